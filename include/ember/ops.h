@@ -1,0 +1,185 @@
+// Every tensor op, as free functions named as in PyTorch. Grouped by family; each
+// family is implemented (forward next to backward) in src/ops/<family>.cpp.
+#pragma once
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+// ---- creation (src/ops/creation.cpp) -------------------------------------------------
+Tensor empty(IntList shape, DType dtype = DType::Float32);
+Tensor zeros(IntList shape, DType dtype = DType::Float32);
+Tensor ones(IntList shape, DType dtype = DType::Float32);
+Tensor full(IntList shape, Scalar value, std::optional<DType> dtype = std::nullopt);
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype = std::nullopt);
+Tensor linspace(double start, double end, int64_t steps, DType dtype = DType::Float32);
+Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::Float32);
+Tensor scalar_tensor(Scalar value, std::optional<DType> dtype = std::nullopt);
+// Random numbers from the global generator (src/core/random.cpp).
+void manual_seed(uint64_t seed);
+Tensor rand(IntList shape, DType dtype = DType::Float32);
+Tensor randn(IntList shape, DType dtype = DType::Float32);
+Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype = DType::Int64);
+Tensor randperm(int64_t n, DType dtype = DType::Int64);
+// In place: fill with U(low, high) / N(mean, std).
+Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0);
+Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0);
+
+// ---- copies and dtype (src/ops/copy.cpp) ---------------------------------------------
+Tensor contiguous(const Tensor& t);             // t itself when already contiguous
+Tensor clone(const Tensor& t);                  // always a fresh contiguous copy
+Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when the dtype matches
+// dst[...] = src (broadcast to dst's shape, converted to dst's dtype); bumps dst's version.
+Tensor& copy_(Tensor& dst, const Tensor& src);
+Tensor& fill_(Tensor& t, Scalar value);
+Tensor& zero_(Tensor& t);
+Tensor detach(const Tensor& t);
+
+// ---- views and shape (src/ops/views.cpp, src/ops/join.cpp) ---------------------------
+Tensor view(const Tensor& t, IntList shape);     // error when the strides do not allow it
+Tensor reshape(const Tensor& t, IntList shape);  // a view when possible, else a copy
+Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, IntList dims);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& t);  // transpose of a <= 2-d tensor
+Tensor permute(const Tensor& t, IntList dims);
+Tensor expand(const Tensor& t, IntList shape);  // -1 keeps a size
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step = 1);
+Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);
+
+// ---- elementwise (src/ops/elementwise.cpp) -------------------------------------------
+#define EMBER_UNARY(name, Enum, kind) \
+  Tensor name(const Tensor& a);       \
+  Tensor& name##_(Tensor& a);
+#include "ember/ops.def"
+#undef EMBER_UNARY
+#define EMBER_BINARY(name, Enum, kind)                  \
+  Tensor name(const Tensor& a, const Tensor& b);        \
+  Tensor name(const Tensor& a, Scalar b);               \
+  Tensor name(Scalar a, const Tensor& b);               \
+  Tensor& name##_(Tensor& a, const Tensor& b);          \
+  Tensor& name##_(Tensor& a, Scalar b);
+#include "ember/ops.def"
+#undef EMBER_BINARY
+#define EMBER_COMPARE(name, Enum)                \
+  Tensor name(const Tensor& a, const Tensor& b); \
+  Tensor name(const Tensor& a, Scalar b);
+#include "ember/ops.def"
+#undef EMBER_COMPARE
+// a + alpha * b, a - alpha * b (torch.add(a, b, alpha=...)).
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha);
+Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha);
+Tensor logical_not(const Tensor& a);
+Tensor bitwise_not(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor& clamp_(Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value);
+Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value);
+// The dtype PyTorch would give a binary op of a and b (torch.result_type).
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
+
+// ---- reductions (src/ops/reduce.cpp) --------------------------------------------------
+// An empty `dims` reduces over all dims.
+Tensor sum(const Tensor& t, IntList dims = {}, bool keepdim = false,
+           std::optional<DType> dtype = std::nullopt);
+Tensor mean(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor amax(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, IntList dims = {}, bool keepdim = false);
+std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);  // values, indices
+std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor max(const Tensor& t);  // over all elements
+Tensor min(const Tensor& t);
+Tensor argmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& t, IntList dims = {}, double correction = 1, bool keepdim = false);
+Tensor std(const Tensor& t, IntList dims = {}, double correction = 1, bool keepdim = false);
+// p = 2 (Frobenius/Euclidean), 1, inf, -inf, 0 or any other p > 0.
+Tensor norm(const Tensor& t, double p = 2, IntList dims = {}, bool keepdim = false);
+Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim = false);
+Tensor all(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor any(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor softmax(const Tensor& t, int64_t dim);
+Tensor log_softmax(const Tensor& t, int64_t dim);
+
+// ---- linear algebra (src/ops/linalg.cpp) -----------------------------------------------
+Tensor matmul(const Tensor& a, const Tensor& b);  // 1-d, 2-d and batched with broadcasting
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& a, const Tensor& v);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor outer(const Tensor& a, const Tensor& b);
+// beta * self + alpha * (a @ b), one BLAS call.
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1,
+             Scalar alpha = 1);
+
+// ---- indexing (src/ops/indexing.cpp) ---------------------------------------------------
+// One entry of t[...]: an int, a slice, None, Ellipsis, or a tensor (bool mask or integers).
+struct TensorIndex {
+  enum class Kind : uint8_t { Int, Slice, None, Ellipsis, Tensor };
+  Kind kind = Kind::None;
+  int64_t value = 0;                      // Int
+  std::optional<int64_t> start, stop;     // Slice
+  int64_t step = 1;                       // Slice
+  ember::Tensor tensor;                   // Tensor
+  static TensorIndex integer(int64_t v) { return make(Kind::Int, v); }
+  static TensorIndex none() { return make(Kind::None); }
+  static TensorIndex ellipsis() { return make(Kind::Ellipsis); }
+  static TensorIndex sliced(std::optional<int64_t> b, std::optional<int64_t> e, int64_t s = 1) {
+    TensorIndex i = make(Kind::Slice);
+    i.start = b;
+    i.stop = e;
+    i.step = s;
+    return i;
+  }
+  static TensorIndex of(ember::Tensor t) {
+    TensorIndex i = make(Kind::Tensor);
+    i.tensor = std::move(t);
+    return i;
+  }
+
+ private:
+  static TensorIndex make(Kind k, int64_t v = 0) {
+    TensorIndex i;
+    i.kind = k;
+    i.value = v;
+    return i;
+  }
+};
+Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices);          // t[...]
+Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value);
+Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, Scalar value);
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, Scalar value);
+Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, Scalar value);
+Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor nonzero(const Tensor& t);      // (n, ndim) int64
+Tensor masked_select(const Tensor& t, const Tensor& mask);
+
+// ---- threads (src/kernels/cpu/parallel.cpp) --------------------------------------------
+int get_num_threads();
+void set_num_threads(int n);  // ember's loops and BLAS: one pool
+
+}  // namespace ember

@@ -1,0 +1,45 @@
+// Scalar: a Python number (bool, int or float) passed to an op.
+// Scalars take part in type promotion with the lowest priority (as in PyTorch:
+// `int_tensor * 2.5` is float32, `float32_tensor * 2.5` stays float32).
+#pragma once
+#include <cstdint>
+
+#include "ember/dtype.h"
+
+namespace ember {
+
+class Scalar {
+ public:
+  enum class Kind : uint8_t { Bool, Int, Float };
+  Scalar() : kind_(Kind::Int), i_(0) {}
+  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}
+  Scalar(int v) : kind_(Kind::Int), i_(v) {}
+  Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}
+  Scalar(double v) : kind_(Kind::Float), d_(v) {}
+  Scalar(float v) : kind_(Kind::Float), d_(v) {}
+
+  Kind kind() const { return kind_; }
+  bool is_floating() const { return kind_ == Kind::Float; }
+  bool is_bool() const { return kind_ == Kind::Bool; }
+  double to_double() const { return kind_ == Kind::Float ? d_ : double(i_); }
+  int64_t to_int() const { return kind_ == Kind::Float ? int64_t(d_) : i_; }
+  // The dtype a tensor made from this scalar gets (float32, int64 or bool).
+  DType default_dtype() const {
+    return kind_ == Kind::Float ? DType::Float32 : kind_ == Kind::Int ? DType::Int64 : DType::Bool;
+  }
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) return kind_ == Kind::Float ? d_ != 0 : i_ != 0;
+    else if constexpr (std::is_floating_point_v<T>) return T(to_double());
+    else return kind_ == Kind::Float ? T(d_) : T(i_);
+  }
+
+ private:
+  Kind kind_;
+  union {
+    int64_t i_;
+    double d_;
+  };
+};
+
+}  // namespace ember

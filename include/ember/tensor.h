@@ -1,0 +1,87 @@
+// Tensor: a handle (one intrusive pointer) to a TensorImpl, which is a view
+// (shape, strides, offset, dtype) of a Storage. Copying a Tensor copies the handle;
+// views share the Storage, and so its data and its version counter.
+#pragma once
+#include <memory>
+
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/intrusive_ptr.h"
+#include "ember/scalar.h"
+#include "ember/shape.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+// Autograd keeps its per-tensor state (grad, grad_fn, hooks) behind this interface so
+// that the core does not depend on the autograd layer above it.
+struct AutogradMetaBase {
+  virtual ~AutogradMetaBase() = default;
+};
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset, DType dtype);
+
+  IntrusivePtr<Storage> storage_;
+  Dims sizes_, strides_;  // strides in elements, as in PyTorch
+  int64_t offset_;        // in elements
+  int64_t numel_;
+  DType dtype_;
+  bool is_contiguous_;
+  bool requires_grad_ = false;
+  std::unique_ptr<AutogradMetaBase> autograd_;  // null for most tensors
+  void* pyobj_ = nullptr;  // reserved for the Python binding (identity of wrappers)
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // A new contiguous tensor with uninitialised data. Throws ValueError on negative
+  // sizes and Error (RuntimeError) when the size overflows or memory runs out.
+  static Tensor empty(IntList shape, DType dtype = DType::Float32);
+  // A tensor over borrowed memory; `release(ctx)` runs when the last view dies.
+  static Tensor from_blob(void* data, IntList shape, IntList strides, DType dtype,
+                          void (*release)(void*), void* ctx, size_t nbytes);
+
+  bool defined() const { return bool(impl_); }
+  int64_t dim() const { return int64_t(impl_->sizes_.size()); }
+  const Dims& sizes() const { return impl_->sizes_; }
+  const Dims& strides() const { return impl_->strides_; }
+  const Dims& shape() const { return impl_->sizes_; }
+  int64_t size(int64_t d) const;    // negative d counts from the end
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl_->numel_; }
+  DType dtype() const { return impl_->dtype_; }
+  size_t itemsize() const { return ember::itemsize(impl_->dtype_); }
+  int64_t offset() const { return impl_->offset_; }
+  bool is_contiguous() const { return impl_->is_contiguous_; }
+  const IntrusivePtr<Storage>& storage() const { return impl_->storage_; }
+  // Address of element [0, 0, ...] (the view's offset applied).
+  char* data_ptr() const {
+    return static_cast<char*>(impl_->storage_->data()) + impl_->offset_ * int64_t(itemsize());
+  }
+  template <class T>
+  T* data() const { return reinterpret_cast<T*>(data_ptr()); }
+  uint32_t version() const { return impl_->storage_->version(); }
+  void bump_version() const { impl_->storage_->bump_version(); }
+
+  // A view of the same storage with other sizes/strides/offset (elements).
+  Tensor as_strided(IntList sizes, IntList strides, int64_t offset) const;
+  // A new handle to the same view: same data, own autograd state (what detach builds on).
+  Tensor alias() const { return as_strided(sizes(), strides(), offset()); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  TensorImpl* impl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  // Value of a one-element tensor.
+  Scalar item() const;
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+}  // namespace ember

@@ -1,0 +1,88 @@
+// Argument conversion shared by the binding files: Python numbers -> Scalar, a tensor
+// or a number -> Operand, shapes given as varargs or a sequence -> Dims, dim args.
+// No logic beyond conversion lives here.
+#pragma once
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "ember/ember.h"
+
+namespace nb = nanobind;
+
+namespace ember::py {
+
+// A tensor or a Python number: what the right-hand side of `a + b` may be.
+struct Operand {
+  Tensor tensor;
+  Scalar scalar;
+  bool is_tensor = false;
+};
+
+bool scalar_from_python(PyObject* o, Scalar& out);
+
+// Shapes: f(2, 3), f((2, 3)), f([2, 3]), f(torch.Size([2, 3])).
+Dims shape_from_args(const nb::args& args, const char* op);
+Dims shape_from_sequence(nb::handle h, const char* op);
+// dim=None -> {}, dim=1 -> {1}, dim=(0, 1) -> {0, 1}.
+Dims dims_from(nb::handle h, const char* op);
+
+// Registers f under `name` both as ember._C.name(t, ...) and as Tensor.name(self, ...).
+// With argument annotations, the function form names its first argument `input`.
+template <class Cls, class F, class... Extra>
+void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&... extra) {
+  if constexpr (sizeof...(Extra) > 0) m.def(name, f, nb::arg("input"), extra...);
+  else m.def(name, f);
+  cls.def(name, std::forward<F>(f), extra...);
+}
+
+nb::class_<Tensor>& tensor_class();
+
+void bind_tensor(nb::module_& m);
+void bind_creation(nb::module_& m);
+void bind_elementwise(nb::module_& m);
+void bind_views(nb::module_& m);
+void bind_reduce(nb::module_& m);
+void bind_linalg(nb::module_& m);
+void bind_indexing(nb::module_& m);
+void bind_numpy(nb::module_& m);
+
+}  // namespace ember::py
+
+namespace nanobind::detail {
+
+template <>
+struct type_caster<ember::Scalar> {
+  NB_TYPE_CASTER(ember::Scalar, const_name("Number"))
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    return ember::py::scalar_from_python(src.ptr(), value);
+  }
+  static handle from_cpp(const ember::Scalar& s, rv_policy, cleanup_list*) noexcept {
+    switch (s.kind()) {
+      case ember::Scalar::Kind::Bool: return PyBool_FromLong(s.to<bool>());
+      case ember::Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
+      default: return PyFloat_FromDouble(s.to_double());
+    }
+  }
+};
+
+template <>
+struct type_caster<ember::py::Operand> {
+  NB_TYPE_CASTER(ember::py::Operand, const_name("Tensor | Number"))
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    if (nb::isinstance<ember::Tensor>(src)) {
+      value.tensor = *nb::inst_ptr<ember::Tensor>(src);
+      value.is_tensor = true;
+      return true;
+    }
+    value.is_tensor = false;
+    return ember::py::scalar_from_python(src.ptr(), value.scalar);
+  }
+  static handle from_cpp(const ember::py::Operand&, rv_policy, cleanup_list*) noexcept {
+    return nullptr;
+  }
+};
+
+}  // namespace nanobind::detail

@@ -1,0 +1,130 @@
+// ember._C: the extension module. Each bind_* lives in its own file.
+#include "common.h"
+
+namespace ember::py {
+
+bool scalar_from_python(PyObject* o, Scalar& out) {
+  if (PyBool_Check(o)) {
+    out = Scalar(o == Py_True);
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    out = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    out = Scalar(int64_t(v));
+    return true;
+  }
+  if (nb::isinstance<Tensor>(nb::handle(o))) return false;
+  // NumPy scalars and other number-likes: integers through __index__, the rest __float__.
+  PyTypeObject* tp = Py_TYPE(o);
+  if (tp->tp_as_number && tp->tp_as_number->nb_index) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    out = Scalar(int64_t(v));
+    return true;
+  }
+  if (tp->tp_as_number && tp->tp_as_number->nb_float) {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    out = Scalar(v);
+    return true;
+  }
+  return false;
+}
+
+Dims shape_from_sequence(nb::handle h, const char* op) {
+  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr()))
+    throw TypeError(detail::cat(op, ": expected a shape (a sequence of ints), got ",
+                                nb::type_name(h.type()).c_str()));
+  Dims out;
+  for (nb::handle item : h) {
+    Scalar s;
+    if (!scalar_from_python(item.ptr(), s) || s.kind() != Scalar::Kind::Int)
+      throw TypeError(detail::cat(op, ": shape elements must be ints, got ",
+                                  nb::type_name(item.type()).c_str()));
+    out.push_back(s.to_int());
+  }
+  return out;
+}
+
+Dims shape_from_args(const nb::args& args, const char* op) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return shape_from_sequence(args[0], op);
+  return shape_from_sequence(args, op);
+}
+
+Dims dims_from(nb::handle h, const char* op) {
+  if (h.is_none()) return {};
+  Scalar s;
+  if (scalar_from_python(h.ptr(), s)) {
+    if (s.kind() != Scalar::Kind::Int)
+      throw TypeError(detail::cat(op, ": dim must be an int or a tuple of ints"));
+    return {s.to_int()};
+  }
+  return shape_from_sequence(h, op);
+}
+
+}  // namespace ember::py
+
+NB_MODULE(_C, m) {
+  using namespace ember;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const ember::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ember::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ember::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ember::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const ember::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "ember: out of memory");
+    }
+  });
+  nb::enum_<DType>(m, "dtype")
+      .value("bool", DType::Bool)
+      .value("uint8", DType::UInt8)
+      .value("int32", DType::Int32)
+      .value("int64", DType::Int64)
+      .value("float32", DType::Float32)
+      .value("float64", DType::Float64);
+  m.def("promote_types", &promote_types);
+  m.def("can_cast", &can_cast);
+  m.def("get_num_threads", &get_num_threads);
+  m.def("set_num_threads", &set_num_threads);
+  m.def("allocator_stats", [] {
+    AllocatorStats s = allocator_stats();
+    nb::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["cached_bytes"] = s.cached_bytes;
+    d["allocations"] = s.allocations;
+    d["cache_hits"] = s.cache_hits;
+    return d;
+  });
+  m.def("empty_cache", &empty_cache);
+  py::bind_tensor(m);
+  py::bind_creation(m);
+  py::bind_elementwise(m);
+  py::bind_views(m);
+  py::bind_reduce(m);
+  py::bind_linalg(m);
+  py::bind_indexing(m);
+  py::bind_numpy(m);
+}

@@ -1,0 +1,84 @@
+// NumPy and DLPack interop without copies. t.numpy() and ember.from_numpy(a) share
+// memory; the owner on each side stays alive as long as the other side's view does.
+#include <nanobind/ndarray.h>
+
+#include "common.h"
+
+namespace ember::py {
+namespace {
+
+nb::dlpack::dtype to_dl(DType d) {
+  switch (d) {
+    case DType::Bool: return nb::dtype<bool>();
+    case DType::UInt8: return nb::dtype<uint8_t>();
+    case DType::Int32: return nb::dtype<int32_t>();
+    case DType::Int64: return nb::dtype<int64_t>();
+    case DType::Float32: return nb::dtype<float>();
+    case DType::Float64: break;
+  }
+  return nb::dtype<double>();
+}
+
+DType from_dl(nb::dlpack::dtype d) {
+  if (d == nb::dtype<bool>()) return DType::Bool;
+  if (d == nb::dtype<uint8_t>()) return DType::UInt8;
+  if (d == nb::dtype<int32_t>()) return DType::Int32;
+  if (d == nb::dtype<int64_t>()) return DType::Int64;
+  if (d == nb::dtype<float>()) return DType::Float32;
+  if (d == nb::dtype<double>()) return DType::Float64;
+  throw TypeError(detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
+                              " bits); ember supports bool, uint8, int32, int64, float32, float64"));
+}
+
+// A capsule owning a Tensor handle: keeps the storage alive while NumPy uses it.
+template <class Array>
+Array export_array(const Tensor& t) {
+  auto* keep = new Tensor(t);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  return Array(t.data_ptr(), size_t(t.dim()),
+                                reinterpret_cast<const size_t*>(t.sizes().data()), owner,
+                                t.strides().data(), to_dl(t.dtype()), nb::device::cpu::value);
+}
+
+void release_array(void* ctx) {
+  nb::gil_scoped_acquire gil;
+  delete static_cast<nb::ndarray<nb::ro>*>(ctx);
+}
+
+Tensor import_array(const nb::ndarray<nb::ro>& a, const char* op) {
+  EMBER_CHECK(a.device_type() == nb::device::cpu::value, TypeError, op,
+              ": only CPU arrays can be imported");
+  DType dt = from_dl(a.dtype());
+  Dims shape(a.ndim()), strides(a.ndim());
+  int64_t hi = 0;
+  bool empty = false;
+  for (size_t i = 0; i < a.ndim(); ++i) {
+    shape[i] = int64_t(a.shape(i));
+    strides[i] = a.stride(i);
+    empty |= shape[i] == 0;
+    EMBER_CHECK(strides[i] >= 0 || shape[i] <= 1, ValueError, op,
+                ": arrays with negative strides are not supported; call .copy() on the array first");
+    hi += std::max<int64_t>(strides[i], 0) * (shape[i] - 1);
+  }
+  size_t nbytes = empty ? 0 : size_t(hi + 1) * itemsize(dt);
+  // A copy of the ndarray handle keeps whatever owns the memory alive (the NumPy array,
+  // or the DLPack producer's tensor) until the last ember view dies.
+  auto* keep = new nb::ndarray<nb::ro>(a);
+  return Tensor::from_blob(const_cast<void*>(a.data()), shape, strides, dt, &release_array, keep,
+                           nbytes);
+}
+
+}  // namespace
+
+void bind_numpy(nb::module_& m) {
+  auto& cls = tensor_class();
+  cls.def("numpy", [](const Tensor& t) { return export_array<nb::ndarray<nb::numpy>>(t); });
+  cls.def("__array__", [](const Tensor& t, nb::handle, nb::handle) { return export_array<nb::ndarray<nb::numpy>>(t); },
+          nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
+  cls.def("__dlpack__", [](const Tensor& t, nb::kwargs) { return export_array<nb::ndarray<>>(t); });
+  cls.def("__dlpack_device__", [](const Tensor&) { return std::make_pair(1, 0); });
+  m.def("_from_numpy", [](nb::ndarray<nb::ro> a) { return import_array(a, "from_numpy"); });
+  m.def("_from_dlpack", [](nb::ndarray<nb::ro> a) { return import_array(a, "from_dlpack"); });
+}
+
+}  // namespace ember::py

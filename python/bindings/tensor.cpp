@@ -1,0 +1,94 @@
+// The Tensor class: properties, conversions to Python values, copies.
+#include "common.h"
+
+namespace ember::py {
+namespace {
+
+nb::object to_list(const Tensor& t, int64_t d, const char* p) {
+  if (d == t.dim()) {
+    return visit_dtype(t.dtype(), [&]<class T>() -> nb::object {
+      T v = *reinterpret_cast<const T*>(p);
+      if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+      else if constexpr (std::is_floating_point_v<T>) return nb::float_(double(v));
+      else return nb::int_(int64_t(v));
+    });
+  }
+  nb::list out;
+  int64_t step = t.strides()[d] * int64_t(t.itemsize());
+  for (int64_t i = 0; i < t.sizes()[d]; ++i) out.append(to_list(t, d + 1, p + i * step));
+  return out;
+}
+
+nb::tuple to_tuple(IntList v) {
+  nb::list l;
+  for (int64_t x : v) l.append(x);
+  return nb::tuple(l);
+}
+
+Scalar one_element(const Tensor& t, const char* what) {
+  EMBER_CHECK(t.numel() == 1, ValueError, what, ": only one element tensors can be converted "
+              "to Python scalars (got shape ", t.sizes(), ")");
+  return t.item();
+}
+
+}  // namespace
+
+static nb::class_<Tensor>* g_cls = nullptr;
+
+nb::class_<Tensor>& tensor_class() { return *g_cls; }
+
+void bind_tensor(nb::module_& m) {
+  static nb::class_<Tensor> cls(m, "Tensor", nb::is_weak_referenceable());
+  g_cls = &cls;
+  cls.def_prop_ro("_shape", [](const Tensor& t) { return to_tuple(t.sizes()); })
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def_prop_ro("_version", &Tensor::version)
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("storage_offset", &Tensor::offset)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
+      .def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
+             if (dim.is_none()) return to_tuple(t.strides());
+             return nb::int_(t.stride(nb::cast<int64_t>(dim)));
+           }, nb::arg("dim") = nb::none())
+      .def("_size", [](const Tensor& t, int64_t dim) { return t.size(dim); })
+      .def("item", [](const Tensor& t) { return one_element(t, "item"); })
+      .def("tolist", [](const Tensor& t) { return to_list(t, 0, t.data_ptr()); })
+      .def("__len__", [](const Tensor& t) {
+        EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
+        return t.sizes()[0];
+      })
+      .def("__bool__", [](const Tensor& t) {
+        EMBER_CHECK(t.numel() == 1, Error, "Boolean value of Tensor with ", t.numel() == 0 ? "no" : "more than one",
+                    " values is ambiguous (shape ", t.sizes(), ")");
+        return t.item().to<bool>();
+      })
+      .def("__float__", [](const Tensor& t) { return one_element(t, "float").to_double(); })
+      .def("__int__", [](const Tensor& t) { return one_element(t, "int").to_int(); })
+      .def("__index__", [](const Tensor& t) {
+        EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
+                    "only integer tensors of a single element can be converted to an index");
+        return t.item().to_int();
+      })
+      .def("_to_dtype", [](const Tensor& t, DType d) { return to_dtype(t, d); })
+      .def("contiguous", [](const Tensor& t) { return contiguous(t); })
+      .def("copy_", [](Tensor& t, const Tensor& s) { return copy_(t, s); })
+      .def("fill_", [](Tensor& t, Scalar v) { return fill_(t, v); })
+      .def("zero_", [](Tensor& t) { return zero_(t); })
+      .def("uniform_", [](Tensor& t, double a, double b) { return uniform_(t, a, b); },
+           nb::arg("from") = 0.0, nb::arg("to") = 1.0)
+      .def("normal_", [](Tensor& t, double mean, double std) { return normal_(t, mean, std); },
+           nb::arg("mean") = 0.0, nb::arg("std") = 1.0)
+      .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
+      .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
+  def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });
+  def_both(m, cls, "detach", [](const Tensor& t) { return detach(t); });
+}
+
+}  // namespace ember::py

@@ -1,0 +1,26 @@
+"""ember: a deep-learning tensor library with a small C++ core and PyTorch's API.
+
+    import ember as torch
+    x = torch.randn(64, 1000)
+"""
+from . import _C
+from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, uint8, bool,
+                     FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor,
+                     get_default_dtype)
+from ._tensor import Tensor, Size, device
+from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn, randint, randperm,
+                        arange, linspace, eye, empty_like, zeros_like, ones_like, full_like,
+                        rand_like, randn_like, randint_like, from_numpy, from_dlpack, manual_seed,
+                        initial_seed)
+from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
+
+__version__ = "0.1.0"
+promote_types = _C.promote_types
+can_cast = _C.can_cast
+get_num_threads = _C.get_num_threads
+set_num_threads = _C.set_num_threads
+result_type = _C.result_type
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)

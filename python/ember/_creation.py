@@ -1,0 +1,173 @@
+"""Creation functions with PyTorch's signatures. Each is one call into C++; the only
+work here is argument shaping (f(2, 3) vs f((2, 3)), dtype=None, device='cpu')."""
+import builtins
+
+import numpy as np
+
+from . import _C
+from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
+
+_NP_OF = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32, "int64": np.int64,
+          "float32": np.float32, "float64": np.float64}
+
+
+def _size(size, op):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return size
+
+
+def _check_device(device):
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"ember runs on the CPU only; device {device!r} is not available")
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _factory(name):
+    fn = getattr(_C, name)
+
+    def factory(*size, dtype=None, device=None, requires_grad=False, out=None, **kwargs):
+        _check_device(device)
+        return _finish(fn(_size(size, name), dtype), requires_grad)
+
+    factory.__name__ = name
+    factory.__doc__ = f"ember.{name}(*size, dtype=None): as torch.{name}."
+    return factory
+
+
+empty = _factory("empty")
+zeros = _factory("zeros")
+ones = _factory("ones")
+rand = _factory("rand")
+randn = _factory("randn")
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+    if size is None:
+        raise TypeError("randint: missing the size argument")
+    if high is None:
+        low, high = 0, low
+    _check_device(device)
+    return _C.randint(low, high, tuple(size), dtype)
+
+
+def randperm(n, *, dtype=None, device=None):
+    return _C.randperm(n, dtype)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    return _finish(_C.arange(start, end, step, dtype), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _finish(_C.eye(n, m, dtype), requires_grad)
+
+
+def _like(name):
+    fn = globals()[name]
+
+    def like(t, *, dtype=None, device=None, requires_grad=False):
+        return fn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+
+    like.__name__ = name + "_like"
+    return like
+
+
+empty_like = _like("empty")
+zeros_like = _like("zeros")
+ones_like = _like("ones")
+rand_like = _like("rand")
+randn_like = _like("randn")
+
+
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randint_like(t, low, high=None, *, dtype=None):
+    return randint(low, high, t.shape, dtype=dtype or t.dtype)
+
+
+def from_numpy(a):
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray (got {type(a).__name__})")
+    return _C._from_numpy(a)
+
+
+def from_dlpack(obj):
+    return _C._from_dlpack(obj)
+
+
+def _infer_dtype(data):
+    """The dtype torch.tensor infers from Python data: bool, int64, or float32."""
+    arr = np.asarray(data)
+    if arr.dtype == np.bool_:
+        return _bool
+    if np.issubdtype(arr.dtype, np.integer):
+        return int64
+    if np.issubdtype(arr.dtype, np.floating):
+        return float32
+    raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
+                    f"(numpy sees {arr.dtype})")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
+    _check_device(device)
+    if isinstance(data, _C.Tensor):
+        t = data.clone().detach()
+        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
+    if isinstance(data, np.ndarray):
+        t = _C._from_numpy(np.ascontiguousarray(data)).clone()
+        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
+    if isinstance(data, (builtins.bool, builtins.int, builtins.float)):
+        return _finish(_C.scalar_tensor(data, dtype), requires_grad)
+    if isinstance(data, (list, tuple)) and _contains_tensors(data):
+        data = _tensors_to_lists(data)
+    dt = dtype if dtype is not None else _infer_dtype(data)
+    try:
+        arr = np.array(data, dtype=_NP_OF[dt.name])
+    except (ValueError, OverflowError) as e:
+        raise ValueError(f"tensor: could not build a tensor from the data: {e}") from None
+    return _finish(_C._from_numpy(arr).clone(), requires_grad)
+
+
+def _contains_tensors(data):
+    return builtins.any(isinstance(x, _C.Tensor) or
+                        (isinstance(x, (list, tuple)) and _contains_tensors(x)) for x in data)
+
+
+def _tensors_to_lists(data):
+    return [x.tolist() if isinstance(x, _C.Tensor) else
+            _tensors_to_lists(x) if isinstance(x, (list, tuple)) else x for x in data]
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, _C.Tensor):
+        return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
+    if isinstance(data, np.ndarray) and dtype is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+manual_seed = _C.manual_seed
+initial_seed = _C.initial_seed

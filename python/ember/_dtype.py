@@ -1,0 +1,70 @@
+"""dtypes under PyTorch's names, and the legacy tensor-type aliases (ember.FloatTensor)."""
+from . import _C
+
+dtype = _C.dtype
+
+float32 = float = dtype.float32
+float64 = double = dtype.float64
+int64 = long = dtype.int64
+int32 = int = dtype.int32
+uint8 = dtype.uint8
+bool = dtype.bool
+
+_PY_NAMES = {"bool": "bool", "uint8": "uint8", "int32": "int32", "int64": "int64",
+             "float32": "float32", "float64": "float64"}
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8}
+
+dtype.__repr__ = lambda self: f"ember.{self.name}"
+dtype.__str__ = dtype.__repr__
+dtype.is_floating_point = property(lambda self: self.name in ("float32", "float64"))
+dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
+dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
+
+
+class _LegacyType:
+    """ember.FloatTensor and friends: usable as `t.type(ember.FloatTensor)`, in
+    isinstance checks, and called to build a tensor of that dtype."""
+
+    def __init__(self, name, dt):
+        self.__name__ = self.name = name
+        self.dtype = dt
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    def __call__(self, *args):
+        from ._creation import tensor, empty
+        if len(args) == 1 and not isinstance(args[0], (type(1), type(1.0))):
+            return tensor(args[0], dtype=self.dtype)
+        return empty(*args, dtype=self.dtype)
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, _C.Tensor) and obj.dtype == self.dtype
+
+
+FloatTensor = _LegacyType("FloatTensor", float32)
+DoubleTensor = _LegacyType("DoubleTensor", float64)
+LongTensor = _LegacyType("LongTensor", int64)
+IntTensor = _LegacyType("IntTensor", int32)
+ByteTensor = _LegacyType("ByteTensor", uint8)
+BoolTensor = _LegacyType("BoolTensor", bool)
+
+_TYPE_NAMES = {f"ember.{t.name}": t for t in (FloatTensor, DoubleTensor, LongTensor, IntTensor,
+                                              ByteTensor, BoolTensor)}
+_TYPE_NAMES.update({f"torch.{t.name}": t for t in _TYPE_NAMES.values()})
+_BY_DTYPE = {t.dtype: t for t in _TYPE_NAMES.values()}
+
+
+def to_dtype(spec):
+    """A dtype from a dtype, a legacy type (FloatTensor) or its name ('torch.FloatTensor')."""
+    if isinstance(spec, dtype):
+        return spec
+    if isinstance(spec, _LegacyType):
+        return spec.dtype
+    if isinstance(spec, str) and spec in _TYPE_NAMES:
+        return _TYPE_NAMES[spec].dtype
+    raise TypeError(f"invalid type: {spec!r}")
+
+
+def get_default_dtype():
+    return float32

@@ -1,0 +1,136 @@
+"""Tensor methods that only shape arguments or format output. Anything that loops over
+elements lives in C++ (ember._C); this file holds no math."""
+from . import _C
+from ._dtype import dtype as _dtype_cls, to_dtype, _BY_DTYPE, float32, float64, int64, int32, uint8
+from ._dtype import bool as _bool
+from ._printing import tensor_repr
+
+Tensor = _C.Tensor
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as ember.Size([2, 3])."""
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """ember runs on the CPU; `device('cpu')` exists so PyTorch code that names it runs."""
+
+    def __init__(self, type="cpu", index=None):
+        type = str(type)
+        if type != "cpu":
+            raise RuntimeError(f"ember runs on the CPU only; device {type!r} is not available")
+        self.type, self.index = "cpu", None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+_CPU = device("cpu")
+
+
+def _shape(self):
+    return Size(self._shape)
+
+
+def _size(self, dim=None):
+    return Size(self._shape) if dim is None else self._size(dim)
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return f"ember.{_BY_DTYPE[self.dtype].name}"
+    return self._to_dtype(to_dtype(dtype))
+
+
+def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
+    """t.to(dtype), t.to('cpu'), t.to(other_tensor), t.to(device, dtype)."""
+    for a in args:
+        if isinstance(a, _dtype_cls):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        else:
+            device = a
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"to: ember runs on the CPU only; device {device!r} is not available")
+    out = self if dtype is None else self._to_dtype(dtype)
+    return out.clone() if copy and out is self else out
+
+
+def _iter(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _new(factory):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return getattr(_creation, factory)(*size, dtype=dtype or self.dtype)
+    return method
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from ._creation import full
+    return full(size, fill_value, dtype=dtype or self.dtype)
+
+
+def _cast(dt):
+    def method(self, memory_format=None):
+        return self._to_dtype(dt)
+    return method
+
+
+_METHODS = {
+    "shape": property(_shape),
+    "size": _size,
+    "type": _type,
+    "to": _to,
+    "cpu": lambda self, *a, **k: self,
+    "device": property(lambda self: _CPU),
+    "is_cuda": property(lambda self: False),
+    "is_floating_point": lambda self: self.dtype in (float32, float64),
+    "__iter__": _iter,
+    "__repr__": tensor_repr,
+    "__str__": tensor_repr,
+    "__format__": lambda self, spec: format(self.item(), spec) if self.dim() == 0 and spec else tensor_repr(self),
+    "__array_priority__": 1000,
+    "__contains__": lambda self, x: bool((self == x).any()),
+    "float": _cast(float32),
+    "double": _cast(float64),
+    "long": _cast(int64),
+    "int": _cast(int32),
+    "byte": _cast(uint8),
+    "bool": _cast(_bool),
+    "new_empty": _new("empty"),
+    "new_zeros": _new("zeros"),
+    "new_ones": _new("ones"),
+    "new_tensor": _new_tensor,
+    "new_full": _new_full,
+}
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)

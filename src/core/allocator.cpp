@@ -1,0 +1,112 @@
+// Note [Caching allocator]: MiniTorch pays a fresh NumPy array per op. ember keeps
+// freed blocks in power-of-two size classes (from 64 B up to 64 MB) and hands them out
+// again, so a training step allocates from the OS only in its first iteration. Blocks
+// above the largest class go straight to the OS. The cache is bounded so a burst of
+// big temporaries is not held forever.
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "ember/error.h"
+#include "ember/storage.h"
+
+namespace ember {
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr int kMinShift = 6;    // 64 B
+constexpr int kMaxShift = 26;   // 64 MB
+constexpr size_t kCacheLimit = size_t(1) << 30;
+
+struct Cache {
+  std::mutex mu;
+  std::vector<void*> free_[kMaxShift + 1];
+  size_t cached = 0;
+  std::atomic<int64_t> live{0}, allocations{0}, hits{0};
+};
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: tensors may die during exit
+  return *c;
+}
+
+int size_class(size_t nbytes) {
+  if (nbytes <= (size_t(1) << kMinShift)) return kMinShift;
+  return int(std::bit_width(nbytes - 1));
+}
+
+void* os_alloc(size_t nbytes) {
+  void* p = std::aligned_alloc(kAlign, (nbytes + kAlign - 1) / kAlign * kAlign);
+  EMBER_CHECK(p != nullptr, Error, "out of memory: could not allocate ", nbytes, " bytes");
+  return p;
+}
+
+}  // namespace
+
+void* allocate(size_t nbytes) {
+  Cache& c = cache();
+  c.allocations.fetch_add(1, std::memory_order_relaxed);
+  c.live.fetch_add(int64_t(nbytes), std::memory_order_relaxed);
+  if (nbytes == 0) nbytes = 1;
+  int cls = size_class(nbytes);
+  if (cls > kMaxShift) return os_alloc(nbytes);
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto& list = c.free_[cls];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      c.cached -= size_t(1) << cls;
+      c.hits.fetch_add(1, std::memory_order_relaxed);
+      return p;
+    }
+  }
+  return os_alloc(size_t(1) << cls);
+}
+
+void deallocate(void* p, size_t nbytes) {
+  if (!p) return;
+  Cache& c = cache();
+  c.live.fetch_sub(int64_t(nbytes), std::memory_order_relaxed);
+  if (nbytes == 0) nbytes = 1;
+  int cls = size_class(nbytes);
+  if (cls <= kMaxShift) {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.cached + (size_t(1) << cls) <= kCacheLimit) {
+      c.free_[cls].push_back(p);
+      c.cached += size_t(1) << cls;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+AllocatorStats allocator_stats() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return {c.live.load(), int64_t(c.cached), c.allocations.load(), c.hits.load()};
+}
+
+void empty_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  for (auto& list : c.free_) {
+    for (void* p : list) std::free(p);
+    list.clear();
+  }
+  c.cached = 0;
+}
+
+Storage::Storage(size_t nbytes) : data_(allocate(nbytes)), nbytes_(nbytes) {}
+
+Storage::Storage(void* data, size_t nbytes, void (*release)(void*), void* ctx)
+    : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx), owned_(false) {}
+
+Storage::~Storage() {
+  if (owned_) deallocate(data_, nbytes_);
+  else if (release_) release_(ctx_);
+}
+
+}  // namespace ember

@@ -1,0 +1,59 @@
+#include "ember/tensor.h"
+
+#include <limits>
+
+namespace ember {
+
+TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset,
+                       DType dtype)
+    : storage_(std::move(storage)),
+      sizes_(std::move(sizes)),
+      strides_(std::move(strides)),
+      offset_(offset),
+      numel_(numel_of(sizes_)),
+      dtype_(dtype),
+      is_contiguous_(is_contiguous_layout(sizes_, strides_)) {}
+
+Tensor Tensor::empty(IntList shape, DType dtype) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    EMBER_CHECK(s >= 0, ValueError, "empty: negative dimension ", s, " in shape ", shape);
+    EMBER_CHECK(s == 0 || n <= std::numeric_limits<int64_t>::max() / 16 / s, Error,
+                "empty: shape ", shape, " is too large (numel overflows)");
+    n *= s;
+  }
+  size_t nbytes = size_t(n) * ember::itemsize(dtype);
+  EMBER_CHECK(nbytes <= (size_t(1) << 46), Error, "empty: cannot allocate ", nbytes,
+              " bytes for shape ", shape, " (more than 64 TB)");
+  auto storage = make_intrusive<Storage>(nbytes);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), Dims(shape),
+                                           contiguous_strides(shape), 0, dtype));
+}
+
+Tensor Tensor::from_blob(void* data, IntList shape, IntList strides, DType dtype,
+                         void (*release)(void*), void* ctx, size_t nbytes) {
+  auto storage = make_intrusive<Storage>(data, nbytes, release, ctx);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), Dims(shape), Dims(strides), 0,
+                                           dtype));
+}
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const {
+  return Tensor(make_intrusive<TensorImpl>(impl_->storage_, Dims(sizes), Dims(strides), offset,
+                                           impl_->dtype_));
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, ValueError, "item: a Tensor with ", numel(),
+              " elements cannot be converted to Scalar (shape ", sizes(), ")");
+  return visit_dtype(dtype(), [&]<class T>() -> Scalar {
+    T v = *data<T>();
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_floating_point_v<T>) return Scalar(double(v));
+    else return Scalar(int64_t(v));
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,287 @@
+// Elementwise kernels. Each op is a small functor on one element; run() walks the
+// Loop with a contiguous fast path (which the compiler vectorizes) and a strided
+// general path.
+#include "kernels/cpu/elementwise.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace ember::kernels {
+namespace {
+
+template <class T>
+constexpr bool is_float_v = std::is_floating_point_v<T>;
+
+template <class T>
+T unary_apply(UnaryOp op, T x) {
+  using std::abs;
+  switch (op) {
+    case UnaryOp::Neg: return T(-x);
+    case UnaryOp::Abs:
+      if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x;
+      else return x < 0 ? T(-x) : x == 0 ? T(0) : x;
+    case UnaryOp::Sign:
+      if constexpr (std::is_same_v<T, bool>) return x;
+      else if constexpr (is_float_v<T>) return std::isnan(x) ? x : T((x > 0) - (x < 0));
+      else return T((x > 0) - (x < 0));
+    case UnaryOp::Floor: if constexpr (is_float_v<T>) return std::floor(x); else return x;
+    case UnaryOp::Ceil: if constexpr (is_float_v<T>) return std::ceil(x); else return x;
+    case UnaryOp::Round: if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
+    case UnaryOp::Trunc: if constexpr (is_float_v<T>) return std::trunc(x); else return x;
+    case UnaryOp::Relu:
+      if constexpr (is_float_v<T>) return std::isnan(x) ? x : x > 0 ? x : T(0);
+      else return x > 0 ? x : T(0);
+    case UnaryOp::Square: return T(x * x);
+    default: break;
+  }
+  if constexpr (is_float_v<T>) {
+    switch (op) {
+      case UnaryOp::Exp: return std::exp(x);
+      case UnaryOp::Expm1: return std::expm1(x);
+      case UnaryOp::Log: return std::log(x);
+      case UnaryOp::Log1p: return std::log1p(x);
+      case UnaryOp::Log2: return std::log2(x);
+      case UnaryOp::Sqrt: return std::sqrt(x);
+      case UnaryOp::Rsqrt: return T(1) / std::sqrt(x);
+      case UnaryOp::Reciprocal: return T(1) / x;
+      case UnaryOp::Sin: return std::sin(x);
+      case UnaryOp::Cos: return std::cos(x);
+      case UnaryOp::Tan: return std::tan(x);
+      case UnaryOp::Tanh: return std::tanh(x);
+      case UnaryOp::Sigmoid: return T(1) / (T(1) + std::exp(-x));
+      case UnaryOp::Erf: return std::erf(x);
+      default: break;
+    }
+  }
+  return x;  // unreachable: the ops layer sends only floats to the F-kind ops
+}
+
+template <class T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return base || !exp;
+  } else {
+    if (exp < 0) return base == 1 ? T(1) : base == T(-1) ? T(exp % 2 ? -1 : 1) : T(0);
+    T result = 1;
+    while (exp) {
+      if (exp & 1) result = T(result * base);
+      base = T(base * base);
+      exp >>= 1;
+    }
+    return result;
+  }
+}
+
+template <class T>
+T binary_apply(BinaryOp op, T a, T b, T alpha) {
+  switch (op) {
+    case BinaryOp::Add: return T(a + alpha * b);
+    case BinaryOp::Sub: return T(a - alpha * b);
+    case BinaryOp::Mul: return T(a * b);
+    case BinaryOp::Div:
+      if constexpr (is_float_v<T>) return a / b;
+      else return b == 0 ? T(0) : T(a / b);
+    case BinaryOp::Pow:
+      if constexpr (is_float_v<T>) return std::pow(a, b);
+      else return int_pow(a, b);
+    case BinaryOp::Maximum:
+      if constexpr (is_float_v<T>) return std::isnan(a) || std::isnan(b) ? a + b : a > b ? a : b;
+      else return a > b ? a : b;
+    case BinaryOp::Minimum:
+      if constexpr (is_float_v<T>) return std::isnan(a) || std::isnan(b) ? a + b : a < b ? a : b;
+      else return a < b ? a : b;
+    case BinaryOp::Remainder:
+      if constexpr (is_float_v<T>) {
+        T r = std::fmod(a, b);
+        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+      } else if constexpr (std::is_same_v<T, bool>) {
+        return false;
+      } else {
+        if (b == 0 || (std::is_signed_v<T> && b == T(-1))) return T(0);  // ops check b != 0
+        T r = T(a % b);
+        return r != 0 && ((r < 0) != (b < 0)) ? T(r + b) : r;
+      }
+    case BinaryOp::FloorDivide:
+      if constexpr (is_float_v<T>) {
+        return std::floor(a / b);
+      } else if constexpr (std::is_same_v<T, bool>) {
+        return a;
+      } else {
+        if (b == 0) return T(0);  // ops check b != 0
+        if (std::is_signed_v<T> && b == T(-1)) return T(-a);
+        T q = T(a / b);
+        return (a % b != 0) && ((a < 0) != (b < 0)) ? T(q - 1) : q;
+      }
+    case BinaryOp::Atan2:
+      if constexpr (is_float_v<T>) return std::atan2(a, b);
+      else return a;
+    case BinaryOp::BitwiseAnd: if constexpr (!is_float_v<T>) return T(a & b); else return a;
+    case BinaryOp::BitwiseOr: if constexpr (!is_float_v<T>) return T(a | b); else return a;
+    case BinaryOp::BitwiseXor: if constexpr (!is_float_v<T>) return T(a ^ b); else return a;
+  }
+  return a;
+}
+
+template <class T>
+bool compare_apply(CompareOp op, T a, T b) {
+  switch (op) {
+    case CompareOp::Lt: return a < b;
+    case CompareOp::Le: return a <= b;
+    case CompareOp::Gt: return a > b;
+    case CompareOp::Ge: return a >= b;
+    case CompareOp::Eq: return a == b;
+    case CompareOp::Ne: return a != b;
+    case CompareOp::LogicalAnd: return a != T(0) && b != T(0);
+    case CompareOp::LogicalOr: return a != T(0) || b != T(0);
+    case CompareOp::LogicalXor: return (a != T(0)) != (b != T(0));
+  }
+  return false;
+}
+
+// Runs f(out, a) / f(out, a, b) element by element over a Loop whose operands have
+// C++ types Out, In... The contiguous case is a plain indexed loop the compiler
+// vectorizes; a stride-0 second input (a scalar or broadcast row) gets its own loop.
+template <class Out, class In, class F>
+void run1(const Loop& L, F f) {
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      auto* o = reinterpret_cast<Out*>(p[0]);
+      auto* a = reinterpret_cast<const In*>(p[1]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+    }
+  });
+}
+
+template <class Out, class In, class F>
+void run2(const Loop& L, F f) {
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    auto* o = reinterpret_cast<Out*>(p[0]);
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == sizeof(In)) {
+      auto* a = reinterpret_cast<const In*>(p[1]);
+      auto* b = reinterpret_cast<const In*>(p[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+    } else if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == 0) {
+      auto* a = reinterpret_cast<const In*>(p[1]);
+      const In b = *reinterpret_cast<const In*>(p[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b);
+    } else if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(In)) {
+      const In a = *reinterpret_cast<const In*>(p[1]);
+      auto* b = reinterpret_cast<const In*>(p[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            f(*reinterpret_cast<const In*>(p[1] + i * s[1]),
+              *reinterpret_cast<const In*>(p[2] + i * s[2]));
+    }
+  });
+}
+
+}  // namespace
+
+void unary(UnaryOp op, DType dt, const Loop& L) {
+  visit_dtype(dt, [&]<class T>() {
+    switch (op) {  // one instantiation per op so each inner loop is specialised
+#define EMBER_UNARY(name, Enum, kind) \
+  case UnaryOp::Enum: return run1<T, T>(L, [](T x) { return unary_apply<T>(UnaryOp::Enum, x); });
+#include "ember/ops.def"
+#undef EMBER_UNARY
+    }
+  });
+}
+
+void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
+  visit_dtype(dt, [&]<class T>() {
+    const T alpha = T(alpha_d);
+    switch (op) {
+#define EMBER_BINARY(name, Enum, kind)                                                     \
+  case BinaryOp::Enum:                                                                    \
+    return run2<T, T>(L, [alpha](T a, T b) { return binary_apply<T>(BinaryOp::Enum, a, b, alpha); });
+#include "ember/ops.def"
+#undef EMBER_BINARY
+    }
+  });
+}
+
+void compare(CompareOp op, DType dt, const Loop& L) {
+  visit_dtype(dt, [&]<class T>() {
+    switch (op) {
+#define EMBER_COMPARE(name, Enum) \
+  case CompareOp::Enum: return run2<bool, T>(L, [](T a, T b) { return compare_apply<T>(CompareOp::Enum, a, b); });
+#include "ember/ops.def"
+#undef EMBER_COMPARE
+    }
+  });
+}
+
+void logical_not(DType dt, const Loop& L) {
+  visit_dtype(dt, [&]<class T>() { run1<bool, T>(L, [](T a) { return a == T(0); }); });
+}
+
+template <class D, class S>
+D convert(S x) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return x != S(0);
+  } else if constexpr (is_float_v<S> && !is_float_v<D>) {
+    // Out-of-range float -> int is undefined in C++; saturate instead (NaN -> 0).
+    if (!(x == x)) return D(0);
+    if (x <= S(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return D(x);
+  } else {
+    return D(x);
+  }
+}
+
+void cast(DType dst, DType src, const Loop& L) {
+  visit_dtype(dst, [&]<class D>() {
+    visit_dtype(src, [&]<class S>() { run1<D, S>(L, [](S x) { return convert<D, S>(x); }); });
+  });
+}
+
+void fill(DType dt, const Loop& L, Scalar value) {
+  visit_dtype(dt, [&]<class T>() {
+    const T v = value.to<T>();
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+}
+
+void where(DType dt, const Loop& L) {
+  visit_dtype(dt, [&]<class T>() {
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+    });
+  });
+}
+
+void clamp(DType dt, const Loop& L, const Scalar* lo_s, const Scalar* hi_s) {
+  visit_dtype(dt, [&]<class T>() {
+    const bool has_lo = lo_s != nullptr, has_hi = hi_s != nullptr;
+    const T lo = has_lo ? lo_s->to<T>() : T(0), hi = has_hi ? hi_s->to<T>() : T(0);
+    run1<T, T>(L, [=](T x) {
+      if constexpr (is_float_v<T>) {
+        if (std::isnan(x)) return x;
+      }
+      if (has_lo && x < lo) x = lo;
+      if (has_hi && x > hi) x = hi;
+      return x;
+    });
+  });
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,39 @@
+// One thread pool for everything: OpenMP's, which OpenBLAS (the OpenMP build) also
+// uses, so BLAS calls and ember's own loops never fight over the two cores.
+// Work smaller than `grain` elements stays on the calling thread.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include <omp.h>
+
+namespace ember::kernels {
+
+int num_threads();
+void set_num_threads(int n);
+
+// Elementwise work below this many elements is not worth waking a second thread.
+inline constexpr int64_t kGrain = 32768;
+
+// Calls f(begin, end) on disjoint sub-ranges covering [begin, end), in parallel when
+// the range is large. f must not throw.
+template <class F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
+  int64_t n = end - begin;
+  if (n <= 0) return;
+  int max_threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int64_t want = std::min<int64_t>(max_threads, (n + grain - 1) / std::max<int64_t>(grain, 1));
+  if (want <= 1) {
+    f(begin, end);
+    return;
+  }
+#pragma omp parallel num_threads(int(want))
+  {
+    int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t chunk = (n + nt - 1) / nt;
+    int64_t b = begin + t * chunk, e = std::min(end, b + chunk);
+    if (b < e) f(b, e);
+  }
+}
+
+}  // namespace ember::kernels

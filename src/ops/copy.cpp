@@ -1,0 +1,55 @@
+// Copies, dtype conversion and fills.
+#include "ember/ops.h"
+#include "kernels/cpu/elementwise.h"
+#include "ops/iter.h"
+
+namespace ember {
+
+Tensor contiguous(const Tensor& t) {
+  ops::check_defined(t, "contiguous");
+  return t.is_contiguous() ? t : clone(t);
+}
+
+Tensor clone(const Tensor& t) {
+  ops::check_defined(t, "clone");
+  Tensor out = Tensor::empty(t.sizes(), t.dtype());
+  kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
+  return out;
+}
+
+Tensor to_dtype(const Tensor& t, DType dtype) {
+  ops::check_defined(t, "to");
+  if (t.dtype() == dtype) return t;
+  Tensor out = Tensor::empty(t.sizes(), dtype);
+  kernels::cast(dtype, t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
+  return out;
+}
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  ops::check_defined(dst, "copy_");
+  ops::check_defined(src, "copy_");
+  Dims shape = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
+  EMBER_CHECK(shape == dst.sizes(), ValueError, "copy_: source of shape ", src.sizes(),
+              " cannot be broadcast to the destination shape ", dst.sizes());
+  Tensor s = src;
+  if (dst.storage() == src.storage() && !dst.is_same(src)) s = clone(src);
+  kernels::cast(dst.dtype(), s.dtype(), ops::make_loop(shape, {&dst, &s}));
+  dst.bump_version();
+  return dst;
+}
+
+Tensor& fill_(Tensor& t, Scalar value) {
+  ops::check_defined(t, "fill_");
+  kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
+  t.bump_version();
+  return t;
+}
+
+Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
+
+Tensor detach(const Tensor& t) {
+  ops::check_defined(t, "detach");
+  return t.alias();
+}
+
+}  // namespace ember

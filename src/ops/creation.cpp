@@ -1,0 +1,145 @@
+// Creation ops and random fills.
+#include <cmath>
+
+#include "ember/ops.h"
+#include "ember/random.h"
+#include "kernels/cpu/elementwise.h"
+#include "ops/iter.h"
+
+namespace ember {
+
+Tensor empty(IntList shape, DType dtype) { return Tensor::empty(shape, dtype); }
+
+Tensor full(IntList shape, Scalar value, std::optional<DType> dtype) {
+  Tensor t = Tensor::empty(shape, dtype.value_or(value.default_dtype()));
+  kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
+  return t;
+}
+
+Tensor zeros(IntList shape, DType dtype) { return full(shape, Scalar(int64_t(0)), dtype); }
+Tensor ones(IntList shape, DType dtype) { return full(shape, Scalar(int64_t(1)), dtype); }
+
+Tensor scalar_tensor(Scalar value, std::optional<DType> dtype) { return full({}, value, dtype); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
+  bool floating = start.is_floating() || end.is_floating() || step.is_floating();
+  DType dt = dtype.value_or(floating ? DType::Float32 : DType::Int64);
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(st != 0, ValueError, "arange: step must be nonzero");
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,
+              "arange: unsupported range: ", s, " -> ", e, " with step ", st);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
+              "arange: upper bound and larger bound inconsistent with step sign (start=", s,
+              ", end=", e, ", step=", st, ")");
+  double nd = std::ceil((e - s) / st);
+  EMBER_CHECK(nd < 9.2e18, ValueError, "arange: too many elements (", nd, ")");
+  int64_t n = int64_t(nd);
+  Tensor t = Tensor::empty({n}, dt);
+  visit_dtype(dt, [&]<class T>() {
+    T* p = t.data<T>();
+    if (!floating) {
+      int64_t is = start.to_int(), ist = step.to_int();
+      for (int64_t i = 0; i < n; ++i) p[i] = T(is + i * ist);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = T(s + double(i) * st);
+    }
+  });
+  return t;
+}
+
+Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  EMBER_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ", steps);
+  Tensor t = Tensor::empty({steps}, dtype);
+  double step = steps > 1 ? (end - start) / double(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  visit_dtype(dtype, [&]<class T>() {
+    T* p = t.data<T>();
+    // Like PyTorch: the first half counts up from start, the second down from end, so
+    // both ends are exact.
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = i < half ? T(start + step * double(i)) : T(end - step * double(steps - 1 - i));
+  });
+  return t;
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  if (m < 0) m = n;
+  EMBER_CHECK(n >= 0, ValueError, "eye: n must be non-negative, got ", n);
+  Tensor t = zeros({n, m}, dtype);
+  visit_dtype(dtype, [&]<class T>() {
+    T* p = t.data<T>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = T(1);
+  });
+  return t;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
+Tensor& uniform_(Tensor& t, double low, double high) {
+  ops::check_defined(t, "uniform_");
+  EMBER_CHECK(is_floating(t.dtype()), TypeError, "uniform_: expected a floating tensor, got ",
+              dtype_name(t.dtype()));
+  EMBER_CHECK(low <= high, ValueError, "uniform_: expects low <= high, got low=", low,
+              " high=", high);
+  Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
+  visit_floating(t.dtype(), [&]<class T>() {
+    default_generator().uniform(c.data<T>(), c.numel(), low, high);
+  });
+  if (!c.is_same(t)) copy_(t, c);
+  t.bump_version();
+  return t;
+}
+
+Tensor& normal_(Tensor& t, double mean, double std) {
+  ops::check_defined(t, "normal_");
+  EMBER_CHECK(is_floating(t.dtype()), TypeError, "normal_: expected a floating tensor, got ",
+              dtype_name(t.dtype()));
+  EMBER_CHECK(std >= 0, ValueError, "normal_: expects std >= 0.0, got std=", std);
+  Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
+  visit_floating(t.dtype(), [&]<class T>() {
+    default_generator().normal(c.data<T>(), c.numel(), mean, std);
+  });
+  if (!c.is_same(t)) copy_(t, c);
+  t.bump_version();
+  return t;
+}
+
+namespace {
+void check_float_dtype(const char* op, DType dtype) {
+  EMBER_CHECK(is_floating(dtype), TypeError, op, ": expected a floating dtype, got ",
+              dtype_name(dtype));
+}
+}  // namespace
+
+Tensor rand(IntList shape, DType dtype) {
+  check_float_dtype("rand", dtype);
+  Tensor t = Tensor::empty(shape, dtype);
+  return uniform_(t, 0.0, 1.0);
+}
+
+Tensor randn(IntList shape, DType dtype) {
+  check_float_dtype("randn", dtype);
+  Tensor t = Tensor::empty(shape, dtype);
+  return normal_(t, 0.0, 1.0);
+}
+
+Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype) {
+  EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
+              " high=", high);
+  Tensor t = Tensor::empty(shape, DType::Int64);
+  default_generator().randint(t.data<int64_t>(), t.numel(), low, high);
+  return to_dtype(t, dtype);
+}
+
+Tensor randperm(int64_t n, DType dtype) {
+  EMBER_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
+  Tensor t = arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);
+  int64_t* p = t.data<int64_t>();
+  for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
+    int64_t j = int64_t(default_generator().next_u64() % uint64_t(i + 1));
+    std::swap(p[i], p[j]);
+  }
+  return to_dtype(t, dtype);
+}
+
+}  // namespace ember

@@ -1,0 +1,25 @@
+// The bridge from Tensors to kernel Loops: broadcast each tensor's strides to the
+// loop shape and hand the kernel raw pointers. Private to src/ops.
+#pragma once
+#include <initializer_list>
+
+#include "ember/tensor.h"
+#include "kernels/cpu/loop.h"
+
+namespace ember::ops {
+
+// A Loop over `shape` whose operand k is tensor ts[k] broadcast to `shape`.
+kernels::Loop make_loop(IntList shape, std::initializer_list<const Tensor*> ts);
+
+// A Loop over `shape` with operands ts..., then one stride-0 operand pointing at `scalar`
+// (a value already converted to the loop's dtype).
+kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const Tensor*> ts,
+                                    void* scalar, int64_t itemsize);
+
+// Writes `v` converted to dtype `dt` into buf (at least 8 bytes).
+void store_scalar(DType dt, Scalar v, void* buf);
+
+// Throws when `t` was not defined (an empty handle reached an op).
+void check_defined(const Tensor& t, const char* op);
+
+}  // namespace ember::ops

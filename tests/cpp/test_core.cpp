@@ -1,0 +1,58 @@
+#include <gtest/gtest.h>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+TEST(Shape, BroadcastAndErrors) {
+  Dims a{3, 1}, b{4};
+  EXPECT_EQ(broadcast_shapes(a, b, "add"), (Dims{3, 4}));
+  EXPECT_THROW(broadcast_shapes(Dims{3}, Dims{4}, "add"), ValueError);
+}
+
+TEST(Shape, DimsGrowsPastInline) {
+  Dims d;
+  for (int i = 0; i < 10; ++i) d.push_back(i);
+  EXPECT_EQ(d.size(), 10u);
+  EXPECT_EQ(d[9], 9);
+  Dims e = d;
+  EXPECT_EQ(e, d);
+}
+
+TEST(Tensor, ViewsShareStorageAndVersion) {
+  Tensor x = arange(Scalar(int64_t(0)), Scalar(int64_t(12)), Scalar(int64_t(1)), DType::Float32);
+  Tensor v = view(x, Dims{3, 4});
+  Tensor tr = transpose(v, 0, 1);
+  EXPECT_FALSE(tr.is_contiguous());
+  uint32_t before = x.version();
+  add_(tr, Scalar(1.0));
+  EXPECT_GT(x.version(), before);
+  EXPECT_FLOAT_EQ(x.data<float>()[5], 6.0f);
+}
+
+TEST(Elementwise, BroadcastAddAndPromotion) {
+  Tensor a = ones({2, 3}, DType::Int32);
+  Tensor b = full({3}, Scalar(0.5), DType::Float32);
+  Tensor c = add(a, b);
+  EXPECT_EQ(c.dtype(), DType::Float32);
+  EXPECT_EQ(c.sizes(), (Dims{2, 3}));
+  EXPECT_FLOAT_EQ(c.data<float>()[4], 1.5f);
+  EXPECT_EQ(add(a, Scalar(2.5)).dtype(), DType::Float32);
+  EXPECT_EQ(add(a, Scalar(int64_t(2))).dtype(), DType::Int32);
+}
+
+TEST(Elementwise, InplaceRejectsBadCastAndShape) {
+  Tensor a = ones({2}, DType::Int64);
+  EXPECT_THROW(add_(a, Scalar(0.5)), TypeError);
+  Tensor f = ones({2});
+  EXPECT_THROW(add_(f, ones({3, 2})), ValueError);
+  EXPECT_FLOAT_EQ(f.data<float>()[0], 1.0f);  // untouched
+}
+
+TEST(Allocator, ReusesFreedBlocks) {
+  { Tensor t = empty({1000}); }
+  AllocatorStats before = allocator_stats();
+  { Tensor t = empty({1000}); }
+  AllocatorStats after = allocator_stats();
+  EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
+}

@@ -1,0 +1,107 @@
+"""One helper for every op test: build the same inputs in ember and in PyTorch (the
+oracle), run the op in both, and compare values, dtype and shape.
+
+    check_op(lambda m, x, y: m.add(x, y), [(3, 4), (4,)], dtypes=["float32", "int64"])
+
+`m` is the module (ember or torch); inputs are built from one NumPy array per shape,
+optionally made non-contiguous the same way in both libraries (LAYOUTS)."""
+import numpy as np
+import torch
+
+import ember
+
+NP = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32, "int64": np.int64,
+      "float32": np.float32, "float64": np.float64}
+LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
+
+
+def random_array(shape, dtype, rng, low=-3.0, high=3.0):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in ("uint8",):
+        return rng.integers(0, 10, size=shape).astype(np.uint8)
+    if dtype in ("int32", "int64"):
+        return rng.integers(int(low) - 2, int(high) + 3, size=shape).astype(NP[dtype])
+    return rng.uniform(low, high, size=shape).astype(NP[dtype])
+
+
+def _base_and_view(shape, layout):
+    """The shape of the array to allocate and a function making the view in either library."""
+    n = len(shape)
+    if layout == "transposed" and n >= 2:
+        base = tuple(reversed(shape))
+        return base, lambda t: t.permute(*reversed(range(n)))
+    if layout == "sliced" and n >= 1:
+        base = tuple(shape[:-1]) + (2 * shape[-1],)
+        return base, lambda t: t.narrow(n - 1, 0, 2 * shape[-1]).unflatten(n - 1, (shape[-1], 2)).select(n, 0)
+    if layout == "expanded" and n >= 1 and shape[0] != 1:
+        base = (1,) + tuple(shape[1:])
+        return base, lambda t: t.expand(*shape)
+    return tuple(shape), lambda t: t
+
+
+def make_inputs(shapes, dtype, layout="contiguous", seed=0, low=-3.0, high=3.0):
+    """(ember_tensors, torch_tensors) with equal values and the same strides pattern."""
+    rng = np.random.default_rng(seed)
+    es, ts = [], []
+    for shape in shapes:
+        base, view = _base_and_view(shape, layout)
+        arr = random_array(base, dtype, rng, low, high)
+        es.append(view(ember.from_numpy(arr.copy())))
+        ts.append(view(torch.from_numpy(arr.copy())))
+    return es, ts
+
+
+def to_numpy(x):
+    if isinstance(x, ember.Tensor):
+        return np.array(x.numpy(), copy=True)
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy().copy()
+    return np.asarray(x)
+
+
+def dtype_name(x):
+    return str(x.dtype).split(".")[-1]
+
+
+def assert_same(e, t, rtol=1e-5, atol=1e-6):
+    """ember result `e` equals torch result `t`: type, shape, dtype and values."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(e, (tuple, list)) and len(e) == len(t), f"{type(e)} vs {type(t)}"
+        for a, b in zip(e, t):
+            assert_same(a, b, rtol, atol)
+        return
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), f"expected a Tensor, got {type(e)}"
+        assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
+        assert dtype_name(e) == dtype_name(t), f"dtype {e.dtype} != {t.dtype}"
+        np.testing.assert_allclose(to_numpy(e), to_numpy(t), rtol=rtol, atol=atol, equal_nan=True)
+        return
+    assert type(e) is type(t), f"{type(e)} vs {type(t)}"
+    if isinstance(t, float):
+        np.testing.assert_allclose(e, t, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        assert e == t
+
+
+def check_op(fn, shapes, dtypes=("float32",), layouts=("contiguous",), rtol=1e-5, atol=1e-6,
+             seed=0, low=-3.0, high=3.0):
+    """Run fn(module, *inputs) in ember and torch for each dtype and layout and compare.
+    When torch raises, ember must raise an exception of a comparable type."""
+    for dtype in dtypes:
+        for layout in layouts:
+            es, ts = make_inputs(shapes, dtype, layout, seed, low, high)
+            try:
+                expected = fn(torch, *ts)
+            except Exception as texc:  # torch refuses: ember must refuse too
+                try:
+                    fn(ember, *es)
+                except (ValueError, TypeError, IndexError, RuntimeError, NotImplementedError):
+                    continue
+                raise AssertionError(f"torch raised {texc!r} but ember did not "
+                                     f"(dtype={dtype}, layout={layout})")
+            got = fn(ember, *es)
+            try:
+                assert_same(got, expected, rtol, atol)
+            except AssertionError as e:
+                raise AssertionError(f"dtype={dtype} layout={layout} shapes={shapes}: {e}") from None
