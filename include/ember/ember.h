@@ -22,9 +22,11 @@
 // Ops throw ember::ValueError / IndexError / TypeError / Error naming the op and
 // the shapes involved; they never leave their inputs half-modified.
 #pragma once
+#include "ember/autograd.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/optim.h"
 #include "ember/random.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"

@@ -168,6 +168,9 @@ struct TensorIndex {
 Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices);          // t[...]
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value);
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, Scalar value);
+// accumulate: t[indices] += value, duplicates adding up (what the backward of t[idx] needs).
+Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value,
+                   bool accumulate);
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
@@ -175,8 +178,39 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, Scalar value);
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, Scalar value);
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_add_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+// gather along `dim` after broadcasting t and indices (all dims but `dim`); without a
+// dim, over the flattened tensor.
+Tensor take_along_dim(const Tensor& t, const Tensor& indices,
+                      std::optional<int64_t> dim = std::nullopt);
 Tensor nonzero(const Tensor& t);      // (n, ndim) int64
 Tensor masked_select(const Tensor& t, const Tensor& mask);
+
+// ---- neural-network ops (src/ops/conv.cpp, src/ops/pool.cpp) ----------------------------
+// Inputs are (N, C, H, W) or unbatched (C, H, W), as in torch.nn.functional. Every spatial
+// argument (stride, padding, dilation, kernel_size) takes one value for both dims or a pair.
+// weight: (out_channels, in_channels / groups, kH, kW); bias: (out_channels,) or undefined.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              IntList stride = {1, 1}, IntList padding = {0, 0}, IntList dilation = {1, 1},
+              int64_t groups = 1);
+// torch's padding="valid" (none) and padding="same" (output size = input size, stride 1;
+// an odd total padding puts the extra row / column after the input, as PyTorch does).
+enum class PaddingMode { Valid, Same };
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+              PaddingMode padding, IntList dilation = {1, 1}, int64_t groups = 1);
+// stride = {} means stride = kernel_size.
+Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
+                  IntList padding = {0, 0}, IntList dilation = {1, 1}, bool ceil_mode = false);
+// (values, int64 indices into each input plane's H * W elements).
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
+                                                  IntList stride = {}, IntList padding = {0, 0},
+                                                  IntList dilation = {1, 1},
+                                                  bool ceil_mode = false);
+// divisor_override, when set, replaces the window size as the divisor.
+Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
+                  IntList padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size);
 
 // ---- threads (src/kernels/cpu/parallel.cpp) --------------------------------------------
 int get_num_threads();

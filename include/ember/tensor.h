@@ -73,6 +73,9 @@ class Tensor {
   // A new handle to the same view: same data, own autograd state (what detach builds on).
   Tensor alias() const { return as_strided(sizes(), strides(), offset()); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  // Makes this tensor view src's data (t.data = src): storage, shape, strides, dtype.
+  // Autograd state (requires_grad, grad, history) is kept.
+  void set_data(const Tensor& src) const;
 
   TensorImpl* impl() const { return impl_.get(); }
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }

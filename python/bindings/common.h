@@ -48,6 +48,9 @@ void bind_reduce(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_indexing(nb::module_& m);
 void bind_numpy(nb::module_& m);
+void bind_autograd(nb::module_& m);
+void bind_nn(nb::module_& m);
+void bind_optim(nb::module_& m);
 
 }  // namespace ember::py
 

@@ -17,7 +17,11 @@ void bind_creation(nb::module_& m) {
   m.def("randperm", [](int64_t n, OptD d) { return randperm(n, d.value_or(DType::Int64)); });
   m.def("arange", [](Scalar a, Scalar b, Scalar s, OptD d) { return arange(a, b, s, d); });
   m.def("linspace", [](double a, double b, int64_t n, OptD d) { return linspace(a, b, n, d.value_or(DType::Float32)); });
-  m.def("eye", [](int64_t n, std::optional<int64_t> k, OptD d) { return eye(n, k.value_or(-1), d.value_or(DType::Float32)); });
+  m.def("eye", [](int64_t n, std::optional<int64_t> k, OptD d) {
+    // eye(n, m) takes m = -1 as "not given": a negative m from the user must not mean that.
+    EMBER_CHECK(!k || *k >= 0, ValueError, "eye: m must be greater or equal to 0, got ", k.value_or(0));
+    return eye(n, k.value_or(-1), d.value_or(DType::Float32));
+  });
   m.def("scalar_tensor", [](Scalar v, OptD d) { return scalar_tensor(v, d); });
   m.def("manual_seed", [](int64_t s) { manual_seed(uint64_t(s)); });
   m.def("initial_seed", [] { return default_generator().initial_seed(); });

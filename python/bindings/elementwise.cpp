@@ -7,6 +7,44 @@ namespace {
 
 Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 
+// A Python number as the 0-d tensor that promotes like the number would next to `t`
+// (for the overloads whose C++ form takes tensors only).
+Tensor scalar_like(const Tensor& t, Scalar s) { return to_dtype(scalar_tensor(s), result_type(t, s)); }
+
+Tensor operand_like(const Tensor& t, const Operand& o) {
+  return o.is_tensor ? o.tensor : scalar_like(t, o.scalar);
+}
+
+// clamp with tensor bounds (torch.clamp(x, min=lo_t, max=hi_t)): maximum then minimum,
+// which propagates NaN and lets max win when min > max, as in PyTorch.
+Tensor clamp_tensors(const Tensor& a, const std::optional<Operand>& lo,
+                     const std::optional<Operand>& hi) {
+  if (!lo && !hi) return clamp(a, std::nullopt, std::nullopt);  // raises
+  // Check shapes first so that a mismatch names clamp, not the maximum/minimum below.
+  Dims shape(a.sizes());
+  if (lo && lo->is_tensor) shape = broadcast_shapes(shape, lo->tensor.sizes(), "clamp");
+  if (hi && hi->is_tensor) broadcast_shapes(shape, hi->tensor.sizes(), "clamp");
+  Tensor r = a;
+  if (lo) r = maximum(r, operand_like(a, *lo));
+  if (hi) r = minimum(r, operand_like(a, *hi));
+  return r;
+}
+
+bool any_tensor(const std::optional<Operand>& lo, const std::optional<Operand>& hi) {
+  return (lo && lo->is_tensor) || (hi && hi->is_tensor);
+}
+std::optional<Scalar> scalar_of(const std::optional<Operand>& o) {
+  return o ? std::optional<Scalar>(o->scalar) : std::nullopt;
+}
+
+// masked_fill's value may be a number or a 0-d tensor.
+Scalar fill_value(const Operand& v) {
+  if (!v.is_tensor) return v.scalar;
+  EMBER_CHECK(v.tensor.dim() == 0, ValueError, "masked_fill: only supports a 0-dimensional value "
+              "tensor, but got tensor with ", v.tensor.dim(), " dimension(s)");
+  return v.tensor.item();
+}
+
 }  // namespace
 
 void bind_elementwise(nb::module_& m) {
@@ -26,7 +64,8 @@ void bind_elementwise(nb::module_& m) {
     if (b.is_tensor) name##_(self_of(self), b.tensor);                                     \
     else name##_(self_of(self), b.scalar);                                                 \
     return nb::borrow(self);                                                               \
-  });
+  });                                                                                      \
+  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
@@ -39,16 +78,18 @@ void bind_elementwise(nb::module_& m) {
 
   // add/sub with alpha (torch.add(a, b, alpha=2)); registered after the plain ones so the
   // two-argument form stays the fast first overload.
-  def_both(m, cls, "add", [](const Tensor& a, const Tensor& b, Scalar alpha) { return add(a, b, alpha); },
-           nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
-  def_both(m, cls, "sub", [](const Tensor& a, const Tensor& b, Scalar alpha) { return sub(a, b, alpha); },
-           nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
-  cls.def("add_", [](nb::handle self, const Tensor& b, Scalar alpha) {
-    add_(self_of(self), b, alpha);
+  def_both(m, cls, "add", [](const Tensor& a, const Operand& b, Scalar alpha) {
+    return add(a, operand_like(a, b), alpha);
+  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  def_both(m, cls, "sub", [](const Tensor& a, const Operand& b, Scalar alpha) {
+    return sub(a, operand_like(a, b), alpha);
+  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  cls.def("add_", [](nb::handle self, const Operand& b, Scalar alpha) {
+    add_(self_of(self), operand_like(self_of(self), b), alpha);
     return nb::borrow(self);
   }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
-  cls.def("sub_", [](nb::handle self, const Tensor& b, Scalar alpha) {
-    sub_(self_of(self), b, alpha);
+  cls.def("sub_", [](nb::handle self, const Operand& b, Scalar alpha) {
+    sub_(self_of(self), operand_like(self_of(self), b), alpha);
     return nb::borrow(self);
   }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
 
@@ -88,15 +129,28 @@ void bind_elementwise(nb::module_& m) {
   cls.def("__neg__", [](const Tensor& a) { return neg(a); });
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });
   cls.def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
-  cls.def("__pos__", [](const Tensor& a) { return a; });
+  cls.def("__pos__", [](const Tensor& a) {
+    EMBER_CHECK(a.dtype() != DType::Bool, TypeError, "pos: the `+` operator, on a bool tensor is not supported");
+    return a;
+  });
 
   def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
   def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
-  def_both(m, cls, "clamp", [](const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-    return clamp(a, lo, hi);
+  using OptOperand = std::optional<Operand>;
+  def_both(m, cls, "clamp", [](const Tensor& a, const OptOperand& lo, const OptOperand& hi) {
+    if (any_tensor(lo, hi)) return clamp_tensors(a, lo, hi);
+    return clamp(a, scalar_of(lo), scalar_of(hi));
   }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  cls.def("clamp_", [](nb::handle self, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-    clamp_(self_of(self), lo, hi);
+  cls.def("clamp_", [](nb::handle self, const OptOperand& lo, const OptOperand& hi) {
+    Tensor& t = self_of(self);
+    if (!any_tensor(lo, hi)) {
+      clamp_(t, scalar_of(lo), scalar_of(hi));
+      return nb::borrow(self);
+    }
+    Tensor r = clamp_tensors(t, lo, hi);
+    EMBER_CHECK(can_cast(r.dtype(), t.dtype()), TypeError, "clamp_: result type ",
+                dtype_name(r.dtype()), " can't be cast to the desired output type ", dtype_name(t.dtype()));
+    copy_(t, r);
     return nb::borrow(self);
   }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   m.def("where", [](const Tensor& c, const Operand& a, const Operand& b) {
@@ -107,11 +161,23 @@ void bind_elementwise(nb::module_& m) {
     return where(c, ta, tb);
   });
   def_both(m, cls, "masked_fill", [](const Tensor& t, const Tensor& mask, const Operand& v) {
-    return masked_fill(t, mask, v.is_tensor ? v.tensor.item() : v.scalar);
+    return masked_fill(t, mask, fill_value(v));
   });
   cls.def("masked_fill_", [](nb::handle self, const Tensor& mask, const Operand& v) {
-    masked_fill_(self_of(self), mask, v.is_tensor ? v.tensor.item() : v.scalar);
+    masked_fill_(self_of(self), mask, fill_value(v));
     return nb::borrow(self);
+  });
+  // The op list from ops.def, for the test sweep: (name, family, kind).
+  m.def("_op_info", [] {
+    nb::list out;
+#define EMBER_UNARY(name, Enum, kind) out.append(nb::make_tuple(#name, "unary", #kind));
+#define EMBER_BINARY(name, Enum, kind) out.append(nb::make_tuple(#name, "binary", #kind));
+#define EMBER_COMPARE(name, Enum) out.append(nb::make_tuple(#name, "compare", ""));
+#include "ember/ops.def"
+#undef EMBER_UNARY
+#undef EMBER_BINARY
+#undef EMBER_COMPARE
+    return out;
   });
   m.def("result_type", [](const Tensor& a, const Operand& b) {
     return b.is_tensor ? result_type(a, b.tensor) : result_type(a, b.scalar);

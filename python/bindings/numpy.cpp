@@ -73,8 +73,13 @@ Tensor import_array(const nb::ndarray<nb::ro>& a, const char* op) {
 void bind_numpy(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def("numpy", [](const Tensor& t) { return export_array<nb::ndarray<nb::numpy>>(t); });
-  cls.def("__array__", [](const Tensor& t, nb::handle, nb::handle) { return export_array<nb::ndarray<nb::numpy>>(t); },
-          nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
+  // np.asarray(t) shares memory; np.array(t) (copy=True) and a dtype change copy.
+  cls.def("__array__", [](const Tensor& t, nb::handle dtype, nb::handle copy) {
+    nb::object a = nb::cast(export_array<nb::ndarray<nb::numpy>>(t));
+    bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
+    if (!dtype.is_none()) return a.attr("astype")(dtype, nb::arg("copy") = must_copy);
+    return must_copy ? a.attr("copy")() : a;
+  }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
   cls.def("__dlpack__", [](const Tensor& t, nb::kwargs) { return export_array<nb::ndarray<>>(t); });
   cls.def("__dlpack_device__", [](const Tensor&) { return std::make_pair(1, 0); });
   m.def("_from_numpy", [](nb::ndarray<nb::ro> a) { return import_array(a, "from_numpy"); });

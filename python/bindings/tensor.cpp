@@ -25,6 +25,13 @@ nb::tuple to_tuple(IntList v) {
   return nb::tuple(l);
 }
 
+// Tensor::size/stride wrap dims as if a 0-d tensor had one dim (as reductions need), so
+// on a 0-d tensor they would read past the end of its (empty) sizes: reject, as PyTorch does.
+void check_has_dims(const Tensor& t, int64_t dim, const char* op) {
+  EMBER_CHECK(t.dim() > 0, IndexError, op, ": dimension specified as ", dim,
+              " but tensor has no dimensions");
+}
+
 Scalar one_element(const Tensor& t, const char* what) {
   EMBER_CHECK(t.numel() == 1, ValueError, what, ": only one element tensors can be converted "
               "to Python scalars (got shape ", t.sizes(), ")");
@@ -38,8 +45,11 @@ static nb::class_<Tensor>* g_cls = nullptr;
 nb::class_<Tensor>& tensor_class() { return *g_cls; }
 
 void bind_tensor(nb::module_& m) {
-  static nb::class_<Tensor> cls(m, "Tensor", nb::is_weak_referenceable());
-  g_cls = &cls;
+  // Kept for the other bind_* functions. The pointer is never destroyed and does not own
+  // a reference (the module does), so nanobind's leak check at exit stays clean.
+  g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable());
+  g_cls->dec_ref();
+  nb::class_<Tensor>& cls = *g_cls;
   cls.def_prop_ro("_shape", [](const Tensor& t) { return to_tuple(t.sizes()); })
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("ndim", &Tensor::dim)
@@ -55,9 +65,14 @@ void bind_tensor(nb::module_& m) {
       .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
       .def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
              if (dim.is_none()) return to_tuple(t.strides());
-             return nb::int_(t.stride(nb::cast<int64_t>(dim)));
+             int64_t d = nb::cast<int64_t>(dim);
+             check_has_dims(t, d, "stride");
+             return nb::int_(t.stride(d));
            }, nb::arg("dim") = nb::none())
-      .def("_size", [](const Tensor& t, int64_t dim) { return t.size(dim); })
+      .def("_size", [](const Tensor& t, int64_t dim) {
+        check_has_dims(t, dim, "size");
+        return t.size(dim);
+      })
       .def("item", [](const Tensor& t) { return one_element(t, "item"); })
       .def("tolist", [](const Tensor& t) { return to_list(t, 0, t.data_ptr()); })
       .def("__len__", [](const Tensor& t) {

@@ -2,6 +2,16 @@
 #include "common.h"
 
 namespace ember::py {
+namespace {
+
+// split/chunk/unbind return a tuple, as in PyTorch.
+nb::tuple to_tuple(const std::vector<Tensor>& ts) {
+  nb::list out;
+  for (const Tensor& t : ts) out.append(nb::cast(t));
+  return nb::tuple(out);
+}
+
+}  // namespace
 
 void bind_views(nb::module_& m) {
   auto& cls = tensor_class();
@@ -46,12 +56,12 @@ void bind_views(nb::module_& m) {
   def_both(m, cls, "diagonal", [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
            nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1);
   def_both(m, cls, "split", [](const Tensor& t, nb::handle s, int64_t d) {
-    if (PyLong_Check(s.ptr())) return split(t, nb::cast<int64_t>(s), d);
-    return split_with_sizes(t, shape_from_sequence(s, "split"), d);
+    if (PyLong_Check(s.ptr())) return to_tuple(split(t, nb::cast<int64_t>(s), d));
+    return to_tuple(split_with_sizes(t, shape_from_sequence(s, "split"), d));
   }, nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
-  def_both(m, cls, "chunk", [](const Tensor& t, int64_t c, int64_t d) { return chunk(t, c, d); },
+  def_both(m, cls, "chunk", [](const Tensor& t, int64_t c, int64_t d) { return to_tuple(chunk(t, c, d)); },
            nb::arg("chunks"), nb::arg("dim") = 0);
-  def_both(m, cls, "unbind", [](const Tensor& t, int64_t d) { return unbind(t, d); }, nb::arg("dim") = 0);
+  def_both(m, cls, "unbind", [](const Tensor& t, int64_t d) { return to_tuple(unbind(t, d)); }, nb::arg("dim") = 0);
   m.def("cat", [](const std::vector<Tensor>& ts, int64_t d) { return cat(ts, d); },
         nb::arg("tensors"), nb::arg("dim") = 0);
   m.def("stack", [](const std::vector<Tensor>& ts, int64_t d) { return stack(ts, d); },

@@ -12,7 +12,11 @@ from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn
                         arange, linspace, eye, empty_like, zeros_like, ones_like, full_like,
                         rand_like, randn_like, randint_like, from_numpy, from_dlpack, manual_seed,
                         initial_seed)
+from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from . import autograd
 from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
+from . import optim
+from ._generator import Generator
 
 __version__ = "0.1.0"
 promote_types = _C.promote_types
@@ -24,3 +28,11 @@ result_type = _C.result_type
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def __getattr__(name):
+    # ember.utils and ember.datasets load on first use, so `import ember` stays light.
+    if name in ("utils", "datasets"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

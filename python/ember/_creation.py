@@ -33,6 +33,8 @@ def _factory(name):
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, **kwargs):
         _check_device(device)
+        if "size" in kwargs:  # zeros(size=(2, 3))
+            size = (kwargs.pop("size"),)
         return _finish(fn(_size(size, name), dtype), requires_grad)
 
     factory.__name__ = name
@@ -52,7 +54,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint: missing the size argument")
     if high is None:
@@ -65,7 +69,7 @@ def randperm(n, *, dtype=None, device=None):
     return _C.randperm(n, dtype)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     if end is None:
         start, end = 0, start
@@ -117,17 +121,15 @@ def from_dlpack(obj):
     return _C._from_dlpack(obj)
 
 
-def _infer_dtype(data):
-    """The dtype torch.tensor infers from Python data: bool, int64, or float32."""
-    arr = np.asarray(data)
+def _infer_dtype(arr):
+    """The dtype torch.tensor infers from Python data (as NumPy read it): bool, int64, or float32."""
     if arr.dtype == np.bool_:
         return _bool
     if np.issubdtype(arr.dtype, np.integer):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
         return float32
-    raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
-                    f"(numpy sees {arr.dtype})")
+    raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -136,19 +138,44 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
-    if isinstance(data, np.ndarray):
-        t = _C._from_numpy(np.ascontiguousarray(data)).clone()
+    if isinstance(data, (np.ndarray, np.generic)):  # NumPy data keeps its dtype
+        arr = np.asarray(data)  # (np.ascontiguousarray would make a 0-d array 1-d)
+        t = _C._from_numpy(arr if arr.flags.c_contiguous else arr.copy()).clone()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
-    if isinstance(data, (builtins.bool, builtins.int, builtins.float)):
-        return _finish(_C.scalar_tensor(data, dtype), requires_grad)
+    if isinstance(data, (builtins.bool, builtins.int)):  # full checks the range; floats go
+        return _finish(_C.full((), data, dtype), requires_grad)  # through NumPy (1e300 -> inf)
     if isinstance(data, (list, tuple)) and _contains_tensors(data):
         data = _tensors_to_lists(data)
-    dt = dtype if dtype is not None else _infer_dtype(data)
+    # NumPy reads the nesting as bool, int64 or float64; ember then converts to the dtype
+    # asked for (or inferred) as .to() does, so tensor([-1], dtype=uint8) wraps to 255.
     try:
-        arr = np.array(data, dtype=_NP_OF[dt.name])
+        arr = np.array(data)
     except (ValueError, OverflowError) as e:
         raise ValueError(f"tensor: could not build a tensor from the data: {e}") from None
-    return _finish(_C._from_numpy(arr).clone(), requires_grad)
+    if arr.dtype.kind == "u" and arr.dtype != np.uint8:  # NumPy's answer to ints >= 2**63
+        raise ValueError("tensor: value out of range of int64 (overflow when unpacking long long)")
+    dt = dtype if dtype is not None else _infer_dtype(arr)
+    _check_fits(arr, dt)
+    t = _C._from_numpy(arr)
+    return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad)
+
+
+_INT_RANGE = {"uint8": (-255, 255), "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+
+
+def _check_fits(arr, dt):
+    """Python numbers that overflow an integer dtype are refused, as torch.tensor does
+    (negative integers may wrap into uint8; NaN and inf fit no integer type)."""
+    if dt.name not in _INT_RANGE or arr.size == 0 or arr.dtype.kind not in "iuf":
+        return
+    lo, hi = _INT_RANGE[dt.name]
+    if arr.dtype.kind == "f":
+        lo = 0 if dt.name == "uint8" else lo
+        bad = not np.isfinite(arr).all() or arr.min() < lo or arr.max() > hi
+    else:
+        bad = int(arr.min()) < lo or int(arr.max()) > hi
+    if bad:
+        raise RuntimeError(f"tensor: a value cannot be converted to type {dt.name} without overflow")
 
 
 def _contains_tensors(data):

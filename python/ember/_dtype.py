@@ -34,6 +34,8 @@ class _LegacyType:
 
     def __call__(self, *args):
         from ._creation import tensor, empty
+        if not args:  # FloatTensor() is an empty 1-d tensor, as in PyTorch
+            return empty(0, dtype=self.dtype)
         if len(args) == 1 and not isinstance(args[0], (type(1), type(1.0))):
             return tensor(args[0], dtype=self.dtype)
         return empty(*args, dtype=self.dtype)

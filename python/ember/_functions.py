@@ -7,6 +7,6 @@ _NAMES = [n for n in dir(_C) if not n.startswith("_") and callable(getattr(_C, n
                         "randint", "randperm", "arange", "linspace", "eye", "manual_seed",
                         "initial_seed", "scalar_tensor", "promote_types", "can_cast",
                         "result_type", "get_num_threads", "set_num_threads",
-                        "allocator_stats", "empty_cache")]
+                        "allocator_stats", "empty_cache", "Node", "is_grad_enabled")]
 globals().update({n: getattr(_C, n) for n in _NAMES})
 __all__ = list(_NAMES)

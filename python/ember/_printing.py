@@ -1,99 +1,130 @@
 """PyTorch-style printing: tensor([[1.0000, 2.0000], ...], dtype=ember.float64).
-Formatting is text work, not math: values come from C++ through tolist()."""
+Formatting is text work, not math: values come from C++ through tolist(). The rules
+(which values are shown, int/fixed/scientific mode, widths, line wrapping) follow
+torch/_tensor_str.py with its default print options, so repr(ember_t) matches
+repr(torch_t) with 'torch' replaced by 'ember'."""
 import math
 
-_THRESHOLD, _EDGE, _LINE = 1000, 3, 80
+_PRECISION, _THRESHOLD, _EDGE, _LINE = 4, 1000, 3, 80
+_SKIP = object()  # marks the rows/columns left out when a big tensor is summarized
 
 
-def _summarize(t):
-    """Nested lists of the values to show, with '...' where rows were elided."""
+def _values(t, summarize):
+    """Nested lists of the values to show; with `summarize`, each dim longer than
+    2 * edgeitems keeps its first and last edgeitems entries around a _SKIP marker."""
     if t.dim() == 0:
         return t.item()
     n = t.shape[0]
-    if t.numel() > _THRESHOLD and n > 2 * _EDGE:
-        rows = [t.select(0, i) for i in range(_EDGE)] + [None] + [t.select(0, i) for i in range(n - _EDGE, n)]
-    else:
-        rows = [t.select(0, i) for i in range(n)] if t.dim() > 1 else None
-    if t.dim() == 1:
-        if rows is None:
+    if not summarize or n <= 2 * _EDGE:
+        if t.dim() == 1 or not summarize:
             return t.tolist()
-        return [r.item() if r is not None else None for r in rows]
-    return [_summarize(r) if r is not None else None for r in rows]
+        return [_values(t.select(0, i), summarize) for i in range(n)]
+    if t.dim() == 1:
+        return t.narrow(0, 0, _EDGE).tolist() + [_SKIP] + t.narrow(0, n - _EDGE, _EDGE).tolist()
+    rows = list(range(_EDGE)) + [None] + list(range(n - _EDGE, n))
+    return [_SKIP if i is None else _values(t.select(0, i), summarize) for i in rows]
 
 
 def _flat(v, out):
     if isinstance(v, list):
         for x in v:
             _flat(x, out)
-    elif v is not None:
+    elif v is not _SKIP:
         out.append(v)
     return out
 
 
-def _float_formatter(values):
-    finite = [abs(v) for v in values if math.isfinite(v)]
-    if not finite:
-        return lambda v: _special(v) or f"{v}"
-    ints = all(v == int(v) for v in finite)
-    big, small = max(finite), min(finite)
-    if ints and big < 1e8:
-        return lambda v: _special(v) or f"{v:.0f}."
-    if big >= 1e8 or (small != 0 and (small < 1e-4 or big / small > 1e3 and big > 1e4)) or \
-            (small < 1e-4 and small != 0):
-        return lambda v: _special(v) or f"{v:.4e}"
-    return lambda v: _special(v) or f"{v:.4f}"
+class _Formatter:
+    """torch._tensor_str._Formatter: one width and one mode for every element."""
+
+    def __init__(self, values, floating):
+        self.floating, self.int_mode, self.sci_mode, self.max_width = floating, True, False, 1
+        if not floating:
+            self.max_width = max([1] + [len(str(v)) for v in values])
+            return
+        nonzero = [v for v in values if math.isfinite(v) and v != 0]
+        if not nonzero:
+            return
+        absolute = [abs(v) for v in nonzero]
+        lo, hi = min(absolute), max(absolute)
+        self.int_mode = all(v == math.ceil(v) for v in nonzero)
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if self.sci_mode:
+            widths = [len(f"{v:.{_PRECISION}e}") for v in nonzero]
+        elif self.int_mode:
+            widths = [len(f"{v:.0f}") + 1 for v in nonzero]
+        else:
+            widths = [len(f"{v:.{_PRECISION}f}") for v in nonzero]
+        self.max_width = max(widths)
+
+    def format(self, v):
+        if not self.floating:
+            s = str(v)
+        elif self.sci_mode:
+            s = f"{v:{self.max_width}.{_PRECISION}e}"
+        elif self.int_mode:
+            s = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            s = f"{v:.{_PRECISION}f}"
+        return (self.max_width - len(s)) * " " + s
 
 
-def _special(v):
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return None
+def _vector_str(values, indent, fmt):
+    per_line = max(1, math.floor((_LINE - indent) / (fmt.max_width + 2)))
+    data = [" ..." if v is _SKIP else fmt.format(v) for v in values]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _render(v, fmt, width, indent):
-    if not isinstance(v, list):
-        return fmt(v).rjust(width)
-    if not v or not isinstance(v[0], list) and v[0] is not None or \
-            (v[0] is None and len(v) > 1 and not isinstance(v[1], list)):
-        items = ["..." if x is None else fmt(x).rjust(width) for x in v]
-        return "[" + ", ".join(items) + "]"
-    sep = ",\n" + "\n" * (_depth(v) - 2) + " " * (indent + 1)
-    parts = ["..." if x is None else _render(x, fmt, width, indent + 1) for x in v]
-    return "[" + sep.join(parts) + "]"
+def _tensor_str(values, dim, indent, fmt):
+    if dim == 0:
+        return fmt.format(values)
+    if dim == 1:
+        return _vector_str(values, indent, fmt)
+    parts = ["..." if v is _SKIP else _tensor_str(v, dim - 1, indent + 1, fmt) for v in values]
+    return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def _depth(v):
-    d = 0
-    while isinstance(v, list):
-        d += 1
-        v = next((x for x in v if x is not None), None)
-    return d
+def _add_suffixes(text, suffixes, indent):
+    out = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > _LINE:
+            out.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    out.append(")")
+    return "".join(out)
+
+
+def _grad_suffix(t):
+    fn = getattr(t, "grad_fn", None)
+    if fn is not None:
+        name = fn.name() if hasattr(fn, "name") else type(fn).__name__
+        return [f"grad_fn=<{name}>"]
+    if getattr(t, "requires_grad", False):
+        return ["requires_grad=True"]
+    return []
 
 
 def tensor_repr(t):
     from ._dtype import float32, int64, bool as _bool
-    suffix = ""
-    if t.dtype not in (float32, int64, _bool):
-        suffix = f", dtype={t.dtype!r}"
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
     if t.numel() == 0:
-        shape = "" if t.dim() == 1 else f", size={tuple(t.shape)}"
-        return f"tensor([]{shape}{suffix})"
-    data = _summarize(t)
-    values = _flat(data, [])
-    if t.dtype.is_floating_point:
-        fmt = _float_formatter(values)
-    elif t.dtype == _bool:
-        fmt = lambda v: "True" if v else "False"
+        # An empty tensor shows its shape (unless 1-d) and any dtype but the default one.
+        if t.dim() != 1:
+            suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype != float32:
+            suffixes.append(f"dtype={t.dtype!r}")
+        body = "[]"
     else:
-        fmt = str
-    width = max(len(fmt(v)) for v in values)
-    body = _render(data, fmt, width, len("tensor("))
-    grad = ""
-    fn = getattr(t, "grad_fn", None)
-    if fn is not None:
-        grad = f", grad_fn=<{fn.name()}>"
-    elif getattr(t, "requires_grad", False):
-        grad = ", requires_grad=True"
-    return f"tensor({body}{suffix}{grad})"
+        if t.dtype not in (float32, int64, _bool):
+            suffixes.append(f"dtype={t.dtype!r}")
+        values = _values(t, t.numel() > _THRESHOLD)
+        fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
+        body = _tensor_str(values, t.dim(), indent, fmt)
+    return _add_suffixes(prefix + body, suffixes + _grad_suffix(t), indent)

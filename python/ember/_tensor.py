@@ -57,7 +57,8 @@ def _size(self, dim=None):
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         return f"ember.{_BY_DTYPE[self.dtype].name}"
-    return self._to_dtype(to_dtype(dtype))
+    dtype = to_dtype(dtype)
+    return self if dtype == self.dtype else self._to_dtype(dtype)
 
 
 def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
@@ -71,8 +72,16 @@ def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **
             device = a
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"to: ember runs on the CPU only; device {device!r} is not available")
-    out = self if dtype is None else self._to_dtype(dtype)
+    # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.
+    out = self if dtype is None or dtype == self.dtype else self._to_dtype(dtype)
     return out.clone() if copy and out is self else out
+
+
+def _format(self, spec):
+    """f"{t}": a 0-d tensor formats as its value (f"{t:.2f}" too), as in PyTorch."""
+    if self.dim() == 0:
+        return format(self.item(), spec)
+    return format(tensor_repr(self), spec)
 
 
 def _iter(self):
@@ -100,11 +109,35 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 def _cast(dt):
     def method(self, memory_format=None):
-        return self._to_dtype(dt)
+        return self if self.dtype == dt else self._to_dtype(dt)
     return method
 
 
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    from .autograd import backward
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+class _RemovableHandle:
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+
+def _register_hook(self, hook):
+    """Calls hook(grad) when this tensor's gradient is computed; a non-None result replaces it."""
+    hooks = {}
+    key = object()
+    hooks[key] = hook
+    self._register_hook(lambda g: hooks[key](g) if key in hooks else None)
+    return _RemovableHandle(hooks, key)
+
+
 _METHODS = {
+    "backward": _backward,
+    "register_hook": _register_hook,
     "shape": property(_shape),
     "size": _size,
     "type": _type,
@@ -116,7 +149,7 @@ _METHODS = {
     "__iter__": _iter,
     "__repr__": tensor_repr,
     "__str__": tensor_repr,
-    "__format__": lambda self, spec: format(self.item(), spec) if self.dim() == 0 and spec else tensor_repr(self),
+    "__format__": _format,
     "__array_priority__": 1000,
     "__contains__": lambda self, x: bool((self == x).any()),
     "float": _cast(float32),

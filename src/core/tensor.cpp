@@ -37,12 +37,30 @@ Tensor Tensor::from_blob(void* data, IntList shape, IntList strides, DType dtype
                                            dtype));
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::size(int64_t d) const {
+  EMBER_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  EMBER_CHECK(dim() > 0, IndexError, "stride: dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
 
 Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const {
   return Tensor(make_intrusive<TensorImpl>(impl_->storage_, Dims(sizes), Dims(strides), offset,
                                            impl_->dtype_));
+}
+
+void Tensor::set_data(const Tensor& src) const {
+  TensorImpl* d = impl_.get();
+  const TensorImpl* s = src.impl();
+  d->storage_ = s->storage_;
+  d->sizes_ = s->sizes_;
+  d->strides_ = s->strides_;
+  d->offset_ = s->offset_;
+  d->numel_ = s->numel_;
+  d->dtype_ = s->dtype_;
+  d->is_contiguous_ = s->is_contiguous_;
 }
 
 Scalar Tensor::item() const {

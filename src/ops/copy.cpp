@@ -1,4 +1,5 @@
 // Copies, dtype conversion and fills.
+#include "autograd/function.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
@@ -14,6 +15,8 @@ Tensor clone(const Tensor& t) {
   ops::check_defined(t, "clone");
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
+  if (autograd::any_requires_grad(t))
+    autograd::record("CloneBackward0", {&t}, {&out}, [](Grads& g, const Node&) -> Grads { return {g[0]}; });
   return out;
 }
 
@@ -22,6 +25,11 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = Tensor::empty(t.sizes(), dtype);
   kernels::cast(dtype, t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
+  if (autograd::any_requires_grad(t) && is_floating(dtype)) {
+    autograd::record("ToCopyBackward0", {&t}, {&out}, [from = t.dtype()](Grads& g, const Node&) -> Grads {
+      return {to_dtype(g[0], from)};
+    });
+  }
   return out;
 }
 
@@ -31,6 +39,14 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   Dims shape = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   EMBER_CHECK(shape == dst.sizes(), ValueError, "copy_: source of shape ", src.sizes(),
               " cannot be broadcast to the destination shape ", dst.sizes());
+  ops::check_no_internal_overlap(dst, "copy_");
+  if (autograd::any_requires_grad(dst, src)) {
+    return autograd::apply_inplace(dst, "copy_", [&](const Tensor& x) {
+      // The old value of dst gets no gradient: the result depends on src alone.
+      Tensor v = to_dtype(expand(src, dst.sizes()), dst.dtype());
+      return where(full(dst.sizes(), Scalar(true), DType::Bool), v, x);
+    });
+  }
   Tensor s = src;
   if (dst.storage() == src.storage() && !dst.is_same(src)) s = clone(src);
   kernels::cast(dst.dtype(), s.dtype(), ops::make_loop(shape, {&dst, &s}));
@@ -40,6 +56,13 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& t, Scalar value) {
   ops::check_defined(t, "fill_");
+  ops::check_scalar_fits(t.dtype(), value, "fill_");
+  if (autograd::any_requires_grad(t)) {
+    return autograd::apply_inplace(t, "fill_", [&](const Tensor& x) {
+      // keeps the history, with a zero gradient
+      return masked_fill(x, full(x.sizes(), Scalar(true), DType::Bool), value);
+    });
+  }
   kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
   t.bump_version();
   return t;

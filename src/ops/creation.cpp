@@ -1,4 +1,5 @@
 // Creation ops and random fills.
+#include <algorithm>
 #include <cmath>
 
 #include "ember/ops.h"
@@ -11,6 +12,7 @@ namespace ember {
 Tensor empty(IntList shape, DType dtype) { return Tensor::empty(shape, dtype); }
 
 Tensor full(IntList shape, Scalar value, std::optional<DType> dtype) {
+  ops::check_scalar_fits(dtype.value_or(value.default_dtype()), value, "full");
   Tensor t = Tensor::empty(shape, dtype.value_or(value.default_dtype()));
   kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
   return t;
@@ -19,19 +21,38 @@ Tensor full(IntList shape, Scalar value, std::optional<DType> dtype) {
 Tensor zeros(IntList shape, DType dtype) { return full(shape, Scalar(int64_t(0)), dtype); }
 Tensor ones(IntList shape, DType dtype) { return full(shape, Scalar(int64_t(1)), dtype); }
 
-Tensor scalar_tensor(Scalar value, std::optional<DType> dtype) { return full({}, value, dtype); }
+// A wrapped number: what autograd and the bindings turn a Python scalar into. Unlike
+// full() it takes any value (x * 1e300 is inf in float32, as in PyTorch).
+Tensor scalar_tensor(Scalar value, std::optional<DType> dtype) {
+  Tensor t = Tensor::empty({}, dtype.value_or(value.default_dtype()));
+  kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
+  return t;
+}
 
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
   bool floating = start.is_floating() || end.is_floating() || step.is_floating();
   DType dt = dtype.value_or(floating ? DType::Float32 : DType::Int64);
+  EMBER_CHECK(dt != DType::Bool, TypeError, "arange: not implemented for bool");
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  EMBER_CHECK(st != 0, ValueError, "arange: step must be nonzero");
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,
               "arange: unsupported range: ", s, " -> ", e, " with step ", st);
+  EMBER_CHECK(st != 0, ValueError, "arange: step must be nonzero");
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
-              "arange: upper bound and larger bound inconsistent with step sign (start=", s,
+              "arange: upper bound and lower bound inconsistent with step sign (start=", s,
               ", end=", e, ", step=", st, ")");
-  double nd = std::ceil((e - s) / st);
+  // PyTorch's integer rule: the values count from the truncated start by the truncated
+  // step; int64 also takes its size from the truncated bounds (arange(2.5, dtype=int64)
+  // is [0, 1]) while other integer dtypes use the exact ones (arange(2.5, dtype=int32)
+  // is [0, 1, 2]).
+  if (!is_floating(dt)) {
+    floating = false;
+    start = Scalar(start.to_int()), end = Scalar(end.to_int()), step = Scalar(step.to_int());
+    if (dt == DType::Int64) {
+      s = start.to_double(), e = end.to_double(), st = step.to_double();
+      EMBER_CHECK(st != 0, ValueError, "arange: step must be nonzero (it truncates to 0 for int64)");
+    }
+  }
+  double nd = std::max(0.0, std::ceil((e - s) / st));
   EMBER_CHECK(nd < 9.2e18, ValueError, "arange: too many elements (", nd, ")");
   int64_t n = int64_t(nd);
   Tensor t = Tensor::empty({n}, dt);
@@ -58,13 +79,15 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
     // both ends are exact.
     for (int64_t i = 0; i < steps; ++i)
       p[i] = i < half ? T(start + step * double(i)) : T(end - step * double(steps - 1 - i));
+    if (steps == 1) p[0] = T(start);  // one step is the start, as in PyTorch
   });
   return t;
 }
 
 Tensor eye(int64_t n, int64_t m, DType dtype) {
-  if (m < 0) m = n;
   EMBER_CHECK(n >= 0, ValueError, "eye: n must be non-negative, got ", n);
+  EMBER_CHECK(m >= -1, ValueError, "eye: m must be non-negative, got ", m);
+  if (m == -1) m = n;  // the default: square
   Tensor t = zeros({n, m}, dtype);
   visit_dtype(dtype, [&]<class T>() {
     T* p = t.data<T>();

@@ -2,6 +2,9 @@
 #include <cstring>
 
 #include "ember/ops.h"
+#include <cmath>
+
+#include "autograd/function.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
 
@@ -10,6 +13,7 @@ namespace ember {
 using kernels::BinaryOp;
 using kernels::CompareOp;
 using kernels::UnaryOp;
+using autograd::SavedTensor;
 
 // ---- type promotion ---------------------------------------------------------------------
 // Note [Type promotion]: as in PyTorch, tensors with dims outrank 0-d tensors, which
@@ -43,12 +47,36 @@ DType compute_dtype(const char* name, char kind, DType promoted) {
   return promoted;
 }
 
-void check_bool_arith(const char* name, BinaryOp op, DType dt) {
-  EMBER_CHECK(!(dt == DType::Bool && (op == BinaryOp::Sub || op == BinaryOp::Div)), TypeError,
-              name, ": subtraction/division of bool tensors is not supported; use "
-              "logical_xor or convert to another dtype");
+// As in PyTorch: `-` refuses a bool operand of either side (even `float_t - True`),
+// and pow/floor_divide/remainder have no bool version (except bool_t ** scalar_exponent).
+void check_bool_arith(const char* name, BinaryOp op, DType dt, DType a, DType b,
+                      bool scalar_exponent = false) {
+  EMBER_CHECK(!(op == BinaryOp::Sub && (a == DType::Bool || b == DType::Bool)), TypeError, name,
+              ": subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead");
+  EMBER_CHECK(!(dt == DType::Bool && ((op == BinaryOp::Pow && !scalar_exponent) ||
+                                      op == BinaryOp::FloorDivide || op == BinaryOp::Remainder)),
+              TypeError, name, ": not implemented for bool tensors");
 }
 
+DType scalar_dtype(Scalar s) { return s.is_bool() ? DType::Bool : s.default_dtype(); }
+
+// torch.add(a, b, alpha=...): a float alpha needs a floating result, a bool alpha a bool one.
+void check_alpha(const char* name, DType dt, Scalar alpha) {
+  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dt)), TypeError, name,
+              ": for integral input tensors, argument alpha must not be a floating point number");
+  EMBER_CHECK(!(alpha.is_bool() && dt != DType::Bool), TypeError, name,
+              ": boolean alpha only supported for boolean results");
+}
+
+// int_tensor ** -1 has no integer answer; PyTorch refuses a negative scalar exponent.
+void check_int_pow(const char* name, BinaryOp op, DType dt, Scalar exponent) {
+  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating(dt) && !exponent.is_floating() &&
+                exponent.to_int() < 0),
+              Error, name, ": integers to negative integer powers are not allowed");
+}
+
+// PyTorch raises RuntimeError (ZeroDivisionError) for integer x // 0 and x % 0.
 void check_int_divisor(const char* name, BinaryOp op, DType dt, const Tensor* b, const Scalar* bs) {
   if (is_floating(dt) || (op != BinaryOp::Remainder && op != BinaryOp::FloorDivide)) return;
   bool zero = false;
@@ -59,7 +87,7 @@ void check_int_divisor(const char* name, BinaryOp op, DType dt, const Tensor* b,
     const bool* p = z.data<bool>();
     for (int64_t i = 0; i < z.numel() && !zero; ++i) zero = p[i];
   }
-  EMBER_CHECK(!zero, ValueError, name, ": integer division by zero");
+  EMBER_CHECK(!zero, Error, name, ": integer division by zero (ZeroDivisionError)");
 }
 
 // Copies `b` when it overlaps the storage `a` writes to, so an in-place op never reads
@@ -76,7 +104,7 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
   ops::check_defined(a, name);
   ops::check_defined(b, name);
   DType dt = compute_dtype(name, kind, result_type(a, b));
-  check_bool_arith(name, op, dt);
+  check_bool_arith(name, op, dt, a.dtype(), b.dtype());
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   check_int_divisor(name, op, dt, &b, nullptr);
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
@@ -90,9 +118,10 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
                      bool reflected) {
   ops::check_defined(a, name);
   DType dt = compute_dtype(name, kind, result_type(a, s));
-  check_bool_arith(name, op, dt);
+  check_bool_arith(name, op, dt, a.dtype(), scalar_dtype(s), !reflected);
   if (!reflected) check_int_divisor(name, op, dt, nullptr, &s);
   else check_int_divisor(name, op, dt, &a, nullptr);
+  if (!reflected) check_int_pow(name, op, dt, s);
   Tensor A = to_dtype(a, dt);
   Tensor out = Tensor::empty(a.sizes(), dt);
   alignas(8) char buf[8];
@@ -114,11 +143,19 @@ Tensor& binary_inplace(BinaryOp op, char kind, const char* name, Tensor& a, cons
   ops::check_defined(b, name);
   DType dt = compute_dtype(name, kind, result_type(a, b));
   check_inplace_dtype(name, dt, a.dtype());
-  check_bool_arith(name, op, a.dtype());
+  check_bool_arith(name, op, dt, a.dtype(), b.dtype());
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   EMBER_CHECK(shape == a.sizes(), ValueError, name, ": output with shape ", a.sizes(),
               " doesn't match the broadcast shape ", shape);
-  check_int_divisor(name, op, a.dtype(), &b, nullptr);
+  ops::check_no_internal_overlap(a, name);
+  check_int_divisor(name, op, dt, &b, nullptr);
+  if (dt != a.dtype()) {
+    // Compute in the promoted dtype, then write back (uint8 //= int64 divides as int64).
+    Tensor r = binary_out(op, kind, name, a, b, alpha);
+    kernels::cast(a.dtype(), dt, ops::make_loop(shape, {&a, &r}));
+    a.bump_version();
+    return a;
+  }
   Tensor B = unaliased(a, to_dtype(b, a.dtype()));
   kernels::binary(op, a.dtype(), ops::make_loop(shape, {&a, &a, &B}), alpha);
   a.bump_version();
@@ -129,8 +166,10 @@ Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& 
   ops::check_defined(a, name);
   DType dt = compute_dtype(name, kind, result_type(a, s));
   check_inplace_dtype(name, dt, a.dtype());
-  check_bool_arith(name, op, a.dtype());
+  check_bool_arith(name, op, dt, a.dtype(), scalar_dtype(s), true);
+  ops::check_no_internal_overlap(a, name);
   check_int_divisor(name, op, a.dtype(), nullptr, &s);
+  check_int_pow(name, op, a.dtype(), s);
   alignas(8) char buf[8];
   ops::store_scalar(a.dtype(), s, buf);
   kernels::binary(op, a.dtype(),
@@ -143,6 +182,11 @@ DType unary_dtype(const char* name, char kind, UnaryOp op, DType in) {
   EMBER_CHECK(!(in == DType::Bool && (op == UnaryOp::Neg)), TypeError, name,
               ": negation, the `-` operator, on a bool tensor is not supported; use "
               "logical_not() instead");
+  EMBER_CHECK(!(in == DType::Bool && (op == UnaryOp::Abs || op == UnaryOp::Floor ||
+                                      op == UnaryOp::Ceil || op == UnaryOp::Round ||
+                                      op == UnaryOp::Trunc || op == UnaryOp::Relu)),
+              TypeError, name, ": not implemented for bool tensors");
+  if (in == DType::Bool && op == UnaryOp::Square) return DType::Int64;  // torch: pow(b, 2)
   return kind == 'F' && !is_floating(in) ? DType::Float32 : in;
 }
 
@@ -158,6 +202,7 @@ Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {
 Tensor& unary_inplace(UnaryOp op, char kind, const char* name, Tensor& a) {
   ops::check_defined(a, name);
   check_inplace_dtype(name, unary_dtype(name, kind, op, a.dtype()), a.dtype());
+  ops::check_no_internal_overlap(a, name);
   kernels::unary(op, a.dtype(), ops::make_loop(a.sizes(), {&a, &a}));
   a.bump_version();
   return a;
@@ -188,26 +233,187 @@ Tensor compare_scalar(CompareOp op, const char* name, const Tensor& a, Scalar s)
 
 }  // namespace
 
-#define EMBER_UNARY(name, Enum, kind)                                                      \
-  Tensor name(const Tensor& a) { return unary_out(UnaryOp::Enum, #kind[0], #name, a); }  \
-  Tensor& name##_(Tensor& a) { return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a); }
+// ---- gradients ------------------------------------------------------------------------
+// Each formula is written with ops, so it is itself differentiable (create_graph works).
+namespace {
+
+bool unary_saves_input(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Abs: case UnaryOp::Square: case UnaryOp::Log: case UnaryOp::Log1p:
+    case UnaryOp::Log2: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Erf: return true;
+    default: return false;
+  }
+}
+
+Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& a, const Tensor& out) {
+  switch (op) {
+    case UnaryOp::Neg: return neg(g);
+    case UnaryOp::Abs: return mul(g, sign(a));
+    case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+    case UnaryOp::Trunc: return zeros(g.sizes(), g.dtype());
+    case UnaryOp::Relu: return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));
+    case UnaryOp::Square: return mul(g, mul(a, Scalar(2.0)));
+    case UnaryOp::Exp: return mul(g, out);
+    case UnaryOp::Expm1: return mul(g, add(out, Scalar(1.0)));
+    case UnaryOp::Log: return div(g, a);
+    case UnaryOp::Log1p: return div(g, add(a, Scalar(1.0)));
+    case UnaryOp::Log2: return div(g, mul(a, Scalar(M_LN2)));
+    case UnaryOp::Sqrt: return div(g, mul(out, Scalar(2.0)));
+    case UnaryOp::Rsqrt: return mul(g, mul(pow(out, Scalar(3.0)), Scalar(-0.5)));
+    case UnaryOp::Reciprocal: return mul(g, neg(mul(out, out)));
+    case UnaryOp::Sin: return mul(g, cos(a));
+    case UnaryOp::Cos: return mul(g, neg(sin(a)));
+    case UnaryOp::Tan: return mul(g, add(mul(out, out), Scalar(1.0)));
+    case UnaryOp::Tanh: return mul(g, sub(Scalar(1.0), mul(out, out)));
+    case UnaryOp::Sigmoid: return mul(g, mul(out, sub(Scalar(1.0), out)));
+    case UnaryOp::Erf: return mul(g, mul(exp(neg(mul(a, a))), Scalar(M_2_SQRTPI)));
+  }
+  return g;
+}
+
+void record_unary(UnaryOp op, const char* name, const Tensor& a, const Tensor& out) {
+  bool in = unary_saves_input(op);
+  autograd::record(name, {&a}, {&out},
+                   [op, sa = in ? SavedTensor(a) : SavedTensor(),
+                    so = in ? SavedTensor() : SavedTensor(out, true)](Grads& g, const Node&) -> Grads {
+                     return {unary_backward(op, g[0], sa.get(), so.get())};
+                   });
+}
+
+// Gradients of a binary op w.r.t. both inputs (before undoing broadcasting).
+std::pair<Tensor, Tensor> binary_backward(BinaryOp op, const Tensor& g, const Tensor& a,
+                                          const Tensor& b, const Tensor& out, double alpha,
+                                          bool need_a, bool need_b) {
+  Tensor ga, gb;
+  switch (op) {
+    case BinaryOp::Add:
+      ga = g;
+      gb = alpha == 1.0 ? g : mul(g, Scalar(alpha));
+      break;
+    case BinaryOp::Sub:
+      ga = g;
+      gb = mul(g, Scalar(-alpha));
+      break;
+    case BinaryOp::Mul:
+      if (need_a) ga = mul(g, b);
+      if (need_b) gb = mul(g, a);
+      break;
+    case BinaryOp::Div:
+      if (need_a) ga = div(g, b);
+      if (need_b) gb = neg(div(mul(g, a), mul(b, b)));
+      break;
+    case BinaryOp::Pow:
+      // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0, b >= 0)
+      if (need_a) ga = masked_fill(mul(g, mul(b, pow(a, sub(b, Scalar(1.0))))), eq(b, Scalar(0.0)), Scalar(0.0));
+      if (need_b)
+        gb = masked_fill(mul(g, mul(out, log(a))),
+                         logical_and(eq(a, Scalar(0.0)), ge(b, Scalar(0.0))), Scalar(0.0));
+      break;
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      // The larger (smaller) input takes the gradient; ties split it evenly, as in PyTorch.
+      Tensor win = op == BinaryOp::Maximum ? gt(a, b) : lt(a, b);
+      Tensor tie = eq(a, b);
+      Tensor half = mul(g, Scalar(0.5));
+      if (need_a) ga = where(tie, half, masked_fill(g, logical_not(win), Scalar(0.0)));
+      if (need_b) gb = where(tie, half, masked_fill(g, logical_or(win, tie), Scalar(0.0)));
+      break;
+    }
+    case BinaryOp::Remainder:
+      ga = g;
+      if (need_b) gb = neg(mul(g, floor_divide(a, b)));
+      break;
+    case BinaryOp::Atan2: {
+      Tensor denom = add(mul(a, a), mul(b, b));
+      if (need_a) ga = div(mul(g, b), denom);
+      if (need_b) gb = div(neg(mul(g, a)), denom);
+      break;
+    }
+    case BinaryOp::FloorDivide:
+      throw Error("floor_divide: the derivative is not implemented (as in PyTorch)");
+    default:  // the bitwise ops take integers only, which never require grad
+      break;
+  }
+  return {ga, gb};
+}
+
+bool binary_saves_inputs(BinaryOp op) { return op != BinaryOp::Add && op != BinaryOp::Sub; }
+
+// The gradient for input x of a broadcasting op: summed back to x's shape, in x's dtype.
+Tensor reduce_grad(const Tensor& g, const Dims& shape, DType dtype) {
+  if (!g.defined()) return g;
+  Tensor r = autograd::sum_to(g, shape);
+  return r.dtype() == dtype ? r : to_dtype(r, dtype);
+}
+
+void record_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b,
+                   const Tensor& out, double alpha) {
+  bool save = binary_saves_inputs(op);
+  autograd::record(name, {&a, &b}, {&out},
+                   [op, alpha, sa = save ? SavedTensor(a) : SavedTensor(),
+                    sb = save ? SavedTensor(b) : SavedTensor(),
+                    so = op == BinaryOp::Pow ? SavedTensor(out, true) : SavedTensor(),
+                    sha = Dims(a.sizes()), shb = Dims(b.sizes()), da = a.dtype(),
+                    db = b.dtype()](Grads& g, const Node& n) -> Grads {
+                     auto [ga, gb] = binary_backward(op, g[0], sa.get(), sb.get(), so.get(), alpha,
+                                                     n.needs_input_grad(0), n.needs_input_grad(1));
+                     return {n.needs_input_grad(0) ? reduce_grad(ga, sha, da) : Tensor(),
+                             n.needs_input_grad(1) ? reduce_grad(gb, shb, db) : Tensor()};
+                   });
+}
+
+// A Python scalar operand becomes a 0-d tensor for the gradient formula (only on the
+// recording path; the forward keeps it as a stride-0 operand).
+void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar s, bool reflected,
+                          const Tensor& out) {
+  Tensor st = scalar_tensor(s, is_floating(out.dtype()) ? out.dtype() : a.dtype());
+  if (reflected) record_binary(op, name, st, a, out, 1.0);
+  else record_binary(op, name, a, st, out, 1.0);
+}
+
+}  // namespace
+
+#define EMBER_UNARY(name, Enum, kind)                                                    \
+  Tensor name(const Tensor& a) {                                                         \
+    Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                           \
+    if (autograd::any_requires_grad(a)) record_unary(UnaryOp::Enum, #Enum "Backward0", a, out); \
+    return out;                                                                          \
+  }                                                                                      \
+  Tensor& name##_(Tensor& a) {                                                           \
+    if (autograd::any_requires_grad(a))                                                  \
+      return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); }); \
+    return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a);                         \
+  }
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
 #define EMBER_BINARY(name, Enum, kind)                                                    \
   Tensor name(const Tensor& a, const Tensor& b) {                                          \
-    return binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                         \
+    Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                   \
+    if (autograd::any_requires_grad(a, b))                                                 \
+      record_binary(BinaryOp::Enum, #Enum "Backward0", a, b, out, 1.0);                    \
+    return out;                                                                            \
   }                                                                                        \
   Tensor name(const Tensor& a, Scalar b) {                                                 \
-    return binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);                    \
+    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);              \
+    if (autograd::any_requires_grad(a))                                                    \
+      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", a, b, false, out);           \
+    return out;                                                                            \
   }                                                                                        \
   Tensor name(Scalar a, const Tensor& b) {                                                 \
-    return binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);                     \
+    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);               \
+    if (autograd::any_requires_grad(b))                                                    \
+      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", b, a, true, out);            \
+    return out;                                                                            \
   }                                                                                        \
   Tensor& name##_(Tensor& a, const Tensor& b) {                                            \
+    if (autograd::any_requires_grad(a, b))                                                 \
+      return autograd::apply_inplace(a, #name "_", [&b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                 \
   }                                                                                        \
   Tensor& name##_(Tensor& a, Scalar b) {                                                   \
+    if (autograd::any_requires_grad(a))                                                    \
+      return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace_scalar(BinaryOp::Enum, #kind[0], #name "_", a, b);               \
   }
 #include "ember/ops.def"
@@ -220,15 +426,29 @@ Tensor compare_scalar(CompareOp op, const char* name, const Tensor& a, Scalar s)
 #undef EMBER_COMPARE
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return binary_out(BinaryOp::Add, 'A', "add", a, b, alpha.to_double());
+  check_alpha("add", result_type(a, b), alpha);
+  Tensor out = binary_out(BinaryOp::Add, 'A', "add", a, b, alpha.to_double());
+  if (autograd::any_requires_grad(a, b))
+    record_binary(BinaryOp::Add, "AddBackward0", a, b, out, alpha.to_double());
+  return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return binary_out(BinaryOp::Sub, 'A', "sub", a, b, alpha.to_double());
+  check_alpha("sub", result_type(a, b), alpha);
+  Tensor out = binary_out(BinaryOp::Sub, 'A', "sub", a, b, alpha.to_double());
+  if (autograd::any_requires_grad(a, b))
+    record_binary(BinaryOp::Sub, "SubBackward0", a, b, out, alpha.to_double());
+  return out;
 }
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add_", result_type(a, b), alpha);
+  if (autograd::any_requires_grad(a, b))
+    return autograd::apply_inplace(a, "add_", [&](const Tensor& x) { return add(x, b, alpha); });
   return binary_inplace(BinaryOp::Add, 'A', "add_", a, b, alpha.to_double());
 }
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub_", result_type(a, b), alpha);
+  if (autograd::any_requires_grad(a, b))
+    return autograd::apply_inplace(a, "sub_", [&](const Tensor& x) { return sub(x, b, alpha); });
   return binary_inplace(BinaryOp::Sub, 'A', "sub_", a, b, alpha.to_double());
 }
 
@@ -254,25 +474,41 @@ DType clamp_dtype(const Tensor& a, const std::optional<Scalar>& lo, const std::o
   if (hi) dt = promote_types(dt, result_type(a, *hi));
   return dt;
 }
-void check_clamp_args(const char* name, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+void check_clamp_args(const char* name, DType dt, const std::optional<Scalar>& lo,
+                      const std::optional<Scalar>& hi) {
   EMBER_CHECK(lo || hi, ValueError, name, ": at least one of 'min' or 'max' must not be None");
+  if (lo) ops::check_scalar_fits(dt, *lo, name);
+  if (hi) ops::check_scalar_fits(dt, *hi, name);
 }
 }  // namespace
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   ops::check_defined(a, "clamp");
-  check_clamp_args("clamp", lo, hi);
   DType dt = clamp_dtype(a, lo, hi);
+  check_clamp_args("clamp", dt, lo, hi);
   Tensor A = to_dtype(a, dt);
   Tensor out = Tensor::empty(a.sizes(), dt);
   kernels::clamp(dt, ops::make_loop(a.sizes(), {&out, &A}), lo ? &*lo : nullptr, hi ? &*hi : nullptr);
+  if (autograd::any_requires_grad(a)) {
+    // The gradient passes where lo <= a <= hi (boundaries included, as in PyTorch).
+    autograd::record("ClampBackward1", {&a}, {&out}, [sa = SavedTensor(a), lo, hi](Grads& g, const Node&) -> Grads {
+      Tensor x = sa.get();
+      Tensor outside = zeros(x.sizes(), DType::Bool);
+      if (lo) outside = logical_or(outside, lt(x, *lo));
+      if (hi) outside = logical_or(outside, gt(x, *hi));
+      return {masked_fill(g[0], outside, Scalar(0.0))};
+    });
+  }
   return out;
 }
 
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   ops::check_defined(a, "clamp_");
-  check_clamp_args("clamp_", lo, hi);
+  if (autograd::any_requires_grad(a))
+    return autograd::apply_inplace(a, "clamp_", [&](const Tensor& x) { return clamp(x, lo, hi); });
   check_inplace_dtype("clamp_", clamp_dtype(a, lo, hi), a.dtype());
+  check_clamp_args("clamp_", a.dtype(), lo, hi);
+  ops::check_no_internal_overlap(a, "clamp_");
   kernels::clamp(a.dtype(), ops::make_loop(a.sizes(), {&a, &a}), lo ? &*lo : nullptr,
                  hi ? &*hi : nullptr);
   a.bump_version();
@@ -288,6 +524,15 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
   Tensor out = Tensor::empty(shape, dt);
   kernels::where(dt, ops::make_loop(shape, {&out, &cond, &A, &B}));
+  if (autograd::any_requires_grad(a, b)) {
+    autograd::record("WhereBackward0", {&a, &b}, {&out},
+                     [c = SavedTensor(cond), sha = Dims(a.sizes()), shb = Dims(b.sizes()),
+                      da = a.dtype(), db = b.dtype()](Grads& g, const Node& n) -> Grads {
+                       Tensor m = c.get();
+                       return {n.needs_input_grad(0) ? reduce_grad(masked_fill(g[0], logical_not(m), Scalar(0.0)), sha, da) : Tensor(),
+                               n.needs_input_grad(1) ? reduce_grad(masked_fill(g[0], m, Scalar(0.0)), shb, db) : Tensor()};
+                     });
+  }
   return out;
 }
 
@@ -305,6 +550,7 @@ void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   check_mask("masked_fill", t, mask);
+  ops::check_scalar_fits(t.dtype(), value, "masked_fill");
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   alignas(8) char buf[8];
   ops::store_scalar(t.dtype(), value, buf);
@@ -313,11 +559,19 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   std::swap(L.ptrs[2], L.ptrs[3]);
   std::swap(L.strides[2], L.strides[3]);
   kernels::where(t.dtype(), L);
+  if (autograd::any_requires_grad(t)) {
+    autograd::record("MaskedFillBackward0", {&t}, {&out}, [m = SavedTensor(mask)](Grads& g, const Node&) -> Grads {
+      return {masked_fill(g[0], m.get(), Scalar(0.0))};
+    });
+  }
   return out;
 }
 
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
   check_mask("masked_fill_", t, mask);
+  ops::check_scalar_fits(t.dtype(), value, "masked_fill_");
+  if (autograd::any_requires_grad(t))
+    return autograd::apply_inplace(t, "masked_fill_", [&](const Tensor& x) { return masked_fill(x, mask, value); });
   Tensor m = unaliased(t, mask);
   alignas(8) char buf[8];
   ops::store_scalar(t.dtype(), value, buf);

@@ -1,5 +1,8 @@
 #include "ops/iter.h"
 
+#include <cmath>
+#include <limits>
+
 namespace ember::ops {
 
 kernels::Loop make_loop(IntList shape, std::initializer_list<const Tensor*> ts) {
@@ -23,6 +26,39 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
 
 void store_scalar(DType dt, Scalar v, void* buf) {
   visit_dtype(dt, [&]<class T>() { *static_cast<T*>(buf) = v.to<T>(); });
+}
+
+void check_scalar_fits(DType dt, Scalar v, const char* op) {
+  bool fits = visit_dtype(dt, [&]<class T>() {
+    using L = std::numeric_limits<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return true;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      double d = v.to_double();
+      return !std::isfinite(d) || std::fabs(d) <= double(L::max());
+    } else if (v.is_floating()) {
+      double d = v.to_double();  // NaN fails both comparisons
+      return d >= double(L::lowest()) && d <= double(L::max()) && d < 0x1p63;
+    } else {
+      int64_t i = v.to_int();
+      if constexpr (std::is_unsigned_v<T>) return i <= int64_t(L::max()) && i >= -int64_t(L::max());
+      else return i >= int64_t(L::lowest()) && i <= int64_t(L::max());
+    }
+  });
+  if (fits) return;
+  if (v.is_floating())
+    throw Error(detail::cat(op, ": value ", v.to_double(), " cannot be converted to type ",
+                            dtype_name(dt), " without overflow"));
+  throw Error(detail::cat(op, ": value ", v.to_int(), " cannot be converted to type ",
+                          dtype_name(dt), " without overflow"));
+}
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1, Error, op,
+                ": unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (shape ", t.sizes(), ", strides ",
+                t.strides(), "). Please clone() the tensor before performing the operation.");
 }
 
 void check_defined(const Tensor& t, const char* op) {

@@ -19,6 +19,17 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
 // Writes `v` converted to dtype `dt` into buf (at least 8 bytes).
 void store_scalar(DType dt, Scalar v, void* buf);
 
+// Throws when `v` cannot be stored as `dt` without overflow (PyTorch's checked
+// conversion, used by fill_/full/masked_fill/clamp): out-of-range integers, NaN or
+// out-of-range floats into an integer dtype, finite doubles beyond float32's range.
+// Negative integers may wrap into uint8 (as in PyTorch, so `-1` fills 255).
+void check_scalar_fits(DType dt, Scalar v, const char* op);
+
+// Throws when an in-place op would write one memory location through several elements
+// of `t` (a stride-0 dim of size > 1, as made by expand): the result would depend on
+// the order of the writes. PyTorch refuses the same way.
+void check_no_internal_overlap(const Tensor& t, const char* op);
+
 // Throws when `t` was not defined (an empty handle reached an op).
 void check_defined(const Tensor& t, const char* op);
 

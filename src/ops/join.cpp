@@ -1,4 +1,5 @@
 // cat and stack: one copy per input into a slice of the output.
+#include "autograd/function.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
 
@@ -33,12 +34,38 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   }
   shape[d] = total;
   Tensor out = Tensor::empty(shape, dt);
-  int64_t start = 0;
-  for (const Tensor& t : ts) {
-    if (t.dim() == 1 && t.numel() == 0) continue;
-    Tensor part = slice(out, d, start, start + t.sizes()[d], 1);
-    copy_(part, t);
-    start += t.sizes()[d];
+  {
+    NoGradGuard no_grad;  // the copies below are the forward; cat records one node
+    int64_t start = 0;
+    for (const Tensor& t : ts) {
+      if (t.dim() == 1 && t.numel() == 0) continue;
+      Tensor part = slice(out, d, start, start + t.sizes()[d], 1);
+      copy_(part, t);
+      start += t.sizes()[d];
+    }
+  }
+  if (autograd::any_requires_grad(ts)) {
+    std::vector<int64_t> sizes;  // along d; -1 marks a skipped empty 1-d input
+    std::vector<DType> dtypes;
+    for (const Tensor& t : ts) {
+      sizes.push_back(t.dim() == 1 && t.numel() == 0 ? -1 : t.sizes()[d]);
+      dtypes.push_back(t.dtype());
+    }
+    autograd::record("CatBackward0", ts, {out}, [d, sizes, dtypes](Grads& g, const Node& n) -> Grads {
+      Grads out;
+      int64_t start = 0;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] < 0 || !n.needs_input_grad(i)) {
+          out.emplace_back();
+          if (sizes[i] > 0) start += sizes[i];
+          continue;
+        }
+        Tensor gi = slice(g[0], d, start, start + sizes[i], 1);
+        out.push_back(gi.dtype() == dtypes[i] ? gi : to_dtype(gi, dtypes[i]));
+        start += sizes[i];
+      }
+      return out;
+    });
   }
   return out;
 }

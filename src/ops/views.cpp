@@ -1,13 +1,125 @@
 // View ops: new shape/strides/offset over the same storage, no data copied.
 #include <algorithm>
 
+#include "autograd/function.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
 
 namespace ember {
 
+using autograd::record_view;
+
+// Note [View gradients]: a view op's gradient puts the incoming gradient back into the
+// region of a zero tensor of the input's shape. The region is found by running the view's
+// own geometry (select_layout, slice_layout, ...) on a contiguous layout of that shape, so
+// the forward and the backward share one piece of stride arithmetic.
+namespace {
+
+struct Layout {
+  Dims sizes, strides;
+  int64_t offset;
+};
+
+Layout contiguous_layout(IntList shape) { return {Dims(shape), contiguous_strides(shape), 0}; }
+
+Tensor take_region(const Tensor& g, IntList shape, const Layout& r);
+
+// zeros(shape) with region r set to g; differentiable in g.
+Tensor embed_region(const Tensor& g, IntList shape, const Layout& r) {
+  Tensor out = zeros(shape, g.dtype());
+  {
+    NoGradGuard no_grad;
+    Tensor region = out.as_strided(r.sizes, r.strides, r.offset);
+    copy_(region, g);
+  }
+  if (autograd::any_requires_grad(g)) {
+    autograd::record("EmbedBackward0", {&g}, {&out}, [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
+      return {take_region(gg[0], shape, r)};
+    });
+  }
+  return out;
+}
+
+// A copy of region r of g (g has `shape`); differentiable in g.
+Tensor take_region(const Tensor& g, IntList shape, const Layout& r) {
+  Tensor c = contiguous(g);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = clone(c.as_strided(r.sizes, r.strides, c.offset() + r.offset));
+  }
+  if (autograd::any_requires_grad(g)) {
+    autograd::record("TakeRegionBackward0", {&g}, {&out}, [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
+      return {embed_region(gg[0], shape, r)};
+    });
+  }
+  return out;
+}
+
+// Records a view whose gradient is its region in a zero tensor of the input's shape.
+template <class Geometry>
+void record_region_view(const char* name, const Tensor& t, const Tensor& out, Geometry geom) {
+  record_view(name, t, out, [shape = Dims(t.sizes()), geom](Grads& g, const Node&) -> Grads {
+    return {embed_region(g[0], shape, geom(contiguous_layout(shape)))};
+  });
+}
+
+// Records a view whose gradient is g reshaped back to the input's shape.
+void record_reshape_view(const char* name, const Tensor& t, const Tensor& out) {
+  record_view(name, t, out, [shape = Dims(t.sizes())](Grads& g, const Node&) -> Grads {
+    return {reshape(g[0], shape)};
+  });
+}
+
+Layout select_layout(const Layout& in, int64_t d, int64_t index) {
+  Layout o{in.sizes, in.strides, in.offset + index * in.strides[d]};
+  o.sizes.erase(size_t(d));
+  o.strides.erase(size_t(d));
+  return o;
+}
+
+Layout slice_layout(const Layout& in, int64_t d, int64_t b, int64_t len, int64_t step) {
+  Layout o{in.sizes, in.strides, in.offset + (len > 0 ? b * in.strides[d] : 0)};
+  o.sizes[d] = len;
+  o.strides[d] *= step;
+  return o;
+}
+
+Layout diagonal_layout(const Layout& in, int64_t offset, int64_t a, int64_t b) {
+  int64_t n, off = in.offset;
+  if (offset >= 0) {
+    n = std::max<int64_t>(std::min(in.sizes[a], in.sizes[b] - offset), 0);
+    if (n > 0) off += offset * in.strides[b];
+  } else {
+    n = std::max<int64_t>(std::min(in.sizes[a] + offset, in.sizes[b]), 0);
+    if (n > 0) off -= offset * in.strides[a];
+  }
+  Layout o{{}, {}, off};
+  for (size_t i = 0; i < in.sizes.size(); ++i)
+    if (int64_t(i) != a && int64_t(i) != b) o.sizes.push_back(in.sizes[i]), o.strides.push_back(in.strides[i]);
+  o.sizes.push_back(n);
+  o.strides.push_back(in.strides[a] + in.strides[b]);
+  return o;
+}
+
+Tensor apply_layout(const Tensor& t, const Layout& l) { return t.as_strided(l.sizes, l.strides, l.offset); }
+Layout layout_of(const Tensor& t) { return {t.sizes(), t.strides(), t.offset()}; }
+
+// A view whose sizes multiply past int64 would get a wrapped numel (0 for (2**40, 2**40)),
+// and loops over it would run forever or read out of bounds: reject it as PyTorch does.
+void check_numel(IntList shape, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    EMBER_CHECK(s < 0 || !__builtin_mul_overflow(n, s, &n), Error, op, ": shape ", shape,
+                " is too large (numel overflows)");
+  }
+}
+
+}  // namespace
+
 Tensor view(const Tensor& t, IntList shape) {
   ops::check_defined(t, "view");
+  check_numel(shape, "view");
   Dims target = infer_shape(shape, t.numel(), "view");
   Dims strides;
   EMBER_CHECK(view_strides(t.sizes(), t.strides(), target, strides), Error,
@@ -15,17 +127,22 @@ Tensor view(const Tensor& t, IntList shape) {
               t.sizes(), " and stride ", t.strides(),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
-  return t.as_strided(target, strides, t.offset());
+  Tensor out = t.as_strided(target, strides, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
+  return out;
 }
 
 Tensor reshape(const Tensor& t, IntList shape) {
   ops::check_defined(t, "reshape");
+  check_numel(shape, "reshape");
   Dims target = infer_shape(shape, t.numel(), "reshape");
   Dims strides;
-  if (view_strides(t.sizes(), t.strides(), target, strides))
-    return t.as_strided(target, strides, t.offset());
-  Tensor c = clone(t);
-  return c.as_strided(target, contiguous_strides(target), 0);
+  if (view_strides(t.sizes(), t.strides(), target, strides)) {
+    Tensor out = t.as_strided(target, strides, t.offset());
+    if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
+    return out;
+  }
+  return view(clone(t), target);
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
@@ -47,6 +164,7 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
   ops::check_defined(t, "unflatten");
   int64_t d = wrap_dim(dim, t.dim(), "unflatten");
   EMBER_CHECK(!sizes.empty(), ValueError, "unflatten: sizes must be non-empty");
+  check_numel(sizes, "unflatten");
   Dims inner = infer_shape(sizes, t.sizes()[d], "unflatten");
   Dims shape;
   for (int64_t i = 0; i < t.dim(); ++i) {
@@ -61,20 +179,24 @@ Tensor squeeze(const Tensor& t) {
   Dims sh, st;
   for (int64_t i = 0; i < t.dim(); ++i)
     if (t.sizes()[i] != 1) sh.push_back(t.sizes()[i]), st.push_back(t.strides()[i]);
-  return t.as_strided(sh, st, t.offset());
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward0", t, out);
+  return out;
 }
 
 Tensor squeeze(const Tensor& t, IntList dims) {
   ops::check_defined(t, "squeeze");
   uint64_t mask = dim_mask(dims, t.dim(), "squeeze");
-  if (dims.empty()) return squeeze(t);
+  if (dims.empty()) mask = 0;  // squeeze(dim=()) squeezes nothing, as in PyTorch
   Dims sh, st;
   for (int64_t i = 0; i < t.dim(); ++i) {
     if ((mask >> i & 1) && t.sizes()[i] == 1) continue;
     sh.push_back(t.sizes()[i]);
     st.push_back(t.strides()[i]);
   }
-  return t.as_strided(sh, st, t.offset());
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward1", t, out);
+  return out;
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -84,24 +206,30 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   int64_t stride = d < t.dim() ? t.sizes()[d] * t.strides()[d] : 1;
   sh.insert(size_t(d), 1);
   st.insert(size_t(d), stride);
-  return t.as_strided(sh, st, t.offset());
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("UnsqueezeBackward0", t, out);
+  return out;
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   ops::check_defined(t, "transpose");
   int64_t a = wrap_dim(dim0, t.dim(), "transpose"), b = wrap_dim(dim1, t.dim(), "transpose");
-  if (t.dim() == 0) return t.alias();
+  if (t.dim() == 0) return view(t, IntList{});
   Dims sh(t.sizes()), st(t.strides());
   std::swap(sh[a], sh[b]);
   std::swap(st[a], st[b]);
-  return t.as_strided(sh, st, t.offset());
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) {
+    record_view("TransposeBackward0", t, out, [a, b](Grads& g, const Node&) -> Grads { return {transpose(g[0], a, b)}; });
+  }
+  return out;
 }
 
 Tensor t(const Tensor& x) {
   ops::check_defined(x, "t");
   EMBER_CHECK(x.dim() <= 2, ValueError, "t: expects a tensor with <= 2 dimensions, but self is ",
               x.dim(), "D (shape ", x.sizes(), ")");
-  return x.dim() < 2 ? x.alias() : transpose(x, 0, 1);
+  return x.dim() < 2 ? view(x, x.sizes()) : transpose(x, 0, 1);
 }
 
 Tensor permute(const Tensor& t, IntList dims) {
@@ -115,7 +243,13 @@ Tensor permute(const Tensor& t, IntList dims) {
     sh[i] = t.sizes()[d];
     st[i] = t.strides()[d];
   }
-  return t.as_strided(sh, st, t.offset());
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) {
+    Dims inverse(size_t(t.dim()));
+    for (int64_t i = 0; i < t.dim(); ++i) inverse[wrap_dim(dims[i], t.dim(), "permute")] = i;
+    record_view("PermuteBackward0", t, out, [inverse](Grads& g, const Node&) -> Grads { return {permute(g[0], inverse)}; });
+  }
+  return out;
 }
 
 Tensor expand(const Tensor& t, IntList shape) {
@@ -130,6 +264,8 @@ Tensor expand(const Tensor& t, IntList shape) {
     if (j >= 0) {
       int64_t have = t.sizes()[j];
       if (want == -1) want = have;
+      EMBER_CHECK(want >= 0, ValueError, "expand: the expanded size ", want,
+                  " is not allowed at dimension ", i, ". Target sizes: ", shape);
       EMBER_CHECK(have == want || have == 1, ValueError, "expand: the expanded size of the tensor (",
                   want, ") must match the existing size (", have, ") at non-singleton dimension ",
                   i, ". Target sizes: ", shape, ". Tensor sizes: ", t.sizes());
@@ -142,7 +278,14 @@ Tensor expand(const Tensor& t, IntList shape) {
       st[i] = 0;
     }
   }
-  return t.as_strided(sh, st, t.offset());
+  check_numel(sh, "expand");
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) {
+    record_view("ExpandBackward0", t, out, [shape = Dims(t.sizes())](Grads& g, const Node&) -> Grads {
+      return {autograd::sum_to(g[0], shape)};
+    });
+  }
+  return out;
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -166,11 +309,10 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   EMBER_CHECK(index >= -size && index < size, IndexError, "select: index ", index,
               " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
-  Dims sh(t.sizes()), st(t.strides());
-  int64_t off = t.offset() + index * st[d];
-  sh.erase(size_t(d));
-  st.erase(size_t(d));
-  return t.as_strided(sh, st, off);
+  Tensor out = apply_layout(t, select_layout(layout_of(t), d, index));
+  if (autograd::any_requires_grad(t))
+    record_region_view("SelectBackward0", t, out, [d, index](const Layout& l) { return select_layout(l, d, index); });
+  return out;
 }
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
@@ -187,31 +329,20 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
   };
   int64_t b = clampi(start, 0), e = clampi(stop, size);
   int64_t len = e > b ? (e - b + step - 1) / step : 0;
-  Dims sh(t.sizes()), st(t.strides());
-  int64_t off = t.offset() + (len > 0 ? b * st[d] : 0);
-  sh[d] = len;
-  st[d] *= step;
-  return t.as_strided(sh, st, off);
+  Tensor out = apply_layout(t, slice_layout(layout_of(t), d, b, len, step));
+  if (autograd::any_requires_grad(t))
+    record_region_view("SliceBackward0", t, out, [=](const Layout& l) { return slice_layout(l, d, b, len, step); });
+  return out;
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   ops::check_defined(t, "diagonal");
   int64_t a = wrap_dim(dim1, t.dim(), "diagonal"), b = wrap_dim(dim2, t.dim(), "diagonal");
   EMBER_CHECK(a != b, ValueError, "diagonal: dimensions cannot be identical ", dim1, ", ", dim2);
-  int64_t n, off = t.offset();
-  if (offset >= 0) {
-    n = std::max<int64_t>(std::min(t.sizes()[a], t.sizes()[b] - offset), 0);
-    if (n > 0) off += offset * t.strides()[b];
-  } else {
-    n = std::max<int64_t>(std::min(t.sizes()[a] + offset, t.sizes()[b]), 0);
-    if (n > 0) off -= offset * t.strides()[a];
-  }
-  Dims sh, st;
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (i != a && i != b) sh.push_back(t.sizes()[i]), st.push_back(t.strides()[i]);
-  sh.push_back(n);
-  st.push_back(t.strides()[a] + t.strides()[b]);
-  return t.as_strided(sh, st, off);
+  Tensor out = apply_layout(t, diagonal_layout(layout_of(t), offset, a, b));
+  if (autograd::any_requires_grad(t))
+    record_region_view("DiagonalBackward0", t, out, [=](const Layout& l) { return diagonal_layout(l, offset, a, b); });
+  return out;
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim) {

@@ -46,7 +46,7 @@ def make_inputs(shapes, dtype, layout="contiguous", seed=0, low=-3.0, high=3.0):
     es, ts = [], []
     for shape in shapes:
         base, view = _base_and_view(shape, layout)
-        arr = random_array(base, dtype, rng, low, high)
+        arr = np.asarray(random_array(base, dtype, rng, low, high))  # shape () gives a NumPy scalar
         es.append(view(ember.from_numpy(arr.copy())))
         ts.append(view(torch.from_numpy(arr.copy())))
     return es, ts
@@ -105,3 +105,55 @@ def check_op(fn, shapes, dtypes=("float32",), layouts=("contiguous",), rtol=1e-5
                 assert_same(got, expected, rtol, atol)
             except AssertionError as e:
                 raise AssertionError(f"dtype={dtype} layout={layout} shapes={shapes}: {e}") from None
+
+
+def check_grad(fn, shapes, dtypes=("float32", "float64"), layouts=("contiguous",), rtol=1e-4,
+               atol=1e-5, seed=0, low=-2.0, high=2.0, requires=None):
+    """Forward and backward of fn(module, *inputs) in ember and torch: outputs and the
+    gradients of every input (seeded with the same random grad_output) must match.
+    `requires` lists which inputs require grad (default: all)."""
+    rng = np.random.default_rng(seed + 1)
+    for dtype in dtypes:
+        for layout in layouts:
+            es, ts = make_inputs(shapes, dtype, layout, seed, low, high)
+            req = requires if requires is not None else [True] * len(shapes)
+            es = [_leaf(x, r) for x, r in zip(es, req)]
+            ts = [_leaf(x, r) for x, r in zip(ts, req)]
+            t_out = fn(torch, *ts)
+            e_out = fn(ember, *es)
+            assert_same(e_out, t_out, rtol, atol)
+            t_outs = t_out if isinstance(t_out, (tuple, list)) else [t_out]
+            e_outs = e_out if isinstance(e_out, (tuple, list)) else [e_out]
+            pairs = [(e, t) for e, t in zip(e_outs, t_outs) if t.requires_grad]
+            seeds = [random_array(tuple(t.shape), dtype, rng) for _, t in pairs]
+            torch.autograd.backward([t for _, t in pairs], [torch.from_numpy(s) for s in seeds])
+            ember.autograd.backward([e for e, _ in pairs], [ember.from_numpy(s) for s in seeds])
+            for i, (e, t) in enumerate(zip(es, ts)):
+                if not req[i]:
+                    continue
+                where = f"grad of input {i} (dtype={dtype}, layout={layout}, shapes={shapes})"
+                if t.grad is None:
+                    assert e.grad is None or not np.any(to_numpy(e.grad)), where
+                    continue
+                assert e.grad is not None, f"{where}: ember gave no gradient"
+                try:
+                    assert_same(e.grad, t.grad, rtol, atol)
+                except AssertionError as err:
+                    raise AssertionError(f"{where}: {err}") from None
+
+
+def _leaf(x, requires):
+    """A leaf with the same values and strides as view x (views of leaves are not leaves)."""
+    if not requires:
+        return x
+    if isinstance(x, torch.Tensor):
+        leaf = x.detach().clone() if x.is_contiguous() else x.detach()
+        return leaf.requires_grad_(True)
+    return x.detach().requires_grad_(True)
+
+
+def gradcheck_op(fn, shapes, seed=0, low=-2.0, high=2.0):
+    """Finite differences in float64 against ember's own backward."""
+    es, _ = make_inputs(shapes, "float64", "contiguous", seed, low, high)
+    es = [x.detach().requires_grad_(True) for x in es]
+    assert ember.autograd.gradcheck(lambda *xs: fn(ember, *xs), es, eps=1e-6, atol=1e-5, rtol=1e-3)

@@ -23,8 +23,7 @@ T unary_apply(UnaryOp op, T x) {
       else return x < 0 ? T(-x) : x == 0 ? T(0) : x;
     case UnaryOp::Sign:
       if constexpr (std::is_same_v<T, bool>) return x;
-      else if constexpr (is_float_v<T>) return std::isnan(x) ? x : T((x > 0) - (x < 0));
-      else return T((x > 0) - (x < 0));
+      else return T((x > 0) - (x < 0));  // sign(NaN) == 0, as in PyTorch
     case UnaryOp::Floor: if constexpr (is_float_v<T>) return std::floor(x); else return x;
     case UnaryOp::Ceil: if constexpr (is_float_v<T>) return std::ceil(x); else return x;
     case UnaryOp::Round: if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
@@ -73,6 +72,19 @@ T int_pow(T base, T exp) {
   }
 }
 
+// Python's floor division for floats (PyTorch's div_floor_floating): floor(a / b) rounds
+// the quotient first and gets 1 // 0.1 wrong (10 instead of 9); going through fmod does not.
+template <class T>
+T floor_divide_float(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  return div - floordiv > T(0.5) ? floordiv + T(1) : floordiv;
+}
+
 template <class T>
 T binary_apply(BinaryOp op, T a, T b, T alpha) {
   switch (op) {
@@ -104,7 +116,7 @@ T binary_apply(BinaryOp op, T a, T b, T alpha) {
       }
     case BinaryOp::FloorDivide:
       if constexpr (is_float_v<T>) {
-        return std::floor(a / b);
+        return floor_divide_float(a, b);
       } else if constexpr (std::is_same_v<T, bool>) {
         return a;
       } else {

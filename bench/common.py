@@ -1,0 +1,172 @@
+"""Timing utilities for bench/run.py: thread setup, a workload registry, interleaved timing.
+
+Rules the numbers follow (so a ratio in the table means what it says):
+- every library runs with the same thread count, set before NumPy/torch are imported
+  (the BLAS libraries read their environment at load time) and again through each API;
+- each callable is warmed up first (caches, allocator pools, BLAS buffers, lazy init);
+- the libraries take turns within every repeat, and who goes first rotates, so a slow
+  phase of the machine (another process, frequency change) hits all of them alike;
+- a repeat times a loop long enough (>= `target` seconds) for the clock to be exact;
+  the reported figure is the median over repeats of the time per call.
+"""
+import os
+import statistics
+import time
+
+LIBS = ("ember", "torch", "numpy")
+
+# Environment variables that decide which BLAS kernels and how many threads run; printed with
+# every result because they change the sgemm row by 2x (e.g. a forced OPENBLAS_CORETYPE).
+ENV_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+            "MKL_NUM_THREADS", "OMP_PROC_BIND", "OMP_WAIT_POLICY")
+
+
+def set_thread_env(n):
+    """Call before importing numpy/torch/ember: their BLAS pools size themselves at load."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+def import_libs(n):
+    """Import the three libraries and pin each to n threads through its own API.
+    Returns (modules, a sentence saying how NumPy's BLAS was limited)."""
+    import numpy
+    import torch
+
+    import ember
+    torch.set_num_threads(n)
+    ember.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(n)
+        how = f"threadpoolctl.threadpool_limits({n})"
+    except ImportError:
+        how = f"OPENBLAS_NUM_THREADS={n} before import (threadpoolctl is not installed)"
+    return {"ember": ember, "torch": torch, "numpy": numpy}, how
+
+
+# ---------------------------------------------------------------- the workload registry
+
+WORKLOADS = []
+
+
+class Skip(Exception):
+    """Raised by a workload (or returned as a value) when a library cannot run it."""
+
+
+def workload(name, flops=None, note=""):
+    """Register `fn(libs) -> {lib: callable or Skip}` as a workload.
+    flops: floating-point operations per call, to report GFLOP/s besides time."""
+    def register(fn):
+        WORKLOADS.append({"name": name, "make": fn, "flops": flops, "note": note})
+        return fn
+    return register
+
+
+# ---------------------------------------------------------------- timing
+
+
+def _loop(fn, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return time.perf_counter() - t0
+
+
+def calibrate(fn, target):
+    """How many calls make one repeat last at least `target` seconds."""
+    number = 1
+    while True:
+        t = _loop(fn, number)
+        if t >= target or number >= 1 << 24:
+            return number
+        number = max(number * 2, int(number * target / max(t, 1e-9) * 1.2))
+
+
+def measure(callables, repeats=11, warmup=0.05, target=0.05):
+    """Median seconds per call for each {lib: callable}, timed interleaved.
+
+    Warm-up runs each callable for about `warmup` seconds (at least 3 calls)."""
+    names = list(callables)
+    numbers = {}
+    for lib in names:
+        fn = callables[lib]
+        for _ in range(3):
+            fn()
+        end = time.perf_counter() + warmup
+        while time.perf_counter() < end:
+            fn()
+        numbers[lib] = calibrate(fn, target)
+    samples = {lib: [] for lib in names}
+    for r in range(repeats):
+        k = r % len(names)
+        for lib in names[k:] + names[:k]:  # rotate who goes first
+            samples[lib].append(_loop(callables[lib], numbers[lib]) / numbers[lib])
+    return {lib: statistics.median(s) for lib, s in samples.items()}
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def fmt_time(seconds):
+    us = seconds * 1e6
+    if us < 10:
+        return f"{us:.3f} us"
+    if us < 10_000:
+        return f"{us:.1f} us"
+    return f"{us / 1000:.2f} ms"
+
+
+def fmt_cell(seconds, flops):
+    if seconds is None:
+        return "-"
+    if flops:
+        return f"{fmt_time(seconds)} ({flops / seconds / 1e9:.0f} GF/s)"
+    return fmt_time(seconds)
+
+
+def table(rows, libs=LIBS):
+    """Plain-text table: time per call of each library, then ember's time over each peer's."""
+    peers = [p for p in libs if p != "ember"]
+    head = ["workload"] + list(libs) + [f"ember/{p}" for p in peers]
+    body = []
+    for r in rows:
+        cells = [r["name"]] + [fmt_cell(r["times"].get(lib), r["flops"]) for lib in libs]
+        cells += [f"{r['ratios'][p]:.2f}" if r["ratios"].get(p) else "-" for p in peers]
+        body.append(cells)
+    widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
+    line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    out = [line(head), "  ".join("-" * w for w in widths)] + [line(c) for c in body]
+    notes = [f"  {r['name']}: {r['note']}" for r in rows if r.get("note")]
+    return "\n".join(out + (["notes:"] + notes if notes else []))
+
+
+def chart(rows, path, libs=LIBS):
+    """Bar chart of ember's time over each peer's (log scale; below 1 = ember faster)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    peers = [p for p in libs if p != "ember"]
+    rows = [r for r in rows if any(r["ratios"].get(p) for p in peers)]
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(rows) + 1.6))
+    h = 0.8 / len(peers)
+    for i, p in enumerate(peers):
+        ys = [j + (i - (len(peers) - 1) / 2) * h for j in range(len(rows))]
+        vals = [r["ratios"].get(p) or 0 for r in rows]
+        bars = ax.barh(ys, vals, height=h, label=f"ember / {p}")
+        for b, v in zip(bars, vals):
+            if v:
+                ax.text(v, b.get_y() + b.get_height() / 2, f" {v:.2f}", va="center", fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r["name"] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("ember time / peer time (log scale; < 1 means ember is faster)")
+    ax.legend(loc="best")
+    ax.set_title("ember vs PyTorch and NumPy, same threads, median of interleaved repeats")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,121 @@
+// Reverse-mode automatic differentiation.
+//
+// Every op that sees an input with requires_grad (while grad mode is on) records a Node:
+// the op's backward, holding what it saved from the forward and an Edge to the Node of
+// each input. backward() walks that graph from the output, iteratively, counting
+// dependencies so each Node runs once with the sum of its incoming gradients.
+// Leaves accumulate into .grad through an AccumulateGrad node.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+class Node;
+
+// Where a gradient goes: input number `input_nr` of `fn`.
+struct Edge {
+  IntrusivePtr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return bool(fn); }
+};
+
+using Grads = std::vector<Tensor>;
+using TensorHook = std::function<Tensor(const Tensor&)>;  // returns a replacement or undefined
+
+class Node : public RefCounted {
+ public:
+  Node();
+  ~Node() override;
+  // Gradients w.r.t. this node's forward outputs in, gradients w.r.t. its inputs out
+  // (one per next edge; undefined where an input needs none).
+  virtual Grads apply(Grads&& grads_out) = 0;
+  virtual std::string name() const = 0;
+  // Frees what the forward saved; later apply() calls must throw (retain_graph=False).
+  virtual void release_saved() {}
+  // Tells apply() which inputs need a gradient (ctx.needs_input_grad).
+  bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
+
+  std::vector<Edge> next_edges;
+  uint32_t num_outputs = 1;
+  uint64_t sequence_nr;
+  // Hooks on the gradient of forward output k (Tensor.register_hook / retain_grad on non-leaves).
+  std::vector<std::pair<uint32_t, TensorHook>> pre_hooks;
+};
+
+// Grad mode: thread-local on/off switch (no_grad, enable_grad, set_grad_enabled).
+struct GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool on);
+};
+struct AutoGradMode {
+  explicit AutoGradMode(bool on) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(on); }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool prev_;
+};
+struct NoGradGuard : AutoGradMode {
+  NoGradGuard() : AutoGradMode(false) {}
+};
+
+namespace autograd {
+
+// The .grad of a non-leaf that called retain_grad(): shared by the tensor and the hook
+// that fills it, so the hook does not keep the tensor (and its graph) alive.
+struct GradSlot : RefCounted {
+  Tensor grad;
+};
+
+// Per-tensor state, created on first need (most tensors never have one).
+struct AutogradMeta : AutogradMetaBase {
+  Tensor grad;                         // a leaf's .grad
+  IntrusivePtr<Node> grad_fn;          // null for leaves
+  uint32_t output_nr = 0;
+  Node* grad_accumulator = nullptr;    // a leaf's AccumulateGrad while it exists (non-owning)
+  IntrusivePtr<GradSlot> retained;     // set by retain_grad() on a non-leaf
+  std::vector<TensorHook> leaf_hooks;  // hooks on a leaf's gradient
+  bool is_view_of_leaf = false;        // in-place writes through it must raise, as in PyTorch
+  Tensor view_base;                    // for a view recorded by autograd: the tensor it views
+};
+AutogradMeta* meta(const Tensor& t);          // null when the tensor has none
+AutogradMeta& ensure_meta(const Tensor& t);
+
+bool requires_grad(const Tensor& t);
+void set_requires_grad(const Tensor& t, bool on);  // leaves only
+bool is_leaf(const Tensor& t);
+Tensor grad(const Tensor& t);
+void set_grad(const Tensor& t, const Tensor& g);
+IntrusivePtr<Node> grad_fn(const Tensor& t);
+void retain_grad(const Tensor& t);
+bool retains_grad(const Tensor& t);
+void register_hook(const Tensor& t, TensorHook hook);
+// The edge a gradient for `t` flows into: its grad_fn, or its leaf accumulator.
+Edge gradient_edge(const Tensor& t);
+
+// Connects a node to its inputs and outputs: sets next edges from `inputs`, makes the node the
+// grad_fn of each output (output k gets output_nr k).
+void set_history(const IntrusivePtr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs);
+void set_history(const IntrusivePtr<Node>& node, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs);
+
+// Throws PyTorch's "backward through the graph a second time" error for `node`.
+[[noreturn]] void throw_released(const std::string& node);
+
+// Computes gradients of `outputs` (seeded with grad_outputs; undefined = ones for a scalar)
+// and accumulates them into the .grad of the leaves.
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+              bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs = {});
+// Returns d(outputs)/d(inputs) instead of accumulating (torch.autograd.grad).
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph,
+                         bool create_graph, bool allow_unused);
+
+}  // namespace autograd
+}  // namespace ember

@@ -1,0 +1,116 @@
+// Convolution and pooling, with torch.nn.functional's argument names: every spatial
+// argument is an int or a pair, conv2d's padding may also be 'same' or 'valid'.
+#include "common.h"
+
+namespace ember::py {
+namespace {
+
+// stride=2 -> {2}; stride=(2, 3) or [2, 3] -> {2, 3}; None -> {} (the op's default).
+Dims ints_from(nb::handle h, const char* op, const char* name) {
+  if (h.is_none()) return {};
+  Scalar s;
+  if (scalar_from_python(h.ptr(), s)) {
+    if (s.kind() != Scalar::Kind::Int)
+      throw TypeError(detail::cat(op, ": ", name, " must be an int or a tuple of ints, got ",
+                                  nb::type_name(h.type()).c_str()));
+    return {s.to_int()};
+  }
+  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr()))
+    throw TypeError(detail::cat(op, ": ", name, " must be an int or a tuple of ints, got ",
+                                nb::type_name(h.type()).c_str()));
+  Dims out;
+  for (nb::handle item : h) {
+    if (!scalar_from_python(item.ptr(), s) || s.kind() != Scalar::Kind::Int)
+      throw TypeError(detail::cat(op, ": ", name, " must be an int or a tuple of ints, got an element of type ",
+                                  nb::type_name(item.type()).c_str()));
+    out.push_back(s.to_int());
+  }
+  return out;
+}
+
+// An int argument that may not be None.
+Dims required(nb::handle h, const char* op, const char* name) {
+  if (h.is_none())
+    throw TypeError(detail::cat(op, ": ", name, " must be an int or a tuple of ints, got None"));
+  return ints_from(h, op, name);
+}
+
+Tensor conv2d_py(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                 nb::handle stride, nb::handle padding, nb::handle dilation, int64_t groups) {
+  const char* op = "conv2d";
+  const Tensor b = bias.value_or(Tensor());
+  const Dims s = required(stride, op, "stride"), d = required(dilation, op, "dilation");
+  if (nb::isinstance<nb::str>(padding)) {
+    std::string p = nb::cast<std::string>(padding);
+    if (p != "same" && p != "valid")
+      throw ValueError(detail::cat(op, ": invalid padding string '", p, "' (expected 'same' or 'valid')"));
+    return conv2d(input, weight, b, s, p == "same" ? PaddingMode::Same : PaddingMode::Valid, d, groups);
+  }
+  return conv2d(input, weight, b, s, required(padding, op, "padding"), d, groups);
+}
+
+// output_size: an int, or a pair whose None entries keep the input's size.
+Dims adaptive_size(const Tensor& input, nb::handle h) {
+  const char* op = "adaptive_avg_pool2d";
+  if ((PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) && nb::len(h) == 2 && input.defined() &&
+      input.dim() >= 2) {
+    Dims out;
+    for (size_t i = 0; i < 2; ++i) {
+      nb::handle item = h[i];
+      out.push_back(item.is_none() ? input.size(int64_t(i) - 2) : required(item, op, "output_size")[0]);
+    }
+    return out;
+  }
+  return required(h, op, "output_size");
+}
+
+}  // namespace
+
+void bind_nn(nb::module_& m) {
+  m.def("conv2d", &conv2d_py, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
+        nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
+        nb::arg("groups") = 1);
+
+  m.def("max_pool2d",
+        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
+           bool return_indices) -> nb::object {
+          const char* op = "max_pool2d";
+          Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
+          Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
+          if (return_indices) return nb::cast(max_pool2d_with_indices(x, kd, sd, pd, dd, ceil_mode));
+          return nb::cast(max_pool2d(x, kd, sd, pd, dd, ceil_mode));
+        },
+        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+        nb::arg("return_indices") = false);
+
+  m.def("max_pool2d_with_indices",
+        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode) {
+          const char* op = "max_pool2d_with_indices";
+          return max_pool2d_with_indices(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                                         required(p, op, "padding"), required(d, op, "dilation"),
+                                         ceil_mode);
+        },
+        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
+
+  m.def("avg_pool2d",
+        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
+           bool count_include_pad, std::optional<int64_t> divisor_override) {
+          const char* op = "avg_pool2d";
+          return avg_pool2d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                            required(p, op, "padding"), ceil_mode, count_include_pad,
+                            divisor_override);
+        },
+        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+        nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
+        nb::arg("divisor_override") = nb::none());
+
+  m.def("adaptive_avg_pool2d",
+        [](const Tensor& x, nb::handle output_size) {
+          return adaptive_avg_pool2d(x, adaptive_size(x, output_size));
+        },
+        nb::arg("input"), nb::arg("output_size"));
+}
+
+}  // namespace ember::py

@@ -1,0 +1,80 @@
+"""no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators
+over the C++ thread-local grad mode."""
+import functools
+
+from . import _C
+
+is_grad_enabled = _C.is_grad_enabled
+
+
+class _GradModeContext:
+    _enabled = True
+
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._enabled)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Ops inside record no graph: `with ember.no_grad(): w -= lr * w.grad`."""
+    _enabled = False
+
+
+class enable_grad(_GradModeContext):
+    _enabled = True
+
+
+class inference_mode(_GradModeContext):
+    """As no_grad (ember has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self._enabled = not mode
+
+    def __call__(self, fn):
+        if not callable(fn) or isinstance(fn, bool):
+            return inference_mode(fn)
+        mode = not self._enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode now (as a function) or for a block (as a context manager)."""
+
+    def __init__(self, mode):
+        self._prev = _C.is_grad_enabled()
+        self._enabled = bool(mode)
+        _C._set_grad_enabled(self._enabled)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        mode = self._enabled
+        _C._set_grad_enabled(self._prev)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper

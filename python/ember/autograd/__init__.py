@@ -1,0 +1,35 @@
+"""ember.autograd: backward, grad, Function, gradcheck. The engine is C++ (src/autograd);
+no Python runs during backward() unless the graph holds a Python Function."""
+from .. import _C
+from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .function import Function, FunctionCtx
+from .gradcheck import gradcheck
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, _C.Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    if retain_graph is None:
+        retain_graph = create_graph
+    _C._backward(_as_list(tensors), _as_list(grad_tensors), retain_graph, create_graph,
+                 _as_list(inputs))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False, materialize_grads=False):
+    if retain_graph is None:
+        retain_graph = create_graph
+    single = isinstance(inputs, _C.Tensor)
+    ins = _as_list(inputs)
+    res = _C._grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph, create_graph,
+                   allow_unused or materialize_grads)
+    if materialize_grads:
+        from .._creation import zeros_like
+        res = tuple(zeros_like(i) if r is None else r for r, i in zip(res, ins))
+    return res

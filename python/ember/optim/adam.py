@@ -1,0 +1,69 @@
+"""Adam (and, with decoupled_weight_decay, AdamW), with amsgrad and maximize
+(torch.optim.Adam's update rule, computed by one fused C++ call per param group)."""
+from .. import _C
+from .._creation import zeros_like
+from .._tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if differentiable:
+            raise NotImplementedError(f"{type(self).__name__}: differentiable=True is not "
+                                      "supported by ember")
+        betas = tuple(float(b) for b in betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _states(self, group, params):
+        """The parameters' states, created (zeros) on their first step as torch does."""
+        states = [self.state[p] for p in params]
+        for p, s in zip(params, states):
+            if not s:
+                s["step"] = self._new_step()
+                s["exp_avg"] = zeros_like(p)
+                s["exp_avg_sq"] = zeros_like(p)
+                if group["amsgrad"]:
+                    s["max_exp_avg_sq"] = zeros_like(p)
+        return states
+
+    def step(self, closure=None):
+        """One update of every parameter that has a grad; returns closure()'s loss if given."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            states = self._states(group, params)
+            amsgrad = bool(group["amsgrad"])
+            beta1, beta2 = group["betas"]
+            _C._optim.adam(params, grads, [s["exp_avg"] for s in states],
+                           [s["exp_avg_sq"] for s in states],
+                           [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
+                           [s["step"] for s in states], float(group["lr"]), float(beta1),
+                           float(beta2), float(group["eps"]), float(group["weight_decay"]),
+                           amsgrad, bool(group["maximize"]),
+                           bool(group["decoupled_weight_decay"]))
+        return loss

@@ -1,0 +1,233 @@
+"""Optimizer: the base class of ember's optimizers, with torch.optim.Optimizer's API
+(param_groups, state, add_param_group, zero_grad, state_dict, load_state_dict, step).
+
+A subclass's step() collects, for each parameter group, the parameters that have a grad,
+their grads and their state tensors, and hands the lists to ONE fused C++ call
+(ember._C._optim), which updates every parameter of the group in a single loop."""
+import warnings
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from .._grad_mode import enable_grad
+from .._dtype import get_default_dtype, float64, float32
+from .._tensor import Tensor
+from .._creation import tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter that every param group must give (torch.optim.optimizer.required)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return "ember.Tensor"
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _step_dtype():
+    # torch keeps step counts as float32 0-d tensors (float64 when that is the default dtype).
+    return float64 if get_default_dtype() == float64 else float32
+
+
+class Optimizer:
+    """Base class. `params` is an iterable of tensors or of dicts (param groups); `defaults`
+    holds the hyper-parameters that groups not naming them get."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    def add_param_group(self, param_group):
+        """Adds a group of parameters (a dict with "params" and optional hyper-parameters)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                            "the ordering of tensors in sets will change between runs. Please use a "
+                            "list instead.")
+        else:
+            param_group["params"] = list(params)
+
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):  # (name, tensor), as from named_parameters()
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. "
+                                 "Some param names are missing")
+            param_group["param_names"] = names
+
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(p))
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+
+        ids = {id(p) for p in tensors}
+        if len(ids) != len(tensors):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error; "
+                          "see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Resets the grads: to None (default), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def _run_closure(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ---- saving and loading -----------------------------------------------------------
+    def state_dict(self):
+        """PyTorch's format: {"state": {index: {...}}, "param_groups": [{..., "params": [index]}]},
+        parameters numbered in the order the groups list them. The state tensors are the
+        optimizer's own (not copies), as in PyTorch."""
+        index = {}
+        start = 0
+
+        def pack(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Loads what state_dict() returned (from this optimizer or one built the same way).
+        Tensors are copied (cast to their parameter's dtype, except step counters), so the
+        loaded optimizer shares no state with the dict."""
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                if key != "step" and param.dtype != value.dtype:
+                    return value.to(param.dtype)  # a new tensor
+                return value.clone()
+            if isinstance(value, dict):
+                return {k: cast(param, v, k) for k, v in value.items()}
+            return value
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = cast(id_map[k], v)
+            else:
+                state[k] = v
+
+        def update_group(group, new_group):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        self.__setstate__({"state": state,
+                           "param_groups": [update_group(g, s) for g, s in zip(groups, saved_groups)]})
+
+    # ---- helpers for the subclasses' step() --------------------------------------------
+    @staticmethod
+    def _params_with_grad(group):
+        """The group's parameters that have a grad, and those grads (torch skips the others)."""
+        params, grads = [], []
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                params.append(p)
+                grads.append(g)
+        return params, grads
+
+    @staticmethod
+    def _new_step():
+        return tensor(0.0, dtype=_step_dtype())

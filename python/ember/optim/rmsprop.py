@@ -1,0 +1,63 @@
+"""RMSprop, plain or centered, with momentum, weight decay and maximize
+(torch.optim.RMSprop's update rule, computed by one fused C++ call per param group)."""
+from .. import _C
+from .._creation import zeros_like
+from .._tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        if differentiable:
+            raise NotImplementedError("RMSprop: differentiable=True is not supported by ember")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _states(self, group, params):
+        """The parameters' states, created (zeros) on their first step as torch does."""
+        states = [self.state[p] for p in params]
+        for p, s in zip(params, states):
+            if not s:
+                s["step"] = self._new_step()
+                s["square_avg"] = zeros_like(p)
+                if group["momentum"] > 0:
+                    s["momentum_buffer"] = zeros_like(p)
+                if group["centered"]:
+                    s["grad_avg"] = zeros_like(p)
+        return states
+
+    def step(self, closure=None):
+        """One update of every parameter that has a grad; returns closure()'s loss if given."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            states = self._states(group, params)
+            momentum, centered = float(group["momentum"]), bool(group["centered"])
+            _C._optim.rmsprop(params, grads, [s["square_avg"] for s in states],
+                              [s["grad_avg"] for s in states] if centered else [],
+                              [s["momentum_buffer"] for s in states] if momentum > 0 else [],
+                              [s["step"] for s in states], float(group["lr"]),
+                              float(group["alpha"]), float(group["eps"]),
+                              float(group["weight_decay"]), momentum, centered,
+                              bool(group["maximize"]))
+        return loss

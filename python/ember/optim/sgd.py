@@ -1,0 +1,44 @@
+"""SGD with momentum, dampening, Nesterov momentum, weight decay and maximize
+(torch.optim.SGD's update rule, computed by one fused C++ call per param group)."""
+from .. import _C
+from .optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if differentiable:
+            raise NotImplementedError("SGD: differentiable=True is not supported by ember")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a grad; returns closure()'s loss if given."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if not params:
+                continue
+            momentum = group["momentum"]
+            states = [self.state[p] for p in params] if momentum != 0 else []
+            bufs = [s.get("momentum_buffer") for s in states]
+            created = any(b is None for b in bufs)
+            bufs = _C._optim.sgd(params, grads, bufs, float(group["lr"]), float(momentum),
+                                 float(group["dampening"]), float(group["weight_decay"]),
+                                 bool(group["nesterov"]), bool(group["maximize"]))
+            if created:  # keeps the buffers this step created (from the first gradient)
+                for s, b in zip(states, bufs):
+                    s["momentum_buffer"] = b
+        return loss

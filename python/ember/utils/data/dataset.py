@@ -1,0 +1,196 @@
+"""Datasets: Dataset, IterableDataset, TensorDataset, ConcatDataset, Subset, random_split
+(torch.utils.data.dataset).
+
+Fast path: a dataset may offer `_batch_fetcher()`, returning `fetch(key) -> batch` where key is
+a slice or a NumPy int64 index array, and the batch equals default_collate([ds[i] for i in key]).
+The DataLoader then makes a batch with one index_select per tensor instead of one __getitem__
+per sample and a stack. It returns None when a subclass overrides __getitem__ (its samples
+could then differ from the rows of the tensors).
+"""
+import bisect
+import math
+import warnings
+
+import numpy as np
+
+from ... import _C
+from ..._generator import numpy_rng
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
+           "Subset", "random_split"]
+
+
+class Dataset:
+    """A map-style dataset: subclasses define __getitem__(index) and __len__()."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: subclasses define __iter__. The DataLoader batches it in order
+    (no sampler, no shuffle)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+def rows(t, key):
+    """Rows `key` (a slice or an int64 index array) of t as a new contiguous tensor: what
+    stacking t[i] for i in key gives, made by one C++ copy."""
+    if isinstance(key, slice):
+        v = t.narrow(0, key.start, key.stop - key.start)
+        return v.clone() if v.is_contiguous() else v.contiguous()
+    return t.index_select(0, _C._from_numpy(key))
+
+
+class TensorDataset(Dataset):
+    """Samples are the rows of tensors that share their first dimension:
+    ds[i] == (t0[i], t1[i], ...)."""
+
+    def __init__(self, *tensors):
+        if not tensors:
+            raise ValueError("TensorDataset: expected at least one tensor")
+        for t in tensors:
+            if not isinstance(t, _C.Tensor) or t.dim() == 0:
+                what = type(t).__name__ if not isinstance(t, _C.Tensor) else "a 0-d tensor"
+                raise ValueError(f"TensorDataset: expected tensors with at least one dimension (got {what})")
+        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+            shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+            raise ValueError(f"TensorDataset: Size mismatch between tensors: first dims differ in {shapes}")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].shape[0]
+
+    def _batch_fetcher(self):
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            return None
+        tensors = self.tensors
+        return lambda key: [rows(t, key) for t in tensors]
+
+
+class ConcatDataset(Dataset):
+    """The samples of several datasets one after the other."""
+
+    @staticmethod
+    def cumsum(sequence):
+        return np.cumsum([len(e) for e in sequence]).tolist()
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):
+            raise ValueError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        d = bisect.bisect_right(self.cumulative_sizes, idx)
+        return self.datasets[d][idx - (self.cumulative_sizes[d - 1] if d else 0)]
+
+
+class ChainDataset(IterableDataset):
+    """The streams of several iterable datasets one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices` (a sequence of ints, a NumPy array or a tensor)."""
+
+    def __init__(self, dataset, indices):
+        self.dataset, self.indices = dataset, indices
+        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(f"{type(self).__name__} overrides __getitem__ but not __getitems__; "
+                                      "override both (the DataLoader calls __getitems__)")
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices):
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self):
+        return len(self.indices)
+
+    def _batch_fetcher(self):
+        cls = type(self)
+        if cls.__getitem__ is not Subset.__getitem__ or cls.__getitems__ is not Subset.__getitems__:
+            return None
+        make_inner = getattr(self.dataset, "_batch_fetcher", None)
+        inner = make_inner() if make_inner is not None else None
+        if inner is None:
+            return None
+        # Once per epoch (the fetcher lives for one pass): the indices as an array, negative
+        # ones counted from the end as Python indexing does.
+        ind = self.indices
+        arr = ind.numpy() if isinstance(ind, _C.Tensor) else np.asarray(ind)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            return None  # not plain integer indices: leave them to __getitem__
+        arr = arr.astype(np.int64, copy=False)
+        arr = np.where(arr < 0, arr + len(self.dataset), arr)
+        return lambda key: inner(arr[key])
+
+
+def _split_lengths(n, lengths):
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:  # fractions
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(math.floor(n * frac))
+        for i in range(n - sum(sizes)):  # the remainder, one each, round-robin
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=3)
+        return sizes
+    for i, size in enumerate(lengths):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(f"random_split: length at index {i} must be a non-negative int or a fraction "
+                             f"(got {size!r}; lengths {list(lengths)})")
+    if total != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset! "
+                         f"(lengths {list(lengths)} sum to {total}, the dataset has {n})")
+    return [int(s) for s in lengths]
+
+
+def random_split(dataset, lengths, generator=None):
+    """Splits `dataset` into non-overlapping Subsets of the given lengths, or of fractions
+    summing to 1 (floor(n * frac) each, the remainder spread one by one from the first).
+    The permutation comes from `generator` (an ember.Generator) or the global stream."""
+    sizes = _split_lengths(len(dataset), list(lengths))
+    perm = numpy_rng(generator).permutation(sum(sizes)).tolist()
+    bounds = np.cumsum([0] + sizes).tolist()
+    return [Subset(dataset, perm[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]

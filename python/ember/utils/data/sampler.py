@@ -1,0 +1,180 @@
+"""Samplers: which dataset indices an epoch visits, and in what order (torch.utils.data.sampler).
+
+ember's own samplers make the whole epoch at once as a NumPy int64 array (`_index_array`);
+iterating one yields its items, and the DataLoader's fast path slices the array into batches
+instead. Both read the same array, so the order is the same either way. Random orders come
+from an ember.Generator when one is given, else from one seed drawn from the global stream
+(ember.manual_seed(s) makes them reproducible; they differ from PyTorch's orders).
+"""
+import numpy as np
+
+from ..._generator import numpy_rng
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
+
+
+class Sampler:
+    """Base class: subclasses define __iter__ (indices) and usually __len__."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class _ArraySampler(Sampler):
+    """A sampler whose epoch is one index array. The DataLoader's fast path applies only
+    when a subclass keeps this __iter__ (so the array is what iteration would give)."""
+
+    def _index_array(self):
+        raise NotImplementedError
+
+    def __iter__(self):
+        return iter(self._index_array().tolist())
+
+
+def _is_array_sampler(sampler):
+    return isinstance(sampler, _ArraySampler) and type(sampler).__iter__ in _OWN_ITERS
+
+
+class SequentialSampler(_ArraySampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def _index_array(self):
+        return np.arange(len(self.data_source), dtype=np.int64)
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+_OWN_ITERS = (_ArraySampler.__iter__, SequentialSampler.__iter__)
+
+
+def _check_num_samples(n):
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise ValueError(f"num_samples should be a positive integer value, but got num_samples={n}")
+
+
+class RandomSampler(_ArraySampler):
+    """A random permutation of the indices (or `num_samples` draws with replacement)."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
+        _check_num_samples(self.num_samples)
+
+    @property
+    def num_samples(self):
+        # The dataset may grow or shrink after the sampler is made, as in torch.
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def _index_array(self):
+        n, k = len(self.data_source), self.num_samples
+        rng = numpy_rng(self.generator)
+        if self.replacement:
+            return rng.integers(0, n, size=k, dtype=np.int64)
+        # Without replacement, num_samples > n repeats whole permutations (the last one cut).
+        perms = [rng.permutation(n) for _ in range(-(-k // n))] if n else [np.empty(0, np.int64)]
+        return np.concatenate(perms)[:k].astype(np.int64, copy=False)
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(_ArraySampler):
+    """The given indices in a random order."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def _index_array(self):
+        idx = np.asarray(self.indices, dtype=np.int64).reshape(-1)
+        return idx[numpy_rng(self.generator).permutation(len(idx))]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(_ArraySampler):
+    """`num_samples` indices drawn with probabilities proportional to `weights`."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        _check_num_samples(num_samples)
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights, self.num_samples = w, num_samples
+        self.replacement, self.generator = replacement, generator
+
+    def _index_array(self):
+        w = self.weights
+        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+            raise RuntimeError("WeightedRandomSampler: weights must be finite, non-negative and "
+                               "have a positive sum")
+        if not self.replacement and self.num_samples > np.count_nonzero(w):
+            raise RuntimeError(f"WeightedRandomSampler: cannot draw {self.num_samples} samples without "
+                               f"replacement from {np.count_nonzero(w)} non-zero weights")
+        return numpy_rng(self.generator).choice(len(w), size=self.num_samples, replace=self.replacement,
+                                                p=w / w.sum()).astype(np.int64)
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of `sampler` into lists of `batch_size` (the last one shorter unless
+    drop_last)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def _index_batches(self):
+        """The epoch's batches as slices of one index array: (array, [(start, stop), ...]);
+        the array is None when it would be 0..n-1 (SequentialSampler), so batches are ranges.
+        Only for ember's own samplers (see _is_array_sampler)."""
+        seq = type(self.sampler).__iter__ is SequentialSampler.__iter__
+        idx = None if seq else self.sampler._index_array()
+        n, bs = len(self.sampler) if seq else len(idx), self.batch_size
+        stop = n - n % bs if self.drop_last else n
+        return idx, [(s, min(s + bs, n)) for s in range(0, stop, bs)]
+
+    def __iter__(self):
+        if _is_array_sampler(self.sampler):
+            idx, bounds = self._index_batches()
+            if idx is None:
+                return (list(range(a, b)) for a, b in bounds)
+            return (idx[a:b].tolist() for a, b in bounds)
+        return self._iter_any()
+
+    def _iter_any(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

@@ -1,0 +1,39 @@
+#include "autograd/accumulate.h"
+
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+AccumulateGrad::~AccumulateGrad() {
+  AutogradMeta* m = meta(leaf_);
+  if (m && m->grad_accumulator == this) m->grad_accumulator = nullptr;
+}
+
+Grads AccumulateGrad::apply(Grads&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  AutogradMeta& m = ensure_meta(leaf_);
+  for (auto& hook : m.leaf_hooks) {
+    Tensor r = hook(g);
+    if (r.defined()) g = r;
+  }
+  EMBER_CHECK(g.sizes() == leaf_.sizes(), Error, "AccumulateGrad: gradient of shape ", g.sizes(),
+              " does not match the leaf's shape ", leaf_.sizes());
+  if (g.dtype() != leaf_.dtype()) g = to_dtype(g, leaf_.dtype());
+  if (!m.grad.defined()) {
+    // Steal the buffer when nobody else holds it; otherwise copy, so that later in-place
+    // accumulation never writes into a tensor the user can see.
+    bool steal = GradMode::is_enabled() ||
+                 (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 && g.is_contiguous() &&
+                  !g.impl()->requires_grad_);
+    m.grad = steal ? g : clone(g);
+    if (!GradMode::is_enabled() && m.grad.impl()->requires_grad_) m.grad = detach(m.grad);
+  } else if (GradMode::is_enabled()) {
+    m.grad = add(m.grad, g);  // create_graph: keep the graph of the sum
+  } else {
+    add_(m.grad, g);  // accumulate into the existing buffer
+  }
+  return {};
+}
+
+}  // namespace ember::autograd

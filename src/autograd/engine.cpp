@@ -1,0 +1,184 @@
+// The backward engine. Iterative (no recursion: a chain of 100,000 ops is fine):
+//  1. walk the graph from the roots once to count, for each node, how many edges point at it;
+//  2. seed the roots' input buffers with the output gradients;
+//  3. run ready nodes (all their incoming gradients have arrived, summed in their buffer),
+//     pushing each result into the buffer of the node it flows to.
+// Note [Engine order]: any order that respects the dependency counts is correct; a stack
+// keeps memory low by finishing one branch before starting another.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/accumulate.h"
+#include "autograd/function.h"
+
+namespace ember::autograd {
+namespace {
+
+thread_local Node* t_current = nullptr;
+
+struct CurrentNode {
+  explicit CurrentNode(Node* n) : prev_(t_current) { t_current = n; }
+  ~CurrentNode() { t_current = prev_; }
+  Node* prev_;
+};
+
+struct NodeState {
+  int64_t deps = 0;
+  Grads buffer;
+};
+
+void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
+  if (buffer.size() <= slot) buffer.resize(slot + 1);
+  Tensor& cur = buffer[slot];
+  if (!cur.defined()) cur = std::move(g);
+  else cur = add(cur, g);
+}
+
+Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
+  if (given.defined()) {
+    EMBER_CHECK(given.sizes() == out.sizes(), ValueError, "backward: mismatch in shape: grad_output[",
+                i, "] has a shape of ", given.sizes(), " and output[", i, "] has a shape of ",
+                out.sizes());
+    return given;
+  }
+  EMBER_CHECK(out.numel() == 1, Error, "backward: grad can be implicitly created only for scalar "
+              "outputs (output ", i, " has shape ", out.sizes(), ")");
+  return ones(out.sizes(), out.dtype());
+}
+
+// Runs the graph. `captures` maps (node, slot) -> index in `captured`: for autograd.grad(),
+// the gradient arriving there is recorded, and AccumulateGrad nodes are not run.
+void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_graph,
+         bool create_graph, const std::vector<Edge>* captures, Grads* captured) {
+  std::unordered_map<Node*, NodeState> state;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    if (e.valid() && state.emplace(e.fn.get(), NodeState{}).second) stack.push_back(e.fn.get());
+  }
+  while (!stack.empty()) {  // 1. dependency counts
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      auto [it, fresh] = state.try_emplace(e.fn.get());
+      ++it->second.deps;
+      if (fresh) stack.push_back(e.fn.get());
+    }
+  }
+  for (size_t i = 0; i < roots.size(); ++i) {  // 2. seeds
+    if (roots[i].valid()) accumulate(state[roots[i].fn.get()].buffer, roots[i].input_nr, root_grads[i]);
+  }
+  std::vector<Node*> ready;
+  for (const Edge& e : roots) {
+    if (e.valid() && state[e.fn.get()].deps == 0 &&
+        (ready.empty() || std::find(ready.begin(), ready.end(), e.fn.get()) == ready.end()))
+      ready.push_back(e.fn.get());
+  }
+  AutoGradMode mode(create_graph);
+  while (!ready.empty()) {  // 3. execution
+    Node* n = ready.back();
+    ready.pop_back();
+    IntrusivePtr<Node> keep(n);  // a hook or release must not free it mid-call
+    Grads grads = std::move(state[n].buffer);
+    grads.resize(n->num_outputs);
+    for (auto& [slot, hook] : n->pre_hooks) {
+      if (slot < grads.size() && grads[slot].defined()) {
+        Tensor r = hook(grads[slot]);
+        if (r.defined()) grads[slot] = r;
+      }
+    }
+    if (captures) {
+      for (size_t k = 0; k < captures->size(); ++k) {
+        const Edge& c = (*captures)[k];
+        if (c.fn.get() == n && c.input_nr < grads.size() && grads[c.input_nr].defined())
+          (*captured)[k] = grads[c.input_nr];
+      }
+    }
+    bool any = false;
+    for (const Tensor& g : grads) any |= g.defined();
+    Grads outs;
+    bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (any && !(captures && is_acc)) {
+      CurrentNode cur(n);
+      outs = n->apply(std::move(grads));
+      if (!keep_graph) n->release_saved();
+    }
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.valid()) continue;
+      NodeState& s = state[e.fn.get()];
+      if (i < outs.size() && outs[i].defined()) accumulate(s.buffer, e.input_nr, std::move(outs[i]));
+      if (--s.deps == 0) ready.push_back(e.fn.get());
+    }
+  }
+}
+
+void collect_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+                   std::vector<Edge>& roots, Grads& seeds) {
+  EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), ValueError,
+              "backward: got ", grad_outputs.size(), " gradients for ", outputs.size(), " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    EMBER_CHECK(out.defined() && out.impl()->requires_grad_, Error, "element ", i,
+                " of tensors does not require grad and does not have a grad_fn");
+    roots.push_back(gradient_edge(out));
+    seeds.push_back(seed_for(out, grad_outputs.empty() ? Tensor() : grad_outputs[i], i));
+  }
+}
+
+}  // namespace
+
+Node* current_node() { return t_current; }
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+              bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+  std::vector<Edge> roots;
+  Grads seeds;
+  collect_roots(outputs, grad_outputs, roots, seeds);
+  if (inputs.empty()) {
+    run(roots, seeds, retain_graph || create_graph, create_graph, nullptr, nullptr);
+    return;
+  }
+  // backward(inputs=...): accumulate only into the given tensors.
+  std::vector<Edge> caps;
+  for (const Tensor& t : inputs) caps.push_back(gradient_edge(t));
+  Grads got(caps.size());
+  run(roots, seeds, retain_graph || create_graph, create_graph, &caps, &got);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!got[i].defined()) continue;
+    AutogradMeta& m = ensure_meta(inputs[i]);
+    Tensor g = create_graph ? got[i] : detach(got[i]);
+    if (m.grad_fn) {
+      if (!m.retained) continue;
+      m.retained->grad = m.retained->grad.defined() ? add(m.retained->grad, g) : g;
+    } else {
+      m.grad = m.grad.defined() ? add(m.grad, g) : (create_graph ? g : clone(g));
+    }
+  }
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph,
+                         bool create_graph, bool allow_unused) {
+  std::vector<Edge> roots;
+  Grads seeds;
+  collect_roots(outputs, grad_outputs, roots, seeds);
+  std::vector<Edge> caps;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EMBER_CHECK(inputs[i].impl()->requires_grad_, Error, "grad: input ", i,
+                " does not require grad");
+    caps.push_back(gradient_edge(inputs[i]));
+  }
+  Grads got(caps.size());
+  run(roots, seeds, retain_graph || create_graph, create_graph, &caps, &got);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EMBER_CHECK(got[i].defined() || allow_unused, Error, "grad: one of the differentiated "
+                "Tensors (input ", i, ") appears to not have been used in the graph. Set "
+                "allow_unused=True if this is the desired behavior.");
+    if (got[i].defined() && !create_graph) got[i] = detach(got[i]);
+  }
+  return got;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,114 @@
+// How an op records its backward: the op computes its output, then, only when an input
+// requires grad, calls record() with a lambda that maps output gradients to input
+// gradients. The lambda sits right under the forward, in the op's own file:
+//
+//   Tensor out = ...forward...;
+//   if (autograd::any_requires_grad(a, b))
+//     autograd::record("MulBackward", {&a, &b}, {&out},
+//         [sa = SavedTensor(a), sb = SavedTensor(b)](Grads& g, const Node& n) -> Grads {
+//           return {n.needs_input_grad(0) ? mul(g[0], sb.get()) : Tensor(), ...};
+//         });
+//
+// One heap allocation per recorded op (the node, with the lambda's captures inside it),
+// nothing at all when no input requires grad.
+#pragma once
+#include <optional>
+
+#include "ember/autograd.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+inline bool any_requires_grad(const Tensor& a) {
+  return a.impl()->requires_grad_ && GradMode::is_enabled();
+}
+template <class... T>
+bool any_requires_grad(const Tensor& a, const T&... rest) {
+  return GradMode::is_enabled() && (a.impl()->requires_grad_ || ... || rest.impl()->requires_grad_);
+}
+bool any_requires_grad(const std::vector<Tensor>& ts);
+
+// A tensor saved for backward, with the version it had when saved. get() throws if it was
+// modified in place since (PyTorch's error). An op's own output is saved without its
+// grad_fn (that would be a reference cycle) and re-attached on get() under create_graph.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  explicit SavedTensor(const Tensor& t, bool is_output = false);
+  Tensor get() const;
+  bool defined() const { return data_.defined(); }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+};
+
+// The node whose apply() is running on this thread (for SavedTensor::get).
+Node* current_node();
+
+template <class F>
+class LambdaNode final : public Node {
+ public:
+  LambdaNode(const char* name, F f) : name_(name), f_(std::move(f)) {}
+  Grads apply(Grads&& g) override {
+    check_not_released();
+    return (*f_)(g, *this);
+  }
+  std::string name() const override { return name_; }
+  void release_saved() override { f_.reset(); }
+
+ private:
+  void check_not_released() const;
+  const char* name_;
+  std::optional<F> f_;
+};
+
+template <class F>
+void LambdaNode<F>::check_not_released() const {
+  if (!f_) throw_released(name_);
+}
+
+template <class F>
+IntrusivePtr<Node> record(const char* name, std::initializer_list<const Tensor*> inputs,
+                          std::initializer_list<const Tensor*> outputs, F&& f) {
+  IntrusivePtr<Node> node(new LambdaNode<std::decay_t<F>>(name, std::forward<F>(f)));
+  set_history(node, inputs, outputs);
+  return node;
+}
+
+template <class F>
+IntrusivePtr<Node> record(const char* name, const std::vector<Tensor>& inputs,
+                          const std::vector<Tensor>& outputs, F&& f) {
+  IntrusivePtr<Node> node(new LambdaNode<std::decay_t<F>>(name, std::forward<F>(f)));
+  set_history(node, inputs, outputs);
+  return node;
+}
+
+void mark_view(const Tensor& base, const Tensor& view);
+
+// Records a view op: like record(), and remembers the viewed base so that an in-place write
+// through the view later rewrites the base's history (Note [In-place on views]).
+template <class F>
+IntrusivePtr<Node> record_view(const char* name, const Tensor& base, const Tensor& view, F&& f) {
+  IntrusivePtr<Node> node = record(name, {&base}, {&view}, std::forward<F>(f));
+  mark_view(base, view);
+  return node;
+}
+
+// Runs an in-place op with autograd: computes f(x) out of place on a differentiable copy x
+// of `self`, writes the result into self, and moves the result's history onto self (or onto
+// the base self views). Used by every in-place op when an input requires grad.
+Tensor& apply_inplace(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& f);
+
+// Raises PyTorch's error when an in-place op would write to a leaf that requires grad
+// (or a view of one) while grad mode is on. Call before writing anything.
+void check_inplace(const Tensor& t, const char* op);
+
+// The gradient of a broadcast: sums `g` over the dims that broadcasting added or
+// stretched, so the result has `shape`.
+Tensor sum_to(const Tensor& g, IntList shape);
+
+}  // namespace ember::autograd

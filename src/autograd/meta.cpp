@@ -1,0 +1,210 @@
+// Per-tensor autograd state, graph wiring, saved tensors, grad mode.
+#include <atomic>
+
+#include "autograd/accumulate.h"
+#include "autograd/function.h"
+
+namespace ember {
+
+namespace {
+thread_local bool g_grad_enabled = true;
+std::atomic<uint64_t> g_sequence{0};
+}  // namespace
+
+bool GradMode::is_enabled() { return g_grad_enabled; }
+void GradMode::set_enabled(bool on) { g_grad_enabled = on; }
+
+Node::Node() : sequence_nr(g_sequence.fetch_add(1, std::memory_order_relaxed)) {}
+Node::~Node() = default;
+
+namespace autograd {
+
+AutogradMeta* meta(const Tensor& t) {
+  return static_cast<AutogradMeta*>(t.impl()->autograd_.get());
+}
+
+AutogradMeta& ensure_meta(const Tensor& t) {
+  if (!t.impl()->autograd_) t.impl()->autograd_ = std::make_unique<AutogradMeta>();
+  return *meta(t);
+}
+
+bool requires_grad(const Tensor& t) { return t.impl()->requires_grad_; }
+
+bool is_leaf(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return !m || !m->grad_fn;
+}
+
+void set_requires_grad(const Tensor& t, bool on) {
+  EMBER_CHECK(is_leaf(t), Error, "requires_grad_: you can only change requires_grad flags of "
+              "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
+              "require differentiation use var_no_grad = var.detach().");
+  EMBER_CHECK(!on || is_floating(t.dtype()), Error,
+              "requires_grad_: only Tensors of floating point dtype can require gradients (got ",
+              dtype_name(t.dtype()), ")");
+  t.impl()->requires_grad_ = on;
+  if (on) ensure_meta(t);
+}
+
+Tensor grad(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return Tensor();
+  if (m->grad_fn) return m->retained ? m->retained->grad : Tensor();
+  return m->grad;
+}
+
+void set_grad(const Tensor& t, const Tensor& g) {
+  if (g.defined()) {
+    EMBER_CHECK(g.sizes() == t.sizes(), ValueError, "assigned grad has data of a different size: ",
+                g.sizes(), " vs the tensor's ", t.sizes());
+    EMBER_CHECK(g.dtype() == t.dtype(), TypeError, "assigned grad has data of a different type: ",
+                dtype_name(g.dtype()), " vs the tensor's ", dtype_name(t.dtype()));
+  }
+  AutogradMeta& m = ensure_meta(t);
+  if (m.grad_fn && m.retained) m.retained->grad = g;
+  else m.grad = g;
+}
+
+IntrusivePtr<Node> grad_fn(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m ? m->grad_fn : IntrusivePtr<Node>();
+}
+
+void retain_grad(const Tensor& t) {
+  EMBER_CHECK(requires_grad(t), Error,
+              "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& m = ensure_meta(t);
+  if (!m.grad_fn || m.retained) return;  // leaves keep their grad anyway
+  m.retained = make_intrusive<GradSlot>();
+  IntrusivePtr<GradSlot> slot = m.retained;
+  m.grad_fn->pre_hooks.emplace_back(m.output_nr, [slot](const Tensor& g) {
+    if (!slot->grad.defined()) slot->grad = GradMode::is_enabled() ? g : clone(g);
+    else slot->grad = add(slot->grad, g);
+    return Tensor();
+  });
+}
+
+bool retains_grad(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m && m->retained;
+}
+
+void register_hook(const Tensor& t, TensorHook hook) {
+  EMBER_CHECK(requires_grad(t), Error, "register_hook: cannot register a hook on a tensor that "
+              "doesn't require gradient");
+  AutogradMeta& m = ensure_meta(t);
+  if (m.grad_fn) m.grad_fn->pre_hooks.emplace_back(m.output_nr, std::move(hook));
+  else m.leaf_hooks.push_back(std::move(hook));
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.impl()->requires_grad_) return {};
+  AutogradMeta& m = ensure_meta(t);
+  if (m.grad_fn) return {m.grad_fn, m.output_nr};
+  if (m.grad_accumulator) return {IntrusivePtr<Node>(m.grad_accumulator), 0};
+  auto acc = make_intrusive<AccumulateGrad>(t);
+  m.grad_accumulator = acc.get();
+  return {acc, 0};
+}
+
+namespace {
+void attach_output(const IntrusivePtr<Node>& node, const Tensor& out, uint32_t nr) {
+  AutogradMeta& m = ensure_meta(out);
+  m.grad_fn = node;
+  m.output_nr = nr;
+  m.retained.reset();
+  out.impl()->requires_grad_ = true;
+}
+}  // namespace
+
+void set_history(const IntrusivePtr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs) {
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) node->next_edges.push_back(gradient_edge(*t));
+  node->num_outputs = uint32_t(outputs.size());
+  uint32_t nr = 0;
+  for (const Tensor* t : outputs) attach_output(node, *t, nr++);
+}
+
+void set_history(const IntrusivePtr<Node>& node, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) {
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor& t : inputs) node->next_edges.push_back(gradient_edge(t));
+  node->num_outputs = uint32_t(outputs.size());
+  uint32_t nr = 0;
+  for (const Tensor& t : outputs) attach_output(node, t, nr++);
+}
+
+bool any_requires_grad(const std::vector<Tensor>& ts) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : ts)
+    if (t.impl()->requires_grad_) return true;
+  return false;
+}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output)
+    : version_(t.version()), is_output_(is_output),
+      requires_grad_(is_output || t.impl()->requires_grad_) {  // outputs get history right after
+  if (is_output) {
+    data_ = t.alias();  // no grad_fn: the node must not own itself
+    AutogradMeta* m = meta(t);
+    output_nr_ = m ? m->output_nr : 0;
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedTensor::get() const {
+  if (!data_.defined()) return data_;
+  EMBER_CHECK(data_.version() == version_, Error,
+              "one of the variables needed for gradient computation has been modified by an "
+              "inplace operation: [", is_output_ ? "an output" : "an input", " of ",
+              current_node() ? current_node()->name() : std::string("a node"), ", shape ",
+              data_.sizes(), "] is at version ", data_.version(), "; expected version ", version_,
+              " instead.");
+  if (is_output_ && requires_grad_ && GradMode::is_enabled() && current_node()) {
+    // create_graph: the saved output must lead back to the node that made it.
+    Tensor t = data_.alias();
+    AutogradMeta& m = ensure_meta(t);
+    m.grad_fn = IntrusivePtr<Node>(current_node());
+    m.output_nr = output_nr_;
+    t.impl()->requires_grad_ = true;
+    return t;
+  }
+  return data_;
+}
+
+void throw_released(const std::string& node) {
+  throw Error("Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed) in " + node + ". Saved intermediate "
+              "values of the graph are freed when you call .backward() or autograd.grad(). "
+              "Specify retain_graph=True if you need to backward through the graph a second time.");
+}
+
+void check_inplace(const Tensor& t, const char* op) {
+  if (!GradMode::is_enabled() || !t.impl()->requires_grad_) return;
+  AutogradMeta* m = meta(t);
+  EMBER_CHECK(!is_leaf(t), Error, op, ": a leaf Variable that requires grad is being used in an "
+              "in-place operation.");
+  EMBER_CHECK(!(m && m->is_view_of_leaf), Error, op, ": a view of a leaf Variable that requires "
+              "grad is being used in an in-place operation.");
+}
+
+Tensor sum_to(const Tensor& g, IntList shape) {
+  if (g.sizes() == Dims(shape)) return g;
+  int64_t lead = g.dim() - int64_t(shape.size());
+  Dims dims;
+  for (int64_t i = 0; i < g.dim(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && g.sizes()[i] != 1)) dims.push_back(i);
+  // TEMP-SUMTO: until src/ops/reduce.cpp lands, sum with adds of slices.
+  Tensor s = g;
+  for (int64_t d : dims) {
+    Tensor acc = s.sizes()[d] ? select(s, d, 0) : zeros(select(s, d, 0).sizes(), s.dtype());
+    for (int64_t i = 1; i < s.sizes()[d]; ++i) acc = add(acc, select(s, d, i));
+    s = unsqueeze(acc, d);
+  }
+  return view(s, shape);
+}
+
+}  // namespace autograd
+}  // namespace ember

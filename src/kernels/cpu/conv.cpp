@@ -1,0 +1,279 @@
+#include "kernels/cpu/conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/blas.h"
+#include "kernels/cpu/parallel.h"
+
+namespace ember::kernels {
+namespace {
+
+// Multiply-adds worth a thread of their own (a whole image's GEMM below this is cheaper to
+// run serially than to wake a second thread for).
+constexpr double kConvGrain = double(1 << 18);
+// At most this many partial sums of grad_weight (Note [Deterministic convolution gradients]),
+// and at most this many elements in all of them together.
+constexpr int64_t kMaxBlocks = 16;
+constexpr int64_t kPartialBudget = int64_t(1) << 23;
+// im2col / col2im elements worth a thread (when they are not already inside one).
+constexpr int64_t kColGrain = int64_t(1) << 15;
+
+struct Sizes {
+  int64_t kg, kt, p, og;  // per-group and total column rows, output pixels, outputs per group
+};
+Sizes sizes_of(const Conv2dGeom& g) {
+  const int64_t cg = g.c / g.groups;
+  return {cg * g.kh * g.kw, g.c * g.kh * g.kw, g.ho * g.wo, g.o / g.groups};
+}
+
+// A 1x1 kernel with stride 1 and no padding: the columns are the image itself.
+bool pointwise(const Conv2dGeom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+// ... and the image is a row-major (C, H * W) matrix that BLAS can read in place.
+bool direct_input(const Conv2dGeom& g) {
+  const int64_t p = g.h * g.w;
+  return pointwise(g) && (g.w == 1 || g.in_stride[3] == 1) && (g.h == 1 || g.in_stride[2] == g.w) &&
+         (g.c == 1 || (g.in_stride[1] >= p && g.in_stride[1] <= INT32_MAX));
+}
+
+int64_t div_up(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// The output columns [lo, hi) whose input column ow * sw + off lies inside [0, w).
+void valid_cols(int64_t off, int64_t sw, int64_t w, int64_t wo, int64_t& lo, int64_t& hi) {
+  lo = std::min(off >= 0 ? 0 : div_up(-off, sw), wo);
+  hi = std::clamp<int64_t>(w - off <= 0 ? 0 : div_up(w - off, sw), lo, wo);
+}
+
+// col (kt, p) = the patches of one image: row (c, ki, kj), column (oh, ow) holds
+// in[c, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero outside the input.
+template <class T>
+void im2col(const Conv2dGeom& g, const T* in, T* col) {
+  const int64_t p = g.ho * g.wo, sc = g.in_stride[1], sh = g.in_stride[2], sw = g.in_stride[3];
+  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          T* dst = col + ((c * g.kh + ki) * g.kw + kj) * p;
+          const int64_t off = kj * g.dw - g.pw;
+          int64_t lo, hi;
+          valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+          for (int64_t oh = 0; oh < g.ho; ++oh) {
+            T* d = dst + oh * g.wo;
+            const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.h) {
+              std::fill(d, d + g.wo, T(0));
+              continue;
+            }
+            const T* s = in + c * sc + ih * sh;
+            std::fill(d, d + lo, T(0));
+            if (g.sw == 1 && sw == 1) {
+              if (hi > lo) std::memcpy(d + lo, s + lo + off, size_t(hi - lo) * sizeof(T));
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) d[ow] = s[(ow * g.sw + off) * sw];
+            }
+            std::fill(d + hi, d + g.wo, T(0));
+          }
+        }
+      }
+    }
+  });
+}
+
+// The adjoint of im2col: img (contiguous (C, H, W)) = sum of the patches in col. Each
+// channel's rows only touch that channel's plane, so channels split across threads safely.
+template <class T>
+void col2im(const Conv2dGeom& g, const T* col, T* img) {
+  const int64_t p = g.ho * g.wo, hw = g.h * g.w;
+  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
+    std::fill(img + c0 * hw, img + c1 * hw, T(0));
+    for (int64_t c = c0; c < c1; ++c) {
+      T* plane = img + c * hw;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const T* src = col + ((c * g.kh + ki) * g.kw + kj) * p;
+          const int64_t off = kj * g.dw - g.pw;
+          int64_t lo, hi;
+          valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+          for (int64_t oh = 0; oh < g.ho; ++oh) {
+            const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.h) continue;
+            const T* __restrict s = src + oh * g.wo;
+            T* __restrict d = plane + ih * g.w + off;
+            if (g.sw == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) d[ow] += s[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) d[ow * g.sw] += s[ow];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// Runs f(i0, i1) for `slots` equal ranges of [0, n): in parallel, one thread per slot,
+// when slots > 1 (Note [Convolution threads]); f also gets the slot number.
+template <class F>
+void for_slots(int64_t slots, int64_t n, const F& f) {
+  if (slots <= 1) {
+    f(int64_t(0), int64_t(0), n);
+    return;
+  }
+  parallel_for(0, slots, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) f(s, s * n / slots, (s + 1) * n / slots);
+  });
+}
+
+const Scalar kOne{int64_t(1)}, kZero{int64_t(0)};
+
+template <class T>
+void forward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, const T* w,
+                   const T* bias, T* out, T* ws) {
+  const Sizes s = sizes_of(g);
+  const DType dt = dtype_of<T>::value;
+  const bool direct = direct_input(g);
+  for_slots(plan.slots, g.n, [&](int64_t slot, int64_t i0, int64_t i1) {
+    T* col = ws + slot * plan.col;
+    for (int64_t i = i0; i < i1; ++i) {
+      const T* img = in + i * g.in_stride[0];
+      T* o = out + i * g.o * s.p;
+      if (bias) {  // the GEMM then adds onto the bias (beta = 1): no second pass
+        for (int64_t k = 0; k < g.o; ++k) std::fill(o + k * s.p, o + (k + 1) * s.p, bias[k]);
+      }
+      if (!direct) im2col(g, img, col);
+      const int64_t ldb = direct ? (g.c == 1 ? s.p : g.in_stride[1]) : s.p;
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        const T* b = direct ? img + gr * s.kg * ldb : col + gr * s.kg * s.p;
+        gemm(dt, s.og, s.p, s.kg, kOne, MatRef{w + gr * s.og * s.kg, false, std::max<int64_t>(s.kg, 1)},
+             MatRef{b, false, ldb}, bias ? kOne : kZero, o + gr * s.og * s.p, s.p);
+      }
+    }
+  });
+}
+
+// Sum of each output channel of one image's gradient (grad_bias), in double.
+template <class T>
+void add_channel_sums(const T* go, int64_t o, int64_t p, double* acc) {
+  for (int64_t k = 0; k < o; ++k) {
+    const T* row = go + k * p;
+    double s = 0;
+    for (int64_t j = 0; j < p; ++j) s += double(row[j]);
+    acc[k] += s;
+  }
+}
+
+template <class T>
+void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, const T* w,
+                    const T* gout, T* gin, T* gw, T* gb, T* ws) {
+  const Sizes s = sizes_of(g);
+  const DType dt = dtype_of<T>::value;
+  const bool direct = direct_input(g), direct_gin = pointwise(g);
+  const int64_t wsize = g.o * s.kg;
+  T* partials = ws + plan.slots * plan.col;  // grad_weight of blocks 1.. (block 0: gw itself)
+  std::vector<double> bias_acc(gb ? size_t(plan.blocks * g.o) : 0, 0.0);
+  if (g.n == 0) {
+    if (gw) std::fill(gw, gw + wsize, T(0));
+    if (gb) std::fill(gb, gb + g.o, T(0));
+    return;
+  }
+  auto run_image = [&](int64_t i, T* col, T* gw_b, bool first, double* gb_b) {
+    const T* go = gout + i * g.o * s.p;
+    if (gw) {  // gw_g (og, kg) += go_g (og, p) @ col_g^T (p, kg)
+      const T* img = in + i * g.in_stride[0];
+      if (!direct) im2col(g, img, col);
+      const int64_t ld = direct ? (g.c == 1 ? s.p : g.in_stride[1]) : s.p;
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        const T* cg = direct ? img + gr * s.kg * ld : col + gr * s.kg * s.p;
+        gemm(dt, s.og, s.kg, s.p, kOne, MatRef{go + gr * s.og * s.p, false, s.p},
+             MatRef{cg, true, ld}, first ? kZero : kOne, gw_b + gr * s.og * s.kg,
+             std::max<int64_t>(s.kg, 1));
+      }
+    }
+    if (gb) add_channel_sums(go, g.o, s.p, gb_b);
+    if (gin) {  // col_g (kg, p) = w_g^T (kg, og) @ go_g (og, p), then col2im
+      T* gi = gin + i * g.c * g.h * g.w;
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        T* dst = direct_gin ? gi + gr * s.kg * s.p : col + gr * s.kg * s.p;
+        gemm(dt, s.kg, s.p, s.og, kOne, MatRef{w + gr * s.og * s.kg, true, std::max<int64_t>(s.kg, 1)},
+             MatRef{go + gr * s.og * s.p, false, s.p}, kZero, dst, s.p);
+      }
+      if (!direct_gin) col2im(g, col, gi);
+    }
+  };
+  const int64_t nb = plan.blocks;
+  for_slots(plan.slots, nb, [&](int64_t slot, int64_t b0, int64_t b1) {
+    T* col = ws + slot * plan.col;
+    for (int64_t b = b0; b < b1; ++b) {
+      T* gw_b = b == 0 ? gw : partials + (b - 1) * wsize;
+      double* gb_b = gb ? bias_acc.data() + b * g.o : nullptr;
+      for (int64_t i = b * g.n / nb, e = (b + 1) * g.n / nb; i < e; ++i)
+        run_image(i, col, gw_b, i == b * g.n / nb, gb_b);
+    }
+  });
+  if (gw && nb > 1) {  // partials in block order: the same sum for any thread count
+    parallel_for(0, wsize, kGrain, [&](int64_t j0, int64_t j1) {
+      for (int64_t b = 1; b < nb; ++b) {
+        const T* __restrict part = partials + (b - 1) * wsize;
+        for (int64_t j = j0; j < j1; ++j) gw[j] += part[j];
+      }
+    });
+  }
+  if (gb) {
+    for (int64_t k = 0; k < g.o; ++k) {
+      double acc = 0;
+      for (int64_t b = 0; b < nb; ++b) acc += bias_acc[size_t(b * g.o + k)];
+      gb[k] = T(acc);
+    }
+  }
+}
+
+}  // namespace
+
+Conv2dPlan conv2d_plan(const Conv2dGeom& g, bool reduce_batch) {
+  const Sizes s = sizes_of(g);
+  Conv2dPlan plan;
+  const double work = double(g.n) * double(g.o) * double(std::max<int64_t>(s.kg, 1)) * double(s.p);
+  plan.slots = std::clamp<int64_t>(int64_t(std::min(work / kConvGrain, 1e9)), 1,
+                                   std::max<int64_t>(1, std::min<int64_t>(g.n, num_threads())));
+  const int64_t col = plan.col = direct_input(g) ? 0 : s.kt * s.p;
+  if (reduce_batch) {
+    const int64_t wsize = std::max<int64_t>(1, g.o * s.kg);
+    plan.blocks = std::clamp<int64_t>(std::min(kMaxBlocks, kPartialBudget / wsize), 1,
+                                      std::max<int64_t>(1, g.n));
+    plan.slots = std::min(plan.slots, plan.blocks);
+    plan.workspace = plan.slots * col + (plan.blocks - 1) * g.o * s.kg;
+  } else {  // every image is its own block: nothing is summed over the batch
+    plan.blocks = std::max<int64_t>(1, g.n);
+    plan.workspace = plan.slots * col;
+  }
+  return plan;
+}
+
+void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
+                    const void* weight, const void* bias, void* out, void* workspace) {
+  visit_dtype(dt, [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      forward_typed<T>(g, plan, static_cast<const T*>(input), static_cast<const T*>(weight),
+                       static_cast<const T*>(bias), static_cast<T*>(out), static_cast<T*>(workspace));
+    }
+  });
+}
+
+void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
+                     const void* weight, const void* grad_out, void* grad_input,
+                     void* grad_weight, void* grad_bias, void* workspace) {
+  visit_floating(dt, [&]<class T>() {
+    backward_typed<T>(g, plan, static_cast<const T*>(input), static_cast<const T*>(weight),
+                      static_cast<const T*>(grad_out), static_cast<T*>(grad_input),
+                      static_cast<T*>(grad_weight), static_cast<T*>(grad_bias),
+                      static_cast<T*>(workspace));
+  });
+}
+
+}  // namespace ember::kernels

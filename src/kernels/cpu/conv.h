@@ -1,0 +1,59 @@
+// 2-d convolution kernels: im2col + one GEMM per image and group (forward), and the
+// matching backward (grad_weight and grad_input by GEMM, col2im, grad_bias by a sum).
+// Kernels see pointers and sizes only; the ops layer (src/ops/conv.cpp) checks arguments,
+// allocates outputs and the scratch workspace, and records autograd.
+//
+// Note [Convolution threads]: there is ONE level of parallelism. When the batch has at
+// least two images (and enough work), images run in parallel, one column buffer per
+// thread; each GEMM is then called from inside an OpenMP region, where OpenBLAS's OpenMP
+// build runs on the calling thread only. With a single image (or one thread) the images
+// run in turn on the calling thread and each GEMM gets BLAS's own threads, while im2col
+// and col2im split their channels with parallel_for. Nothing ever changes BLAS's thread
+// count at run time.
+//
+// Note [Deterministic convolution gradients]: grad_weight and grad_bias sum over the batch.
+// The batch is cut into a number of blocks fixed by the geometry alone (never by the thread
+// count); each block sums its images in order into its own partial, and the partials are
+// added in block order at the end. So the result is the same for any number of threads.
+#pragma once
+#include <cstdint>
+
+#include "ember/dtype.h"
+
+namespace ember::kernels {
+
+// One convolution's geometry, in elements.
+struct Conv2dGeom {
+  int64_t n, c, h, w;    // input (N, C, H, W), any strides (in_stride)
+  int64_t o, kh, kw;     // weight (O, C / groups, kh, kw), contiguous
+  int64_t groups;
+  int64_t sh, sw;        // stride
+  int64_t ph, pw;        // zero rows / columns before the input (after it: implied by ho, wo)
+  int64_t dh, dw;        // dilation
+  int64_t ho, wo;        // output (N, O, ho, wo), contiguous
+  int64_t in_stride[4];  // input strides (n, c, h, w)
+};
+
+// How one call splits its work. slots: images run on this many threads at once, each with
+// its own column buffer of `col` elements (0 when BLAS reads the image in place). blocks:
+// partial sums of grad_weight / grad_bias (backward). workspace: elements (of the conv's
+// dtype) of scratch the caller must provide.
+struct Conv2dPlan {
+  int64_t slots = 1, blocks = 1, col = 0, workspace = 0;
+};
+// reduce_batch: the call computes grad_weight or grad_bias (sums over the batch).
+Conv2dPlan conv2d_plan(const Conv2dGeom& g, bool reduce_batch);
+
+// out = conv(input, weight) + bias. bias (O,) may be null. Any dtype but bool (integers
+// use ember's integer GEMM loop and wrap around on overflow).
+void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
+                    const void* weight, const void* bias, void* out, void* workspace);
+
+// Gradients for float32 / float64: grad_out is contiguous (N, O, ho, wo); each of
+// grad_input (contiguous (N, C, H, W)), grad_weight (O, C / groups, kh, kw) and grad_bias
+// (O,) may be null when not wanted; they are overwritten, never accumulated into.
+void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
+                     const void* weight, const void* grad_out, void* grad_input,
+                     void* grad_weight, void* grad_bias, void* workspace);
+
+}  // namespace ember::kernels

@@ -1,0 +1,50 @@
+// Optimizer kernels: the run-time choice between the baseline and the AVX2 + FMA build of
+// the kernels in optim_impl.h.
+#include "kernels/cpu/optim.h"
+
+#include <cstdlib>
+
+#define EMBER_OPTIM_ISA generic
+#include "kernels/cpu/optim_impl.h"
+#undef EMBER_OPTIM_ISA
+
+namespace ember::kernels {
+
+namespace avx2 {  // optim_avx2.cpp
+void sgd(std::span<const SGDSlot> slots, const SGDArgs& a);
+void adam(std::span<const AdamSlot> slots, const AdamArgs& a);
+void rmsprop(std::span<const RMSpropSlot> slots, const RMSpropArgs& a);
+void adagrad(std::span<const AdagradSlot> slots, const AdagradArgs& a);
+}  // namespace avx2
+
+namespace {
+
+// The AVX2 + FMA copy when the CPU has them (and the build does not already target them);
+// a process always takes the same copy, so its results are deterministic.
+// EMBER_DISABLE_AVX2=1 in the environment forces the baseline copy (as for the reductions).
+bool use_avx2() {
+#if defined(__x86_64__) && !defined(__AVX2__)
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          !std::getenv("EMBER_DISABLE_AVX2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void sgd(std::span<const SGDSlot> slots, const SGDArgs& a) {
+  use_avx2() ? avx2::sgd(slots, a) : generic::sgd(slots, a);
+}
+void adam(std::span<const AdamSlot> slots, const AdamArgs& a) {
+  use_avx2() ? avx2::adam(slots, a) : generic::adam(slots, a);
+}
+void rmsprop(std::span<const RMSpropSlot> slots, const RMSpropArgs& a) {
+  use_avx2() ? avx2::rmsprop(slots, a) : generic::rmsprop(slots, a);
+}
+void adagrad(std::span<const AdagradSlot> slots, const AdagradArgs& a) {
+  use_avx2() ? avx2::adagrad(slots, a) : generic::adagrad(slots, a);
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,293 @@
+#include "kernels/cpu/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/cpu/parallel.h"
+
+namespace ember::kernels {
+namespace {
+
+// Calls f(plane, src) for every (n, c) plane, planes split across threads when the work
+// (elements touched per plane times planes) is large enough.
+template <class T, class F>
+void for_planes(const Pool2dGeom& g, int64_t work_per_plane, const T* in, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, work_per_plane));
+  parallel_for(0, g.n * g.c, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t i = p / std::max<int64_t>(g.c, 1), c = p - i * g.c;
+      f(p, in ? in + i * g.in_stride[0] + c * g.in_stride[1] : nullptr);
+    }
+  });
+}
+
+// The rows (or columns) [lo, hi) of window o, stepping by dilation d from the first one
+// inside the input: o * s - p + j * d for j < k, clipped to [0, size).
+struct Span {
+  int64_t lo, hi;
+};
+inline Span window(int64_t o, int64_t s, int64_t p, int64_t k, int64_t d, int64_t size) {
+  int64_t lo = o * s - p;
+  const int64_t hi = std::min(lo + (k - 1) * d + 1, size);
+  while (lo < 0) lo += d;
+  return {lo, hi};
+}
+
+// NaN wins, then the first strictly larger value (PyTorch's order of comparisons).
+// (`|`, not `||`: no short-circuit branch, so the callers' selects compile without jumps.)
+template <class T>
+inline bool takes(T v, T best) {
+  if constexpr (std::is_floating_point_v<T>) return (v > best) | (v != v);
+  else return v > best;
+}
+
+// The common CNN case: K x K windows, no padding or dilation, every window inside the
+// input, contiguous rows. No bounds to compute per window, and the K * K loads unroll.
+template <int K>
+bool fixed_window(const Pool2dGeom& g) {
+  return g.kh == K && g.kw == K && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 &&
+         g.in_stride[3] == 1 && (g.ho - 1) * g.sh + K <= g.h && (g.wo - 1) * g.sw + K <= g.w;
+}
+
+// t ? a : b without a jump: GCC turns the ternary on floats into a branch, and on random
+// data a branch per comparison mispredicts half the time, which costs far more than the
+// comparisons themselves.
+template <class T>
+inline T select(bool t, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+                               std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(T));
+  std::memcpy(&ub, &b, sizeof(T));
+  const U m = U(0) - U(t);
+  const U r = (ua & m) | (ub & ~m);
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+
+template <class T, int K>
+void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
+  const int64_t rs = g.in_stride[2];
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const int64_t ih = oh * g.sh, iw = ow * g.sw;
+      const T* win = src + ih * rs + iw;
+      T best = win[0];
+      int64_t arg = 0;
+#pragma GCC unroll 4
+      for (int i = 0; i < K; ++i) {
+#pragma GCC unroll 4
+        for (int j = 0; j < K; ++j) {
+          if (i == 0 && j == 0) continue;
+          const T v = win[i * rs + j];
+          const bool t = takes(v, best);
+          best = select(t, v, best);
+          arg = select(t, int64_t(i) * g.w + j, arg);
+        }
+      }
+      o[oh * g.wo + ow] = best;
+      if (idx) idx[oh * g.wo + ow] = ih * g.w + iw + arg;
+    }
+  }
+}
+
+template <class T>
+void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
+  const int fixed = fixed_window<2>(g) ? 2 : fixed_window<3>(g) ? 3 : 0;
+  for_planes(g, plane_out * g.kh * g.kw, in, [&](int64_t p, const T* src) {
+    T* o = out + p * plane_out;
+    int64_t* idx = indices ? indices + p * plane_out : nullptr;
+    if (fixed == 2) return max_plane_fixed<T, 2>(g, src, o, idx);
+    if (fixed == 3) return max_plane_fixed<T, 3>(g, src, o, idx);
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      const Span r = window(oh, g.sh, g.ph, g.kh, g.dh, g.h);
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const Span cs = window(ow, g.sw, g.pw, g.kw, g.dw, g.w);
+        T best = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                             : std::numeric_limits<T>::lowest();
+        int64_t arg = r.lo * g.w + cs.lo;
+        for (int64_t ih = r.lo; ih < r.hi; ih += g.dh) {
+          const T* row = src + ih * sh;
+          for (int64_t iw = cs.lo; iw < cs.hi; iw += g.dw) {
+            const T v = row[iw * sw];
+            if (takes(v, best)) {
+              best = v;
+              arg = ih * g.w + iw;
+            }
+          }
+        }
+        o[oh * g.wo + ow] = best;
+        if (idx) idx[oh * g.wo + ow] = arg;
+      }
+    }
+  });
+}
+
+template <class T>
+void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T* gin) {
+  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
+  for_planes<T>(g, plane_out + plane_in, nullptr, [&](int64_t p, const T*) {
+    T* gi = gin + p * plane_in;
+    const T* go = gout + p * plane_out;
+    const int64_t* idx = indices + p * plane_out;
+    std::fill(gi, gi + plane_in, T(0));
+    for (int64_t j = 0; j < plane_out; ++j) {
+      const int64_t k = idx[j];
+      if (k >= 0 && k < plane_in) gi[k] += go[j];  // indices come from the forward: always true
+    }
+  });
+}
+
+// The divisor of window (oh, ow), as PyTorch computes it (the window may reach into the
+// padding, or, with ceil_mode, past it).
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+};
+inline AvgWindow avg_window(const Pool2dGeom& g, int64_t oh, int64_t ow, bool include_pad,
+                            int64_t divisor_override) {
+  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+  int64_t h1 = std::min(h0 + g.kh, g.h + g.ph), w1 = std::min(w0 + g.kw, g.w + g.pw);
+  const int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, g.h);
+  w1 = std::min(w1, g.w);
+  const int64_t div = divisor_override != 0 ? divisor_override
+                      : include_pad        ? padded
+                                           : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, div};
+}
+
+template <class T>
+void avg_forward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* in, T* out) {
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
+  for_planes(g, plane_out * g.kh * g.kw, in, [&](int64_t p, const T* src) {
+    T* o = out + p * plane_out;
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const AvgWindow a = avg_window(g, oh, ow, include_pad, div_override);
+        if (a.h0 >= a.h1 || a.w0 >= a.w1 || a.divisor == 0) {  // only padding in the window
+          o[oh * g.wo + ow] = T(0);
+          continue;
+        }
+        T sum = T(0);
+        for (int64_t ih = a.h0; ih < a.h1; ++ih)
+          for (int64_t iw = a.w0; iw < a.w1; ++iw) sum += src[ih * sh + iw * sw];
+        o[oh * g.wo + ow] = T(sum / T(a.divisor));
+      }
+    }
+  });
+}
+
+template <class T>
+void avg_backward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* gout, T* gin) {
+  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
+  for_planes<T>(g, plane_out * g.kh * g.kw + plane_in, nullptr, [&](int64_t p, const T*) {
+    T* gi = gin + p * plane_in;
+    const T* go = gout + p * plane_out;
+    std::fill(gi, gi + plane_in, T(0));
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const AvgWindow a = avg_window(g, oh, ow, include_pad, div_override);
+        if (a.h0 >= a.h1 || a.w0 >= a.w1 || a.divisor == 0) continue;
+        const T delta = go[oh * g.wo + ow] / T(a.divisor);
+        for (int64_t ih = a.h0; ih < a.h1; ++ih)
+          for (int64_t iw = a.w0; iw < a.w1; ++iw) gi[ih * g.w + iw] += delta;
+      }
+    }
+  });
+}
+
+// Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
+inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+
+template <class T>
+void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
+  for_planes(g, g.h * g.w + plane_out, in, [&](int64_t p, const T* src) {
+    T* o = out + p * plane_out;
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
+        T sum = T(0);
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) sum += src[ih * sh + iw * sw];
+        o[oh * g.wo + ow] = sum / T((h1 - h0) * (w1 - w0));
+      }
+    }
+  });
+}
+
+template <class T>
+void adaptive_backward(const Pool2dGeom& g, const T* gout, T* gin) {
+  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
+  for_planes<T>(g, 2 * plane_in + plane_out, nullptr, [&](int64_t p, const T*) {
+    T* gi = gin + p * plane_in;
+    const T* go = gout + p * plane_out;
+    std::fill(gi, gi + plane_in, T(0));
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
+        const T delta = go[oh * g.wo + ow] / T((h1 - h0) * (w1 - w0));
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) gi[ih * g.w + iw] += delta;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out, int64_t* indices) {
+  visit_dtype(dt, [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>)
+      max_forward<T>(g, static_cast<const T*>(in), static_cast<T*>(out), indices);
+  });
+}
+
+void max_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out,
+                         const int64_t* indices, void* grad_in) {
+  visit_floating(dt, [&]<class T>() {
+    max_backward<T>(g, static_cast<const T*>(grad_out), indices, static_cast<T*>(grad_in));
+  });
+}
+
+void avg_pool2d_forward(DType dt, const Pool2dGeom& g, bool count_include_pad,
+                        int64_t divisor_override, const void* in, void* out) {
+  auto run = [&]<class T>() {
+    avg_forward<T>(g, count_include_pad, divisor_override, static_cast<const T*>(in),
+                   static_cast<T*>(out));
+  };
+  if (dt == DType::Int64) run.template operator()<int64_t>();
+  else visit_floating(dt, run);
+}
+
+void avg_pool2d_backward(DType dt, const Pool2dGeom& g, bool count_include_pad,
+                         int64_t divisor_override, const void* grad_out, void* grad_in) {
+  visit_floating(dt, [&]<class T>() {
+    avg_backward<T>(g, count_include_pad, divisor_override, static_cast<const T*>(grad_out),
+                    static_cast<T*>(grad_in));
+  });
+}
+
+void adaptive_avg_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out) {
+  visit_floating(dt, [&]<class T>() {
+    adaptive_forward<T>(g, static_cast<const T*>(in), static_cast<T*>(out));
+  });
+}
+
+void adaptive_avg_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out, void* grad_in) {
+  visit_floating(dt, [&]<class T>() {
+    adaptive_backward<T>(g, static_cast<const T*>(grad_out), static_cast<T*>(grad_in));
+  });
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,104 @@
+// Reduction kernels: the geometry (ReduceShape) and the run-time choice between the
+// baseline and the AVX2 build of the kernels in reduce_impl.h.
+#include "kernels/cpu/reduce.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#define EMBER_REDUCE_ISA generic
+#include "kernels/cpu/reduce_impl.h"
+#include "kernels/cpu/arg_softmax_impl.h"
+#undef EMBER_REDUCE_ISA
+
+namespace ember::kernels {
+
+namespace avx2 {  // reduce_avx2.cpp
+void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* out,
+            const ReduceArgs& args);
+void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, char* values,
+                int64_t* indices);
+void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
+             bool log);
+}  // namespace avx2
+
+namespace {
+
+struct DimInfo {
+  int64_t size, in, out;
+};
+
+// Stride 0 (a broadcast dim) sorts as the largest, so real memory runs stay innermost.
+int64_t stride_key(int64_t s) { return s == 0 ? std::numeric_limits<int64_t>::max() : s < 0 ? -s : s; }
+
+void coalesce(DimInfo* d, int n, bool with_out, Dims& sizes, Dims& in, Dims* out) {
+  std::stable_sort(d, d + n, [](const DimInfo& a, const DimInfo& b) {
+    return stride_key(a.in) > stride_key(b.in);
+  });
+  for (int i = 0; i < n; ++i) {
+    size_t last = sizes.size() - 1;
+    if (!sizes.empty() && in[last] == d[i].in * d[i].size &&
+        (!with_out || (*out)[last] == d[i].out * d[i].size)) {
+      sizes[last] *= d[i].size;
+      in[last] = d[i].in;
+      if (with_out) (*out)[last] = d[i].out;
+    } else {
+      sizes.push_back(d[i].size);
+      in.push_back(d[i].in);
+      if (with_out) out->push_back(d[i].out);
+    }
+  }
+  if (sizes.empty()) {
+    sizes.push_back(1);
+    in.push_back(0);
+    if (with_out) out->push_back(0);
+  }
+}
+
+// The AVX2 + FMA copy of the kernels when the CPU has them (and the build does not already
+// target them). Results differ from the baseline copy in the last bits (FMA, exp), but a
+// process always takes the same copy, so results stay deterministic. EMBER_DISABLE_AVX2=1
+// in the environment forces the baseline copy (how the tests cover it on AVX2 machines).
+bool use_avx2() {
+#if defined(__x86_64__) && !defined(__AVX2__)
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          !std::getenv("EMBER_DISABLE_AVX2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+ReduceShape::ReduceShape(IntList shape, IntList in_strides, IntList out_strides, uint64_t mask) {
+  DimInfo k[64], r[64];
+  int nk = 0, nr = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (mask >> d & 1) r[nr++] = {shape[d], in_strides[d], 0};
+    else k[nk++] = {shape[d], in_strides[d], out_strides[d]};
+  }
+  coalesce(k, nk, true, kept, kept_in, &kept_out);
+  coalesce(r, nr, false, red, red_in, nullptr);
+  num_out = numel_of(kept);
+  num_red = numel_of(red);
+}
+void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* out,
+            const ReduceArgs& args) {
+  if (use_avx2()) avx2::reduce(op, dt, g, in, out, args);
+  else generic::reduce(op, dt, g, in, out, args);
+}
+
+void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, char* values,
+                int64_t* indices) {
+  if (use_avx2()) avx2::arg_reduce(is_max, dt, g, in, values, indices);
+  else generic::arg_reduce(is_max, dt, g, in, values, indices);
+}
+
+void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner, bool log) {
+  if (use_avx2()) avx2::softmax(dt, in, out, outer, n, inner, log);
+  else generic::softmax(dt, in, out, outer, n, inner, log);
+}
+
+}  // namespace ember::kernels
