@@ -15,7 +15,7 @@ from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd
 from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
-from . import optim
+from . import optim, return_types
 from ._generator import Generator
 
 __version__ = "0.1.0"

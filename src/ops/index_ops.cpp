@@ -52,6 +52,7 @@ Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index
   ops::check_defined(t, op);
   ops::check_defined(index, op);
   if (src) ops::check_defined(*src, op);
+  else ops::check_scalar_fits(t.dtype(), value, op);
   Tensor idx = ops::index_int64(index, op);
   const int64_t d = wrap_dim(dim, t.dim(), op);
   check_gather_shapes(op, t, d, idx, src);

@@ -233,11 +233,12 @@ void check_ranges(const Tensor& view, const Plan& p) {
   for (const auto& [d, idx] : p.idx) ops::check_index_range(idx, view.sizes()[size_t(d)], d, true, "");
 }
 
-// PyTorch rejects indices into a dim of size 0 even when the result is empty (an empty
-// result otherwise reads nothing and checks nothing).
+// PyTorch rejects indices into a dim of size 0 even when the result is empty because of
+// another dim (an empty result otherwise reads nothing and checks nothing).
 void check_empty_dims(const Tensor& view, const Plan& p) {
+  if (numel_of(p.bshape) == 0) return;
   for (const auto& [d, idx] : p.idx)
-    if (view.sizes()[size_t(d)] == 0 && idx.numel() > 0) ops::check_index_range(idx, 0, d, true, "");
+    if (view.sizes()[size_t(d)] == 0) ops::check_index_range(idx, 0, d, true, "");
 }
 
 }  // namespace
@@ -325,6 +326,7 @@ Tensor& put(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor* va
             bool accumulate) {
   ops::check_defined(t, "index_put_");
   if (value) ops::check_defined(*value, "index_put_");
+  else ops::check_scalar_fits(t.dtype(), scalar, "index_put_");  // x_uint8[0] = 300 raises
   Sliced s = apply_slicing(t, indices);
   if (s.adv.empty()) {
     put_basic(s.view, value, scalar, accumulate);

@@ -80,6 +80,7 @@ TEST(Conv, ForwardAndBackwardMatchDirectLoops) {
       {{2, 3, 7, 6}, {4, 3, 3, 3}, {}},
       {{3, 4, 9, 8}, {6, 2, 3, 2}, {2, 1, 1, 2, 2, 1, 2}},  // stride, padding, dilation, groups
       {{2, 5, 4, 6}, {3, 5, 1, 1}, {}},                     // 1x1: no im2col
+      {{3, 4, 4, 6}, {6, 2, 1, 1}, {1, 1, 0, 0, 1, 1, 2}},  // grouped 1x1
       {{37, 2, 6, 6}, {3, 2, 3, 3}, {1, 1, 1, 1}},          // more images than blocks
   };
   for (const Case& k : cases) {
@@ -108,6 +109,16 @@ TEST(Conv, StridedInputAndFloat32) {
   Tensor out3 = conv2d(x3, w, b, {1, 1}, {1, 1});
   EXPECT_EQ(out3.sizes(), (Dims{4, 6, 8}));
   expect_near(out3, std::vector<double>(r.out.begin(), r.out.begin() + 4 * 6 * 8), 1e-4);
+  // a 1x1 kernel on a channels-last input: BLAS cannot read it in place, im2col copies it
+  Tensor xl = leaf(permute(randn({3, 5, 4, 6}, DType::Float64), {0, 3, 1, 2}));
+  Tensor w1 = leaf(randn({2, 6, 1, 1}, DType::Float64)), b1 = leaf(zeros({2}, DType::Float64));
+  Tensor out1 = conv2d(xl, w1, b1);
+  Tensor g1 = randn(out1.sizes(), DType::Float64);
+  Reference r1 = reference(contiguous(xl), w1, b1, Conv{}, g1);
+  expect_near(out1, r1.out);
+  autograd::backward({out1}, {g1}, false, false);
+  expect_near(autograd::grad(xl), r1.gin);
+  expect_near(autograd::grad(w1), r1.gw);
 }
 
 TEST(Conv, GradientsDoNotDependOnThreadCount) {

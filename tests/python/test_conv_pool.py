@@ -179,7 +179,8 @@ def test_conv2d_error_leaves_inputs_untouched_and_versions():
 # ---------------------------------------------------------------- pooling
 
 MAX_CASES = [
-    ((2, 3, 8, 7), {"kernel_size": 2}),
+    ((2, 3, 8, 7), {"kernel_size": 2}),  # 2x2 and 3x3 windows inside the input: a fast path
+    ((2, 3, 7, 8), {"kernel_size": 3, "stride": 1}),
     ((2, 3, 8, 7), {"kernel_size": (3, 2), "stride": (2, 1)}),
     ((2, 3, 8, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
     ((2, 3, 9, 9), {"kernel_size": 3, "stride": 2, "dilation": 2, "padding": 1}),
@@ -211,8 +212,9 @@ def test_max_pool2d_nan_and_infinity():
     t = torch.tensor([[[[float("nan"), 1.0], [float("nan"), 2.0]],
                        [[-float("inf"), -float("inf")], [-float("inf"), -float("inf")]]]])
     e = ember.from_numpy(t.numpy().copy())
-    for i, j in zip(ember._C.max_pool2d_with_indices(e, 2), TF.max_pool2d_with_indices(t, 2)):
-        np.testing.assert_array_equal(to_numpy(i), to_numpy(j))
+    for kw in [{}, {"padding": 1}, {"stride": 1}]:  # the fast path and the general one
+        for i, j in zip(ember._C.max_pool2d_with_indices(e, 2, **kw), TF.max_pool2d_with_indices(t, 2, **kw)):
+            np.testing.assert_array_equal(to_numpy(i), to_numpy(j))
 
 
 AVG_CASES = [

@@ -657,3 +657,91 @@ def test_non_contiguous_index_tensors():
     t[torch.from_numpy(idx).t()[:4, 0]] = 1.0
     assert_same(e, t)
     check_index(lambda m: (np.array([0, 3]), slice(1, None)), "sliced")
+
+
+# ---- random index expressions against PyTorch ----------------------------------------------------
+
+def _random_index(rng, shape):
+    """A random mix of ints, slices, None, one Ellipsis, lists, masks, bools and 0-d tensors,
+    in or out of range, as a list of (kind, payload) entries."""
+    items, dim, ellipsis = [], 0, False
+    for _ in range(rng.integers(0, 5)):
+        k = int(rng.integers(0, 10))
+        size = shape[dim] if 0 <= dim < len(shape) else 3
+        if k == 0:
+            items.append(("none", None))
+            continue
+        if k == 1 and not ellipsis:
+            ellipsis = True
+            items.append(("ellipsis", None))
+            dim = len(shape) - sum(1 for kind, _ in items if kind in ("int", "slice", "list", "t0"))
+            continue
+        if k == 6:
+            items.append(("bool", bool(rng.random() < 0.5)))
+            continue
+        if k == 2:
+            items.append(("int", int(rng.integers(-size - 1, size + 1))))
+        elif k == 3:
+            pick = lambda: None if rng.random() < 0.3 else int(rng.integers(-size - 2, size + 2))  # noqa: E731
+            items.append(("slice", slice(pick(), pick(), [None, 1, 2, 3][rng.integers(0, 4)])))
+        elif k == 4:
+            items.append(("list", [int(v) for v in rng.integers(-size, max(size, 1), rng.integers(0, 4))]))
+        elif k == 5 and 0 <= dim < len(shape):
+            mshape = shape[dim:dim + int(rng.integers(1, 3))]
+            items.append(("mask", np.asarray(rng.random(mshape) < 0.5)))
+            dim += len(mshape)
+            continue
+        elif k == 7:
+            items.append(("t0", int(rng.integers(-size, max(size, 1)))))
+        elif k == 8:
+            items.append(("list2", rng.integers(-size, max(size, 1), (2, 1)).tolist()))
+        else:
+            items.append(("slice", slice(None, None, 2)))
+        dim += 1
+    return items
+
+
+def _build_index(m, items):
+    conv = {"none": lambda p: None, "ellipsis": lambda p: Ellipsis, "int": lambda p: p,
+            "slice": lambda p: p, "list": list, "bool": lambda p: p,
+            "mask": lambda p: m.from_numpy(p.copy()), "t0": lambda p: m.tensor(p),
+            "list2": lambda p: m.tensor(p)}
+    return tuple(conv[kind](p) for kind, p in items)
+
+
+def _outcome(fn):
+    try:
+        return fn(), None
+    except (IndexError, ValueError, TypeError, RuntimeError) as e:
+        return None, e
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_indices_match_torch(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        shape = tuple(int(s) for s in rng.integers(0, 5, rng.integers(0, 4)))
+        items = _random_index(rng, shape)
+        base = rng.standard_normal(shape).astype(np.float32)
+        ei, ti = _build_index(ember, items), _build_index(torch, items)
+        et, tt = ember.from_numpy(base.copy()), torch.from_numpy(base.copy())
+        expected, texc = _outcome(lambda: tt[ti])
+        got, eexc = _outcome(lambda: et[ei])
+        assert (texc is None) == (eexc is None), f"{shape} {items}: torch {texc!r}, ember {eexc!r}"
+        if texc is not None:
+            continue
+        assert_same(got, expected)
+        vshape = tuple(expected.shape)[-1:] if rng.random() < 0.5 else tuple(expected.shape)
+        value = rng.standard_normal(vshape).astype(np.float32)
+        for ev, tv in [(7.0, 7.0), (ember.from_numpy(value.copy()), torch.from_numpy(value.copy()))]:
+            e2, t2 = et.clone(), tt.clone()
+
+            def tset():
+                t2[ti] = tv
+
+            def eset():
+                e2[ei] = ev
+            _, texc = _outcome(tset)
+            _, eexc = _outcome(eset)
+            assert (texc is None) == (eexc is None), f"{shape} {items} = {vshape}: {texc!r} vs {eexc!r}"
+            assert_same(e2, t2)

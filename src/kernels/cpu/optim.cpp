@@ -1,5 +1,6 @@
 // Optimizer kernels: the run-time choice between the baseline and the AVX2 + FMA build of
 // the kernels in optim_impl.h.
+#include "kernels/cpu/cpu.h"
 #include "kernels/cpu/optim.h"
 
 #include <cstdlib>
@@ -17,22 +18,6 @@ void rmsprop(std::span<const RMSpropSlot> slots, const RMSpropArgs& a);
 void adagrad(std::span<const AdagradSlot> slots, const AdagradArgs& a);
 }  // namespace avx2
 
-namespace {
-
-// The AVX2 + FMA copy when the CPU has them (and the build does not already target them);
-// a process always takes the same copy, so its results are deterministic.
-// EMBER_DISABLE_AVX2=1 in the environment forces the baseline copy (as for the reductions).
-bool use_avx2() {
-#if defined(__x86_64__) && !defined(__AVX2__)
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          !std::getenv("EMBER_DISABLE_AVX2");
-  return yes;
-#else
-  return false;
-#endif
-}
-
-}  // namespace
 
 void sgd(std::span<const SGDSlot> slots, const SGDArgs& a) {
   use_avx2() ? avx2::sgd(slots, a) : generic::sgd(slots, a);

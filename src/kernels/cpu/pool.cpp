@@ -115,10 +115,9 @@ void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
           const T* row = src + ih * sh;
           for (int64_t iw = cs.lo; iw < cs.hi; iw += g.dw) {
             const T v = row[iw * sw];
-            if (takes(v, best)) {
-              best = v;
-              arg = ih * g.w + iw;
-            }
+            const bool t = takes(v, best);
+            best = select(t, v, best);
+            arg = select(t, ih * g.w + iw, arg);
           }
         }
         o[oh * g.wo + ow] = best;

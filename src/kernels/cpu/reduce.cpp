@@ -1,5 +1,6 @@
 // Reduction kernels: the geometry (ReduceShape) and the run-time choice between the
 // baseline and the AVX2 build of the kernels in reduce_impl.h.
+#include "kernels/cpu/cpu.h"
 #include "kernels/cpu/reduce.h"
 
 #include <algorithm>
@@ -55,19 +56,6 @@ void coalesce(DimInfo* d, int n, bool with_out, Dims& sizes, Dims& in, Dims* out
   }
 }
 
-// The AVX2 + FMA copy of the kernels when the CPU has them (and the build does not already
-// target them). Results differ from the baseline copy in the last bits (FMA, exp), but a
-// process always takes the same copy, so results stay deterministic. EMBER_DISABLE_AVX2=1
-// in the environment forces the baseline copy (how the tests cover it on AVX2 machines).
-bool use_avx2() {
-#if defined(__x86_64__) && !defined(__AVX2__)
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          !std::getenv("EMBER_DISABLE_AVX2");
-  return yes;
-#else
-  return false;
-#endif
-}
 
 }  // namespace
 
