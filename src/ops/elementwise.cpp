@@ -124,6 +124,16 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
   if (!reflected) check_int_pow(name, op, dt, s);
   Tensor A = to_dtype(a, dt);
   Tensor out = Tensor::empty(a.sizes(), dt);
+  // x ** 2, x ** 0.5 and x ** -1 (losses, norms) take one cheap unary kernel instead of
+  // std::pow per element, as PyTorch special-cases them.
+  if (op == BinaryOp::Pow && !reflected && is_floating(dt) && s.is_floating()) {
+    double e = s.to_double();
+    if (e == 2.0 || e == 0.5 || e == -1.0) {
+      UnaryOp u = e == 2.0 ? UnaryOp::Square : e == 0.5 ? UnaryOp::Sqrt : UnaryOp::Reciprocal;
+      kernels::unary(u, dt, ops::make_loop(a.sizes(), {&out, &A}));
+      return out;
+    }
+  }
   alignas(8) char buf[8];
   ops::store_scalar(dt, s, buf);
   kernels::Loop L = ops::make_loop_with_scalar(a.sizes(), {&out, &A}, buf, int64_t(itemsize(dt)));
