@@ -48,12 +48,57 @@ void valid_cols(int64_t off, int64_t sw, int64_t w, int64_t wo, int64_t& lo, int
   hi = std::clamp<int64_t>(w - off <= 0 ? 0 : div_up(w - off, sw), lo, wo);
 }
 
+// One output row of im2col: d[ow] = s[(ow * stride + off) * step] for ow in [lo, hi), zero
+// elsewhere. Rows are short (the output width), so plain loops beat memcpy / memset calls;
+// the attribute keeps GCC from turning the loops back into those calls.
+template <class T>
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] inline void patch_row(
+    T* __restrict d, const T* __restrict s, int64_t wo, int64_t lo, int64_t hi, int64_t off,
+    int64_t stride, int64_t step) {
+  for (int64_t ow = 0; ow < lo; ++ow) d[ow] = T(0);
+  if (stride == 1 && step == 1) {
+    const T* __restrict src = s + off;
+    for (int64_t ow = lo; ow < hi; ++ow) d[ow] = src[ow];
+  } else {
+    for (int64_t ow = lo; ow < hi; ++ow) d[ow] = s[(ow * stride + off) * step];
+  }
+  for (int64_t ow = hi; ow < wo; ++ow) d[ow] = T(0);
+}
+
+// Stride 1, contiguous rows and an output as wide as the input ("same" padding): the slab
+// of col for one (c, ki, kj) is then one contiguous run of the input plane shifted by
+// `off`, so it is copied in one go and only the padded columns are zeroed afterwards.
+bool same_width(const Conv2dGeom& g) {
+  return g.sh == 1 && g.sw == 1 && g.wo == g.w && g.in_stride[3] == 1 &&
+         (g.h == 1 || g.in_stride[2] == g.w);
+}
+
+template <class T>
+void slab_same_width(const Conv2dGeom& g, const T* plane, T* dst, int64_t ki, int64_t off,
+                     int64_t lo, int64_t hi) {
+  const int64_t wo = g.wo, shift = ki * g.dh - g.ph;  // input row = output row + shift
+  const int64_t r0 = std::clamp<int64_t>(-shift, 0, g.ho), r1 = std::clamp(g.h - shift, r0, g.ho);
+  std::fill(dst, dst + r0 * wo, T(0));
+  std::fill(dst + r1 * wo, dst + g.ho * wo, T(0));
+  if (r1 == r0) return;
+  T* d = dst + r0 * wo;
+  // d[j] = plane[(r0 + shift) * w + off + j] for j in [lo, end): all inside the valid rows
+  const int64_t end = (r1 - r0 - 1) * wo + hi;
+  if (end > lo)
+    std::memcpy(d + lo, plane + (r0 + shift) * g.w + off + lo, size_t(end - lo) * sizeof(T));
+  for (int64_t r = 0; r < r1 - r0; ++r) {  // the columns that copy took from a neighbouring row
+    for (int64_t j = 0; j < lo; ++j) d[r * wo + j] = T(0);
+    for (int64_t j = std::max(hi, lo); j < wo; ++j) d[r * wo + j] = T(0);
+  }
+}
+
 // col (kt, p) = the patches of one image: row (c, ki, kj), column (oh, ow) holds
 // in[c, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero outside the input.
 template <class T>
 void im2col(const Conv2dGeom& g, const T* in, T* col) {
   const int64_t p = g.ho * g.wo, sc = g.in_stride[1], sh = g.in_stride[2], sw = g.in_stride[3];
   const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  const bool slabs = same_width(g);
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       for (int64_t ki = 0; ki < g.kh; ++ki) {
@@ -62,21 +107,16 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
           const int64_t off = kj * g.dw - g.pw;
           int64_t lo, hi;
           valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+          if (slabs) {
+            slab_same_width(g, in + c * sc, dst, ki, off, lo, hi);
+            continue;
+          }
           for (int64_t oh = 0; oh < g.ho; ++oh) {
-            T* d = dst + oh * g.wo;
             const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-            if (ih < 0 || ih >= g.h) {
-              std::fill(d, d + g.wo, T(0));
-              continue;
-            }
-            const T* s = in + c * sc + ih * sh;
-            std::fill(d, d + lo, T(0));
-            if (g.sw == 1 && sw == 1) {
-              if (hi > lo) std::memcpy(d + lo, s + lo + off, size_t(hi - lo) * sizeof(T));
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) d[ow] = s[(ow * g.sw + off) * sw];
-            }
-            std::fill(d + hi, d + g.wo, T(0));
+            const bool inside = ih >= 0 && ih < g.h;
+            // a row of padding: an empty valid range, so all zeros
+            patch_row(dst + oh * g.wo, in + c * sc + (inside ? ih * sh : 0), g.wo,
+                      inside ? lo : g.wo, inside ? hi : g.wo, off, g.sw, sw);
           }
         }
       }
@@ -84,22 +124,46 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
   });
 }
 
-// The adjoint of im2col: img (contiguous (C, H, W)) = sum of the patches in col. Each
-// channel's rows only touch that channel's plane, so channels split across threads safely.
+// The adjoint of slab_same_width: one contiguous add of the slab into the plane, after
+// zeroing the slab's padded columns (they would otherwise land on a neighbouring row).
 template <class T>
-void col2im(const Conv2dGeom& g, const T* col, T* img) {
+void slab_add_same_width(const Conv2dGeom& g, T* src, T* plane, int64_t ki, int64_t off,
+                         int64_t lo, int64_t hi) {
+  const int64_t wo = g.wo, shift = ki * g.dh - g.ph;
+  const int64_t r0 = std::clamp<int64_t>(-shift, 0, g.ho), r1 = std::clamp(g.h - shift, r0, g.ho);
+  if (r1 == r0) return;
+  T* __restrict s = src + r0 * wo;
+  for (int64_t r = 0; r < r1 - r0; ++r) {
+    for (int64_t j = 0; j < lo; ++j) s[r * wo + j] = T(0);
+    for (int64_t j = std::max(hi, lo); j < wo; ++j) s[r * wo + j] = T(0);
+  }
+  const int64_t end = (r1 - r0 - 1) * wo + hi;
+  T* __restrict d = plane + (r0 + shift) * g.w + off + lo;
+  for (int64_t j = 0; j < end - lo; ++j) d[j] += s[lo + j];
+}
+
+// The adjoint of im2col: img (contiguous (C, H, W)) = sum of the patches in col (whose
+// padded entries it may overwrite). Each channel's rows only touch that channel's plane,
+// so channels split across threads safely.
+template <class T>
+void col2im(const Conv2dGeom& g, T* col, T* img) {
   const int64_t p = g.ho * g.wo, hw = g.h * g.w;
   const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  const bool slabs = g.sh == 1 && g.sw == 1 && g.wo == g.w;  // img's rows are contiguous
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
     std::fill(img + c0 * hw, img + c1 * hw, T(0));
     for (int64_t c = c0; c < c1; ++c) {
       T* plane = img + c * hw;
       for (int64_t ki = 0; ki < g.kh; ++ki) {
         for (int64_t kj = 0; kj < g.kw; ++kj) {
-          const T* src = col + ((c * g.kh + ki) * g.kw + kj) * p;
+          T* src = col + ((c * g.kh + ki) * g.kw + kj) * p;
           const int64_t off = kj * g.dw - g.pw;
           int64_t lo, hi;
           valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+          if (slabs) {
+            slab_add_same_width(g, src, plane, ki, off, lo, hi);
+            continue;
+          }
           for (int64_t oh = 0; oh < g.ho; ++oh) {
             const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
             if (ih < 0 || ih >= g.h) continue;

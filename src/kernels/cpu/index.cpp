@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -167,18 +168,29 @@ struct Acc {
   }
 };
 
+// The index to use for position i: wrapped when negatives are allowed and, for a get
+// (Check), replaced by 0 when out of range, with `bad` set (branch-free).
+template <bool Wrap, bool Check>
+inline int64_t fix_index(int64_t i, int64_t size, bool& bad) {
+  if constexpr (Wrap) i += i < 0 ? size : 0;
+  if constexpr (Check) {
+    const bool out = uint64_t(i) >= uint64_t(size);
+    bad |= out;
+    return out ? 0 : i;
+  }
+  return i;
+}
+
 // One index operand (the common case). The usual layout (contiguous indices and values,
-// data stride 0: gather, index_select along the last dim, x[idx] on a 1-d x) is spelled
-// with typed pointers so the compiler keeps the loop tight; the range check is fused in
-// (branch-free) rather than a separate pass over the indices.
-template <class Op, bool Wrap>
+// data stride 0: gather, scatter, index_select along the last dim, x[idx] on a 1-d x) is
+// spelled with typed pointers so the compiler keeps the loop tight. A get checks the range
+// in the same loop (no separate pass over the indices); a put was checked by its caller.
+template <class Op, bool Wrap, bool Check>
 void run_one(const IndexLoop& L, const Run& r, bool& bad) {
   using E = typename Op::Elem;
   const IndexArg& a = L.idx[0];
   const char* ip = r.ip[0];
-  const int64_t is = r.is[0], step = a.step, n = r.n;
-  const uint64_t size = uint64_t(a.size);
-  const int64_t shift = a.size;
+  const int64_t is = r.is[0], step = a.step, n = r.n, size = a.size;
   char* d = r.d;
   char* v = r.v;
   const int64_t ds = r.ds, vs = r.vs;
@@ -186,26 +198,23 @@ void run_one(const IndexLoop& L, const Run& r, bool& bad) {
   if (is == 8 && ds == 0 && vs == int64_t(sizeof(E))) {
     const int64_t* idx = reinterpret_cast<const int64_t*>(ip);
     E* vp = reinterpret_cast<E*>(v);
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t i = idx[j];
-      if constexpr (Wrap) i += i < 0 ? shift : 0;
-      const bool out = uint64_t(i) >= size;
-      b |= out;
-      Op::one(d + (out ? 0 : i) * step, reinterpret_cast<char*>(vp + j));
+    if (step == int64_t(sizeof(E))) {  // data contiguous along the indexed dim too
+      E* dp = reinterpret_cast<E*>(d);
+      for (int64_t j = 0; j < n; ++j)
+        Op::one(reinterpret_cast<char*>(dp + fix_index<Wrap, Check>(idx[j], size, b)),
+                reinterpret_cast<char*>(vp + j));
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        Op::one(d + fix_index<Wrap, Check>(idx[j], size, b) * step, reinterpret_cast<char*>(vp + j));
     }
   } else {
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t i = load_index(ip + j * is);
-      if constexpr (Wrap) i += i < 0 ? shift : 0;
-      const bool out = uint64_t(i) >= size;
-      b |= out;
-      Op::one(d + j * ds + (out ? 0 : i) * step, v + j * vs);
-    }
+    for (int64_t j = 0; j < n; ++j)
+      Op::one(d + j * ds + fix_index<Wrap, Check>(load_index(ip + j * is), size, b) * step, v + j * vs);
   }
   bad |= b;
 }
 
-template <class Op, bool Wrap>
+template <class Op, bool Wrap, bool Check>
 void run(const IndexLoop& L, const Run& r, bool& bad) {
   const int m = int(L.idx.size());
   bool constant = true;
@@ -214,7 +223,7 @@ void run(const IndexLoop& L, const Run& r, bool& bad) {
     Op::block(r.d + offset_of(L, r, 0, bad), r.ds, r.v, r.vs, r.n);
     return;
   }
-  if (m == 1) return run_one<Op, Wrap>(L, r, bad);
+  if (m == 1) return run_one<Op, Wrap, Check>(L, r, bad);
   for (int64_t j = 0; j < r.n; ++j) Op::one(r.d + j * r.ds + offset_of(L, r, j, bad), r.v + j * r.vs);
 }
 
@@ -250,8 +259,8 @@ bool index_get(const IndexLoop& L) {
   by_itemsize(L.itemsize, [&]<class E>() {
     parallel_for(0, numel, kGrain, [&](int64_t b, int64_t e) {
       bool bad = false;
-      if (L.wrap_negative) walk(L, w, b, e, [&](const Run& r) { run<Get<E>, true>(L, r, bad); });
-      else walk(L, w, b, e, [&](const Run& r) { run<Get<E>, false>(L, r, bad); });
+      if (L.wrap_negative) walk(L, w, b, e, [&](const Run& r) { run<Get<E>, true, true>(L, r, bad); });
+      else walk(L, w, b, e, [&](const Run& r) { run<Get<E>, false, true>(L, r, bad); });
       if (bad) ok.store(false, std::memory_order_relaxed);
     });
   });
@@ -287,20 +296,24 @@ void index_put(const IndexLoop& L, DType dt, bool accumulate) {
   auto put_rows = [&](auto op) {
     parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(per_row, 1)),
                  [&](int64_t r0, int64_t r1) {
-                   // The caller checked every index, so there is nothing to report, and
-                   // wrapping negatives is a no-op when they were not allowed.
-                   bool bad = false;
+                   bool bad = false;  // the caller checked every index: nothing to report
                    walk(L, w, r0 * per_row, r1 * per_row, [&](const Run& r) { op(r, bad); });
                  });
   };
   if (accumulate) {
     visit_dtype(dt, [&]<class T>() {
-      put_rows([&](const Run& r, bool& bad) { run<Acc<T>, true>(L, r, bad); });
+      put_rows([&](const Run& r, bool& bad) {
+        if (L.wrap_negative) run<Acc<T>, true, false>(L, r, bad);
+        else run<Acc<T>, false, false>(L, r, bad);
+      });
     });
     return;
   }
   by_itemsize(L.itemsize, [&]<class E>() {
-    put_rows([&](const Run& r, bool& bad) { run<Put<E>, true>(L, r, bad); });
+    put_rows([&](const Run& r, bool& bad) {
+      if (L.wrap_negative) run<Put<E>, true, false>(L, r, bad);
+      else run<Put<E>, false, false>(L, r, bad);
+    });
   });
 }
 
@@ -313,13 +326,21 @@ bool find_bad_index(const int64_t* ptr, IntList shape, IntList strides, int64_t 
   std::atomic<bool> found{false};
   std::atomic<int64_t> value{0};
   for_each(L, [&](char** p, const int64_t* s, int64_t cnt) {
-    // A branch-free scan first; the culprit is looked for only in a run that has one.
-    bool any = false;
-    for (int64_t j = 0; j < cnt; ++j) {
-      int64_t i = load_index(p[0] + j * s[0]);
-      any |= (i < lo) | (i >= size);
+    // A scan with no compare first (it vectorizes): i is in [lo, size) exactly when both
+    // i - lo and size - 1 - i have a clear top bit. The culprit is looked for only in a run
+    // that has one.
+    const uint64_t ulo = uint64_t(lo), uhi = uint64_t(size - 1);
+    uint64_t acc = 0;
+    if (s[0] == 8) {
+      const int64_t* q = reinterpret_cast<const int64_t*>(p[0]);
+      for (int64_t j = 0; j < cnt; ++j) acc |= (uint64_t(q[j]) - ulo) | (uhi - uint64_t(q[j]));
+    } else {
+      for (int64_t j = 0; j < cnt; ++j) {
+        const uint64_t i = uint64_t(load_index(p[0] + j * s[0]));
+        acc |= (i - ulo) | (uhi - i);
+      }
     }
-    if (!any) return;
+    if ((acc >> 63) == 0) return;
     for (int64_t j = 0; j < cnt; ++j) {
       int64_t i = load_index(p[0] + j * s[0]);
       if (i < lo || i >= size) {
