@@ -40,6 +40,9 @@ void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&...
 
 nb::class_<Tensor>& tensor_class();
 
+// The Tensor inside a Python Tensor object (for in-place methods, which return `self`).
+inline Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
+
 void bind_tensor(nb::module_& m);
 void bind_creation(nb::module_& m);
 void bind_elementwise(nb::module_& m);
@@ -50,6 +53,9 @@ void bind_indexing(nb::module_& m);
 void bind_numpy(nb::module_& m);
 void bind_autograd(nb::module_& m);
 void bind_nn(nb::module_& m);
+void bind_layers(nb::module_& m);
+void bind_losses(nb::module_& m);
+void bind_profiler(nb::module_& m);
 void bind_optim(nb::module_& m);
 
 }  // namespace ember::py

@@ -8,7 +8,6 @@ namespace {
 
 PyObject* g_module = nullptr;  // ember._C, for _from_numpy (the module outlives every call)
 
-Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 bool is_tensor(PyObject* o) { return nb::isinstance<Tensor>(nb::handle(o)); }
 
 [[noreturn]] void invalid_index(PyObject* o) {

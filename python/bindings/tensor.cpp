@@ -50,6 +50,10 @@ void bind_tensor(nb::module_& m) {
   g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable());
   g_cls->dec_ref();
   nb::class_<Tensor>& cls = *g_cls;
+  // Tensor(data) aliases data's storage as a new leaf (data.detach()): what nn.Parameter's
+  // constructor needs. Python subclasses call it through super().__init__.
+  cls.def("__init__", [](Tensor* self, const Tensor& data) { new (self) Tensor(detach(data)); },
+          nb::arg("data"));
   cls.def_prop_ro("_shape", [](const Tensor& t) { return to_tuple(t.sizes()); })
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("ndim", &Tensor::dim)
@@ -93,13 +97,18 @@ void bind_tensor(nb::module_& m) {
       })
       .def("_to_dtype", [](const Tensor& t, DType d) { return to_dtype(t, d); })
       .def("contiguous", [](const Tensor& t) { return contiguous(t); })
-      .def("copy_", [](Tensor& t, const Tensor& s) { return copy_(t, s); })
-      .def("fill_", [](Tensor& t, Scalar v) { return fill_(t, v); })
-      .def("zero_", [](Tensor& t) { return zero_(t); })
-      .def("uniform_", [](Tensor& t, double a, double b) { return uniform_(t, a, b); },
-           nb::arg("from") = 0.0, nb::arg("to") = 1.0)
-      .def("normal_", [](Tensor& t, double mean, double std) { return normal_(t, mean, std); },
-           nb::arg("mean") = 0.0, nb::arg("std") = 1.0)
+      // In-place methods return self (the same Python object), as in torch.
+      .def("copy_", [](nb::handle self, const Tensor& s) { copy_(self_of(self), s); return nb::borrow(self); })
+      .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
+      .def("zero_", [](nb::handle self) { zero_(self_of(self)); return nb::borrow(self); })
+      .def("uniform_", [](nb::handle self, double a, double b) {
+             uniform_(self_of(self), a, b);
+             return nb::borrow(self);
+           }, nb::arg("from") = 0.0, nb::arg("to") = 1.0)
+      .def("normal_", [](nb::handle self, double mean, double std) {
+             normal_(self_of(self), mean, std);
+             return nb::borrow(self);
+           }, nb::arg("mean") = 0.0, nb::arg("std") = 1.0)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
       .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });

@@ -1,14 +1,22 @@
 """Creation functions with PyTorch's signatures. Each is one call into C++; the only
 work here is argument shaping (f(2, 3) vs f((2, 3)), dtype=None, device='cpu')."""
 import builtins
-
-import numpy as np
+import sys
 
 from . import _C
 from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
 
-_NP_OF = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32, "int64": np.int64,
-          "float32": np.float32, "float64": np.float64}
+
+# NumPy loads on first use (building from Python lists), not with `import ember`: it is
+# half of a cold import's time. Until something imported it, no value can be a NumPy array.
+def _np():
+    import numpy
+    return numpy
+
+
+def _is_numpy(x, scalars=True):
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, (np.ndarray, np.generic) if scalars else np.ndarray)
 
 
 def _size(size, op):
@@ -112,7 +120,7 @@ def randint_like(t, low, high=None, *, dtype=None):
 
 
 def from_numpy(a):
-    if not isinstance(a, np.ndarray):
+    if not _is_numpy(a, scalars=False):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(a).__name__})")
     return _C._from_numpy(a)
 
@@ -123,6 +131,7 @@ def from_dlpack(obj):
 
 def _infer_dtype(arr):
     """The dtype torch.tensor infers from Python data (as NumPy read it): bool, int64, or float32."""
+    np = _np()
     if arr.dtype == np.bool_:
         return _bool
     if np.issubdtype(arr.dtype, np.integer):
@@ -138,7 +147,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):  # NumPy data keeps its dtype
+    if _is_numpy(data):  # NumPy data keeps its dtype
+        np = _np()
         arr = np.asarray(data)  # (np.ascontiguousarray would make a 0-d array 1-d)
         t = _C._from_numpy(arr if arr.flags.c_contiguous else arr.copy()).clone()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
@@ -148,6 +158,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         data = _tensors_to_lists(data)
     # NumPy reads the nesting as bool, int64 or float64; ember then converts to the dtype
     # asked for (or inferred) as .to() does, so tensor([-1], dtype=uint8) wraps to 255.
+    np = _np()
     try:
         arr = np.array(data)
     except (ValueError, OverflowError) as e:
@@ -171,7 +182,7 @@ def _check_fits(arr, dt):
     lo, hi = _INT_RANGE[dt.name]
     if arr.dtype.kind == "f":
         lo = 0 if dt.name == "uint8" else lo
-        bad = not np.isfinite(arr).all() or arr.min() < lo or arr.max() > hi
+        bad = not _np().isfinite(arr).all() or arr.min() < lo or arr.max() > hi
     else:
         bad = int(arr.min()) < lo or int(arr.max()) > hi
     if bad:
@@ -191,7 +202,7 @@ def _tensors_to_lists(data):
 def as_tensor(data, dtype=None, device=None):
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
-    if isinstance(data, np.ndarray) and dtype is None:
+    if dtype is None and _is_numpy(data, scalars=False):
         return from_numpy(data)
     return tensor(data, dtype=dtype)
 

@@ -8,9 +8,16 @@ utility given no generator draws one seed from it, so ember.manual_seed(s) makes
 """
 import os
 
-import numpy as np
-
 from . import _C
+
+
+class _LazyNumpy:  # NumPy loads when a Generator is first used, not with `import ember`
+    def __getattr__(self, name):
+        import numpy
+        return getattr(numpy, name)
+
+
+np = _LazyNumpy()
 
 _DEFAULT_SEED = 67280421310721  # torch.Generator().initial_seed()
 _U64 = 1 << 64

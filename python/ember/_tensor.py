@@ -135,6 +135,29 @@ def _register_hook(self, hook):
     return _RemovableHandle(hooks, key)
 
 
+def _deepcopy(self, memo):
+    """A leaf's values and requires_grad, in new memory (torch refuses non-leaves too)."""
+    if self.grad_fn is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                           "deepcopy protocol at the moment.")
+    if id(self) in memo:
+        return memo[id(self)]
+    out = self.detach().clone().requires_grad_(self.requires_grad)
+    memo[id(self)] = out
+    return out
+
+
+def _rebuild(array, requires_grad):
+    from ._creation import from_numpy
+    return from_numpy(array).requires_grad_(requires_grad)
+
+
+def _reduce_ex(self, proto):
+    """Pickling stores the values as a NumPy array (pickle is for copying between processes,
+    not for model files: unpickling can run code, so never unpickle a file you did not write)."""
+    return (_rebuild, (self.detach().numpy().copy(), self.requires_grad))
+
+
 _METHODS = {
     "backward": _backward,
     "register_hook": _register_hook,
@@ -163,6 +186,10 @@ _METHODS = {
     "new_ones": _new("ones"),
     "new_tensor": _new_tensor,
     "new_full": _new_full,
+    "__deepcopy__": _deepcopy,
+    "__reduce_ex__": _reduce_ex,
+    "nbytes": property(lambda self: self.numel() * self.element_size()),
+    "itemsize": property(lambda self: self.element_size()),
 }
 
 for _name, _fn in _METHODS.items():

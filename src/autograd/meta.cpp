@@ -196,14 +196,8 @@ Tensor sum_to(const Tensor& g, IntList shape) {
   Dims dims;
   for (int64_t i = 0; i < g.dim(); ++i)
     if (i < lead || (shape[i - lead] == 1 && g.sizes()[i] != 1)) dims.push_back(i);
-  // TEMP-SUMTO: until src/ops/reduce.cpp lands, sum with adds of slices.
-  Tensor s = g;
-  for (int64_t d : dims) {
-    Tensor acc = s.sizes()[d] ? select(s, d, 0) : zeros(select(s, d, 0).sizes(), s.dtype());
-    for (int64_t i = 1; i < s.sizes()[d]; ++i) acc = add(acc, select(s, d, i));
-    s = unsqueeze(acc, d);
-  }
-  return view(s, shape);
+  if (dims.empty()) return reshape(g, shape);
+  return view(sum(g, dims, /*keepdim=*/true, g.dtype()), shape);
 }
 
 }  // namespace autograd

@@ -4,8 +4,6 @@ Note [gradcheck loops in Python]: this is a test utility, not a compute path. It
 one input element at a time (each perturbation calls `fn`, whose ops run in C++), and
 pulls one row of the Jacobian per output element with autograd.grad, like PyTorch's own
 gradcheck. Use small float64 inputs."""
-import numpy as np
-
 from .. import _C
 
 
@@ -14,6 +12,7 @@ def _flat_outputs(out):
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs):
+    import numpy as np  # (here, not at module top: `import ember` does not load NumPy)
     from . import grad as autograd_grad
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
