@@ -20,6 +20,9 @@ struct AllocatorStats {
   int64_t cache_hits;
 };
 AllocatorStats allocator_stats();
+// Bytes requested from allocate() by the calling thread since it started (the profiler
+// reads it before and after an op).
+int64_t thread_allocated_bytes();
 void empty_cache();
 
 class Storage : public RefCounted {

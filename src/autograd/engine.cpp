@@ -6,11 +6,13 @@
 // Note [Engine order]: any order that respects the dependency counts is correct; a stack
 // keeps memory low by finishing one branch before starting another.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/accumulate.h"
 #include "autograd/function.h"
+#include "ember/profiler.h"
 
 namespace ember::autograd {
 namespace {
@@ -101,6 +103,8 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
     bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
     if (any && !(captures && is_acc)) {
       CurrentNode cur(n);
+      std::optional<profiler::Scope> timed;  // the node's name is built only when profiling
+      if (profiler::enabled()) timed.emplace(n->name(), true);
       outs = n->apply(std::move(grads));
       if (!keep_graph) n->release_saved();
     }

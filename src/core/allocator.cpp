@@ -43,10 +43,15 @@ void* os_alloc(size_t nbytes) {
   return p;
 }
 
+thread_local int64_t t_requested = 0;
+
 }  // namespace
+
+int64_t thread_allocated_bytes() { return t_requested; }
 
 void* allocate(size_t nbytes) {
   Cache& c = cache();
+  t_requested += int64_t(nbytes);
   c.allocations.fetch_add(1, std::memory_order_relaxed);
   c.live.fetch_add(int64_t(nbytes), std::memory_order_relaxed);
   if (nbytes == 0) nbytes = 1;

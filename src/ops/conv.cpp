@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/conv.h"
 #include "ops/iter.h"
 
@@ -166,6 +167,7 @@ Tensor conv2d_any(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, int64_t groups) {
+  EMBER_PROFILE_OP("conv2d");
   const char* op = "conv2d";
   check_tensors(op, input, weight, bias);
   const Pair pad = pair_arg(op, "padding", padding);
@@ -178,6 +180,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 // choice), so the output keeps the input's size.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               PaddingMode padding, IntList dilation, int64_t groups) {
+  EMBER_PROFILE_OP("conv2d");
   const char* op = "conv2d";
   check_tensors(op, input, weight, bias);
   ConvArgs a{pair_arg(op, "stride", stride), {0, 0}, {0, 0}, pair_arg(op, "dilation", dilation), groups};

@@ -1,17 +1,20 @@
 // Copies, dtype conversion and fills.
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
 
 namespace ember {
 
 Tensor contiguous(const Tensor& t) {
+  EMBER_PROFILE_OP("contiguous");
   ops::check_defined(t, "contiguous");
   return t.is_contiguous() ? t : clone(t);
 }
 
 Tensor clone(const Tensor& t) {
+  EMBER_PROFILE_OP("clone");
   ops::check_defined(t, "clone");
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
@@ -21,6 +24,7 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, DType dtype) {
+  EMBER_PROFILE_OP("to_dtype");
   ops::check_defined(t, "to");
   if (t.dtype() == dtype) return t;
   Tensor out = Tensor::empty(t.sizes(), dtype);
@@ -34,6 +38,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
+  EMBER_PROFILE_OP("copy_");
   ops::check_defined(dst, "copy_");
   ops::check_defined(src, "copy_");
   Dims shape = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
@@ -55,6 +60,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 }
 
 Tensor& fill_(Tensor& t, Scalar value) {
+  EMBER_PROFILE_OP("fill_");
   ops::check_defined(t, "fill_");
   ops::check_scalar_fits(t.dtype(), value, "fill_");
   if (autograd::any_requires_grad(t)) {

@@ -3,15 +3,20 @@
 #include <cmath>
 
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "ember/random.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
 
 namespace ember {
 
-Tensor empty(IntList shape, DType dtype) { return Tensor::empty(shape, dtype); }
+Tensor empty(IntList shape, DType dtype) {
+  EMBER_PROFILE_OP("empty");
+  return Tensor::empty(shape, dtype);
+}
 
 Tensor full(IntList shape, Scalar value, std::optional<DType> dtype) {
+  EMBER_PROFILE_OP("full");
   ops::check_scalar_fits(dtype.value_or(value.default_dtype()), value, "full");
   Tensor t = Tensor::empty(shape, dtype.value_or(value.default_dtype()));
   kernels::fill(t.dtype(), ops::make_loop(t.sizes(), {&t}), value);
@@ -30,6 +35,7 @@ Tensor scalar_tensor(Scalar value, std::optional<DType> dtype) {
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
+  EMBER_PROFILE_OP("arange");
   bool floating = start.is_floating() || end.is_floating() || step.is_floating();
   DType dt = dtype.value_or(floating ? DType::Float32 : DType::Int64);
   EMBER_CHECK(dt != DType::Bool, TypeError, "arange: not implemented for bool");
@@ -69,6 +75,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 }
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  EMBER_PROFILE_OP("linspace");
   EMBER_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ", steps);
   Tensor t = Tensor::empty({steps}, dtype);
   double step = steps > 1 ? (end - start) / double(steps - 1) : 0.0;
@@ -85,6 +92,7 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
 }
 
 Tensor eye(int64_t n, int64_t m, DType dtype) {
+  EMBER_PROFILE_OP("eye");
   EMBER_CHECK(n >= 0, ValueError, "eye: n must be non-negative, got ", n);
   EMBER_CHECK(m >= -1, ValueError, "eye: m must be non-negative, got ", m);
   if (m == -1) m = n;  // the default: square
@@ -114,6 +122,7 @@ Tensor& uniform_(Tensor& t, double low, double high) {
 }
 
 Tensor& normal_(Tensor& t, double mean, double std) {
+  EMBER_PROFILE_OP("normal_");
   ops::check_defined(t, "normal_");
   EMBER_CHECK(is_floating(t.dtype()), TypeError, "normal_: expected a floating tensor, got ",
               dtype_name(t.dtype()));
@@ -135,18 +144,21 @@ void check_float_dtype(const char* op, DType dtype) {
 }  // namespace
 
 Tensor rand(IntList shape, DType dtype) {
+  EMBER_PROFILE_OP("rand");
   check_float_dtype("rand", dtype);
   Tensor t = Tensor::empty(shape, dtype);
   return uniform_(t, 0.0, 1.0);
 }
 
 Tensor randn(IntList shape, DType dtype) {
+  EMBER_PROFILE_OP("randn");
   check_float_dtype("randn", dtype);
   Tensor t = Tensor::empty(shape, dtype);
   return normal_(t, 0.0, 1.0);
 }
 
 Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype) {
+  EMBER_PROFILE_OP("randint");
   EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
               " high=", high);
   Tensor t = Tensor::empty(shape, DType::Int64);
@@ -155,6 +167,7 @@ Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype) {
 }
 
 Tensor randperm(int64_t n, DType dtype) {
+  EMBER_PROFILE_OP("randperm");
   EMBER_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
   Tensor t = arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);
   int64_t* p = t.data<int64_t>();

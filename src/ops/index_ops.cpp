@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/function.h"
+#include "ember/profiler.h"
 #include "ops/indexing.h"
 #include "ops/iter.h"
 
@@ -84,6 +85,7 @@ Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index
 }  // namespace
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  EMBER_PROFILE_OP("index_select");
   ops::check_defined(t, "index_select");
   ops::check_defined(index, "index_select");
   EMBER_CHECK(index.dim() <= 1, IndexError, "index_select: index is supposed to be a vector, got shape ",
@@ -129,6 +131,7 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
 }
 
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
+  EMBER_PROFILE_OP("gather");
   ops::check_defined(t, "gather");
   ops::check_defined(index, "gather");
   Tensor idx = ops::index_int64(index, "gather");
@@ -190,30 +193,37 @@ Tensor& scatter_inplace(const char* op, Tensor& t, int64_t dim, const Tensor& in
 }  // namespace
 
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_PROFILE_OP("scatter_");
   return scatter_inplace("scatter_", t, dim, index, &src, Scalar(), false);
 }
 
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
+  EMBER_PROFILE_OP("scatter_");
   return scatter_inplace("scatter_", t, dim, index, nullptr, value, false);
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_PROFILE_OP("scatter");
   return scatter_out("scatter", t, dim, index, &src, Scalar(), false);
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
+  EMBER_PROFILE_OP("scatter");
   return scatter_out("scatter", t, dim, index, nullptr, value, false);
 }
 
 Tensor& scatter_add_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_PROFILE_OP("scatter_add_");
   return scatter_inplace("scatter_add_", t, dim, index, &src, Scalar(), true);
 }
 
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_PROFILE_OP("scatter_add");
   return scatter_out("scatter_add", t, dim, index, &src, Scalar(), true);
 }
 
 Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_PROFILE_OP("take_along_dim");
   ops::check_defined(t, "take_along_dim");
   ops::check_defined(indices, "take_along_dim");
   EMBER_CHECK(indices.dtype() == DType::Int64, TypeError,
@@ -235,6 +245,7 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
 }
 
 Tensor nonzero(const Tensor& t) {
+  EMBER_PROFILE_OP("nonzero");
   ops::check_defined(t, "nonzero");
   Tensor m = t.dtype() == DType::Bool ? contiguous(t) : ne(t, Scalar(int64_t(0)));
   kernels::MaskChunks ch = kernels::count_mask(m.data<bool>(), m.numel());
@@ -244,6 +255,7 @@ Tensor nonzero(const Tensor& t) {
 }
 
 Tensor masked_select(const Tensor& t, const Tensor& mask) {
+  EMBER_PROFILE_OP("masked_select");
   ops::check_defined(t, "masked_select");
   ops::check_defined(mask, "masked_select");
   EMBER_CHECK(mask.dtype() == DType::Bool, TypeError, "masked_select: expected a bool mask, got ",

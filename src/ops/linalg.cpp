@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
@@ -270,6 +271,7 @@ Tensor matmul_forward(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("matmul");
   Tensor out;
   {
     NoGradGuard no_grad;  // the forward's internal views are not part of the graph
@@ -282,12 +284,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("mm");
   check_operands("mm", a, b);
   check_dim("mm", a, b, 2, 2);
   return record_matmul("MmBackward0", a, b, mm_impl("mm", a, b));
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("bmm");
   check_operands("bmm", a, b);
   check_dim("bmm", a, b, 3, 3);
   EMBER_CHECK(a.size(0) == b.size(0), ValueError, "bmm: batch sizes of shapes ", a.sizes(),
@@ -296,12 +300,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  EMBER_PROFILE_OP("mv");
   check_operands("mv", a, v);
   check_dim("mv", a, v, 2, 1);
   return record_matmul("MvBackward0", a, v, mv_impl("mv", a, v));
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("dot");
   check_operands("dot", a, b);
   check_dim("dot", a, b, 1, 1);
   return record_matmul("DotBackward0", a, b, dot_impl("dot", a, b));
@@ -309,6 +315,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 
 // As in PyTorch, outer is a broadcast multiply: it promotes dtypes and accepts bool.
 Tensor outer(const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("outer");
   ops::check_defined(a, "outer");
   ops::check_defined(b, "outer");
   check_dim("outer", a, b, 1, 1);
@@ -319,6 +326,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // scales it in the same pass that adds alpha * a @ b, so a Linear layer's bias costs no
 // extra sweep over the output. beta == 0 never reads self (NaN there is ignored).
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  EMBER_PROFILE_OP("addmm");
   const char* op = "addmm";
   ops::check_defined(self, op);
   check_operands(op, a, b);

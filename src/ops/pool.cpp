@@ -7,6 +7,7 @@
 
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/pool.h"
 #include "ops/iter.h"
 
@@ -121,6 +122,7 @@ std::pair<Tensor, Tensor> max_pool_impl(const char* op, const Tensor& x, IntList
 
 Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool2d");
   return max_pool_impl("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
                        false).first;
 }
@@ -128,12 +130,14 @@ Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
                                                   IntList stride, IntList padding,
                                                   IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool2d_with_indices");
   return max_pool_impl("max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
                        ceil_mode, true);
 }
 
 Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_PROFILE_OP("avg_pool2d");
   const char* op = "avg_pool2d";
   check_input(op, input);
   const DType dt = input.dtype();
@@ -159,6 +163,7 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
+  EMBER_PROFILE_OP("adaptive_avg_pool2d");
   const char* op = "adaptive_avg_pool2d";
   check_input(op, input);
   EMBER_CHECK(is_floating(input.dtype()), NotImplementedError, op, ": not implemented for ",

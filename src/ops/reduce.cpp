@@ -4,6 +4,7 @@
 
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/reduce.h"
 #include "ops/iter.h"
 
@@ -208,6 +209,7 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
 }  // namespace
 
 Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dtype) {
+  EMBER_PROFILE_OP("sum");
   uint64_t mask = checked_mask(t, dims, "sum");
   // sum(dtype=d): PyTorch converts the input to d first and returns d.
   if (dtype && *dtype != sum_dtype(t.dtype())) {
@@ -224,6 +226,7 @@ Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dty
 }
 
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("mean");
   uint64_t mask = checked_mask(t, dims, "mean");
   EMBER_CHECK(is_floating(t.dtype()), TypeError, "mean: expected a floating point input, got ",
               dtype_name(t.dtype()), "; convert it first (e.g. t.float().mean())");
@@ -235,6 +238,7 @@ Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_PROFILE_OP("prod");
   uint64_t mask = one_dim_mask(t, dim, "prod");
   Tensor out = run_reduce(ReduceOp::Prod, t, mask, keepdim, sum_dtype(t.dtype()));
   // d prod / d x_i = product of the others: out / x_i, except where x_i == 0, where it is
@@ -251,21 +255,25 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor amax(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("amax");
   Tensor out = extreme(ReduceOp::Max, t, dims, keepdim, "amax");
   record_extreme("AmaxBackward0", t, out, dim_mask(dims, t.dim(), "amax"), keepdim);
   return out;
 }
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("amin");
   Tensor out = extreme(ReduceOp::Min, t, dims, keepdim, "amin");
   record_extreme("AminBackward0", t, out, dim_mask(dims, t.dim(), "amin"), keepdim);
   return out;
 }
 Tensor max(const Tensor& t) {
+  EMBER_PROFILE_OP("max");
   Tensor out = extreme(ReduceOp::Max, t, {}, false, "max");
   record_extreme("MaxBackward1", t, out, dim_mask({}, t.dim(), "max"), false);
   return out;
 }
 Tensor min(const Tensor& t) {
+  EMBER_PROFILE_OP("min");
   Tensor out = extreme(ReduceOp::Min, t, {}, false, "min");
   record_extreme("MinBackward1", t, out, dim_mask({}, t.dim(), "min"), false);
   return out;
@@ -288,12 +296,14 @@ void record_indexed(const char* name, const Tensor& t, const Tensor& values, con
 }  // namespace
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
+  EMBER_PROFILE_OP("max");
   ops::check_defined(t, "max");
   auto r = arg_along(true, true, t, dim, keepdim, "max");
   record_indexed("MaxBackward0", t, r.first, r.second, dim, keepdim);
   return r;
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
+  EMBER_PROFILE_OP("min");
   ops::check_defined(t, "min");
   auto r = arg_along(false, true, t, dim, keepdim, "min");
   record_indexed("MinBackward0", t, r.first, r.second, dim, keepdim);
@@ -301,9 +311,11 @@ std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_PROFILE_OP("argmax");
   return arg_reduce_op(true, t, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_PROFILE_OP("argmin");
   return arg_reduce_op(false, t, dim, keepdim, "argmin");
 }
 
@@ -325,17 +337,20 @@ void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dim
 }  // namespace
 
 Tensor var(const Tensor& t, IntList dims, double correction, bool keepdim) {
+  EMBER_PROFILE_OP("var");
   Tensor out = var_std(ReduceOp::Var, t, dims, correction, keepdim, "var");
   record_var_std(false, t, out, dims, correction, keepdim);
   return out;
 }
 Tensor std(const Tensor& t, IntList dims, double correction, bool keepdim) {
+  EMBER_PROFILE_OP("std");
   Tensor out = var_std(ReduceOp::Std, t, dims, correction, keepdim, "std");
   record_var_std(true, t, out, dims, correction, keepdim);
   return out;
 }
 
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("norm");
   uint64_t mask = checked_mask(t, dims, "norm");
   check_floating(t, "norm");
   EMBER_CHECK(!std::isnan(p), ValueError, "norm: p must be a number, got nan");
@@ -349,6 +364,7 @@ Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("logsumexp");
   uint64_t mask = checked_mask(t, dims, "logsumexp");
   // Integer and bool inputs compute in float32, as in PyTorch.
   Tensor a = is_floating(t.dtype()) ? t : to_dtype(t, DType::Float32);
@@ -359,18 +375,22 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
 }
 
 Tensor all(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("all");
   return logical(ReduceOp::All, t, dims, keepdim, "all");
 }
 Tensor any(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_PROFILE_OP("any");
   return logical(ReduceOp::Any, t, dims, keepdim, "any");
 }
 
 Tensor softmax(const Tensor& t, int64_t dim) {
+  EMBER_PROFILE_OP("softmax");
   Tensor out = softmax_impl(t, dim, false, "softmax");
   record_softmax(t, out, wrap_dim(dim, t.dim(), "softmax"), false);
   return out;
 }
 Tensor log_softmax(const Tensor& t, int64_t dim) {
+  EMBER_PROFILE_OP("log_softmax");
   Tensor out = softmax_impl(t, dim, true, "log_softmax");
   record_softmax(t, out, wrap_dim(dim, t.dim(), "log_softmax"), true);
   return out;

@@ -1,6 +1,7 @@
 // RMSprop, centered or not, with momentum, weight decay and maximize
 // (torch/optim/rmsprop.py, _single_tensor_rmsprop).
 #include "ember/optim.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/optim.h"
 #include "optim/fused.h"
 
@@ -10,6 +11,7 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
                   const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
                   const RMSpropOptions& o) {
+  EMBER_PROFILE_OP("rmsprop_step");
   const char* op = "rmsprop_step";
   const bool momentum = o.momentum > 0;  // torch tests momentum > 0 here, not != 0
   std::vector<detail::StateList> states = {{"square_avgs", &square_avgs}};

@@ -1,0 +1,59 @@
+// Where the time goes: a built-in op profiler.
+//
+//   profiler::start();
+//   ... run ops, forward and backward ...
+//   for (const profiler::OpStats& s : profiler::stop()) ...  // by self time, largest first
+//
+// Each public op opens an EMBER_PROFILE_OP scope; the autograd engine opens one per
+// backward node (named like "MmBackward0"). A scope costs one relaxed atomic load when the
+// profiler is off. When on, it measures wall time and the bytes the caching allocator
+// handed out, both inclusive ("total") and minus the scopes nested in it ("self": the op's
+// own kernel, not the ops it calls). Ops called from several threads are all counted.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ember::profiler {
+
+struct OpStats {
+  std::string name;  // the op ("add", "linear") or the backward node ("AddmmBackward0")
+  bool backward = false;
+  int64_t calls = 0;
+  int64_t total_ns = 0, self_ns = 0;
+  int64_t total_bytes = 0, self_bytes = 0;  // allocated by the caching allocator
+};
+
+void start();                  // clears the counts and turns the profiler on
+std::vector<OpStats> stop();   // turns it off; the counts, by self time descending
+bool enabled();
+
+namespace detail {
+extern std::atomic<bool> g_on;
+}
+
+// Times the enclosing block as op `name` (a string literal) while the profiler is on.
+class Scope {
+ public:
+  explicit Scope(const char* name, bool backward = false) {
+    if (detail::g_on.load(std::memory_order_relaxed)) begin(name, backward);
+  }
+  explicit Scope(const std::string& name, bool backward) {
+    if (detail::g_on.load(std::memory_order_relaxed)) begin(name, backward);
+  }
+  ~Scope() {
+    if (active_) end();
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  void begin(std::string name, bool backward);
+  void end();
+  bool active_ = false;
+};
+
+}  // namespace ember::profiler
+
+#define EMBER_PROFILE_OP(name) ::ember::profiler::Scope ember_profile_scope_(name)
