@@ -5,8 +5,6 @@
 namespace ember::py {
 namespace {
 
-Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
-
 // A Python number as the 0-d tensor that promotes like the number would next to `t`
 // (for the overloads whose C++ form takes tensors only).
 Tensor scalar_like(const Tensor& t, Scalar s) { return to_dtype(scalar_tensor(s), result_type(t, s)); }

@@ -133,5 +133,8 @@ NB_MODULE(_C, m) {
   py::bind_numpy(m);
   py::bind_autograd(m);
   py::bind_nn(m);
+  py::bind_layers(m);
+  py::bind_losses(m);
+  py::bind_profiler(m);
   py::bind_optim(m);
 }

@@ -1,11 +1,12 @@
 // Elementwise ops: type promotion, broadcasting, then one kernel call.
+#include <cmath>
 #include <cstring>
 
-#include "ember/ops.h"
-#include <cmath>
-
 #include "autograd/function.h"
+#include "ember/ops.h"
+#include "ember/profiler.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/nn.h"
 #include "ops/iter.h"
 
 namespace ember {
@@ -255,13 +256,24 @@ bool unary_saves_input(UnaryOp op) {
   }
 }
 
+// ReLU's backward in one pass (g where out > 0), unless it must itself be differentiable
+// (grad mode is on inside a backward only under create_graph).
+Tensor relu_backward(const Tensor& g, const Tensor& out) {
+  if (GradMode::is_enabled() || !is_floating(g.dtype()) || g.dtype() != out.dtype() ||
+      g.sizes() != out.sizes())
+    return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));
+  Tensor gx = Tensor::empty(g.sizes(), g.dtype());
+  kernels::relu_backward(g.dtype(), ops::make_loop(g.sizes(), {&gx, &g, &out}));
+  return gx;
+}
+
 Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& a, const Tensor& out) {
   switch (op) {
     case UnaryOp::Neg: return neg(g);
     case UnaryOp::Abs: return mul(g, sign(a));
     case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
     case UnaryOp::Trunc: return zeros(g.sizes(), g.dtype());
-    case UnaryOp::Relu: return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));
+    case UnaryOp::Relu: return relu_backward(g, out);
     case UnaryOp::Square: return mul(g, mul(a, Scalar(2.0)));
     case UnaryOp::Exp: return mul(g, out);
     case UnaryOp::Expm1: return mul(g, add(out, Scalar(1.0)));
@@ -385,11 +397,13 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 
 #define EMBER_UNARY(name, Enum, kind)                                                    \
   Tensor name(const Tensor& a) {                                                         \
+    EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                           \
     if (autograd::any_requires_grad(a)) record_unary(UnaryOp::Enum, #Enum "Backward0", a, out); \
     return out;                                                                          \
   }                                                                                      \
   Tensor& name##_(Tensor& a) {                                                           \
+    EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a))                                                  \
       return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); }); \
     return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a);                         \
@@ -398,30 +412,35 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 #undef EMBER_UNARY
 
 #define EMBER_BINARY(name, Enum, kind)                                                    \
-  Tensor name(const Tensor& a, const Tensor& b) {                                          \
+  Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                   \
     if (autograd::any_requires_grad(a, b))                                                 \
       record_binary(BinaryOp::Enum, #Enum "Backward0", a, b, out, 1.0);                    \
     return out;                                                                            \
   }                                                                                        \
-  Tensor name(const Tensor& a, Scalar b) {                                                 \
+  Tensor name(const Tensor& a, Scalar b) {                                               \
+    EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);              \
     if (autograd::any_requires_grad(a))                                                    \
       record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", a, b, false, out);           \
     return out;                                                                            \
   }                                                                                        \
-  Tensor name(Scalar a, const Tensor& b) {                                                 \
+  Tensor name(Scalar a, const Tensor& b) {                                               \
+    EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);               \
     if (autograd::any_requires_grad(b))                                                    \
       record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", b, a, true, out);            \
     return out;                                                                            \
   }                                                                                        \
-  Tensor& name##_(Tensor& a, const Tensor& b) {                                            \
+  Tensor& name##_(Tensor& a, const Tensor& b) {                                          \
+    EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a, b))                                                 \
       return autograd::apply_inplace(a, #name "_", [&b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                 \
   }                                                                                        \
-  Tensor& name##_(Tensor& a, Scalar b) {                                                   \
+  Tensor& name##_(Tensor& a, Scalar b) {                                                 \
+    EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a))                                                    \
       return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace_scalar(BinaryOp::Enum, #kind[0], #name "_", a, b);               \
@@ -430,12 +449,19 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 #undef EMBER_BINARY
 
 #define EMBER_COMPARE(name, Enum)                                                              \
-  Tensor name(const Tensor& a, const Tensor& b) { return compare_out(CompareOp::Enum, #name, a, b); } \
-  Tensor name(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Enum, #name, a, b); }
+  Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    EMBER_PROFILE_OP(#name);                                                             \
+    return compare_out(CompareOp::Enum, #name, a, b);                                          \
+  }                                                                                            \
+  Tensor name(const Tensor& a, Scalar b) {                                               \
+    EMBER_PROFILE_OP(#name);                                                             \
+    return compare_scalar(CompareOp::Enum, #name, a, b);                                       \
+  }
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_PROFILE_OP("add");
   check_alpha("add", result_type(a, b), alpha);
   Tensor out = binary_out(BinaryOp::Add, 'A', "add", a, b, alpha.to_double());
   if (autograd::any_requires_grad(a, b))
@@ -443,6 +469,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_PROFILE_OP("sub");
   check_alpha("sub", result_type(a, b), alpha);
   Tensor out = binary_out(BinaryOp::Sub, 'A', "sub", a, b, alpha.to_double());
   if (autograd::any_requires_grad(a, b))
@@ -450,12 +477,14 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_PROFILE_OP("add_");
   check_alpha("add_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))
     return autograd::apply_inplace(a, "add_", [&](const Tensor& x) { return add(x, b, alpha); });
   return binary_inplace(BinaryOp::Add, 'A', "add_", a, b, alpha.to_double());
 }
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_PROFILE_OP("sub_");
   check_alpha("sub_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))
     return autograd::apply_inplace(a, "sub_", [&](const Tensor& x) { return sub(x, b, alpha); });
@@ -463,6 +492,7 @@ Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor logical_not(const Tensor& a) {
+  EMBER_PROFILE_OP("logical_not");
   ops::check_defined(a, "logical_not");
   Tensor out = Tensor::empty(a.sizes(), DType::Bool);
   kernels::logical_not(a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));
@@ -470,6 +500,7 @@ Tensor logical_not(const Tensor& a) {
 }
 
 Tensor bitwise_not(const Tensor& a) {
+  EMBER_PROFILE_OP("bitwise_not");
   ops::check_defined(a, "bitwise_not");
   EMBER_CHECK(!is_floating(a.dtype()), TypeError,
               "bitwise_not: only integer and bool tensors are supported, got ", dtype_name(a.dtype()));
@@ -493,6 +524,7 @@ void check_clamp_args(const char* name, DType dt, const std::optional<Scalar>& l
 }  // namespace
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_PROFILE_OP("clamp");
   ops::check_defined(a, "clamp");
   DType dt = clamp_dtype(a, lo, hi);
   check_clamp_args("clamp", dt, lo, hi);
@@ -513,6 +545,7 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
 }
 
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_PROFILE_OP("clamp_");
   ops::check_defined(a, "clamp_");
   if (autograd::any_requires_grad(a))
     return autograd::apply_inplace(a, "clamp_", [&](const Tensor& x) { return clamp(x, lo, hi); });
@@ -526,6 +559,7 @@ Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_PROFILE_OP("where");
   ops::check_defined(cond, "where");
   EMBER_CHECK(cond.dtype() == DType::Bool, TypeError,
               "where: expected condition to be a bool tensor, got ", dtype_name(cond.dtype()));
@@ -559,6 +593,7 @@ void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
 }  // namespace
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
+  EMBER_PROFILE_OP("masked_fill");
   check_mask("masked_fill", t, mask);
   ops::check_scalar_fits(t.dtype(), value, "masked_fill");
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
@@ -578,6 +613,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
 }
 
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
+  EMBER_PROFILE_OP("masked_fill_");
   check_mask("masked_fill_", t, mask);
   ops::check_scalar_fits(t.dtype(), value, "masked_fill_");
   if (autograd::any_requires_grad(t))

@@ -1,11 +1,15 @@
 // Elementwise kernels. Each op is a small functor on one element; run() walks the
 // Loop with a contiguous fast path (which the compiler vectorizes) and a strided
-// general path.
+// general path. For float32/float64, the contiguous runs of the transcendentals (libm calls
+// the compiler can't vectorize), sqrt and the four arithmetic ops go to the SIMD kernels of
+// elementwise_hwy.h instead (AVX-512/AVX2/SSE4, picked at run time).
 #include "kernels/cpu/elementwise.h"
 
 #include <cmath>
 #include <limits>
 #include <type_traits>
+
+#include "kernels/cpu/elementwise_hwy.h"
 
 namespace ember::kernels {
 namespace {
@@ -168,6 +172,37 @@ void run1(const Loop& L, F f) {
   });
 }
 
+// run1 for a float op with a SIMD kernel: contiguous runs (one per thread for a
+// contiguous tensor) go to simd_unary, strided ones to f.
+template <class T, class F>
+void run1_simd(const Loop& L, UnaryOp op, F f) {
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      simd_unary(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = f(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+    }
+  });
+}
+
+// run2 for float add/sub/mul/div: contiguous runs, with either input possibly a broadcast
+// scalar, go to simd_binary; strided ones to f.
+template <class T, class F>
+void run2_simd(const Loop& L, BinaryOp op, F f) {
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    const bool a1 = s[1] == sizeof(T), b1 = s[2] == sizeof(T);
+    if (s[0] == sizeof(T) && (a1 || s[1] == 0) && (b1 || s[2] == 0) && (a1 || b1)) {
+      simd_binary(op, reinterpret_cast<const T*>(p[1]), !a1, reinterpret_cast<const T*>(p[2]), !b1,
+                  reinterpret_cast<T*>(p[0]), n);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            f(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+    }
+  });
+}
+
 template <class Out, class In, class F>
 void run2(const Loop& L, F f) {
   for_each(L, [&](char** p, const int64_t* s, int64_t n) {
@@ -197,22 +232,57 @@ void run2(const Loop& L, F f) {
 
 void unary(UnaryOp op, DType dt, const Loop& L) {
   visit_dtype(dt, [&]<class T>() {
+    constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+    const bool simd = simd_type && simd_unary_enabled(op);
     switch (op) {  // one instantiation per op so each inner loop is specialised
-#define EMBER_UNARY(name, Enum, kind) \
-  case UnaryOp::Enum: return run1<T, T>(L, [](T x) { return unary_apply<T>(UnaryOp::Enum, x); });
+#define EMBER_UNARY(name, Enum, kind)                                           \
+  case UnaryOp::Enum: {                                                         \
+    auto f = [](T x) { return unary_apply<T>(UnaryOp::Enum, x); };              \
+    if constexpr (simd_type) {                                                  \
+      if (simd) return run1_simd<T>(L, UnaryOp::Enum, f);                       \
+    }                                                                           \
+    return run1<T, T>(L, f);                                                    \
+  }
 #include "ember/ops.def"
 #undef EMBER_UNARY
     }
   });
 }
 
+// x ** c with a constant c of 2 or -1 (the exponent operand has stride 0 everywhere): the
+// square/reciprocal kernel instead of std::pow per element, as PyTorch's pow kernel does;
+// same values for every input (NaN, ±inf, ±0). Catches x.pow_(2), x **= 2, x ** tensor(2.)
+// too. Not 0.5: sqrt(-0) is -0 but pow(-0, 0.5) is +0, and torch.pow(x, tensor(0.5)) is
+// pow (the ops layer maps a Python-number 0.5 to sqrt, as torch does).
+static bool pow_as_unary(DType dt, const Loop& L) {
+  if (L.numel == 0) return false;  // the exponent may have no element to read
+  for (int64_t s : L.strides[2])
+    if (s != 0) return false;
+  const double c = dt == DType::Float32 ? double(*reinterpret_cast<const float*>(L.ptrs[2]))
+                                        : *reinterpret_cast<const double*>(L.ptrs[2]);
+  if (c != 2.0 && c != -1.0) return false;
+  Loop U = L;  // the same loop without the exponent operand
+  U.nargs = 2;
+  unary(c == 2.0 ? UnaryOp::Square : UnaryOp::Reciprocal, dt, U);
+  return true;
+}
+
 void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
+  if (op == BinaryOp::Pow && (dt == DType::Float32 || dt == DType::Float64) && pow_as_unary(dt, L))
+    return;
   visit_dtype(dt, [&]<class T>() {
     const T alpha = T(alpha_d);
+    constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+    const bool simd = simd_type && simd_binary_enabled(op, alpha_d);
     switch (op) {
 #define EMBER_BINARY(name, Enum, kind)                                                     \
-  case BinaryOp::Enum:                                                                    \
-    return run2<T, T>(L, [alpha](T a, T b) { return binary_apply<T>(BinaryOp::Enum, a, b, alpha); });
+  case BinaryOp::Enum: {                                                                  \
+    auto f = [alpha](T a, T b) { return binary_apply<T>(BinaryOp::Enum, a, b, alpha); };   \
+    if constexpr (simd_type) {                                                            \
+      if (simd) return run2_simd<T>(L, BinaryOp::Enum, f);                                \
+    }                                                                                     \
+    return run2<T, T>(L, f);                                                              \
+  }
 #include "ember/ops.def"
 #undef EMBER_BINARY
     }

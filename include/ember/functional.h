@@ -1,0 +1,54 @@
+// The neural-network ops (torch.nn.functional): layers' math and the losses, each with its
+// backward beside its forward in src/ops (layers.cpp, norm.cpp, loss.cpp). The Python
+// classes in ember.nn and the C++ modules in ember/nn.h are thin shells over these.
+#pragma once
+#include <optional>
+
+#include "ember/ops.h"
+
+namespace ember {
+
+// ---- layers (src/ops/layers.cpp) --------------------------------------------------------
+// x @ w.T + b in one BLAS call (bias broadcast into C, beta = 1). x: (*, in), w: (out, in),
+// b: (out) or undefined.
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = Tensor());
+// approximate: false = x * Phi(x) (erf), true = the tanh approximation.
+Tensor gelu(const Tensor& x, bool tanh_approximation = false);
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+// Zeroes each element with probability p and scales the rest by 1 / (1 - p), when
+// training; x itself otherwise. Draws from the default generator.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+// x: (N, C, *). In training, normalizes by the batch statistics and, when running_mean /
+// running_var are defined, updates them in place (unbiased variance, like PyTorch);
+// otherwise normalizes by the running statistics. weight/bias: (C) or undefined.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
+                  double eps = 1e-5);
+// Normalizes over the trailing dims given by normalized_shape.
+Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// Rows of weight (num, dim) picked by integer indices of any shape: (*indices.shape, dim).
+// Rows at padding_idx get no gradient.
+Tensor embedding(const Tensor& indices, const Tensor& weight,
+                 std::optional<int64_t> padding_idx = std::nullopt);
+
+// ---- losses (src/ops/loss.cpp) -----------------------------------------------------------
+enum class Reduction : uint8_t { None, Mean, Sum };
+
+// input: (N, C) or (N, C, *) or (C); target: class indices (N) / (N, *) / () of int64, or
+// class probabilities shaped like input. log_softmax + nll in one kernel.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100,
+                     double label_smoothing = 0.0);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                Reduction reduction = Reduction::Mean, int64_t ignore_index = -100);
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                            Reduction reduction = Reduction::Mean);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight = Tensor(),
+                                        const Tensor& pos_weight = Tensor(),
+                                        Reduction reduction = Reduction::Mean);
+
+}  // namespace ember

@@ -1,0 +1,367 @@
+// The SIMD kernels of elementwise_hwy.h. Highway's foreach_target.h includes this
+// file once per instruction set (HWY_TARGET_INCLUDE); everything between
+// HWY_BEFORE_NAMESPACE and HWY_AFTER_NAMESPACE is compiled for that target, in its own
+// namespace, so no AVX-512 instruction leaks into code that runs on older CPUs. The part
+// under HWY_ONCE is compiled once and picks a copy at run time (HWY_DYNAMIC_DISPATCH).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include <strings.h>
+
+#include "kernels/cpu/elementwise_hwy.h"
+
+// SSSE3 adds nothing over SSE4 for these kernels; skipping it saves a compilation.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS HWY_SSSE3
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class T>
+constexpr bool kF32 = sizeof(T) == 4;
+template <class T>
+constexpr T kMax = std::numeric_limits<T>::max();
+
+// log2(x) = k + log(m) / ln2 with x = 2^k * m, m in [sqrt(1/2), sqrt(2)). Unlike
+// log(x) / ln2 (Highway's Log2) it is exact for powers of two, as PyTorch's log2 is.
+template <class D, class V>
+HWY_INLINE V Log2Exact(D d, V x) {
+  using T = hn::TFromD<D>;
+  using TI = hwy::MakeSigned<T>;
+  const hn::Rebind<TI, D> di;
+  constexpr int kMantBits = kF32<T> ? 23 : 52;
+  constexpr TI kBias = kF32<T> ? 0x7F : 0x3FF;
+  constexpr TI kOne = kF32<T> ? TI(0x3F800000) : TI(0x3FF0000000000000LL);
+  constexpr TI kSqrtHalf = kF32<T> ? TI(0x3F3504F3) : TI(0x3FE6A09E00000000LL);  // as Highway
+  constexpr TI kMantMask = (TI(1) << kMantBits) - 1;
+  // Denormals: scale into the normal range and take the scale back out of k.
+  const auto denormal = hn::Lt(x, hn::Set(d, std::numeric_limits<T>::min()));
+  x = hn::IfThenElse(denormal, hn::Mul(x, hn::Set(d, T(kF32<T> ? 0x1p25 : 0x1p54))), x);
+  const V k_shift = hn::IfThenElseZero(denormal, hn::Set(d, T(kF32<T> ? -25 : -54)));
+  // Adding (1 - sqrt(1/2)) to the bits carries into the exponent exactly when the
+  // mantissa is >= sqrt(2)'s (musl's log does the same).
+  const auto bits = hn::Add(hn::BitCast(di, x), hn::Set(di, kOne - kSqrtHalf));
+  const auto k = hn::Sub(hn::ShiftRight<kMantBits>(bits), hn::Set(di, kBias));
+  const V m = hn::BitCast(d, hn::Add(hn::And(bits, hn::Set(di, kMantMask)), hn::Set(di, kSqrtHalf)));
+  const V kf = hn::Add(hn::ConvertTo(d, k), k_shift);
+  return hn::MulAdd(hn::Log(d, m), hn::Set(d, T(1.442695040888963407359924681)), kf);
+}
+
+// One struct per op: Vec (Highway), One (std::, exactly the scalar loop's formula in
+// elementwise.cpp) and the input range [lo, hi] where Vec is accurate. NaN is never in range.
+struct ExpOp {
+  template <class T> static constexpr T lo = kF32<T> ? T(-87.3) : T(-708.3);
+  template <class T> static constexpr T hi = kF32<T> ? T(88.7) : T(709.7);
+  template <class D, class V> static V Vec(D d, V x) { return hn::Exp(d, x); }
+  template <class T> static T One(T x) { return std::exp(x); }
+};
+struct Expm1Op {
+  template <class T> static constexpr T lo = ExpOp::lo<T>;
+  template <class T> static constexpr T hi = ExpOp::hi<T>;
+  template <class D, class V> static V Vec(D d, V x) {
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));  // keeps -0
+  }
+  template <class T> static T One(T x) { return std::expm1(x); }
+};
+struct LogOp {  // x <= 0 gives -inf or NaN: std::
+  template <class T> static constexpr T lo = std::numeric_limits<T>::denorm_min();
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Log(d, x); }
+  template <class T> static T One(T x) { return std::log(x); }
+};
+struct Log2Op {
+  template <class T> static constexpr T lo = LogOp::lo<T>;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return Log2Exact(d, x); }
+  template <class T> static T One(T x) { return std::log2(x); }
+};
+struct Log1pOp {  // the smallest T above -1
+  template <class T> static constexpr T lo = T(-1) + std::numeric_limits<T>::epsilon() / 2;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Log1p(d, x); }
+  template <class T> static T One(T x) { return std::log1p(x); }
+};
+// Sin/Cos reduce the argument with a 4-part pi: accurate for |x| <= 39000 (Highway's
+// documented range); larger arguments need Payne-Hanek reduction, which std:: has.
+struct SinOp {
+  template <class T> static constexpr T lo = T(-39000);
+  template <class T> static constexpr T hi = T(39000);
+  template <class D, class V> static V Vec(D d, V x) {
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));  // keeps -0
+  }
+  template <class T> static T One(T x) { return std::sin(x); }
+};
+struct CosOp {
+  template <class T> static constexpr T lo = T(-39000);
+  template <class T> static constexpr T hi = T(39000);
+  template <class D, class V> static V Vec(D d, V x) { return hn::Cos(d, x); }
+  template <class T> static T One(T x) { return std::cos(x); }
+};
+struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN go to std::
+  template <class T> static constexpr T lo = -kMax<T>;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Tanh(d, x); }
+  template <class T> static T One(T x) { return std::tanh(x); }
+};
+struct SigmoidOp {  // below lo, exp(-x) overflows
+  template <class T> static constexpr T lo = -ExpOp::hi<T>;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) {
+    const V one = hn::Set(d, hn::TFromD<D>(1));
+    return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
+  }
+  template <class T> static T One(T x) { return T(1) / (T(1) + std::exp(-x)); }
+};
+
+// Square root, its reciprocal and 1/x are exact IEEE operations in every instruction set:
+// the same bits as the scalar loop for every input (NaN, ±inf, -0, negatives), so they
+// need no range check. (The scalar loop can't vectorize std::sqrt: it may set errno.)
+struct SqrtOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Sqrt(x); }
+};
+struct RsqrtOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) {
+    return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Sqrt(x));
+  }
+};
+struct ReciprocalOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Div(hn::Set(d, hn::TFromD<D>(1)), x); }
+};
+
+template <class Op>
+constexpr bool any_input() {
+  if constexpr (requires { Op::kAnyInput; }) return Op::kAnyInput;
+  else return false;
+}
+
+// Stores y, except that elements of x outside Op's range get Op::One(x) instead.
+template <class Op, class D, class V>
+HWY_INLINE void Patch(D d, V x, V y, hn::TFromD<D>* dst) {
+  using T = hn::TFromD<D>;
+  const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
+                          hn::Le(x, hn::Set(d, Op::template hi<T>)));
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+    hn::StoreU(y, d, dst);
+    return;
+  }
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
+  HWY_ALIGN T xs[kLanes];
+  HWY_ALIGN T ys[kLanes];
+  hn::Store(x, d, xs);
+  hn::Store(y, d, ys);
+  const size_t n = hn::Lanes(d);
+  for (size_t j = 0; j < n; ++j) {
+    const T v = xs[j];
+    dst[j] = v >= Op::template lo<T> && v <= Op::template hi<T> ? ys[j] : Op::One(v);
+  }
+}
+
+// One vector: src and dst may be the same memory.
+template <class Op, class T>
+HWY_INLINE void Block(const T* src, T* dst) {
+  const hn::ScalableTag<T> d;
+  const auto x = hn::LoadU(d, src);
+  const auto y = Op::Vec(d, x);
+  if constexpr (any_input<Op>()) hn::StoreU(y, d, dst);
+  else Patch<Op>(d, x, y, dst);
+}
+
+// The tail goes through a padded copy, so every element gets the same formula whatever its
+// position (results don't depend on how the work was split over threads).
+template <class Op, class T>
+HWY_INLINE void Run(const T* in, T* out, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) Block<Op>(in + i, out + i);
+  if (i == n) return;
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
+  HWY_ALIGN T buf[kLanes];
+  for (size_t j = 0; j < lanes; ++j) buf[j] = i + j < n ? in[i + j] : T(0.5);  // in every range
+  Block<Op>(buf, buf);
+  std::memcpy(out + i, buf, (n - i) * sizeof(T));
+}
+
+template <class T>
+HWY_INLINE void Unary(int op, const T* in, T* out, int64_t n) {
+  switch (UnaryOp(op)) {
+    case UnaryOp::Exp: return Run<ExpOp>(in, out, n);
+    case UnaryOp::Expm1: return Run<Expm1Op>(in, out, n);
+    case UnaryOp::Log: return Run<LogOp>(in, out, n);
+    case UnaryOp::Log1p: return Run<Log1pOp>(in, out, n);
+    case UnaryOp::Log2: return Run<Log2Op>(in, out, n);
+    case UnaryOp::Sin: return Run<SinOp>(in, out, n);
+    case UnaryOp::Cos: return Run<CosOp>(in, out, n);
+    case UnaryOp::Tanh: return Run<TanhOp>(in, out, n);
+    case UnaryOp::Sigmoid: return Run<SigmoidOp>(in, out, n);
+    case UnaryOp::Sqrt: return Run<SqrtOp>(in, out, n);
+    case UnaryOp::Rsqrt: return Run<RsqrtOp>(in, out, n);
+    case UnaryOp::Reciprocal: return Run<ReciprocalOp>(in, out, n);
+    default: return;  // simd_unary_enabled() is false for the others
+  }
+}
+
+// ---- binary arithmetic: exact IEEE operations, so the tail can take the scalar formula
+struct AddOp {
+  template <class V> static V Vec(V a, V b) { return hn::Add(a, b); }
+  template <class T> static T One(T a, T b) { return a + b; }
+};
+struct SubOp {
+  template <class V> static V Vec(V a, V b) { return hn::Sub(a, b); }
+  template <class T> static T One(T a, T b) { return a - b; }
+};
+struct MulOp {
+  template <class V> static V Vec(V a, V b) { return hn::Mul(a, b); }
+  template <class T> static T One(T a, T b) { return a * b; }
+};
+struct DivOp {
+  template <class V> static V Vec(V a, V b) { return hn::Div(a, b); }
+  template <class T> static T One(T a, T b) { return a / b; }
+};
+
+template <class Op, class T>
+HWY_INLINE void RunBinary(const T* a, bool a_scalar, const T* b, bool b_scalar, T* out,
+                          int64_t count) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  if (!a_scalar && !b_scalar) {
+    for (; i + lanes <= n; i += lanes)
+      hn::StoreU(Op::Vec(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+    for (; i < n; ++i) out[i] = Op::One(a[i], b[i]);
+  } else if (b_scalar) {
+    const T bv = *b;
+    const auto vb = hn::Set(d, bv);
+    for (; i + lanes <= n; i += lanes) hn::StoreU(Op::Vec(hn::LoadU(d, a + i), vb), d, out + i);
+    for (; i < n; ++i) out[i] = Op::One(a[i], bv);
+  } else {
+    const T av = *a;
+    const auto va = hn::Set(d, av);
+    for (; i + lanes <= n; i += lanes) hn::StoreU(Op::Vec(va, hn::LoadU(d, b + i)), d, out + i);
+    for (; i < n; ++i) out[i] = Op::One(av, b[i]);
+  }
+}
+
+template <class T>
+HWY_INLINE void Binary(int op, const T* a, bool a_scalar, const T* b, bool b_scalar, T* out,
+                       int64_t n) {
+  switch (BinaryOp(op)) {
+    case BinaryOp::Add: return RunBinary<AddOp>(a, a_scalar, b, b_scalar, out, n);
+    case BinaryOp::Sub: return RunBinary<SubOp>(a, a_scalar, b, b_scalar, out, n);
+    case BinaryOp::Mul: return RunBinary<MulOp>(a, a_scalar, b, b_scalar, out, n);
+    case BinaryOp::Div: return RunBinary<DivOp>(a, a_scalar, b, b_scalar, out, n);
+    default: return;  // simd_binary_enabled() is false for the others
+  }
+}
+
+void BinaryF32(int op, const float* a, bool as, const float* b, bool bs, float* out, int64_t n) {
+  Binary(op, a, as, b, bs, out, n);
+}
+void BinaryF64(int op, const double* a, bool as, const double* b, bool bs, double* out, int64_t n) {
+  Binary(op, a, as, b, bs, out, n);
+}
+
+void UnaryF32(int op, const float* in, float* out, int64_t n) { Unary(op, in, out, n); }
+void UnaryF64(int op, const double* in, double* out, int64_t n) { Unary(op, in, out, n); }
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace ember::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ember::kernels {
+
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
+HWY_EXPORT(TargetName);
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryF64);
+
+namespace {
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// EMBER_SIMD_TARGET=avx2 disables every better target (lower bits are better targets).
+void cap_target(const char* want) {
+  int64_t cap = 0;
+  if (!strcasecmp(want, "scalar") || !strcasecmp(want, "emu128")) cap = HWY_STATIC_TARGET;
+  const char* name = strcasecmp(want, "avx512") ? want : "avx3";
+  for (int64_t t : {int64_t(HWY_AVX3), int64_t(HWY_AVX2), int64_t(HWY_SSE4)})
+    if (!strcasecmp(name, hwy::TargetName(t))) cap = t;
+  if (cap) hwy::DisableTargets(cap - 1);
+  std::fprintf(stderr, "ember: EMBER_SIMD_TARGET=%s%s: SIMD kernels run on %s\n", want,
+               cap ? "" : " is not one of avx3, avx2, sse4, scalar", HWY_DYNAMIC_DISPATCH(TargetName)());
+}
+
+// Read the environment once, before the first dispatch.
+bool enabled() {
+  static const bool yes = [] {
+    if (const char* want = std::getenv("EMBER_SIMD_TARGET"); want && *want) cap_target(want);
+    return !env_set("EMBER_DISABLE_SIMD");
+  }();
+  return yes;
+}
+
+}  // namespace
+
+bool simd_unary_enabled(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log: case UnaryOp::Log1p:
+    case UnaryOp::Log2: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal:
+      return enabled();
+    default:
+      return false;
+  }
+}
+
+void simd_unary(UnaryOp op, const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), in, out, n);
+}
+
+void simd_unary(UnaryOp op, const double* in, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryF64)(int(op), in, out, n);
+}
+
+bool simd_binary_enabled(BinaryOp op, double alpha) {
+  switch (op) {
+    case BinaryOp::Add: case BinaryOp::Sub: return alpha == 1.0 && enabled();
+    case BinaryOp::Mul: case BinaryOp::Div: return enabled();
+    default: return false;
+  }
+}
+
+void simd_binary(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                 float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), a, a_scalar, b, b_scalar, out, n);
+}
+
+void simd_binary(BinaryOp op, const double* a, bool a_scalar, const double* b, bool b_scalar,
+                 double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF64)(int(op), a, a_scalar, b, b_scalar, out, n);
+}
+
+const char* simd_target() {
+  enabled();
+  return HWY_DYNAMIC_DISPATCH(TargetName)();
+}
+
+}  // namespace ember::kernels
+#endif  // HWY_ONCE
