@@ -16,6 +16,7 @@ from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from . import autograd
 from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
 from . import optim, return_types
+from . import nn
 from ._generator import Generator
 
 __version__ = "0.1.0"
@@ -31,8 +32,8 @@ def is_tensor(obj):
 
 
 def __getattr__(name):
-    # ember.utils and ember.datasets load on first use, so `import ember` stays light.
-    if name in ("utils", "datasets"):
+    # These load on first use, so `import ember` stays light.
+    if name in ("utils", "datasets", "profiler", "examples"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

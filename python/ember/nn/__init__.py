@@ -1,0 +1,8 @@
+"""ember.nn: torch.nn's layers, containers, losses, functional and init, as thin Python
+classes over the C++ ops in ember._C."""
+from .parameter import Parameter, Buffer
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import functional, init
+
+__all__ = ["Parameter", "Buffer", "functional", "init"] + list(_modules_all)

@@ -1,0 +1,320 @@
+"""ember.nn.functional: torch.nn.functional's functions over ember._C.
+
+Each function only maps PyTorch's arguments (legacy size_average/reduce, inplace=,
+dim=None, dtype=) onto one C++ op; the math, its checks and its backward are in C++."""
+import warnings
+
+from .. import _C
+from .._dtype import int64
+from .._grad_mode import no_grad
+
+__all__ = [
+    "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
+    "relu6", "hardtanh", "softmax", "softmin", "log_softmax", "dropout", "batch_norm",
+    "layer_norm", "embedding", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
+    "adaptive_avg_pool2d", "flatten", "unflatten", "one_hot", "normalize", "cross_entropy",
+    "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+]
+
+
+# ---- arguments --------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce):
+    """The reduction string PyTorch derives from the deprecated size_average / reduce flags."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+                  "instead.", stacklevel=3)
+    return ret
+
+
+def _inplace(name, input, op):
+    """Runs op(input) and writes the result back into input, as torch's in-place variants do.
+    With autograd, op sees a copy so the tensor it saves for backward is not overwritten."""
+    recording = input.requires_grad and _C.is_grad_enabled()
+    if recording and input.is_leaf:
+        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    input.copy_(op(input.clone() if recording else input))
+    return input
+
+
+# ---- linear layers and activations ---------------------------------------------------------
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, in one BLAS call."""
+    return _C.linear(input, weight, bias)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return _inplace("leaky_relu_", input, lambda x: _C.leaky_relu(x, negative_slope))
+    return _C.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def gelu(input, approximate="none"):
+    return _C.gelu(input, approximate)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def silu(input, inplace=False):
+    if inplace:
+        return _inplace("silu_", input, lambda x: x * _C.sigmoid(x))
+    return input * _C.sigmoid(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else _C.clamp(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _C.softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _C.softmax(-input, dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _C.log_softmax(input, dim, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes elements with probability p and scales the rest by 1/(1-p) when training.
+    Draws from ember's generator, so the mask differs from PyTorch's for the same seed."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training:
+        return input
+    if inplace:
+        return _inplace("dropout_", input, lambda x: _C.dropout(x, p, True))
+    return _C.dropout(input, p, training)
+
+
+# ---- normalization and embedding ---------------------------------------------------------
+def _verify_batch_size(size):
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalizes (N, C, *) per channel; in training, by the batch statistics, updating
+    running_mean/running_var in place (when given) with `momentum`."""
+    if training:
+        _verify_batch_size(input.shape)
+    return _C.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return _C.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescales, in place, the rows of weight that input picks whose norm exceeds max_norm
+    (torch.embedding_renorm_). A row picked twice is written twice with the same value."""
+    with no_grad():
+        idx = input.reshape(-1)
+        rows = weight.index_select(0, idx)
+        norms = rows.norm(norm_type, 1, True)
+        scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_put_((idx,), rows * scale)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of weight picked by integer indices. sparse=True is accepted and gives the same
+    (dense) gradient values: ember has no sparse tensors."""
+    if padding_idx is not None:
+        n = weight.size(0)
+        if padding_idx > 0 and padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx += n
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported by ember")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _C.embedding(input, weight, padding_idx)
+
+
+# ---- convolution and pooling ---------------------------------------------------------------
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _C.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _C.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _C.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _C.adaptive_avg_pool2d(input, output_size)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _C.flatten(input, start_dim, end_dim)
+
+
+def unflatten(input, dim, sizes):
+    return _C.unflatten(input, dim, sizes)
+
+
+# ---- small compositions of existing ops ------------------------------------------------------
+def one_hot(tensor, num_classes=-1):
+    """(*, num_classes) int64 with a 1 at each index (num_classes=-1: max + 1)."""
+    if tensor.dtype != int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() > 0:
+        if bool(tensor.min() < 0):
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
+        elif bool(tensor.max() >= num_classes):
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes == -1:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    classes = _C.arange(0, num_classes, 1, int64)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps)."""
+    denom = _C.clamp(input.norm(p, dim, True), eps).expand_as(input)
+    return input / denom
+
+
+# ---- losses ---------------------------------------------------------------------------------
+def _size_warning(input, target):
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(loss, weight, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted((input - target).square() * weight, weight, reduction)
+    return _C.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted((input - target).abs() * weight, weight, reduction)
+    return _C.l1_loss(input, target, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax + nll_loss in one C++ op; target holds class indices or probabilities."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _C.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _C.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if weight is not None and weight.shape != input.shape:
+        weight = weight.expand(input.shape)
+    return _C.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return _C.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+

@@ -1,0 +1,120 @@
+"""Activation layers: thin shells over ember.nn.functional."""
+from ... import _C
+from .. import functional as F
+from .module import Module
+
+__all__ = ["ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "ReLU6", "Hardtanh",
+           "Softmax", "Softmin", "LogSoftmax"]
+
+
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return input.relu_() if self.inplace else _C.relu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{', inplace=True' if self.inplace else ''}"
+
+
+class GELU(Module):
+    """x * Phi(x); approximate='tanh' uses the tanh approximation."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return _C.gelu(input, self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return _C.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return _C.sigmoid(input)
+
+
+class SiLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace}"
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class _SoftmaxBase(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxBase):
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmin(_SoftmaxBase):
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class LogSoftmax(_SoftmaxBase):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)

@@ -1,0 +1,50 @@
+"""Identity and Linear."""
+import math
+
+from ... import _C
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+from .utils import _empty
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input; takes (and ignores) any constructor arguments."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, weight (out_features, in_features). PyTorch's init:
+    weight ~ kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in)), bias the same."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in_features), device, dtype))
+        if bias:
+            self.bias = Parameter(_empty((out_features,), device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return _C.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
