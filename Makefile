@@ -5,11 +5,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 # g++ and OpenMP come with build-essential; OpenBLAS's OpenMP build shares ember's thread pool.
-DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev dataset-fashion-mnist
+DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev zlib1g-dev dataset-fashion-mnist
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train bench clean
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean
 
 all: build
 
@@ -47,8 +47,17 @@ test-python: build
 
 test: test-cpp test-python
 
+# The main job: Fashion-MNIST. MODEL=mlp|cnn, EPOCHS, THREADS (default: every core).
+MODEL ?= mlp
+EPOCHS ?= 10
+THREADS ?= $(shell nproc)
 train: build
-	@echo "make train arrives with ember.nn (issue 4): ember has no training loop yet." && exit 1
+	$(PY) -m ember.examples.fashion_mnist --model $(MODEL) --epochs $(EPOCHS) --threads $(THREADS) \
+	  --plot fashion_mnist_$(MODEL).png
+
+# The same MLP trained by the C++ frontend alone (examples/cpp/fashion_mnist.cpp).
+train-cpp: build
+	$(BUILD_DIR)/ember_fashion_mnist --epochs $(EPOCHS) --threads $(THREADS)
 
 bench: build
 	$(PY) bench/run.py

@@ -54,13 +54,31 @@ class Skip(Exception):
     """Raised by a workload (or returned as a value) when a library cannot run it."""
 
 
-def workload(name, flops=None, note=""):
+def workload(name, flops=None, note="", repeats=None, warm_calls=3, bytes=None):
     """Register `fn(libs) -> {lib: callable or Skip}` as a workload.
-    flops: floating-point operations per call, to report GFLOP/s besides time."""
+    flops: floating-point operations per call, to report GFLOP/s besides time.
+    bytes: memory traffic per call (bytes read + written), to report GB/s besides time.
+    repeats / warm_calls: for workloads whose one call takes seconds (a training epoch):
+    at most `repeats` timed calls per library, after `warm_calls` untimed ones."""
     def register(fn):
-        WORKLOADS.append({"name": name, "make": fn, "flops": flops, "note": note})
+        WORKLOADS.append({"name": name, "make": fn, "flops": flops, "bytes": bytes,
+                          "note": note, "repeats": repeats, "warm_calls": warm_calls})
         return fn
     return register
+
+
+def data(L, *shape, dtype="float32", seed=0):
+    """The same random values as an ember tensor, a torch tensor and a NumPy array, each
+    allocated by its own library (so each gets its own allocator's alignment)."""
+    np = L["numpy"]
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return {"numpy": a, "torch": L["torch"].tensor(a), "ember": L["ember"].tensor(a)}
+
+
+def same_op(L, fn, *inputs):
+    """{lib: callable} running fn(module, *inputs_of_that_lib), e.g. fn = lambda m, x: m.exp(x)."""
+    return {lib: (lambda m=L[lib], args=tuple(x[lib] for x in inputs): fn(m, *args))
+            for lib in LIBS}
 
 
 # ---------------------------------------------------------------- timing
@@ -83,15 +101,15 @@ def calibrate(fn, target):
         number = max(number * 2, int(number * target / max(t, 1e-9) * 1.2))
 
 
-def measure(callables, repeats=11, warmup=0.05, target=0.05):
+def measure(callables, repeats=11, warmup=0.05, target=0.05, warm_calls=3):
     """Median seconds per call for each {lib: callable}, timed interleaved.
 
-    Warm-up runs each callable for about `warmup` seconds (at least 3 calls)."""
+    Warm-up runs each callable `warm_calls` times, then for about `warmup` seconds."""
     names = list(callables)
     numbers = {}
     for lib in names:
         fn = callables[lib]
-        for _ in range(3):
+        for _ in range(warm_calls):
             fn()
         end = time.perf_counter() + warmup
         while time.perf_counter() < end:
@@ -117,11 +135,13 @@ def fmt_time(seconds):
     return f"{us / 1000:.2f} ms"
 
 
-def fmt_cell(seconds, flops):
+def fmt_cell(seconds, flops=None, nbytes=None):
     if seconds is None:
         return "-"
     if flops:
         return f"{fmt_time(seconds)} ({flops / seconds / 1e9:.0f} GF/s)"
+    if nbytes:
+        return f"{fmt_time(seconds)} ({nbytes / seconds / 1e9:.1f} GB/s)"
     return fmt_time(seconds)
 
 
@@ -131,7 +151,8 @@ def table(rows, libs=LIBS):
     head = ["workload"] + list(libs) + [f"ember/{p}" for p in peers]
     body = []
     for r in rows:
-        cells = [r["name"]] + [fmt_cell(r["times"].get(lib), r["flops"]) for lib in libs]
+        cells = [r["name"]] + [fmt_cell(r["times"].get(lib), r["flops"], r.get("bytes"))
+                               for lib in libs]
         cells += [f"{r['ratios'][p]:.2f}" if r["ratios"].get(p) else "-" for p in peers]
         body.append(cells)
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]

@@ -15,24 +15,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENV_VARS, LIBS, WORKLOADS, Skip, chart, import_libs, measure,  # noqa: E402
-                    set_thread_env, table, workload)
+from common import (ENV_VARS, LIBS, WORKLOADS, Skip, chart, data, import_libs, measure,  # noqa: E402
+                    same_op, set_thread_env, table, workload)
+import workloads_nn  # noqa: E402,F401  (registers the nn and training workloads)
+import workloads_programs  # noqa: E402,F401  (registers the whole-program workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def data(L, *shape, dtype="float32", seed=0):
-    """The same random values as an ember tensor, a torch tensor and a NumPy array, each
-    allocated by its own library (so each gets its own allocator's alignment)."""
-    np = L["numpy"]
-    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
-    return {"numpy": a, "torch": L["torch"].tensor(a), "ember": L["ember"].tensor(a)}
-
-
-def same_op(L, fn, *inputs):
-    """{lib: callable} running fn(module, *inputs_of_that_lib), e.g. fn = lambda m, x: m.exp(x)."""
-    return {lib: (lambda m=L[lib], args=tuple(x[lib] for x in inputs): fn(m, *args))
-            for lib in LIBS}
 
 
 # ---------------------------------------------------------------- workloads
@@ -98,14 +86,17 @@ def run_one(w, L, repeats, warmup, target):
     made = w["make"](L)
     skipped = {lib: str(fn) for lib, fn in made.items() if isinstance(fn, Skip)}
     runnable = {lib: fn for lib, fn in made.items() if not isinstance(fn, Skip)}
-    times = measure(runnable, repeats=repeats, warmup=warmup, target=target) if runnable else {}
+    if w["repeats"]:  # long workloads (a training epoch) set their own, smaller count
+        repeats, warmup, target = min(repeats, w["repeats"]), 0.0, 0.0
+    times = measure(runnable, repeats=repeats, warmup=warmup, target=target,
+                    warm_calls=w["warm_calls"]) if runnable else {}
     ratios = {p: times["ember"] / times[p] for p in LIBS
               if p != "ember" and "ember" in times and p in times}
     notes = [w["note"]] if w["note"] else []
     if "ember" in skipped:
         notes.append(f"skipped: {skipped['ember']}")
     return {"name": w["name"], "times": times, "ratios": ratios, "flops": w["flops"],
-            "skipped": skipped, "note": "; ".join(notes)}
+            "bytes": w["bytes"], "skipped": skipped, "note": "; ".join(notes)}
 
 
 def main():

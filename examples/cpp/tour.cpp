@@ -24,5 +24,17 @@ int main() {
   Tensor v = transpose(x, 0, 1);  // a view: shares x's storage
   std::printf("view contiguous: %d, shares storage: %d\n", int(v.is_contiguous()),
               int(v.storage() == x.storage()));
+
+  // Layers and optimizers (ember/nn.h, ember/optim.h): one training step of an MLP.
+  Tensor images = randn({64, 1000});
+  Tensor labels = randint(0, 10, {64});
+  nn::Sequential model({std::make_shared<nn::Linear>(1000, 128), std::make_shared<nn::ReLU>(),
+                        std::make_shared<nn::Linear>(128, 10)});
+  optim::Adam opt(model.parameters(), {.lr = 1e-3});
+  Tensor l = cross_entropy(model(images), labels);
+  opt.zero_grad();
+  autograd::backward(l);
+  opt.step();
+  std::printf("MLP cross-entropy before the step: %.4f (about log(10) = 2.30)\n", l.item().to_double());
   return 0;
 }

@@ -112,6 +112,8 @@ void set_history(const IntrusivePtr<Node>& node, const std::vector<Tensor>& inpu
 // and accumulates them into the .grad of the leaves.
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs = {});
+// loss.backward(): backward from one scalar, freeing the graph.
+inline void backward(const Tensor& root) { backward({root}, {}, false, false); }
 // Returns d(outputs)/d(inputs) instead of accumulating (torch.autograd.grad).
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs, bool retain_graph,

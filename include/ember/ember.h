@@ -25,6 +25,8 @@
 #include "ember/autograd.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
+#include "ember/functional.h"
+#include "ember/nn.h"
 #include "ember/ops.h"
 #include "ember/optim.h"
 #include "ember/random.h"

@@ -84,4 +84,40 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   const std::vector<Tensor>& sums, const std::vector<Tensor>& steps,
                   const AdagradOptions& options);
 
+// ---- optimizers as objects (src/optim/optimizer.cpp), for the C++ frontend ---------------
+// Each holds its parameters and their state and calls the step function above: one call,
+// one fused loop over every parameter per step(). Parameters without a grad are skipped.
+class Optimizer {
+ public:
+  explicit Optimizer(std::vector<Tensor> params);
+  virtual ~Optimizer() = default;
+  virtual void step() = 0;
+  void zero_grad();  // set_to_none, like torch's default
+  const std::vector<Tensor>& params() const { return params_; }
+
+ protected:
+  std::vector<Tensor> grads() const;
+  std::vector<Tensor> params_;
+};
+
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, SGDOptions options);
+  void step() override;
+  SGDOptions options;
+
+ private:
+  std::vector<Tensor> momentum_buffers_;
+};
+
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor> params, AdamOptions options);
+  void step() override;
+  AdamOptions options;
+
+ private:
+  std::vector<Tensor> exp_avgs_, exp_avg_sqs_, max_exp_avg_sqs_, steps_;
+};
+
 }  // namespace ember::optim

@@ -1,0 +1,1 @@
+"""Runnable examples: `python -m ember.examples.fashion_mnist --help`."""

@@ -1,0 +1,54 @@
+// The optimizer objects of include/ember/optim.h: state holders around the step functions.
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "ember/optim.h"
+
+namespace ember::optim {
+
+Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
+  for (size_t i = 0; i < params_.size(); ++i)
+    EMBER_CHECK(params_[i].defined() && autograd::is_leaf(params_[i]), ValueError,
+                "optimizer: parameter ", i, " is undefined or not a leaf tensor");
+}
+
+void Optimizer::zero_grad() {
+  for (const Tensor& p : params_) autograd::set_grad(p, Tensor());
+}
+
+std::vector<Tensor> Optimizer::grads() const {
+  std::vector<Tensor> g;
+  g.reserve(params_.size());
+  for (const Tensor& p : params_) g.push_back(autograd::grad(p));
+  return g;
+}
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions o)
+    : Optimizer(std::move(params)), options(o), momentum_buffers_(params_.size()) {}
+
+void SGD::step() {
+  NoGradGuard guard;
+  sgd_step(params_, grads(), momentum_buffers_, options);
+}
+
+namespace {
+std::vector<Tensor> zeros_like_each(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) out.push_back(zeros(t.sizes(), t.dtype()));
+  return out;
+}
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, AdamOptions o) : Optimizer(std::move(params)), options(o) {
+  exp_avgs_ = zeros_like_each(params_);
+  exp_avg_sqs_ = zeros_like_each(params_);
+  if (options.amsgrad) max_exp_avg_sqs_ = zeros_like_each(params_);
+  for (size_t i = 0; i < params_.size(); ++i) steps_.push_back(zeros({}));
+}
+
+void Adam::step() {
+  NoGradGuard guard;
+  adam_step(params_, grads(), exp_avgs_, exp_avg_sqs_, max_exp_avg_sqs_, steps_, options);
+}
+
+}  // namespace ember::optim
