@@ -11,6 +11,7 @@
 
 #include "autograd/function.h"
 #include "ember/functional.h"
+#include "ember/profiler.h"
 #include "ember/random.h"
 #include "kernels/cpu/nn.h"
 #include "ops/iter.h"
@@ -113,6 +114,7 @@ Grads linear_backward(const Tensor& g, const Tensor& x, const Tensor& w, const D
 // strides allow), w.T reaches BLAS as a transposed operand (no copy), and the bias rides in
 // addmm's beta * C (Note [addmm in one gemm]). One autograd node covers the whole op.
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  EMBER_PROFILE_OP("linear");
   check_linear(x, w, b);
   if (w.dim() == 1 || (b.defined() && b.dim() > 1)) {
     // Rare shapes (a vector weight, a bias over several dims): the plain composition.
@@ -174,6 +176,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x, bool tanh_approx) {
 }  // namespace
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  EMBER_PROFILE_OP("gelu");
   ops::check_defined(x, "gelu");
   check_floating("gelu", x);
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
@@ -189,6 +192,7 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
 // ---- leaky_relu -------------------------------------------------------------------------
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  EMBER_PROFILE_OP("leaky_relu");
   ops::check_defined(x, "leaky_relu");
   check_floating("leaky_relu", x);
   const double slope = negative_slope.to_double();
@@ -215,6 +219,7 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
 // The mask (0 or 1 / (1 - p), in x's dtype) is seeded from the default generator, so
 // ember.manual_seed makes it reproducible. The backward is g * mask.
 Tensor dropout(const Tensor& x, double p, bool training) {
+  EMBER_PROFILE_OP("dropout");
   ops::check_defined(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, ValueError,
               "dropout: dropout probability has to be between 0 and 1, but got ", p);
@@ -266,6 +271,7 @@ Tensor embedding_backward(const Tensor& g, const Tensor& idx, int64_t num, int64
 }  // namespace
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  EMBER_PROFILE_OP("embedding");
   const char* op = "embedding";
   ops::check_defined(indices, op);
   ops::check_defined(weight, op);
