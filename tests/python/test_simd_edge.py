@@ -176,7 +176,8 @@ np.savez(sys.argv[2], **out)
 def cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
-            return next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+            flags = [line for line in f if line.startswith("flags")]
+        return flags[0].split(":", 1)[1].split() if flags else []
     except OSError:
         return []
 
@@ -197,9 +198,11 @@ def test_every_instruction_set(env, tmp_path):
             data[f"{name}|{dtype}"] = np.stack([np.repeat(v, len(v)), np.tile(v, len(v))])
     np.savez(tmp_path / "in.npz", **data)
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
-    child_env = {**os.environ, **env, "PYTHONPATH": pkg + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    path = pkg + os.pathsep + os.environ.get("PYTHONPATH", "")
+    child_env = {**os.environ, **env, "PYTHONPATH": path}
     child_env.pop("EMBER_DISABLE_SIMD" if "EMBER_SIMD_TARGET" in env else "EMBER_SIMD_TARGET", None)
-    r = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
+    r = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "in.npz"),
+                        str(tmp_path / "out.npz")],
                        env=child_env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     want = env.get("EMBER_SIMD_TARGET")
@@ -214,7 +217,8 @@ def test_every_instruction_set(env, tmp_path):
         if x.ndim == 1:
             assert_like_torch(out[key], getattr(torch, name)(torch.from_numpy(x)), dtype)
         else:
-            expected = getattr(torch, name)(torch.from_numpy(x[0].copy()), torch.from_numpy(x[1].copy()))
+            ta, tb = torch.from_numpy(x[0].copy()), torch.from_numpy(x[1].copy())
+            expected = getattr(torch, name)(ta, tb)
             assert_bitwise_like_torch(out[key], expected)
 
 
@@ -223,7 +227,8 @@ def test_unknown_target_is_reported_and_ignored():
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
     env = {**os.environ, "EMBER_SIMD_TARGET": "neon9",
            "PYTHONPATH": pkg + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[1.0]"
     assert "neon9 is not one of" in r.stderr
 
@@ -276,8 +281,9 @@ def test_binary_every_length_and_broadcast(op, dtype):
 def test_add_with_alpha_takes_the_scalar_loop():
     a = np.linspace(-3, 3, 101, dtype=np.float32)
     for alpha in (2, -0.5):
-        assert_like_torch(ember.add(ember.from_numpy(a), ember.from_numpy(a[::-1].copy()), alpha=alpha),
-                          torch.add(torch.from_numpy(a), torch.from_numpy(a[::-1].copy()), alpha=alpha),
+        b = a[::-1].copy()
+        assert_like_torch(ember.add(ember.from_numpy(a), ember.from_numpy(b), alpha=alpha),
+                          torch.add(torch.from_numpy(a), torch.from_numpy(b), alpha=alpha),
                           "float32")
 
 

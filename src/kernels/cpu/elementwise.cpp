@@ -197,8 +197,8 @@ void run2_simd(const Loop& L, BinaryOp op, F f) {
                   reinterpret_cast<T*>(p[0]), n);
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) =
-            f(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = f(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                                                   *reinterpret_cast<const T*>(p[2] + i * s[2]));
     }
   });
 }

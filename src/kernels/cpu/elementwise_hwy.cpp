@@ -53,7 +53,8 @@ HWY_INLINE V Log2Exact(D d, V x) {
   // mantissa is >= sqrt(2)'s (musl's log does the same).
   const auto bits = hn::Add(hn::BitCast(di, x), hn::Set(di, kOne - kSqrtHalf));
   const auto k = hn::Sub(hn::ShiftRight<kMantBits>(bits), hn::Set(di, kBias));
-  const V m = hn::BitCast(d, hn::Add(hn::And(bits, hn::Set(di, kMantMask)), hn::Set(di, kSqrtHalf)));
+  const auto m_bits = hn::Add(hn::And(bits, hn::Set(di, kMantMask)), hn::Set(di, kSqrtHalf));
+  const V m = hn::BitCast(d, m_bits);
   const V kf = hn::Add(hn::ConvertTo(d, k), k_shift);
   return hn::MulAdd(hn::Log(d, m), hn::Set(d, T(1.442695040888963407359924681)), kf);
 }
@@ -139,7 +140,9 @@ struct RsqrtOp {
 };
 struct ReciprocalOp {
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Div(hn::Set(d, hn::TFromD<D>(1)), x); }
+  template <class D, class V> static V Vec(D d, V x) {
+    return hn::Div(hn::Set(d, hn::TFromD<D>(1)), x);
+  }
 };
 
 template <class Op>
@@ -307,13 +310,16 @@ void cap_target(const char* want) {
     if (!strcasecmp(name, hwy::TargetName(t))) cap = t;
   if (cap) hwy::DisableTargets(cap - 1);
   std::fprintf(stderr, "ember: EMBER_SIMD_TARGET=%s%s: SIMD kernels run on %s\n", want,
-               cap ? "" : " is not one of avx3, avx2, sse4, scalar", HWY_DYNAMIC_DISPATCH(TargetName)());
+               cap ? "" : " is not one of avx3, avx2, sse4, scalar",
+               HWY_DYNAMIC_DISPATCH(TargetName)());
 }
 
-// Read the environment once, before the first dispatch.
+// Read the environment once, before the first dispatch, and make that first dispatch (which
+// detects the CPU) here rather than in several OpenMP threads at once.
 bool enabled() {
   static const bool yes = [] {
     if (const char* want = std::getenv("EMBER_SIMD_TARGET"); want && *want) cap_target(want);
+    HWY_DYNAMIC_DISPATCH(TargetName)();
     return !env_set("EMBER_DISABLE_SIMD");
   }();
   return yes;
