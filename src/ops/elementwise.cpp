@@ -1,6 +1,7 @@
 // Elementwise ops: type promotion, broadcasting, then one kernel call.
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "autograd/function.h"
 #include "ember/ops.h"
@@ -115,6 +116,17 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
 }
 
 // Tensor op scalar (or scalar op tensor when `reflected`): the scalar is a stride-0 operand.
+// x ** 2, x ** 0.5 and x ** -1 with a float exponent (losses, norms) take one cheap unary
+// kernel instead of std::pow per element, as PyTorch special-cases them.
+std::optional<UnaryOp> pow_as_unary(BinaryOp op, DType dt, Scalar s) {
+  if (op != BinaryOp::Pow || !is_floating(dt) || !s.is_floating()) return std::nullopt;
+  const double e = s.to_double();
+  if (e == 2.0) return UnaryOp::Square;
+  if (e == 0.5) return UnaryOp::Sqrt;
+  if (e == -1.0) return UnaryOp::Reciprocal;
+  return std::nullopt;
+}
+
 Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, Scalar s,
                      bool reflected) {
   ops::check_defined(a, name);
@@ -125,15 +137,9 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
   if (!reflected) check_int_pow(name, op, dt, s);
   Tensor A = to_dtype(a, dt);
   Tensor out = Tensor::empty(a.sizes(), dt);
-  // x ** 2, x ** 0.5 and x ** -1 (losses, norms) take one cheap unary kernel instead of
-  // std::pow per element, as PyTorch special-cases them.
-  if (op == BinaryOp::Pow && !reflected && is_floating(dt) && s.is_floating()) {
-    double e = s.to_double();
-    if (e == 2.0 || e == 0.5 || e == -1.0) {
-      UnaryOp u = e == 2.0 ? UnaryOp::Square : e == 0.5 ? UnaryOp::Sqrt : UnaryOp::Reciprocal;
-      kernels::unary(u, dt, ops::make_loop(a.sizes(), {&out, &A}));
-      return out;
-    }
+  if (std::optional<UnaryOp> u = pow_as_unary(op, dt, s); u && !reflected) {
+    kernels::unary(*u, dt, ops::make_loop(a.sizes(), {&out, &A}));
+    return out;
   }
   alignas(8) char buf[8];
   ops::store_scalar(dt, s, buf);
@@ -181,6 +187,11 @@ Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& 
   ops::check_no_internal_overlap(a, name);
   check_int_divisor(name, op, a.dtype(), nullptr, &s);
   check_int_pow(name, op, a.dtype(), s);
+  if (std::optional<UnaryOp> u = pow_as_unary(op, a.dtype(), s)) {
+    kernels::unary(*u, a.dtype(), ops::make_loop(a.sizes(), {&a, &a}));
+    a.bump_version();
+    return a;
+  }
   alignas(8) char buf[8];
   ops::store_scalar(a.dtype(), s, buf);
   kernels::binary(op, a.dtype(),
