@@ -233,3 +233,39 @@ def copy_bandwidth(L):
     progs = {lib: (lambda lib=lib: (y[lib].copy_(x[lib]),)) for lib in ("ember", "torch")}
     progs["numpy"] = lambda: (np.copyto(y["numpy"], x["numpy"]), y["numpy"])[1:]
     return _checked(L, "copy", progs, rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- import time
+
+
+def _cold_import(module):
+    """Seconds to `import module` in a fresh interpreter (inside it, so the interpreter's own
+    start-up is not counted), and its resident memory after the import."""
+    import subprocess
+    import sys
+    # (VmRSS, not ru_maxrss: Linux carries the parent's peak across fork and exec)
+    code = (f"import time; t = time.perf_counter(); import {module}; "
+            f"t = time.perf_counter() - t; "
+            f"rss = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmRSS')][0]; "
+            f"print(t, rss)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, rss_kb = out.stdout.split()
+    _cold_import.rss_mb[module] = int(rss_kb) / 1024
+    return float(seconds)
+
+
+_cold_import.rss_mb = {}
+
+
+@workload("python -c 'import <lib>', a fresh process", repeats=5, warm_calls=1,
+          note="wall time of the whole process (interpreter start-up included); the import "
+               "statement's own time and the resident MB are printed to stderr")
+def import_time(L):
+    def make(module):
+        def run():
+            t = _cold_import(module)
+            print(f"    import {module}: {t * 1e3:.0f} ms, {_cold_import.rss_mb[module]:.0f} MB resident",
+                  file=__import__("sys").stderr)
+            return t
+        return run
+    return {lib: make(lib) for lib in LIBS}
