@@ -1,5 +1,6 @@
 // 2-d convolution: argument checks naming the op and the shapes, then one kernel call
-// (src/kernels/cpu/conv.cpp: im2col + one GEMM per image and group). The backward sits
+// (src/kernels/cpu/conv.cpp: the direct path for float32 stride 1, else im2col + one GEMM
+// per image and group). The backward sits
 // right below the forward and calls the fused backward kernel.
 #include <climits>
 #include <utility>
@@ -120,7 +121,7 @@ std::vector<Tensor> conv2d_backward(const kernels::Conv2dGeom& geo, const Tensor
   if (need_in) gi = Tensor::empty({geo.n, geo.c, geo.h, geo.w}, dt);
   if (need_w) gw = Tensor::empty(weight.sizes(), dt);
   if (need_b) gb = Tensor::empty({geo.o}, dt);
-  const kernels::Conv2dPlan plan = kernels::conv2d_plan(geo, need_w || need_b);
+  const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, need_w || need_b);
   Tensor ws = Tensor::empty({plan.workspace}, dt);
   kernels::conv2d_backward(dt, geo, plan, x.data_ptr(), w.data_ptr(), go.data_ptr(),
                            need_in ? gi.data_ptr() : nullptr, need_w ? gw.data_ptr() : nullptr,
@@ -135,7 +136,7 @@ Tensor conv2d_4d(const char* op, const Tensor& input, const Tensor& weight, cons
   const DType dt = input.dtype();
   Tensor out = Tensor::empty({geo.n, geo.o, geo.ho, geo.wo}, dt);
   const Tensor w = dense(weight), b = bias.defined() ? dense(bias) : bias;
-  const kernels::Conv2dPlan plan = kernels::conv2d_plan(geo, false);
+  const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
   Tensor ws = Tensor::empty({plan.workspace}, dt);
   kernels::conv2d_forward(dt, geo, plan, input.data_ptr(), w.data_ptr(),
                           b.defined() ? b.data_ptr() : nullptr, out.data_ptr(), ws.data_ptr());

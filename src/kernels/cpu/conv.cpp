@@ -1,11 +1,13 @@
 #include "kernels/cpu/conv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/blas.h"
+#include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::kernels {
@@ -181,19 +183,6 @@ void col2im(const Conv2dGeom& g, T* col, T* img) {
   });
 }
 
-// Runs f(i0, i1) for `slots` equal ranges of [0, n): in parallel, one thread per slot,
-// when slots > 1 (Note [Convolution threads]); f also gets the slot number.
-template <class F>
-void for_slots(int64_t slots, int64_t n, const F& f) {
-  if (slots <= 1) {
-    f(int64_t(0), int64_t(0), n);
-    return;
-  }
-  parallel_for(0, slots, 1, [&](int64_t s0, int64_t s1) {
-    for (int64_t s = s0; s < s1; ++s) f(s, s * n / slots, (s + 1) * n / slots);
-  });
-}
-
 const Scalar kOne{int64_t(1)}, kZero{int64_t(0)};
 
 template <class T>
@@ -297,9 +286,15 @@ void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, co
   }
 }
 
+bool all_finite(const float* x, int64_t n) {
+  bool ok = true;
+  for (int64_t i = 0; i < n; ++i) ok &= std::isfinite(x[i]);
+  return ok;
+}
+
 }  // namespace
 
-Conv2dPlan conv2d_plan(const Conv2dGeom& g, bool reduce_batch) {
+Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce_batch) {
   const Sizes s = sizes_of(g);
   Conv2dPlan plan;
   const double work = double(g.n) * double(g.o) * double(std::max<int64_t>(s.kg, 1)) * double(s.p);
@@ -316,11 +311,22 @@ Conv2dPlan conv2d_plan(const Conv2dGeom& g, bool reduce_batch) {
     plan.blocks = std::max<int64_t>(1, g.n);
     plan.workspace = plan.slots * col;
   }
+  if (dt == DType::Float32 && conv2d_direct_ok(g)) {
+    plan.direct = true;
+    plan.direct_slots = conv2d_direct_slots(g);
+    plan.workspace = std::max(plan.workspace, conv2d_direct_workspace(g, plan.direct_slots, backward));
+  }
   return plan;
 }
 
 void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                     const void* weight, const void* bias, void* out, void* workspace) {
+  if (plan.direct) {
+    conv2d_direct_forward(g, plan.direct_slots, static_cast<const float*>(input),
+                          static_cast<const float*>(weight), static_cast<const float*>(bias),
+                          static_cast<float*>(out), static_cast<float*>(workspace));
+    return;
+  }
   visit_dtype(dt, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       forward_typed<T>(g, plan, static_cast<const T*>(input), static_cast<const T*>(weight),
@@ -332,6 +338,22 @@ void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const
 void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                      const void* weight, const void* grad_out, void* grad_input,
                      void* grad_weight, void* grad_bias, void* workspace) {
+  if (plan.direct) {
+    const float* w = static_cast<const float*>(weight);
+    float* gin = static_cast<float*>(grad_input);
+    const int64_t wsize = g.o * (g.c / g.groups) * g.kh * g.kw;
+    if (gin && (!conv2d_direct_input_grad_ok(g) || !all_finite(w, wsize))) {
+      backward_typed<float>(g, plan, static_cast<const float*>(input), w,
+                            static_cast<const float*>(grad_out), gin, nullptr, nullptr,
+                            static_cast<float*>(workspace));
+      gin = nullptr;
+    }
+    conv2d_direct_backward(g, plan.direct_slots, static_cast<const float*>(input), w,
+                           static_cast<const float*>(grad_out), gin,
+                           static_cast<float*>(grad_weight), static_cast<float*>(grad_bias),
+                           static_cast<float*>(workspace));
+    return;
+  }
   visit_floating(dt, [&]<class T>() {
     backward_typed<T>(g, plan, static_cast<const T*>(input), static_cast<const T*>(weight),
                       static_cast<const T*>(grad_out), static_cast<T*>(grad_input),

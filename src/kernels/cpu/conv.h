@@ -1,20 +1,27 @@
-// 2-d convolution kernels: im2col + one GEMM per image and group (forward), and the
-// matching backward (grad_weight and grad_input by GEMM, col2im, grad_bias by a sum).
-// Kernels see pointers and sizes only; the ops layer (src/ops/conv.cpp) checks arguments,
-// allocates outputs and the scratch workspace, and records autograd.
+// 2-d convolution kernels. float32 with stride 1 (on a CPU with AVX2 or AVX-512) takes the
+// direct path (conv_direct.h: the taps read from a zero-padded copy of each image, SIMD
+// micro-kernels, no im2col and no BLAS); everything else runs im2col + one GEMM per image
+// and group (forward), and the matching backward (grad_weight and grad_input by GEMM,
+// col2im, grad_bias by a sum). Kernels see pointers and sizes only; the ops layer
+// (src/ops/conv.cpp) checks arguments, allocates outputs and the scratch workspace, and
+// records autograd.
 //
 // Note [Convolution threads]: there is ONE level of parallelism. When the batch has at
-// least two images (and enough work), images run in parallel, one column buffer per
-// thread; each GEMM is then called from inside an OpenMP region, where OpenBLAS's OpenMP
-// build runs on the calling thread only. With a single image (or one thread) the images
-// run in turn on the calling thread and each GEMM gets BLAS's own threads, while im2col
-// and col2im split their channels with parallel_for. Nothing ever changes BLAS's thread
-// count at run time.
+// least two images (and enough work), images run in parallel, one column buffer (or padded
+// image) per thread; each GEMM is then called from inside an OpenMP region, where
+// OpenBLAS's OpenMP build runs on the calling thread only. With a single image (or one
+// thread) the images run in turn on the calling thread and each GEMM gets BLAS's own
+// threads, while im2col and col2im split their channels with parallel_for (the direct path
+// splits the image's output tiles). The direct weight gradient splits its output tiles
+// over the threads. Nothing ever changes BLAS's thread count at run time.
 //
 // Note [Deterministic convolution gradients]: grad_weight and grad_bias sum over the batch.
-// The batch is cut into a number of blocks fixed by the geometry alone (never by the thread
-// count); each block sums its images in order into its own partial, and the partials are
-// added in block order at the end. So the result is the same for any number of threads.
+// im2col path: the batch is cut into a number of blocks fixed by the geometry alone (never
+// by the thread count); each block sums its images in order into its own partial, and the
+// partials are added in block order at the end. Direct path: each grad_weight element is
+// summed by one thread, over batch chunks whose size is fixed by the geometry, in order;
+// grad_bias sums each channel in image order. So the result is the same for any number of
+// threads.
 #pragma once
 #include <cstdint>
 
@@ -38,11 +45,16 @@ struct Conv2dGeom {
 // its own column buffer of `col` elements (0 when BLAS reads the image in place). blocks:
 // partial sums of grad_weight / grad_bias (backward). workspace: elements (of the conv's
 // dtype) of scratch the caller must provide.
+// direct: the call takes the direct path (with direct_slots threads over images); the other
+// fields still describe the im2col path, which the direct backward falls back to for
+// grad_input when the weights hold inf or NaN (workspace covers both).
 struct Conv2dPlan {
   int64_t slots = 1, blocks = 1, col = 0, workspace = 0;
+  bool direct = false;
+  int64_t direct_slots = 1;
 };
 // reduce_batch: the call computes grad_weight or grad_bias (sums over the batch).
-Conv2dPlan conv2d_plan(const Conv2dGeom& g, bool reduce_batch);
+Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce_batch);
 
 // out = conv(input, weight) + bias. bias (O,) may be null. Any dtype but bool (integers
 // use ember's integer GEMM loop and wrap around on overflow).
