@@ -399,6 +399,18 @@ void record_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor&
 // recording path; the forward keeps it as a stride-0 operand).
 void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar s, bool reflected,
                           const Tensor& out) {
+  // a ** c (the MSE in every tutorial): d/da = c a^(c-1), without a 0-d exponent tensor and
+  // the where-c-is-0 masking of the general formula; c == 2 is g * 2a.
+  if (op == BinaryOp::Pow && !reflected) {
+    const double c = s.to_double();
+    autograd::record(name, {&a}, {&out}, [c, sa = SavedTensor(a)](Grads& g, const Node&) -> Grads {
+      const Tensor x = sa.get();
+      if (c == 0.0) return {zeros(x.sizes(), g[0].dtype())};
+      if (c == 2.0) return {mul(g[0], mul(x, Scalar(2.0)))};
+      return {mul(g[0], mul(pow(x, Scalar(c - 1.0)), Scalar(c)))};
+    });
+    return;
+  }
   Tensor st = scalar_tensor(s, is_floating(out.dtype()) ? out.dtype() : a.dtype());
   if (reflected) record_binary(op, name, st, a, out, 1.0);
   else record_binary(op, name, a, st, out, 1.0);
