@@ -9,7 +9,7 @@ DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev zlib1
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps
 
 all: build
 
@@ -61,6 +61,33 @@ train-cpp: build
 
 bench: build
 	$(PY) bench/run.py
+
+# The C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer (g++) in build/asan;
+# any sanitizer report fails the test that triggered it.
+ASAN_DIR := build/asan
+test-asan: deps venv
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DEMBER_SANITIZE=ON -DEMBER_BUILD_PYTHON=OFF >/dev/null
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(ASAN_DIR)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
+
+# libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/fuzz.
+# New inputs go to build/fuzz/corpus; the seed corpus tests/fuzz/corpus is only read.
+# A crash is saved as build/fuzz/crash-* and fails the run.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_DEB_PKGS := clang libclang-rt-14-dev libomp-14-dev
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_PKGS) $(FUZZ_DEB_PKGS)"
+
+fuzz: fuzz-deps venv
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_FUZZ=ON -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_PYTHON=OFF >/dev/null
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(FUZZ_DIR) --target fuzz_safetensors
+	mkdir -p $(FUZZ_DIR)/corpus
+	$(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/corpus tests/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
 
 clean:
 	rm -rf build

@@ -31,6 +31,7 @@
 #include "ember/optim.h"
 #include "ember/random.h"
 #include "ember/scalar.h"
+#include "ember/serialize.h"
 #include "ember/shape.h"
 #include "ember/storage.h"
 #include "ember/tensor.h"

@@ -57,6 +57,7 @@ void bind_layers(nb::module_& m);
 void bind_losses(nb::module_& m);
 void bind_profiler(nb::module_& m);
 void bind_optim(nb::module_& m);
+void bind_serialize(nb::module_& m);
 
 }  // namespace ember::py
 

@@ -137,4 +137,5 @@ NB_MODULE(_C, m) {
   py::bind_losses(m);
   py::bind_profiler(m);
   py::bind_optim(m);
+  py::bind_serialize(m);
 }

@@ -18,6 +18,7 @@ from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, 
 from . import optim, return_types
 from . import nn
 from ._generator import Generator
+from .serialization import save, load
 
 __version__ = "0.1.0"
 promote_types = _C.promote_types
