@@ -42,7 +42,13 @@ class Dims {
   int64_t back() const { return data()[size_ - 1]; }
   operator IntList() const { return IntList(data(), size_); }
 
-  void resize(size_t n, int64_t fill = 0);
+  // Inline because every op copies shapes: only growing past the inline buffer calls out.
+  void resize(size_t n, int64_t fill = 0) {
+    if (n > cap_) grow(n);
+    int64_t* d = data();
+    for (size_t i = size_; i < n; ++i) d[i] = fill;
+    size_ = uint32_t(n);
+  }
   void push_back(int64_t v) { resize(size_ + 1, v); }
   void insert(size_t pos, int64_t v);
   void erase(size_t pos);
@@ -53,9 +59,11 @@ class Dims {
 
  private:
   void assign(const int64_t* p, size_t n) {
-    resize(n);
+    if (n > cap_) grow(n);
+    size_ = uint32_t(n);
     if (n) std::memmove(data(), p, n * sizeof(int64_t));
   }
+  void grow(size_t n);
   void steal(Dims& o) {
     size_ = o.size_; cap_ = o.cap_; heap_ = o.heap_;
     if (!heap_) std::memcpy(inline_, o.inline_, sizeof(inline_));

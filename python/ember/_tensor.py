@@ -114,8 +114,9 @@ def _cast(dt):
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    from .autograd import backward
-    backward(self, gradient, retain_graph, create_graph, inputs)
+    # Straight to the engine (ember.autograd.backward does the same for lists of tensors).
+    _C._backward(self, gradient, create_graph if retain_graph is None else retain_graph,
+                 create_graph, inputs)
 
 
 class _RemovableHandle:

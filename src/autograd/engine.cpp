@@ -7,12 +7,11 @@
 // keeps memory low by finishing one branch before starting another.
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/accumulate.h"
 #include "autograd/function.h"
 #include "ember/profiler.h"
+#include "ops/iter.h"
 
 namespace ember::autograd {
 namespace {
@@ -28,6 +27,47 @@ struct CurrentNode {
 struct NodeState {
   int64_t deps = 0;
   Grads buffer;
+};
+
+// Each node's state during one backward, keyed by node: open addressing in one array.
+// (std::unordered_map allocated once per node, which cost more than the arithmetic of a
+// small graph.) References stay valid until the next insertion of a new node.
+class StateMap {
+ public:
+  StateMap() : slots_(16) {}
+  // The node's state and whether it was just inserted.
+  std::pair<NodeState*, bool> try_emplace(Node* n) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    Slot& s = probe(slots_, n);
+    bool fresh = s.key == nullptr;
+    if (fresh) {
+      s.key = n;
+      ++size_;
+    }
+    return {&s.value, fresh};
+  }
+  NodeState& operator[](Node* n) { return *try_emplace(n).first; }
+
+ private:
+  struct Slot {
+    Node* key = nullptr;
+    NodeState value;
+  };
+  static Slot& probe(std::vector<Slot>& slots, Node* n) {
+    size_t mask = slots.size() - 1;
+    size_t i = (reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ull >> 20 & mask;
+    while (slots[i].key != nullptr && slots[i].key != n) i = (i + 1) & mask;
+    return slots[i];
+  }
+  void grow() {
+    std::vector<Slot> bigger(2 * slots_.size());
+    for (Slot& s : slots_) {
+      if (s.key) probe(bigger, s.key) = std::move(s);
+    }
+    slots_.swap(bigger);
+  }
+  std::vector<Slot> slots_;  // size: a power of two, at most half full
+  size_t size_ = 0;
 };
 
 void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
@@ -46,25 +86,27 @@ Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
   }
   EMBER_CHECK(out.numel() == 1, Error, "backward: grad can be implicitly created only for scalar "
               "outputs (output ", i, " has shape ", out.sizes(), ")");
-  return ones(out.sizes(), out.dtype());
+  Tensor one = Tensor::empty(out.sizes(), out.dtype());
+  ops::store_scalar(out.dtype(), Scalar(1), one.data_ptr());
+  return one;
 }
 
 // Runs the graph. `captures` maps (node, slot) -> index in `captured`: for autograd.grad(),
 // the gradient arriving there is recorded, and AccumulateGrad nodes are not run.
 void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_graph,
          bool create_graph, const std::vector<Edge>* captures, Grads* captured) {
-  std::unordered_map<Node*, NodeState> state;
+  StateMap state;
   std::vector<Node*> stack;
   for (const Edge& e : roots) {
-    if (e.valid() && state.emplace(e.fn.get(), NodeState{}).second) stack.push_back(e.fn.get());
+    if (e.valid() && state.try_emplace(e.fn.get()).second) stack.push_back(e.fn.get());
   }
   while (!stack.empty()) {  // 1. dependency counts
     Node* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->next_edges) {
       if (!e.valid()) continue;
-      auto [it, fresh] = state.try_emplace(e.fn.get());
-      ++it->second.deps;
+      auto [st, fresh] = state.try_emplace(e.fn.get());
+      ++st->deps;
       if (fresh) stack.push_back(e.fn.get());
     }
   }
@@ -100,8 +142,8 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
     bool any = false;
     for (const Tensor& g : grads) any |= g.defined();
     Grads outs;
-    bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
-    if (any && !(captures && is_acc)) {
+    bool skip = captures && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (any && !skip) {
       CurrentNode cur(n);
       std::optional<profiler::Scope> timed;  // the node's name is built only when profiling
       if (profiler::enabled()) timed.emplace(n->name(), true);

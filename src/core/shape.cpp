@@ -6,17 +6,13 @@
 
 namespace ember {
 
-void Dims::resize(size_t n, int64_t fill) {
-  if (n > cap_) {
-    size_t cap = std::max<size_t>(n, 2 * cap_);
-    auto* p = new int64_t[cap];
-    std::memcpy(p, data(), size_ * sizeof(int64_t));
-    delete[] heap_;
-    heap_ = p;
-    cap_ = uint32_t(cap);
-  }
-  for (size_t i = size_; i < n; ++i) data()[i] = fill;
-  size_ = uint32_t(n);
+void Dims::grow(size_t n) {
+  size_t cap = std::max<size_t>(n, 2 * cap_);
+  auto* p = new int64_t[cap];
+  std::memcpy(p, data(), size_ * sizeof(int64_t));
+  delete[] heap_;
+  heap_ = p;
+  cap_ = uint32_t(cap);
 }
 
 void Dims::insert(size_t pos, int64_t v) {

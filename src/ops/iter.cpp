@@ -11,6 +11,24 @@ kernels::Loop make_loop(IntList shape, std::initializer_list<const Tensor*> ts) 
 
 kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const Tensor*> ts,
                                     void* scalar, int64_t itemsize) {
+  // Fast path (most small ops): each operand is contiguous with the loop's shape, or one
+  // element broadcast everywhere. Nothing to coalesce.
+  char* ptrs[kernels::Loop::kMaxArgs];
+  int64_t bstr[kernels::Loop::kMaxArgs];
+  int n = 0;
+  for (const Tensor* t : ts) {
+    if (t->is_contiguous() && Dims::equal(t->sizes(), shape)) bstr[n] = int64_t(t->itemsize());
+    else if (t->numel() == 1) bstr[n] = 0;
+    else break;
+    ptrs[n++] = t->data_ptr();
+  }
+  if (n == int(ts.size())) {
+    if (scalar) {
+      ptrs[n] = static_cast<char*>(scalar);
+      bstr[n++] = 0;
+    }
+    return kernels::Loop::flat(numel_of(shape), n, ptrs, bstr);
+  }
   Dims strides[kernels::Loop::kMaxArgs];
   kernels::Operand ops[kernels::Loop::kMaxArgs];
   Dims zeros(shape.size(), 0);

@@ -27,6 +27,23 @@ struct Loop {
   Loop(IntList shape, std::span<const Operand> ops);
   Loop(IntList shape, std::initializer_list<Operand> ops)
       : Loop(shape, std::span<const Operand>(ops.begin(), ops.size())) {}
+
+  // The common case, built without coalescing: every operand walks `numel` elements in
+  // order, with byte stride `byte_strides[k]` (its itemsize, or 0 for one broadcast element).
+  static Loop flat(int64_t numel, int nargs, char* const* ptrs, const int64_t* byte_strides) {
+    Loop L;
+    L.nargs = nargs;
+    L.numel = numel;
+    L.shape.push_back(numel);
+    for (int k = 0; k < nargs; ++k) {
+      L.ptrs[k] = ptrs[k];
+      L.strides[k].push_back(byte_strides[k]);
+    }
+    return L;
+  }
+
+ private:
+  Loop() = default;
 };
 
 // Runs inner(ptrs, strides, n) over every innermost run of elements with linear index
