@@ -94,10 +94,18 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
 
+def _like_input(name, t):
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(t).__name__}")
+    return t
+
+
 def _like(name):
     fn = globals()[name]
 
     def like(t, *, dtype=None, device=None, requires_grad=False):
+        _like_input(name + "_like", t)
         return fn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
     like.__name__ = name + "_like"
@@ -112,10 +120,12 @@ randn_like = _like("randn")
 
 
 def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _like_input("full_like", t)
     return full(t.shape, fill_value, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
 def randint_like(t, low, high=None, *, dtype=None):
+    _like_input("randint_like", t)
     return randint(low, high, t.shape, dtype=dtype or t.dtype)
 
 

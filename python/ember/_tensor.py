@@ -113,6 +113,13 @@ def _cast(dt):
     return method
 
 
+def _contains(self, x):
+    if not isinstance(x, (_C.Tensor, bool, int, float, complex)):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                           f"a {type(x)}.")
+    return bool((self == x).any())
+
+
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     # Straight to the engine (ember.autograd.backward does the same for lists of tensors).
     _C._backward(self, gradient, create_graph if retain_graph is None else retain_graph,
@@ -175,7 +182,7 @@ _METHODS = {
     "__str__": tensor_repr,
     "__format__": _format,
     "__array_priority__": 1000,
-    "__contains__": lambda self, x: bool((self == x).any()),
+    "__contains__": _contains,
     "float": _cast(float32),
     "double": _cast(float64),
     "long": _cast(int64),

@@ -374,3 +374,29 @@ def test_from_numpy_shares_memory():
     assert a[1, 2] == 100
     with pytest.raises(TypeError, match="from_numpy"):
         ember.from_numpy([1, 2])
+
+
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "rand_like",
+                                  "randn_like"])
+def test_like_needs_a_tensor(name):
+    for mod in (ember, torch):
+        with pytest.raises(TypeError, match=name):
+            getattr(mod, name)("abc")
+
+
+def test_full_and_randint_like_need_a_tensor():
+    for mod in (ember, torch):
+        with pytest.raises(TypeError, match="full_like"):
+            mod.full_like([1, 2], 3.0)
+        with pytest.raises(TypeError, match="randint_like"):
+            mod.randint_like([1, 2], 3)
+
+
+def test_contains_rejects_non_scalars():
+    t = ember.tensor([1.0, 2.0])
+    assert 2.0 in t and 3 not in t and ember.tensor(1.0) in t
+    for bad in ("abc", [1.0], None):
+        with pytest.raises(RuntimeError, match="__contains__"):
+            bad in t
+        with pytest.raises(RuntimeError, match="__contains__"):
+            bad in torch.tensor([1.0, 2.0])
