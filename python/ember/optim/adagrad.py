@@ -2,8 +2,7 @@
 rule for dense gradients, computed by one fused C++ call per param group)."""
 from .. import _C
 from .._creation import full_like
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters
 
 __all__ = ["Adagrad"]
 
@@ -11,18 +10,10 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hyperparameters(lr, (("lr_decay value", lr_decay),
+                                    ("weight_decay value", weight_decay),
+                                    ("initial_accumulator_value value", initial_accumulator_value),
+                                    ("epsilon value", eps)))
         if differentiable:
             raise NotImplementedError("Adagrad: differentiable=True is not supported by ember")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,

@@ -1,9 +1,8 @@
 """Adam (and, with decoupled_weight_decay, AdamW), with amsgrad and maximize
 (torch.optim.Adam's update rule, computed by one fused C++ call per param group)."""
 from .. import _C
-from .._creation import zeros_like
 from .._tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters
 
 __all__ = ["Adam"]
 
@@ -12,18 +11,11 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, (("epsilon value", eps),))
+        for i in (0, 1):
+            if not 0.0 <= betas[i] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+        _check_hyperparameters(0.0, (("weight_decay value", weight_decay),))
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -38,16 +30,8 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _states(self, group, params):
-        """The parameters' states, created (zeros) on their first step as torch does."""
-        states = [self.state[p] for p in params]
-        for p, s in zip(params, states):
-            if not s:
-                s["step"] = self._new_step()
-                s["exp_avg"] = zeros_like(p)
-                s["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
-                    s["max_exp_avg_sq"] = zeros_like(p)
-        return states
+        return self._lazy_states(params, ["exp_avg", "exp_avg_sq"]
+                                 + ["max_exp_avg_sq"] * bool(group["amsgrad"]))
 
     def step(self, closure=None):
         """One update of every parameter that has a grad; returns closure()'s loss if given."""

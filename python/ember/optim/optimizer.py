@@ -12,7 +12,7 @@ from itertools import chain
 from .._grad_mode import enable_grad
 from .._dtype import get_default_dtype, float64, float32
 from .._tensor import Tensor
-from .._creation import tensor
+from .._creation import tensor, zeros_like
 
 __all__ = ["Optimizer", "required"]
 
@@ -231,3 +231,24 @@ class Optimizer:
     @staticmethod
     def _new_step():
         return tensor(0.0, dtype=_step_dtype())
+
+    def _lazy_states(self, params, buffers):
+        """The parameters' states, created on their first step as torch does: a step
+        counter, then a zero tensor like the parameter for each name in `buffers`."""
+        states = [self.state[p] for p in params]
+        for p, s in zip(params, states):
+            if not s:
+                s["step"] = self._new_step()
+                for name in buffers:
+                    s[name] = zeros_like(p)
+        return states
+
+
+def _check_hyperparameters(lr, checks):
+    """torch.optim's argument checks: lr a number or a 1-element Tensor, then each
+    (name, value) of `checks` in order must be >= 0 ("Invalid <name>: <value>")."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    for name, value in (("learning rate", lr),) + tuple(checks):
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {name}: {value}")

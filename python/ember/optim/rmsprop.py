@@ -1,9 +1,7 @@
 """RMSprop, plain or centered, with momentum, weight decay and maximize
 (torch.optim.RMSprop's update rule, computed by one fused C++ call per param group)."""
 from .. import _C
-from .._creation import zeros_like
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters
 
 __all__ = ["RMSprop"]
 
@@ -12,18 +10,8 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hyperparameters(lr, (("epsilon value", eps), ("momentum value", momentum),
+                                    ("weight_decay value", weight_decay), ("alpha value", alpha)))
         if differentiable:
             raise NotImplementedError("RMSprop: differentiable=True is not supported by ember")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
@@ -32,17 +20,9 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _states(self, group, params):
-        """The parameters' states, created (zeros) on their first step as torch does."""
-        states = [self.state[p] for p in params]
-        for p, s in zip(params, states):
-            if not s:
-                s["step"] = self._new_step()
-                s["square_avg"] = zeros_like(p)
-                if group["momentum"] > 0:
-                    s["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    s["grad_avg"] = zeros_like(p)
-        return states
+        return self._lazy_states(params, ["square_avg"]
+                                 + ["momentum_buffer"] * (group["momentum"] > 0)
+                                 + ["grad_avg"] * bool(group["centered"]))
 
     def step(self, closure=None):
         """One update of every parameter that has a grad; returns closure()'s loss if given."""
