@@ -31,42 +31,7 @@ constexpr int64_t kClassBlock = 16384;
 // Elements per block of a pointwise loss.
 constexpr int64_t kPointBlock = kGrain;
 
-// c ? a : b as a bitwise select, which GCC vectorizes where it will not vectorize a float ?:.
-template <class T>
-T pick(bool c, T a, T b) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  const U m = U(0) - U(c);
-  return std::bit_cast<T>(U((std::bit_cast<U>(a) & m) | (std::bit_cast<U>(b) & ~m)));
-}
-
-// expf without branches, so the class loops vectorize: Cephes' polynomial (about 1 ulp), the
-// same as the softmax kernel's (reduce_impl.h keeps its copy private to its ISA builds).
-// Below -86.6 it returns 0 (the true value is < 2.5e-38).
-inline float exp_f(float x) {
-  const float lo = -86.6f, hi = 88.72283935546875f;  // hi: log(FLT_MAX)
-  float xc = pick(x < lo, lo, x);
-  xc = pick(xc > hi, hi, xc);
-  const float t = xc * 1.44269504088896341f + 12582912.0f;  // + 1.5 * 2^23 rounds to an integer
-  const float n = t - 12582912.0f;
-  const int32_t ni = std::bit_cast<int32_t>(t) - 0x4B400000;
-  const float r = xc - n * 0.693359375f + n * 2.12194440e-4f;  // x - n * ln 2, in two parts
-  float q = 1.9875691500e-4f;
-  q = q * r + 1.3981999507e-3f;
-  q = q * r + 8.3334519073e-3f;
-  q = q * r + 4.1665795894e-2f;
-  q = q * r + 1.6666665459e-1f;
-  q = q * r + 5.0000001201e-1f;
-  q = q * r * r + r + 1.0f;
-  float y = q * std::bit_cast<float>((ni + 126) << 23) * 2.0f;  // 2^n as 2^(n-1) * 2
-  y = pick(x < lo, 0.0f, y);
-  y = pick(x > hi, float(INFINITY), y);
-  return pick(x != x, x, y);
-}
-template <class T>
-T exp_of(T x) {
-  if constexpr (std::is_same_v<T, float>) return exp_f(x);
-  else return std::exp(x);
-}
+#include "kernels/cpu/branchless.h"  // pick, exp_f, exp_of: this ISA's own copies
 
 // logf without branches, so a tile's log-sum-exps vectorize: Cephes' polynomial (about 1 ulp)
 // for positive normal x; 0 gives -inf and NaN stays NaN (the callers pass sums of exps >= 1,
