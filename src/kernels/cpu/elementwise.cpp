@@ -339,9 +339,31 @@ void fill(DType dt, const Loop& L, Scalar value) {
   });
 }
 
+// out[i] = c[i] ? a[i * A] : b[i * B] with both values loaded, so it compiles to a vector
+// blend; A and B are 1, or 0 for a broadcast scalar.
+template <class T, int A, int B>
+void where_run(T* out, const uint8_t* c, const T* a, const T* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = a[i * A], y = b[i * B];
+    out[i] = c[i] ? x : y;
+  }
+}
+
 void where(DType dt, const Loop& L) {
   visit_dtype(dt, [&]<class T>() {
     for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      const int64_t e = int64_t(sizeof(T));
+      if (s[0] == e && s[1] == 1 && (s[2] == e || s[2] == 0) && (s[3] == e || s[3] == 0)) {
+        auto* out = reinterpret_cast<T*>(p[0]);
+        auto* c = reinterpret_cast<const uint8_t*>(p[1]);
+        auto* a = reinterpret_cast<const T*>(p[2]);
+        auto* b = reinterpret_cast<const T*>(p[3]);
+        if (s[2] && s[3]) where_run<T, 1, 1>(out, c, a, b, n);
+        else if (s[2]) where_run<T, 1, 0>(out, c, a, b, n);
+        else if (s[3]) where_run<T, 0, 1>(out, c, a, b, n);
+        else where_run<T, 0, 0>(out, c, a, b, n);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<T*>(p[0] + i * s[0]) =
             *reinterpret_cast<const bool*>(p[1] + i * s[1])
