@@ -25,6 +25,8 @@ struct Edge {
 
 using Grads = std::vector<Tensor>;
 using TensorHook = std::function<Tensor(const Tensor&)>;  // returns a replacement or undefined
+// Called with the leaf after its .grad was updated (Tensor.register_post_accumulate_grad_hook).
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
 
 class Node : public RefCounted {
  public:
@@ -80,6 +82,7 @@ struct AutogradMeta : AutogradMetaBase {
   Node* grad_accumulator = nullptr;    // a leaf's AccumulateGrad while it exists (non-owning)
   IntrusivePtr<GradSlot> retained;     // set by retain_grad() on a non-leaf
   std::vector<TensorHook> leaf_hooks;  // hooks on a leaf's gradient
+  std::vector<PostAccumulateGradHook> post_acc_hooks;  // run after a leaf's .grad is updated
   bool is_view_of_leaf = false;        // in-place writes through it must raise, as in PyTorch
   Tensor view_base;                    // for a view recorded by autograd: the tensor it views
 };
@@ -95,6 +98,15 @@ IntrusivePtr<Node> grad_fn(const Tensor& t);
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);
 void register_hook(const Tensor& t, TensorHook hook);
+// Runs `hook(leaf)` each time backward() has accumulated a gradient into the leaf's .grad
+// (after the register_hook hooks; not for autograd::grad(), which leaves .grad alone).
+// Data-parallel training starts a bucket's all-reduce from here while backward goes on.
+void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook);
+// Runs `callback` once, when the backward() or grad() call that is running on this thread
+// has finished every node and hook (torch: Variable._execution_engine.queue_callback).
+// Callbacks run in the order queued, and may queue more; they do not run if backward throws.
+// Throws when no backward is running on this thread.
+void queue_callback(std::function<void()> callback);
 // The edge a gradient for `t` flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
 

@@ -3,6 +3,8 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
+#include <memory>
+
 #include "common.h"
 
 namespace ember::py {
@@ -52,6 +54,16 @@ class PyNode final : public Node {
   nb::object fn_;
 };
 
+// A Python callable shared by the copies of a C++ hook: copying the hook then touches no
+// Python reference count (the engine copies a hook before calling it), and the last copy
+// drops the callable under the GIL.
+std::shared_ptr<nb::object> shared_callable(nb::object fn) {
+  return std::shared_ptr<nb::object>(new nb::object(std::move(fn)), [](nb::object* p) {
+    nb::gil_scoped_acquire gil;
+    delete p;
+  });
+}
+
 std::vector<Tensor> tensors_or_empty(nb::handle h) {
   std::vector<Tensor> out;
   if (h.is_none()) return out;
@@ -83,6 +95,16 @@ void bind_autograd(nb::module_& m) {
       nb::gil_scoped_acquire gil;
       nb::object r = fn(g);
       return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
+    });
+  });
+  // hook(leaf) after the leaf's .grad was updated; it must return None (as in torch).
+  cls.def("_register_post_accumulate_grad_hook", [](const Tensor& t, nb::object fn) {
+    autograd::register_post_accumulate_grad_hook(t, [fn = shared_callable(std::move(fn))](const Tensor& leaf) {
+      nb::gil_scoped_acquire gil;
+      nb::object r = (*fn)(leaf);
+      EMBER_CHECK(r.is_none(), TypeError, "register_post_accumulate_grad_hook: post accumulate "
+                  "grad hooks should return None, but the hook returned '",
+                  nb::type_name(r.type()).c_str(), "'");
     });
   });
   cls.def_prop_rw("data", [](const Tensor& t) { return detach(t); },
@@ -132,6 +154,13 @@ void bind_autograd(nb::module_& m) {
                                const std::vector<Tensor>& outputs, nb::object backward_fn) {
     IntrusivePtr<Node> node(new PyNode(name, std::move(backward_fn)));
     autograd::set_history(node, inputs, outputs);
+  });
+  // fn() once the running backward has finished (Variable._execution_engine.queue_callback).
+  m.def("_queue_callback", [](nb::object fn) {
+    autograd::queue_callback([fn = shared_callable(std::move(fn))]() {
+      nb::gil_scoped_acquire gil;
+      (*fn)();
+    });
   });
   // A handle to t's data without its history (what ctx.save_for_backward keeps of an output).
   m.def("_saved_alias", [](const Tensor& t) { return t.alias(); });

@@ -143,6 +143,25 @@ def _register_hook(self, hook):
     return _RemovableHandle(hooks, key)
 
 
+def _register_post_accumulate_grad_hook(self, hook):
+    """Calls hook(self) each time backward() has accumulated a gradient into self.grad (leaves
+    only; the hook returns None). DistributedDataParallel starts its all-reduces from here."""
+    import weakref
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: expected a callable, got {type(hook).__name__}")
+    hooks = {}
+    key = object()
+    hooks[key] = hook
+    ref = weakref.ref(self)  # the hook lives in self's autograd state: no reference cycle
+
+    def call(leaf):
+        if key in hooks:
+            me = ref()
+            return hooks[key](leaf if me is None else me)
+    self._register_post_accumulate_grad_hook(call)
+    return _RemovableHandle(hooks, key)
+
+
 def _deepcopy(self, memo):
     """A leaf's values and requires_grad, in new memory (torch refuses non-leaves too)."""
     if self.grad_fn is not None:
@@ -169,6 +188,7 @@ def _reduce_ex(self, proto):
 _METHODS = {
     "backward": _backward,
     "register_hook": _register_hook,
+    "register_post_accumulate_grad_hook": _register_post_accumulate_grad_hook,
     "shape": property(_shape),
     "size": _size,
     "type": _type,

@@ -33,7 +33,17 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   } else {
     add_(m.grad, g);  // accumulate into the existing buffer
   }
+  run_post_accumulate_hooks(leaf_);
   return {};
+}
+
+void run_post_accumulate_hooks(const Tensor& leaf) {
+  AutogradMeta* m = meta(leaf);
+  // By index: a hook may register another hook (the vector may grow under us).
+  for (size_t i = 0; m && i < m->post_acc_hooks.size(); ++i) {
+    PostAccumulateGradHook hook = m->post_acc_hooks[i];
+    hook(leaf);
+  }
 }
 
 }  // namespace ember::autograd

@@ -1,5 +1,6 @@
 // AccumulateGrad: the node at a leaf. It adds the incoming gradient to the leaf's .grad,
-// in place when it can (no new buffer per backward), after running the leaf's hooks.
+// in place when it can (no new buffer per backward), after running the leaf's hooks;
+// then it runs the leaf's post-accumulate-grad hooks.
 #pragma once
 #include "ember/autograd.h"
 
@@ -16,5 +17,8 @@ class AccumulateGrad final : public Node {
  private:
   Tensor leaf_;
 };
+
+// Calls the leaf's post-accumulate-grad hooks (after its .grad was updated).
+void run_post_accumulate_hooks(const Tensor& leaf);
 
 }  // namespace ember::autograd

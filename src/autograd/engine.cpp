@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "autograd/accumulate.h"
+#include "autograd/callbacks.h"
 #include "autograd/function.h"
 #include "ember/profiler.h"
 #include "ops/iter.h"
@@ -182,8 +183,10 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
   std::vector<Edge> roots;
   Grads seeds;
   collect_roots(outputs, grad_outputs, roots, seeds);
+  GraphTaskScope task;  // callbacks queued by hooks run at the end (autograd::queue_callback)
   if (inputs.empty()) {
     run(roots, seeds, retain_graph || create_graph, create_graph, nullptr, nullptr);
+    task.run_callbacks();
     return;
   }
   // backward(inputs=...): accumulate only into the given tensors.
@@ -200,8 +203,10 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
       m.retained->grad = m.retained->grad.defined() ? add(m.retained->grad, g) : g;
     } else {
       m.grad = m.grad.defined() ? add(m.grad, g) : (create_graph ? g : clone(g));
+      run_post_accumulate_hooks(inputs[i]);
     }
   }
+  task.run_callbacks();
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
@@ -217,7 +222,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     caps.push_back(gradient_edge(inputs[i]));
   }
   Grads got(caps.size());
+  GraphTaskScope task;
   run(roots, seeds, retain_graph || create_graph, create_graph, &caps, &got);
+  task.run_callbacks();
   for (size_t i = 0; i < got.size(); ++i) {
     EMBER_CHECK(got[i].defined() || allow_unused, Error, "grad: one of the differentiated "
                 "Tensors (input ", i, ") appears to not have been used in the graph. Set "

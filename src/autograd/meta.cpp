@@ -97,6 +97,14 @@ void register_hook(const Tensor& t, TensorHook hook) {
   else m.leaf_hooks.push_back(std::move(hook));
 }
 
+void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook) {
+  EMBER_CHECK(requires_grad(t), Error, "register_post_accumulate_grad_hook: cannot register a hook "
+              "on a tensor that doesn't require gradient");
+  EMBER_CHECK(is_leaf(t), Error, "register_post_accumulate_grad_hook: post accumulate grad hooks "
+              "cannot be registered on non-leaf tensors");
+  ensure_meta(t).post_acc_hooks.push_back(std::move(hook));
+}
+
 Edge gradient_edge(const Tensor& t) {
   if (!t.impl()->requires_grad_) return {};
   AutogradMeta& m = ensure_meta(t);

@@ -4,6 +4,7 @@ from .. import _C
 from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck
+from .variable import Variable
 
 
 def _as_list(x):

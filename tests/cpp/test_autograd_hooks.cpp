@@ -1,0 +1,61 @@
+// Post-accumulate-grad hooks and final callbacks (what DistributedDataParallel builds on).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+Tensor leaf(int64_t n) {
+  Tensor t = ones(Dims{n}, DType::Float32);
+  autograd::set_requires_grad(t, true);
+  return t;
+}
+}  // namespace
+
+TEST(AutogradHooks, PostAccumulateSeesTheUpdatedGrad) {
+  Tensor x = leaf(3);
+  std::vector<double> seen;
+  autograd::register_post_accumulate_grad_hook(x, [&](const Tensor& p) {
+    seen.push_back(sum(autograd::grad(p)).item().to_double());
+  });
+  autograd::backward(sum(mul(x, x)));
+  autograd::backward(sum(mul(x, x)));
+  EXPECT_EQ(seen, (std::vector<double>{6.0, 12.0}));  // after each accumulation
+  EXPECT_THROW(autograd::register_post_accumulate_grad_hook(mul(x, x), [](const Tensor&) {}), Error);
+  EXPECT_THROW(autograd::register_post_accumulate_grad_hook(ones(Dims{2}, DType::Float32),
+                                                            [](const Tensor&) {}), Error);
+}
+
+TEST(AutogradHooks, FinalCallbacksRunAfterEveryHook) {
+  Tensor a = leaf(2), b = leaf(2);
+  std::vector<std::string> log;
+  auto hook = [&](const Tensor&) {
+    log.push_back("hook");
+    if (log.size() == 1)
+      autograd::queue_callback([&] {
+        log.push_back("cb");
+        autograd::queue_callback([&] { log.push_back("cb2"); });
+      });
+  };
+  autograd::register_post_accumulate_grad_hook(a, hook);
+  autograd::register_post_accumulate_grad_hook(b, hook);
+  autograd::backward(sum(mul(a, b)));
+  EXPECT_EQ(log, (std::vector<std::string>{"hook", "hook", "cb", "cb2"}));
+  EXPECT_THROW(autograd::queue_callback([] {}), Error);  // no backward running
+}
+
+TEST(AutogradHooks, FailedBackwardDropsItsCallbacks) {
+  Tensor a = leaf(2);
+  bool ran = false;
+  autograd::register_post_accumulate_grad_hook(a, [&](const Tensor&) {
+    autograd::queue_callback([&] { ran = true; });
+    throw ValueError("boom");
+  });
+  EXPECT_THROW(autograd::backward(sum(a)), ValueError);
+  EXPECT_FALSE(ran);
+  EXPECT_THROW(autograd::queue_callback([] {}), Error);  // the failed backward's scope is gone
+}
