@@ -48,13 +48,16 @@ test-python: build
 
 test: test-cpp test-python
 
-# The main job: Fashion-MNIST. MODEL=mlp|cnn, EPOCHS, THREADS (default: every core).
+# The main job: Fashion-MNIST. MODEL=mlp|cnn, EPOCHS, THREADS (default: every core),
+# NPROC=N: data-parallel on N processes (DistributedDataParallel; THREADS is then per process,
+# default: the cores divided among the processes).
 MODEL ?= mlp
 EPOCHS ?= 10
-THREADS ?= $(shell nproc)
+NPROC ?= 1
+THREADS ?= $(shell echo $$(( $$(nproc) / $(NPROC) > 0 ? $$(nproc) / $(NPROC) : 1 )))
 train: build
 	$(PY) -m ember.examples.fashion_mnist --model $(MODEL) --epochs $(EPOCHS) --threads $(THREADS) \
-	  --plot fashion_mnist_$(MODEL).png
+	  --nproc $(NPROC) --plot fashion_mnist_$(MODEL).png
 
 # The same MLP trained by the C++ frontend alone (examples/cpp/fashion_mnist.cpp).
 train-cpp: build

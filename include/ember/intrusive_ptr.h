@@ -17,6 +17,14 @@ class RefCounted {
   // Returns true when this was the last reference.
   bool decref() const { return refs_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
   uint32_t use_count() const { return refs_.load(std::memory_order_relaxed); }
+  // Takes a reference unless the count already reached zero (the object is being
+  // destroyed): for caches that hold raw pointers (the shared-memory registry).
+  bool try_incref() const {
+    uint32_t n = refs_.load(std::memory_order_relaxed);
+    while (n != 0)
+      if (refs_.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
+    return false;
+  }
 
  private:
   mutable std::atomic<uint32_t> refs_{0};

@@ -40,13 +40,39 @@ class Storage : public RefCounted {
   uint32_t version() const { return version_; }
   void bump_version() { ++version_; }
 
+  // Shared memory between processes (src/core/shared_memory.cpp, Note [Shared memory]).
+  // The bytes live in an anonymous memfd mapped MAP_SHARED: it has no name in /dev/shm, so
+  // nothing can leak; the kernel frees it when the last mapping and fd are gone, in whichever
+  // process, however that process ended.
+  //
+  // Moves the bytes into shared memory in place (a no-op when already shared): every view
+  // keeps working and sees the new memory, and the version counter is kept. Throws Error
+  // when the kernel refuses the memory.
+  void share_memory_();
+  bool is_shared() const;
+  // The memfd of a shared storage (owned by the storage; -1 when not shared). Another
+  // process maps a dup of it with from_shared_fd.
+  int shared_fd() const;
+  // The storage of a memfd received from another process; takes ownership of `fd` (closed
+  // on error too). A memfd this process already maps returns the same Storage object.
+  static IntrusivePtr<Storage> from_shared_fd(int fd, size_t nbytes);
+  // While on, Storage(nbytes) on the calling thread allocates shared memory (what a
+  // DataLoader worker's collate uses, so a batch is born shared instead of copied).
+  static void set_shared_allocation(bool on);
+  static bool shared_allocation();
+  // Exporters of the raw pointer (NumPy, DLPack) call this: share_memory_() then keeps the
+  // old buffer alive until the storage dies, so the exported array never dangles.
+  void mark_exported() { exported_ = true; }
+
  private:
-  void* data_;
+  void init_shared(size_t nbytes);  // Storage(nbytes) in shared-allocation mode
+  void* data_ = nullptr;
   size_t nbytes_;
   void (*release_)(void*) = nullptr;
   void* ctx_ = nullptr;
   uint32_t version_ = 0;
   bool owned_ = true;
+  bool exported_ = false;
 };
 
 }  // namespace ember

@@ -58,6 +58,8 @@ void bind_losses(nb::module_& m);
 void bind_profiler(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_serialize(nb::module_& m);
+void bind_multiprocessing(nb::module_& m);
+void bind_distributed(nb::module_& m);
 
 }  // namespace ember::py
 

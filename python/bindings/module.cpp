@@ -138,4 +138,6 @@ NB_MODULE(_C, m) {
   py::bind_profiler(m);
   py::bind_optim(m);
   py::bind_serialize(m);
+  py::bind_multiprocessing(m);
+  py::bind_distributed(m);
 }

@@ -33,6 +33,7 @@ DType from_dl(nb::dlpack::dtype d) {
 // A capsule owning a Tensor handle: keeps the storage alive while NumPy uses it.
 template <class Array>
 Array export_array(const Tensor& t) {
+  t.storage()->mark_exported();  // share_memory_() must not free what NumPy points at
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   return Array(t.data_ptr(), size_t(t.dim()),

@@ -19,6 +19,11 @@ from . import optim, return_types
 from . import nn
 from ._generator import Generator
 from .serialization import save, load
+from ._shared_memory import install_hook as _install_shared_memory_hook
+
+# Tensors sent through multiprocessing travel in shared memory (ember/_shared_memory.py); the
+# reducer is registered when multiprocessing is first imported, so `import ember` stays light.
+_install_shared_memory_hook()
 
 __version__ = "0.1.0"
 promote_types = _C.promote_types
@@ -34,7 +39,7 @@ def is_tensor(obj):
 
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
-    if name in ("utils", "datasets", "profiler", "examples"):
+    if name in ("utils", "datasets", "profiler", "examples", "distributed", "multiprocessing"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

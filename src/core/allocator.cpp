@@ -104,7 +104,10 @@ void empty_cache() {
   c.cached = 0;
 }
 
-Storage::Storage(size_t nbytes) : data_(allocate(nbytes)), nbytes_(nbytes) {}
+Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
+  if (shared_allocation()) init_shared(nbytes);  // src/core/shared_memory.cpp
+  else data_ = allocate(nbytes);
+}
 
 Storage::Storage(void* data, size_t nbytes, void (*release)(void*), void* ctx)
     : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx), owned_(false) {}

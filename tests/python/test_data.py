@@ -154,7 +154,7 @@ def test_len_and_drop_last(n, bs, drop_last, shuffle):
     assert all(s == bs for s in sizes[:-1])
 
 
-def test_num_workers_runs_in_process():
+def test_num_workers_gives_the_in_process_batches():
     (xe, ye), _ = tensor_pair()
     a = batches(ED.DataLoader(ED.TensorDataset(xe, ye), batch_size=4, num_workers=2, prefetch_factor=2,
                               persistent_workers=True, pin_memory=True))

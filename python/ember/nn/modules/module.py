@@ -506,7 +506,9 @@ class Module:
         raise RuntimeError("cuda: ember runs on the CPU only")
 
     def share_memory(self):
-        return self
+        """Moves parameters, their gradients and buffers into shared memory in place
+        (Tensor.share_memory_), so processes given this module share them (Hogwild)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ---- saving and loading ---------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):

@@ -1,0 +1,146 @@
+// ember::distributed: collectives between processes on Gloo, PyTorch's names.
+//
+//   #include <ember/distributed.h>
+//   namespace dist = ember::distributed;
+//
+//   dist::InitOptions o;
+//   o.init_method = "file:///tmp/rendezvous";   // or "redis://host:6379", "env://"
+//   o.rank = rank;
+//   o.world_size = 2;
+//   dist::init_process_group(o);                 // blocks until every rank has joined
+//   Tensor g = ones({1000});
+//   dist::all_reduce(g);                         // in place: g == 2 everywhere
+//   auto work = dist::all_reduce(g, dist::ReduceOp::Avg, /*async_op=*/true);
+//   ...                                          // compute while it runs
+//   work->wait();                                // re-throws a failure as ember::Error
+//   dist::destroy_process_group();
+//
+// Every process group owns ONE communication thread: collectives run in the order they
+// were issued (the same order on every rank), so a caller may issue several and keep
+// computing (a waiting caller may run the next item itself: same order, fewer thread
+// switches). Arguments are checked in the caller's thread before anything is queued;
+// a dead peer or a timeout fails the collective (and every later one on that group)
+// with an ember::Error naming the collective, the ranks and the timeout.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace gloo {
+class Context;
+}
+
+namespace ember::distributed {
+
+enum class ReduceOp { Sum, Avg, Max, Min, Product };
+const char* reduce_op_name(ReduceOp op);  // "SUM", "AVG", ...
+
+// The handle of one queued collective (torch.distributed.Work).
+class Work {
+ public:
+  explicit Work(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  bool is_completed() const;
+  bool is_success() const;  // completed without error
+  // Blocks until the collective ran; throws ember::Error if it failed.
+  void wait();
+  // Same, giving up after `timeout` (throws ember::Error naming the collective).
+  void wait(std::chrono::milliseconds timeout);
+
+  // Called by the process group: `finish` when the collective ran; `help` is called by
+  // wait() to run the collective in the waiting thread when it is next in line and the
+  // communication thread is idle (saves two thread switches per synchronous call).
+  void finish(std::string error);
+  void set_helper(std::function<void()> help) { help_ = std::move(help); }
+
+ private:
+  std::string name_;
+  std::function<void()> help_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::string error_;
+};
+using WorkPtr = std::shared_ptr<Work>;
+
+class ProcessGroup {
+ public:
+  // Connects `size` processes through a Gloo rendezvous store given as a URL
+  // ("file:///dir" or "redis://host:port"); keys are prefixed by `prefix` so several
+  // runs (or groups) may share one store. `hostname` is the address this process
+  // listens on ("" picks one: see docs/distributed.md). Blocks until all ranks joined
+  // or `timeout` passed.
+  ProcessGroup(const std::string& store_url, const std::string& prefix, int rank, int size,
+               std::chrono::milliseconds timeout, const std::string& hostname = "");
+  ~ProcessGroup();  // shutdown()
+  // Finishes the queued work and stops the thread; later collectives throw. Idempotent.
+  void shutdown();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+  // All collectives work in place on ember tensors (contiguous ones without a copy)
+  // and return a Work; with the torch semantics of the same names.
+  WorkPtr all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum);
+  WorkPtr broadcast(const Tensor& t, int src);
+  WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input);
+  WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input);
+  WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs,
+                         ReduceOp op = ReduceOp::Sum);
+  WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input,
+                                ReduceOp op = ReduceOp::Sum);
+  WorkPtr barrier();
+
+  struct Impl;  // the queue and the thread (src/distributed/process_group.cpp)
+
+ private:
+  int rank_, size_;
+  std::chrono::milliseconds timeout_;
+  std::shared_ptr<Impl> impl_;  // shared with the Work helpers (weakly)
+};
+
+// --- The default group (torch.distributed's module-level functions) ---
+
+struct InitOptions {
+  std::string backend = "gloo";
+  // "file:///path", "redis://host:port" or "env://" (also when empty): see
+  // init_process_group below.
+  std::string init_method;
+  int rank = -1;        // -1: from $RANK (env://)
+  int world_size = -1;  // -1: from $WORLD_SIZE (env://)
+  std::chrono::milliseconds timeout = std::chrono::minutes(30);
+};
+
+// env:// reads RANK and WORLD_SIZE (when not given) and rendezvous through
+// $EMBER_RENDEZVOUS (a file:// or redis:// URL) if set, else redis://$MASTER_ADDR:$MASTER_PORT.
+// The store's keys are prefixed with $EMBER_RUN_ID (or "default") and a count of the
+// groups this process created, so a store reused by another run or a re-init is not mixed up.
+void init_process_group(const InitOptions& options);
+bool is_initialized();
+void destroy_process_group();
+// The default group; throws ValueError naming `op` when init_process_group was not called.
+std::shared_ptr<ProcessGroup> default_group(const char* op);
+int get_rank();
+int get_world_size();
+
+// On the default group; async_op=false waits and returns nullptr.
+WorkPtr all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum, bool async_op = false);
+WorkPtr broadcast(const Tensor& t, int src, bool async_op = false);
+WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input, bool async_op = false);
+WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input, bool async_op = false);
+WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs,
+                       ReduceOp op = ReduceOp::Sum, bool async_op = false);
+WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input,
+                              ReduceOp op = ReduceOp::Sum, bool async_op = false);
+WorkPtr barrier(bool async_op = false);
+
+}  // namespace ember::distributed

@@ -1,0 +1,208 @@
+"""ember.distributed: torch.distributed's collectives on Gloo (CPU, TCP).
+
+    import ember.distributed as dist
+    dist.init_process_group("gloo", init_method="file:///tmp/rdzv", rank=r, world_size=2)
+    dist.all_reduce(t)                                  # in place, SUM by default
+    work = dist.all_reduce(g, op=dist.ReduceOp.AVG, async_op=True)
+    ...                                                 # keep computing
+    work.wait()                                         # raises RuntimeError if it failed
+
+Each process group runs its collectives in issue order on one communication thread
+(C++, include/ember/distributed.h); this module only shapes arguments like torch.
+"""
+import atexit as _atexit
+import datetime as _datetime
+
+from .. import _C
+from .._tensor import Tensor as _Tensor
+
+_d = _C._distributed
+
+ReduceOp = _d.ReduceOp
+Work = _d.Work
+ProcessGroup = _d.ProcessGroup
+
+default_pg_timeout = _datetime.timedelta(minutes=30)
+
+__all__ = ["is_available", "is_initialized", "init_process_group", "destroy_process_group",
+           "get_rank", "get_world_size", "get_backend", "ReduceOp", "Work", "ProcessGroup",
+           "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
+           "reduce_scatter_tensor", "barrier", "Backend", "group", "GroupMember", "FileStore",
+           "RedisStore"]
+
+
+class Backend(str):
+    """torch.distributed.Backend: ember has one, Gloo."""
+    GLOO = "gloo"
+    UNDEFINED = "undefined"
+
+    def __new__(cls, name):
+        return str.__new__(cls, str(name).lower())
+
+
+class GroupMember:
+    # None stands for the default group in every collective (as torch accepts).
+    WORLD = None
+    NON_GROUP_MEMBER = object()
+
+
+group = GroupMember
+
+
+class FileStore:
+    """A rendezvous through files in a folder (Gloo's FileStore): init_process_group(store=...)."""
+
+    def __init__(self, file_name, world_size=-1):
+        self.url = "file://" + str(file_name)
+        self.world_size = world_size
+
+
+class RedisStore:
+    """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...)."""
+
+    def __init__(self, host, port=6379, world_size=-1):
+        self.url = f"redis://{host}:{int(port)}"
+        self.world_size = world_size
+
+
+def is_available():
+    return True
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_mpi_available():
+    return False
+
+
+def is_initialized():
+    return _d.is_initialized()
+
+
+def _seconds(timeout):
+    if timeout is None:
+        return default_pg_timeout.total_seconds()
+    if isinstance(timeout, _datetime.timedelta):
+        return timeout.total_seconds()
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+        return float(timeout)
+    raise TypeError(f"init_process_group: timeout must be a datetime.timedelta, got {type(timeout).__name__}")
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
+                       store=None, group_name="", pg_options=None, device_id=None):
+    """Joins the default group; blocks until all `world_size` ranks have joined.
+
+    init_method: "file:///path" (Gloo FileStore in that folder), "redis://host:port"
+    (Gloo RedisStore) or "env://" (the default): RANK and WORLD_SIZE from the environment,
+    the store from $EMBER_RENDEZVOUS, else redis://$MASTER_ADDR:$MASTER_PORT. Keys are
+    prefixed with $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
+    """
+    backend = "gloo" if backend is None else str(backend).lower()
+    if store is not None:
+        if init_method is not None:
+            raise ValueError("init_process_group: give either init_method or store, not both")
+        url = getattr(store, "url", None)
+        if not isinstance(url, str):
+            raise TypeError("init_process_group: store must be an ember.distributed.FileStore or RedisStore, "
+                            f"got {type(store).__name__}")
+        init_method = url
+        if world_size == -1:
+            world_size = getattr(store, "world_size", -1)
+    if init_method is None:
+        init_method = "env://"
+    if not isinstance(init_method, str):
+        raise TypeError(f"init_process_group: init_method must be a string, got {type(init_method).__name__}")
+    _d.init_process_group(backend, init_method, int(rank), int(world_size), _seconds(timeout))
+    global _exit_hook
+    if not _exit_hook:
+        # At exit, finish the queued collectives and stop the thread while Python still
+        # runs (a queued tensor may hold a NumPy array).
+        _atexit.register(lambda: _d.is_initialized() and _d.destroy_process_group())
+        _exit_hook = True
+
+
+_exit_hook = False
+
+
+def destroy_process_group(group=None):
+    """Finishes the queued collectives and closes the connections."""
+    if group is not None and not isinstance(group, ProcessGroup):
+        raise TypeError("destroy_process_group: group must be None or a ProcessGroup")
+    _d.destroy_process_group()
+
+
+def get_rank(group=None):
+    return _d.get_rank(group)
+
+
+def get_world_size(group=None):
+    return _d.get_world_size(group)
+
+
+def get_backend(group=None):
+    _d.get_rank(group)  # raises when not initialized
+    return Backend.GLOO
+
+
+def _tensor(op, name, t):
+    if not isinstance(t, _Tensor):
+        raise TypeError(f"{op}: expected parameter `{name}` of type Tensor, got {type(t).__name__}")
+    return t
+
+
+def _tensor_list(op, name, ts):
+    if not isinstance(ts, (list, tuple)):
+        raise TypeError(f"{op}: expected parameter `{name}` to be a list of Tensors, got {type(ts).__name__}")
+    return [_tensor(op, name, t) for t in ts]
+
+
+def _op(op, name):
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"{name}: op must be an ember.distributed.ReduceOp, got {op!r}")
+    return op
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    return _d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group, bool(async_op))
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    if src is None:
+        src = group_src
+    if src is None:
+        raise TypeError("broadcast: missing the source rank `src`")
+    return _d.broadcast(_tensor("broadcast", "tensor", tensor), int(src), group, bool(async_op))
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    outs = _tensor_list("all_gather", "tensor_list", tensor_list)
+    return _d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op))
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    name = "all_gather_into_tensor"
+    return _d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
+                                     _tensor(name, "input_tensor", input_tensor), group, bool(async_op))
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    ins = _tensor_list("reduce_scatter", "input_list", input_list)
+    return _d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins, _op(op, "reduce_scatter"),
+                             group, bool(async_op))
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    name = "reduce_scatter_tensor"
+    return _d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
+                                    _op(op, name), group, bool(async_op))
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    return _d.barrier(group, bool(async_op))

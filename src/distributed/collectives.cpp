@@ -1,0 +1,277 @@
+// The collectives of a ProcessGroup: argument checks in the caller's thread, then one
+// queued closure that calls Gloo on the communication thread.
+//
+// Contiguous tensors are handed to Gloo as they are (no copy). A non-contiguous tensor
+// is copied into a contiguous buffer when the collective is issued and copied back
+// after it ran (PyTorch's ProcessGroupGloo accepts such tensors too). Gloo only moves
+// bytes, so broadcast and all_gather work on raw bytes; the reductions are typed.
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "distributed/process_group_impl.h"
+#include "ember/ops.h"
+
+namespace ember::distributed {
+namespace {
+
+// --- checks (caller's thread) ---
+
+void check_tensor(const Tensor& t, const char* op, bool bytes_ok, const char* what = "tensor") {
+  EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what, ", got an undefined tensor");
+  DType d = t.dtype();
+  bool ok = is_floating(d) || d == DType::Int32 || d == DType::Int64 ||
+            (bytes_ok && (d == DType::Bool || d == DType::UInt8));
+  EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d), " (supported: float32, float64, int32, int64",
+              bytes_ok ? ", bool, uint8)" : ")");
+}
+
+// A tensor written in place must not have two elements on one memory location (expand):
+// the result would depend on the order of the writes.
+void check_writable(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    EMBER_CHECK(t.stride(d) != 0 || t.size(d) <= 1, Error, op, ": the output tensor of shape ",
+                t.sizes(), " has several elements in one memory location (an expanded tensor); clone it first");
+}
+
+void check_same(const Tensor& t, const Tensor& ref, const char* op, const char* what, size_t i) {
+  EMBER_CHECK(t.defined(), TypeError, op, ": ", what, "[", i, "] is an undefined tensor");
+  EMBER_CHECK(t.dtype() == ref.dtype(), ValueError, op, ": ", what, "[", i, "] has dtype ",
+              dtype_name(t.dtype()), " but the input has dtype ", dtype_name(ref.dtype()));
+  EMBER_CHECK(t.sizes() == ref.sizes(), Error, op, ": invalid tensor size in ", what, "[", i, "] (expected ",
+              ref.sizes(), ", got ", t.sizes(), ")");
+}
+
+void check_avg(ReduceOp op, DType d, const char* name) {
+  EMBER_CHECK(op != ReduceOp::Avg || is_floating(d), TypeError, name,
+              ": ReduceOp.AVG needs a floating-point tensor, got ", dtype_name(d));
+}
+
+// A contiguous copy made without recording autograd history (the collective is not
+// differentiable, and the copy must not keep the graph alive).
+Tensor contiguous_copy(const Tensor& t) { return clone(t.alias()); }
+
+// What a queued collective holds of a tensor it writes: an alias (same memory, no
+// autograd state, so the communication thread never drops a Python hook) and the
+// contiguous buffer Gloo works on (the alias itself when the tensor is contiguous).
+struct Target {
+  Tensor alias, buf;
+  explicit Target(const Tensor& t) : alias(t.alias()), buf(t.is_contiguous() ? alias : contiguous_copy(t)) {}
+  char* data() const { return buf.data_ptr(); }
+  // Writes the buffer back into a non-contiguous tensor (communication thread).
+  void copy_back() const {
+    if (buf.is_same(alias)) return;
+    Tensor dst = alias;
+    copy_(dst, buf);
+  }
+};
+
+// --- reductions (communication thread; pointers only) ---
+
+template <class T, class F>
+gloo::AllreduceOptions::Func elementwise(F f) {
+  return [f](void* c, const void* a, const void* b, size_t n) {
+    T* out = static_cast<T*>(c);
+    const T* x = static_cast<const T*>(a);
+    const T* y = static_cast<const T*>(b);
+    for (size_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+  };
+}
+
+template <class T>
+gloo::AllreduceOptions::Func reduce_fn(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Max: return elementwise<T>([](T a, T b) { return a < b ? b : a; });
+    case ReduceOp::Min: return elementwise<T>([](T a, T b) { return b < a ? b : a; });
+    case ReduceOp::Product: return elementwise<T>([](T a, T b) { return T(a * b); });
+    default: return elementwise<T>([](T a, T b) { return T(a + b); });  // SUM, AVG
+  }
+}
+
+// All-reduces n elements at p in place (AVG: SUM, then divided by the group size).
+void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n, DType dtype,
+                   ReduceOp op, uint32_t tag, std::chrono::milliseconds timeout) {
+  if (n == 0) return;
+  visit_dtype(dtype, [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
+      return;  // refused by the checks before queueing
+    } else {
+      gloo::AllreduceOptions o(ctx);
+      o.setOutput<T>(static_cast<T*>(p), n);
+      o.setReduceFunction(reduce_fn<T>(op));
+      o.setTag(tag);
+      o.setTimeout(timeout);
+      gloo::allreduce(o);
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op == ReduceOp::Avg) {
+          T* x = static_cast<T*>(p);
+          const T world = T(ctx->size);
+          for (size_t i = 0; i < n; ++i) x[i] /= world;
+        }
+      }
+    }
+  });
+}
+
+void run_allgather(const std::shared_ptr<gloo::Context>& ctx, const Tensor& in, void* out,
+                   uint32_t tag, std::chrono::milliseconds timeout) {
+  size_t nbytes = size_t(in.numel()) * in.itemsize();
+  if (nbytes == 0) return;
+  gloo::AllgatherOptions o(ctx);
+  auto* dst = static_cast<uint8_t*>(out);
+  // In place (the input is this rank's slot of the output): Gloo reads it from there.
+  if (in.data_ptr() != reinterpret_cast<char*>(dst + nbytes * ctx->rank))
+    o.setInput<uint8_t>(reinterpret_cast<uint8_t*>(in.data_ptr()), nbytes);
+  o.setOutput<uint8_t>(dst, nbytes * ctx->size);
+  o.setTag(tag);
+  o.setTimeout(timeout);
+  gloo::allgather(o);
+}
+
+}  // namespace
+
+// --- the collectives ---
+
+WorkPtr ProcessGroup::all_reduce(const Tensor& t, ReduceOp op) {
+  check_tensor(t, "all_reduce", false);
+  check_avg(op, t.dtype(), "all_reduce");
+  check_writable(t, "all_reduce");
+  Target x(t);
+  t.bump_version();
+  auto ctx = impl_->context;
+  auto timeout = timeout_;
+  return impl_->enqueue("all_reduce", [=](uint32_t tag) {
+    run_allreduce(ctx, x.data(), size_t(t.numel()), t.dtype(), op, tag, timeout);
+    x.copy_back();
+  });
+}
+
+WorkPtr ProcessGroup::broadcast(const Tensor& t, int src) {
+  check_tensor(t, "broadcast", true);
+  EMBER_CHECK(src >= 0 && src < size_, Error, "broadcast: invalid src rank ", src, " for a group of size ", size_);
+  check_writable(t, "broadcast");
+  Target x(t);
+  if (rank_ != src) t.bump_version();
+  size_t nbytes = size_t(t.numel()) * t.itemsize();
+  auto ctx = impl_->context;
+  auto timeout = timeout_;
+  return impl_->enqueue("broadcast", [=](uint32_t tag) {
+    if (nbytes == 0) return;
+    gloo::BroadcastOptions o(ctx);
+    o.setOutput<uint8_t>(reinterpret_cast<uint8_t*>(x.data()), nbytes);
+    o.setRoot(src);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::broadcast(o);
+    if (ctx->rank != src) x.copy_back();
+  });
+}
+
+WorkPtr ProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
+  check_tensor(input, "all_gather", true, "input");
+  EMBER_CHECK(int64_t(outputs.size()) == size_, Error, "all_gather: the output list has ", outputs.size(),
+              " tensors but the group has ", size_, " ranks");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_same(outputs[i], input, "all_gather", "tensor_list", i);
+    check_writable(outputs[i], "all_gather");
+  }
+  Tensor in = input.is_contiguous() ? input.alias() : contiguous_copy(input);
+  Tensor gathered = Tensor::empty({size_ * input.numel()}, input.dtype());
+  std::vector<Tensor> dsts;
+  for (const Tensor& o : outputs) {
+    dsts.push_back(o.alias());
+    o.bump_version();
+  }
+  auto ctx = impl_->context;
+  auto timeout = timeout_;
+  return impl_->enqueue("all_gather", [=](uint32_t tag) mutable {
+    run_allgather(ctx, in, gathered.data_ptr(), tag, timeout);
+    int64_t n = in.numel();
+    for (size_t i = 0; i < dsts.size(); ++i)
+      copy_(dsts[i], gathered.as_strided(in.sizes(), in.strides(), int64_t(i) * n));
+  });
+}
+
+WorkPtr ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor& input) {
+  const char* op = "all_gather_into_tensor";
+  check_tensor(input, op, true, "input");
+  check_tensor(output, op, true, "output");
+  EMBER_CHECK(output.dtype() == input.dtype(), ValueError, op, ": output has dtype ",
+              dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
+  EMBER_CHECK(output.numel() == size_ * input.numel(), Error, op, ": the output of shape ", output.sizes(),
+              " must have world_size (", size_, ") times the elements of the input of shape ",
+              input.sizes());
+  check_writable(output, op);
+  Tensor in = input.is_contiguous() ? input.alias() : contiguous_copy(input);
+  Target out(output);
+  output.bump_version();
+  auto ctx = impl_->context;
+  auto timeout = timeout_;
+  return impl_->enqueue(op, [=](uint32_t tag) {
+    run_allgather(ctx, in, out.data(), tag, timeout);
+    out.copy_back();
+  });
+}
+
+// Reduce-scatter as an all-reduce of a scratch copy of the input followed by taking
+// this rank's slice: the input stays untouched (as in torch) and Gloo's tested
+// all-reduce does the work (twice the traffic of a dedicated reduce-scatter).
+static WorkPtr reduce_scatter_scratch(ProcessGroup::Impl& s, const char* op_name, const Tensor& output,
+                                      Tensor scratch, ReduceOp op, std::chrono::milliseconds timeout) {
+  output.bump_version();
+  Tensor dst = output.alias();
+  auto ctx = s.context;
+  return s.enqueue(op_name, [=](uint32_t tag) mutable {
+    run_allreduce(ctx, scratch.data_ptr(), size_t(scratch.numel()), scratch.dtype(), op, tag, timeout);
+    int64_t n = dst.numel();
+    copy_(dst, scratch.as_strided(dst.sizes(), contiguous_strides(dst.sizes()), int64_t(ctx->rank) * n));
+  });
+}
+
+WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  const char* name = "reduce_scatter";
+  check_tensor(output, name, false, "output");
+  check_avg(op, output.dtype(), name);
+  EMBER_CHECK(int64_t(inputs.size()) == size_, Error, name, ": the input list has ", inputs.size(),
+              " tensors but the group has ", size_, " ranks");
+  for (size_t i = 0; i < inputs.size(); ++i) check_same(inputs[i], output, name, "input_list", i);
+  check_writable(output, name);
+  int64_t n = output.numel();
+  Tensor scratch = Tensor::empty({size_ * n}, output.dtype());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Tensor slot = scratch.as_strided(output.sizes(), contiguous_strides(output.sizes()), int64_t(i) * n);
+    copy_(slot, inputs[i].alias());  // copy_ takes the no-autograd path on aliases
+  }
+  return reduce_scatter_scratch(*impl_, name, output, scratch, op, timeout_);
+}
+
+WorkPtr ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) {
+  const char* name = "reduce_scatter_tensor";
+  check_tensor(output, name, false, "output");
+  check_tensor(input, name, false, "input");
+  check_avg(op, output.dtype(), name);
+  EMBER_CHECK(output.dtype() == input.dtype(), ValueError, name, ": output has dtype ",
+              dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
+  EMBER_CHECK(input.numel() == size_ * output.numel(), Error, name, ": the input of shape ", input.sizes(),
+              " must have world_size (", size_, ") times the elements of the output of shape ",
+              output.sizes());
+  check_writable(output, name);
+  return reduce_scatter_scratch(*impl_, name, output, contiguous_copy(input), op, timeout_);
+}
+
+WorkPtr ProcessGroup::barrier() {
+  auto ctx = impl_->context;
+  auto timeout = timeout_;
+  return impl_->enqueue("barrier", [=](uint32_t tag) {
+    gloo::BarrierOptions o(ctx);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::barrier(o);
+  });
+}
+
+}  // namespace ember::distributed

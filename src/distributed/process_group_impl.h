@@ -1,0 +1,63 @@
+// The inside of a ProcessGroup: the Gloo context, the FIFO of work items and the one
+// communication thread that runs them. Shared by process_group.cpp (queue, thread,
+// errors) and collectives.cpp (argument checks and the Gloo calls).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gloo/context.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/transport/device.h>
+
+#include "ember/distributed.h"
+
+namespace ember::distributed {
+
+struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
+  // One queued collective: `run` gets the Gloo tag of this collective (the same on
+  // every rank because all ranks issue collectives in the same order).
+  struct Item {
+    WorkPtr work;
+    std::function<void(uint32_t tag)> run;
+  };
+
+  std::shared_ptr<gloo::transport::Device> device;
+  std::shared_ptr<gloo::Context> context;
+  std::map<std::string, int> rank_of_address;  // a peer's end of its connection to us -> rank
+  int rank = 0, size = 1;
+  std::chrono::milliseconds timeout{0};
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Item> queue;  // guarded by mu
+  bool stop = false;       // guarded by mu
+  bool running = false;    // guarded by mu: a thread is executing an item
+  std::thread thread;
+
+  // Touched only by the thread that set `running` (items run one at a time, in order).
+  uint32_t next_tag = 0;
+  std::string failure;  // the first collective's error; later ones fail fast with it
+
+  WorkPtr enqueue(std::string name, std::function<void(uint32_t)> run);
+  void loop();
+  void execute(Item& item);
+  void run_inline(const Work* work);
+  std::string describe_failure(const std::string& name, const std::string& what) const;
+  void learn_peer_addresses(gloo::rendezvous::Store& store);
+  std::vector<int> closed_peers() const;
+};
+
+// Builds the Gloo store for "file://..." or "redis://host:port" (store.cpp).
+std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op);
+// The tcp device to listen on: $GLOO_SOCKET_IFNAME, or the address that routes to
+// $MASTER_ADDR or the redis host, else loopback (store.cpp).
+std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_url,
+                                                     const std::string& hostname);
+
+}  // namespace ember::distributed

@@ -1,0 +1,122 @@
+// Rendezvous: the Gloo store named by a URL, and the TCP device each rank listens on.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <gloo/rendezvous/file_store.h>
+// Debian installs hiredis.h under hiredis/ (libhiredis-dev).
+#define HIREDIS_NESTED_INCLUDE
+#include <gloo/rendezvous/redis_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include "distributed/process_group_impl.h"
+
+namespace ember::distributed {
+namespace {
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// "redis://host:port" -> host, port (6379 when absent).
+std::pair<std::string, int> parse_redis(const std::string& url, const char* op) {
+  std::string rest = url.substr(8);
+  size_t slash = rest.find('/');
+  if (slash != std::string::npos) rest = rest.substr(0, slash);
+  size_t colon = rest.rfind(':');
+  std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+  int port = 6379;
+  if (colon != std::string::npos) {
+    char* end = nullptr;
+    long p = std::strtol(rest.c_str() + colon + 1, &end, 10);
+    EMBER_CHECK(*end == '\0' && p > 0 && p < 65536, ValueError, op, ": bad port in ", url);
+    port = int(p);
+  }
+  EMBER_CHECK(!host.empty(), ValueError, op, ": no host in ", url);
+  return {host, port};
+}
+
+// The folder of a file:// store. Gloo's FileStore keeps one file per key in a folder;
+// torch's file:// names a file, which may already exist (an empty temporary file), so
+// an existing regular file gets a folder beside it.
+std::string file_store_dir(const std::string& url, const char* op) {
+  std::string path = url.substr(7);
+  EMBER_CHECK(!path.empty(), ValueError, op, ": file:// needs a path, as in file:///tmp/rendezvous");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) path += ".ember-store";
+  fs::create_directories(path, ec);  // several ranks race here: only the result matters
+  EMBER_CHECK(fs::is_directory(path, ec), Error, op, ": cannot create the store folder ", path,
+              (ec ? ": " + ec.message() : std::string()));
+  return path;
+}
+
+// The local address whose route leads to `host`: connecting a UDP socket sends nothing
+// but makes the kernel pick the interface, which getsockname then reports.
+std::string local_address_toward(const std::string& host) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  if (getaddrinfo(host.c_str(), "9", &hints, &res) != 0 || !res) return "";
+  std::string out;
+  int fd = socket(res->ai_family, SOCK_DGRAM, 0);
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    char buf[INET6_ADDRSTRLEN] = {0};
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+      const void* a = ss.ss_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
+                                               : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
+      if (inet_ntop(ss.ss_family, a, buf, sizeof(buf))) out = buf;
+    }
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(res);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op) {
+  if (starts_with(url, "file://")) return std::make_unique<gloo::rendezvous::FileStore>(file_store_dir(url, op));
+  if (starts_with(url, "redis://")) {
+    auto [host, port] = parse_redis(url, op);
+    try {
+      return std::make_unique<gloo::rendezvous::RedisStore>(host, port);
+    } catch (const std::exception& e) {
+      throw Error(detail::cat(op, ": cannot reach the redis server at ", host, ":", port, ": ", e.what()));
+    }
+  }
+  throw ValueError(detail::cat(op, ": unsupported rendezvous URL '", url,
+                               "' (expected file:///path, redis://host:port or env://)"));
+}
+
+// Which address to listen on: an explicit hostname; else $GLOO_SOCKET_IFNAME (an
+// interface, as for PyTorch); else the address that routes to $MASTER_ADDR or to the
+// redis server (the interface the other machines reach us on); else loopback.
+std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_url,
+                                                     const std::string& hostname) {
+  gloo::transport::tcp::attr attr;
+  const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+  if (!hostname.empty()) {
+    attr.hostname = hostname;
+  } else if (ifname && *ifname) {
+    attr.iface = ifname;
+  } else {
+    std::string target;
+    if (const char* m = std::getenv("MASTER_ADDR"); m && *m) target = m;
+    else if (starts_with(store_url, "redis://")) target = parse_redis(store_url, "init_process_group").first;
+    std::string local = target.empty() ? "" : local_address_toward(target);
+    attr.hostname = local.empty() ? "127.0.0.1" : local;
+  }
+  try {
+    return gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& e) {
+    throw Error(detail::cat("init_process_group: cannot listen on ",
+                            attr.iface.empty() ? attr.hostname : "interface " + attr.iface, ": ", e.what()));
+  }
+}
+
+}  // namespace ember::distributed

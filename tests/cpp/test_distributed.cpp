@@ -1,0 +1,100 @@
+// ember::distributed from C++: two processes (fork) meet through a file store and
+// all-reduce / broadcast; argument checks need no peer. tests/python/test_distributed.py
+// covers every collective, dtype and failure.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "ember/distributed.h"
+#include "ember/ember.h"
+
+using namespace ember;
+namespace dist = ember::distributed;
+
+namespace {
+
+// Small tensors filled through pointers: the forked child must not start an OpenMP
+// team (libgomp does not survive fork once the parent used it).
+Tensor filled(int64_t n, float v) {
+  Tensor t = Tensor::empty({n}, DType::Float32);
+  for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = v + float(i);
+  return t;
+}
+
+// One rank's work; returns 0 when every check passed.
+int run_rank(const std::string& dir, int rank) {
+  dist::ProcessGroup pg("file://" + dir, "cpp-test", rank, 2, std::chrono::seconds(20));
+  Tensor x = filled(1000, float(rank));  // x[i] = rank + i
+  pg.all_reduce(x)->wait();
+  for (int64_t i = 0; i < 1000; ++i)
+    if (x.data<float>()[i] != 1.0f + 2.0f * float(i)) return 1;
+  Tensor y = filled(10, float(10 * rank));
+  auto w = pg.broadcast(y, 1);
+  pg.barrier()->wait();
+  w->wait();
+  if (!w->is_completed() || y.data<float>()[3] != 13.0f) return 2;
+  return 0;
+}
+
+// Waits for a child at most `seconds`, then kills it: a bug fails the test, never hangs it.
+int wait_child(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return 101;
+}
+
+}  // namespace
+
+TEST(Distributed, TwoProcessesAllReduceAndBroadcast) {
+  std::string dir = ::testing::TempDir() + "ember_test_distributed_" + std::to_string(::getpid());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 3;
+    try {
+      code = run_rank(dir, 1);
+    } catch (...) {
+    }
+    _exit(code);
+  }
+  int mine = -1;
+  try {
+    mine = run_rank(dir, 0);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(mine, 0);
+  EXPECT_EQ(wait_child(pid, 60), 0);
+}
+
+TEST(Distributed, ChecksBeforeAnyPeer) {
+  EXPECT_FALSE(dist::is_initialized());
+  EXPECT_THROW(dist::all_reduce(ones({3})), ValueError);
+  EXPECT_THROW(dist::get_rank(), ValueError);
+  dist::InitOptions o;
+  o.init_method = "file://" + ::testing::TempDir() + "ember_test_distributed_one_" + std::to_string(::getpid());
+  o.rank = 0;
+  o.world_size = 1;
+  o.timeout = std::chrono::seconds(10);
+  dist::init_process_group(o);
+  EXPECT_EQ(dist::get_world_size(), 1);
+  EXPECT_THROW(dist::all_reduce(ones({3}, DType::Bool)), TypeError);
+  EXPECT_THROW(dist::broadcast(ones({3}), 1), Error);
+  EXPECT_THROW(dist::all_reduce(ones({3}, DType::Int64), dist::ReduceOp::Avg), TypeError);
+  Tensor t = ones({2, 3});
+  Tensor v = transpose(t, 0, 1);  // non-contiguous: copied in and out
+  dist::all_reduce(v, dist::ReduceOp::Max);
+  EXPECT_EQ(sum(t).item().to_double(), 6.0);
+  dist::destroy_process_group();
+  EXPECT_FALSE(dist::is_initialized());
+}

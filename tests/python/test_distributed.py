@@ -1,0 +1,213 @@
+"""ember.distributed on Gloo: 2 and 4 processes on loopback (the ranks run
+_dist_worker.py), file://, env:// and redis:// rendezvous, every collective checked against
+NumPy, async Work, failures (a rank that dies), and argument checks (in this process,
+on a group of one)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import ember
+import ember.distributed as dist
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER = os.path.join(HERE, "_dist_worker.py")
+WAIT = 60  # seconds any subprocess may take before the test fails instead of hanging
+
+
+def run_ranks(scenario, world, init_method, env=None, timeout_s=20, per_rank_env=None):
+    """Starts `world` worker processes and returns their (returncode, output) by rank."""
+    procs = []
+    for rank in range(world):
+        e = dict(os.environ, TEST_DIST_TIMEOUT=str(timeout_s), OMP_NUM_THREADS="1", **(env or {}))
+        if per_rank_env:
+            e.update(per_rank_env(rank))
+        procs.append(subprocess.Popen([sys.executable, WORKER, scenario, str(rank), str(world), init_method],
+                                      env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    results = []
+    deadline = time.monotonic() + WAIT
+    try:
+        for p in procs:
+            out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            results.append((p.returncode, out))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    return results
+
+
+def assert_all_ok(results):
+    for rank, (code, out) in enumerate(results):
+        assert code == 0, f"rank {rank} exited with {code}:\n{out}"
+
+
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_collectives_match_numpy(tmp_path, world):
+    assert_all_ok(run_ranks("collectives", world, f"file://{tmp_path}/store"))
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_async_work_and_several_in_flight(tmp_path, world):
+    assert_all_ok(run_ranks("async", world, f"file://{tmp_path}/store"))
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_dead_rank_makes_the_others_raise(tmp_path, world):
+    t0 = time.monotonic()
+    results = run_ranks("dead", world, f"file://{tmp_path}/store", timeout_s=5)
+    assert_all_ok(results)
+    for code, out in results[:-1]:
+        assert "raised after" in out, out
+    # the dead rank's neighbours name it
+    named = re.compile(rf"ranks? (\d+, )*{world - 1}(, \d+)* closed the connection")
+    assert any(named.search(out) for _, out in results), results
+    assert time.monotonic() - t0 < 30
+
+
+def test_silent_rank_times_out(tmp_path):
+    t0 = time.monotonic()
+    results = run_ranks("stuck", 2, f"file://{tmp_path}/store", timeout_s=2)
+    assert_all_ok(results)
+    assert "raised after" in results[0][1]
+    seconds = float(results[0][1].split("raised after ")[1].split("s")[0])
+    assert 1.5 < seconds < 10, results[0][1]
+    assert time.monotonic() - t0 < 30
+
+
+def test_env_rendezvous_through_file(tmp_path):
+    env = {"WORLD_SIZE": "2", "EMBER_RENDEZVOUS": f"file://{tmp_path}/rdzv", "EMBER_RUN_ID": "run-a",
+           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
+    assert_all_ok(run_ranks("simple", 2, "env://", env=env, per_rank_env=lambda r: {"RANK": str(r)}))
+    # A second run reusing the folder with another run id does not see the first run's keys.
+    env["EMBER_RUN_ID"] = "run-b"
+    assert_all_ok(run_ranks("simple", 2, "env://", env=env, per_rank_env=lambda r: {"RANK": str(r)}))
+
+
+def test_redis_rendezvous(redis_server):
+    port = redis_server
+    assert_all_ok(run_ranks("simple", 2, f"redis://127.0.0.1:{port}", env={"EMBER_RUN_ID": "r1"}))
+    # env:// without EMBER_RENDEZVOUS: redis on MASTER_ADDR:MASTER_PORT; a new run id, same server.
+    env = {"WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "EMBER_RUN_ID": "r2",
+           "EMBER_RENDEZVOUS": ""}
+    assert_all_ok(run_ranks("simple", 2, "env://", env=env, per_rank_env=lambda r: {"RANK": str(r)}))
+
+
+# --- in this process: before init, and argument checks on a group of one ---
+
+@pytest.fixture(autouse=True)
+def no_default_group():
+    # Another test file may have left a group behind; these tests need none.
+    if dist.is_initialized():
+        dist.destroy_process_group()
+    yield
+
+
+def test_before_init():
+    assert dist.is_available() and not dist.is_initialized()
+    with pytest.raises(ValueError, match="all_reduce.*not been initialized"):
+        dist.all_reduce(ember.ones(3))
+    with pytest.raises(ValueError, match="get_rank"):
+        dist.get_rank()
+    with pytest.raises(ValueError, match="barrier"):
+        dist.barrier()
+
+
+def test_init_errors(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="backend"):
+        dist.init_process_group("nccl", init_method=f"file://{tmp_path}", rank=0, world_size=1)
+    with pytest.raises(ValueError, match="rank 3 is out of range"):
+        dist.init_process_group("gloo", init_method=f"file://{tmp_path}", rank=3, world_size=2)
+    with pytest.raises(ValueError, match="unsupported rendezvous"):
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
+    monkeypatch.delenv("RANK", raising=False)
+    with pytest.raises(ValueError, match="RANK"):
+        dist.init_process_group("gloo", init_method="env://", world_size=1)
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    monkeypatch.delenv("EMBER_RENDEZVOUS", raising=False)
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    with pytest.raises(ValueError, match="MASTER_ADDR"):
+        dist.init_process_group("gloo")
+    # A peer that never comes: the rendezvous gives up after the timeout.
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="rank 0 of 2 could not connect"):
+        dist.init_process_group("gloo", init_method=f"file://{tmp_path}/lonely", rank=0, world_size=2, timeout=1)
+    assert time.monotonic() - t0 < 15
+    assert not dist.is_initialized()
+
+
+@pytest.fixture
+def group1(tmp_path):
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path}/g1", rank=0, world_size=1, timeout=10)
+    yield
+    dist.destroy_process_group()
+
+
+def test_group_of_one(group1):
+    assert dist.get_rank() == 0 and dist.get_world_size() == 1 and dist.get_backend() == "gloo"
+    x = ember.arange(6.0).reshape(2, 3)
+    dist.all_reduce(x, op=dist.ReduceOp.AVG)
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(2, 3))
+    out = [ember.zeros(2, 3)]
+    dist.all_gather(out, x)
+    np.testing.assert_array_equal(out[0].numpy(), x.numpy())
+    # parameters (leaves that require grad) are written in place, outside autograd
+    w = ember.ones(3, 2, requires_grad=True)
+    dist.broadcast(w, src=0)
+    dist.all_reduce(w.t(), op=dist.ReduceOp.MAX)
+    assert w.requires_grad and w.grad_fn is None and w.is_leaf
+    with pytest.raises(ValueError, match="twice"):
+        dist.init_process_group("gloo", init_method="file:///nonexistent", rank=0, world_size=1)
+    # A forked child (a DataLoader worker) has no communication thread: it has no group.
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if not dist.is_initialized() else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert dist.is_initialized()
+
+
+def test_argument_checks(group1):
+    f, i = ember.ones(4), ember.ones(4, dtype=ember.int64)
+    with pytest.raises(TypeError, match="all_reduce: unsupported dtype bool"):
+        dist.all_reduce(ember.ones(3, dtype=ember.bool))
+    with pytest.raises(TypeError, match="all_reduce: ReduceOp.AVG needs a floating"):
+        dist.all_reduce(i, op=dist.ReduceOp.AVG)
+    with pytest.raises(TypeError, match="all_reduce.*Tensor"):
+        dist.all_reduce([1.0])
+    with pytest.raises(TypeError, match="all_reduce: op"):
+        dist.all_reduce(f, op="sum")
+    with pytest.raises(RuntimeError, match="broadcast: invalid src rank 1"):
+        dist.broadcast(f, src=1)
+    with pytest.raises(RuntimeError, match="broadcast: invalid src rank -1"):
+        dist.broadcast(f, src=-1)
+    with pytest.raises(RuntimeError, match=r"all_gather: invalid tensor size.*\(expected \(4,\), got \(3,\)\)"):
+        dist.all_gather([ember.zeros(3)], f)
+    with pytest.raises(ValueError, match="all_gather: tensor_list\\[0\\] has dtype int64"):
+        dist.all_gather([ember.zeros(4, dtype=ember.int64)], f)
+    with pytest.raises(RuntimeError, match="all_gather: the output list has 2 tensors"):
+        dist.all_gather([ember.zeros(4), ember.zeros(4)], f)
+    with pytest.raises(RuntimeError, match="all_gather_into_tensor: the output of shape \\(5,\\)"):
+        dist.all_gather_into_tensor(ember.zeros(5), f)
+    with pytest.raises(ValueError, match="all_gather_into_tensor: output has dtype float64"):
+        dist.all_gather_into_tensor(ember.zeros(4, dtype=ember.float64), f)
+    with pytest.raises(RuntimeError, match="reduce_scatter: the input list has 2"):
+        dist.reduce_scatter(ember.zeros(4), [f, f])
+    with pytest.raises(RuntimeError, match="reduce_scatter_tensor: the input of shape \\(4,\\)"):
+        dist.reduce_scatter_tensor(ember.zeros(2), f)
+    with pytest.raises(TypeError, match="reduce_scatter_tensor: unsupported dtype uint8"):
+        dist.reduce_scatter_tensor(ember.zeros(4, dtype=ember.uint8), ember.zeros(4, dtype=ember.uint8))
+    with pytest.raises(RuntimeError, match="all_reduce: the output tensor of shape \\(3, 4\\) has several"):
+        dist.all_reduce(ember.ones(1, 4).expand(3, 4))
+    # nothing above reached Gloo: the group still works
+    x = ember.ones(3)
+    dist.all_reduce(x)
+    assert x.numpy().tolist() == [1.0, 1.0, 1.0]
