@@ -14,11 +14,16 @@ class IntList {
  public:
   constexpr IntList() = default;
   constexpr IntList(const int64_t* p, size_t n) : p_(p), n_(n) {}
-  // Binds to a braced list for the duration of a call, like std::initializer_list itself.
+  // Binds to a braced list for the duration of a call, like std::initializer_list itself
+  // (g++ warns about exactly that; clang has no such warning).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr IntList(std::initializer_list<int64_t> v) : p_(v.begin()), n_(v.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   IntList(const std::vector<int64_t>& v) : p_(v.data()), n_(v.size()) {}
   constexpr IntList(std::span<const int64_t> v) : p_(v.data()), n_(v.size()) {}
 
