@@ -7,7 +7,12 @@ Rules the numbers follow (so a ratio in the table means what it says):
 - the libraries take turns within every repeat, and who goes first rotates, so a slow
   phase of the machine (another process, frequency change) hits all of them alike;
 - a repeat times a loop long enough (>= `target` seconds) for the clock to be exact;
-  the reported figure is the median over repeats of the time per call.
+  the reported figure is the median over repeats of the time per call;
+- with more than one thread, each timed loop starts after a pause (`PAUSE`) in which the
+  previous library's idle workers stop spinning: NumPy's OpenBLAS threads busy-wait about
+  2^28 cycles (~0.1 s) after every call, OpenMP pools spin too, and on 2 cores those idle
+  spinners took the cores from whichever library ran next (the ember rows of least squares
+  d=1000 came out 2x slower than ember alone).
 """
 import os
 import statistics
@@ -21,10 +26,15 @@ ENV_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OM
             "MKL_NUM_THREADS", "OMP_PROC_BIND", "OMP_WAIT_POLICY")
 
 
+PAUSE = 0.0  # seconds before each timed loop; set_thread_env makes it 0.2 s for n > 1
+
+
 def set_thread_env(n):
     """Call before importing numpy/torch/ember: their BLAS pools size themselves at load."""
+    global PAUSE
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
+    PAUSE = 0.2 if n > 1 else 0.0
 
 
 def import_libs(n):
@@ -119,6 +129,8 @@ def measure(callables, repeats=11, warmup=0.05, target=0.05, warm_calls=3):
     for r in range(repeats):
         k = r % len(names)
         for lib in names[k:] + names[:k]:  # rotate who goes first
+            if PAUSE:
+                time.sleep(PAUSE)  # let the previous library's idle threads stop spinning
             samples[lib].append(_loop(callables[lib], numbers[lib]) / numbers[lib])
     return {lib: statistics.median(s) for lib, s in samples.items()}
 
