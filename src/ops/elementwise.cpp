@@ -559,9 +559,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
     // The gradient passes where lo <= a <= hi (boundaries included, as in PyTorch).
     autograd::record("ClampBackward1", {&a}, {&out}, [sa = SavedTensor(a), lo, hi](Grads& g, const Node&) -> Grads {
       Tensor x = sa.get();
-      Tensor outside = zeros(x.sizes(), DType::Bool);
-      if (lo) outside = logical_or(outside, lt(x, *lo));
-      if (hi) outside = logical_or(outside, gt(x, *hi));
+      Tensor outside = lo ? lt(x, *lo) : gt(x, *hi);  // one mask for a one-sided clamp
+      if (lo && hi) outside = logical_or(outside, gt(x, *hi));
       return {masked_fill(g[0], outside, Scalar(0.0))};
     });
   }
