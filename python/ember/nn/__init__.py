@@ -3,6 +3,6 @@ classes over the C++ ops in ember._C."""
 from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, parallel
+from . import functional, init, parallel, utils
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "parallel"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils"] + list(_modules_all)

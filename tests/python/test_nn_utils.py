@@ -1,0 +1,96 @@
+"""ember.nn.utils against torch.nn.utils: clipping, and parameters <-> one vector."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def grads_pair(shapes, seed=0, dtype="float32", scale=3.0):
+    """The same parameters with the same .grad in both libraries."""
+    rng = np.random.default_rng(seed)
+    ours, theirs = [], []
+    for shape in shapes:
+        w = rng.standard_normal(shape).astype(dtype)
+        g = (scale * rng.standard_normal(shape)).astype(dtype)
+        e, t = ember.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+        e.grad, t.grad = ember.tensor(g), torch.tensor(g)
+        ours.append(e)
+        theirs.append(t)
+    return ours, theirs
+
+
+def same_grads(ours, theirs, rtol=1e-5):
+    for e, t in zip(ours, theirs):
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, math.inf, "inf"])
+@pytest.mark.parametrize("max_norm", [0.5, 1e6])  # clips, and leaves as is
+@pytest.mark.parametrize("shapes", [[(3, 4), (4,)], [(5,)], [(2, 3, 4), (), (0, 3)]])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clip_grad_norm_matches_torch(norm_type, max_norm, shapes, dtype):
+    ours, theirs = grads_pair(shapes, dtype=dtype)
+    nt = float(norm_type)
+    if nt == math.inf and any(0 in s for s in shapes):  # the max of nothing: both refuse
+        for mod, ps in ((ember, ours), (torch, theirs)):
+            with pytest.raises(RuntimeError, match="infinity norm"):
+                mod.nn.utils.clip_grad_norm_(ps, max_norm, norm_type=nt)
+        return
+    a = ember.nn.utils.clip_grad_norm_(ours, max_norm, norm_type=nt)
+    b = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type=nt)
+    np.testing.assert_allclose(float(a), float(b), rtol=1e-5)
+    same_grads(ours, theirs)
+
+
+def test_clip_grad_norm_single_tensor_no_grads_and_nonfinite():
+    ours, theirs = grads_pair([(6,)])
+    a = ember.nn.utils.clip_grad_norm_(ours[0], 1.0)
+    b = torch.nn.utils.clip_grad_norm_(theirs[0], 1.0)
+    np.testing.assert_allclose(float(a), float(b), rtol=1e-6)
+    same_grads(ours, theirs)
+    p = ember.zeros(3, requires_grad=True)  # no .grad: norm 0, nothing to scale
+    assert float(ember.nn.utils.clip_grad_norm_([p], 1.0)) == 0.0 and p.grad is None
+    ours, _ = grads_pair([(3,)])
+    ours[0].grad[0] = float("nan")
+    with pytest.raises(RuntimeError, match="non-finite"):
+        ember.nn.utils.clip_grad_norm_(ours, 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_norm_of_a_model():
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    em = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(), ember.nn.Linear(8, 2))
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((16, 4)).astype("float32")
+    tm(torch.tensor(x)).pow(2).sum().backward()
+    em(ember.tensor(x)).pow(2).sum().backward()
+    a = ember.nn.utils.clip_grad_norm_(em.parameters(), 0.1)
+    b = torch.nn.utils.clip_grad_norm_(tm.parameters(), 0.1)
+    np.testing.assert_allclose(float(a), float(b), rtol=1e-5)
+    same_grads(list(em.parameters()), list(tm.parameters()))
+
+
+@pytest.mark.parametrize("clip", [0.5, 2])
+def test_clip_grad_value_matches_torch(clip):
+    ours, theirs = grads_pair([(3, 4), (5,)])
+    ember.nn.utils.clip_grad_value_(ours, clip)
+    torch.nn.utils.clip_grad_value_(theirs, clip)
+    same_grads(ours, theirs)
+
+
+def test_parameters_to_vector_and_back():
+    ours, theirs = grads_pair([(2, 3), (4,), ()])
+    v, w = ember.nn.utils.parameters_to_vector(ours), torch.nn.utils.parameters_to_vector(theirs)
+    np.testing.assert_array_equal(v.numpy(), w.detach().numpy())
+    new = np.arange(v.numel(), dtype="float32")
+    ember.nn.utils.vector_to_parameters(ember.tensor(new), ours)
+    torch.nn.utils.vector_to_parameters(torch.tensor(new), theirs)
+    for e, t in zip(ours, theirs):
+        np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy())
+    with pytest.raises(ValueError, match="vector_to_parameters"):
+        ember.nn.utils.vector_to_parameters(ember.zeros(3), ours)
+    with pytest.raises(TypeError):
+        ember.nn.utils.vector_to_parameters([1.0], ours)
