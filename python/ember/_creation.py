@@ -132,6 +132,13 @@ def randint_like(t, low, high=None, *, dtype=None):
 def from_numpy(a):
     if not _is_numpy(a, scalars=False):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(a).__name__})")
+    if not a.flags.writeable:
+        # As torch: the tensor shares the array's memory, and tensors are always writable.
+        import warnings
+        warnings.warn("from_numpy: the given NumPy array is not writable, and ember tensors "
+                      "always are: writing to this tensor writes to memory NumPy considers "
+                      "read-only. Copy the array (a.copy()) to protect its data.",
+                      UserWarning, stacklevel=2)
     return _C._from_numpy(a)
 
 
