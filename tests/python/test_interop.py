@@ -238,4 +238,3 @@ def test_dlpack_lifetime_and_unsupported():
                 torch.zeros(2, dtype=torch.int16)]:
         with pytest.raises(TypeError):
             ember.from_dlpack(bad)
-
