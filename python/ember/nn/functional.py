@@ -243,10 +243,11 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # ---- losses ---------------------------------------------------------------------------------
 def _size_warning(input, target):
+    # stacklevel 4: the caller of mse_loss / l1_loss (through _pointwise_loss)
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+                      "broadcasting. Please ensure they have the same size.", stacklevel=4)
 
 
 def _weighted(loss, weight, reduction):
@@ -259,26 +260,27 @@ def _weighted(loss, weight, reduction):
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def _pointwise_loss(fused, elementwise, input, target, size_average, reduce, reduction, weight):
+    """mse_loss and l1_loss: the fused C++ loss, or with `weight` the weighted elementwise
+    loss reduced by `_weighted`."""
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if weight is not None:
         if weight.shape != input.shape:
             raise ValueError("Weights and input must have the same size.")
-        return _weighted((input - target).square() * weight, weight, reduction)
-    return _C.mse_loss(input, target, reduction)
+        return _weighted(elementwise(input - target) * weight, weight, reduction)
+    return fused(input, target, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    return _pointwise_loss(_C.mse_loss, lambda d: d.square(), input, target, size_average,
+                           reduce, reduction, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    if weight is not None:
-        if weight.shape != input.shape:
-            raise ValueError("Weights and input must have the same size.")
-        return _weighted((input - target).abs() * weight, weight, reduction)
-    return _C.l1_loss(input, target, reduction)
+    return _pointwise_loss(_C.l1_loss, lambda d: d.abs(), input, target, size_average, reduce,
+                           reduction, weight)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

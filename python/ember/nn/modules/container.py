@@ -19,7 +19,21 @@ def _abs_index(idx, size):
     return idx % size if size else idx
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: their modules in order, keyed '0', '1', ..."""
+
+    def _renumber(self):  # after a deletion, as torch: keys are positions again
+        self.__dict__["_modules"] = OrderedDict(
+            (str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Sequential(_ModuleSequence):
     """Chains modules: forward(x) runs each in order. Sequential(m0, m1, ...) names them
     '0', '1', ...; Sequential(OrderedDict(name=module, ...)) keeps the given names."""
 
@@ -50,16 +64,6 @@ class Sequential(Module):
         else:
             delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
         self._renumber()
-
-    def _renumber(self):
-        self.__dict__["_modules"] = OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
@@ -127,7 +131,7 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules, registered under '0', '1', ...; it has no forward."""
 
     def __init__(self, modules=None):
@@ -152,14 +156,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, self._get_abs_string_index(idx))
-        self.__dict__["_modules"] = OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber()
 
     def __iadd__(self, modules):
         return self.extend(modules)
