@@ -9,10 +9,26 @@ AccumulateGrad::~AccumulateGrad() {
   if (m && m->grad_accumulator == this) m->grad_accumulator = nullptr;
 }
 
+Tensor AccumulateGrad::inplace_target() const {
+  AutogradMeta* m = meta(leaf_);
+  if (!m || !m->leaf_hooks.empty() || !pre_hooks.empty() || !m->grad.defined()) return {};
+  const Tensor& g = m->grad;
+  if (g.impl()->use_count() != 1 || g.storage()->use_count() != 1 || !g.is_contiguous() ||
+      g.impl()->requires_grad_ || g.dtype() != leaf_.dtype() || g.sizes() != leaf_.sizes())
+    return {};
+  return g;
+}
+
 Grads AccumulateGrad::apply(Grads&& grads) {
+  const TensorImpl* added = pending_;
+  pending_ = nullptr;
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   AutogradMeta& m = ensure_meta(leaf_);
+  if (added && g.impl() == added && m.grad.impl() == added) {  // Note [Gradient into .grad]
+    run_post_accumulate_hooks(leaf_);
+    return {};
+  }
   for (auto& hook : m.leaf_hooks) {
     Tensor r = hook(g);
     if (r.defined()) g = r;

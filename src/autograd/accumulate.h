@@ -14,8 +14,20 @@ class AccumulateGrad final : public Node {
   std::string name() const override { return "AccumulateGrad"; }
   const Tensor& leaf() const { return leaf_; }
 
+  // Note [Gradient into .grad]: the leaf's .grad when a backward may add its gradient
+  // straight into it (BLAS beta = 1) instead of returning a new tensor for apply() to add:
+  // defined, contiguous, in the leaf's dtype and shape, held by nobody else, and no hook
+  // wants to see the gradient alone. Undefined otherwise. The engine decides the rest
+  // (autograd::grad_destination).
+  Tensor inplace_target() const;
+  // Marks `grad` (the target handed out) as already added: apply() then only runs the
+  // post-accumulate hooks when it receives that tensor. clear_pending() undoes the mark.
+  void set_pending(const TensorImpl* grad) { pending_ = grad; }
+  void clear_pending() { pending_ = nullptr; }
+
  private:
   Tensor leaf_;
+  const TensorImpl* pending_ = nullptr;
 };
 
 // Calls the leaf's post-accumulate-grad hooks (after its .grad was updated).

@@ -48,6 +48,10 @@ class StateMap {
     return {&s.value, fresh};
   }
   NodeState& operator[](Node* n) { return *try_emplace(n).first; }
+  NodeState* find(Node* n) {
+    Slot& s = probe(slots_, n);
+    return s.key ? &s.value : nullptr;
+  }
 
  private:
   struct Slot {
@@ -70,6 +74,21 @@ class StateMap {
   std::vector<Slot> slots_;  // size: a power of two, at most half full
   size_t size_ = 0;
 };
+
+// The backward running on this thread, for grad_destination (Note [Gradient into .grad]).
+struct Run {
+  Run(StateMap& s, bool fuse) : state(s), fuse(fuse), prev(t_run) { t_run = this; }
+  ~Run() {  // after an exception, no AccumulateGrad keeps a mark for a later backward
+    for (AccumulateGrad* a : handed_out) a->clear_pending();
+    t_run = prev;
+  }
+  StateMap& state;
+  bool fuse;
+  Run* prev;
+  std::vector<AccumulateGrad*> handed_out;
+  static thread_local Run* t_run;
+};
+thread_local Run* Run::t_run = nullptr;
 
 void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
@@ -97,6 +116,7 @@ Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
 void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_graph,
          bool create_graph, const std::vector<Edge>* captures, Grads* captured) {
   StateMap state;
+  Run run(state, !create_graph && captures == nullptr);
   std::vector<Node*> stack;
   for (const Edge& e : roots) {
     if (e.valid() && state.try_emplace(e.fn.get()).second) stack.push_back(e.fn.get());
@@ -177,6 +197,24 @@ void collect_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>
 }  // namespace
 
 Node* current_node() { return t_current; }
+
+Tensor grad_destination(const Node& n, size_t i) {
+  Run* run = Run::t_run;
+  if (!run || !run->fuse || &n != t_current || i >= n.next_edges.size()) return {};
+  auto* acc = dynamic_cast<AccumulateGrad*>(n.next_edges[i].fn.get());
+  if (!acc) return {};
+  // Only this input's edge leads there, and nothing has arrived yet.
+  size_t edges = 0;
+  for (const Edge& e : n.next_edges) edges += e.fn.get() == acc;
+  const NodeState* s = run->state.find(acc);
+  if (edges != 1 || !s || s->deps != 1 || !s->buffer.empty()) return {};
+  Tensor dest = acc->inplace_target();
+  if (dest.defined()) {
+    acc->set_pending(dest.impl());
+    run->handed_out.push_back(acc);
+  }
+  return dest;
+}
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {

@@ -107,6 +107,18 @@ Tensor& apply_inplace(Tensor& self, const char* op, const std::function<Tensor(c
 // (or a view of one) while grad mode is on. Call before writing anything.
 void check_inplace(const Tensor& t, const char* op);
 
+// Note [Gradient into .grad]: the buffer a backward may add input i's gradient into, in
+// place, instead of returning a new tensor: the existing .grad of the leaf that input i
+// is, when that gives the same result as returning the gradient for AccumulateGrad to add.
+// That holds when nothing else flows into the leaf in this backward, no hook sees the
+// gradient, the graph is not being differentiated (create_graph) and the gradient is not
+// captured (autograd::grad, backward(inputs=)); see AccumulateGrad::inplace_target for
+// the buffer's own conditions. Undefined otherwise. A backward that uses the buffer must
+// add exactly its gradient into it and return the buffer itself as input i's gradient.
+// It saves one pass over the gradient: a matmul's BLAS call adds into .grad with beta = 1
+// where `w.grad.zero_()` (rather than `= None`) keeps the buffer between steps.
+Tensor grad_destination(const Node& n, size_t i);
+
 // The gradient of a broadcast: sums `g` over the dims that broadcasting added or
 // stretched, so the result has `shape`.
 Tensor sum_to(const Tensor& g, IntList shape);

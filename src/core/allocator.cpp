@@ -3,12 +3,21 @@
 // again, so a training step allocates from the OS only in its first iteration. Blocks
 // above the largest class go straight to the OS. The cache is bounded so a burst of
 // big temporaries is not held forever.
+//
+// Note [Huge pages]: a block of 4 MB or more is aligned to 2 MB and marked MADV_HUGEPAGE
+// (NumPy does the same): where transparent huge pages are "madvise" (Debian's default), a
+// 360 MB matrix otherwise sits on 92,000 4 KB pages, and a gemv streaming through it pays
+// a TLB miss every 4 KB and a page fault per page on first touch (bench/, least squares).
 #include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <mutex>
 #include <new>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "ember/error.h"
 #include "ember/storage.h"
@@ -37,9 +46,16 @@ int size_class(size_t nbytes) {
   return int(std::bit_width(nbytes - 1));
 }
 
+constexpr size_t kHugePage = size_t(2) << 20;
+
 void* os_alloc(size_t nbytes) {
-  void* p = std::aligned_alloc(kAlign, (nbytes + kAlign - 1) / kAlign * kAlign);
+  const size_t align = nbytes >= 2 * kHugePage ? kHugePage : kAlign;
+  const size_t rounded = (nbytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
   EMBER_CHECK(p != nullptr, Error, "out of memory: could not allocate ", nbytes, " bytes");
+#if defined(MADV_HUGEPAGE)
+  if (align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
   return p;
 }
 

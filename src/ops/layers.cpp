@@ -15,6 +15,7 @@
 #include "ember/random.h"
 #include "kernels/cpu/nn.h"
 #include "ops/iter.h"
+#include "ops/linalg.h"
 
 namespace ember {
 namespace {
@@ -102,7 +103,10 @@ Grads linear_backward(const Tensor& g, const Tensor& x, const Tensor& w, const D
     gx = mm(g2, w);
     if (x.dim() != 2) gx = reshape(gx, x.sizes());
   }
-  if (n.needs_input_grad(1)) gw = mm(t(g2), x.dim() == 2 ? x : reshape(x, {rows, in}));
+  if (n.needs_input_grad(1)) {
+    const Tensor x2 = x.dim() == 2 ? x : reshape(x, {rows, in});
+    gw = GradMode::is_enabled() ? mm(t(g2), x2) : ops::mm_grad(n, 1, t(g2), x2);
+  }
   if (n.needs_input_grad(2))  // bias (out), (1) or (): the fast path takes no other
     gb = bshape.size() == 1 && bshape[0] == out ? sum(g2, {0}) : reshape(sum(g2), bshape);
   return {gx, gw, gb};

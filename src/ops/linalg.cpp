@@ -10,6 +10,7 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
+#include "ops/linalg.h"
 
 namespace ember {
 namespace {
@@ -237,12 +238,22 @@ Tensor matmul_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
   return reshape(autograd::sum_to(gb, shape), b.sizes());
 }
 
+bool overlaps(const Tensor& a, const Tensor& b) {
+  const auto* pa = static_cast<const char*>(a.storage()->data());
+  const auto* pb = static_cast<const char*>(b.storage()->data());
+  return pa < pb + b.storage()->nbytes() && pb < pa + a.storage()->nbytes();
+}
+
 Tensor record_matmul(const char* name, const Tensor& a, const Tensor& b, Tensor out) {
   if (autograd::any_requires_grad(a, b)) {
     using autograd::SavedTensor;
     autograd::record(name, {&a, &b}, {&out},
                      [sa = SavedTensor(a), sb = SavedTensor(b)](Grads& g, const Node& n) -> Grads {
                        Tensor A = sa.get(), B = sb.get();
+                       if (A.dim() == 2 && B.dim() == 2 && !GradMode::is_enabled()) {
+                         return {n.needs_input_grad(0) ? ops::mm_grad(n, 0, g[0], t(B)) : Tensor(),
+                                 n.needs_input_grad(1) ? ops::mm_grad(n, 1, t(A), g[0]) : Tensor()};
+                       }
                        return {n.needs_input_grad(0) ? matmul_grad_a(g[0], A, B) : Tensor(),
                                n.needs_input_grad(1) ? matmul_grad_b(g[0], A, B) : Tensor()};
                      });
@@ -272,6 +283,18 @@ Tensor matmul_forward(const Tensor& a, const Tensor& b) {
   return matmul_batched(op, a, b);
 }
 }  // namespace
+
+Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
+  Tensor dest = autograd::grad_destination(n, i);
+  if (dest.defined() && dest.dim() == 2 && dest.size(0) == a.size(0) &&
+      dest.size(1) == b.size(1) && dest.dtype() == a.dtype() && a.dtype() == b.dtype() &&
+      is_floating(a.dtype()) && !overlaps(dest, a) && !overlaps(dest, b)) {
+    mm_into("mm", dest, a, b, 1, 1);
+    dest.bump_version();
+    return dest;
+  }
+  return mm(a, b);
+}
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("matmul");

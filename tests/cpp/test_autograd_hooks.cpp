@@ -59,3 +59,20 @@ TEST(AutogradHooks, FailedBackwardDropsItsCallbacks) {
   EXPECT_FALSE(ran);
   EXPECT_THROW(autograd::queue_callback([] {}), Error);  // the failed backward's scope is gone
 }
+
+// Note [Gradient into .grad]: with a kept .grad buffer, mm's backward adds into it in place
+// (same buffer, same sums), and a post-accumulate hook still runs once per backward.
+TEST(AutogradHooks, MatmulGradientGoesIntoTheKeptBuffer) {
+  Tensor x = ones(Dims{3, 4}, DType::Float64);
+  Tensor w = ones(Dims{4, 2}, DType::Float64);
+  autograd::set_requires_grad(w, true);
+  int hooks = 0;
+  autograd::register_post_accumulate_grad_hook(w, [&](const Tensor&) { ++hooks; });
+  autograd::backward(sum(mm(x, w)));
+  const void* buffer = autograd::grad(w).data_ptr();
+  autograd::backward(sum(mm(x, w)));
+  autograd::backward(sum(mm(x, w)));
+  EXPECT_EQ(autograd::grad(w).data_ptr(), buffer);
+  EXPECT_EQ(hooks, 3);
+  EXPECT_DOUBLE_EQ(sum(autograd::grad(w)).item().to_double(), 3 * 3.0 * 8);  // each entry 3 * 3
+}
