@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -328,8 +329,14 @@ void cast(DType dst, DType src, const Loop& L) {
 void fill(DType dt, const Loop& L, Scalar value) {
   visit_dtype(dt, [&]<class T>() {
     const T v = value.to<T>();
+    // All-zero bytes (zero_, zeros, zero_grad): memset, whose AVX2 stores run at twice the
+    // speed of this file's baseline-ISA loop (400 KB: 2.7 us against 6.5 us). -0.0 is not.
+    const T zero{};
+    const bool zero_bytes = std::memcmp(&v, &zero, sizeof(T)) == 0;
     for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(T)) {
+      if (s[0] == sizeof(T) && zero_bytes) {
+        std::memset(p[0], 0, size_t(n) * sizeof(T));
+      } else if (s[0] == sizeof(T)) {
         T* o = reinterpret_cast<T*>(p[0]);
         for (int64_t i = 0; i < n; ++i) o[i] = v;
       } else {
