@@ -175,7 +175,7 @@ def table(rows, libs=LIBS):
     return "\n".join(out + (["notes:"] + notes if notes else []))
 
 
-def chart(rows, path, libs=LIBS):
+def chart(rows, path, threads, libs=LIBS):
     """Bar chart of ember's time over each peer's (log scale; below 1 = ember faster)."""
     import matplotlib
     matplotlib.use("Agg")
@@ -199,7 +199,8 @@ def chart(rows, path, libs=LIBS):
     ax.invert_yaxis()
     ax.set_xlabel("ember time / peer time (log scale; < 1 means ember is faster)")
     ax.legend(loc="best")
-    ax.set_title("ember vs PyTorch and NumPy, same threads, median of interleaved repeats")
+    ax.set_title(f"ember vs PyTorch and NumPy, {threads} thread(s) each, median of interleaved "
+                 "repeats", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

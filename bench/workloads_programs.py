@@ -169,19 +169,19 @@ _TWO_LAYER = f"two-layer net N={N} D_in={D_IN} H={H} D_out={D_OUT}, {STEPS} it"
 _TWO_LAYER_NOTE = "'Learning PyTorch with examples'; GF/s counts the five matmuls"
 
 
-@workload(f"{_TWO_LAYER}, explicit backprop f64", flops=TWO_LAYER_FLOPS, repeats=5,
+@workload(f"{_TWO_LAYER}, explicit backprop f64", flops=TWO_LAYER_FLOPS, repeats=9,
           warm_calls=1, note=_TWO_LAYER_NOTE)
 def two_layer_f64(L):
     return _two_layer(L, "float64", _two_layer_explicit)
 
 
-@workload(f"{_TWO_LAYER}, explicit backprop f32", flops=TWO_LAYER_FLOPS, repeats=5,
+@workload(f"{_TWO_LAYER}, explicit backprop f32", flops=TWO_LAYER_FLOPS, repeats=9,
           warm_calls=1, note=_TWO_LAYER_NOTE)
 def two_layer_f32(L):
     return _two_layer(L, "float32", _two_layer_explicit)
 
 
-@workload(f"{_TWO_LAYER}, autograd f32", flops=TWO_LAYER_FLOPS, repeats=5, warm_calls=1,
+@workload(f"{_TWO_LAYER}, autograd f32", flops=TWO_LAYER_FLOPS, repeats=9, warm_calls=1,
           note=_TWO_LAYER_NOTE + "; NumPy runs its hand-written f32 program (no autograd)")
 def two_layer_autograd(L):
     return _two_layer(L, "float32", _two_layer_autograd)
