@@ -16,6 +16,8 @@ Tensor contiguous(const Tensor& t) {
 Tensor clone(const Tensor& t) {
   EMBER_PROFILE_OP("clone");
   ops::check_defined(t, "clone");
+  // Contiguous (contiguous() and BLAS operand copies rely on it), where torch's default
+  // memory_format=preserve_format would keep a permuted layout: the values are the same.
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   if (autograd::any_requires_grad(t))
@@ -27,7 +29,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   EMBER_PROFILE_OP("to_dtype");
   ops::check_defined(t, "to");
   if (t.dtype() == dtype) return t;
-  Tensor out = Tensor::empty(t.sizes(), dtype);
+  Tensor out = ops::empty_like_inputs(t.sizes(), dtype, {&t});
   kernels::cast(dtype, t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   if (autograd::any_requires_grad(t) && is_floating(dtype)) {
     autograd::record("ToCopyBackward0", {&t}, {&out}, [from = t.dtype()](Grads& g, const Node&) -> Grads {
@@ -53,7 +55,15 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
     });
   }
   Tensor s = src;
-  if (dst.storage() == src.storage() && !dst.is_same(src)) s = clone(src);
+  if (dst.storage() == src.storage()) {
+    // The same view of the same memory: nothing to do (PyTorch returns early too).
+    if (dst.offset() == src.offset() && dst.dtype() == src.dtype() &&
+        Dims::equal(dst.sizes(), src.sizes()) && Dims::equal(dst.strides(), src.strides())) {
+      dst.bump_version();
+      return dst;
+    }
+    s = clone(src);
+  }
   kernels::cast(dst.dtype(), s.dtype(), ops::make_loop(shape, {&dst, &s}));
   dst.bump_version();
   return dst;

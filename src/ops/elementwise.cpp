@@ -111,7 +111,7 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   check_int_divisor(name, op, dt, &b, nullptr);
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
-  Tensor out = Tensor::empty(shape, dt);
+  Tensor out = ops::empty_like_inputs(shape, dt, {&A, &B});
   kernels::binary(op, dt, ops::make_loop(shape, {&out, &A, &B}), alpha);
   return out;
 }
@@ -137,7 +137,7 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
   else check_int_divisor(name, op, dt, &a, nullptr);
   if (!reflected) check_int_pow(name, op, dt, s);
   Tensor A = to_dtype(a, dt);
-  Tensor out = Tensor::empty(a.sizes(), dt);
+  Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
   if (std::optional<UnaryOp> u = pow_as_unary(op, dt, s); u && !reflected) {
     kernels::unary(*u, dt, ops::make_loop(a.sizes(), {&out, &A}));
     return out;
@@ -217,7 +217,7 @@ Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {
   ops::check_defined(a, name);
   DType dt = unary_dtype(name, kind, op, a.dtype());
   Tensor A = to_dtype(a, dt);
-  Tensor out = Tensor::empty(a.sizes(), dt);
+  Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
   kernels::unary(op, dt, ops::make_loop(a.sizes(), {&out, &A}));
   return out;
 }
@@ -237,7 +237,7 @@ Tensor compare_out(CompareOp op, const char* name, const Tensor& a, const Tensor
   DType dt = result_type(a, b);
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
-  Tensor out = Tensor::empty(shape, DType::Bool);
+  Tensor out = ops::empty_like_inputs(shape, DType::Bool, {&A, &B});
   kernels::compare(op, dt, ops::make_loop(shape, {&out, &A, &B}));
   return out;
 }
@@ -246,7 +246,7 @@ Tensor compare_scalar(CompareOp op, const char* name, const Tensor& a, Scalar s)
   ops::check_defined(a, name);
   DType dt = result_type(a, s);
   Tensor A = to_dtype(a, dt);
-  Tensor out = Tensor::empty(a.sizes(), DType::Bool);
+  Tensor out = ops::empty_like_inputs(a.sizes(), DType::Bool, {&A});
   alignas(8) char buf[8];
   ops::store_scalar(dt, s, buf);
   kernels::compare(op, dt,
@@ -274,7 +274,7 @@ Tensor relu_backward(const Tensor& g, const Tensor& out) {
   if (GradMode::is_enabled() || !is_floating(g.dtype()) || g.dtype() != out.dtype() ||
       g.sizes() != out.sizes())
     return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));
-  Tensor gx = Tensor::empty(g.sizes(), g.dtype());
+  Tensor gx = ops::empty_like_inputs(g.sizes(), g.dtype(), {&g, &out});
   kernels::relu_backward(g.dtype(), ops::make_loop(g.sizes(), {&gx, &g, &out}));
   return gx;
 }
@@ -518,7 +518,7 @@ Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor logical_not(const Tensor& a) {
   EMBER_PROFILE_OP("logical_not");
   ops::check_defined(a, "logical_not");
-  Tensor out = Tensor::empty(a.sizes(), DType::Bool);
+  Tensor out = ops::empty_like_inputs(a.sizes(), DType::Bool, {&a});
   kernels::logical_not(a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));
   return out;
 }
@@ -553,7 +553,7 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   DType dt = clamp_dtype(a, lo, hi);
   check_clamp_args("clamp", dt, lo, hi);
   Tensor A = to_dtype(a, dt);
-  Tensor out = Tensor::empty(a.sizes(), dt);
+  Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
   kernels::clamp(dt, ops::make_loop(a.sizes(), {&out, &A}), lo ? &*lo : nullptr, hi ? &*hi : nullptr);
   if (autograd::any_requires_grad(a)) {
     // The gradient passes where lo <= a <= hi (boundaries included, as in PyTorch).
@@ -589,7 +589,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DType dt = result_type(a, b);
   Dims shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
-  Tensor out = Tensor::empty(shape, dt);
+  Tensor out = ops::empty_like_inputs(shape, dt, {&cond, &A, &B});
   kernels::where(dt, ops::make_loop(shape, {&out, &cond, &A, &B}));
   if (autograd::any_requires_grad(a, b)) {
     autograd::record("WhereBackward0", {&a, &b}, {&out},
@@ -621,7 +621,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   ops::check_scalar_fits(t.dtype(), value, "masked_fill");
   // A copy, then the in-place fill: two vectorized passes beat one pass of the general
   // three-operand `where` kernel by 10x.
-  Tensor out = Tensor::empty(t.sizes(), t.dtype());
+  Tensor out = Tensor::empty(t.sizes(), t.dtype());  // contiguous, as torch's masked_fill
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   kernels::masked_fill(t.dtype(), ops::make_loop(t.sizes(), {&out, &mask}), value);
   if (autograd::any_requires_grad(t)) {

@@ -247,7 +247,7 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
 Tensor nonzero(const Tensor& t) {
   EMBER_PROFILE_OP("nonzero");
   ops::check_defined(t, "nonzero");
-  Tensor m = t.dtype() == DType::Bool ? contiguous(t) : ne(t, Scalar(int64_t(0)));
+  Tensor m = contiguous(t.dtype() == DType::Bool ? t : ne(t, Scalar(int64_t(0))));
   kernels::MaskChunks ch = kernels::count_mask(m.data<bool>(), m.numel());
   Tensor out = Tensor::empty({ch.total, t.dim()}, DType::Int64);
   kernels::nonzero(m.data<bool>(), m.sizes(), ch, out.data<int64_t>());

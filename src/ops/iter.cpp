@@ -1,9 +1,51 @@
 #include "ops/iter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace ember::ops {
+namespace {
+
+// The dims ordered by decreasing |stride| (outermost first); ties keep their order, so a
+// contiguous tensor gives the identity.
+Dims memory_order(IntList strides) {
+  Dims perm(strides.size(), 0);
+  for (size_t d = 0; d < perm.size(); ++d) perm[d] = int64_t(d);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+    return std::abs(strides[x]) > std::abs(strides[y]);
+  });
+  return perm;
+}
+
+// Strides that visit each of numel elements exactly once (size-1 dims do not count).
+bool non_overlapping_and_dense(IntList sizes, IntList strides) {
+  Dims order(sizes.size(), 0);
+  for (size_t d = 0; d < order.size(); ++d) order[d] = int64_t(d);
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+Tensor empty_like_inputs(IntList shape, DType dt, std::initializer_list<const Tensor*> inputs) {
+  const Tensor* first = inputs.size() ? *inputs.begin() : nullptr;
+  bool keep = first && !first->is_contiguous() && numel_of(shape) > 1;
+  for (const Tensor* t : inputs) {
+    if (!keep) break;
+    keep = Dims::equal(t->sizes(), shape) && Dims::equal(t->strides(), first->strides());
+  }
+  if (!keep || !non_overlapping_and_dense(shape, first->strides())) return Tensor::empty(shape, dt);
+  Tensor flat = Tensor::empty({numel_of(shape)}, dt);
+  return flat.as_strided(shape, first->strides(), 0);
+}
 
 kernels::Loop make_loop(IntList shape, std::initializer_list<const Tensor*> ts) {
   return make_loop_with_scalar(shape, ts, nullptr, 0);
@@ -31,15 +73,25 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
   }
   Dims strides[kernels::Loop::kMaxArgs];
   kernels::Operand ops[kernels::Loop::kMaxArgs];
-  Dims zeros(shape.size(), 0);
   int k = 0;
+  for (const Tensor* t : ts) strides[k++] = broadcast_strides(t->sizes(), t->strides(), shape);
+  // Walk in the first operand's memory order (the output, or the tensor an in-place op
+  // writes): for a transposed output, a loop in logical order would jump a row per element.
+  const Dims perm = memory_order(strides[0]);
+  Dims pshape(shape.size(), 0), pstrides[kernels::Loop::kMaxArgs];
+  for (size_t d = 0; d < perm.size(); ++d) pshape[d] = shape[perm[d]];
+  for (int a = 0; a < k; ++a) {
+    pstrides[a] = Dims(shape.size(), 0);
+    for (size_t d = 0; d < perm.size(); ++d) pstrides[a][d] = strides[a][perm[d]];
+  }
+  k = 0;
   for (const Tensor* t : ts) {
-    strides[k] = broadcast_strides(t->sizes(), t->strides(), shape);
-    ops[k] = {t->data_ptr(), strides[k], int64_t(t->itemsize())};
+    ops[k] = {t->data_ptr(), pstrides[k], int64_t(t->itemsize())};
     ++k;
   }
+  Dims zeros(shape.size(), 0);
   if (scalar) ops[k++] = {static_cast<char*>(scalar), zeros, itemsize};
-  return kernels::Loop(shape, std::span<const kernels::Operand>(ops, size_t(k)));
+  return kernels::Loop(pshape, std::span<const kernels::Operand>(ops, size_t(k)));
 }
 
 void store_scalar(DType dt, Scalar v, void* buf) {
@@ -72,6 +124,7 @@ void check_scalar_fits(DType dt, Scalar v, const char* op) {
 }
 
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  if (t.numel() == 0) return;  // nothing is written (NumPy gives empty arrays 0 strides)
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1, Error, op,
                 ": unsupported operation: more than one element of the written-to tensor "

@@ -16,6 +16,13 @@ kernels::Loop make_loop(IntList shape, std::initializer_list<const Tensor*> ts);
 kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const Tensor*> ts,
                                     void* scalar, int64_t itemsize);
 
+// Note [Output layout]: the result of an elementwise op over `inputs`. As in PyTorch, when
+// every input has the result's shape and the same strides, and those strides cover their
+// memory without gaps or overlaps (a transposed or permuted tensor), the result takes that
+// layout, so every operand walks memory in order (a.t() + b.t() at copy speed, not one row
+// jump per element); otherwise it is contiguous.
+Tensor empty_like_inputs(IntList shape, DType dt, std::initializer_list<const Tensor*> inputs);
+
 // Writes `v` converted to dtype `dt` into buf (at least 8 bytes).
 void store_scalar(DType dt, Scalar v, void* buf);
 
