@@ -212,6 +212,64 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size);
 
+// ---- scans, flips and triangles (src/ops/scan.cpp) -----------------------------------
+// Integer and bool inputs give int64 results unless `dtype` says otherwise (as in torch).
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor& cumsum_(Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor& cumprod_(Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// The lower (upper) triangle of the last two dims; the rest is zeroed. diagonal > 0 keeps
+// that many diagonals above (tril) / drops that many (triu).
+Tensor tril(const Tensor& t, int64_t diagonal = 0);
+Tensor triu(const Tensor& t, int64_t diagonal = 0);
+Tensor& tril_(Tensor& t, int64_t diagonal = 0);
+Tensor& triu_(Tensor& t, int64_t diagonal = 0);
+Tensor flip(const Tensor& t, IntList dims);  // a copy, reversed along each of `dims`
+// Rotates along each dim in `dims` by the matching shift; with no dims, over the
+// flattened tensor (shifts must then hold one value).
+Tensor roll(const Tensor& t, IntList shifts, IntList dims = {});
+
+// ---- sorting (src/ops/sort.cpp) -----------------------------------------------------------
+// (values, int64 indices). NaN sorts as the largest value; equal values keep their order
+// whether or not `stable` is asked for.
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false,
+                               bool stable = false);
+Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
+// The k largest (smallest) along dim, always in sorted order.
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true,
+                               bool sorted = true);
+
+// ---- special functions and fused arithmetic (src/ops/special.cpp) ---------------------
+// Floating results (integer inputs compute in float32), like the F ops of ops.def.
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
+Tensor asinh(const Tensor& a);
+Tensor acosh(const Tensor& a);
+Tensor atanh(const Tensor& a);
+Tensor erfinv(const Tensor& a);
+Tensor& sinh_(Tensor& a);
+Tensor& cosh_(Tensor& a);
+Tensor& asinh_(Tensor& a);
+Tensor& acosh_(Tensor& a);
+Tensor& atanh_(Tensor& a);
+Tensor& erfinv_(Tensor& a);
+// Bool results; integer and bool inputs are always finite.
+Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isposinf(const Tensor& a);
+Tensor isneginf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
+// start + weight * (end - start), floating tensors of one dtype.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight);
+// self + value * t1 * t2 and self + value * t1 / t2, broadcast.
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+
 // ---- threads (src/kernels/cpu/parallel.cpp) --------------------------------------------
 int get_num_threads();
 void set_num_threads(int n);  // ember's loops and BLAS: one pool

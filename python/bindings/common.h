@@ -60,6 +60,7 @@ void bind_optim(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_multiprocessing(nb::module_& m);
 void bind_distributed(nb::module_& m);
+void bind_ops_more(nb::module_& m);
 
 }  // namespace ember::py
 

@@ -140,4 +140,5 @@ NB_MODULE(_C, m) {
   py::bind_serialize(m);
   py::bind_multiprocessing(m);
   py::bind_distributed(m);
+  py::bind_ops_more(m);
 }

@@ -12,5 +12,7 @@ def _result(name):
 
 max = _result("max")  # noqa: A001  (PyTorch's name)
 min = _result("min")  # noqa: A001
+sort = _result("sort")
+topk = _result("topk")
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "sort", "topk"]

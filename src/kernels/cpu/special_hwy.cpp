@@ -1,0 +1,144 @@
+// The SIMD kernels of special_hwy.h; the layout follows elementwise_hwy.cpp (see there):
+// foreach_target.h includes this file once per instruction set, HWY_ONCE dispatches.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/cpu/elementwise_hwy.h"
+#include "kernels/cpu/special_hwy.h"
+
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS HWY_SSSE3
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/special_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class T>
+constexpr bool kF32 = sizeof(T) == 4;
+template <class T>
+constexpr T kMax = std::numeric_limits<T>::max();
+template <class T>
+constexpr T kBelowOne = kF32<T> ? T(1 - 0x1p-24) : T(1 - 0x1p-53);  // the largest T < 1
+
+// One struct per op: Vec (Highway), One (std::, as the scalar loop) and the input range
+// [lo, hi] where Vec is accurate. NaN is never in range.
+struct SinhOp {
+  template <class T> static constexpr T lo = kF32<T> ? T(-88.72) : T(-709);
+  template <class T> static constexpr T hi = kF32<T> ? T(88.72) : T(709);
+  template <class D, class V> static V Vec(D d, V x) { return hn::Sinh(d, x); }
+  template <class T> static T One(T x) { return std::sinh(x); }
+};
+struct CoshOp {  // (e^|x| + e^-|x|) / 2
+  template <class T> static constexpr T lo = kF32<T> ? T(-88.7) : T(-709);
+  template <class T> static constexpr T hi = kF32<T> ? T(88.7) : T(709);
+  template <class D, class V> static V Vec(D d, V x) {
+    using T = hn::TFromD<D>;
+    const V e = hn::Exp(d, hn::Abs(x));
+    return hn::Mul(hn::Add(e, hn::Div(hn::Set(d, T(1)), e)), hn::Set(d, T(0.5)));
+  }
+  template <class T> static T One(T x) { return std::cosh(x); }
+};
+struct AsinhOp {
+  template <class T> static constexpr T lo = -kMax<T>;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Asinh(d, x); }
+  template <class T> static T One(T x) { return std::asinh(x); }
+};
+struct AcoshOp {
+  template <class T> static constexpr T lo = T(1);
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Acosh(d, x); }
+  template <class T> static T One(T x) { return std::acosh(x); }
+};
+struct AtanhOp {
+  template <class T> static constexpr T lo = -kBelowOne<T>;
+  template <class T> static constexpr T hi = kBelowOne<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Atanh(d, x); }
+  template <class T> static T One(T x) { return std::atanh(x); }
+};
+
+// One vector; elements of x outside Op's range get Op::One. src and dst may alias.
+template <class Op, class T>
+HWY_INLINE void Block(const T* src, T* dst) {
+  const hn::ScalableTag<T> d;
+  const auto x = hn::LoadU(d, src);
+  const auto y = Op::Vec(d, x);
+  const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
+                          hn::Le(x, hn::Set(d, Op::template hi<T>)));
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+    hn::StoreU(y, d, dst);
+    return;
+  }
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
+  HWY_ALIGN T xs[kLanes];
+  HWY_ALIGN T ys[kLanes];
+  hn::Store(x, d, xs);
+  hn::Store(y, d, ys);
+  for (size_t j = 0; j < hn::Lanes(d); ++j) {
+    const T v = xs[j];
+    dst[j] = v >= Op::template lo<T> && v <= Op::template hi<T> ? ys[j] : Op::One(v);
+  }
+}
+
+// The tail goes through a padded copy, so every element gets the same formula whatever its
+// position (results don't depend on how the work was split over threads).
+template <class Op, class T>
+HWY_INLINE void Run(const T* in, T* out, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) Block<Op>(in + i, out + i);
+  if (i == n) return;
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
+  HWY_ALIGN T buf[kLanes];
+  for (size_t j = 0; j < lanes; ++j) buf[j] = i + j < n ? in[i + j] : T(1.5);  // in every range
+  Block<Op>(buf, buf);
+  std::memcpy(out + i, buf, (n - i) * sizeof(T));
+}
+
+template <class T>
+void Special(int op, const T* in, T* out, int64_t n) {
+  switch (SpecialOp(op)) {
+    case SpecialOp::Sinh: return Run<SinhOp>(in, out, n);
+    case SpecialOp::Cosh: return Run<CoshOp>(in, out, n);
+    case SpecialOp::Asinh: return Run<AsinhOp>(in, out, n);
+    case SpecialOp::Acosh: return Run<AcoshOp>(in, out, n);
+    case SpecialOp::Atanh: return Run<AtanhOp>(in, out, n);
+    case SpecialOp::Erfinv: return;  // not vectorized: simd_special_enabled says so
+  }
+}
+void SpecialF32(int op, const float* in, float* out, int64_t n) { Special(op, in, out, n); }
+void SpecialF64(int op, const double* in, double* out, int64_t n) { Special(op, in, out, n); }
+
+}  // namespace ember::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ember::kernels {
+
+HWY_EXPORT(SpecialF32);
+HWY_EXPORT(SpecialF64);
+
+bool simd_special_enabled(SpecialOp op) {
+  // elementwise_hwy.cpp owns the EMBER_DISABLE_SIMD / EMBER_SIMD_TARGET switches.
+  return op != SpecialOp::Erfinv && simd_unary_enabled(UnaryOp::Exp);
+}
+
+void simd_special(SpecialOp op, const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SpecialF32)(int(op), in, out, n);
+}
+
+void simd_special(SpecialOp op, const double* in, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SpecialF64)(int(op), in, out, n);
+}
+
+}  // namespace ember::kernels
+#endif  // HWY_ONCE
