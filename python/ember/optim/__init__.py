@@ -1,5 +1,6 @@
 """ember.optim: optimizers with torch.optim's API and update rules. Each step() updates all
-the parameters of a param group in one fused C++ call (see optimizer.py)."""
+the parameters of a param group in one fused C++ call (see optimizer.py); Adamax, NAdam, RAdam,
+Adadelta, Rprop, ASGD and LBFGS are Python over ember's in-place ops (_single_tensor.py)."""
 from . import lr_scheduler
 from .optimizer import Optimizer
 from .sgd import SGD
@@ -7,5 +8,13 @@ from .adam import Adam
 from .adamw import AdamW
 from .rmsprop import RMSprop
 from .adagrad import Adagrad
+from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
+from .adadelta import Adadelta
+from .rprop import Rprop
+from .asgd import ASGD
+from .lbfgs import LBFGS
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
+           "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS"]

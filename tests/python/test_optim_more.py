@@ -1,0 +1,584 @@
+"""The optimizers ember writes in Python over its in-place ops (Adamax, NAdam, RAdam, Adadelta,
+Rprop, ASGD, LBFGS) against torch.optim: the same parameters and gradients in both libraries
+for several steps must leave the same parameters and the same state, for every option, with
+param groups, through state_dict round trips (also loading torch's state_dict); LBFGS on
+quadratic and Rosenbrock problems with and without the strong-Wolfe line search; bad
+hyper-parameters raise torch's ValueError."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.optim
+from helpers import _base_and_view, to_numpy
+
+TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-6, atol=1e-12)}
+NP = {"float32": np.float32, "float64": np.float64}
+SHAPES = [(3, 4), (5,), (), (2, 3, 2), (0, 3)]
+
+CASES = [
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, betas=(0.3, 0.5), eps=1e-3)),  # 1 - beta1 >= 0.5: lerp's other end
+    ("Adamax", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=0.01, betas=(0.8, 0.9), momentum_decay=0.1, eps=1e-4)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=0.01, betas=(0.9, 0.5))),  # rho_t > 5 from the first steps on
+    ("RAdam", dict(lr=0.01, betas=(0.4, 0.6), weight_decay=0.1, eps=1e-3)),
+    ("RAdam", dict(lr=0.01, betas=(0.9, 0.7), weight_decay=0.1, decoupled_weight_decay=True,
+                   maximize=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.5, eps=1e-3)),
+    ("Adadelta", dict(lr=0.5, rho=0.95, weight_decay=0.1, maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.1, etas=(0.3, 1.7), step_sizes=(1e-3, 0.2))),
+    ("Rprop", dict(lr=0.05, maximize=True)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.1, lambd=0.01, alpha=0.5, t0=2)),  # averaging starts at step 3
+    ("ASGD", dict(lr=0.1, t0=0, weight_decay=0.1, maximize=True)),
+]
+IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}" for name, kw in CASES]
+NAMES = ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"]
+
+
+def leaf(lib, arr, layout="contiguous"):
+    """A leaf that requires grad, with `arr`'s values, laid out as `layout`."""
+    base, view = _base_and_view(arr.shape, layout)
+    if layout == "transposed" and arr.ndim >= 2:
+        src = np.ascontiguousarray(np.transpose(arr))
+    elif layout == "sliced" and arr.ndim >= 1:
+        src = np.zeros(base, arr.dtype)
+        src[..., 0::2] = arr
+    else:
+        src = arr.copy()
+    return view(lib.from_numpy(src)).detach().requires_grad_()
+
+
+class Pair:
+    """The same optimizer over the same parameters in ember and torch."""
+
+    def __init__(self, name, kwargs, arrays, layout="contiguous", groups=None):
+        self.ep = [leaf(ember, a, layout) for a in arrays]
+        self.tp = [leaf(torch, a, layout) for a in arrays]
+        eparams, tparams = self.ep, self.tp
+        if groups:  # list of (indices, extra options)
+            eparams = [dict(params=[self.ep[i] for i in idx], **kw) for idx, kw in groups]
+            tparams = [dict(params=[self.tp[i] for i in idx], **kw) for idx, kw in groups]
+        self.eo = getattr(ember.optim, name)(eparams, **kwargs)
+        self.to = getattr(torch.optim, name)(tparams, **kwargs)
+
+    def set_grads(self, grads, layout="contiguous"):
+        for e, t, g in zip(self.ep, self.tp, grads):
+            if g is None:
+                e.grad = t.grad = None
+            else:
+                e.grad = leaf(ember, g, layout).detach()
+                t.grad = leaf(torch, g, layout).detach()
+
+    def step(self):
+        self.eo.step()
+        self.to.step()
+
+    def check(self, dtype):
+        check_same(self.ep, self.tp, self.eo, self.to, dtype)
+
+
+def check_same(eparams, tparams, eo, to, dtype):
+    """Same parameters, and the same state: keys, dtypes, shapes and values."""
+    tol = TOL[dtype]
+    for i, (e, t) in enumerate(zip(eparams, tparams)):
+        np.testing.assert_allclose(to_numpy(e), to_numpy(t), err_msg=f"param {i}", **tol)
+        es, ts = eo.state.get(e, {}), to.state.get(t, {})
+        assert list(es) == list(ts), f"param {i}: state keys {list(es)} != {list(ts)}"
+        for k, v in ts.items():
+            assert str(es[k].dtype) == str(v.dtype).replace("torch.", "ember."), (i, k)
+            assert tuple(es[k].shape) == tuple(v.shape), (i, k)
+            np.testing.assert_allclose(to_numpy(es[k]), to_numpy(v),
+                                       err_msg=f"param {i} state {k}", **tol)
+
+
+def random_arrays(shapes, dtype, rng, scale=1.0):
+    return [np.asarray(rng.standard_normal(s) * scale, dtype=NP[dtype]) for s in shapes]
+
+
+def sign_flipping_grads(shapes, dtype, rng, steps):
+    """Gradients whose signs repeat, flip and vanish, so that Rprop takes all its branches."""
+    out = []
+    for k in range(steps):
+        gs = random_arrays(shapes, dtype, rng)
+        if k % 3 == 1 and out:
+            gs = [np.abs(g) * np.sign(p) for g, p in zip(gs, out[-1])]  # same signs
+        out.append([np.where(rng.random(np.shape(g)) < 0.1, 0, g).astype(g.dtype) for g in gs])
+    return out
+
+
+def run_steps(pair, shapes, dtype, rng, steps=6, none_at=None):
+    for k, grads in enumerate(sign_flipping_grads(shapes, dtype, rng, steps)):
+        if none_at is not None and k == none_at:
+            grads[0] = None  # a parameter without a grad is skipped (its state too)
+        pair.set_grads(grads)
+        pair.step()
+        pair.check(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+def test_matches_torch(name, kwargs, dtype):
+    rng = np.random.default_rng(0)
+    pair = Pair(name, kwargs, random_arrays(SHAPES, dtype, rng))
+    run_steps(pair, SHAPES, dtype, rng, steps=7, none_at=2)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+@pytest.mark.parametrize("name", NAMES)
+def test_non_contiguous_params_and_grads(name, layout):
+    rng = np.random.default_rng(1)
+    shapes = [(3, 4), (4, 2, 5)]
+    pair = Pair(name, dict(lr=0.05), random_arrays(shapes, "float32", rng), layout=layout)
+    for grads in sign_flipping_grads(shapes, "float32", rng, 4):
+        pair.set_grads(grads, layout)
+        pair.step()
+        pair.check("float32")
+    for p in pair.ep:
+        assert p.is_leaf and p.requires_grad and p.grad_fn is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_expanded_grads_are_read_not_written(name):
+    rng = np.random.default_rng(2)
+    shapes = [(4, 3)]
+    pair = Pair(name, dict(lr=0.05, maximize=True), random_arrays(shapes, "float64", rng))
+    for _ in range(3):
+        g = rng.standard_normal((1, 3))
+        pair.ep[0].grad = ember.from_numpy(g.copy()).expand(4, 3)
+        pair.tp[0].grad = torch.from_numpy(g.copy()).expand(4, 3)
+        pair.step()
+        pair.check("float64")
+        np.testing.assert_array_equal(to_numpy(pair.ep[0].grad), np.broadcast_to(g, (4, 3)))
+
+
+GROUP_OPTIONS = {
+    "Adamax": dict(betas=(0.5, 0.9), weight_decay=0.1),
+    "NAdam": dict(momentum_decay=0.02, decoupled_weight_decay=True, weight_decay=0.2),
+    "RAdam": dict(betas=(0.9, 0.6), weight_decay=0.1),
+    "Adadelta": dict(rho=0.6, maximize=True),
+    "Rprop": dict(etas=(0.2, 1.5), step_sizes=(0.01, 1.0)),
+    "ASGD": dict(t0=1, lambd=0.1),
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_param_groups_with_different_lrs_and_options(name):
+    rng = np.random.default_rng(3)
+    shapes = [(3, 4), (4,), (2, 2), (6,)]
+    groups = [([0, 1], {}), ([2], dict(lr=0.5)), ([3], dict(lr=0.001, **GROUP_OPTIONS[name]))]
+    for dtype in ("float32", "float64"):
+        pair = Pair(name, dict(lr=0.05), random_arrays(shapes, dtype, rng), groups=groups)
+        assert [g["lr"] for g in pair.eo.param_groups] == [0.05, 0.5, 0.001]
+        assert pair.eo.param_groups == [dict(g, params=pair.eo.param_groups[i]["params"])
+                                        for i, g in enumerate(pair.to.param_groups)]
+        run_steps(pair, shapes, dtype, rng, steps=5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_add_param_group_later(name):
+    rng = np.random.default_rng(4)
+    arrays = random_arrays([(3,), (2, 2)], "float32", rng)
+    pair = Pair(name, dict(lr=0.1), arrays[:1])
+    e2, t2 = leaf(ember, arrays[1]), leaf(torch, arrays[1])
+    pair.eo.add_param_group({"params": e2, "lr": 0.3})
+    pair.to.add_param_group({"params": t2, "lr": 0.3})
+    pair.ep.append(e2)
+    pair.tp.append(t2)
+    assert set(pair.eo.param_groups[1]) == set(pair.to.param_groups[1])
+    run_steps(pair, [(3,), (2, 2)], "float32", rng, steps=3)
+
+
+def test_tensor_lr():
+    rng = np.random.default_rng(5)
+    arr = rng.standard_normal(5)
+    for name in NAMES:
+        ep, tp = leaf(ember, arr), leaf(torch, arr)
+        eo = getattr(ember.optim, name)([ep], lr=ember.tensor([0.01]))
+        to = getattr(torch.optim, name)([tp], lr=torch.tensor([0.01]))
+        for _ in range(3):
+            g = rng.standard_normal(5)
+            ep.grad, tp.grad = ember.from_numpy(g.copy()), torch.from_numpy(g.copy())
+            eo.step()
+            to.step()
+        check_same([ep], [tp], eo, to, "float64")
+
+
+def test_step_records_no_graph_and_bumps_versions():
+    for name in NAMES:
+        p = ember.randn(4, requires_grad=True)
+        p.grad = ember.ones(4)
+        opt = getattr(ember.optim, name)([p], lr=0.1)
+        v = p._version
+        opt.step()
+        assert p._version > v and p.grad_fn is None and p.is_leaf
+        assert all(not t.requires_grad for t in opt.state[p].values())
+
+
+def test_closure_runs_with_grad_and_returns_loss():
+    p = ember.ones(3, requires_grad=True)
+    opt = ember.optim.RAdam([p], lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    with ember.no_grad():
+        loss = opt.step(closure)
+    assert float(loss) == 3.0 and float(opt.state[p]["step"]) == 1.0
+
+
+# ---- state_dict ---------------------------------------------------------------------------
+STATE_CASES = [CASES[i] for i in (2, 6, 10, 13, 15, 18)]
+
+
+@pytest.mark.parametrize("name,kwargs", STATE_CASES, ids=[f"{n}" for n, _ in STATE_CASES])
+def test_state_dict_round_trip_mid_run(name, kwargs):
+    rng = np.random.default_rng(6)
+    shapes = [(3, 4), (5,)]
+    arrays = random_arrays(shapes, "float32", rng)
+    grads = sign_flipping_grads(shapes, "float32", rng, 8)
+    cls = getattr(ember.optim, name)
+
+    def run(opt, params, gs):
+        for g in gs:
+            for p, a in zip(params, g):
+                p.grad = ember.from_numpy(a.copy())
+            opt.step()
+
+    straight = [leaf(ember, a) for a in arrays]
+    opt0 = cls(straight, **kwargs)
+    run(opt0, straight, grads)
+
+    first = [leaf(ember, a) for a in arrays]
+    opt1 = cls(first, **kwargs)
+    run(opt1, first, grads[:4])
+    sd = opt1.state_dict()
+    saved = {k: to_numpy(v) for k, v in sd["state"][0].items()}
+    second = [leaf(ember, to_numpy(p)) for p in first]
+    opt2 = cls(second, **dict(kwargs, lr=0.5))  # the loaded groups restore lr
+    opt2.load_state_dict(sd)
+    run(opt2, second, grads[4:])
+    for a, b in zip(straight, second):
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
+    for k, v in sd["state"][0].items():  # the loaded state was a copy: the dict is unchanged
+        np.testing.assert_array_equal(to_numpy(v), saved[k])
+    assert list(opt0.state[straight[0]]) == list(opt2.state[second[0]])
+
+
+@pytest.mark.parametrize("name,kwargs", STATE_CASES, ids=[f"{n}" for n, _ in STATE_CASES])
+def test_state_dict_matches_torch_and_torch_state_dict_loads(name, kwargs):
+    rng = np.random.default_rng(7)
+    shapes = [(2, 3), (4,), (3,)]
+    groups = [([0], {}), ([1, 2], dict(lr=0.2))]
+    pair = Pair(name, kwargs, random_arrays(shapes, "float32", rng), groups=groups)
+    grads = random_arrays(shapes, "float32", rng)
+    grads[2] = None
+    pair.set_grads(grads)
+    pair.step()
+    esd, tsd = pair.eo.state_dict(), pair.to.state_dict()
+    assert esd["param_groups"] == tsd["param_groups"]
+    assert sorted(esd["state"]) == sorted(tsd["state"]) == [0, 1]
+    for i in tsd["state"]:
+        assert list(esd["state"][i]) == list(tsd["state"][i])
+
+    # torch's state_dict, converted tensor by tensor, continues the run in ember as in torch
+    converted = {"param_groups": tsd["param_groups"],
+                 "state": {i: {k: ember.from_numpy(v.numpy().copy()) for k, v in s.items()}
+                           for i, s in tsd["state"].items()}}
+    fresh = [leaf(ember, to_numpy(t)) for t in pair.tp]
+    eo = getattr(ember.optim, name)([dict(params=[fresh[i] for i in idx], **kw)
+                                     for idx, kw in groups], **kwargs)
+    eo.load_state_dict(converted)
+    for grads in sign_flipping_grads(shapes, "float32", rng, 3):
+        for e, t, g in zip(fresh, pair.tp, grads):
+            e.grad, t.grad = ember.from_numpy(g.copy()), torch.from_numpy(g.copy())
+        eo.step()
+        pair.to.step()
+        check_same(fresh, pair.tp, eo, pair.to, "float32")
+
+
+def test_repr_like_torch():
+    for name in NAMES:
+        e = getattr(ember.optim, name)([ember.zeros(2, requires_grad=True)], lr=0.1)
+        t = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], lr=0.1)
+        assert repr(e) == repr(t)
+    e = ember.optim.LBFGS([ember.zeros(2, requires_grad=True)], line_search_fn="strong_wolfe")
+    t = torch.optim.LBFGS([torch.zeros(2, requires_grad=True)], line_search_fn="strong_wolfe")
+    assert repr(e) == repr(t)
+
+
+# ---- LBFGS ---------------------------------------------------------------------------------
+def quadratic(lib, xs, data):
+    """0.5 x^T A x - b^T x over two parameters (a matrix and a vector), A positive definite."""
+    a, b = data
+    x = lib.cat([xs[0].reshape(-1), xs[1]])
+    return 0.5 * (x * lib.mv(a, x)).sum() - (b * x).sum()
+
+
+def rosenbrock(lib, xs, data):
+    x = xs[0]
+    return ((1 - x[:-1]) ** 2).sum() + (100 * (x[1:] - x[:-1] ** 2) ** 2).sum()
+
+
+def quadratic_problem(rng, dtype):
+    m = rng.standard_normal((7, 7))
+    a = (m @ m.T + 0.5 * np.eye(7)).astype(NP[dtype])
+    b = rng.standard_normal(7).astype(NP[dtype])
+    starts = [rng.standard_normal((2, 2)).astype(NP[dtype]), rng.standard_normal(3).astype(NP[dtype])]
+    return starts, (a, b)
+
+
+def run_lbfgs(lib, fn, starts, data, kwargs, steps):
+    xs = [leaf(lib, s) for s in starts]
+    data = tuple(lib.from_numpy(d.copy()) for d in data)
+    opt = lib.optim.LBFGS(xs, **kwargs)
+    calls = [0]
+
+    def closure():
+        calls[0] += 1
+        assert lib.is_grad_enabled()
+        opt.zero_grad()
+        loss = fn(lib, xs, data)
+        loss.backward()
+        return loss
+
+    losses = [float(opt.step(closure).detach()) for _ in range(steps)]
+    return xs, opt, losses, calls[0]
+
+
+def close_normwise(e, t, rtol, what):
+    """Elementwise within rtol of the vector's largest entry: near the optimum the gradients
+    and curvature pairs are differences of nearly equal numbers, only their scale is stable."""
+    e, t = np.asarray(to_numpy(e), np.float64), np.asarray(to_numpy(t), np.float64)
+    np.testing.assert_allclose(e, t, rtol=rtol, atol=rtol * np.abs(t).max(initial=0.0),
+                               err_msg=what)
+
+
+def check_lbfgs(fn, starts, data, kwargs, dtype, steps=4, state_rtol=None):
+    """Same losses, parameters, evaluation counts and state. The state holds differences of
+    gradients (y), which lose digits to cancellation: `state_rtol` allows for that."""
+    ex, eo, el, ecalls = run_lbfgs(ember, fn, starts, data, kwargs, steps)
+    tx, to, tl, tcalls = run_lbfgs(torch, fn, starts, data, kwargs, steps)
+    tol = TOL[dtype]
+    assert ecalls == tcalls
+    np.testing.assert_allclose(el, tl, **tol)
+    for e, t in zip(ex, tx):
+        np.testing.assert_allclose(to_numpy(e), to_numpy(t), **tol)
+    es, ts = eo.state[ex[0]], to.state[tx[0]]
+    assert list(es) == list(ts)
+    assert es["func_evals"] == ts["func_evals"] and es["n_iter"] == ts["n_iter"]
+    assert len(es["old_dirs"]) == len(ts["old_dirs"])
+    state_rtol = state_rtol or tol["rtol"]
+    for k in ("d", "prev_flat_grad", "t", "H_diag", "prev_loss"):
+        close_normwise(es[k], ts[k], state_rtol, k)
+    for k in ("old_dirs", "old_stps", "ro"):
+        for i, (e, t) in enumerate(zip(es[k], ts[k])):
+            close_normwise(e, t, state_rtol, f"{k}[{i}]")
+    return eo, ex, el
+
+
+LBFGS_CASES = [
+    dict(),
+    dict(lr=0.1, max_iter=5, history_size=2),  # the history wraps
+    dict(line_search_fn="strong_wolfe"),
+    dict(line_search_fn="strong_wolfe", history_size=3, max_iter=7, max_eval=9),
+    dict(lr=0.5, tolerance_grad=1e-3, tolerance_change=1e-4),
+]
+
+
+@pytest.mark.parametrize("kwargs", LBFGS_CASES, ids=[str(k) for k in LBFGS_CASES])
+def test_lbfgs_quadratic_matches_torch(kwargs):
+    starts, data = quadratic_problem(np.random.default_rng(8), "float64")
+    check_lbfgs(quadratic, starts, data, kwargs, "float64")
+
+
+# float32: stopped before convergence (there the curvature pairs are rounding noise, and a
+# line search picks its branches on loss comparisons that rounding can flip)
+@pytest.mark.parametrize("kwargs", [dict(max_iter=5), dict(max_iter=4, history_size=2, lr=0.5),
+                                    dict(line_search_fn="strong_wolfe", max_iter=5)],
+                         ids=["fixed-step", "short-history", "strong_wolfe"])
+def test_lbfgs_quadratic_float32_matches_torch(kwargs):
+    starts, data = quadratic_problem(np.random.default_rng(8), "float32")
+    check_lbfgs(quadratic, starts, data, kwargs, "float32", steps=2, state_rtol=1e-4)
+
+
+@pytest.mark.parametrize("kwargs", [dict(lr=0.002, history_size=4), dict(line_search_fn="strong_wolfe"),
+                                    dict(line_search_fn="strong_wolfe", history_size=2, max_iter=30)],
+                         ids=["fixed-step", "strong_wolfe", "strong_wolfe-short-history"])
+def test_lbfgs_rosenbrock_matches_torch(kwargs):
+    starts = [np.array([-1.5, 2.0, 0.5, -0.3, 1.2])]
+    # near the minimum the gradients are ~1e-7, differences of terms ~1: the state keeps
+    # ~5 digits there, the parameters all of theirs
+    eo, ex, losses = check_lbfgs(rosenbrock, starts, (), kwargs, "float64", steps=5,
+                                 state_rtol=1e-4)
+    if kwargs.get("line_search_fn"):  # down to the local minimum near (-1, 1, 1, 1, 1)
+        assert losses[-1] < 4.0 < 1e-2 * losses[0]
+
+
+def test_lbfgs_solves_the_quadratic_and_stops_at_the_optimum():
+    starts, (a, b) = quadratic_problem(np.random.default_rng(9), "float64")
+    xs, opt, losses, calls = run_lbfgs(ember, quadratic, starts, (a, b),
+                                       dict(line_search_fn="strong_wolfe", tolerance_grad=1e-10,
+                                            tolerance_change=1e-14), 3)
+    x = np.concatenate([to_numpy(xs[0]).reshape(-1), to_numpy(xs[1])])
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-6)
+    n = opt.state[xs[0]]["func_evals"]
+    before = [to_numpy(x) for x in xs]
+
+    def flat_closure():
+        for x in xs:
+            x.grad = ember.zeros_like(x)
+        return ember.tensor(0.5)
+
+    assert float(opt.step(flat_closure)) == 0.5
+    assert opt.state[xs[0]]["func_evals"] == n + 1  # a zero gradient: one evaluation, no step
+    for x, b in zip(xs, before):
+        np.testing.assert_array_equal(to_numpy(x), b)
+
+
+def test_lbfgs_state_dict_round_trip():
+    starts, data = quadratic_problem(np.random.default_rng(10), "float64")
+    kwargs = dict(lr=0.05, history_size=3, max_iter=4)
+    straight, _, _, _ = run_lbfgs(ember, quadratic, starts, data, kwargs, 6)
+    first, opt1, _, _ = run_lbfgs(ember, quadratic, starts, data, kwargs, 3)
+    sd = opt1.state_dict()
+    old_dirs = [to_numpy(t) for t in sd["state"][0]["old_dirs"]]
+    second = [leaf(ember, to_numpy(p)) for p in first]
+    opt2 = ember.optim.LBFGS(second, **kwargs)
+    opt2.load_state_dict(sd)
+    data_e = tuple(ember.from_numpy(d.copy()) for d in data)
+
+    def closure():
+        opt2.zero_grad()
+        loss = quadratic(ember, second, data_e)
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        opt2.step(closure)
+    for a, b in zip(straight, second):
+        np.testing.assert_allclose(to_numpy(a), to_numpy(b), rtol=1e-12)
+    for a, b in zip(old_dirs, sd["state"][0]["old_dirs"]):  # the dict kept its own history
+        np.testing.assert_array_equal(a, to_numpy(b))
+
+
+def to_ember(value):
+    """torch's state_dict values (tensors, lists of them, numbers) as ember's."""
+    if isinstance(value, torch.Tensor):
+        return ember.from_numpy(value.numpy().copy())
+    if isinstance(value, list):
+        return [to_ember(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_loads_torch_state_dict_and_continues_like_torch(line_search_fn):
+    starts, data = quadratic_problem(np.random.default_rng(11), "float64")
+    kwargs = dict(lr=0.3, history_size=3, max_iter=3, line_search_fn=line_search_fn)
+    tx, to, _, _ = run_lbfgs(torch, quadratic, starts, data, kwargs, 2)
+    tsd = to.state_dict()
+    ex = [leaf(ember, to_numpy(t)) for t in tx]
+    eo = ember.optim.LBFGS(ex, **kwargs)
+    eo.load_state_dict({"param_groups": tsd["param_groups"],
+                        "state": {i: {k: to_ember(v) for k, v in st.items()}
+                                  for i, st in tsd["state"].items()}})
+    assert eo.param_groups[0]["history_size"] == 3 and list(eo.state[ex[0]]) == list(tsd["state"][0])
+    de, dt = (tuple(lib.from_numpy(d.copy()) for d in data) for lib in (ember, torch))
+    for xs, opt, lib, d in ((ex, eo, ember, de), (tx, to, torch, dt)):
+        def closure():
+            opt.zero_grad()
+            loss = quadratic(lib, xs, d)
+            loss.backward()
+            return loss
+        for _ in range(2):
+            opt.step(closure)
+    for e, t in zip(ex, tx):
+        np.testing.assert_allclose(to_numpy(e), to_numpy(t), rtol=1e-10)
+    assert eo.state[ex[0]]["func_evals"] == to.state[tx[0]]["func_evals"]
+
+
+def test_lbfgs_errors_like_torch():
+    p = ember.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="doesn't support per-parameter options"):
+        ember.optim.LBFGS([{"params": [p]}, {"params": [ember.zeros(1, requires_grad=True)]}])
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        ember.optim.LBFGS([p], lr=-1)
+    with pytest.raises(TypeError):
+        ember.optim.LBFGS([p]).step()  # the closure is required
+    opt = ember.optim.LBFGS([p], line_search_fn="wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
+    assert ember.optim.LBFGS([p], max_iter=8).param_groups[0]["max_eval"] == 10
+
+
+# ---- bad inputs ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES + ["LBFGS"])
+def test_negative_lr(name):
+    for lib in (ember, torch):
+        with pytest.raises(ValueError, match="Invalid learning rate: -0.1"):
+            getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], lr=-0.1)
+        with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+            getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], lr=lib.ones(2))
+
+
+@pytest.mark.parametrize("name,kwargs,match", [
+    ("Adamax", dict(betas=(1.0, 0.999)), "Invalid beta parameter at index 0: 1.0"),
+    ("Adamax", dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
+    ("Adamax", dict(eps=-1.0), "Invalid epsilon value: -1.0"),
+    ("Adamax", dict(weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
+    ("NAdam", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    ("NAdam", dict(momentum_decay=-1e-3), "Invalid momentum_decay value: -0.001"),
+    ("NAdam", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+    ("NAdam", dict(eps=-1e-8), "Invalid epsilon value"),
+    ("RAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
+    ("RAdam", dict(weight_decay=-1e-2), "Invalid weight_decay value"),
+    ("RAdam", dict(eps=-1.0), "Invalid epsilon value"),
+    ("Adadelta", dict(rho=1.1), "Invalid rho value: 1.1"),
+    ("Adadelta", dict(rho=-0.1), "Invalid rho value: -0.1"),
+    ("Adadelta", dict(eps=-1.0), "Invalid epsilon value"),
+    ("Adadelta", dict(weight_decay=-1.0), "Invalid weight_decay value"),
+    ("Rprop", dict(etas=(1.0, 1.2)), "Invalid eta values: 1.0, 1.2"),
+    ("Rprop", dict(etas=(0.5, 1.0)), "Invalid eta values: 0.5, 1.0"),
+    ("Rprop", dict(etas=(0.0, 2.0)), "Invalid eta values: 0.0, 2.0"),
+    ("ASGD", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
+])
+def test_invalid_hyper_parameters(name, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        getattr(ember.optim, name)([ember.zeros(2, requires_grad=True)], **kwargs)
+    with pytest.raises(ValueError, match=match):  # the oracle agrees
+        getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **kwargs)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_params_and_flags(name):
+    cls = getattr(ember.optim, name)
+    p = ember.zeros(2, requires_grad=True)
+    with pytest.raises(TypeError, match="should be an iterable of Tensors or dicts"):
+        cls(p)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        cls([])
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+        cls([p * 2])
+    with pytest.raises(NotImplementedError, match="differentiable"):
+        cls([p], differentiable=True)
+    opt = cls([p], foreach=True, capturable=True, maximize=False)  # accepted, no effect on CPU
+    p.grad = ember.ones(2)
+    opt.step()
+    assert opt.param_groups[0]["foreach"] is True
