@@ -7,6 +7,14 @@ import warnings
 from .. import _C
 from .._dtype import int64
 from .._grad_mode import no_grad
+from ._attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
+                         group_norm, rms_norm)
+from ._padding_conv import (pad, conv1d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                            max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d,
+                            adaptive_max_pool2d, interpolate, upsample, upsample_nearest,
+                            upsample_bilinear)
+from ._activations import *  # noqa: F401,F403  (softplus, elu, ..., prelu)
+from ._losses import *  # noqa: F401,F403  (smooth_l1_loss, kl_div, ..., pairwise_distance)
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
@@ -15,6 +23,17 @@ __all__ = [
     "adaptive_avg_pool2d", "flatten", "unflatten", "one_hot", "normalize", "cross_entropy",
     "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "group_norm",
+            "rms_norm"]
+__all__ += ["pad", "conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
+            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate",
+            "upsample", "upsample_nearest", "upsample_bilinear"]
+__all__ += ["softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish", "hardswish",
+            "hardsigmoid", "logsigmoid", "softsign", "tanhshrink", "hardshrink", "softshrink",
+            "threshold", "threshold_", "glu", "prelu"]
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
+            "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss",
+            "gaussian_nll_loss", "cosine_similarity", "pairwise_distance"]
 
 
 # ---- arguments --------------------------------------------------------------------------

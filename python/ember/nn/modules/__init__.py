@@ -10,7 +10,25 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .dropout import Dropout
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .loss import L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss
+from .activation_attention import MultiheadAttention
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,
+                          TransformerEncoderLayer, TransformerDecoderLayer)
+from .group_rms_norm import GroupNorm, RMSNorm
+from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
+                      CircularPad2d)
+from .conv_more import Conv1d, ConvTranspose1d, ConvTranspose2d
+from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,
+                           AdaptiveMaxPool2d)
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,
+                              LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
+                              Threshold, GLU, PReLU)
+from .loss_more import (CosineSimilarity, PairwiseDistance, SmoothL1Loss, HuberLoss,
+                        KLDivLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
+                        CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -19,4 +37,17 @@ __all__ = [
     "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding",
     "Flatten", "Unflatten", "L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer", "GroupNorm", "RMSNorm"]
+__all__ += ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+            "CircularPad2d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+            "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
+            "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU", "PReLU",
+            "CosineSimilarity", "PairwiseDistance", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
+            "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+            "PoissonNLLLoss", "GaussianNLLLoss"]

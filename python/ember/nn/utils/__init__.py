@@ -4,6 +4,7 @@ import math
 from ... import _C
 from ..._creation import tensor
 from ..._grad_mode import no_grad
+from . import rnn  # noqa: F401  (torch.nn.utils.rnn: pad_sequence, PackedSequence, ...)
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 

@@ -1,0 +1,83 @@
+"""GroupNorm and RMSNorm, over the composites F.group_norm and F.rms_norm."""
+import numbers
+
+from .. import init
+from .._attention import group_norm, rms_norm
+from ..parameter import Parameter
+from .module import Module
+from .utils import _empty
+
+__all__ = ["GroupNorm", "RMSNorm"]
+
+
+class GroupNorm(Module):
+    """Normalizes (N, C, *) over groups of C / num_groups channels; per-channel affine
+    weight (ones) and bias (zeros)."""
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
+                 *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(_empty((num_channels,), device, dtype))
+            if bias:
+                self.bias = Parameter(_empty((num_channels,), device, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}"
+                .format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; weight ones;
+    eps=None uses torch.finfo(input.dtype).eps."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_empty(self.normalized_shape, device, dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}"
+                .format(**self.__dict__))

@@ -1,0 +1,97 @@
+"""Padding layers: ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad (1d, 2d),
+thin modules over F.pad; `padding` is an int (every side) or (left, right[, top, bottom])."""
+from .. import _padding_conv as F
+from .module import Module
+from .utils import _ntuple
+
+__all__ = ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+           "CircularPad2d"]
+
+
+class _PadNd(Module):
+    mode = "constant"
+    ndim = 1
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(2 * self.ndim)(padding)
+        if len(self.padding) != 2 * self.ndim:
+            raise ValueError(f"{type(self).__name__}: padding must be an int or a "
+                             f"{2 * self.ndim}-tuple, got {padding!r}")
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self.mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ConstantPadNd(_PadNd):
+    def __init__(self, padding, value):
+        super().__init__(padding)
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    ndim = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    ndim = 2
+
+
+class ZeroPad1d(ConstantPad1d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_PadNd):
+    mode, ndim = "reflect", 1
+
+
+class ReflectionPad2d(_PadNd):
+    mode, ndim = "reflect", 2
+
+
+class ReplicationPad1d(_PadNd):
+    mode, ndim = "replicate", 1
+
+
+class ReplicationPad2d(_PadNd):
+    mode, ndim = "replicate", 2
+
+
+class _CircularPadNd(_PadNd):
+    mode = "circular"
+
+    def forward(self, input):  # torch's CircularPad checks the rank itself, with a ValueError
+        if input.dim() not in (self.ndim + 1, self.ndim + 2):
+            raise ValueError(f"expected {self.ndim + 1}D or {self.ndim + 2}D input (got "
+                             f"{input.dim()}D input)")
+        return F.pad(input, self.padding, self.mode)
+
+
+class CircularPad1d(_CircularPadNd):
+    ndim = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    ndim = 2
