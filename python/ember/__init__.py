@@ -32,6 +32,85 @@ get_num_threads = _C.get_num_threads
 set_num_threads = _C.set_num_threads
 result_type = _C.result_type
 
+# torch's top-level names for functions implemented in ember.nn.functional (torch.conv1d,
+# torch.selu, torch.kl_div, ...), with torch's top-level signatures. Where those differ from F's
+# (the losses take `reduction` as an int, adaptive_max_pool1d also returns the indices,
+# group_norm takes cudnn_enabled) a thin wrapper translates; elsewhere F's trailing extras
+# (inplace, return_indices) are harmless.
+from .nn import functional as _F  # noqa: E402
+
+conv1d = _F.conv1d
+conv_transpose1d = _F.conv_transpose1d
+conv_transpose2d = _F.conv_transpose2d
+max_pool1d = _F.max_pool1d
+avg_pool1d = _F.avg_pool1d
+adaptive_avg_pool1d = _F.adaptive_avg_pool1d
+prelu = _F.prelu
+selu = _F.selu
+selu_ = _F.selu_
+celu = _F.celu
+celu_ = _F.celu_
+relu_ = _F.relu_
+threshold = _F.threshold
+threshold_ = _F.threshold_
+hardshrink = _F.hardshrink
+pairwise_distance = _F.pairwise_distance
+cosine_similarity = _F.cosine_similarity
+rms_norm = _F.rms_norm
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # torch's at::Reduction enum
+# torch's stubs give these losses reduction=1 (mean), but torch's binding applies 0 (none) when
+# it is omitted (torch.kl_div(a, b) is elementwise, checked on torch 2.13): ember does the same.
+
+
+def _reduction(fn, reduction):
+    import builtins  # ember.int and ember.bool (dtypes) shadow the builtins in this module
+    if isinstance(reduction, builtins.bool) or not isinstance(reduction, builtins.int):
+        raise TypeError(f"{fn}(): argument 'reduction' must be int (0: none, 1: mean, 2: sum), "
+                        f"not {type(reduction).__name__}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{fn}(): {reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def adaptive_max_pool1d(input, output_size):
+    """torch.adaptive_max_pool1d returns (output, indices)."""
+    return _F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def kl_div(input, target, reduction=0, *, log_target=False):
+    reduction = _reduction("kl_div", reduction)
+    if reduction != "mean":
+        return _F.kl_div(input, target, reduction=reduction, log_target=log_target)
+    import warnings  # F warns that 'mean' is not 'batchmean'; torch.kl_div does not
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _F.kl_div(input, target, reduction="mean", log_target=log_target)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    return _F.cosine_embedding_loss(input1, input2, target, margin,
+                                    reduction=_reduction("cosine_embedding_loss", reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    return _F.hinge_embedding_loss(input, target, margin,
+                                   reduction=_reduction("hinge_embedding_loss", reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    return _F.margin_ranking_loss(input1, input2, target, margin,
+                                  reduction=_reduction("margin_ranking_loss", reduction))
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return _F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                               reduction=_reduction("poisson_nll_loss", reduction))
+
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)

@@ -6,8 +6,12 @@ import warnings
 
 from .._grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
+           "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+           "kaiming_normal_", "orthogonal_", "sparse_",
+           # torch's deprecated names without the trailing underscore
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -82,6 +86,26 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     return tensor
 
 
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std^2) truncated to [a, b], by inverse-CDF sampling: u ~ U(cdf(a), cdf(b)),
+    x = mean + std * sqrt(2) * erfinv(2u - 1), clamped to [a, b] against rounding at the ends."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    lo = norm_cdf((a - mean) / std)
+    hi = norm_cdf((b - mean) / std)
+    uniform_(tensor, 2 * lo - 1, 2 * hi - 1, generator)  # erfinv's argument, in [-1, 1]
+    with no_grad():
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+    return tensor
+
+
 def constant_(tensor, val):
     with no_grad():
         tensor.fill_(val)
@@ -107,6 +131,103 @@ def eye_(tensor):
     from .._creation import eye
     with no_grad():
         tensor.copy_(eye(*tensor.shape))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fills a {3, 4, 5}-d conv weight with the Dirac delta: in each of `groups` groups, output
+    channel d copies input channel d (at the kernel's centre), for as many channels as fit."""
+    dimensions = tensor.ndimension()
+    if dimensions not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    from .._creation import arange
+    with no_grad():
+        tensor.zero_()
+        if min_dim > 0:
+            d = arange(min_dim)
+            out_idx = ((arange(groups) * out_chans_per_grp).unsqueeze(1) + d).reshape(-1)
+            in_idx = d.unsqueeze(0).expand(groups, min_dim).reshape(-1)
+            centre = tuple(s // 2 for s in sizes[2:])
+            tensor[(out_idx, in_idx) + centre] = 1
+    return tensor
+
+
+def _qr(a):
+    """Reduced QR of an m x n matrix (m >= n) by Gram-Schmidt with one re-orthogonalisation per
+    column ("twice is enough": orthogonal to rounding even for ill-conditioned a). R's diagonal
+    (the column norms) comes out positive, so Q is the unique QR that torch's sign fix yields."""
+    from .._creation import zeros
+    m, n = a.shape
+    q = zeros(m, n, dtype=a.dtype)
+    r = zeros(n, n, dtype=a.dtype)
+    for j in range(n):
+        v = a[:, j]
+        if j > 0:
+            qj = q[:, :j]
+            c1 = qj.t() @ v
+            v = v - qj @ c1
+            c2 = qj.t() @ v
+            v = v - qj @ c2
+            r[:j, j] = c1 + c2
+        norm = v.norm()
+        r[j, j] = norm
+        q[:, j] = v / norm
+    return q, r
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix, times gain (Saxe et al., 2013): trailing dims are flattened
+    to rows x cols, and Q of the QR of a standard normal matrix (transposed when rows < cols) is
+    used, its columns' signs fixed by R's diagonal so Q is Haar-distributed."""
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from .._creation import empty
+    from .._dtype import float64
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    # Drawn and factorised in float64 so a float32 result is orthogonal to float32 rounding.
+    flattened = normal_(empty(rows, cols, dtype=float64), 0.0, 1.0, generator)
+    if rows < cols:
+        flattened = flattened.t()
+    with no_grad():
+        q, r = _qr(flattened)
+        q = q * r.diagonal().sign()
+        if rows < cols:
+            q = q.t()
+        tensor.copy_(q.reshape(tuple(tensor.shape)))
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-d matrix with N(0, std^2) entries of which ceil(sparsity * rows) per column, at
+    random rows, are zero (Martens, 2010)."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from .._creation import randperm, from_numpy, full, arange
+    rows, cols = tensor.shape
+    num_zeros = min(math.ceil(sparsity * rows), rows)
+    normal_(tensor, 0.0, std, generator)
+    if num_zeros <= 0 or cols == 0:
+        return tensor
+    if generator is not None:
+        from .._generator import numpy_rng
+        rng = numpy_rng(generator)
+        zero_rows = [from_numpy(rng.permutation(rows)[:num_zeros]) for _ in range(cols)]
+    else:
+        zero_rows = [randperm(rows)[:num_zeros] for _ in range(cols)]
+    from .._functions import cat
+    row_idx = cat(zero_rows)
+    col_idx = arange(cols).unsqueeze(1).expand(cols, num_zeros).reshape(-1)
+    with no_grad():
+        tensor[row_idx, col_idx] = 0
     return tensor
 
 
@@ -147,3 +268,32 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def _make_deprecate(meth):
+    """torch's old names (uniform, normal, ...): warn, then call the underscore version."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+                      FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated, see nn.init.{new_name}."
+    deprecated_init.__name__ = old_name
+    deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
