@@ -1,6 +1,6 @@
 // Argument conversion shared by the binding files: Python numbers -> Scalar, a tensor
-// or a number -> Operand, shapes given as varargs or a sequence -> Dims, dim args.
-// No logic beyond conversion lives here.
+// or a number -> Operand, shapes given as varargs or a sequence -> Dims, dim args; and
+// back: (values, indices) -> ember.return_types. No logic beyond conversion lives here.
 #pragma once
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
@@ -28,6 +28,9 @@ Dims shape_from_args(const nb::args& args, const char* op);
 Dims shape_from_sequence(nb::handle h, const char* op);
 // dim=None -> {}, dim=1 -> {1}, dim=(0, 1) -> {0, 1}.
 Dims dims_from(nb::handle h, const char* op);
+
+// ember.return_types.<name>(values, indices): a named tuple, as torch.return_types.
+nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r);
 
 // Registers f under `name` both as ember._C.name(t, ...) and as Tensor.name(self, ...).
 // With argument annotations, the function form names its first argument `input`.

@@ -77,6 +77,12 @@ Dims dims_from(nb::handle h, const char* op) {
   return shape_from_sequence(h, op);
 }
 
+nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
+  // Imported once and kept for the life of the process (never released at exit).
+  static PyObject* mod = nb::module_::import_("ember.return_types").release().ptr();
+  return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
+}
+
 }  // namespace ember::py
 
 NB_MODULE(_C, m) {

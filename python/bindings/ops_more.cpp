@@ -7,13 +7,6 @@ namespace {
 
 using OptD = std::optional<DType>;
 
-// ember.return_types.<name>(values, indices), as torch.return_types.
-nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
-  // Imported once and kept for the life of the process (never released at exit).
-  static PyObject* mod = nb::module_::import_("ember.return_types").release().ptr();
-  return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
-}
-
 // An int or a sequence of ints (roll's shifts and dims, flip's dims).
 Dims ints_from(nb::handle h, const char* op) {
   if (h.is_none()) return {};

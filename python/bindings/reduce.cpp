@@ -9,13 +9,6 @@ namespace {
 
 using OptD = std::optional<DType>;
 
-// ember.return_types.<name>(values, indices): a named tuple, as torch.return_types.
-nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
-  // Imported once and kept for the life of the process (never released at exit).
-  static PyObject* mod = nb::module_::import_("ember.return_types").release().ptr();
-  return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
-}
-
 // var/std: PyTorch's overloads (dim, unbiased, keepdim) / (dim, *, correction, keepdim) /
 // (unbiased) folded into one: a bool first argument is `unbiased`.
 double correction_of(nb::handle& dim, std::optional<bool> unbiased, nb::handle correction,

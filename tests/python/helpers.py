@@ -157,3 +157,36 @@ def gradcheck_op(fn, shapes, seed=0, low=-2.0, high=2.0):
     es, _ = make_inputs(shapes, "float64", "contiguous", seed, low, high)
     es = [x.detach().requires_grad_(True) for x in es]
     assert ember.autograd.gradcheck(lambda *xs: fn(ember, *xs), es, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+# ---- modules: the same layer built in both libraries ------------------------------------------
+def copy_state(e_mod, t_mod):
+    """torch's parameters and buffers into ember (through NumPy), in place."""
+    e_mod.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                           for k, v in t_mod.state_dict().items()})
+
+
+def build_pair(build, dtype="float32", train=True):
+    """(ember module, torch module) from build(lib), torch's state copied into ember."""
+    t_mod = build(torch)
+    e_mod = build(ember)
+    if dtype == "float64":
+        t_mod.double()
+        e_mod.double()
+    copy_state(e_mod, t_mod)
+    return e_mod.train(train), t_mod.train(train)
+
+
+def assert_same_param_grads(e_mod, t_mod, rtol, atol):
+    """The same parameter names in the same order, and the same grads (None where torch's is)."""
+    e_params, t_params = dict(e_mod.named_parameters()), dict(t_mod.named_parameters())
+    assert list(e_params) == list(t_params)
+    for name, tp in t_params.items():
+        if tp.grad is None:
+            assert e_params[name].grad is None, name
+            continue
+        tg = tp.grad.to_dense() if tp.grad.is_sparse else tp.grad  # Embedding(sparse=True)
+        try:
+            assert_same(e_params[name].grad, tg, rtol, atol)
+        except AssertionError as err:
+            raise AssertionError(f"grad of {name}: {err}") from None

@@ -10,10 +10,11 @@ import torch
 
 import ember
 import ember.optim
-from helpers import _base_and_view, to_numpy
+from helpers import NP, to_numpy
+from optim_helpers import (OptimPair, check_bad_params, check_rejected_like_torch, check_same, leaf,
+                           random_arrays, run_steps, state_dict_round_trip)
 
 TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-6, atol=1e-12)}
-NP = {"float32": np.float32, "float64": np.float64}
 SHAPES = [(3, 4), (5,), (), (2, 3, 2), (0, 3)]
 
 CASES = [
@@ -43,64 +44,8 @@ IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}" for
 NAMES = ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"]
 
 
-def leaf(lib, arr, layout="contiguous"):
-    """A leaf that requires grad, with `arr`'s values, laid out as `layout`."""
-    base, view = _base_and_view(arr.shape, layout)
-    if layout == "transposed" and arr.ndim >= 2:
-        src = np.ascontiguousarray(np.transpose(arr))
-    elif layout == "sliced" and arr.ndim >= 1:
-        src = np.zeros(base, arr.dtype)
-        src[..., 0::2] = arr
-    else:
-        src = arr.copy()
-    return view(lib.from_numpy(src)).detach().requires_grad_()
-
-
-class Pair:
-    """The same optimizer over the same parameters in ember and torch."""
-
-    def __init__(self, name, kwargs, arrays, layout="contiguous", groups=None):
-        self.ep = [leaf(ember, a, layout) for a in arrays]
-        self.tp = [leaf(torch, a, layout) for a in arrays]
-        eparams, tparams = self.ep, self.tp
-        if groups:  # list of (indices, extra options)
-            eparams = [dict(params=[self.ep[i] for i in idx], **kw) for idx, kw in groups]
-            tparams = [dict(params=[self.tp[i] for i in idx], **kw) for idx, kw in groups]
-        self.eo = getattr(ember.optim, name)(eparams, **kwargs)
-        self.to = getattr(torch.optim, name)(tparams, **kwargs)
-
-    def set_grads(self, grads, layout="contiguous"):
-        for e, t, g in zip(self.ep, self.tp, grads):
-            if g is None:
-                e.grad = t.grad = None
-            else:
-                e.grad = leaf(ember, g, layout).detach()
-                t.grad = leaf(torch, g, layout).detach()
-
-    def step(self):
-        self.eo.step()
-        self.to.step()
-
-    def check(self, dtype):
-        check_same(self.ep, self.tp, self.eo, self.to, dtype)
-
-
-def check_same(eparams, tparams, eo, to, dtype):
-    """Same parameters, and the same state: keys, dtypes, shapes and values."""
-    tol = TOL[dtype]
-    for i, (e, t) in enumerate(zip(eparams, tparams)):
-        np.testing.assert_allclose(to_numpy(e), to_numpy(t), err_msg=f"param {i}", **tol)
-        es, ts = eo.state.get(e, {}), to.state.get(t, {})
-        assert list(es) == list(ts), f"param {i}: state keys {list(es)} != {list(ts)}"
-        for k, v in ts.items():
-            assert str(es[k].dtype) == str(v.dtype).replace("torch.", "ember."), (i, k)
-            assert tuple(es[k].shape) == tuple(v.shape), (i, k)
-            np.testing.assert_allclose(to_numpy(es[k]), to_numpy(v),
-                                       err_msg=f"param {i} state {k}", **tol)
-
-
-def random_arrays(shapes, dtype, rng, scale=1.0):
-    return [np.asarray(rng.standard_normal(s) * scale, dtype=NP[dtype]) for s in shapes]
+class Pair(OptimPair):
+    tol = TOL
 
 
 def sign_flipping_grads(shapes, dtype, rng, steps):
@@ -114,21 +59,12 @@ def sign_flipping_grads(shapes, dtype, rng, steps):
     return out
 
 
-def run_steps(pair, shapes, dtype, rng, steps=6, none_at=None):
-    for k, grads in enumerate(sign_flipping_grads(shapes, dtype, rng, steps)):
-        if none_at is not None and k == none_at:
-            grads[0] = None  # a parameter without a grad is skipped (its state too)
-        pair.set_grads(grads)
-        pair.step()
-        pair.check(dtype)
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
 def test_matches_torch(name, kwargs, dtype):
     rng = np.random.default_rng(0)
     pair = Pair(name, kwargs, random_arrays(SHAPES, dtype, rng))
-    run_steps(pair, SHAPES, dtype, rng, steps=7, none_at=2)
+    run_steps(pair, sign_flipping_grads(SHAPES, dtype, rng, 7), dtype, none_at=2)
 
 
 @pytest.mark.parametrize("layout", ["transposed", "sliced"])
@@ -137,10 +73,7 @@ def test_non_contiguous_params_and_grads(name, layout):
     rng = np.random.default_rng(1)
     shapes = [(3, 4), (4, 2, 5)]
     pair = Pair(name, dict(lr=0.05), random_arrays(shapes, "float32", rng), layout=layout)
-    for grads in sign_flipping_grads(shapes, "float32", rng, 4):
-        pair.set_grads(grads, layout)
-        pair.step()
-        pair.check("float32")
+    run_steps(pair, sign_flipping_grads(shapes, "float32", rng, 4), "float32")
     for p in pair.ep:
         assert p.is_leaf and p.requires_grad and p.grad_fn is None
 
@@ -179,7 +112,7 @@ def test_param_groups_with_different_lrs_and_options(name):
         assert [g["lr"] for g in pair.eo.param_groups] == [0.05, 0.5, 0.001]
         assert pair.eo.param_groups == [dict(g, params=pair.eo.param_groups[i]["params"])
                                         for i, g in enumerate(pair.to.param_groups)]
-        run_steps(pair, shapes, dtype, rng, steps=5)
+        run_steps(pair, sign_flipping_grads(shapes, dtype, rng, 5), dtype)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -187,13 +120,9 @@ def test_add_param_group_later(name):
     rng = np.random.default_rng(4)
     arrays = random_arrays([(3,), (2, 2)], "float32", rng)
     pair = Pair(name, dict(lr=0.1), arrays[:1])
-    e2, t2 = leaf(ember, arrays[1]), leaf(torch, arrays[1])
-    pair.eo.add_param_group({"params": e2, "lr": 0.3})
-    pair.to.add_param_group({"params": t2, "lr": 0.3})
-    pair.ep.append(e2)
-    pair.tp.append(t2)
+    pair.add_param_group(arrays[1], lr=0.3)
     assert set(pair.eo.param_groups[1]) == set(pair.to.param_groups[1])
-    run_steps(pair, [(3,), (2, 2)], "float32", rng, steps=3)
+    run_steps(pair, sign_flipping_grads([(3,), (2, 2)], "float32", rng, 3), "float32")
 
 
 def test_tensor_lr():
@@ -208,7 +137,7 @@ def test_tensor_lr():
             ep.grad, tp.grad = ember.from_numpy(g.copy()), torch.from_numpy(g.copy())
             eo.step()
             to.step()
-        check_same([ep], [tp], eo, to, "float64")
+        check_same([ep], [tp], eo, to, TOL["float64"])
 
 
 def test_step_records_no_graph_and_bumps_versions():
@@ -247,31 +176,8 @@ def test_state_dict_round_trip_mid_run(name, kwargs):
     shapes = [(3, 4), (5,)]
     arrays = random_arrays(shapes, "float32", rng)
     grads = sign_flipping_grads(shapes, "float32", rng, 8)
-    cls = getattr(ember.optim, name)
-
-    def run(opt, params, gs):
-        for g in gs:
-            for p, a in zip(params, g):
-                p.grad = ember.from_numpy(a.copy())
-            opt.step()
-
-    straight = [leaf(ember, a) for a in arrays]
-    opt0 = cls(straight, **kwargs)
-    run(opt0, straight, grads)
-
-    first = [leaf(ember, a) for a in arrays]
-    opt1 = cls(first, **kwargs)
-    run(opt1, first, grads[:4])
-    sd = opt1.state_dict()
-    saved = {k: to_numpy(v) for k, v in sd["state"][0].items()}
-    second = [leaf(ember, to_numpy(p)) for p in first]
-    opt2 = cls(second, **dict(kwargs, lr=0.5))  # the loaded groups restore lr
-    opt2.load_state_dict(sd)
-    run(opt2, second, grads[4:])
-    for a, b in zip(straight, second):
-        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
-    for k, v in sd["state"][0].items():  # the loaded state was a copy: the dict is unchanged
-        np.testing.assert_array_equal(to_numpy(v), saved[k])
+    opt0, straight, opt2, second = state_dict_round_trip(getattr(ember.optim, name), kwargs,
+                                                         arrays, grads, lr=0.5)
     assert list(opt0.state[straight[0]]) == list(opt2.state[second[0]])
 
 
@@ -304,7 +210,7 @@ def test_state_dict_matches_torch_and_torch_state_dict_loads(name, kwargs):
             e.grad, t.grad = ember.from_numpy(g.copy()), torch.from_numpy(g.copy())
         eo.step()
         pair.to.step()
-        check_same(fresh, pair.tp, eo, pair.to, "float32")
+        check_same(fresh, pair.tp, eo, pair.to, TOL["float32"])
 
 
 def test_repr_like_torch():
@@ -338,10 +244,9 @@ def quadratic_problem(rng, dtype):
     return starts, (a, b)
 
 
-def run_lbfgs(lib, fn, starts, data, kwargs, steps):
-    xs = [leaf(lib, s) for s in starts]
-    data = tuple(lib.from_numpy(d.copy()) for d in data)
-    opt = lib.optim.LBFGS(xs, **kwargs)
+def lbfgs_steps(lib, opt, fn, xs, data, steps):
+    """`steps` calls of opt.step(closure), the closure evaluating fn(lib, xs, data) with its
+    gradients; returns the losses and how many times the closure ran."""
     calls = [0]
 
     def closure():
@@ -353,7 +258,15 @@ def run_lbfgs(lib, fn, starts, data, kwargs, steps):
         return loss
 
     losses = [float(opt.step(closure).detach()) for _ in range(steps)]
-    return xs, opt, losses, calls[0]
+    return losses, calls[0]
+
+
+def run_lbfgs(lib, fn, starts, data, kwargs, steps):
+    xs = [leaf(lib, s) for s in starts]
+    opt = lib.optim.LBFGS(xs, **kwargs)
+    losses, calls = lbfgs_steps(lib, opt, fn, xs, tuple(lib.from_numpy(d.copy()) for d in data),
+                                steps)
+    return xs, opt, losses, calls
 
 
 def close_normwise(e, t, rtol, what):
@@ -456,16 +369,7 @@ def test_lbfgs_state_dict_round_trip():
     second = [leaf(ember, to_numpy(p)) for p in first]
     opt2 = ember.optim.LBFGS(second, **kwargs)
     opt2.load_state_dict(sd)
-    data_e = tuple(ember.from_numpy(d.copy()) for d in data)
-
-    def closure():
-        opt2.zero_grad()
-        loss = quadratic(ember, second, data_e)
-        loss.backward()
-        return loss
-
-    for _ in range(3):
-        opt2.step(closure)
+    lbfgs_steps(ember, opt2, quadratic, second, tuple(ember.from_numpy(d.copy()) for d in data), 3)
     for a, b in zip(straight, second):
         np.testing.assert_allclose(to_numpy(a), to_numpy(b), rtol=1e-12)
     for a, b in zip(old_dirs, sd["state"][0]["old_dirs"]):  # the dict kept its own history
@@ -495,13 +399,7 @@ def test_lbfgs_loads_torch_state_dict_and_continues_like_torch(line_search_fn):
     assert eo.param_groups[0]["history_size"] == 3 and list(eo.state[ex[0]]) == list(tsd["state"][0])
     de, dt = (tuple(lib.from_numpy(d.copy()) for d in data) for lib in (ember, torch))
     for xs, opt, lib, d in ((ex, eo, ember, de), (tx, to, torch, dt)):
-        def closure():
-            opt.zero_grad()
-            loss = quadratic(lib, xs, d)
-            loss.backward()
-            return loss
-        for _ in range(2):
-            opt.step(closure)
+        lbfgs_steps(lib, opt, quadratic, xs, d, 2)
     for e, t in zip(ex, tx):
         np.testing.assert_allclose(to_numpy(e), to_numpy(t), rtol=1e-10)
     assert eo.state[ex[0]]["func_evals"] == to.state[tx[0]]["func_evals"]
@@ -560,22 +458,14 @@ def test_negative_lr(name):
     ("ASGD", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
 ])
 def test_invalid_hyper_parameters(name, kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        getattr(ember.optim, name)([ember.zeros(2, requires_grad=True)], **kwargs)
-    with pytest.raises(ValueError, match=match):  # the oracle agrees
-        getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **kwargs)
+    check_rejected_like_torch(name, kwargs, match)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_bad_params_and_flags(name):
     cls = getattr(ember.optim, name)
+    check_bad_params(cls)
     p = ember.zeros(2, requires_grad=True)
-    with pytest.raises(TypeError, match="should be an iterable of Tensors or dicts"):
-        cls(p)
-    with pytest.raises(ValueError, match="empty parameter list"):
-        cls([])
-    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
-        cls([p * 2])
     with pytest.raises(NotImplementedError, match="differentiable"):
         cls([p], differentiable=True)
     opt = cls([p], foreach=True, capturable=True, maximize=False)  # accepted, no effect on CPU

@@ -10,8 +10,8 @@ import torch
 
 import ember
 from ember import nn
-from helpers import check_grad, check_op, gradcheck_op, make_inputs
-from test_nn_layers import build_pair, run_pair
+from helpers import build_pair, check_grad, check_op, gradcheck_op, make_inputs
+from test_nn_layers import run_pair
 
 DT = ["float32", "float64"]
 RTOL, ATOL = 1e-4, 1e-5

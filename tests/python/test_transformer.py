@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as TF
 
 import ember
-from helpers import assert_same, check_grad, make_inputs, random_array, to_numpy
+from helpers import (assert_same, assert_same_param_grads, build_pair, check_grad, copy_state,
+                     make_inputs, random_array, to_numpy)
 
 RTOL, ATOL = 1e-4, 1e-5
 FLOATS = ["float32", "float64"]
@@ -27,25 +28,13 @@ def arr(m, a):
     return None if a is None else m.from_numpy(np.array(a, copy=True))
 
 
-def copy_state(e_mod, t_mod):
-    e_mod.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
-                           for k, v in t_mod.state_dict().items()})
-
-
 def run_modules(build, shapes, call, dtype="float32", train=True, seed=0, grad=True,
                 rtol=RTOL, atol=ATOL):
     """build(lib) in both (torch's state copied into ember), inputs of `shapes` as leaves,
     out = call(module, lib, *inputs); compare outputs, then the grads of the inputs and of
     every parameter after backward of the first output with one random seed."""
     torch.manual_seed(seed)
-    t_mod = build(torch)
-    e_mod = build(ember)
-    if dtype == "float64":
-        t_mod.double()
-        e_mod.double()
-    copy_state(e_mod, t_mod)
-    t_mod.train(train)
-    e_mod.train(train)
+    e_mod, t_mod = build_pair(build, dtype, train)
     es, ts = make_inputs(shapes, dtype, seed=seed, low=-2.0, high=2.0)
     es = [x.detach().requires_grad_(grad) for x in es]
     ts = [x.detach().requires_grad_(grad) for x in ts]
@@ -63,16 +52,7 @@ def run_modules(build, shapes, call, dtype="float32", train=True, seed=0, grad=T
         assert (e.grad is None) == (t.grad is None), f"input {i}"
         if t.grad is not None:
             assert_same(e.grad, t.grad, rtol, atol)
-    e_params, t_params = dict(e_mod.named_parameters()), dict(t_mod.named_parameters())
-    assert list(e_params) == list(t_params)
-    for name, tp in t_params.items():
-        if tp.grad is None:
-            assert e_params[name].grad is None, name
-        else:
-            try:
-                assert_same(e_params[name].grad, tp.grad, rtol, atol)
-            except AssertionError as err:
-                raise AssertionError(f"grad of {name}: {err}") from None
+    assert_same_param_grads(e_mod, t_mod, rtol, atol)
     return e_mod, t_mod
 
 

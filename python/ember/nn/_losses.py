@@ -140,6 +140,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           stacklevel=2)
         mode = "sum" if reduction == "batchmean" else reduction
     _check_reduction(mode)
+    _broadcast_shape("kl_div", input.shape, target.shape)
     if log_target:
         loss = _C.exp(target) * (target - input)
     else:
@@ -181,6 +182,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     if size_average is not None or reduce is not None:
         reduction = _F._legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
+    _broadcast_shape("hinge_embedding_loss", input.shape, target.shape)
     margin_clamp = _C.clamp(margin - input, 0.0)
     loss = _C.where(target != 1, margin_clamp, 0.0) + _C.where(target != -1, input, 0.0)
     return _reduce(loss, reduction)
@@ -214,6 +216,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 # ---- distances ---------------------------------------------------------------------------------
 def _broadcast_shape(name, a, b):
     """The shape a and b broadcast to (shape arithmetic only), or torch's RuntimeError."""
+    a0, b0 = a, b
     a, b = tuple(a), tuple(b)
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
@@ -221,7 +224,8 @@ def _broadcast_shape(name, a, b):
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"{name}: The size of tensor a ({x}) must match the size of "
-                               f"tensor b ({y}) at non-singleton dimension {i}")
+                               f"tensor b ({y}) at non-singleton dimension {i} (shapes "
+                               f"{tuple(a0)} and {tuple(b0)})")
         out.append(y if x == 1 else x)
     return tuple(out)
 

@@ -211,7 +211,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     random rows, are zero (Martens, 2010)."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .._creation import randperm, from_numpy, full, arange
+    from .._creation import randperm, from_numpy, arange
     rows, cols = tensor.shape
     num_zeros = min(math.ceil(sparsity * rows), rows)
     normal_(tensor, 0.0, std, generator)

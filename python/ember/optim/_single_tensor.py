@@ -6,13 +6,22 @@ from .._grad_mode import no_grad
 from .._tensor import Tensor
 from .optimizer import Optimizer
 
-__all__ = ["SingleTensorOptimizer", "lerp_", "addcmul_", "addcdiv_", "check_betas", "scalar"]
+__all__ = ["SingleTensorOptimizer", "lerp_", "addcmul_", "addcdiv_", "adam_moments_",
+           "apply_weight_decay", "scalar"]
 
 
 class SingleTensorOptimizer(Optimizer):
-    """Subclasses define _init_state(state, param, group) (torch's lazy state creation) and
+    """Subclasses name their zero-initialised state tensors in _buffers (or override
+    _init_state(state, param, group), torch's lazy state creation) and define
     _update(param, grad, state, group) (one parameter's step; grad already negated under
     maximize, never written to)."""
+
+    _buffers = ()  # the names of the state's tensors that start as zeros like the parameter
+
+    def _init_state(self, state, p, group):
+        """torch's lazy state: a step counter, then the _buffers (optimizers with other state
+        override this)."""
+        self._lazy_states([p], self._buffers)
 
     def _check_flags(self, **flags):
         for name, value in flags.items():
@@ -25,7 +34,8 @@ class SingleTensorOptimizer(Optimizer):
         super().__setstate__(state)
         for group in self.param_groups:
             for key, default in (("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
+                                 ("differentiable", False), ("capturable", False),
+                                 ("decoupled_weight_decay", False)):
                 if key in self.defaults:
                     group.setdefault(key, default)
 
@@ -67,10 +77,21 @@ def addcdiv_(t, a, b, value=1.0):
     return t.add_(a.mul(value).div_(b))
 
 
-def check_betas(betas):
-    for i in (0, 1):
-        if not 0.0 <= betas[i] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+def apply_weight_decay(p, grad, lr, weight_decay, decoupled=False):
+    """The grad with L2 weight decay (grad + weight_decay * p), or, decoupled, p scaled by
+    1 - lr * weight_decay in place and the grad unchanged."""
+    if weight_decay != 0:
+        if decoupled:
+            p.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    return grad
+
+
+def adam_moments_(exp_avg, exp_avg_sq, grad, beta1, beta2):
+    """Adam's running moments in place: m = lerp(m, g, 1 - beta1), v = beta2 v + (1 - beta2) g^2."""
+    lerp_(exp_avg, grad, 1 - beta1)
+    addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
 
 
 def scalar(x):

@@ -4,13 +4,14 @@
     delta = sqrt(u + eps) / sqrt(v + eps) * g
     u = rho * u + (1 - rho) * delta^2;  p -= lr * delta"""
 from .optimizer import _check_hyperparameters
-from ._single_tensor import SingleTensorOptimizer, addcmul_, scalar
-from .._creation import zeros_like
+from ._single_tensor import SingleTensorOptimizer, addcmul_, apply_weight_decay, scalar
 
 __all__ = ["Adadelta"]
 
 
 class Adadelta(SingleTensorOptimizer):
+    _buffers = ("square_avg", "acc_delta")
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         _check_hyperparameters(lr, ())
@@ -22,16 +23,10 @@ class Adadelta(SingleTensorOptimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _init_state(self, state, p, group):
-        state["step"] = self._new_step()
-        state["square_avg"] = zeros_like(p)
-        state["acc_delta"] = zeros_like(p)
-
     def _update(self, p, grad, state, group):
         lr, rho, eps, wd = scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
         state["step"].add_(1)
-        if wd != 0:
-            grad = grad.add(p, alpha=wd)
+        grad = apply_weight_decay(p, grad, lr, wd)
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         addcmul_(square_avg.mul_(rho), grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()

@@ -2,7 +2,7 @@
 (torch.optim.Adam's update rule, computed by one fused C++ call per param group)."""
 from .. import _C
 from .._tensor import Tensor
-from .optimizer import Optimizer, _check_hyperparameters
+from .optimizer import Optimizer, _check_adam_hyperparameters
 
 __all__ = ["Adam"]
 
@@ -11,11 +11,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check_hyperparameters(lr, (("epsilon value", eps),))
-        for i in (0, 1):
-            if not 0.0 <= betas[i] < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
-        _check_hyperparameters(0.0, (("weight_decay value", weight_decay),))
+        _check_adam_hyperparameters(lr, betas, eps, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")

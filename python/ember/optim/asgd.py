@@ -4,7 +4,7 @@
     ax = p while mu == 1, else ax += mu * (p - ax)
     eta = lr / (1 + lambd * lr * t)^alpha;  mu = 1 / max(1, t - t0)"""
 from .optimizer import _check_hyperparameters
-from ._single_tensor import SingleTensorOptimizer, scalar
+from ._single_tensor import SingleTensorOptimizer, apply_weight_decay, scalar
 from .._creation import tensor, zeros_like
 
 __all__ = ["ASGD"]
@@ -32,8 +32,7 @@ class ASGD(SingleTensorOptimizer):
         t0, wd = group["t0"], group["weight_decay"]
         eta, mu, ax = state["eta"], state["mu"], state["ax"]
         step = state["step"].add_(1).item()
-        if wd != 0:
-            grad = grad.add(p, alpha=wd)
+        grad = apply_weight_decay(p, grad, lr, wd)
         eta_value = eta.item()
         p.mul_(1 - lambd * eta_value)
         p.add_(grad, alpha=-eta_value)

@@ -5,8 +5,8 @@ update rule), with L2 or decoupled weight decay.
     m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g^2
     denom = sqrt(v / (1 - beta2^t)) + eps
     p -= lr * (1 - mu_t) / (1 - prod_t) * g / denom + lr * mu_{t+1} / (1 - prod_{t+1}) * m / denom"""
-from .optimizer import _check_hyperparameters
-from ._single_tensor import (SingleTensorOptimizer, addcdiv_, addcmul_, check_betas, lerp_,
+from .optimizer import _check_adam_hyperparameters, _check_hyperparameters
+from ._single_tensor import (SingleTensorOptimizer, adam_moments_, addcdiv_, apply_weight_decay,
                              scalar)
 from .._creation import tensor, zeros_like
 
@@ -17,21 +17,14 @@ class NAdam(SingleTensorOptimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_hyperparameters(lr, (("epsilon value", eps),))
-        check_betas(betas)
-        _check_hyperparameters(0.0, (("weight_decay value", weight_decay),
-                                     ("momentum_decay value", momentum_decay)))
+        _check_adam_hyperparameters(lr, betas, eps, weight_decay)
+        _check_hyperparameters(0.0, (("momentum_decay value", momentum_decay),))
         self._check_flags(differentiable=differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("decoupled_weight_decay", False)
 
     def _init_state(self, state, p, group):
         state["step"] = self._new_step()
@@ -46,17 +39,12 @@ class NAdam(SingleTensorOptimizer):
         momentum_decay = group["momentum_decay"]
         step = state["step"].add_(1).item()
         bias_correction2 = 1 - beta2 ** step
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                grad = grad.add(p, alpha=wd)
+        grad = apply_weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         mu_product = state["mu_product"].mul_(mu).item()
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        lerp_(exp_avg, grad, 1 - beta1)
-        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+        adam_moments_(exp_avg, exp_avg_sq, grad, beta1, beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt_().add_(eps)
         mu_product_next = mu_product * mu_next
         addcdiv_(p, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))

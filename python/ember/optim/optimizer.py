@@ -252,3 +252,13 @@ def _check_hyperparameters(lr, checks):
     for name, value in (("learning rate", lr),) + tuple(checks):
         if not 0.0 <= value:
             raise ValueError(f"Invalid {name}: {value}")
+
+
+def _check_adam_hyperparameters(lr, betas, eps, weight_decay):
+    """The checks torch's Adam-family constructors share, in torch's order: lr, eps, each
+    beta in [0, 1), weight_decay."""
+    _check_hyperparameters(lr, (("epsilon value", eps),))
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+    _check_hyperparameters(0.0, (("weight_decay value", weight_decay),))

@@ -6,20 +6,19 @@ single-tensor update rule), with L2 or decoupled weight decay.
     rho_t > 5:  p -= lr * m / (1 - beta1^t) * sqrt(1 - beta2^t) / (sqrt(v) + eps) * rect
                 rect = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
     otherwise:  p -= lr * m / (1 - beta1^t)"""
-from .optimizer import _check_hyperparameters
-from ._single_tensor import SingleTensorOptimizer, addcmul_, check_betas, lerp_, scalar
-from .._creation import zeros_like
+from .optimizer import _check_adam_hyperparameters
+from ._single_tensor import SingleTensorOptimizer, adam_moments_, apply_weight_decay, scalar
 
 __all__ = ["RAdam"]
 
 
 class RAdam(SingleTensorOptimizer):
+    _buffers = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check_hyperparameters(lr, (("epsilon value", eps),))
-        check_betas(betas)
-        _check_hyperparameters(0.0, (("weight_decay value", weight_decay),))
+        _check_adam_hyperparameters(lr, betas, eps, weight_decay)
         self._check_flags(differentiable=differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
@@ -27,28 +26,13 @@ class RAdam(SingleTensorOptimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("decoupled_weight_decay", False)
-
-    def _init_state(self, state, p, group):
-        state["step"] = self._new_step()
-        state["exp_avg"] = zeros_like(p)
-        state["exp_avg_sq"] = zeros_like(p)
-
     def _update(self, p, grad, state, group):
         beta1, beta2 = group["betas"]
         lr, eps, wd = scalar(group["lr"]), group["eps"], group["weight_decay"]
         step = state["step"].add_(1).item()
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                grad = grad.add(p, alpha=wd)
+        grad = apply_weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        lerp_(exp_avg, grad, 1 - beta1)
-        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+        adam_moments_(exp_avg, exp_avg_sq, grad, beta1, beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         update = exp_avg.div(bias_correction1).mul_(lr)

@@ -23,15 +23,11 @@
 
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <class T>
-constexpr bool kF32 = sizeof(T) == 4;
-template <class T>
-constexpr T kMax = std::numeric_limits<T>::max();
 
 // log2(x) = k + log(m) / ln2 with x = 2^k * m, m in [sqrt(1/2), sqrt(2)). Unlike
 // log(x) / ln2 (Highway's Log2) it is exact for powers of two, as PyTorch's log2 is.
@@ -144,60 +140,6 @@ struct ReciprocalOp {
     return hn::Div(hn::Set(d, hn::TFromD<D>(1)), x);
   }
 };
-
-template <class Op>
-constexpr bool any_input() {
-  if constexpr (requires { Op::kAnyInput; }) return Op::kAnyInput;
-  else return false;
-}
-
-// Stores y, except that elements of x outside Op's range get Op::One(x) instead.
-template <class Op, class D, class V>
-HWY_INLINE void Patch(D d, V x, V y, hn::TFromD<D>* dst) {
-  using T = hn::TFromD<D>;
-  const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
-                          hn::Le(x, hn::Set(d, Op::template hi<T>)));
-  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
-    hn::StoreU(y, d, dst);
-    return;
-  }
-  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
-  HWY_ALIGN T xs[kLanes];
-  HWY_ALIGN T ys[kLanes];
-  hn::Store(x, d, xs);
-  hn::Store(y, d, ys);
-  const size_t n = hn::Lanes(d);
-  for (size_t j = 0; j < n; ++j) {
-    const T v = xs[j];
-    dst[j] = v >= Op::template lo<T> && v <= Op::template hi<T> ? ys[j] : Op::One(v);
-  }
-}
-
-// One vector: src and dst may be the same memory.
-template <class Op, class T>
-HWY_INLINE void Block(const T* src, T* dst) {
-  const hn::ScalableTag<T> d;
-  const auto x = hn::LoadU(d, src);
-  const auto y = Op::Vec(d, x);
-  if constexpr (any_input<Op>()) hn::StoreU(y, d, dst);
-  else Patch<Op>(d, x, y, dst);
-}
-
-// The tail goes through a padded copy, so every element gets the same formula whatever its
-// position (results don't depend on how the work was split over threads).
-template <class Op, class T>
-HWY_INLINE void Run(const T* in, T* out, int64_t count) {
-  const hn::ScalableTag<T> d;
-  const size_t n = size_t(count), lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) Block<Op>(in + i, out + i);
-  if (i == n) return;
-  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
-  HWY_ALIGN T buf[kLanes];
-  for (size_t j = 0; j < lanes; ++j) buf[j] = i + j < n ? in[i + j] : T(0.5);  // in every range
-  Block<Op>(buf, buf);
-  std::memcpy(out + i, buf, (n - i) * sizeof(T));
-}
 
 template <class T>
 HWY_INLINE void Unary(int op, const T* in, T* out, int64_t n) {

@@ -16,20 +16,18 @@
 
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 template <class T>
-constexpr bool kF32 = sizeof(T) == 4;
-template <class T>
-constexpr T kMax = std::numeric_limits<T>::max();
-template <class T>
 constexpr T kBelowOne = kF32<T> ? T(1 - 0x1p-24) : T(1 - 0x1p-53);  // the largest T < 1
 
 // One struct per op: Vec (Highway), One (std::, as the scalar loop) and the input range
-// [lo, hi] where Vec is accurate. NaN is never in range.
+// [lo, hi] where Vec is accurate (NaN is never in range); pad, where 0.5 is out of that
+// range, fills the tail's padding lanes (unary_hwy-inl.h).
 struct SinhOp {
   template <class T> static constexpr T lo = kF32<T> ? T(-88.72) : T(-709);
   template <class T> static constexpr T hi = kF32<T> ? T(88.72) : T(709);
@@ -55,6 +53,7 @@ struct AsinhOp {
 struct AcoshOp {
   template <class T> static constexpr T lo = T(1);
   template <class T> static constexpr T hi = kMax<T>;
+  template <class T> static constexpr T pad = T(1.5);
   template <class D, class V> static V Vec(D d, V x) { return hn::Acosh(d, x); }
   template <class T> static T One(T x) { return std::acosh(x); }
 };
@@ -64,45 +63,6 @@ struct AtanhOp {
   template <class D, class V> static V Vec(D d, V x) { return hn::Atanh(d, x); }
   template <class T> static T One(T x) { return std::atanh(x); }
 };
-
-// One vector; elements of x outside Op's range get Op::One. src and dst may alias.
-template <class Op, class T>
-HWY_INLINE void Block(const T* src, T* dst) {
-  const hn::ScalableTag<T> d;
-  const auto x = hn::LoadU(d, src);
-  const auto y = Op::Vec(d, x);
-  const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
-                          hn::Le(x, hn::Set(d, Op::template hi<T>)));
-  if (HWY_LIKELY(hn::AllTrue(d, ok))) {
-    hn::StoreU(y, d, dst);
-    return;
-  }
-  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
-  HWY_ALIGN T xs[kLanes];
-  HWY_ALIGN T ys[kLanes];
-  hn::Store(x, d, xs);
-  hn::Store(y, d, ys);
-  for (size_t j = 0; j < hn::Lanes(d); ++j) {
-    const T v = xs[j];
-    dst[j] = v >= Op::template lo<T> && v <= Op::template hi<T> ? ys[j] : Op::One(v);
-  }
-}
-
-// The tail goes through a padded copy, so every element gets the same formula whatever its
-// position (results don't depend on how the work was split over threads).
-template <class Op, class T>
-HWY_INLINE void Run(const T* in, T* out, int64_t count) {
-  const hn::ScalableTag<T> d;
-  const size_t n = size_t(count), lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) Block<Op>(in + i, out + i);
-  if (i == n) return;
-  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
-  HWY_ALIGN T buf[kLanes];
-  for (size_t j = 0; j < lanes; ++j) buf[j] = i + j < n ? in[i + j] : T(1.5);  // in every range
-  Block<Op>(buf, buf);
-  std::memcpy(out + i, buf, (n - i) * sizeof(T));
-}
 
 template <class T>
 void Special(int op, const T* in, T* out, int64_t n) {

@@ -1,11 +1,8 @@
 """GroupNorm and RMSNorm, over the composites F.group_norm and F.rms_norm."""
-import numbers
-
 from .. import init
 from .._attention import group_norm, rms_norm
-from ..parameter import Parameter
 from .module import Module
-from .utils import _empty
+from .utils import _affine_parameters, _normalized_shape, _parameter_or_none, _reset_affine
 
 __all__ = ["GroupNorm", "RMSNorm"]
 
@@ -26,22 +23,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_empty((num_channels,), device, dtype))
-            if bias:
-                self.bias = Parameter(_empty((num_channels,), device, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -60,15 +46,11 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, device, dtype))
-        else:
-            self.register_parameter("weight", None)
+        _parameter_or_none(self, "weight", self.normalized_shape, elementwise_affine, device,
+                           dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -5,7 +5,7 @@ from ... import _C
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _empty
+from .utils import _empty, _parameter_or_none
 
 __all__ = ["Identity", "Linear"]
 
@@ -29,10 +29,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_empty((out_features, in_features), device, dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_features,), device, dtype))
-        else:
-            self.register_parameter("bias", None)
+        _parameter_or_none(self, "bias", (out_features,), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
