@@ -20,6 +20,7 @@ from . import nn
 from ._generator import Generator
 from .serialization import save, load
 from ._shared_memory import install_hook as _install_shared_memory_hook
+from ._drop_in import install_as_torch
 
 # Tensors sent through multiprocessing travel in shared memory (ember/_shared_memory.py); the
 # reducer is registered when multiprocessing is first imported, so `import ember` stays light.

@@ -106,6 +106,7 @@ def child_env(a, local_rank, rendezvous, run_id):
                LOCAL_RANK=str(local_rank), LOCAL_WORLD_SIZE=str(a.nproc_per_node),
                GROUP_RANK=str(a.node_rank), MASTER_ADDR=a.master_addr, MASTER_PORT=str(a.master_port),
                EMBER_RUN_ID=run_id)
+    env["EMBER_AS_TORCH"] = "1"  # `import torch` in the ranks gives ember (ember/_drop_in.py)
     if rendezvous is not None:
         env["EMBER_RENDEZVOUS"] = rendezvous
     else:  # env:// then uses redis://MASTER_ADDR:MASTER_PORT
