@@ -10,6 +10,17 @@ PyObject* g_module = nullptr;  // ember._C, for _from_numpy (the module outlives
 
 bool is_tensor(PyObject* o) { return nb::isinstance<Tensor>(nb::handle(o)); }
 
+bool is_array(PyObject* o) {
+  return PyObject_HasAttrString(o, "__array_interface__") || PyObject_HasAttrString(o, "__dlpack__");
+}
+
+// Any Python sequence other than a string, a tensor or an array is an index list, as in
+// PyTorch (x[range(3)], x[[0, 1], range(2)]).
+bool is_index_sequence(PyObject* o) {
+  return PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !is_tensor(o) &&
+         !is_array(o);
+}
+
 [[noreturn]] void invalid_index(PyObject* o) {
   PyErr_Clear();
   throw IndexError(detail::cat("only integers, slices (`:`), ellipsis (`...`), None and long or "
@@ -35,6 +46,14 @@ struct SequenceReader {
   bool all_bool = true;
 
   void read(PyObject* o, int64_t depth) {
+    if (!PyList_Check(o) && !PyTuple_Check(o) && is_index_sequence(o)) {
+      // range, NumPy arrays nested in a list, any other sequence: read as a list, as
+      // PyTorch's indexing_tensor_from_data reads any Python sequence
+      nb::object fast = nb::steal(PySequence_Fast(o, "index: expected a sequence"));
+      if (!fast.is_valid()) throw nb::python_error();
+      read(fast.ptr(), depth);
+      return;
+    }
     if (PyList_Check(o) || PyTuple_Check(o)) {
       EMBER_CHECK(leaf_depth < 0 || depth < leaf_depth, ValueError,
                   "index: a list index must be rectangular (found a sequence next to a number)");
@@ -77,13 +96,39 @@ struct SequenceReader {
 
 // NumPy's (and PyTorch's) legacy rule: a short list holding a tensor, sequence, slice,
 // None or Ellipsis is a tuple of indices (t[[0, slice(None)]] is t[0, :]).
-bool list_is_tuple(PyObject* o) {
-  Py_ssize_t n = PyList_GET_SIZE(o);
-  if (n >= 32) return false;
+// Like PyTorch, it warns that this reading is deprecated.
+bool is_tuple_like(PyObject* e) {
+  return is_tensor(e) || PySequence_Check(e) || PySlice_Check(e) || e == Py_Ellipsis || e == Py_None;
+}
+
+void warn_sequence_as_tuple() {
+  if (PyErr_WarnEx(PyExc_UserWarning,
+                   "Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+                   "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+                   "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
+                   "result either in an error or a different result", 1) < 0)
+    throw nb::python_error();
+}
+
+bool sequence_is_tuple(PyObject* o) {
+  if (PyList_Check(o)) {
+    Py_ssize_t n = PyList_GET_SIZE(o);
+    if (n >= 32) return false;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (is_tuple_like(PyList_GET_ITEM(o, i))) return warn_sequence_as_tuple(), true;
+    return false;
+  }
+  if (PyLong_Check(o) || PySlice_Check(o) || !is_index_sequence(o)) return false;
+  Py_ssize_t n = PySequence_Size(o);
+  if (n < 0) PyErr_Clear();
+  if (n < 0 || n >= 32) return false;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* e = PyList_GET_ITEM(o, i);
-    if (is_tensor(e) || PySequence_Check(e) || PySlice_Check(e) || e == Py_Ellipsis || e == Py_None)
-      return true;
+    nb::object e = nb::steal(PySequence_GetItem(o, i));
+    if (!e.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    if (is_tuple_like(e.ptr())) return warn_sequence_as_tuple(), true;
   }
   return false;
 }
@@ -122,18 +167,36 @@ TensorIndex to_index(PyObject* o) {
     }
     PyErr_Clear();  // e.g. a 1-d NumPy array: handled below
   }
-  if (PyObject_HasAttrString(o, "__array_interface__") || PyObject_HasAttrString(o, "__dlpack__"))
-    return TensorIndex::of(array_to_tensor(o));
+  if (is_array(o)) return TensorIndex::of(array_to_tensor(o));
+  if (is_index_sequence(o)) {
+    SequenceReader r;
+    r.read(o, 0);
+    return TensorIndex::of(r.tensor());
+  }
   invalid_index(o);
 }
 
 void parse_index(PyObject* o, std::vector<TensorIndex>& out) {
-  if (!PyTuple_Check(o) && !(PyList_Check(o) && list_is_tuple(o))) {
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    if (PyList_Check(o) && !sequence_is_tuple(o)) {
+      out.push_back(to_index(o));
+      return;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) {
+      nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(o, i));
+      out.push_back(to_index(item.ptr()));
+    }
+    return;
+  }
+  if (PyLong_CheckExact(o) || PySlice_Check(o) || !sequence_is_tuple(o)) {
     out.push_back(to_index(o));
     return;
   }
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) {
-    nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(o, i));
+  // another sequence (a range or deque holding slices, sequences...) read as a tuple
+  nb::object fast = nb::steal(PySequence_Fast(o, "index: expected a sequence"));
+  if (!fast.is_valid()) throw nb::python_error();
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast.ptr()); ++i) {
+    nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(fast.ptr(), i));
     out.push_back(to_index(item.ptr()));
   }
 }
