@@ -10,7 +10,7 @@ DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev zlib1
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps compat
 
 all: build
 
@@ -101,6 +101,12 @@ fuzz: fuzz-deps venv
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/corpus tests/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
+
+# docs/compatibility.md: which of PyTorch's public names ember has, namespace by namespace
+# (tools/compat_table.py). It measures the ember already built (no build step here); a Python
+# test fails while the committed page is out of date with the code.
+compat:
+	$(PY) tools/compat_table.py
 
 clean:
 	rm -rf build
