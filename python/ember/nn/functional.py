@@ -15,6 +15,12 @@ from ._padding_conv import (pad, conv1d, conv_transpose1d, conv_transpose2d,  # 
                             upsample_bilinear)
 from ._activations import *  # noqa: F401,F403  (softplus, elu, ..., prelu)
 from ._losses import *  # noqa: F401,F403  (smooth_l1_loss, kl_div, ..., pairwise_distance)
+from ._dropout import *  # noqa: F401,F403  (dropout1d/2d/3d, alpha_dropout, ...)
+from ._dropout import __all__ as _dropout_all
+from ._shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
+                       native_channel_shuffle)
+from ._normalization import instance_norm, local_response_norm  # noqa: F401
+from ._embedding_bag import embedding_bag  # noqa: F401
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
@@ -34,6 +40,9 @@ __all__ += ["softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish",
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
             "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss",
             "gaussian_nll_loss", "cosine_similarity", "pairwise_distance"]
+__all__ += _dropout_all
+__all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+            "instance_norm", "local_response_norm", "embedding_bag"]
 
 
 # ---- arguments --------------------------------------------------------------------------

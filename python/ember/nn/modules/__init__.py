@@ -6,9 +6,12 @@ from .activation import (ReLU, LeakyReLU, GELU, Tanh, Sigmoid, SiLU, ReLU6, Hard
                          Softmin, LogSoftmax)
 from .conv import Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .dropout import Dropout
-from .sparse import Embedding
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, LocalResponseNorm
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
+from .sparse import Embedding, EmbeddingBag
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .channelshuffle import ChannelShuffle
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .flatten import Flatten, Unflatten
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .loss import L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss
@@ -51,3 +54,6 @@ __all__ += ["Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid
             "CosineSimilarity", "PairwiseDistance", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
             "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
             "PoissonNLLLoss", "GaussianNLLLoss"]
+__all__ += ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ += ["LocalResponseNorm", "EmbeddingBag", "PixelShuffle", "PixelUnshuffle",
+            "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]

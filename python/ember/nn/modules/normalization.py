@@ -1,4 +1,4 @@
-"""BatchNorm1d, BatchNorm2d and LayerNorm."""
+"""BatchNorm1d, BatchNorm2d, LayerNorm and LocalResponseNorm."""
 from ... import _C
 from ..._creation import zeros, ones, tensor
 from ..._dtype import int64
@@ -7,7 +7,7 @@ from .. import functional as F
 from .module import Module
 from .utils import _affine_parameters, _normalized_shape, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "LocalResponseNorm"]
 
 
 class _BatchNorm(Module):
@@ -120,3 +120,23 @@ class LayerNorm(Module):
     def extra_repr(self):
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class LocalResponseNorm(Module):
+    """Normalizes each element by the mean square of `size` neighbouring channels (AlexNet):
+    x / (k + alpha * mean(x^2)) ^ beta."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

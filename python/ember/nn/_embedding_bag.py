@@ -1,0 +1,130 @@
+"""embedding_bag: sums, means or maxima of bags of embedding rows, without building each
+bag's rows separately. The bags (from offsets, or the rows of a 2-D input) become one
+padded (B, L) index matrix with a validity mask; one embedding lookup of it and one masked
+reduction over L give every bag at once."""
+import warnings
+
+from .. import _C
+from .._creation import arange, full, ones, zeros
+from .._dtype import int64, int32
+from .._grad_mode import no_grad
+
+__all__ = ["embedding_bag"]
+
+
+def _bags(input, offsets, include_last_offset):
+    """(index matrix (B, L), position matrix (B, L), mask (B, L)) of the bags of a 1-d
+    input cut at offsets."""
+    n = input.numel()
+    offsets = offsets.to(int64)
+    if offsets.numel() > 0:
+        first, last = int(offsets[0]), int(offsets[-1])
+        if first != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               "mini-batch has to start from position 0. However, got "
+                               f"{first}")
+        if last > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got "
+                               f"offsets[-1] of {last}")
+    if include_last_offset:
+        starts, ends = offsets[:-1], offsets[1:]
+    else:
+        starts = offsets
+        ends = _C.cat([offsets[1:], full((min(offsets.numel(), 1),), n, dtype=int64)])
+    lengths = ends - starts
+    if lengths.numel() > 0 and bool((lengths < 0).any()):
+        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got "
+                           f"{offsets.tolist()}")
+    width = int(lengths.max()) if lengths.numel() > 0 else 0
+    steps = arange(width, dtype=int64)
+    mask = steps.unsqueeze(0) < lengths.unsqueeze(1)
+    pos = _C.clamp(starts.unsqueeze(1) + steps.unsqueeze(0), 0, max(n - 1, 0))
+    return pos, mask
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """(B, embedding_dim): for each bag, the sum / mean / max of its rows of weight (the
+    rows of padding_idx left out; an empty bag gives zeros). A 2-D input is B bags of equal
+    length; a 1-d input is cut at offsets."""
+    if weight.dtype == int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. "
+                      "Usage `embedding_bag(weight, input, ...)` is deprecated, "
+                      "and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is "
+                             "a mini-batch of fixed length sequences. However, found offsets of "
+                             f"type {type(offsets)}")
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq=True is not supported by "
+                                  "ember")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on GitHub.")
+    if input.dtype not in (int64, int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.dtype} instead (while checking arguments for embedding_bag)")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} "
+                               f"through {num - 1}, but got {padding_idx}")
+        padding_idx %= num
+    flat = input.reshape(-1).to(int64)
+    if flat.numel() > 0 and bool(((flat < 0) | (flat >= num)).any()):
+        bad = int(((flat < 0) | (flat >= num)).long().argmax())
+        raise RuntimeError(f"Index {bad} of input takes value {int(flat[bad])} which is not in "
+                           f"the valid range [0, {num})")
+    if max_norm is not None:
+        from .functional import _embedding_renorm_
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    if input.dim() == 2:
+        idx = input.to(int64)
+        mask = ones(tuple(input.shape), dtype=idx.dtype) > 0
+        psw = per_sample_weights
+    else:
+        with no_grad():
+            pos, mask = _bags(flat, offsets, include_last_offset)
+        idx = flat[pos] if flat.numel() > 0 else zeros(tuple(pos.shape), dtype=int64)
+        psw = None if per_sample_weights is None or flat.numel() == 0 else per_sample_weights[pos]
+    if padding_idx is not None:
+        mask = mask & (idx != padding_idx)
+    rows = _C.embedding(idx, weight, None)  # (B, L, D)
+    keep = mask.unsqueeze(-1)
+    if mode == "max":
+        rows = _C.where(keep, rows, float("-inf"))
+        best = rows.amax(1) if rows.shape[1] > 0 else rows.sum(1)  # no rows: zeros
+        return _C.where(keep.any(1), best, 0.0)
+    if psw is not None:
+        rows = rows * psw.to(weight.dtype).unsqueeze(-1)
+    total = _C.where(keep, rows, 0.0).sum(1)
+    if mode == "sum":
+        return total
+    count = mask.sum(1, True).to(weight.dtype)
+    return total / _C.clamp(count, 1.0)
