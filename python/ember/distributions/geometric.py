@@ -1,0 +1,65 @@
+"""Geometric distribution: the number of failures before the first success in Bernoulli
+trials of success probability probs."""
+import ember
+import ember.nn.functional as F
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Geometric"]
+
+
+class Geometric(Distribution):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        batch_shape = self._init_probs_or_logits(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
+        if self._validate_args and probs is not None:
+            value = self.probs  # p = 0 is in the unit interval but has no geometric law
+            valid = value > 0
+            if not bool(valid.all()):
+                raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape "
+                                 f"{tuple(value.shape)}) of distribution {self!r} to be positive "
+                                 f"but found invalid values:\n{value.masked_select(~valid)}")
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
+
+    @property
+    def mean(self):
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self):
+        return ember.zeros_like(self.probs)
+
+    @property
+    def variance(self):
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    def sample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        with ember.no_grad():
+            u = ember.empty(shape, dtype=self.probs.dtype).uniform_(finfo(self.probs.dtype).tiny, 1)
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value, probs = broadcast_all(value, self.probs)
+        # p = 1 and k = 0: 0 * log(0) is 0 here, not nan
+        probs = ember.where((probs == 1) & (value == 0), 0.0, probs)
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self):
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs

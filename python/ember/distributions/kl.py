@@ -1,0 +1,306 @@
+"""kl_divergence(p, q) and register_kl: closed forms of KL(p || q) looked up by the pair of
+distribution types, the most specific registered pair winning (as torch.distributions.kl)."""
+import math
+import warnings
+from functools import total_ordering
+
+import ember
+import ember.nn.functional as F
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .laplace import Laplace
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
+from .transformed_distribution import TransformedDistribution
+from .uniform import Uniform
+from .utils import _sum_rightmost
+
+__all__ = ["register_kl", "kl_divergence"]
+
+_KL_REGISTRY = {}  # (type_p, type_q) -> fn(p, q)
+_KL_MEMOIZE = {}  # (type_p, type_q) -> the fn dispatch chose
+
+
+def register_kl(type_p, type_q):
+    """Decorator registering fn(p, q) as KL(p || q) for p of type_p and q of type_q (and their
+    subclasses, unless a more specific pair is registered)."""
+    for name, t in (("type_p", type_p), ("type_q", type_q)):
+        if not (isinstance(t, type) and issubclass(t, Distribution)):
+            raise TypeError(f"Expected {name} to be a Distribution subclass but got {t}")
+
+    def decorator(fun):
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMOIZE.clear()  # the most specific match may have changed
+        return fun
+
+    return decorator
+
+
+@total_ordering
+class _Match:
+    """Orders registered pairs lexicographically by subclass: the least is the most specific."""
+    __slots__ = ["types"]
+
+    def __init__(self, *types):
+        self.types = types
+
+    def __eq__(self, other):
+        return self.types == other.types
+
+    def __le__(self, other):
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p, type_q):
+    matches = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not matches:
+        return NotImplemented
+    # most specific on p first, and most specific on q first: they should agree
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    if left_fun is not _KL_REGISTRY[right_p, right_q]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+                      RuntimeWarning, stacklevel=2)
+    return left_fun
+
+
+def kl_divergence(p, q):
+    """KL(p || q) = E_p[log p(x) - log q(x)], batched over the batch shape."""
+    key = (type(p), type(q))
+    fun = _KL_MEMOIZE.get(key)
+    if fun is None:
+        fun = _KL_MEMOIZE[key] = _dispatch_kl(type(p), type(q))
+    if fun is NotImplemented:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
+                                  f"and q type {q.__class__.__name__}")
+    return fun(p, q)
+
+
+def _infinite_like(tensor):
+    return ember.full_like(tensor, math.inf)
+
+
+# ---- same family ---------------------------------------------------------------------------
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    t1 = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+    t1 = ember.where(q.probs == 0, math.inf, t1)
+    t1 = ember.where(p.probs == 0, 0.0, t1)
+    t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
+    t2 = ember.where(q.probs == 1, math.inf, t2)
+    t2 = ember.where(p.probs == 1, 0.0, t2)
+    return t1 + t2
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = ember.where((q.probs == 0).expand_as(t), math.inf, t)
+    t = ember.where((p.probs == 0).expand_as(t), 0.0, t)
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return ember.where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    return rate_ratio - 1 - rate_ratio.log()
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    return (-scale_ratio.log() + loc_abs_diff / q.scale
+            + scale_ratio * ember.exp(-loc_abs_diff / p.scale) - 1)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return ember.where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normalizer, its gradient by autograd."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_nparams = [np.detach().requires_grad_() for np in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = ember.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
+
+
+# ---- across families: E_p[-log q] - H(p), with the moments of p in closed form ------------
+
+def _normal_cross_entropy(mean, second_central, q):
+    """E_p[-log q(x)] for q Normal, given E_p[x] and E_p[(x - E x)^2]."""
+    return (q.scale.log() + 0.5 * math.log(2 * math.pi)
+            + (second_central + (mean - q.loc).pow(2)) / (2 * q.scale.pow(2)))
+
+
+def _gumbel_cross_entropy(mean, mgf_at_minus_inv_scale, q):
+    """E_p[-log q(x)] for q Gumbel: log(scale) + E[(x - loc)/scale] + E[exp(-(x - loc)/scale)],
+    given E_p[x] and E_p[exp(-x / q.scale)]."""
+    return (q.scale.log() + (mean - q.loc) / q.scale
+            + (q.loc / q.scale).exp() * mgf_at_minus_inv_scale)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    width = p.high - p.low
+    return _normal_cross_entropy((p.high + p.low) / 2, width.pow(2) / 12, q) - width.log()
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    return _normal_cross_entropy(p.loc, 2 * p.scale.pow(2), q) - p.entropy()
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    return _normal_cross_entropy(p.rate.reciprocal(), p.rate.pow(-2), q) - p.entropy()
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    return _normal_cross_entropy(p.mean, p.variance, q) - p.entropy()
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mgf = (-p.loc / q.scale + p.scale.pow(2) / (2 * q.scale.pow(2))).exp()
+    return _gumbel_cross_entropy(p.loc, mgf, q) - p.entropy()
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E[exp(-t x)] = exp(-t loc) Gamma(1 + t scale) for x ~ Gumbel(loc, scale)
+    ratio = p.scale / q.scale
+    mgf = (-p.loc / q.scale + ember.lgamma(1 + ratio)).exp()
+    return _gumbel_cross_entropy(p.mean, mgf, q) - p.entropy()
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    mgf = p.rate / (p.rate + q.scale.reciprocal())
+    return _gumbel_cross_entropy(p.rate.reciprocal(), mgf, q) - p.entropy()
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    mgf = q.scale / (p.high - p.low) * ((-p.low / q.scale).exp() - (-p.high / q.scale).exp())
+    return _gumbel_cross_entropy((p.high + p.low) / 2, mgf, q) - p.entropy()
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    # E|x - q.loc| for x ~ Normal: the folded normal's mean
+    d = p.loc - q.loc
+    abs_mean = (p.scale * math.sqrt(2 / math.pi) * (-0.5 * (d / p.scale).pow(2)).exp()
+                + d * ember.erf(d / (p.scale * math.sqrt(2))))
+    return (2 * q.scale).log() + abs_mean / q.scale - p.entropy()
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return ember.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    # E[log x] for x ~ Uniform(low, high), with 0 log 0 = 0
+    x_log_x = lambda x: ember.where(x == 0, 0.0, x * x.log())  # noqa: E731
+    mean_log = (x_log_x(p.high) - x_log_x(p.low)) / width - 1
+    result = -width.log() - q.alpha.log() - q.alpha * q.scale.log() + (q.alpha + 1) * mean_log
+    return ember.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+def _kl_infinite(p, q):
+    """The support of p reaches where q has no mass."""
+    return _infinite_like(p.mean if not isinstance(p, Uniform) else p.low)
+
+
+for _p, _q in ((Normal, Exponential), (Normal, Pareto), (Normal, Uniform),
+               (Laplace, Exponential), (Laplace, Pareto), (Laplace, Uniform),
+               (Gumbel, Exponential), (Gumbel, Pareto), (Gumbel, Uniform),
+               (Exponential, Pareto), (Exponential, Uniform),
+               (Pareto, Uniform)):
+    register_kl(_p, _q)(_kl_infinite)
