@@ -98,7 +98,9 @@ void bind_tensor(nb::module_& m) {
       .def("_to_dtype", [](const Tensor& t, DType d) { return to_dtype(t, d); })
       .def("contiguous", [](const Tensor& t) { return contiguous(t); })
       // In-place methods return self (the same Python object), as in torch.
-      .def("copy_", [](nb::handle self, const Tensor& s) { copy_(self_of(self), s); return nb::borrow(self); })
+      // non_blocking is accepted as torch's CPU build accepts it: a CPU copy is synchronous.
+      .def("copy_", [](nb::handle self, const Tensor& s, bool) { copy_(self_of(self), s); return nb::borrow(self); },
+           nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
       .def("zero_", [](nb::handle self) { zero_(self_of(self)); return nb::borrow(self); })
       .def("uniform_", [](nb::handle self, double a, double b) {

@@ -8,6 +8,7 @@ from ._dtype import (dtype, float32, float, float64, double, int64, long, int32,
                      FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor,
                      get_default_dtype)
 from ._tensor import Tensor, Size, device
+from ._device import get_default_device, set_default_device
 from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn, randint, randperm,
                         arange, linspace, eye, empty_like, zeros_like, ones_like, full_like,
                         rand_like, randn_like, randint_like, from_numpy, from_dlpack, manual_seed,
@@ -18,6 +19,11 @@ from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, 
 from . import optim, return_types
 from . import nn
 from ._generator import Generator
+from ._compile import compile
+from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,
+                                set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting)
 from .serialization import save, load
 from ._shared_memory import install_hook as _install_shared_memory_hook
 from ._drop_in import install_as_torch
@@ -119,7 +125,8 @@ def is_tensor(obj):
 
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
-    if name in ("utils", "datasets", "profiler", "examples", "distributed", "multiprocessing"):
+    if name in ("utils", "datasets", "profiler", "examples", "distributed", "multiprocessing",
+                "accelerator", "amp", "backends", "compiler", "cuda", "jit", "mps", "onnx", "version"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

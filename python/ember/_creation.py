@@ -5,6 +5,7 @@ import sys
 
 from . import _C
 from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
+from . import _device
 
 
 # NumPy loads on first use (building from Python lists), not with `import ember`: it is
@@ -25,9 +26,10 @@ def _size(size, op):
     return size
 
 
-def _check_device(device):
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"ember runs on the CPU only; device {device!r} is not available")
+def _check_device(device, op="tensor"):
+    # Only the CPU can hold a tensor; any other device raises as torch's CPU build (_device.py).
+    if device is not None or _device._default[0] is not None:
+        _device.check(device, op)
 
 
 def _finish(t, requires_grad):
@@ -40,7 +42,7 @@ def _factory(name):
     fn = getattr(_C, name)
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, **kwargs):
-        _check_device(device)
+        _check_device(device, name)
         if "size" in kwargs:  # zeros(size=(2, 3))
             size = (kwargs.pop("size"),)
         return _finish(fn(_size(size, name), dtype), requires_grad)
@@ -58,7 +60,7 @@ randn = _factory("randn")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
+    _check_device(device, "full")
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
@@ -69,28 +71,29 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
         raise TypeError("randint: missing the size argument")
     if high is None:
         low, high = 0, low
-    _check_device(device)
+    _check_device(device, "randint")
     return _C.randint(low, high, tuple(size), dtype)
 
 
 def randperm(n, *, dtype=None, device=None):
+    _check_device(device, "randperm")
     return _C.randperm(n, dtype)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
+    _check_device(device, "arange")
     if end is None:
         start, end = 0, start
     return _finish(_C.arange(start, end, step, dtype), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
+    _check_device(device, "linspace")
     return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
+    _check_device(device, "eye")
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
 
@@ -121,12 +124,13 @@ randn_like = _like("randn")
 
 def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
     _like_input("full_like", t)
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device,
+                requires_grad=requires_grad)
 
 
-def randint_like(t, low, high=None, *, dtype=None):
+def randint_like(t, low, high=None, *, dtype=None, device=None):
     _like_input("randint_like", t)
-    return randint(low, high, t.shape, dtype=dtype or t.dtype)
+    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device)
 
 
 def from_numpy(a):
@@ -160,7 +164,7 @@ def _infer_dtype(arr):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
-    _check_device(device)
+    _check_device(device, "tensor")
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
@@ -217,6 +221,7 @@ def _tensors_to_lists(data):
 
 
 def as_tensor(data, dtype=None, device=None):
+    _check_device(device, "as_tensor")
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
     if dtype is None and _is_numpy(data, scalars=False):

@@ -28,8 +28,11 @@ class Generator:
     """A random stream: `g = ember.Generator().manual_seed(42)`; pass it as `generator=g`."""
 
     def __init__(self, device="cpu"):
-        if str(device) != "cpu":
-            raise RuntimeError(f"Generator: ember runs on the CPU only; device {device!r} is not available")
+        from ._device import device as _device
+        kind = _device(device).type  # validates as torch.device does
+        if kind != "cpu":  # torch's CPU build has no generator for other devices
+            raise RuntimeError(f"Cannot get {kind.upper()} generator without ATen_{kind} library "
+                               "(ember runs on the CPU only)")
         self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed):
@@ -52,8 +55,8 @@ class Generator:
 
     @property
     def device(self):
-        from ._tensor import device
-        return device("cpu")
+        from ._device import CPU
+        return CPU
 
     def get_state(self):
         """The state as an ember.uint8 tensor (restore it with set_state)."""

@@ -4,6 +4,7 @@ from . import _C
 from ._dtype import dtype as _dtype_cls, to_dtype, _BY_DTYPE, float32, float64, int64, int32, uint8
 from ._dtype import bool as _bool
 from ._printing import tensor_repr
+from ._device import device, tensor_to_device as _to_device, TENSOR_METHODS as _DEVICE_METHODS  # noqa: F401
 
 Tensor = _C.Tensor
 
@@ -19,31 +20,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-
-class device:
-    """ember runs on the CPU; `device('cpu')` exists so PyTorch code that names it runs."""
-
-    def __init__(self, type="cpu", index=None):
-        type = str(type)
-        if type != "cpu":
-            raise RuntimeError(f"ember runs on the CPU only; device {type!r} is not available")
-        self.type, self.index = "cpu", None
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-    def __str__(self):
-        return "cpu"
-
-    def __eq__(self, other):
-        return str(other) == "cpu"
-
-    def __hash__(self):
-        return hash("cpu")
-
-
-_CPU = device("cpu")
 
 
 def _shape(self):
@@ -68,10 +44,10 @@ def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        else:
+        elif not isinstance(a, bool):  # t.to(dtype, non_blocking) positionally
             device = a
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"to: ember runs on the CPU only; device {device!r} is not available")
+    if device is not None:
+        _to_device(device, "to")
     # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.
     out = self if dtype is None or dtype == self.dtype else self._to_dtype(dtype)
     return out.clone() if copy and out is self else out
@@ -91,20 +67,25 @@ def _iter(self):
 
 
 def _new(factory):
-    def method(self, *size, dtype=None, device=None, requires_grad=False):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
         from . import _creation
-        return getattr(_creation, factory)(*size, dtype=dtype or self.dtype)
+        return getattr(_creation, factory)(*size, dtype=dtype or self.dtype, device=device,
+                                           requires_grad=requires_grad)
     return method
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
     from ._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
-def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
     from ._creation import full
-    return full(size, fill_value, dtype=dtype or self.dtype)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
 
 
 def _cast(dt):
@@ -193,9 +174,6 @@ _METHODS = {
     "size": _size,
     "type": _type,
     "to": _to,
-    "cpu": lambda self, *a, **k: self,
-    "device": property(lambda self: _CPU),
-    "is_cuda": property(lambda self: False),
     "is_floating_point": lambda self: self.dtype in (float32, float64),
     "__iter__": _iter,
     "__repr__": tensor_repr,
@@ -219,6 +197,8 @@ _METHODS = {
     "nbytes": property(lambda self: self.numel() * self.element_size()),
     "itemsize": property(lambda self: self.element_size()),
 }
+
+_METHODS.update(_DEVICE_METHODS)  # device, is_cuda, cpu(), cuda(), pin_memory(), ...
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

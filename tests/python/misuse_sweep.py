@@ -162,6 +162,8 @@ def _restore(src):
         ember.set_num_threads(_THREADS)
     if hasattr(ember, "is_grad_enabled") and not ember.is_grad_enabled():
         ember.set_grad_enabled(True)  # e.g. after ember.set_grad_enabled(False)
+    if "default_device" in src or "device(" in src:  # set_default_device, `with device(...)`
+        ember.set_default_device(None)
 
 
 # ---------------------------------------------------------------- discovery

@@ -107,8 +107,8 @@ def test_to_signatures():
     assert x.to("cpu", ember.int64).dtype == ember.int64
     assert x.to(device="cpu", dtype=ember.float64).dtype == ember.float64
     assert x.to(ember.ones(1, dtype=ember.uint8)).dtype == ember.uint8
-    with pytest.raises(RuntimeError, match="cuda"):
-        x.to("cuda")
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        x.to("cuda")  # as torch's CPU build
     y = x.to(ember.int64)
     assert not y._shares_storage(x)
     v = ember.arange(6).view(2, 3).t()
@@ -302,12 +302,11 @@ def test_dtype_device_and_misc_attributes():
     e = ember.zeros(2, 3, dtype=ember.int32)
     assert e.dtype == ember.int32 and e.dtype is ember.int32
     assert str(e.device) == "cpu" and repr(e.device) == repr(torch.zeros(1).device)
-    assert e.device == ember.device("cpu") and e.device == "cpu" and not e.is_cuda
+    assert e.device == ember.device("cpu") and e.device != "cpu" and not e.is_cuda  # as torch
     assert e.is_floating_point() is False and ember.zeros(1).is_floating_point() is True
     assert e.is_contiguous() and not e.t().is_contiguous()
     assert ember.is_tensor(e) and not ember.is_tensor([1])
     assert isinstance(e, ember.Tensor)
-    with pytest.raises(RuntimeError):
-        ember.device("cuda")
+    assert ember.device("cuda").type == "cuda"  # any device can be named (test_device.py)
     assert e.storage_offset() == 0 and e.narrow(1, 1, 2).storage_offset() == 1
     assert e.data_ptr() != 0 and e.narrow(1, 1, 2).data_ptr() == e.data_ptr() + 4

@@ -476,8 +476,9 @@ class Module:
                 continue
             else:
                 device = a
-        if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"to: ember runs on the CPU only; device {device!r} is not available")
+        if device is not None:
+            from ..._device import tensor_to_device
+            tensor_to_device(device, "Module.to")  # as torch's CPU build: cuda -> AssertionError
         if dtype is None:
             return self
         if dtype not in (float32, float64):
@@ -503,7 +504,9 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        raise RuntimeError("cuda: ember runs on the CPU only")
+        """As torch's CPU build: AssertionError('Torch not compiled with CUDA enabled')."""
+        from ..._device import NO_CUDA
+        raise AssertionError(NO_CUDA)
 
     def share_memory(self):
         """Moves parameters, their gradients and buffers into shared memory in place

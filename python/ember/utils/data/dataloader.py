@@ -84,7 +84,8 @@ class DataLoader:
     worker are in flight; persistent_workers keeps the workers across epochs; timeout > 0 bounds
     the wait for one batch. A worker's exception is re-raised in the main process with the
     worker's traceback, and a worker that dies raises RuntimeError instead of hanging.
-    pin_memory is accepted and has no effect (ember runs on the CPU).
+    pin_memory=True warns on each pass, as torch's CPU build does, and has no other effect
+    (there is no accelerator to pin memory for).
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
@@ -155,6 +156,10 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
+        if self.pin_memory:
+            import warnings
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                          "device pinned memory won't be used.", UserWarning, stacklevel=2)
         if self.num_workers == 0:
             return _LoaderIter(self)
         if not self.persistent_workers:

@@ -1,0 +1,174 @@
+"""ember.device, and what using a device means in a CPU-only library.
+
+As PyTorch's CPU build: any device can be NAMED (`device('cuda', 0)`, `device('mps')`: type,
+index, repr, equality, hashing, pickling), only the CPU can be USED. Using another device raises
+what torch's CPU build raises: `AssertionError: Torch not compiled with CUDA enabled` for cuda,
+NotImplementedError when a tensor is created on another backend, RuntimeError when one is moved
+there. A bare integer names the current accelerator, and there is none. (docs/devices.md)
+"""
+import builtins
+
+# torch's list, in torch's order (its error message names them all).
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+NO_CUDA = "Torch not compiled with CUDA enabled"
+
+
+def _parse(spec):
+    """'cuda:1' -> ('cuda', 1); 'cpu' -> ('cpu', None), with torch's errors."""
+    name, sep, idx = spec.partition(":")
+    if name not in DEVICE_TYPES:
+        if sep and not name.isalnum() or spec != spec.strip():
+            raise RuntimeError(f"Invalid device string: '{spec}'")
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {spec}")
+    if not sep:
+        return name, None
+    if not idx.isdigit() or not idx.isascii() or (len(idx) > 1 and idx[0] == "0"):
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    return name, builtins.int(idx)
+
+
+class device:
+    """A device name: `device('cpu')`, `device('cuda', 0)`, `device('cuda:1')`, `device(other)`.
+
+    Usable as a context manager that sets the default device of the creation functions,
+    as torch.device is."""
+    __slots__ = ("_type", "_index", "_previous")
+    __module__ = "ember"
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): a device and an index were given; pass only the device")
+            self._type, self._index = type._type, type._index
+            return
+        if isinstance(type, builtins.int) and not isinstance(type, builtins.bool):
+            raise RuntimeError(NO_ACCELERATOR)  # device(0): the current accelerator's index 0
+        if not isinstance(type, str):
+            raise TypeError(f"device(): argument 'type' must be str, device or int, not "
+                            f"{builtins.type(type).__name__}")
+        name, parsed = _parse(type)
+        if index is not None:
+            if isinstance(index, builtins.bool) or not isinstance(index, builtins.int):
+                raise TypeError("device(): argument 'index' (position 2) must be int, not "
+                                f"{builtins.type(index).__name__}")
+            if parsed is not None:
+                raise RuntimeError("type (string) must not include an index because index was "
+                                   f"passed explicitly: {type}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+            parsed = index
+        self._type, self._index = name, parsed
+
+    type = property(lambda self: self._type)
+    index = property(lambda self: self._index)
+
+    def __repr__(self):
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __str__(self):
+        return self._type if self._index is None else f"{self._type}:{self._index}"
+
+    def __eq__(self, other):  # device('cpu') == 'cpu' is False in torch too
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self._type, self._index) == (other._type, other._index)
+
+    def __hash__(self):
+        return hash((self._type, self._index))
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+    def __enter__(self):
+        self._previous = _default[0]
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = self._previous
+
+
+_Device = device  # (the methods below take an argument named `device`)
+CPU = device("cpu")
+_default = [None]  # set_default_device's device (None: the CPU)
+
+
+def get_default_device():
+    """The device creation functions use when given none (the CPU unless changed)."""
+    d = _default[0]
+    if d is None:
+        return CPU
+    check(d, "get_default_device", moving=True)
+    return d
+
+
+def set_default_device(dev):
+    """Sets the device of creation functions given none; None restores the CPU. As torch,
+    naming a device ember cannot use is accepted here and fails when a tensor is created."""
+    _default[0] = None if dev is None else device(dev)
+
+
+def check(dev, op, moving=False):
+    """Raises unless `dev` (a device, a string, an int or None) is the CPU, as torch's CPU build:
+    creating a tensor elsewhere raises NotImplementedError, moving one raises RuntimeError."""
+    if dev is None:
+        dev = _default[0]
+        if dev is None:
+            return
+    elif not isinstance(dev, device):
+        if isinstance(dev, str) and dev == "cpu":
+            return
+        dev = device(dev)
+    kind = dev._type
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise AssertionError(NO_CUDA)
+    if moving:
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices (ember runs "
+                           "on the CPU only)")
+    raise NotImplementedError(f"{op}: ember runs on the CPU only; it cannot create a tensor on "
+                              f"device '{dev}' (torch's CPU build has no {kind} backend either)")
+
+
+# ---- Tensor methods about devices --------------------------------------------------------
+def tensor_to_device(dev, op):
+    """The device argument of Tensor.to/Module.to, validated (a moving use)."""
+    check(dev, op, moving=True)
+
+
+def tensor_cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Tensor.cuda(): torch's CPU build has no CUDA."""
+    if device is not None and not isinstance(device, (builtins.int, str, _Device)):
+        raise TypeError("cuda(): argument 'device' must be torch.device, str or int, not "
+                        f"{builtins.type(device).__name__}")
+    if isinstance(device, builtins.int) and not isinstance(device, builtins.bool):
+        raise RuntimeError(NO_ACCELERATOR)
+    if device is not None and _Device(device)._type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    raise AssertionError(NO_CUDA)
+
+
+def tensor_pin_memory(self, device=None):
+    """Pinned memory is host memory an accelerator copies from; with none, torch raises."""
+    raise RuntimeError(NO_ACCELERATOR)
+
+
+TENSOR_METHODS = {
+    "device": property(lambda self: CPU),
+    "is_cuda": property(lambda self: False),
+    "is_cpu": property(lambda self: True),
+    "is_mps": property(lambda self: False),
+    "is_meta": property(lambda self: False),
+    "get_device": lambda self: -1,
+    "is_pinned": lambda self, device=None: False,
+    "pin_memory": tensor_pin_memory,
+    "cuda": tensor_cuda,
+    "cpu": lambda self, memory_format=None: self,
+}

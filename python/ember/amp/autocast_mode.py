@@ -1,0 +1,198 @@
+"""ember.autocast / ember.amp.autocast: PyTorch's automatic mixed precision region.
+
+Autocast runs chosen ops in a lower precision (bfloat16 on the CPU, float16 on CUDA). ember has no
+bfloat16 or float16 tensors yet (issue 15), so an autocast region that would be ENABLED on the CPU
+raises NotImplementedError when entered, instead of silently running in float32. Everything torch's
+CPU build does before that is the same: autocast('cuda') warns and disables itself (no CUDA),
+an unsupported dtype warns and disables, enabled=False is a plain no-op region, and the region
+works as a context manager and as a decorator. (docs/devices.md)
+"""
+import functools
+import warnings
+
+from .._device import DEVICE_TYPES
+
+
+class _UnsupportedDtype:
+    """A dtype ember names but cannot hold yet (bfloat16, float16): it exists only as autocast's
+    fast_dtype, so `autocast('cpu').fast_dtype` prints as torch's does; ember.bfloat16 itself is
+    not exported until ember can make tensors of it."""
+
+    def __init__(self, name, itemsize):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point, self.is_signed = True, True
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    __str__ = __repr__
+
+
+bfloat16 = _UnsupportedDtype("bfloat16", 2)
+float16 = _UnsupportedDtype("float16", 2)
+
+# torch._C._is_autocast_available and torch's default autocast dtypes, per device type.
+_AVAILABLE = ("cpu", "cuda", "mps", "xpu", "xla", "hpu", "ipu", "mtia", "maia", "privateuseone")
+_DEFAULT_DTYPE = {"cpu": bfloat16, "xla": bfloat16, "hpu": bfloat16, "maia": bfloat16}
+_enabled = {}   # device type -> bool (False when absent)
+_dtype = {}     # device type -> dtype set by set_autocast_dtype
+_cache = [True]
+_nesting = [0]
+
+
+def _check_type(device_type):
+    if device_type not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {device_type}")
+    return device_type
+
+
+def is_autocast_available(device_type):
+    """Whether autocast can target `device_type` (a device type string, as torch)."""
+    return _check_type(device_type) in _AVAILABLE
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether an autocast region is active for `device_type` (no argument: CUDA, as torch)."""
+    return _enabled.get(_check_type("cuda" if device_type is None else device_type), False)
+
+
+def get_autocast_dtype(device_type):
+    """The dtype autocast uses for `device_type` (torch's defaults until set_autocast_dtype)."""
+    _check_type(device_type)
+    if device_type not in _AVAILABLE:
+        raise RuntimeError("unsupported scalarType")
+    return _dtype.get(device_type, _DEFAULT_DTYPE.get(device_type, float16))
+
+
+def _refuse(device_type, dtype):
+    raise NotImplementedError(
+        f"autocast: ember does not implement autocast to {dtype} on device '{device_type}' yet "
+        f"(ember has no bfloat16/float16 tensors, issue 15); use autocast(..., enabled=False) "
+        f"or run in float32")
+
+
+def set_autocast_enabled(device_type, enabled):
+    """Turns autocast on or off for `device_type`; turning it on raises (see the module doc)."""
+    _check_type(device_type)
+    if enabled:
+        _refuse(device_type, get_autocast_dtype(device_type))
+    _enabled[device_type] = False
+
+
+def set_autocast_dtype(device_type, dtype):
+    get_autocast_dtype(device_type)  # validates the device type
+    _dtype[device_type] = dtype
+
+
+def is_autocast_cache_enabled():
+    return _cache[0]
+
+
+def set_autocast_cache_enabled(enabled):
+    _cache[0] = bool(enabled)
+
+
+def clear_autocast_cache():
+    """Drops the casts cached inside autocast regions: ember caches none."""
+
+
+def autocast_increment_nesting():
+    _nesting[0] += 1
+    return _nesting[0]
+
+
+def autocast_decrement_nesting():
+    _nesting[0] = max(0, _nesting[0] - 1)
+    return _nesting[0]
+
+
+class autocast:
+    """autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a mixed-precision
+    region, as a context manager or a decorator (see the module doc for what ember does)."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
+        self.device = device_type
+        if not is_autocast_available(device_type):
+            raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        if enabled:
+            name = device_type.upper()
+            if device_type == "cuda":
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                              stacklevel=2)
+                enabled = False
+            elif self.fast_dtype not in (bfloat16, float16):
+                warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling "
+                              f"autocast.\n{name} Autocast only supports dtypes of {bfloat16}, "
+                              f"{float16} currently.", stacklevel=2)
+                enabled = False
+        self._enabled = enabled
+
+    def __enter__(self):
+        if self._enabled:  # before any state changes: a refused region leaves none behind
+            _refuse(self.device, self.fast_dtype)
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_dtype(self.device, self.fast_dtype)
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if autocast_decrement_nesting() == 0:
+            clear_autocast_cache()
+        _enabled[self.device] = self.prev
+        _dtype[self.device] = self.prev_fastdtype
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                            "Did you mean to use autocast as a context manager? For example:\n"
+                            "    with torch.autocast(device_type=...):\n"
+                            "        output = model(input)")
+
+        @functools.wraps(func)
+        def decorate_autocast(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return decorate_autocast
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for a custom autograd Function's forward: inside an enabled autocast region it
+    would cast inputs to `cast_inputs`; ember never has such a region, so forward runs as is."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx = args[0]  # the Function's ctx: backward runs under the same autocast state
+        ctx._dtype = get_autocast_dtype(device_type)
+        ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+        return fwd(*args, **kwargs)
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for a custom autograd Function's backward (runs it with forward's autocast
+    state, which in ember is always off)."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd

@@ -1,0 +1,39 @@
+"""ember.compiler: torch.compiler's queries and decorators. Nothing is ever being compiled
+(ember.compile runs eagerly until the capture issue), so is_compiling() is False and the
+decorators return their function unchanged."""
+from .._compile import compile  # noqa: F401
+
+
+def is_compiling():
+    return False
+
+
+def is_dynamo_compiling():
+    return False
+
+
+def is_exporting():
+    return False
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """Marks fn as never to be compiled: returns fn (as a decorator factory when fn is None)."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def allow_in_graph(fn):
+    return fn
+
+
+def assume_constant_result(fn):
+    return fn
+
+
+def reset():
+    """Clears compilation caches: ember keeps none."""
+
+
+def list_backends(exclude_tags=("debug", "experimental")):
+    return ["cudagraphs", "inductor", "openxla", "tvm"]
