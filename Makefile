@@ -5,7 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 # g++ and OpenMP come with build-essential; OpenBLAS's OpenMP build shares ember's thread pool.
-DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev zlib1g-dev dataset-fashion-mnist \
+# libboost-dev: Boost.Math (header-only) computes the special functions (src/kernels/cpu/special_functions.cpp).
+DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
   libgloo-dev redis-server
 BUILD_DIR := build/wheel
 STAMP := build/.stamps

@@ -270,6 +270,39 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
 Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 
+// ---- the gamma, Bessel and error-function families (src/ops/special_functions.cpp) --
+// Floating results (integer inputs compute in float32); PyTorch's values at poles and edges.
+Tensor lgamma(const Tensor& a);
+Tensor digamma(const Tensor& a);
+Tensor polygamma(int64_t n, const Tensor& a);      // n >= 0
+Tensor mvlgamma(const Tensor& a, int64_t p);       // multivariate log-gamma, p >= 1
+Tensor erfc(const Tensor& a);
+Tensor i0(const Tensor& a);
+Tensor sinc(const Tensor& a);                      // sin(pi x) / (pi x), 1 at 0
+Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
+Tensor special_erfcx(const Tensor& a);             // exp(x^2) erfc(x)
+Tensor special_i1(const Tensor& a);
+Tensor special_ndtr(const Tensor& a);              // the standard normal CDF
+Tensor special_ndtri(const Tensor& a);             // its inverse
+Tensor special_log_ndtr(const Tensor& a);
+Tensor& lgamma_(Tensor& a);
+Tensor& digamma_(Tensor& a);
+Tensor& polygamma_(Tensor& a, int64_t n);
+Tensor& mvlgamma_(Tensor& a, int64_t p);
+Tensor& erfc_(Tensor& a);
+Tensor& i0_(Tensor& a);
+Tensor& sinc_(Tensor& a);
+Tensor& logit_(Tensor& a, std::optional<double> eps = std::nullopt);
+// x * log(y) and x * log1p(y), broadcast; 0 where x == 0 (unless y is NaN).
+Tensor xlogy(const Tensor& x, const Tensor& y);
+Tensor xlogy(const Tensor& x, Scalar y);
+Tensor xlogy(Scalar x, const Tensor& y);
+Tensor& xlogy_(Tensor& x, const Tensor& y);
+Tensor& xlogy_(Tensor& x, Scalar y);
+Tensor special_xlog1py(const Tensor& x, const Tensor& y);
+Tensor special_xlog1py(const Tensor& x, Scalar y);
+Tensor special_xlog1py(Scalar x, const Tensor& y);
+
 // ---- threads (src/kernels/cpu/parallel.cpp) --------------------------------------------
 int get_num_threads();
 void set_num_threads(int n);  // ember's loops and BLAS: one pool

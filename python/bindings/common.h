@@ -64,6 +64,7 @@ void bind_serialize(nb::module_& m);
 void bind_multiprocessing(nb::module_& m);
 void bind_distributed(nb::module_& m);
 void bind_ops_more(nb::module_& m);
+void bind_special(nb::module_& m);
 
 }  // namespace ember::py
 

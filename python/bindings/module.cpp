@@ -147,4 +147,5 @@ NB_MODULE(_C, m) {
   py::bind_multiprocessing(m);
   py::bind_distributed(m);
   py::bind_ops_more(m);
+  py::bind_special(m);
 }

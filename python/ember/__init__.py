@@ -17,6 +17,7 @@ from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from . import autograd
 from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
 from . import optim, return_types
+from . import special
 from . import nn
 from ._generator import Generator
 from ._compile import compile

@@ -1,0 +1,67 @@
+// The gamma, Bessel and error-function families, sinc, logit, xlogy (src/ops/special_functions.cpp):
+// ember.X and Tensor.X (+ in-place forms) where torch has them, and the torch.special names
+// as _C._special_X (python/ember/special.py names them as torch.special does).
+#include "common.h"
+
+namespace ember::py {
+namespace {
+
+template <class F>
+nb::object inplace(nb::handle self, F f) {
+  f(self_of(self));
+  return nb::borrow(self);
+}
+
+}  // namespace
+
+void bind_special(nb::module_& m) {
+  auto& cls = tensor_class();
+#define EMBER_BIND_MATH(name)                                                               \
+  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                         \
+  cls.def(#name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); });
+  EMBER_BIND_MATH(lgamma)
+  EMBER_BIND_MATH(digamma)
+  EMBER_BIND_MATH(erfc)
+  EMBER_BIND_MATH(i0)
+  EMBER_BIND_MATH(sinc)
+#undef EMBER_BIND_MATH
+  m.def("_special_erfcx", [](const Tensor& t) { return special_erfcx(t); }, nb::arg("input"));
+  m.def("_special_i1", [](const Tensor& t) { return special_i1(t); }, nb::arg("input"));
+  m.def("_special_ndtr", [](const Tensor& t) { return special_ndtr(t); }, nb::arg("input"));
+  m.def("_special_ndtri", [](const Tensor& t) { return special_ndtri(t); }, nb::arg("input"));
+  m.def("_special_log_ndtr", [](const Tensor& t) { return special_log_ndtr(t); }, nb::arg("input"));
+
+  m.def("polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); },
+        nb::arg("n"), nb::arg("input"));
+  cls.def("polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, nb::arg("n"));
+  cls.def("polygamma_", [](nb::handle self, int64_t n) {
+    return inplace(self, [n](Tensor& t) { polygamma_(t, n); });
+  }, nb::arg("n"));
+  def_both(m, cls, "mvlgamma", [](const Tensor& t, int64_t p) { return mvlgamma(t, p); }, nb::arg("p"));
+  cls.def("mvlgamma_", [](nb::handle self, int64_t p) {
+    return inplace(self, [p](Tensor& t) { mvlgamma_(t, p); });
+  }, nb::arg("p"));
+  def_both(m, cls, "logit", [](const Tensor& t, std::optional<double> eps) { return logit(t, eps); },
+           nb::arg("eps") = nb::none());
+  cls.def("logit_", [](nb::handle self, std::optional<double> eps) {
+    return inplace(self, [eps](Tensor& t) { logit_(t, eps); });
+  }, nb::arg("eps") = nb::none());
+
+  // xlogy(Tensor | Number, Tensor | Number), at least one a tensor, as torch.
+  m.def("xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"), nb::arg("other"));
+  m.def("xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("input"), nb::arg("other"));
+  m.def("xlogy", [](Scalar x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"), nb::arg("other"));
+  cls.def("xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("other"));
+  cls.def("xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("other"));
+  cls.def("xlogy_", [](nb::handle self, const Tensor& y) {
+    return inplace(self, [&y](Tensor& t) { xlogy_(t, y); });
+  }, nb::arg("other"));
+  cls.def("xlogy_", [](nb::handle self, Scalar y) {
+    return inplace(self, [y](Tensor& t) { xlogy_(t, y); });
+  }, nb::arg("other"));
+  m.def("_special_xlog1py", [](const Tensor& x, const Tensor& y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
+  m.def("_special_xlog1py", [](const Tensor& x, Scalar y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
+  m.def("_special_xlog1py", [](Scalar x, const Tensor& y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
+}
+
+}  // namespace ember::py

@@ -1,0 +1,33 @@
+"""ember.special: torch.special's names over ember's ops. The functions are C++ ops
+(src/ops/special_functions.cpp: Boost.Math and the C++ library); this module only names them."""
+from . import _C
+
+gammaln = _C.lgamma
+digamma = psi = _C.digamma
+polygamma = _C.polygamma
+erf = _C.erf
+erfc = _C.erfc
+erfcx = _C._special_erfcx
+erfinv = _C.erfinv
+expit = _C.sigmoid
+expm1 = _C.expm1
+log1p = _C.log1p
+logit = _C.logit
+i0 = _C.i0
+i1 = _C._special_i1
+ndtr = _C._special_ndtr
+ndtri = _C._special_ndtri
+log_ndtr = _C._special_log_ndtr
+sinc = _C.sinc
+xlogy = _C.xlogy
+xlog1py = _C._special_xlog1py
+
+
+def multigammaln(input, p):
+    """The multivariate log-gamma function of dimension p (torch.special.multigammaln)."""
+    return _C.mvlgamma(input, p)
+
+
+__all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfcx",
+           "erfinv", "expit", "expm1", "log1p", "logit", "i0", "i1", "ndtr", "ndtri", "log_ndtr",
+           "sinc", "xlogy", "xlog1py"]
