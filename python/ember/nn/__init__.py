@@ -4,5 +4,7 @@ from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import functional, init, parallel, utils
+from .parallel import DataParallel
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils", "DataParallel"] + list(
+    _modules_all)

@@ -4,7 +4,7 @@ so `Parameter(t)` shares t's memory, as in PyTorch."""
 from .._tensor import Tensor
 from .._creation import empty
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -41,3 +41,76 @@ class Buffer(Tensor):
         super().__init__(data)
         self.requires_grad_(data.requires_grad)
         self.persistent = persistent
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (lazy modules): it holds no data
+    until materialize(shape) gives it some and turns it, in place, into cls_to_become, so
+    an optimizer built before that keeps the same object."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives the tensor uninitialized data of `shape` and makes it a cls_to_become."""
+        from .._creation import empty
+        dtype = self.data.dtype if dtype is None else dtype
+        self.data = empty(tuple(shape), dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """True for an UninitializedParameter or UninitializedBuffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter without data; becomes a Parameter when materialized."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(empty(0, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, None, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer without data. Materialized, it becomes an nn.Buffer (torch: a plain Tensor;
+    ember's Tensor is a C++ type, which a Python subclass instance cannot be turned into)."""
+
+    cls_to_become = Buffer
+
+    def materialize(self, shape, device=None, dtype=None):
+        super().materialize(shape, device, dtype)
+        self.persistent = True
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        data = empty(0, dtype=dtype)
+        super().__init__(data)
+        self.requires_grad_(requires_grad)

@@ -12,6 +12,9 @@ from .sparse import Embedding, EmbeddingBag
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .channelshuffle import ChannelShuffle
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .lazy import (LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyBatchNorm1d, LazyBatchNorm2d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d)
 from .flatten import Flatten, Unflatten
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .loss import L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss
@@ -57,3 +60,6 @@ __all__ += ["Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid
 __all__ += ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 __all__ += ["LocalResponseNorm", "EmbeddingBag", "PixelShuffle", "PixelUnshuffle",
             "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+            "LazyInstanceNorm3d"]

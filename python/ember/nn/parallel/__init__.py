@@ -1,4 +1,5 @@
-"""ember.nn.parallel: DistributedDataParallel (torch.nn.parallel's CPU part)."""
+"""ember.nn.parallel: DistributedDataParallel and DataParallel (torch.nn.parallel's CPU part)."""
+from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DistributedDataParallel", "DataParallel", "data_parallel"]
