@@ -75,6 +75,18 @@ def _uniform(shape, dtype, low=0.0):
     return u if low == 0.0 else u.clamp(min=low)
 
 
+def _random_op(name):
+    """A sampling op of ember's C++ core that torch names with a leading underscore
+    (_standard_gamma, _sample_dirichlet): on ember if exported there, else on ember._C."""
+    return getattr(ember, name, None) or getattr(ember._C, name)
+
+
+def _standard_gamma(concentration):
+    """Gamma(concentration, 1) draws, reparameterized (the op's backward is the implicit
+    gradient)."""
+    return _random_op("_standard_gamma")(concentration)
+
+
 def _sum_rightmost(value, dim):
     """Sum out the rightmost `dim` dimensions of value."""
     if dim == 0:
