@@ -350,3 +350,49 @@ def test_random_erasing_and_grayscale():
     assert T.RandomGrayscale(p=1.0)(Image.fromarray(_rgb())).mode == "RGB"
     with pytest.raises(ValueError, match="If value is str, it should be 'random'"):
         T.RandomErasing(value="zeros")
+
+
+def test_affine_pil_is_pillows_and_tensor_agrees():
+    a = _rgb(9, 9)
+    img, x = Image.fromarray(a), ember.from_numpy(a.transpose(2, 0, 1).copy())
+    # torchvision's affine turns clockwise: 90 degrees is np.rot90(k=-1) on a square image
+    np.testing.assert_array_equal(np.asarray(F.affine(img, 90, [0, 0], 1.0, 0)), np.rot90(a, -1))
+    np.testing.assert_array_equal(F.affine(x, 90, [0, 0], 1.0, 0).numpy(), np.rot90(a, -1).transpose(2, 0, 1))
+    shifted = np.zeros_like(a)
+    shifted[1:, 2:] = a[:-1, :-2]  # translate (2, 1): right 2, down 1, zeros entering
+    np.testing.assert_array_equal(np.asarray(F.affine(img, 0, [2, 1], 1.0, 0)), shifted)
+    np.testing.assert_array_equal(F.affine(x, 0, [2, 1], 1.0, 0).numpy(), shifted.transpose(2, 0, 1))
+    m = F._get_inverse_affine_matrix([4.5, 4.5], 20, [1, -2], 1.2, [5, 3])
+    want = img.transform((9, 9), Image.AFFINE, m, Image.NEAREST, fillcolor=(0, 0, 0))
+    assert F.affine(img, 20, [1, -2], 1.2, [5, 3]).tobytes() == want.tobytes()
+    np.testing.assert_array_equal(F.affine(x, -30, [0, 0], 1.0, 0).numpy(), F.rotate(x, 30).numpy())
+    ember.manual_seed(7)
+    angle, (tx, ty), scale, (sx, sy) = T.RandomAffine.get_params([-10, 10], (0.1, 0.2), (0.8, 1.2), [1, 2, 3, 4],
+                                                                [30, 20])
+    assert -10 <= angle <= 10 and abs(tx) <= 3 and abs(ty) <= 4 and 0.8 <= scale <= 1.2
+    assert 1 <= sx <= 2 and 3 <= sy <= 4
+    assert T.RandomAffine(10, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=5)(img).size == (9, 9)
+    assert tuple(T.RandomAffine(10, fill=1)(ember.rand(3, 6, 7)).shape) == (3, 6, 7)
+    with pytest.raises(ValueError, match="translation values should be between 0 and 1"):
+        T.RandomAffine(0, translate=(0.5, 1.5))
+    with pytest.raises(ValueError, match="scale values should be positive"):
+        T.RandomAffine(0, scale=(0.0, 1.0))
+    with pytest.raises(ValueError, match="affine: argument scale should be a positive number, got -1"):
+        F.affine(x, 0, [0, 0], -1, 0)
+
+
+def test_tensor_transforms_carry_gradients_like_torch():
+    """resize (antialias), crop, flip, pad and normalize are ember ops: their gradients match
+    the same chain of torch ops."""
+    data = np.random.default_rng(3).random((2, 3, 9, 11), dtype=np.float32)
+    weight = np.random.default_rng(4).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    mean, std = (0.4, 0.5, 0.6), (0.2, 0.3, 0.4)
+    x = ember.from_numpy(data.copy()).requires_grad_()
+    y = F.hflip(F.crop(F.pad(F.resize(x, [6, 7]), [1, 0], padding_mode="reflect"), 0, 1, 6, 6))
+    (F.normalize(y, mean, std) * ember.from_numpy(weight)).sum().backward()
+    t = torch.from_numpy(data.copy()).requires_grad_()
+    r = torch.nn.functional.interpolate(t, size=(6, 7), mode="bilinear", align_corners=False, antialias=True)
+    r = torch.nn.functional.pad(r, [1, 1, 0, 0], mode="reflect")[..., 0:6, 1:7].flip(-1)
+    r = (r - torch.tensor(mean).view(-1, 1, 1)) / torch.tensor(std).view(-1, 1, 1)
+    (r * torch.from_numpy(weight)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)

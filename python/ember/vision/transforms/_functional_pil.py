@@ -125,3 +125,9 @@ def to_grayscale(img, num_output_channels):
 def rotate(img, angle, interpolation, expand=False, center=None, fill=None):
     _check(img)
     return img.rotate(angle, interpolation, expand, center, **_parse_fill(fill, img))
+
+
+def affine(img, matrix, interpolation, fill=None):
+    """matrix: the 6 coefficients of the output -> input map."""
+    _check(img)
+    return img.transform(img.size, Image.Transform.AFFINE, matrix, interpolation, **_parse_fill(fill, img))

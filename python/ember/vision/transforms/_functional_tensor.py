@@ -224,9 +224,9 @@ def _sample(img, ix, iy, mode):
 def affine_grid_sample(img, matrix, interpolation="nearest", expand=False, fill=None):
     """img warped by the inverse affine `matrix` (6 numbers, about the image centre) as
     torchvision's grid_sample path: align_corners=False, zeros or `fill` outside."""
-    _assert_image_tensor(img, "rotate")
+    _assert_image_tensor(img, "rotate/affine")
     if interpolation not in ("nearest", "bilinear"):
-        raise ValueError(f"rotate: interpolation mode {interpolation!r} is not supported for tensors "
+        raise ValueError(f"rotate/affine: interpolation mode {interpolation!r} is not supported for tensors "
                          "(nearest, bilinear)")
     h, w = img.shape[-2:]
     ow, oh = _affine_output_size(matrix, w, h) if expand else (w, h)

@@ -350,6 +350,34 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
     return F_t.affine_grid_sample(img, matrix, interpolation.value, expand, fill)
 
 
+def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None,
+           center=None):
+    """Rotate by angle, shear by shear = [sx, sy] degrees, scale, then translate by
+    [tx, ty] pixels, about `center` (default: the image centre); the output keeps the size."""
+    interpolation = _interpolation(interpolation, "affine")
+    _check_image(img, "affine")
+    if not isinstance(angle, (int, float)):
+        raise TypeError(f"affine: argument angle should be int or float, got {type(angle).__name__}")
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise ValueError(f"affine: argument translate should be a sequence of length 2, got {translate!r}")
+    if not isinstance(scale, (int, float)) or scale <= 0.0:
+        raise ValueError(f"affine: argument scale should be a positive number, got {scale!r}")
+    if isinstance(shear, numbers.Number):
+        shear = [float(shear), 0.0]
+    if not isinstance(shear, (list, tuple)) or len(shear) not in (1, 2):
+        raise ValueError(f"affine: shear should be a number or a sequence of 1 or 2 numbers, got {shear!r}")
+    shear = [float(shear[0])] * 2 if len(shear) == 1 else [float(s) for s in shear]
+    _, height, width = get_dimensions(img)
+    if _is_pil_image(img):
+        # Pillow maps output to input pixel corners: the centre is (w/2, h/2), as torchvision.
+        centre = [width * 0.5, height * 0.5] if center is None else center
+        matrix = _get_inverse_affine_matrix(centre, angle, list(translate), scale, shear)
+        return F_pil.affine(img, matrix, _pil_modes()[interpolation], fill)
+    centre_f = [0.0, 0.0] if center is None else [1.0 * (c - s * 0.5) for c, s in zip(center, [width, height])]
+    matrix = _get_inverse_affine_matrix(centre_f, angle, [1.0 * t for t in translate], scale, shear)
+    return F_t.affine_grid_sample(img, matrix, interpolation.value, False, fill)
+
+
 # ---- colour -------------------------------------------------------------------------------------
 def _check_factor(name, value, op):
     if value < 0:

@@ -422,6 +422,68 @@ class RandomRotation(Module):
                 f"expand={self.expand}, fill={self.fill})")
 
 
+class RandomAffine(Module):
+    """A random affine map: angle from degrees, translation up to translate = (fx, fy) of the
+    size, scale from scale = (min, max), shear from shear (x range, or x and y ranges)."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
+                 fill=0, center=None):
+        super().__init__()
+        self.degrees = _setup_angle(degrees, "degrees")
+        if translate is not None:
+            if not isinstance(translate, Sequence) or len(translate) != 2:
+                raise ValueError("translate should be a sequence of length 2.")
+            if not all(0.0 <= t <= 1.0 for t in translate):
+                raise ValueError("translation values should be between 0 and 1")
+        if scale is not None:
+            if not isinstance(scale, Sequence) or len(scale) != 2:
+                raise ValueError("scale should be a sequence of length 2.")
+            if not all(s > 0 for s in scale):
+                raise ValueError("scale values should be positive")
+        if shear is not None:
+            if isinstance(shear, Sequence) and len(shear) == 4:
+                shear = [float(s) for s in shear]
+            else:
+                shear = _setup_angle(shear, "shear")
+        if fill is None:
+            fill = 0
+        elif not isinstance(fill, (Sequence, numbers.Number)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        if center is not None and (not isinstance(center, Sequence) or len(center) != 2):
+            raise ValueError("center should be a sequence of length 2.")
+        self.translate, self.scale, self.shear = translate, scale, shear
+        self.interpolation = _interpolation(interpolation, "RandomAffine")
+        self.fill, self.center = fill, center
+
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        angle = _uniform(float(degrees[0]), float(degrees[1]))
+        translations = (0, 0)
+        if translate is not None:
+            max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
+            translations = (int(round(_uniform(-max_dx, max_dx))), int(round(_uniform(-max_dy, max_dy))))
+        scale = 1.0 if scale_ranges is None else _uniform(scale_ranges[0], scale_ranges[1])
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def forward(self, img):
+        fill = self.fill
+        channels, height, width = F.get_dimensions(img)
+        if ember.is_tensor(img):
+            fill = [float(fill)] * channels if isinstance(fill, (int, float)) else [float(f) for f in fill]
+        params = self.get_params(self.degrees, self.translate, self.scale, self.shear, [width, height])
+        return F.affine(img, *params, interpolation=self.interpolation, fill=fill, center=self.center)
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}(degrees={self.degrees}, translate={self.translate}, "
+                f"scale={self.scale}, shear={self.shear}, interpolation={self.interpolation.value}, "
+                f"fill={self.fill})")
+
+
 class Grayscale(Module):
     def __init__(self, num_output_channels=1):
         super().__init__()
