@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/random.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -18,15 +19,17 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype 
 Tensor linspace(double start, double end, int64_t steps, DType dtype = DType::Float32);
 Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::Float32);
 Tensor scalar_tensor(Scalar value, std::optional<DType> dtype = std::nullopt);
-// Random numbers from the global generator (src/core/random.cpp).
+// Random numbers from `gen`, or the global generator when it is null (include/ember/random.h;
+// more distributions in src/ops/random.cpp).
 void manual_seed(uint64_t seed);
-Tensor rand(IntList shape, DType dtype = DType::Float32);
-Tensor randn(IntList shape, DType dtype = DType::Float32);
-Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype = DType::Int64);
-Tensor randperm(int64_t n, DType dtype = DType::Int64);
+Tensor rand(IntList shape, DType dtype = DType::Float32, Generator* gen = nullptr);
+Tensor randn(IntList shape, DType dtype = DType::Float32, Generator* gen = nullptr);
+Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype = DType::Int64,
+               Generator* gen = nullptr);
+Tensor randperm(int64_t n, DType dtype = DType::Int64, Generator* gen = nullptr);
 // In place: fill with U(low, high) / N(mean, std).
-Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0);
-Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0);
+Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* gen = nullptr);
+Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 
 // ---- copies and dtype (src/ops/copy.cpp) ---------------------------------------------
 Tensor contiguous(const Tensor& t);             // t itself when already contiguous
@@ -302,6 +305,34 @@ Tensor& xlogy_(Tensor& x, Scalar y);
 Tensor special_xlog1py(const Tensor& x, const Tensor& y);
 Tensor special_xlog1py(const Tensor& x, Scalar y);
 Tensor special_xlog1py(Scalar x, const Tensor& y);
+
+// ---- sampling (src/ops/random.cpp); `gen` null: the default generator -------------------
+Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);             // 1 with probability p
+Tensor bernoulli(const Tensor& self, double p, Generator* gen = nullptr);  // self's shape and dtype
+Tensor& bernoulli_(Tensor& t, double p = 0.5, Generator* gen = nullptr);
+Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen = nullptr);
+// Category indices (int64), num_samples per row of a 1-d or 2-d tensor of weights.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   Generator* gen = nullptr);
+// mean + std * N(0, 1), broadcast; differentiable in mean and std.
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
+Tensor normal(const Tensor& mean, double std = 1.0, Generator* gen = nullptr);
+Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
+Tensor normal(double mean, double std, IntList size, DType dtype = DType::Float32,
+              Generator* gen = nullptr);
+Tensor poisson(const Tensor& rates, Generator* gen = nullptr);
+Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen = nullptr);
+// Gamma(alpha, 1) with torch's reparameterized gradient (_standard_gamma_grad).
+Tensor _standard_gamma(const Tensor& alpha, Generator* gen = nullptr);
+Tensor _standard_gamma_grad(const Tensor& alpha, const Tensor& output);
+Tensor _sample_dirichlet(const Tensor& alpha, Generator* gen = nullptr);  // along the last dim
+Tensor& exponential_(Tensor& t, double lambd = 1.0, Generator* gen = nullptr);
+Tensor& geometric_(Tensor& t, double p, Generator* gen = nullptr);
+Tensor& cauchy_(Tensor& t, double median = 0.0, double sigma = 1.0, Generator* gen = nullptr);
+Tensor& log_normal_(Tensor& t, double mean = 1.0, double std = 2.0, Generator* gen = nullptr);
+// Integers in [from, to); no `to`: up to the dtype's largest exact integer.
+Tensor& random_(Tensor& t, int64_t from = 0, std::optional<int64_t> to = std::nullopt,
+                Generator* gen = nullptr);
 
 // ---- threads (src/kernels/cpu/parallel.cpp) --------------------------------------------
 int get_num_threads();

@@ -43,6 +43,9 @@ void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&...
 
 nb::class_<Tensor>& tensor_class();
 
+// The C++ stream inside an ember.Generator; nullptr for None (the default generator).
+Generator* generator_from(nb::handle h);
+
 // The Tensor inside a Python Tensor object (for in-place methods, which return `self`).
 inline Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 
@@ -65,6 +68,7 @@ void bind_multiprocessing(nb::module_& m);
 void bind_distributed(nb::module_& m);
 void bind_ops_more(nb::module_& m);
 void bind_special(nb::module_& m);
+void bind_random(nb::module_& m);
 
 }  // namespace ember::py
 

@@ -148,4 +148,5 @@ NB_MODULE(_C, m) {
   py::bind_distributed(m);
   py::bind_ops_more(m);
   py::bind_special(m);
+  py::bind_random(m);
 }

@@ -103,14 +103,7 @@ void bind_tensor(nb::module_& m) {
            nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
       .def("zero_", [](nb::handle self) { zero_(self_of(self)); return nb::borrow(self); })
-      .def("uniform_", [](nb::handle self, double a, double b) {
-             uniform_(self_of(self), a, b);
-             return nb::borrow(self);
-           }, nb::arg("from") = 0.0, nb::arg("to") = 1.0)
-      .def("normal_", [](nb::handle self, double mean, double std) {
-             normal_(self_of(self), mean, std);
-             return nb::borrow(self);
-           }, nb::arg("mean") = 0.0, nb::arg("std") = 1.0)
+      // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
       .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });

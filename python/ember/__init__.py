@@ -19,7 +19,12 @@ from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, 
 from . import optim, return_types
 from . import special
 from . import nn
-from ._generator import Generator
+from ._generator import Generator, default_generator
+from . import random
+from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state
+_standard_gamma = _C._standard_gamma  # torch's private sampling entry points (distributions use them)
+_standard_gamma_grad = _C._standard_gamma_grad
+_sample_dirichlet = _C._sample_dirichlet
 from ._compile import compile
 from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,
                                 set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,

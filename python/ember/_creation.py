@@ -38,13 +38,19 @@ def _finish(t, requires_grad):
     return t
 
 
-def _factory(name):
-    fn = getattr(_C, name)
+_RANDOM = {"rand": "_rand", "randn": "_randn"}  # the factories that take generator=
 
-    def factory(*size, dtype=None, device=None, requires_grad=False, out=None, **kwargs):
+
+def _factory(name):
+    fn = getattr(_C, _RANDOM.get(name, name))
+
+    def factory(*size, dtype=None, device=None, requires_grad=False, out=None, generator=None,
+                **kwargs):
         _check_device(device, name)
         if "size" in kwargs:  # zeros(size=(2, 3))
             size = (kwargs.pop("size"),)
+        if name in _RANDOM:
+            return _finish(fn(_size(size, name), dtype, generator), requires_grad)
         return _finish(fn(_size(size, name), dtype), requires_grad)
 
     factory.__name__ = name
@@ -64,7 +70,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if size is None:
@@ -72,12 +79,12 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
     if high is None:
         low, high = 0, low
     _check_device(device, "randint")
-    return _C.randint(low, high, tuple(size), dtype)
+    return _C._randint(low, high, tuple(size), dtype, generator)
 
 
-def randperm(n, *, dtype=None, device=None):
+def randperm(n, *, generator=None, dtype=None, device=None):
     _check_device(device, "randperm")
-    return _C.randperm(n, dtype)
+    return _C._randperm(n, dtype, generator)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -107,9 +114,10 @@ def _like_input(name, t):
 def _like(name):
     fn = globals()[name]
 
-    def like(t, *, dtype=None, device=None, requires_grad=False):
+    def like(t, *, dtype=None, device=None, requires_grad=False, **kwargs):  # generator= (rand)
         _like_input(name + "_like", t)
-        return fn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+        return fn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad,
+                  **kwargs)
 
     like.__name__ = name + "_like"
     return like
@@ -128,9 +136,9 @@ def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
                 requires_grad=requires_grad)
 
 
-def randint_like(t, low, high=None, *, dtype=None, device=None):
+def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None):
     _like_input("randint_like", t)
-    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device)
+    return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype, device=device)
 
 
 def from_numpy(a):

@@ -1,30 +1,19 @@
-"""ember.Generator: an explicit random stream for the data utilities (shuffling, random_split,
-samplers), as torch.Generator is used there.
+"""ember.Generator: a random stream of its own (torch.Generator), for `generator=` arguments.
 
-It wraps NumPy's PCG64. A seed gives the same stream on every run, but ember's streams differ
-from PyTorch's: `Generator().manual_seed(0)` shuffles differently in ember and in torch.
-The global stream (ember.manual_seed) is the C++ generator in include/ember/random.h; a data
-utility given no generator draws one seed from it, so ember.manual_seed(s) makes it reproducible.
+The stream is C++ (include/ember/random.h: xoshiro256**, its own state and lock); the random
+ops (rand, randn, randint, randperm, normal, bernoulli, multinomial, Tensor.uniform_, ...)
+draw from it when given `generator=g`, and from ember.default_generator otherwise. A stream
+depends only on its seed and on what was drawn from it; two generators seeded alike give
+equal numbers. ember's streams are reproducible for a seed but differ from PyTorch's.
+The data utilities (samplers, random_split, DataLoader) seed a NumPy stream from one draw
+of the generator (numpy_rng below), so a seed still fixes their order.
 """
-import os
-
 from . import _C
 
-
-class _LazyNumpy:  # NumPy loads when a Generator is first used, not with `import ember`
-    def __getattr__(self, name):
-        import numpy
-        return getattr(numpy, name)
-
-
-np = _LazyNumpy()
-
-_DEFAULT_SEED = 67280421310721  # torch.Generator().initial_seed()
 _U64 = 1 << 64
-_STATE_BYTES = 56  # seed, PCG64 state and increment (128 bits each), has_uint32, uinteger
 
 
-class Generator:
+class Generator(_C._Generator):
     """A random stream: `g = ember.Generator().manual_seed(42)`; pass it as `generator=g`."""
 
     def __init__(self, device="cpu"):
@@ -33,62 +22,57 @@ class Generator:
         if kind != "cpu":  # torch's CPU build has no generator for other devices
             raise RuntimeError(f"Cannot get {kind.upper()} generator without ATen_{kind} library "
                                "(ember runs on the CPU only)")
-        self.manual_seed(_DEFAULT_SEED)
+        super().__init__()
 
     def manual_seed(self, seed):
         """Restarts the stream from `seed` (an int; negative seeds wrap modulo 2**64 as in torch)."""
         seed = int(seed)
         if not -(1 << 63) <= seed < _U64:
             raise RuntimeError(f"Generator.manual_seed: seed {seed} does not fit in 64 bits")
-        self._seed = seed % _U64
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._manual_seed(seed % _U64)
         return self
 
-    def seed(self):
-        """Seeds from the operating system's entropy and returns the seed used."""
-        s = int.from_bytes(os.urandom(8), "little") >> 1
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self):
-        return self._seed
+    def set_state(self, new_state):
+        """Restores a state from get_state() (an ember.uint8 tensor)."""
+        if not isinstance(new_state, _C.Tensor):
+            raise TypeError(f"Generator.set_state: expected an ember.uint8 tensor, got "
+                            f"{type(new_state).__name__}")
+        self._set_state(new_state)
+        return self
 
     @property
     def device(self):
         from ._device import CPU
         return CPU
 
-    def get_state(self):
-        """The state as an ember.uint8 tensor (restore it with set_state)."""
-        st = self._rng.bit_generator.state
-        parts = [(self._seed, 8), (st["state"]["state"], 16), (st["state"]["inc"], 16),
-                 (st["has_uint32"], 8), (st["uinteger"], 8)]
-        raw = b"".join(int(v).to_bytes(n, "little") for v, n in parts)
-        return _C._from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
-
-    def set_state(self, new_state):
-        if not isinstance(new_state, _C.Tensor) or new_state.numel() != _STATE_BYTES \
-                or str(new_state.dtype) != "ember.uint8":
-            raise RuntimeError(f"Generator.set_state: expected an ember.uint8 tensor of {_STATE_BYTES} "
-                               "bytes from Generator.get_state()")
-        raw = new_state.contiguous().numpy().tobytes()
-        field = [int.from_bytes(raw[a:b], "little") for a, b in ((0, 8), (8, 24), (24, 40), (40, 48), (48, 56))]
-        self.manual_seed(field[0])
-        self._rng.bit_generator.state = {"bit_generator": "PCG64",
-                                         "state": {"state": field[1], "inc": field[2]},
-                                         "has_uint32": field[3], "uinteger": field[4]}
-        return self
+    def __reduce__(self):  # pickling (DataLoader workers, deepcopy) keeps the stream's state
+        return _from_state, (self.get_state().tolist(),)
 
     def __repr__(self):
-        return f"<ember.Generator initial_seed={self._seed}>"
+        return f"<ember.Generator initial_seed={self.initial_seed()}>"
+
+
+def _from_state(state):
+    g = Generator()
+    from ._creation import tensor
+    from ._dtype import uint8
+    return g.set_state(tensor(state, dtype=uint8))
+
+
+def _make_default():
+    g = Generator.__new__(Generator)
+    _C._Generator.__init__(g, True)  # shares the C++ global stream (ember.manual_seed)
+    return g
+
+
+default_generator = _make_default()
 
 
 def numpy_rng(generator):
-    """The NumPy stream behind `generator`; with None, a fresh stream seeded by one draw from the
-    global ember stream (as torch's samplers draw a seed from the default generator)."""
-    if generator is None:
-        seed = _C.randint(0, 1 << 62, (), None).item()
-        return np.random.Generator(np.random.PCG64(seed))
-    if not isinstance(generator, Generator):
+    """A NumPy stream seeded by one draw from `generator` (None: the default generator), for
+    the data utilities: the draw advances the ember stream, so a seed fixes every order."""
+    import numpy as np
+    if generator is not None and not isinstance(generator, _C._Generator):
         raise TypeError(f"expected generator to be an ember.Generator (got {type(generator).__name__})")
-    return generator._rng
+    seed = _C._randint(0, 1 << 62, (), None, generator).item()
+    return np.random.Generator(np.random.PCG64(seed))

@@ -106,30 +106,30 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
 
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
-Tensor& uniform_(Tensor& t, double low, double high) {
+Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
   ops::check_defined(t, "uniform_");
   EMBER_CHECK(is_floating(t.dtype()), TypeError, "uniform_: expected a floating tensor, got ",
               dtype_name(t.dtype()));
-  EMBER_CHECK(low <= high, ValueError, "uniform_: expects low <= high, got low=", low,
-              " high=", high);
+  EMBER_CHECK(low <= high, Error, "uniform_ expects to return a [from, to) range, but found from=",
+              low, " > to=", high);
   Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
   visit_floating(t.dtype(), [&]<class T>() {
-    default_generator().uniform(c.data<T>(), c.numel(), low, high);
+    generator_or_default(gen).uniform(c.data<T>(), c.numel(), low, high);
   });
   if (!c.is_same(t)) copy_(t, c);
   t.bump_version();
   return t;
 }
 
-Tensor& normal_(Tensor& t, double mean, double std) {
+Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
   EMBER_PROFILE_OP("normal_");
   ops::check_defined(t, "normal_");
   EMBER_CHECK(is_floating(t.dtype()), TypeError, "normal_: expected a floating tensor, got ",
               dtype_name(t.dtype()));
-  EMBER_CHECK(std >= 0, ValueError, "normal_: expects std >= 0.0, got std=", std);
+  EMBER_CHECK(std >= 0, Error, "normal expects std >= 0.0, but found std ", std);
   Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
   visit_floating(t.dtype(), [&]<class T>() {
-    default_generator().normal(c.data<T>(), c.numel(), mean, std);
+    generator_or_default(gen).normal(c.data<T>(), c.numel(), mean, std);
   });
   if (!c.is_same(t)) copy_(t, c);
   t.bump_version();
@@ -143,36 +143,38 @@ void check_float_dtype(const char* op, DType dtype) {
 }
 }  // namespace
 
-Tensor rand(IntList shape, DType dtype) {
+Tensor rand(IntList shape, DType dtype, Generator* gen) {
   EMBER_PROFILE_OP("rand");
   check_float_dtype("rand", dtype);
   Tensor t = Tensor::empty(shape, dtype);
-  return uniform_(t, 0.0, 1.0);
+  return uniform_(t, 0.0, 1.0, gen);
 }
 
-Tensor randn(IntList shape, DType dtype) {
+Tensor randn(IntList shape, DType dtype, Generator* gen) {
   EMBER_PROFILE_OP("randn");
   check_float_dtype("randn", dtype);
   Tensor t = Tensor::empty(shape, dtype);
-  return normal_(t, 0.0, 1.0);
+  return normal_(t, 0.0, 1.0, gen);
 }
 
-Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype) {
+Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator* gen) {
   EMBER_PROFILE_OP("randint");
   EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
               " high=", high);
   Tensor t = Tensor::empty(shape, DType::Int64);
-  default_generator().randint(t.data<int64_t>(), t.numel(), low, high);
+  generator_or_default(gen).randint(t.data<int64_t>(), t.numel(), low, high);
   return to_dtype(t, dtype);
 }
 
-Tensor randperm(int64_t n, DType dtype) {
+Tensor randperm(int64_t n, DType dtype, Generator* gen) {
   EMBER_PROFILE_OP("randperm");
   EMBER_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
   Tensor t = arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);
   int64_t* p = t.data<int64_t>();
+  Generator& g = generator_or_default(gen);
+  auto lock = g.lock();
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
-    int64_t j = int64_t(default_generator().next_u64() % uint64_t(i + 1));
+    int64_t j = int64_t(g.next_u64() % uint64_t(i + 1));
     std::swap(p[i], p[j]);
   }
   return to_dtype(t, dtype);

@@ -58,31 +58,17 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _fill_from_numpy(tensor, generator, draw):
-    """With an explicit generator: draw(numpy_rng, shape) values copied into tensor."""
-    from .._generator import numpy_rng
-    from .._creation import from_numpy
-    arr = draw(numpy_rng(generator), tuple(tensor.shape))
-    with no_grad():
-        tensor.copy_(from_numpy(arr.astype("float64").reshape(tuple(tensor.shape))))
-    return tensor
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills tensor with values drawn from U(a, b)."""
-    if generator is not None:
-        return _fill_from_numpy(tensor, generator, lambda rng, s: rng.uniform(a, b, s))
     with no_grad():
-        tensor.uniform_(a, b)
+        tensor.uniform_(a, b, generator=generator)
     return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills tensor with values drawn from N(mean, std^2)."""
-    if generator is not None:
-        return _fill_from_numpy(tensor, generator, lambda rng, s: rng.normal(mean, std, s))
     with no_grad():
-        tensor.normal_(mean, std)
+        tensor.normal_(mean, std, generator=generator)
     return tensor
 
 
@@ -211,18 +197,13 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     random rows, are zero (Martens, 2010)."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .._creation import randperm, from_numpy, arange
+    from .._creation import randperm, arange
     rows, cols = tensor.shape
     num_zeros = min(math.ceil(sparsity * rows), rows)
     normal_(tensor, 0.0, std, generator)
     if num_zeros <= 0 or cols == 0:
         return tensor
-    if generator is not None:
-        from .._generator import numpy_rng
-        rng = numpy_rng(generator)
-        zero_rows = [from_numpy(rng.permutation(rows)[:num_zeros]) for _ in range(cols)]
-    else:
-        zero_rows = [randperm(rows)[:num_zeros] for _ in range(cols)]
+    zero_rows = [randperm(rows, generator=generator)[:num_zeros] for _ in range(cols)]
     from .._functions import cat
     row_idx = cat(zero_rows)
     col_idx = arange(cols).unsqueeze(1).expand(cols, num_zeros).reshape(-1)
