@@ -132,7 +132,8 @@ def is_tensor(obj):
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "multiprocessing",
-                "accelerator", "amp", "backends", "compiler", "cuda", "jit", "mps", "onnx", "version", "vision"):
+                "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
+                "version", "vision"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -346,3 +346,35 @@ def test_programs_that_pick_a_device_run_on_cpu():
             x = x.pin_memory()
         assert model(x).shape == (4, 1) and str(dev) == "cpu"
         assert m.accelerator.current_accelerator() is None
+
+
+CPU_CASES = [
+    "m.cpu.is_available()", "m.cpu.is_initialized()", "m.cpu.device_count()",
+    "m.cpu.current_device()", "m.cpu.synchronize()", "m.cpu.set_device('cuda')",
+    "type(m.cpu.current_stream()).__name__", "m.cpu.stream(None).__enter__()",
+    "m.cpu.Event().query()", "m.cpu.amp.autocast(enabled=False)._enabled",
+    "m.cpu.amp.autocast().fast_dtype", "m.cpu.amp.GradScaler().is_enabled()",
+    "m.cpu.amp.GradScaler().state_dict()",
+]
+
+
+@pytest.mark.parametrize("expr", CPU_CASES)
+def test_cpu_module_as_torch(expr):
+    assert outcome(expr, ember) == outcome(expr, torch)
+
+
+def test_cpu_stream_context_swaps_the_current_stream():
+    s = ember.cpu.Stream()
+    with ember.cpu.stream(s):
+        assert ember.cpu.current_stream() is s
+    assert ember.cpu.current_stream() is not s
+
+
+def test_dataloader_pin_memory_warns_as_torch():
+    from ember.utils.data import DataLoader, TensorDataset
+    from torch.utils.data import DataLoader as TDataLoader, TensorDataset as TTensorDataset
+    for dl in (DataLoader(TensorDataset(ember.arange(4.0)), batch_size=2, pin_memory=True),
+               TDataLoader(TTensorDataset(torch.arange(4.0)), batch_size=2, pin_memory=True)):
+        with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no "
+                                             "accelerator is found"):
+            assert [b[0].tolist() for b in dl] == [[0.0, 1.0], [2.0, 3.0]]
