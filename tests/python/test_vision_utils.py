@@ -65,6 +65,17 @@ def test_make_grid_normalize():
     assert float(x.min()) < 0  # the input is not modified
 
 
+def test_make_grid_gradient_matches_torch():
+    """The grid is ember ops (pad, reshape, permute): its gradient is torch's copy_ gradient,
+    i.e. the upstream gradient at each image's cell."""
+    x = ember.rand(5, 3, 4, 4, requires_grad=True)
+    upstream = np.random.default_rng(0).standard_normal((3, 2 * 6 + 2, 3 * 6 + 2)).astype(np.float32)
+    (make_grid(x, nrow=3, padding=2) * ember.from_numpy(upstream)).sum().backward()
+    want = np.stack([upstream[:, 2 + (k // 3) * 6:2 + (k // 3) * 6 + 4, 2 + (k % 3) * 6:2 + (k % 3) * 6 + 4]
+                     for k in range(5)])
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6)
+
+
 def test_save_image_roundtrip(tmp_path):
     x = ember.rand(6, 3, 5, 4)
     path = tmp_path / "grid.png"

@@ -53,7 +53,6 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
     nmaps, channels, h, w = tensor.shape
     xmaps = min(nrow, nmaps)
     ymaps = int(math.ceil(float(nmaps) / xmaps))
-    tensor = tensor.detach()
     if ymaps * xmaps > nmaps:  # blank cells after the last image
         blank = tensor.new_full((ymaps * xmaps - nmaps, channels, h, w), pad_value)
         tensor = ember.cat((tensor, blank), 0)
