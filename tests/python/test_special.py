@@ -79,6 +79,9 @@ def test_edges_of_the_other_functions():
     # polygamma at the poles: +inf for odd n, -inf for even n (as torch at 0)
     z = ember.tensor([0.0], dtype=ember.float64)
     assert ember.polygamma(1, z).item() == math.inf and ember.polygamma(2, z).item() == -math.inf
+    # an order beyond int's range overflows (torch: -inf for this even order), never wraps to digamma
+    big = ember.polygamma(2**40, ember.tensor([1.0, 0.5, 5.0]))
+    assert big.tolist() == torch.polygamma(2**40, torch.tensor([1.0, 0.5, 5.0])).tolist()
     p = [-1.0, 0.0, 1e-300, 0.5, 1.0, 2.0, float("nan")]
     assert_same(ember.special.ndtri(ember.tensor(p, dtype=ember.float64)),
                 torch.special.ndtri(torch.tensor(p, dtype=torch.float64)), rtol=1e-12, atol=0)

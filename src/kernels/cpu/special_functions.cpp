@@ -41,6 +41,8 @@ double polygamma_of(int64_t n, double x) {
   if (std::isnan(x)) return x;
   if (is_nonpositive_integer(x) && !std::isinf(x)) return n % 2 ? kInf : -kInf;
   if (std::isinf(x)) return x > 0 ? 0.0 : kNaN;
+  // n! / x^(n+1) overflows long before n leaves int's range (Boost takes an int): +-inf by parity
+  if (n > 1000000) return n % 2 ? kInf : -kInf;
   if (n == 1) return bm::trigamma(x, Quiet());
   return bm::polygamma(int(n), x, Quiet());
 }
