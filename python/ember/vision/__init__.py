@@ -4,7 +4,7 @@ Under the drop-in runner `import torchvision` resolves here (torchvision.a.b -> 
 Pure Python: images move between Pillow and tensors through NumPy arrays; all tensor math is
 ember ops. See docs/vision.md for what is covered and where it differs from torchvision.
 """
-from . import datasets, models, ops, transforms, utils
+from . import datasets, io, models, ops, transforms, utils
 
 __version__ = "0.28.0"  # the torchvision release that pairs with the torch API ember follows
 
@@ -21,4 +21,4 @@ def set_image_backend(backend):
         raise ValueError(f"Invalid backend '{backend}'. Options are 'PIL' (ember.vision has no accimage)")
 
 
-__all__ = ["datasets", "models", "ops", "transforms", "utils", "get_image_backend", "set_image_backend"]
+__all__ = ["datasets", "io", "models", "ops", "transforms", "utils", "get_image_backend", "set_image_backend"]
