@@ -35,6 +35,7 @@ from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -54,7 +55,7 @@ __all__ = [
     "Dirichlet", "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma",
     "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
     "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-    "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "NegativeBinomial", "Normal",
+    "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
     "Uniform", "VonMises", "Weibull",

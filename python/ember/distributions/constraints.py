@@ -320,6 +320,17 @@ class _Symmetric(_Square):
         return _all_last((value - value.mT).abs() <= 1e-6 * (1 + value.abs()), 2)
 
 
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factorization."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not bool(sym_check.all()):
+            return sym_check
+        from ._linalg import cholesky_ex
+        return cholesky_ex(value)[1].eq(0)
+
+
 class _Cat(Constraint):
     """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
 
@@ -399,5 +410,6 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

@@ -1,0 +1,110 @@
+"""MultivariateNormal (its Cholesky factor and triangular solves composed from ember ops)
+against torch.distributions.MultivariateNormal."""
+import numpy as np
+import pytest
+import torch
+import torch.distributions as TD
+
+import ember
+import ember.distributions as ED
+from test_distributions_cases import close, e, npy, tt
+
+
+def _spd(rng, batch, n):
+    x = rng.normal(size=tuple(batch) + (n, n))
+    return x @ np.swapaxes(x, -1, -2) + 0.5 * np.eye(n)
+
+
+def _pair(kind, seed=0, batch=(2,), loc_batch=(3, 1), n=3, grad=False):
+    rng = np.random.default_rng(seed)
+    loc = rng.normal(size=tuple(loc_batch) + (n,))
+    mat = _spd(rng, batch, n)
+    if kind == "scale_tril":
+        mat = np.linalg.cholesky(mat)
+    ie = [e(loc, grad), e(mat, grad)]
+    it = [tt(loc, grad), tt(mat, grad)]
+    return (ED.MultivariateNormal(ie[0], **{kind: ie[1]}), TD.MultivariateNormal(it[0], **{kind: it[1]}),
+            ie, it)
+
+
+KINDS = ["covariance_matrix", "precision_matrix", "scale_tril"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mvn_against_torch(kind):
+    de, dt, ie, it = _pair(kind, grad=True)
+    assert tuple(de.batch_shape) == tuple(dt.batch_shape) == (3, 2)
+    assert tuple(de.event_shape) == tuple(dt.event_shape) == (3,)
+    for prop in ["mean", "mode", "variance", "stddev", "covariance_matrix", "precision_matrix",
+                 "scale_tril"]:
+        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
+    v = np.random.default_rng(1).normal(size=(4, 3, 2, 3))
+    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
+    close(lpe, lpt, rtol=1e-6, atol=1e-9)
+    close(de.entropy(), dt.entropy(), rtol=1e-6)
+    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
+    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+
+
+def test_mvn_rsample_gradient_and_statistics():
+    de, dt, ie, it = _pair("covariance_matrix", batch=(), loc_batch=(), grad=True)
+    ember.manual_seed(0)
+    x = de.rsample((20000,))
+    assert tuple(x.shape) == (20000, 3)
+    xs = npy(x)
+    np.testing.assert_allclose(xs.mean(0), npy(dt.mean), atol=0.06)
+    np.testing.assert_allclose(np.cov(xs.T), npy(dt.covariance_matrix), rtol=0.05, atol=0.05)
+    # the same draws through torch: x = loc + L eps, eps = L^-1 (x - loc)
+    L = npy(dt.scale_tril)
+    eps = np.linalg.solve(L, (xs[:50] - npy(dt.loc)).T).T
+    ge = ember.autograd.grad((x[:50] ** 2).sum(), ie)
+    xt = dt.loc + (torch.linalg.cholesky(it[1]) @ tt(eps).unsqueeze(-1)).squeeze(-1)
+    gt = torch.autograd.grad((xt ** 2).sum(), it)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+
+
+def test_mvn_expand_and_kl():
+    de, dt, _, _ = _pair("scale_tril")
+    ee, te = de.expand((5, 3, 2)), dt.expand((5, 3, 2))
+    assert tuple(ee.batch_shape) == (5, 3, 2) and tuple(ee.sample().shape) == (5, 3, 2, 3)
+    v = np.random.default_rng(2).normal(size=(5, 3, 2, 3))
+    close(ee.log_prob(e(v)), te.log_prob(tt(v)), rtol=1e-6)
+    qe, qt, qie, qit = _pair("covariance_matrix", seed=5, batch=(1,), loc_batch=(2,), grad=True)
+    pe, pt, pie, pit = _pair("precision_matrix", seed=6, batch=(2,), loc_batch=(1,), grad=True)
+    ke, kt = ED.kl_divergence(pe, qe), TD.kl_divergence(pt, qt)
+    close(ke, kt, rtol=1e-6)
+    ge = ember.autograd.grad(ke.sum(), pie + qie)
+    gt = torch.autograd.grad(kt.sum(), pit + qit)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+
+
+def test_mvn_bad_arguments():
+    def same(fn):
+        with pytest.raises(Exception) as te:
+            fn(TD, torch)
+        with pytest.raises(te.type) as ee:
+            fn(ED, ember)
+        first = lambda err: str(err.value).split("\n")[0].split(" of distribution")[0]  # noqa: E731
+        assert first(ee).replace("ember", "torch") == first(te)
+
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2)))
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2), T.eye(2), scale_tril=T.eye(2)))
+    same(lambda D, T: D.MultivariateNormal(T.tensor(0.0), T.eye(2)))
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2), T.ones(2)))
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2), T.tensor([[1.0, 2.0], [2.0, 1.0]])))
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2), scale_tril=T.tensor([[1.0, 1.0], [0.0, 1.0]])))
+    same(lambda D, T: D.MultivariateNormal(T.zeros(2), T.eye(2)).log_prob(T.zeros(3)))
+    # without validation the factorization itself reports the matrix
+    with pytest.raises(RuntimeError, match="leading minor of order 2 is not positive-definite"):
+        ED.MultivariateNormal(ember.zeros(2), ember.tensor([[1.0, 2.0], [2.0, 1.0]]), validate_args=False)
+
+
+def test_positive_definite_constraint():
+    rng = np.random.default_rng(3)
+    mats = np.stack([_spd(rng, (), 3), -np.eye(3), np.triu(np.ones((3, 3)))])
+    close(ED.constraints.positive_definite.check(e(mats)), TD.constraints.positive_definite.check(tt(mats)))
+    assert repr(ED.constraints.positive_definite) == repr(TD.constraints.positive_definite)
