@@ -131,7 +131,8 @@ def is_tensor(obj):
 
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
-    if name in ("utils", "datasets", "profiler", "examples", "distributed", "multiprocessing",
+    if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
+                "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
                 "version", "vision"):
         import importlib
