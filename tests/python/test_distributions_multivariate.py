@@ -108,3 +108,32 @@ def test_positive_definite_constraint():
     mats = np.stack([_spd(rng, (), 3), -np.eye(3), np.triu(np.ones((3, 3)))])
     close(ED.constraints.positive_definite.check(e(mats)), TD.constraints.positive_definite.check(tt(mats)))
     assert repr(ED.constraints.positive_definite) == repr(TD.constraints.positive_definite)
+
+
+def _lowrank(D, loc, w, d):
+    return D.LowRankMultivariateNormal(loc, w, d)
+
+
+def test_lowrank_mvn_against_torch():
+    rng = np.random.default_rng(7)
+    loc, w, d = rng.normal(size=(2, 4)), rng.normal(size=(3, 1, 4, 2)), rng.uniform(0.5, 2, size=(4,))
+    ie, it = [e(loc, True), e(w, True), e(d, True)], [tt(loc, True), tt(w, True), tt(d, True)]
+    de, dt = _lowrank(ED, *ie), _lowrank(TD, *it)
+    assert tuple(de.batch_shape) == tuple(dt.batch_shape) == (3, 2)
+    for prop in ["mean", "variance", "covariance_matrix", "precision_matrix", "scale_tril"]:
+        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
+    v = rng.normal(size=(5, 3, 2, 4))
+    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
+    close(lpe, lpt, rtol=1e-6)
+    close(de.entropy(), dt.entropy(), rtol=1e-6)
+    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
+    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+    ember.manual_seed(0)
+    s = npy(de.expand((3, 2)).sample((20000,)))
+    np.testing.assert_allclose(s.var(0), npy(dt.variance), rtol=0.06)
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices with shape 4 x m"):
+        ED.LowRankMultivariateNormal(ember.zeros(4), ember.zeros(3, 2), ember.ones(4))
+    with pytest.raises(ValueError, match="Expected parameter cov_diag"):
+        ED.LowRankMultivariateNormal(ember.zeros(4), ember.zeros(4, 2), -ember.ones(4))

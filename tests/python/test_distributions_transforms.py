@@ -45,9 +45,12 @@ TRANSFORMS = {
               _real((2, 3))),
     "Softmax": (lambda T: T.SoftmaxTransform(), _real((2, 3))),
     "Abs": (lambda T: T.AbsTransform(), _real((2, 3))),
+    "CorrCholesky": (lambda T: T.CorrCholeskyTransform(), _real((2, 6))),
+    "PositiveDefinite": (lambda T: T.PositiveDefiniteTransform(), _real((2, 3, 3))),
 }
 BIJECTIVE_LOGDET = ["Exp", "Power", "Sigmoid", "Softplus", "Tanh", "Affine", "AffineEvent",
-                    "StickBreaking", "Compose", "Independent", "Reshape", "Inverse", "Cat", "Stack"]
+                    "StickBreaking", "Compose", "Independent", "Reshape", "Inverse", "Cat", "Stack",
+                    "CorrCholesky"]
 
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMS))
@@ -166,12 +169,14 @@ def test_parameterized_constraints():
 
 
 @pytest.mark.parametrize("cname", ["real", "positive", "unit_interval", "simplex", "greater_than",
-                                   "less_than", "interval", "real_vector", "lower_cholesky"])
+                                   "less_than", "interval", "real_vector", "lower_cholesky",
+                                   "corr_cholesky", "positive_definite"])
 def test_biject_to_and_transform_to(cname):
     C, TC = ED.constraints, TD.constraints
     pick = {"greater_than": lambda c: c.greater_than(1.5), "less_than": lambda c: c.less_than(-1.0),
             "interval": lambda c: c.interval(-1.0, 3.0)}.get(cname, lambda c: getattr(c, cname))
-    x = np.random.default_rng(5).normal(size=(2, 3, 3) if cname == "lower_cholesky" else (2, 3))
+    shape = {"lower_cholesky": (2, 3, 3), "positive_definite": (2, 3, 3)}.get(cname, (2, 3))
+    x = np.random.default_rng(5).normal(size=shape)
     for reg, treg in [(ED.transform_to, TD.transform_to), (ED.biject_to, TD.biject_to)]:
         try:
             tt_ = treg(pick(TC))

@@ -10,8 +10,9 @@ from . import constraints
 from .utils import _sum_rightmost, broadcast_shape, finfo
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StackTransform",
            "StickBreakingTransform", "Transform", "identity_transform"]
 
@@ -703,28 +704,6 @@ class StickBreakingTransform(Transform):
         return ember.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-class LowerCholeskyTransform(Transform):
-    """Unconstrained square matrices to lower-triangular ones with a positive diagonal:
-    the strict lower triangle kept, the diagonal exponentiated."""
-    domain = constraints.independent(constraints.real, 2)
-    codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
-
-    def _call(self, x):
-        return x.tril(-1) + x.diagonal(0, -2, -1).exp().unsqueeze(-1) * _eye_like(x)
-
-    def _inverse(self, y):
-        return y.tril(-1) + y.diagonal(0, -2, -1).log().unsqueeze(-1) * _eye_like(y)
-
-
-def _eye_like(x):
-    return ember.eye(x.shape[-1], dtype=x.dtype)
-
-
 class CumulativeDistributionTransform(Transform):
     """y = distribution.cdf(x), onto the unit interval; log |dy/dx| = log_prob(x)."""
     bijective = True
@@ -754,6 +733,8 @@ class CumulativeDistributionTransform(Transform):
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
 
-# CatTransform and StackTransform apply other transforms piece by piece; they live in their own
-# file and are part of this module's names, as in torch.
+# Transforms that apply others piece by piece, and transforms onto matrices, live in their own
+# files and are part of this module's names, as in torch.
 from .piecewise_transforms import CatTransform, StackTransform  # noqa: E402
+from .matrix_transforms import (CorrCholeskyTransform, LowerCholeskyTransform,  # noqa: E402
+                                PositiveDefiniteTransform)
