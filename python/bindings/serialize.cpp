@@ -1,6 +1,7 @@
-// safetensors save/load (include/ember/serialize.h) for python/ember/serialization.py,
-// which flattens nested objects to names and back. OSError keeps its errno, so Python
-// sees FileNotFoundError, PermissionError, ... with the file name.
+// safetensors save/load (include/ember/serialize.h) for python/ember/serialization/safetensors.py,
+// which flattens nested objects to names and back; _storage_bytes for the PyTorch format.
+// OSError keeps its errno, so Python sees FileNotFoundError, PermissionError, ... with the
+// file name.
 #include <nanobind/stl/map.h>
 
 #include "common.h"
@@ -48,6 +49,13 @@ void bind_serialize(nb::module_& m) {
   });
   m.def("_load_bytes", [](nb::bytes data) {
     return to_python(load_bytes(data.c_str(), data.size()));
+  });
+  // For the PyTorch-format writer (python/ember/serialization/torch_format.py): a uint8
+  // tensor over all of t's storage, which torch.save writes whole as one data/N record.
+  m.def("_storage_bytes", [](const Tensor& t) {
+    IntrusivePtr<Storage> s = t.storage();
+    int64_t n = int64_t(s->nbytes());
+    return Tensor(make_intrusive<TensorImpl>(std::move(s), Dims{n}, Dims{1}, 0, DType::UInt8));
   });
 }
 

@@ -20,7 +20,7 @@ from test_serialization import HOSTILE, craft  # noqa: E402
 
 def ember_bytes(obj, metadata=None):
     buf = io.BytesIO()
-    ember.save(obj, buf, metadata=metadata)
+    ember.save(obj, buf, metadata=metadata, format="safetensors")
     return buf.getvalue()
 
 
@@ -29,14 +29,14 @@ def main():
     os.makedirs(out, exist_ok=True)
     ember.manual_seed(0)
     valid = {
-        "valid_every_dtype": ember.serialization._C._save_bytes({
+        "valid_every_dtype": ember._C._save_bytes({
             "f32": ember.randn(2, 3), "f64": ember.randn(2, dtype=ember.float64),
             "i64": ember.arange(3), "i32": ember.arange(3, dtype=ember.int32),
             "u8": ember.arange(4, dtype=ember.uint8), "b": ember.tensor([True, False])}, {}),
-        "valid_zero_d_and_empty": ember.serialization._C._save_bytes(
+        "valid_zero_d_and_empty": ember._C._save_bytes(
             {"s": ember.tensor(1.5), "e": ember.zeros(0, 3), "e2": ember.zeros(2, 0, dtype=ember.int64)}, {}),
-        "valid_no_tensors": ember.serialization._C._save_bytes({}, {}),
-        "valid_metadata": ember.serialization._C._save_bytes({"w": ember.ones(2)}, {"format": "pt", "k\u00e9": "v\n"}),
+        "valid_no_tensors": ember._C._save_bytes({}, {}),
+        "valid_metadata": ember._C._save_bytes({"w": ember.ones(2)}, {"format": "pt", "k\u00e9": "v\n"}),
         "valid_nested_object": ember_bytes({"model": {"0.weight": ember.randn(2, 2)},
                                             "optim": {"state": {0: {"step": ember.tensor(1.0)}},
                                                       "param_groups": [{"lr": 0.1, "betas": (0.9, 0.99)}]}}),

@@ -118,3 +118,10 @@ class Softmin(_SoftmaxBase):
 class LogSoftmax(_SoftmaxBase):
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+# torch.nn.modules.activation holds these too: the same classes at torch's path (pickles name it).
+from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
+                              LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
+                              Threshold, GLU, PReLU)
+from .activation_attention import MultiheadAttention  # noqa: E402

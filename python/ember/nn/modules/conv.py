@@ -9,7 +9,7 @@ from ..._dtype import int64
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _empty, _ntuple, _parameter_or_none
+from .utils import _lazy_aliases, _empty, _ntuple, _parameter_or_none
 
 __all__ = ["Conv2d"]
 
@@ -133,3 +133,9 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
+
+
+# torch's module of the same name holds these too; their files import this one, so they
+# are looked up on first use.
+__getattr__ = _lazy_aliases(__package__, {n: ".conv_more" for n in (
+    "Conv1d", "ConvTranspose1d", "ConvTranspose2d")})

@@ -5,7 +5,7 @@ from ... import _C
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _empty, _parameter_or_none
+from .utils import _lazy_aliases, _empty, _parameter_or_none
 
 __all__ = ["Identity", "Linear"]
 
@@ -45,3 +45,8 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+# torch's module of the same name holds these too; their files import this one, so they
+# are looked up on first use.
+__getattr__ = _lazy_aliases(__package__, {"NonDynamicallyQuantizableLinear": ".activation_attention"})

@@ -2,6 +2,7 @@
 ember.nn.functional. Class weights are buffers, so they follow .to() and state_dict()."""
 from .. import functional as F
 from .module import Module
+from .utils import _lazy_aliases
 
 __all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]
 
@@ -82,3 +83,10 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# torch's module of the same name holds these too; their files import this one, so they
+# are looked up on first use.
+__getattr__ = _lazy_aliases(__package__, {n: ".loss_more" for n in (
+    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
+    "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")})

@@ -140,3 +140,7 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+# torch.nn.modules.normalization holds these too: the same classes at torch's path (pickles name it).
+from .group_rms_norm import GroupNorm, RMSNorm  # noqa: E402

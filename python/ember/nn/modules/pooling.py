@@ -59,3 +59,8 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+# torch.nn.modules.pooling holds these too: the same classes at torch's path (pickles name it).
+from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,  # noqa: E402
+                           AdaptiveMaxPool2d)

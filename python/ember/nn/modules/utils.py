@@ -52,3 +52,15 @@ def _reset_affine(module):
         init.ones_(module.weight)
     if module.bias is not None:
         init.zeros_(module.bias)
+
+
+def _lazy_aliases(package, aliases):
+    """A module __getattr__ (PEP 562) for classes that torch keeps in this module's namesake
+    but ember defines in a file that imports this one: {name: ".file"}, found on first use,
+    so `ember.nn.modules.linear.NonDynamicallyQuantizableLinear` resolves as torch's path."""
+    def __getattr__(name):
+        if name in aliases:
+            import importlib
+            return getattr(importlib.import_module(aliases[name], package), name)
+        raise AttributeError(f"module has no attribute {name!r}")
+    return __getattr__

@@ -1,4 +1,5 @@
-"""ember.save / ember.load: objects of tensors in the safetensors format (docs/serialization.md).
+"""Objects of tensors in the safetensors format (docs/serialization.md), chosen by
+ember.save for a path ending in .safetensors and by ember.load when the bytes are not a zip.
 
     ember.save(model.state_dict(), "model.safetensors")
     model.load_state_dict(ember.load("model.safetensors"))
@@ -16,10 +17,10 @@ checks are C++ (src/io); this module only flattens and rebuilds containers.
 import os
 from collections import OrderedDict
 
-from . import _C
-from ._tensor import Tensor
+from .. import _C
+from .._tensor import Tensor
 
-__all__ = ["save", "load", "save_file", "load_file"]
+__all__ = ["save_safetensors", "load_safetensors", "save_file", "load_file"]
 
 STRUCTURE_KEY = "ember.structure"  # the metadata entry describing the saved object
 TENSOR_KEY = "__tensor__"          # the name of a tensor saved on its own
@@ -155,16 +156,11 @@ def _rebuild(text, tensors, where):
     return node(doc["tree"], 0)
 
 
-# ---- the API ------------------------------------------------------------------------------
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False, *, metadata=None):
-    """Saves `obj` — a tensor, or dicts / lists / tuples of tensors and plain values (a
-    Module's or an optimizer's state_dict, a checkpoint dict) — to `f`, a path or a file
-    object opened for binary writing, in the safetensors format. Saving to a path is atomic:
-    a crash mid-save leaves the previous file intact. `metadata` (str -> str) is stored in
-    the header's "__metadata__". Non-contiguous tensors are saved as their values; a tensor
-    reachable twice (tied weights) is stored once and loads as one tensor. torch.save's
-    pickle arguments are accepted for `import ember as torch` and ignored: nothing is pickled."""
+# ---- the API (ember.save / ember.load dispatch here, see __init__.py) ------------------------
+def save_safetensors(obj, f, metadata=None):
+    """Saves `obj` — a tensor, or dicts / lists / tuples of tensors and plain values — to
+    `f`, a path (atomically: a crash mid-save leaves the previous file intact) or a binary
+    file object, in the safetensors format, with `metadata` (str -> str) in "__metadata__"."""
     metadata = _check_metadata(metadata, "save")
     tensors, tree = _flatten(obj)
     import json
@@ -176,22 +172,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         _C._save_file(tensors, _path(f, "save"), metadata)
 
 
-def _check_map_location(map_location):
-    if map_location is None or callable(map_location) and not isinstance(map_location, str):
-        return
-    dev = map_location.get("cpu", "cpu") if isinstance(map_location, dict) else map_location
-    if str(dev) != "cpu" and not str(dev).startswith("cpu:"):
-        raise ValueError(f"load: map_location={map_location!r}: ember runs on the CPU only")
-
-
-def load(f, mmap=False, map_location=None, weights_only=None, **kwargs):
-    """Loads what save() wrote (or any safetensors file, as a dict of its tensors) from `f`,
-    a path or a file object opened for binary reading. With mmap=True (paths only) the file
-    is memory-mapped and the tensors view it without a copy; writing to them changes this
-    process's copy only, never the file. Loading never runs code, so `weights_only` (accepted
-    for torch.load compatibility) changes nothing. A malformed or hostile file raises
-    ValueError naming the file and the problem."""
-    _check_map_location(map_location)
+def load_safetensors(f, mmap=False):
+    """What save_safetensors wrote (or any safetensors file, as a dict of its tensors) from
+    `f`, a path or a binary file object; mmap=True (paths only) maps the file copy-on-write.
+    A malformed or hostile file raises ValueError naming the file and the problem."""
     if hasattr(f, "read"):
         if mmap:
             raise ValueError("load: mmap=True needs a file path, not a file object")

@@ -1,0 +1,5 @@
+"""torch.nn.modules.batchnorm's path for ember's batch norms (defined in normalization.py),
+so that a pickle naming torch.nn.modules.batchnorm.BatchNorm1d finds them."""
+from .normalization import BatchNorm1d, BatchNorm2d  # noqa: F401
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]

@@ -1,0 +1,192 @@
+"""The one table between PyTorch's global names and ember's objects (docs/serialization.md).
+
+A pickle names every class and function it needs by "module.qualname". Files written by
+torch.save name torch's (`torch._utils._rebuild_tensor_v2`, `torch.FloatStorage`,
+`torch.nn.modules.linear.Linear`); ember writes the same names so that torch.load reads
+ember's files, and maps each name back to its own object when loading. Everything that
+crosses between the two libraries goes through `to_ember` / `torch_name` below.
+"""
+import collections
+
+from .. import _dtype
+from .._device import device as _device
+from .._tensor import Size as _Size, Tensor as _Tensor
+
+__all__ = ["TorchGlobal", "StorageType", "to_ember", "torch_name", "torch_default_safe_names"]
+
+
+class TorchGlobal:
+    """A torch global that ember has no object of its own for (a rebuild function, a
+    storage class): the writer emits its name, the reader resolves it to `target`."""
+    __slots__ = ("module", "name", "target")
+
+    def __init__(self, module, name, target=None):
+        self.module, self.name, self.target = module, name, target
+
+    @property
+    def full_name(self):
+        return f"{self.module}.{self.name}"
+
+    def __repr__(self):
+        return f"<torch global {self.full_name}>"
+
+    def __call__(self, *args, **kwargs):  # pickle's writer checks that a reduce function is callable
+        if self.target is None:
+            raise TypeError(f"{self.full_name} cannot be called in ember")
+        return self.target(*args, **kwargs)
+
+
+class StorageType(TorchGlobal):
+    """torch.FloatStorage and friends: the first field of a storage's persistent id; it
+    carries the dtype of the storage's elements."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, name, dtype):
+        super().__init__("torch", name)
+        self.dtype = dtype
+
+
+# torch.<Name>Storage for each ember dtype (as torch.storage._dtype_to_storage_type_map).
+STORAGE_TYPES = {dt: StorageType(name, dt) for dt, name in (
+    (_dtype.float32, "FloatStorage"), (_dtype.float64, "DoubleStorage"),
+    (_dtype.int64, "LongStorage"), (_dtype.int32, "IntStorage"),
+    (_dtype.uint8, "ByteStorage"), (_dtype.bool, "BoolStorage"))}
+
+# Storage classes of dtypes ember has no tensor type for: known, so that a file holding
+# one fails with the dtype's name instead of "unsupported global".
+_FOREIGN_STORAGES = ("HalfStorage", "BFloat16Storage", "CharStorage", "ShortStorage",
+                     "ComplexFloatStorage", "ComplexDoubleStorage", "UntypedStorage",
+                     "TypedStorage", "QInt8Storage", "QUInt8Storage", "QInt32Storage",
+                     "QUInt4x2Storage", "QUInt2x4Storage")
+
+# torch.nn.modules.<file>: the classes ember has, named by torch's module of each
+# (torch.nn.X.__module__ in torch 2.13); ember.nn.modules.<file> re-exports them there.
+NN_MODULE_PATHS = {
+    "module": ["Module"],
+    "linear": ["Identity", "Linear", "NonDynamicallyQuantizableLinear"],
+    "activation": ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish",
+                   "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish",
+                   "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid",
+                   "Softmax", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh",
+                   "Tanhshrink", "Threshold"],
+    "batchnorm": ["BatchNorm1d", "BatchNorm2d"],
+    "container": ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"],
+    "conv": ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"],
+    "distance": ["CosineSimilarity", "PairwiseDistance"],
+    "dropout": ["Dropout"],
+    "flatten": ["Flatten", "Unflatten"],
+    "loss": ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss",
+             "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss",
+             "MSELoss", "MarginRankingLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
+             "SoftMarginLoss"],
+    "normalization": ["GroupNorm", "LayerNorm", "RMSNorm"],
+    "padding": ["CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d",
+                "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+                "ZeroPad1d", "ZeroPad2d"],
+    "pooling": ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
+                "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"],
+    "rnn": ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"],
+    "sparse": ["Embedding"],
+    "transformer": ["Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+                    "TransformerEncoder", "TransformerEncoderLayer"],
+    "upsampling": ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"],
+}
+
+# torch.nn.functional's activations, which layers keep as attributes
+# (TransformerEncoderLayer.activation) and so appear in a pickled module.
+NN_FUNCTIONAL = ["relu", "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "tanh",
+                 "sigmoid", "softplus", "mish", "hardswish", "hardsigmoid", "glu", "softmax",
+                 "log_softmax", "relu6"]
+
+def _tensor_from_tensor(*args):
+    """torch.Tensor as a loaded file may call it: on a tensor only. (torch.Tensor(n) makes an
+    uninitialised tensor of n elements: a file could ask for terabytes.)"""
+    if len(args) > 1 or args and not isinstance(args[0], _Tensor):
+        raise TypeError("load: torch.Tensor may only be called on a tensor in a loaded file")
+    if args:
+        return _Tensor(args[0])
+    from .._creation import empty
+    return empty(0)
+
+
+def _bytearray_from_bytes(*args):
+    """bytearray as pickle protocol 2 writes it: from bytes, or from a str and an encoding.
+    (bytearray(n) would allocate n bytes for a number a file chose.)"""
+    if not args or isinstance(args[0], int):
+        raise TypeError("load: bytearray may only be built from bytes or a string in a loaded file")
+    return bytearray(*args)
+
+
+_table = None  # torch name -> ember object, built on first use (ember.nn imports late)
+_names = None  # id(ember object) -> torch name
+
+
+def _build():
+    import importlib
+
+    from . import torch_format
+    from .. import nn
+    from ..nn.parameter import Parameter
+    table = {
+        "collections.OrderedDict": collections.OrderedDict,
+        "collections.Counter": collections.Counter,
+        "torch.nn.parameter.Parameter": Parameter,
+        "torch.Size": _Size,
+        "torch.Tensor": TorchGlobal("torch", "Tensor", _tensor_from_tensor),
+        "torch.device": _device,
+        "_codecs.encode": __import__("_codecs").encode,
+        "builtins.bytearray": TorchGlobal("builtins", "bytearray", _bytearray_from_bytes),
+        "builtins.set": set,
+        "builtins.complex": complex,
+    }
+    for dt in STORAGE_TYPES:
+        table[f"torch.{dt.name}"] = dt
+    for st in STORAGE_TYPES.values():
+        table[st.full_name] = st
+    for name in _FOREIGN_STORAGES:
+        table[f"torch.{name}"] = StorageType(name, None)
+    for g in torch_format.REBUILD_FUNCTIONS:
+        table[g.full_name] = g
+    for file, classes in NN_MODULE_PATHS.items():
+        try:
+            module = importlib.import_module(f"ember.nn.modules.{file}")
+        except ImportError:
+            module = nn
+        for cls in classes:
+            table[f"torch.nn.modules.{file}.{cls}"] = getattr(module, cls, None) or getattr(nn, cls)
+    for name in NN_FUNCTIONAL:
+        fn = getattr(nn.functional, name, None)
+        if fn is not None:
+            table[f"torch.nn.functional.{name}"] = fn
+    return table
+
+
+def _ensure():
+    global _table, _names
+    if _table is None:
+        table = _build()
+        names = {}
+        for name, obj in table.items():
+            names.setdefault(id(obj), name)
+        _table, _names = table, names
+    return _table
+
+
+def to_ember(full_name):
+    """The ember object for a torch global name, or None when ember has none."""
+    return _ensure().get(full_name)
+
+
+def torch_name(obj):
+    """The torch name ember writes for `obj` (TorchGlobals name themselves), or None."""
+    if isinstance(obj, TorchGlobal):
+        return obj.full_name
+    _ensure()
+    return _names.get(id(obj))
+
+
+def torch_default_safe_names():
+    """The globals torch.load(weights_only=True) accepts with no allowlisting, that ember
+    has: torch.serialization's default list (_weights_only_unpickler._get_allowed_globals)
+    without the nn classes, which torch does not allow by default either."""
+    return [n for n in _ensure() if not n.startswith("torch.nn.modules.")]

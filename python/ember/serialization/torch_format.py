@@ -1,0 +1,432 @@
+"""PyTorch's own checkpoint format: what torch.save writes and torch.load reads.
+
+A zip archive (stored, not compressed), every member under one top-level folder:
+
+    archive/data.pkl                 the object, pickled (protocol 2) with persistent ids
+    archive/.format_version          "1"
+    archive/.storage_alignment       "64": each data/N record starts at a multiple of 64
+    archive/byteorder                "little"
+    archive/data/0, data/1, ...      each storage's raw bytes, whole
+    archive/version                  "3\\n"
+    archive/.data/serialization_id   40 decimal digits
+
+A tensor pickles as `torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+requires_grad, OrderedDict())`, its storage as the persistent id `("storage",
+torch.FloatStorage, "0", "cpu", numel)`; views of one storage name one key, so they load
+as views of one storage. A Parameter wraps that in `torch._utils._rebuild_parameter`.
+Class and function names go through class_paths (torch's names in, ember's objects out).
+Loading reads the file once (or maps it, mmap=True) and views each record in place.
+"""
+import copyreg
+import io
+import mmap as _mmap
+import os
+import pickle
+import struct
+import sys
+import types
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import _C
+from .._device import device as _device
+from .._dtype import dtype as _dtype_cls
+from .._tensor import Tensor
+from .class_paths import STORAGE_TYPES, StorageType, TorchGlobal, torch_name
+
+__all__ = ["save_torch", "load_torch", "REBUILD_FUNCTIONS", "is_zip"]
+
+_ITEMSIZE = {dt: np.dtype(np.bool_ if dt.name == "bool" else dt.name).itemsize
+             for dt in STORAGE_TYPES}
+_ALIGN = 64
+_MAX_INT = 2 ** 62           # sizes, strides and offsets beyond this are refused
+_INFLATE_RATIO = 1100        # deflate cannot expand more than 1032:1; a record claiming more lies
+_FORMAT_ERROR = RuntimeError  # what torch's PytorchStreamReader raises for a broken archive
+
+
+# ---- rebuild functions (the targets of torch._utils.*) -------------------------------------
+class _LoadedStorage:
+    """A storage read from a data/N record: a uint8 tensor over its bytes, and its dtype."""
+    __slots__ = ("whole", "dtype", "numel", "key")
+
+    def __init__(self, whole, dtype, numel, key):
+        self.whole, self.dtype, self.numel, self.key = whole, dtype, numel, key
+
+
+def _int(x, what):
+    if isinstance(x, bool) or not isinstance(x, int) or not -2 ** 63 <= x < 2 ** 63:
+        raise TypeError(f"load: tensor {what} must be a 64-bit int, got {x!r:.100}")
+    if not 0 <= x < _MAX_INT:
+        raise RuntimeError(f"load: tensor {what} must be an int in [0, 2**62), got {x}")
+    return x
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
+                       backward_hooks=None, metadata=None):
+    if not isinstance(storage, _LoadedStorage):
+        raise TypeError(f"load: _rebuild_tensor_v2 expects a storage, got {type(storage).__name__}")
+    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)) \
+            or len(size) != len(stride) or len(size) > 64:
+        raise RuntimeError(f"load: tensor size {size!r:.100} and stride {stride!r:.100} must be "
+                           "tuples of the same length (at most 64)")
+    offset = _int(storage_offset, "storage offset")
+    size = [_int(s, "size") for s in size]
+    stride = [_int(s, "stride") for s in stride]
+    if 0 not in size:
+        last = offset + sum((n - 1) * s for n, s in zip(size, stride))
+        if last >= storage.numel:
+            raise RuntimeError(
+                f"load: a tensor of size {tuple(size)}, stride {tuple(stride)} and offset "
+                f"{offset} reaches element {last} of storage {storage.key!r}, which holds "
+                f"{storage.numel} elements")
+    t = _C._shared_view(storage.whole, storage.dtype, size, stride, offset)
+    if requires_grad is True:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    from ..nn.parameter import Parameter
+    if not isinstance(data, Tensor):
+        raise TypeError(f"load: _rebuild_parameter expects a tensor, got {type(data).__name__}")
+    return Parameter(data, bool(requires_grad))
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    param = _rebuild_parameter(data, requires_grad, backward_hooks)
+    if isinstance(state, dict):
+        for k, v in state.items():
+            setattr(param, k, v)
+    return param
+
+
+REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2", _rebuild_tensor_v2)
+REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter", _rebuild_parameter)
+REBUILD_FUNCTIONS = [
+    REBUILD_TENSOR_V2, REBUILD_PARAMETER,
+    TorchGlobal("torch._utils", "_rebuild_tensor", _rebuild_tensor),
+    TorchGlobal("torch._utils", "_rebuild_parameter_with_state", _rebuild_parameter_with_state),
+]
+
+
+# ---- saving ------------------------------------------------------------------------------
+class _StorageRef:
+    """What a tensor's storage pickles as: its persistent id."""
+    __slots__ = ("type", "key", "numel")
+
+    def __init__(self, storage_type, key, numel):
+        self.type, self.key, self.numel = storage_type, key, numel
+
+
+class _TensorData:
+    """A Parameter's data: pickled as a plain tensor with requires_grad False, as torch's."""
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+class _Pickler(pickle._Pickler):
+    """pickle's Python Pickler, writing torch's global names (class_paths) and each tensor
+    as torch does. The Python pickler, not the C one, because only it lets a name be
+    written for an object that lives elsewhere (ember's Linear as torch.nn...Linear)."""
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        from ..nn.modules.module import Module
+        from ..nn.parameter import Parameter
+        self._Module, self._Parameter = Module, Parameter
+        self.records = {}   # key -> uint8 tensor over the storage's bytes
+        self._by_ptr = {}   # storage address -> (_StorageRef, dtype)
+
+    def persistent_id(self, obj):
+        if type(obj) is _StorageRef:
+            return ("storage", obj.type, obj.key, "cpu", obj.numel)
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            if isinstance(obj, self._Parameter):
+                return (REBUILD_PARAMETER, (_TensorData(obj), obj.requires_grad, OrderedDict()))
+            return self._reduce_tensor(obj, obj.requires_grad)
+        if type(obj) is _TensorData:
+            return self._reduce_tensor(obj.tensor, False)
+        if type(obj) is _device:
+            return (_device, (str(obj),))
+        if isinstance(obj, self._Module):
+            return (copyreg.__newobj__, (type(obj),), torch_module_state(obj))
+        return NotImplemented
+
+    def _reduce_tensor(self, t, requires_grad):
+        dt = t.dtype
+        whole = _C._storage_bytes(t)
+        nbytes = whole.numel()
+        ptr = whole.data_ptr() if nbytes else None
+        ref, seen_dtype = self._by_ptr.get(ptr, (None, None))
+        if ref is None:
+            ref = _StorageRef(STORAGE_TYPES[dt], str(len(self.records)), nbytes // _ITEMSIZE[dt])
+            self.records[ref.key] = whole
+            if ptr is not None:
+                self._by_ptr[ptr] = (ref, dt)
+        elif seen_dtype != dt:
+            raise RuntimeError("save: cannot save multiple tensors or storages that view the same "
+                               f"data as different types ({seen_dtype} and {dt})")
+        return (REBUILD_TENSOR_V2, (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()),
+                                    bool(requires_grad), OrderedDict()))
+
+    def save_global(self, obj, name=None):
+        full = torch_name(obj)
+        if full is None:
+            return super().save_global(obj, name)
+        module, _, qualname = full.rpartition(".")
+        if self.proto >= 4:
+            self.save(module)
+            self.save(qualname)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{module}\n{qualname}\n".encode("utf-8"))
+        self.memoize(obj)
+
+
+# The attributes torch's Module.__init__ sets that ember's Module does not keep (it has no
+# backward hooks): a pickled ember module carries them, so torch's forward finds them.
+_TORCH_MODULE_ATTRS = (("_backward_pre_hooks", OrderedDict), ("_backward_hooks", OrderedDict),
+                       ("_is_full_backward_hook", lambda: None),
+                       ("_forward_hooks_always_called", OrderedDict))
+
+
+def torch_module_state(module):
+    """The module's __dict__ in torch's layout: what torch.nn.Module.__setstate__ reads."""
+    state = dict(module.__dict__)
+    for name, make in _TORCH_MODULE_ATTRS:
+        if name not in state:
+            state[name] = make()
+    if "_flat_weights_names" in state:  # torch's RNNBase keeps its weights in a list too
+        state["_flat_weights"] = [getattr(module, n, None) for n in state["_flat_weights_names"]]
+    return state
+
+
+def _save_global(pickler, obj):
+    pickler.save_global(obj)
+
+
+for _t in (TorchGlobal, StorageType, _dtype_cls, types.FunctionType):  # (pickle's own entry for
+    _Pickler.dispatch[_t] = _save_global                                 # functions skips overrides)
+
+
+def _aligned_extra(pos, name, size):
+    """A local-header extra field (id 'FB', as torch's writer) padding the record's data to
+    a multiple of 64 bytes from the start of the file."""
+    zip64 = 20 if size * 1.05 > zipfile.ZIP64_LIMIT else 0
+    pad = -(pos + 30 + len(name.encode("utf-8")) + 4 + zip64) % _ALIGN
+    return b"FB" + struct.pack("<H", pad) + b"Z" * pad
+
+
+def save_torch(obj, f, archive_name, pickle_protocol=2):
+    buf = io.BytesIO()
+    pickler = _Pickler(buf, pickle_protocol)
+    pickler.dump(obj)
+    records = [("data.pkl", buf.getbuffer()), (".format_version", b"1"),
+               (".storage_alignment", str(_ALIGN).encode()), ("byteorder", sys.byteorder.encode())]
+    for key, whole in pickler.records.items():
+        records.append((f"data/{key}", memoryview(whole.numpy()) if whole.numel() else b""))
+    records.append(("version", b"3\n"))
+    records.append((".data/serialization_id", str(int.from_bytes(os.urandom(17), "little")
+                                                  % 10 ** 40).zfill(40).encode()))
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, data in records:
+            info = zipfile.ZipInfo(f"{archive_name}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.extra = _aligned_extra(zf.fp.tell(), info.filename, len(data))
+            zf.writestr(info, data)
+
+
+# ---- loading -----------------------------------------------------------------------------
+def is_zip(head):
+    return head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+
+
+class _ArrayFile:
+    """A read-only seekable file over a NumPy byte array, so that zipfile and the
+    unpicklers read the bytes already in memory (or mapped). read(n) returns at most what
+    is left: a length field claiming gigabytes allocates nothing."""
+
+    def __init__(self, arr):
+        self.arr, self.pos = arr, 0
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self.pos
+
+    def seek(self, pos, whence=0):
+        self.pos = max(0, (0, self.pos, len(self.arr))[whence] + pos)
+        return self.pos
+
+    def read(self, n=-1):
+        end = len(self.arr) if n is None or n < 0 else min(len(self.arr), self.pos + n)
+        data = self.arr[self.pos:end].tobytes() if end > self.pos else b""
+        self.pos = max(self.pos, end)
+        return data
+
+    def readinto(self, b):
+        data = self.read(len(b))
+        memoryview(b)[:len(data)] = data
+        return len(data)
+
+    def readline(self, limit=-1):
+        end = len(self.arr) if limit is None or limit < 0 else min(len(self.arr), self.pos + limit)
+        for start in range(self.pos, end, 4096):
+            hit = self.arr[start:min(end, start + 4096)].tobytes().find(b"\n")
+            if hit >= 0:
+                return self.read(start + hit + 1 - self.pos)
+        return self.read(end - self.pos)
+
+
+def read_bytes(f, mmap, where):
+    """The file's bytes as a writable uint8 array: read once, or mapped copy-on-write."""
+    if hasattr(f, "read"):
+        if mmap:
+            raise ValueError("load: mmap=True needs a file path, not a file object")
+        data = f.read()
+        arr = np.empty(len(data), np.uint8)
+        arr[:] = np.frombuffer(data, np.uint8)
+        return arr
+    if mmap:
+        with open(f, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                raise _FORMAT_ERROR(f"load: {where}: the file is empty")
+            return np.frombuffer(_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY), np.uint8)
+    return np.fromfile(f, np.uint8)
+
+
+class _Archive:
+    """The records of a torch.save archive, checked, each as a view of the file's bytes."""
+
+    def __init__(self, arr, where):
+        self.arr, self.where = arr, where
+        try:
+            self.zf = zipfile.ZipFile(_ArrayFile(arr))
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as e:
+            raise self.error(f"not a readable zip archive ({e})") from None
+        infos = self.zf.infolist()
+        pkl = [i for i in infos if i.filename.endswith("/data.pkl") and i.filename.count("/") == 1]
+        if len(pkl) != 1:
+            raise self.error("expected one <archive>/data.pkl record, found "
+                             f"{len(pkl)} (a torch.save file holds exactly one)")
+        prefix = pkl[0].filename[:-len("data.pkl")]
+        self.records = {}
+        for info in infos:
+            if not info.filename.startswith(prefix):
+                raise self.error(f"record {info.filename!r} lies outside the archive folder {prefix!r}")
+            name = info.filename[len(prefix):]
+            if name in self.records:
+                raise self.error(f"the record {info.filename!r} appears twice")
+            self.records[name] = info
+
+    def error(self, msg):
+        return _FORMAT_ERROR(f"load: {self.where}: {msg}")
+
+    def has(self, name):
+        return name in self.records
+
+    def read(self, name, limit=None):
+        """The record's bytes as a uint8 array (a view of the file when stored)."""
+        info = self.records.get(name)
+        if info is None:
+            raise self.error(f"the archive has no record {name!r}")
+        if limit is not None and info.file_size > limit:
+            raise self.error(f"record {name!r} declares {info.file_size} bytes (at most {limit})")
+        if info.compress_type == zipfile.ZIP_STORED:
+            return self._stored(info, name)
+        if info.compress_type != zipfile.ZIP_DEFLATED:
+            raise self.error(f"record {name!r} uses compression method {info.compress_type}; "
+                             "torch files are stored or deflated")
+        if info.file_size > _INFLATE_RATIO * info.compress_size + 1024:
+            raise self.error(f"record {name!r} declares {info.file_size} bytes from "
+                             f"{info.compress_size} compressed: not possible with deflate")
+        try:
+            with self.zf.open(info) as src:  # reads at most file_size bytes, checks the CRC
+                data = src.read(info.file_size)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+            raise self.error(f"record {name!r} is corrupt ({e})") from None
+        if len(data) != info.file_size:
+            raise self.error(f"record {name!r} holds {len(data)} bytes, its header says {info.file_size}")
+        arr = np.empty(len(data), np.uint8)
+        arr[:] = np.frombuffer(data, np.uint8)
+        return arr
+
+    def _stored(self, info, name):
+        start = info.header_offset
+        head = bytes(self.arr[start:start + 30])
+        if len(head) != 30 or head[:4] != b"PK\x03\x04":
+            raise self.error(f"record {name!r}: no local header at offset {start}")
+        n, e = struct.unpack("<HH", head[26:30])
+        begin = start + 30 + n + e
+        if info.compress_size != info.file_size or begin + info.file_size > len(self.arr):
+            raise self.error(f"record {name!r}: {info.file_size} bytes at offset {begin} run past "
+                             f"the end of the file ({len(self.arr)} bytes): truncated?")
+        return self.arr[begin:begin + info.file_size]
+
+
+def load_torch(arr, where, unpickler_factory):
+    """The object in a torch.save archive. `unpickler_factory(file)` gives the unpickler
+    (restricted for weights_only); this sets its persistent_load."""
+    archive = _Archive(arr, where)
+    if archive.has("byteorder"):
+        order = bytes(archive.read("byteorder", 16))
+        if order not in (b"little", b"big"):
+            raise archive.error(f"unknown byte order {order!r}")
+        if order.decode() != sys.byteorder:
+            raise archive.error(f"the file is {order.decode()}-endian; ember reads "
+                                f"{sys.byteorder}-endian files only")
+    storages = {}
+
+    def persistent_load(pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"load: unsupported persistent id {pid!r:.200}")
+        _, stype, key, location, numel = pid
+        if not isinstance(stype, StorageType):
+            raise pickle.UnpicklingError(f"load: persistent id names {stype!r:.100}, not a storage type")
+        if stype.dtype is None:
+            raise RuntimeError(f"load: {where}: storage {key!r} is a torch.{stype.name}; ember "
+                               "has no tensor type for its dtype")
+        if not isinstance(key, str) or not isinstance(numel, int) or isinstance(numel, bool):
+            raise pickle.UnpicklingError(f"load: bad storage key {key!r:.100} or size {numel!r:.100}")
+        if key in storages:
+            s = storages[key]
+            if s.dtype != stype.dtype:
+                raise pickle.UnpicklingError(f"load: storage {key!r} is read as both {s.dtype} "
+                                             f"and {stype.dtype}")
+            return s
+        itemsize = _ITEMSIZE[stype.dtype]
+        info = archive.records.get(f"data/{key}")
+        if info is None:
+            raise RuntimeError(f"load: {where}: the pickle names storage {key!r} but the "
+                               f"archive has no record data/{key}")
+        if not 0 <= numel < _MAX_INT or info.file_size != numel * itemsize:
+            raise RuntimeError(
+                f"load: {where}: storage {key!r} declares {numel} elements of {itemsize} bytes "
+                f"but its record holds {info.file_size} bytes")
+        data = archive.read(f"data/{key}")
+        if data.ctypes.data % _ALIGN:  # a writer that did not align: copy, so SIMD loads are aligned
+            data = data.copy()
+        s = storages[key] = _LoadedStorage(_C._from_numpy(data), stype.dtype, numel, key)
+        return s
+
+    pkl = archive.read("data.pkl")
+    unpickler = unpickler_factory(_ArrayFile(pkl))
+    unpickler.persistent_load = persistent_load
+    try:
+        return unpickler.load()
+    except (ValueError, KeyError, IndexError, struct.error) as e:  # (UnicodeDecodeError too)
+        raise pickle.UnpicklingError(f"load: {where}: data.pkl is malformed "
+                                     f"({type(e).__name__}: {e})") from None
