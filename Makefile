@@ -11,7 +11,7 @@ DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libbo
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps compat
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat
 
 all: build
 
@@ -86,7 +86,8 @@ test-asan: deps venv
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
 
-# libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/fuzz.
+# libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/fuzz,
+# then fuzz-torch-format (below) for as long.
 # New inputs go to build/fuzz/corpus; the seed corpus tests/fuzz/corpus is only read.
 # A crash is saved as build/fuzz/crash-* and fails the run.
 FUZZ_SECONDS ?= 60
@@ -102,6 +103,15 @@ fuzz: fuzz-deps venv
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/corpus tests/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
+	@$(MAKE) --no-print-directory fuzz-torch-format
+
+# atheris (libFuzzer for Python) on ember.load of PyTorch-format files, from the seed corpus
+# tests/fuzz/torch_corpus; a finding is saved as build/fuzz/crash-* and fails the run.
+fuzz-torch-format: build
+	mkdir -p $(FUZZ_DIR)/torch_corpus
+	$(PY) tests/fuzz/fuzz_torch_format.py $(FUZZ_DIR)/torch_corpus tests/fuzz/torch_corpus \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	  -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
 
 # docs/compatibility.md: which of PyTorch's public names ember has, namespace by namespace
 # (tools/compat_table.py). It measures the ember already built (no build step here); a Python
