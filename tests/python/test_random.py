@@ -332,11 +332,12 @@ def test_standard_gamma_and_its_gradient():
     assert (tiny > 0).all().item()
     # the reparameterized gradient: the same function of (alpha, sample) as torch's
     rng = np.random.default_rng(0)
-    a = rng.uniform(0.1, 20.0, 200)
-    x = rng.gamma(a)  # samples from Gamma(a, 1)
-    want = torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy()
-    got = ember._standard_gamma_grad(ember.tensor(a), ember.tensor(x)).numpy()
-    np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-6)
+    for lo, hi in [(0.01, 0.1), (0.1, 20.0), (20.0, 1e4), (1e4, 1e12)]:
+        a = rng.uniform(lo, hi, 200)
+        x = np.maximum(rng.gamma(a), 1e-300)  # samples from Gamma(a, 1)
+        want = torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy()
+        got = ember._standard_gamma_grad(ember.tensor(a), ember.tensor(x)).numpy()
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-6)
     # through autograd: d sample / d alpha, and E[d sample / d alpha] = 1 (the mean is alpha)
     al = ember.tensor([2.5], dtype=ember.float64, requires_grad=True)
     samp = ember._standard_gamma(al.expand(N), generator=gen())
@@ -344,6 +345,18 @@ def test_standard_gamma_and_its_gradient():
     close(al.grad.item() / N, 1.0, 0.01)
     with pytest.raises(NotImplementedError, match="_standard_gamma"):
         ember._standard_gamma(ember.tensor([1, 2]))
+
+
+def test_extreme_parameters_return_at_once():
+    # <random>'s integer samplers would overflow or loop here: the normal limit above 1e15
+    p = ember.poisson(ember.tensor([1e300, float("inf"), 1e16, 1e18], dtype=ember.float64), generator=gen())
+    assert p.tolist()[:2] == [1e300, math.inf]
+    np.testing.assert_allclose(p.tolist()[2:], [1e16, 1e18], rtol=1e-6)
+    b = ember.binomial(ember.tensor([float("inf"), 1e17, 4.0]), ember.tensor([0.5, 0.5, 0.5]), generator=gen())
+    assert math.isnan(b.tolist()[0]) and abs(b.tolist()[1] / 5e16 - 1) < 1e-6
+    assert math.isnan(torch.binomial(torch.tensor([float("inf")]), torch.tensor([0.5])).item())
+    assert_same(ember._standard_gamma(ember.tensor([float("inf"), 1e30])),
+                torch._standard_gamma(torch.tensor([float("inf"), 1e30])), rtol=1e-3)
 
 
 def test_sample_dirichlet():

@@ -14,6 +14,7 @@ void standard_gamma(Generator& g, const double* alpha, double* out, int64_t n, d
   for (int64_t i = 0; i < n; ++i) {
     double x = 0;
     if (alpha[i] > 0 && std::isfinite(alpha[i])) x = std::gamma_distribution<double>(alpha[i])(g);
+    else if (alpha[i] == INFINITY) x = INFINITY;
     out[i] = std::max(tiny, x);  // NaN and alpha <= 0 end here too
   }
 }
@@ -26,11 +27,13 @@ using Quiet = bm::policies::policy<bm::policies::domain_error<bm::policies::igno
                                    bm::policies::evaluation_error<bm::policies::ignore_error>>;
 
 // dx/da along the level set of P(a, x). dP/da by a central difference of Boost's P (or of Q
-// in the upper tail, where P rounds to 1): h = 1e-5 a keeps truncation and rounding error
-// near 1e-10 relative.
+// in the upper tail, where P rounds to 1), with a step on the scale over which P changes
+// (a below 1, sqrt(a) above): truncation and rounding errors stay near 1e-8 relative.
+// Beyond a = 1e8 the normal limit x = a + sqrt(a) z gives dx/da = (x + a) / (2a).
 double gamma_grad_one(double x, double a) {
   if (!(a > 0) || !(x > 0) || !std::isfinite(a) || !std::isfinite(x)) return 0.0;
-  const double h = 1e-5 * a;
+  if (a > 1e8) return (x + a) / (2 * a);
+  const double h = 1e-4 * std::min(a, std::sqrt(a));
   const bool upper = bm::gamma_p(a, x, Quiet()) > 0.5;
   auto F = [&](double s) { return upper ? -bm::gamma_q(s, x, Quiet()) : bm::gamma_p(s, x, Quiet()); };
   const double dP_da = (F(a + h) - F(a - h)) / (2 * h);
@@ -43,11 +46,21 @@ void standard_gamma_grad(const double* x, const double* alpha, double* out, int6
   for (int64_t i = 0; i < n; ++i) out[i] = gamma_grad_one(x[i], alpha[i]);
 }
 
+// Above 1e15 (where <random>'s integer samplers would overflow or loop) the normal limit,
+// whose error is far below the spacing of doubles there.
+constexpr double kHuge = 1e15;
+
+double normal_limit(Generator& g, double mean, double var) {
+  return std::round(mean + std::sqrt(var) * std::normal_distribution<double>()(g));
+}
+
 void poisson(Generator& g, const double* rate, double* out, int64_t n) {
   auto lock = g.lock();
   for (int64_t i = 0; i < n; ++i) {
     const double r = rate[i];
-    out[i] = r > 0 ? double(std::poisson_distribution<int64_t>(r)(g)) : r == 0 ? 0.0 : std::nan("");
+    if (!(r > 0)) out[i] = r == 0 ? 0.0 : std::nan("");
+    else if (r > kHuge) out[i] = std::isinf(r) ? r : std::max(0.0, normal_limit(g, r, r));
+    else out[i] = double(std::poisson_distribution<int64_t>(r)(g));
   }
 }
 
@@ -55,9 +68,10 @@ void binomial(Generator& g, const double* count, const double* prob, double* out
   auto lock = g.lock();
   for (int64_t i = 0; i < n; ++i) {
     const double c = std::floor(count[i]), p = prob[i];
-    if (std::isnan(c) || std::isnan(p)) out[i] = std::nan("");
+    if (std::isnan(c) || std::isnan(p) || c == INFINITY) out[i] = std::nan("");
     else if (c <= 0 || p <= 0) out[i] = 0;
     else if (p >= 1) out[i] = c;
+    else if (c > kHuge) out[i] = std::clamp(normal_limit(g, c * p, c * p * (1 - p)), 0.0, c);
     else out[i] = double(std::binomial_distribution<int64_t>(int64_t(c), p)(g));
   }
 }
