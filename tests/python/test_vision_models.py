@@ -65,6 +65,17 @@ def _vgg_feature_keys(cfg, bn):
     return keys, shapes
 
 
+def test_resnext_groups_and_widths():
+    """ResNeXt-50 32x4d: the 3x3 conv of layer1 has width 64 * 4/64 * 32 = 128 split in 32
+    groups (weight (128, 4, 3, 3)); keys are ResNet-50's."""
+    sd = models.resnext50_32x4d().state_dict()
+    assert sorted(sd) == sorted(_resnet_keys([3, 4, 6, 3], True))
+    assert tuple(sd["layer1.0.conv2.weight"].shape) == (128, 4, 3, 3)
+    assert tuple(sd["layer4.2.conv2.weight"].shape) == (1024, 32, 3, 3)
+    assert models.resnet.Bottleneck(256, 64, base_width=128).conv2.weight.shape == (128, 128, 3, 3)  # wide: x2
+    assert models.Wide_ResNet50_2_Weights.DEFAULT.url.endswith("wide_resnet50_2-95faca4d.pth")
+
+
 def test_vgg_state_dict_keys(vgg11_bn):
     cfg_a = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
     keys, shapes = _vgg_feature_keys(cfg_a, True)

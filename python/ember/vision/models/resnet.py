@@ -155,6 +155,26 @@ class ResNet152_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
+class ResNeXt50_32X4D_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet(_URL + "resnext50_32x4d-7cdf4587.pth")
+    DEFAULT = IMAGENET1K_V1
+
+
+class ResNeXt101_32X8D_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet(_URL + "resnext101_32x8d-8ba56ff5.pth")
+    DEFAULT = IMAGENET1K_V1
+
+
+class Wide_ResNet50_2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet(_URL + "wide_resnet50_2-95faca4d.pth")
+    DEFAULT = IMAGENET1K_V1
+
+
+class Wide_ResNet101_2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet(_URL + "wide_resnet101_2-32ee1156.pth")
+    DEFAULT = IMAGENET1K_V1
+
+
 def _resnet(name, block, layers, enum, weights, progress, kwargs):
     return _build(name, lambda **kw: ResNet(block, layers, **kw), enum, weights, progress, kwargs)
 
@@ -182,3 +202,29 @@ def resnet101(*, weights=None, progress=True, **kwargs):
 def resnet152(*, weights=None, progress=True, **kwargs):
     """ResNet-152: Bottleneck x [3, 8, 36, 3]."""
     return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], ResNet152_Weights, weights, progress, kwargs)
+
+
+def resnext50_32x4d(*, weights=None, progress=True, **kwargs):
+    """ResNeXt-50 32x4d: ResNet-50 with 32 groups of width 4 in each 3x3 conv."""
+    kwargs.update(groups=32, width_per_group=4)
+    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], ResNeXt50_32X4D_Weights, weights, progress, kwargs)
+
+
+def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
+    """ResNeXt-101 32x8d: ResNet-101 with 32 groups of width 8 in each 3x3 conv."""
+    kwargs.update(groups=32, width_per_group=8)
+    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], ResNeXt101_32X8D_Weights, weights, progress,
+                   kwargs)
+
+
+def wide_resnet50_2(*, weights=None, progress=True, **kwargs):
+    """Wide ResNet-50-2: ResNet-50 with the 3x3 convs twice as wide."""
+    kwargs.update(width_per_group=64 * 2)
+    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], Wide_ResNet50_2_Weights, weights, progress, kwargs)
+
+
+def wide_resnet101_2(*, weights=None, progress=True, **kwargs):
+    """Wide ResNet-101-2: ResNet-101 with the 3x3 convs twice as wide."""
+    kwargs.update(width_per_group=64 * 2)
+    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], Wide_ResNet101_2_Weights, weights, progress,
+                   kwargs)
