@@ -28,7 +28,7 @@ class FakeData(VisionDataset):
         g = ember.Generator()
         g.manual_seed(index + self.random_offset)
         img = ember.randn(*self.image_size, generator=g)
-        target = int(ember.rand(1, generator=g).mul_(self.num_classes).floor_().item())
+        target = int(ember.randint(0, self.num_classes, size=(1,), dtype=ember.long, generator=g)[0])
         img = F.to_pil_image(img)
         if self.transform is not None:
             img = self.transform(img)
