@@ -21,6 +21,7 @@ from ._shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa:
                        native_channel_shuffle)
 from ._normalization import instance_norm, local_response_norm  # noqa: F401
 from ._embedding_bag import embedding_bag  # noqa: F401
+from ._fold import fold, unfold  # noqa: F401
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
@@ -42,7 +43,7 @@ __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margi
             "gaussian_nll_loss", "cosine_similarity", "pairwise_distance"]
 __all__ += _dropout_all
 __all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
-            "instance_norm", "local_response_norm", "embedding_bag"]
+            "instance_norm", "local_response_norm", "embedding_bag", "fold", "unfold"]
 
 
 # ---- arguments --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from .sparse import Embedding, EmbeddingBag
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .channelshuffle import ChannelShuffle
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .fold import Fold, Unfold
 from .lazy import (LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
                    LazyBatchNorm1d, LazyBatchNorm2d, LazyInstanceNorm1d, LazyInstanceNorm2d,
                    LazyInstanceNorm3d)
@@ -63,3 +64,4 @@ __all__ += ["LocalResponseNorm", "EmbeddingBag", "PixelShuffle", "PixelUnshuffle
 __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d",
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
             "LazyInstanceNorm3d"]
+__all__ += ["Fold", "Unfold"]
