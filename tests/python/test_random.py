@@ -377,6 +377,7 @@ def test_inplace_fills_statistics_and_dtypes():
     assert g.geometric_(0.25, generator=gen()) is g
     close(g.double().mean().item(), 4.0, 0.05)  # trials up to the first success: 1 / p
     assert g.min().item() == 1
+    assert ember.empty(3, dtype=ember.float64).geometric_(1e-300, generator=gen()).min().item() > 1e290
     c = ember.empty(N).cauchy_(1.0, 2.0, generator=gen())
     close(float(np.median(c.numpy())), 1.0, 0.03)
     close(((c > -1) & (c < 3)).double().mean().item(), 0.5, 0.005)  # quartiles at median -+ sigma

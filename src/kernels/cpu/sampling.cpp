@@ -89,9 +89,11 @@ void fill(Generator& g, Fill kind, double a, double b, double* out, int64_t n) {
       for (int64_t i = 0; i < n; ++i) out[i] = d(g);
       break;
     }
-    case Fill::Geometric: {  // torch counts the trials up to and including the first success
-      std::geometric_distribution<int64_t> d(a);
-      for (int64_t i = 0; i < n; ++i) out[i] = double(d(g) + 1);
+    case Fill::Geometric: {
+      // The trials up to and including the first success (torch's support, from 1), by
+      // inversion in double: <random>'s int64 sampler overflows for p near 0.
+      const double l = std::log1p(-a);
+      for (int64_t i = 0; i < n; ++i) out[i] = std::max(1.0, std::ceil(std::log(1.0 - g.next_double()) / l));
       break;
     }
     case Fill::Cauchy: {
