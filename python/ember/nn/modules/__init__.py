@@ -25,7 +25,8 @@ from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,
 from .group_rms_norm import GroupNorm, RMSNorm
 from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
-                      CircularPad2d)
+                      CircularPad2d, ZeroPad3d, ConstantPad3d, ReflectionPad3d,
+                      ReplicationPad3d, CircularPad3d)
 from .conv_more import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,
                            AdaptiveMaxPool2d)
@@ -65,3 +66,5 @@ __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "La
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
             "LazyInstanceNorm3d"]
 __all__ += ["Fold", "Unfold"]
+__all__ += ["ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
+            "CircularPad3d"]

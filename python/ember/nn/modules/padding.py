@@ -1,12 +1,14 @@
-"""Padding layers: ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad (1d, 2d),
-thin modules over F.pad; `padding` is an int (every side) or (left, right[, top, bottom])."""
+"""Padding layers: ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad (1d, 2d,
+3d), thin modules over F.pad; `padding` is an int (every side) or (left, right[, top, bottom[,
+front, back]])."""
 from .. import _padding_conv as F
 from .module import Module
 from .utils import _ntuple
 
 __all__ = ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d"]
+           "CircularPad2d", "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
+           "CircularPad3d"]
 
 
 class _PadNd(Module):
@@ -47,6 +49,10 @@ class ConstantPad2d(_ConstantPadNd):
     ndim = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    ndim = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -63,6 +69,14 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     mode, ndim = "reflect", 1
 
@@ -71,12 +85,20 @@ class ReflectionPad2d(_PadNd):
     mode, ndim = "reflect", 2
 
 
+class ReflectionPad3d(_PadNd):
+    mode, ndim = "reflect", 3
+
+
 class ReplicationPad1d(_PadNd):
     mode, ndim = "replicate", 1
 
 
 class ReplicationPad2d(_PadNd):
     mode, ndim = "replicate", 2
+
+
+class ReplicationPad3d(_PadNd):
+    mode, ndim = "replicate", 3
 
 
 class _CircularPadNd(_PadNd):
@@ -95,3 +117,7 @@ class CircularPad1d(_CircularPadNd):
 
 class CircularPad2d(_CircularPadNd):
     ndim = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    ndim = 3
