@@ -137,3 +137,63 @@ def test_lowrank_mvn_against_torch():
         ED.LowRankMultivariateNormal(ember.zeros(4), ember.zeros(3, 2), ember.ones(4))
     with pytest.raises(ValueError, match="Expected parameter cov_diag"):
         ED.LowRankMultivariateNormal(ember.zeros(4), ember.zeros(4, 2), -ember.ones(4))
+
+
+def test_lkj_cholesky_against_torch():
+    conc = np.array([0.5, 1.0, 3.0])
+    ce, ct = e(conc, True), tt(conc, True)
+    de, dt = ED.LKJCholesky(4, ce), TD.LKJCholesky(4, ct)
+    assert tuple(de.batch_shape) == (3,) and tuple(de.event_shape) == (4, 4)
+    ember.manual_seed(0)
+    s = de.sample((4000,))
+    assert bool(de.support.check(s).all())
+    lpe, lpt = de.log_prob(s), dt.log_prob(tt(npy(s)))
+    close(lpe, lpt, rtol=1e-6, atol=1e-8)
+    (ge,), (gt,) = ember.autograd.grad(lpe.sum(), [ce]), torch.autograd.grad(lpt.sum(), [ct])
+    close(ge, gt, rtol=1e-5)
+    # E[r_10^2] = 1 / (2 eta + d - 1); every squared correlation as in torch's own samples
+    corr = npy(s) @ np.swapaxes(npy(s), -1, -2)
+    np.testing.assert_allclose((corr[..., 1, 0] ** 2).mean(0), 1 / (2 * conc + 3), rtol=0.1)
+    torch.manual_seed(0)
+    ts = dt.sample((4000,)).numpy()
+    tcorr = ts @ np.swapaxes(ts, -1, -2)
+    np.testing.assert_allclose((corr ** 2).mean(0), (tcorr ** 2).mean(0), rtol=0.12, atol=0.01)
+    assert tuple(de.expand((2, 3)).sample().shape) == (2, 3, 4, 4)
+    with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2"):
+        ED.LKJCholesky(1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_wishart_against_torch(kind):
+    rng = np.random.default_rng(11)
+    mat = _spd(rng, (2,), 3)
+    if kind == "scale_tril":
+        mat = np.linalg.cholesky(mat)
+    df = np.array([4.5, 7.0])
+    ie, it = [e(df, True), e(mat, True)], [tt(df, True), tt(mat, True)]
+    de, dt = ED.Wishart(ie[0], **{kind: ie[1]}), TD.Wishart(it[0], **{kind: it[1]})
+    for prop in ["mean", "mode", "variance", "covariance_matrix", "precision_matrix", "scale_tril"]:
+        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
+    v = np.stack([_spd(rng, (2,), 3) for _ in range(4)])
+    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
+    close(lpe, lpt, rtol=1e-6)
+    close(de.entropy(), dt.entropy(), rtol=1e-6)
+    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
+    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+
+
+def test_wishart_sampling_and_errors():
+    cov = e(_spd(np.random.default_rng(12), (), 3))
+    d = ED.Wishart(ember.tensor(6.0, dtype=ember.float64), cov)
+    ember.manual_seed(0)
+    s = d.rsample((8000,))
+    assert tuple(s.shape) == (8000, 3, 3) and bool(d.support.check(s).all())
+    np.testing.assert_allclose(npy(s).mean(0), npy(d.mean), rtol=0.06, atol=0.15)
+    with pytest.raises(ValueError, match="expected to be greater than ndim - 1 = 2"):
+        ED.Wishart(ember.tensor(1.5), ember.eye(3))
+    with pytest.raises(ValueError, match="Exactly one of covariance_matrix"):
+        ED.Wishart(ember.tensor(5.0))
+    with pytest.warns(UserWarning, match="Low df values detected"):
+        ED.Wishart(ember.tensor(2.5), ember.eye(3))
