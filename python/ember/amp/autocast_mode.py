@@ -117,8 +117,10 @@ class autocast:
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(device_type):
-            raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
-        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+            raise RuntimeError("User specified an unsupported autocast device_type "
+                               f"'{device_type}'")
+        self._cache_enabled = (is_autocast_cache_enabled() if cache_enabled is None
+                               else cache_enabled)
         if enabled:
             name = device_type.upper()
             if device_type == "cuda":
@@ -126,9 +128,9 @@ class autocast:
                               stacklevel=2)
                 enabled = False
             elif self.fast_dtype not in (bfloat16, float16):
-                warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling "
-                              f"autocast.\n{name} Autocast only supports dtypes of {bfloat16}, "
-                              f"{float16} currently.", stacklevel=2)
+                warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
+                              f"Disabling autocast.\n{name} Autocast only supports dtypes of "
+                              f"{bfloat16}, {float16} currently.", stacklevel=2)
                 enabled = False
         self._enabled = enabled
 

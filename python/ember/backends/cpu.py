@@ -4,7 +4,8 @@ import os
 
 def get_cpu_capability():
     """'AVX512', 'AVX2' or 'DEFAULT', as torch names them: Highway's pick for this CPU (AVX3
-    needs avx512 f/bw/dq/vl), capped by EMBER_SIMD_TARGET and EMBER_DISABLE_SIMD as the kernels are."""
+    needs avx512 f/bw/dq/vl), capped by EMBER_SIMD_TARGET and EMBER_DISABLE_SIMD as the
+    kernels are."""
     if os.environ.get("EMBER_DISABLE_SIMD", "0") not in ("", "0"):
         return "DEFAULT"
     try:

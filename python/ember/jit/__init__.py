@@ -48,7 +48,8 @@ def ignore(drop=False, **kwargs):
         return drop
     if drop:  # torch's message, including its unfilled "{}"
         warnings.warn("ignore(True) has been deprecated. TorchScript will now drop the function "
-                      "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
+                      "call on compilation. Use torch.jit.unused now. {}", FutureWarning,
+                      stacklevel=2)
     return lambda fn: fn
 
 
