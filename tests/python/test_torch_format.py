@@ -358,15 +358,82 @@ def test_save_failure_leaves_the_old_file(tmp_path):
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["x.pt"]
 
 
-def test_nn_classes_reachable_at_torch_module_paths():
+def test_every_nn_class_has_torch_path_and_is_reachable_there():
+    """class_paths names each ember.nn class by torch's module path, checked against torch
+    itself, and ember.nn.modules.<file>.<Name> is the same class (for the drop-in runner)."""
     import importlib
-    from ember.serialization.class_paths import NN_MODULE_PATHS
-    for file, names in NN_MODULE_PATHS.items():
-        tmod = importlib.import_module(f"torch.nn.modules.{file}")
-        emod = importlib.import_module(f"ember.nn.modules.{file}")
-        for name in names:
-            assert getattr(tmod, name).__module__ == f"torch.nn.modules.{file}"
-            cls = getattr(emod, name)
-            assert cls is getattr(ember.nn, name, cls)
+    from ember.serialization.class_paths import nn_classes
+    table = nn_classes()
+    by_class = {cls: name for name, cls in table.items()}
+    checked = 0
+    for name, cls in vars(ember.nn).items():
+        if not (isinstance(cls, type) and issubclass(cls, ember.nn.Module)) or not hasattr(torch.nn, name):
+            continue
+        tcls = getattr(torch.nn, name)
+        assert by_class[cls] == f"{tcls.__module__}.{tcls.__qualname__}", name
+        checked += 1
+    for full, cls in table.items():
+        module, _, name = full.rpartition(".")
+        assert getattr(importlib.import_module("ember" + module[len("torch"):]), name) is cls, full
+    assert checked > 100
     from ember.nn.modules.linear import NonDynamicallyQuantizableLinear
     assert issubclass(NonDynamicallyQuantizableLinear, ember.nn.Linear)
+    assert table["torch.nn.modules.linear.NonDynamicallyQuantizableLinear"] is NonDynamicallyQuantizableLinear
+
+
+# ---- pytorch/examples word_language_model: torch.save(model), load under safe_globals -----------
+
+def rnn_model_class(nn):
+    class RNNModel(nn.Module):
+        def __init__(self, ntoken=20, ninp=6, nhid=5, nlayers=2):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+            self.encoder = nn.Embedding(ntoken, ninp)
+            self.rnn = nn.LSTM(ninp, nhid, nlayers, dropout=0.2)
+            self.decoder = nn.Linear(nhid, ntoken)
+            self.rnn_type, self.nhid, self.nlayers = "LSTM", nhid, nlayers
+
+        def forward(self, input, hidden):
+            output, hidden = self.rnn(self.drop(self.encoder(input)), hidden)
+            return self.decoder(self.drop(output)), hidden
+
+    RNNModel.__qualname__ = RNNModel.__name__ = "RNNModel"  # one name for both libraries' class
+    return RNNModel
+
+
+def test_word_language_model_checkpoint_both_ways():
+    import sys
+    me = sys.modules[__name__]
+    t_cls, e_cls = rnn_model_class(torch.nn), rnn_model_class(ember.nn)
+    tokens = np.random.default_rng(3).integers(0, 20, (7, 2))
+    hidden = np.zeros((2, 2, 5), np.float32)
+
+    def run(model, lib):
+        h = (lib.tensor(hidden), lib.tensor(hidden))
+        return model(lib.tensor(tokens), h)[0].detach().numpy()
+
+    torch_list = [t_cls, torch.nn.modules.rnn.LSTM, torch.nn.modules.dropout.Dropout,
+                  torch.nn.modules.sparse.Embedding, torch.nn.modules.linear.Linear,
+                  torch.nn.modules.linear.NonDynamicallyQuantizableLinear, set]
+    ember_list = [e_cls, ember.nn.modules.rnn.LSTM, ember.nn.modules.dropout.Dropout,
+                  ember.nn.modules.sparse.Embedding, ember.nn.modules.linear.Linear,
+                  ember.nn.modules.linear.NonDynamicallyQuantizableLinear, set]
+    try:
+        me.RNNModel = t_cls  # torch.save finds the class at its module path
+        t_model = t_cls().eval()
+        data = to_torch_bytes(t_model)
+        with ember.serialization.safe_globals(ember_list[1:] + [(e_cls, f"{__name__}.RNNModel")]):
+            e_model = ember_load(data)
+        assert type(e_model) is e_cls
+        np.testing.assert_allclose(run(e_model, ember), run(t_model, torch), rtol=1e-5, atol=1e-6)
+
+        me.RNNModel = e_cls
+        e_model2 = e_cls().eval()
+        data2 = to_ember_bytes(e_model2)
+        me.RNNModel = t_cls  # what torch's side imports by that name
+        with torch.serialization.safe_globals(torch_list):
+            t_model2 = torch_load(data2)
+        assert type(t_model2) is t_cls and isinstance(t_model2.rnn, torch.nn.LSTM)
+        np.testing.assert_allclose(run(t_model2, torch), run(e_model2, ember), rtol=1e-5, atol=1e-6)
+    finally:
+        del me.RNNModel

@@ -59,38 +59,38 @@ _FOREIGN_STORAGES = ("HalfStorage", "BFloat16Storage", "CharStorage", "ShortStor
                      "TypedStorage", "QInt8Storage", "QUInt8Storage", "QInt32Storage",
                      "QUInt4x2Storage", "QUInt2x4Storage")
 
-# torch.nn.modules.<file>: the classes ember has, named by torch's module of each
-# (torch.nn.X.__module__ in torch 2.13); ember.nn.modules.<file> re-exports them there.
-NN_MODULE_PATHS = {
-    "module": ["Module"],
-    "linear": ["Identity", "Linear", "NonDynamicallyQuantizableLinear"],
-    "activation": ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish",
-                   "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish",
-                   "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid",
-                   "Softmax", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh",
-                   "Tanhshrink", "Threshold"],
-    "batchnorm": ["BatchNorm1d", "BatchNorm2d"],
-    "container": ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"],
-    "conv": ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"],
-    "distance": ["CosineSimilarity", "PairwiseDistance"],
-    "dropout": ["Dropout"],
-    "flatten": ["Flatten", "Unflatten"],
-    "loss": ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss",
-             "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss",
-             "MSELoss", "MarginRankingLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
-             "SoftMarginLoss"],
-    "normalization": ["GroupNorm", "LayerNorm", "RMSNorm"],
-    "padding": ["CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d",
-                "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-                "ZeroPad1d", "ZeroPad2d"],
-    "pooling": ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
-                "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"],
-    "rnn": ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"],
-    "sparse": ["Embedding"],
-    "transformer": ["Transformer", "TransformerDecoder", "TransformerDecoderLayer",
-                    "TransformerEncoder", "TransformerEncoderLayer"],
-    "upsampling": ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"],
+# Where torch keeps ember's nn classes. A class's torch path is its ember path with "torch"
+# for "ember" (ember.nn.modules.linear.Linear -> torch.nn.modules.linear.Linear), except for
+# the ember files below, whose classes torch keeps in another file, and the classes after.
+# ember.nn.modules.<torch file> re-exports each of them, so torch's path works in ember too.
+NN_FILE_RENAMES = {"activation_more": "activation", "activation_attention": "activation",
+                   "conv_more": "conv", "pooling_more": "pooling", "loss_more": "loss",
+                   "group_rms_norm": "normalization"}
+NN_CLASS_FILES = {
+    "NonDynamicallyQuantizableLinear": "linear", "CosineSimilarity": "distance",
+    "PairwiseDistance": "distance", "BatchNorm1d": "batchnorm", "BatchNorm2d": "batchnorm",
+    "LazyLinear": "linear", "LazyConv1d": "conv", "LazyConv2d": "conv",
+    "LazyConvTranspose1d": "conv", "LazyConvTranspose2d": "conv",
+    "LazyBatchNorm1d": "batchnorm", "LazyBatchNorm2d": "batchnorm",
+    "LazyInstanceNorm1d": "instancenorm", "LazyInstanceNorm2d": "instancenorm",
+    "LazyInstanceNorm3d": "instancenorm",
 }
+
+
+def nn_classes():
+    """{torch's full name: ember class} for every nn.Module class of ember.nn."""
+    from .. import nn
+    from ..nn.modules.activation_attention import NonDynamicallyQuantizableLinear
+    classes = [c for c in vars(nn).values() if isinstance(c, type) and issubclass(c, nn.Module)]
+    out = {}
+    for cls in classes + [NonDynamicallyQuantizableLinear]:
+        package, _, file = cls.__module__.rpartition(".")
+        if not package.startswith("ember.nn"):
+            continue
+        file = NN_CLASS_FILES.get(cls.__name__) or NN_FILE_RENAMES.get(file, file)
+        out[f"torch{package[len('ember'):]}.{file}.{cls.__name__}"] = cls
+    return out
+
 
 # torch.nn.functional's activations, which layers keep as attributes
 # (TransformerEncoderLayer.activation) and so appear in a pickled module.
@@ -122,8 +122,6 @@ _names = None  # id(ember object) -> torch name
 
 
 def _build():
-    import importlib
-
     from . import torch_format
     from .. import nn
     from ..nn.parameter import Parameter
@@ -147,13 +145,7 @@ def _build():
         table[f"torch.{name}"] = StorageType(name, None)
     for g in torch_format.REBUILD_FUNCTIONS:
         table[g.full_name] = g
-    for file, classes in NN_MODULE_PATHS.items():
-        try:
-            module = importlib.import_module(f"ember.nn.modules.{file}")
-        except ImportError:
-            module = nn
-        for cls in classes:
-            table[f"torch.nn.modules.{file}.{cls}"] = getattr(module, cls, None) or getattr(nn, cls)
+    table.update(nn_classes())
     for name in NN_FUNCTIONAL:
         fn = getattr(nn.functional, name, None)
         if fn is not None:
@@ -189,4 +181,4 @@ def torch_default_safe_names():
     """The globals torch.load(weights_only=True) accepts with no allowlisting, that ember
     has: torch.serialization's default list (_weights_only_unpickler._get_allowed_globals)
     without the nn classes, which torch does not allow by default either."""
-    return [n for n in _ensure() if not n.startswith("torch.nn.modules.")]
+    return [n for n in _ensure() if not n.startswith("torch.nn.")]

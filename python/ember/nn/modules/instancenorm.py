@@ -5,6 +5,7 @@ import warnings
 
 from .. import functional as F
 from .normalization import _BatchNorm
+from .utils import _lazy_aliases
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
@@ -83,3 +84,9 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Over (N, C, D, H, W) or (C, D, H, W)."""
     _no_batch_dim = 4
+
+
+# torch.nn.modules.instancenorm holds the lazy forms too; lazy.py imports this file, so they
+# are looked up on first use.
+__getattr__ = _lazy_aliases(__package__, {n: ".lazy" for n in (
+    "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d")})

@@ -49,4 +49,5 @@ class Linear(Module):
 
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
-__getattr__ = _lazy_aliases(__package__, {"NonDynamicallyQuantizableLinear": ".activation_attention"})
+__getattr__ = _lazy_aliases(__package__, {"NonDynamicallyQuantizableLinear": ".activation_attention",
+                                          "LazyLinear": ".lazy"})
