@@ -124,6 +124,9 @@ CASES = [
     ("m.cuda.FloatTensor(2)", "same"), ("m.cuda.LongTensor([1])", "same"),
     ("m.cuda.BoolTensor()", "same"), ("isinstance(m.ones(2), m.cuda.FloatTensor)", "same"),
     ("issubclass(m.cuda.OutOfMemoryError, RuntimeError)", "same"),
+    ("m.cuda.nvtx.range_push('a')", "same"), ("m.cuda.nvtx.range_pop()", "same"),
+    ("m.cuda.nvtx.mark('a')", "same"), ("m.cuda.nvtx.range('a').__enter__()", "same"),
+    ("m.cuda.nvtx.range_start('a')", "same"), ("m.cuda.nvtx.range_end(1)", "same"),
     # ---- mps
     ("m.mps.is_available()", "same"), ("m.mps.device_count()", "same"),
     ("m.mps.manual_seed(0)", "same"), ("m.mps.manual_seed('a')", "type"),

@@ -296,7 +296,7 @@ BoolTensor = _CudaTensorType("BoolTensor")
 
 
 def __getattr__(name):
-    if name == "amp":  # loads on first use
+    if name in ("amp", "nvtx"):  # load on first use
         import importlib
-        return importlib.import_module(f"{__name__}.amp")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
