@@ -296,6 +296,15 @@ def test_bad_safe_globals_entries_raise_as_torch(bad, exc):
     assert ember.serialization.get_safe_globals() == []
 
 
+def test_safe_globals_needs_a_list():
+    with pytest.raises(TypeError, match="add_safe_globals: expected a list"):
+        ember.serialization.add_safe_globals("Point")
+    with pytest.raises(TypeError, match="add_safe_globals: expected a list"):
+        with ember.serialization.safe_globals("Point"):
+            pass
+    assert ember.serialization.get_safe_globals() == []
+
+
 def test_modules_refused_by_default_accepted_when_allowlisted():
     model = ember.nn.Sequential(ember.nn.Linear(2, 3), ember.nn.ReLU())
     buf = io.BytesIO()

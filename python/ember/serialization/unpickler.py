@@ -42,6 +42,9 @@ def add_safe_globals(safe_globals):
     """Marks these globals (classes, functions, or (object, "module.name") pairs) as safe
     for weights_only loads, as torch.serialization.add_safe_globals."""
     global _user_globals
+    if isinstance(safe_globals, (str, bytes)):
+        raise TypeError("add_safe_globals: expected a list of classes, functions or (object, "
+                        f"'module.name') pairs, got {type(safe_globals).__name__}")
     for f in safe_globals:
         _check_entry(f)
     _user_globals = _user_globals | set(safe_globals)
