@@ -197,3 +197,31 @@ def test_wishart_sampling_and_errors():
         ED.Wishart(ember.tensor(5.0))
     with pytest.warns(UserWarning, match="Low df values detected"):
         ED.Wishart(ember.tensor(2.5), ember.eye(3))
+
+
+@pytest.mark.parametrize("pkind,qkind", [("lowrank", "lowrank"), ("lowrank", "full"),
+                                         ("full", "lowrank")])
+def test_kl_with_lowrank(pkind, qkind):
+    rng = np.random.default_rng(13)
+
+    def make(kind, grad):
+        loc = rng.normal(size=(2, 3))
+        if kind == "lowrank":
+            w, d = rng.normal(size=(3, 2)), rng.uniform(0.5, 2, size=(3,))
+            ie, it = [e(loc, grad), e(w, grad), e(d, grad)], [tt(loc, grad), tt(w, grad), tt(d, grad)]
+            return _lowrank(ED, *ie), _lowrank(TD, *it), ie, it
+        cov = _spd(rng, (), 3)
+        ie, it = [e(loc, grad), e(cov, grad)], [tt(loc, grad), tt(cov, grad)]
+        return ED.MultivariateNormal(*ie), TD.MultivariateNormal(*it), ie, it
+
+    pe, pt, pie, pit = make(pkind, True)
+    qe, qt, qie, qit = make(qkind, True)
+    ke, kt = ED.kl_divergence(pe, qe), TD.kl_divergence(pt, qt)
+    close(ke, kt, rtol=1e-6)
+    ge = ember.autograd.grad(ke.sum(), pie + qie)
+    gt = torch.autograd.grad(kt.sum(), pit + qit)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
+    with pytest.raises(ValueError, match="different event shapes"):
+        ED.kl_divergence(pe, ED.MultivariateNormal(ember.zeros(2, dtype=ember.float64),
+                                                   ember.eye(2, dtype=ember.float64)))

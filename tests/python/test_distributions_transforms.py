@@ -188,3 +188,29 @@ def test_biject_to_and_transform_to(cname):
         ye = te(e(x))
         close(ye, tt_(tt(x)), rtol=1e-6)
         assert bool(pick(C).check(ye).all())
+
+
+@pytest.mark.parametrize("diag", [0, 1, -1, -2])
+def test_tril_vec_round_trip(diag):
+    from ember.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
+    from torch.distributions.utils import tril_matrix_to_vec as t_to_vec, vec_to_tril_matrix as t_to_mat
+    m = np.random.default_rng(6).normal(size=(2, 4, 4))
+    ve, vt = tril_matrix_to_vec(e(m), diag), t_to_vec(tt(m), diag)
+    close(ve, vt)
+    close(vec_to_tril_matrix(ve, diag), t_to_mat(vt, diag))
+
+
+def test_utils_probs_logits_and_broadcast_all():
+    from ember.distributions import utils as EU
+    from torch.distributions import utils as TU
+    p = np.random.default_rng(7).uniform(0, 1, size=(3, 4))
+    for binary in (False, True):
+        close(EU.probs_to_logits(e(p), binary), TU.probs_to_logits(tt(p), binary))
+        close(EU.logits_to_probs(e(p), binary), TU.logits_to_probs(tt(p), binary))
+    close(EU.clamp_probs(e(np.array([0.0, 1.0]))), TU.clamp_probs(tt(np.array([0.0, 1.0]))))
+    a, b = EU.broadcast_all(e(p[:, :1]), 2.0)
+    assert tuple(a.shape) == tuple(b.shape) == (3, 1) and b.dtype == ember.float64
+    with pytest.raises(ValueError, match="Input arguments must all be instances of numbers.Number"):
+        EU.broadcast_all(e(p), "x")
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        EU.broadcast_all(e(p), ember.zeros(5))

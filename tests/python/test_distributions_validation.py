@@ -127,3 +127,14 @@ def test_categorical_sampling_edge_cases():
     close(d.probs, np.array([0.25, 0.75], dtype=np.float32))
     s = d.sample((20000,)).float().mean().item()
     assert abs(s - 0.75) < 0.02
+
+
+def test_repr_matches_torch():
+    from test_distributions_cases import CASES, build
+    for name in ["Normal", "Bernoulli", "Categorical", "Uniform", "Gamma", "Beta", "StudentT",
+                 "IndependentNormal", "MixtureSameFamily", "Binomial", "Poisson"]:
+        if name not in CASES:
+            continue
+        de, dt, _, _ = build(name)
+        assert repr(de).replace("ember", "torch") == repr(dt), name
+    assert repr(ED.Normal(0.5, 2.0)) == repr(TD.Normal(0.5, 2.0)).replace("torch", "ember")

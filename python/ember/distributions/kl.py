@@ -22,6 +22,7 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -177,12 +178,24 @@ def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
+def _scale_tril_of(d):
+    """The lower Cholesky factor of a Gaussian's covariance (unbroadcast where available)."""
+    if isinstance(d, MultivariateNormal):
+        return d._unbroadcasted_scale_tril
+    return d.scale_tril  # LowRankMultivariateNormal: W W^T + D factored
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p, q):
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_gaussian_gaussian(p, q):
+    """KL of two multivariate normals from their Cholesky factors: log|Lq|/|Lp| plus half of
+    tr(Sq^-1 Sp) + mahalanobis(q.loc - p.loc) - n (the low-rank ones factored whole)."""
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event "
+        raise ValueError(f"KL-divergence between two {_gaussian_name(p, q)} with different event "
                          "shapes cannot be computed")
-    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    Lp, Lq = _scale_tril_of(p), _scale_tril_of(q)
     half_term1 = Lq.diagonal(0, -2, -1).log().sum(-1) - Lp.diagonal(0, -2, -1).log().sum(-1)
     n = p.event_shape[0]
     batch = tuple(broadcast_shape(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2])))
@@ -190,6 +203,14 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = solve_lower(Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n))).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _gaussian_name(p, q):
+    if isinstance(p, MultivariateNormal) and isinstance(q, MultivariateNormal):
+        return "Multivariate Normals"
+    if isinstance(p, LowRankMultivariateNormal) and isinstance(q, LowRankMultivariateNormal):
+        return "Low Rank Multivariate Normals"
+    return "(Low Rank) Multivariate Normals"
 
 
 @register_kl(Normal, Normal)
