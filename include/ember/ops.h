@@ -256,6 +256,16 @@ Tensor& asinh_(Tensor& a);
 Tensor& acosh_(Tensor& a);
 Tensor& atanh_(Tensor& a);
 Tensor& erfinv_(Tensor& a);
+Tensor acos(const Tensor& a);
+Tensor asin(const Tensor& a);
+Tensor atan(const Tensor& a);
+Tensor log10(const Tensor& a);
+Tensor exp2(const Tensor& a);
+Tensor& acos_(Tensor& a);
+Tensor& asin_(Tensor& a);
+Tensor& atan_(Tensor& a);
+Tensor& log10_(Tensor& a);
+Tensor& exp2_(Tensor& a);
 // Bool results; integer and bool inputs are always finite.
 Tensor isnan(const Tensor& a);
 Tensor isinf(const Tensor& a);

@@ -93,6 +93,11 @@ void bind_ops_more(nb::module_& m) {
   EMBER_BIND_UNARY(acosh)
   EMBER_BIND_UNARY(atanh)
   EMBER_BIND_UNARY(erfinv)
+  EMBER_BIND_UNARY(acos)
+  EMBER_BIND_UNARY(asin)
+  EMBER_BIND_UNARY(atan)
+  EMBER_BIND_UNARY(log10)
+  EMBER_BIND_UNARY(exp2)
 #undef EMBER_BIND_UNARY
   def_both(m, cls, "isnan", [](const Tensor& t) { return isnan(t); });
   def_both(m, cls, "isinf", [](const Tensor& t) { return isinf(t); });

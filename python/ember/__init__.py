@@ -129,6 +129,19 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+# torch's everyday functions composed in Python from the C++ ops (comparisons, elementwise
+# composites and aliases, shape/join, statistics, contractions, dtype limits): each module lists
+# its FUNCTIONS and Tensor METHODS; a name ember already has (a C++ op) is never replaced.
+from . import _comparison, _pointwise, _reshaping, _statistics, _contraction, _dtype_info  # noqa: E402
+from ._printing import set_printoptions  # noqa: E402,F401
+
+for _module in (_comparison, _pointwise, _reshaping, _statistics, _contraction, _dtype_info):
+    globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
+    for _name, _fn in _module.METHODS.items():
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, _fn)
+
+
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",

@@ -1,11 +1,40 @@
 """PyTorch-style printing: tensor([[1.0000, 2.0000], ...], dtype=ember.float64).
 Formatting is text work, not math: values come from C++ through tolist(). The rules
 (which values are shown, int/fixed/scientific mode, widths, line wrapping) follow
-torch/_tensor_str.py with its default print options, so repr(ember_t) matches
+torch/_tensor_str.py and its print options (set_printoptions), so repr(ember_t) matches
 repr(torch_t) with 'torch' replaced by 'ember'."""
 import math
 
-_PRECISION, _THRESHOLD, _EDGE, _LINE = 4, 1000, 3, 80
+
+class _PrintOptions:
+    """torch._tensor_str.PRINT_OPTS: what set_printoptions changes."""
+    precision, threshold, edgeitems, linewidth, sci_mode = 4, 1000, 3, 80, None
+
+
+_OPTS = _PrintOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    """torch.set_printoptions: a profile ('default', 'short', 'full') first, then the single
+    options; sci_mode=None lets each tensor choose (torch resets it on every call, as here)."""
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, got "
+                             f"{profile!r}")
+        _OPTS.precision, _OPTS.threshold, _OPTS.edgeitems, _OPTS.linewidth = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(_OPTS, name, value)
+    _OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    """The current options as a dict (torch._tensor_str.get_printoptions)."""
+    return {k: getattr(_OPTS, k) for k in ("precision", "threshold", "edgeitems", "linewidth",
+                                           "sci_mode")}
 _SKIP = object()  # marks the rows/columns left out when a big tensor is summarized
 
 
@@ -14,14 +43,14 @@ def _values(t, summarize):
     2 * edgeitems keeps its first and last edgeitems entries around a _SKIP marker."""
     if t.dim() == 0:
         return t.item()
-    n = t.shape[0]
-    if not summarize or n <= 2 * _EDGE:
+    n, edge = t.shape[0], _OPTS.edgeitems
+    if not summarize or n <= 2 * edge:
         if t.dim() == 1 or not summarize:
             return t.tolist()
         return [_values(t.select(0, i), summarize) for i in range(n)]
     if t.dim() == 1:
-        return t.narrow(0, 0, _EDGE).tolist() + [_SKIP] + t.narrow(0, n - _EDGE, _EDGE).tolist()
-    rows = list(range(_EDGE)) + [None] + list(range(n - _EDGE, n))
+        return t.narrow(0, 0, edge).tolist() + [_SKIP] + t.narrow(0, n - edge, edge).tolist()
+    rows = list(range(edge)) + [None] + list(range(n - edge, n))
     return [_SKIP if i is None else _values(t.select(0, i), summarize) for i in rows]
 
 
@@ -48,29 +77,30 @@ class _Formatter:
         absolute = [abs(v) for v in nonzero]
         lo, hi = min(absolute), max(absolute)
         self.int_mode = all(v == math.ceil(v) for v in nonzero)
-        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4 if _OPTS.sci_mode is None
+                         else _OPTS.sci_mode)
         if self.sci_mode:
-            widths = [len(f"{v:.{_PRECISION}e}") for v in nonzero]
+            widths = [len(f"{v:.{_OPTS.precision}e}") for v in nonzero]
         elif self.int_mode:
             widths = [len(f"{v:.0f}") + 1 for v in nonzero]
         else:
-            widths = [len(f"{v:.{_PRECISION}f}") for v in nonzero]
+            widths = [len(f"{v:.{_OPTS.precision}f}") for v in nonzero]
         self.max_width = max(widths)
 
     def format(self, v):
         if not self.floating:
             s = str(v)
         elif self.sci_mode:
-            s = f"{v:{self.max_width}.{_PRECISION}e}"
+            s = f"{v:{self.max_width}.{_OPTS.precision}e}"
         elif self.int_mode:
             s = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
         else:
-            s = f"{v:.{_PRECISION}f}"
+            s = f"{v:.{_OPTS.precision}f}"
         return (self.max_width - len(s)) * " " + s
 
 
 def _vector_str(values, indent, fmt):
-    per_line = max(1, math.floor((_LINE - indent) / (fmt.max_width + 2)))
+    per_line = max(1, math.floor((_OPTS.linewidth - indent) / (fmt.max_width + 2)))
     data = [" ..." if v is _SKIP else fmt.format(v) for v in values]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
@@ -89,7 +119,7 @@ def _add_suffixes(text, suffixes, indent):
     out = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > _LINE:
+        if last_line_len + len(suffix) + 2 > _OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:
@@ -124,7 +154,7 @@ def tensor_repr(t):
     else:
         if t.dtype not in (float32, int64, _bool):
             suffixes.append(f"dtype={t.dtype!r}")
-        values = _values(t, t.numel() > _THRESHOLD)
+        values = _values(t, t.numel() > _OPTS.threshold)
         fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
         body = _tensor_str(values, t.dim(), indent, fmt)
     return _add_suffixes(prefix + body, suffixes + _grad_suffix(t), indent)

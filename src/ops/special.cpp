@@ -1,5 +1,5 @@
-// Special functions beyond ops.def (hyperbolic, erfinv), the float classifiers (isnan, ...)
-// and the fused-arithmetic composites (lerp, addcmul, addcdiv).
+// Special functions beyond ops.def (hyperbolic, inverse trigonometric, log10, exp2, erfinv),
+// the float classifiers (isnan, ...) and the fused-arithmetic composites (lerp, addcmul, addcdiv).
 #include <cmath>
 
 #include "autograd/function.h"
@@ -35,6 +35,11 @@ Tensor special_backward(SpecialOp op, const Tensor& g, const Tensor& a, const Te
     case SpecialOp::Atanh: return div(g, sub(Scalar(1.0), mul(a, a)));
     case SpecialOp::Erfinv:  // sqrt(pi) / 2 * exp(erfinv(a)^2)
       return mul(g, mul(exp(mul(out, out)), Scalar(std::sqrt(M_PI) / 2)));
+    case SpecialOp::Acos: return neg(mul(g, rsqrt(sub(Scalar(1.0), mul(a, a)))));
+    case SpecialOp::Asin: return mul(g, rsqrt(sub(Scalar(1.0), mul(a, a))));
+    case SpecialOp::Atan: return div(g, add(mul(a, a), Scalar(1.0)));
+    case SpecialOp::Log10: return div(g, mul(a, Scalar(M_LN10)));
+    case SpecialOp::Exp2: return mul(g, mul(out, Scalar(M_LN2)));
   }
   return g;
 }
@@ -42,9 +47,10 @@ Tensor special_backward(SpecialOp op, const Tensor& g, const Tensor& a, const Te
 Tensor special_op(SpecialOp op, const char* name, const char* node, const Tensor& a) {
   Tensor out = special_out(op, name, a);
   if (autograd::any_requires_grad(a)) {
+    const bool from_out = op == SpecialOp::Erfinv || op == SpecialOp::Exp2;  // grad from the result
     autograd::record(node, {&a}, {&out},
-                     [op, sa = op == SpecialOp::Erfinv ? SavedTensor() : SavedTensor(a),
-                      so = op == SpecialOp::Erfinv ? SavedTensor(out, true) : SavedTensor()](
+                     [op, sa = from_out ? SavedTensor() : SavedTensor(a),
+                      so = from_out ? SavedTensor(out, true) : SavedTensor()](
                          Grads& g, const Node&) -> Grads {
                        return {special_backward(op, g[0], sa.get(), so.get())};
                      });
@@ -89,6 +95,11 @@ EMBER_SPECIAL(asinh, Asinh)
 EMBER_SPECIAL(acosh, Acosh)
 EMBER_SPECIAL(atanh, Atanh)
 EMBER_SPECIAL(erfinv, Erfinv)
+EMBER_SPECIAL(acos, Acos)
+EMBER_SPECIAL(asin, Asin)
+EMBER_SPECIAL(atan, Atan)
+EMBER_SPECIAL(log10, Log10)
+EMBER_SPECIAL(exp2, Exp2)
 #undef EMBER_SPECIAL
 
 Tensor isnan(const Tensor& a) { return classify_op(ClassifyOp::IsNan, "isnan", a); }

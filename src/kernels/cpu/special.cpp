@@ -46,6 +46,11 @@ T apply(SpecialOp op, T a) {
     case SpecialOp::Acosh: return std::acosh(a);
     case SpecialOp::Atanh: return std::atanh(a);
     case SpecialOp::Erfinv: return T(erfinv_of(double(a)));
+    case SpecialOp::Acos: return std::acos(a);
+    case SpecialOp::Asin: return std::asin(a);
+    case SpecialOp::Atan: return std::atan(a);
+    case SpecialOp::Log10: return std::log10(a);
+    case SpecialOp::Exp2: return std::exp2(a);
   }
   return a;
 }

@@ -1,4 +1,5 @@
-// Elementwise special functions that ops.def does not list (hyperbolic functions, erfinv)
+// Elementwise special functions that ops.def does not list (hyperbolic and inverse
+// trigonometric functions, log10, exp2, erfinv)
 // and the float classifiers (isnan, isinf, ...). Operand 0 is the output.
 #pragma once
 #include "ember/dtype.h"
@@ -6,7 +7,7 @@
 
 namespace ember::kernels {
 
-enum class SpecialOp { Sinh, Cosh, Asinh, Acosh, Atanh, Erfinv };
+enum class SpecialOp { Sinh, Cosh, Asinh, Acosh, Atanh, Erfinv, Acos, Asin, Atan, Log10, Exp2 };
 // out = op(a) over Loop{out, a}, both of floating dtype `dt`.
 void special(SpecialOp op, DType dt, const Loop& L);
 

@@ -64,6 +64,32 @@ struct AtanhOp {
   template <class T> static T One(T x) { return std::atanh(x); }
 };
 
+// Acos/Asin are defined on [-1, 1]; outside it std:: gives NaN.
+struct AcosOp {
+  template <class T> static constexpr T lo = T(-1);
+  template <class T> static constexpr T hi = T(1);
+  template <class D, class V> static V Vec(D d, V x) { return hn::Acos(d, x); }
+  template <class T> static T One(T x) { return std::acos(x); }
+};
+struct AsinOp {
+  template <class T> static constexpr T lo = T(-1);
+  template <class T> static constexpr T hi = T(1);
+  template <class D, class V> static V Vec(D d, V x) { return hn::Asin(d, x); }
+  template <class T> static T One(T x) { return std::asin(x); }
+};
+struct AtanOp {
+  template <class T> static constexpr T lo = -kMax<T>;
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Atan(d, x); }
+  template <class T> static T One(T x) { return std::atan(x); }
+};
+struct Log10Op {  // x <= 0, subnormals and inf go to std::
+  template <class T> static constexpr T lo = std::numeric_limits<T>::min();
+  template <class T> static constexpr T hi = kMax<T>;
+  template <class D, class V> static V Vec(D d, V x) { return hn::Log10(d, x); }
+  template <class T> static T One(T x) { return std::log10(x); }
+};
+
 template <class T>
 void Special(int op, const T* in, T* out, int64_t n) {
   switch (SpecialOp(op)) {
@@ -72,7 +98,12 @@ void Special(int op, const T* in, T* out, int64_t n) {
     case SpecialOp::Asinh: return Run<AsinhOp>(in, out, n);
     case SpecialOp::Acosh: return Run<AcoshOp>(in, out, n);
     case SpecialOp::Atanh: return Run<AtanhOp>(in, out, n);
-    case SpecialOp::Erfinv: return;  // not vectorized: simd_special_enabled says so
+    case SpecialOp::Acos: return Run<AcosOp>(in, out, n);
+    case SpecialOp::Asin: return Run<AsinOp>(in, out, n);
+    case SpecialOp::Atan: return Run<AtanOp>(in, out, n);
+    case SpecialOp::Log10: return Run<Log10Op>(in, out, n);
+    case SpecialOp::Erfinv: case SpecialOp::Exp2:
+      return;  // not vectorized: simd_special_enabled says so
   }
 }
 void SpecialF32(int op, const float* in, float* out, int64_t n) { Special(op, in, out, n); }
@@ -89,7 +120,8 @@ HWY_EXPORT(SpecialF64);
 
 bool simd_special_enabled(SpecialOp op) {
   // elementwise_hwy.cpp owns the EMBER_DISABLE_SIMD / EMBER_SIMD_TARGET switches.
-  return op != SpecialOp::Erfinv && simd_unary_enabled(UnaryOp::Exp);
+  // exp2 stays on std::exp2, exact at integers as PyTorch's is (exp(x ln2) is not).
+  return op != SpecialOp::Erfinv && op != SpecialOp::Exp2 && simd_unary_enabled(UnaryOp::Exp);
 }
 
 void simd_special(SpecialOp op, const float* in, float* out, int64_t n) {

@@ -1,0 +1,203 @@
+"""Comparisons and checks (torch.isclose, allclose, equal, count_nonzero, nan_to_num, signbit,
+copysign, heaviside, ...), composed from ember's C++ ops: no element loops here."""
+import builtins
+from . import _C, _creation
+from ._dtype import float32, float64, bool as _bool
+
+Tensor = _C.Tensor
+
+_FLOATING = (float32, float64)
+
+
+def _tensor(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def check_broadcast(fn, a, b):
+    """Raises, naming fn and both shapes, unless tensors (or scalars) a and b broadcast."""
+    sa = tuple(a.shape) if isinstance(a, Tensor) else ()
+    sb = tuple(b.shape) if isinstance(b, Tensor) else ()
+    for x, y in zip(reversed(sa), reversed(sb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"{fn}: shapes {sa} and {sb} cannot be broadcast ({x} != {y})")
+
+
+def check_dims(fn, dim, ndim):
+    """Raises IndexError naming fn unless every dim in `dim` (an int or a sequence) is valid."""
+    n = max(ndim, 1)
+    for d in ([dim] if isinstance(dim, int) else list(dim)):
+        if not -n <= d < n:
+            raise IndexError(f"{fn}(): Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {d})")
+
+
+def _dtype_name(dt):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "uint8": "Byte", "bool": "Bool"}[dt.name]
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise (broadcast), as torch.isclose."""
+    _tensor(input, "isclose")
+    _tensor(other, "isclose", "other")
+    check_broadcast("isclose", input, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"isclose(): {_dtype_name(input.dtype)} did not match "
+                           f"{_dtype_name(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"isclose(): rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"isclose(): atol must be greater than or equal to zero, but got {atol}")
+    a, b = input.detach(), other.detach()  # a bool result: nothing to differentiate
+    close = _C.eq(a, b)
+    if equal_nan and a.dtype in _FLOATING:
+        close = _C.logical_or(close, _C.logical_and(_C.isnan(a), _C.isnan(b)))
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype not in _FLOATING:  # the exact difference (uint8 must not wrap around)
+        a, b = a.double(), b.double()
+    allowed = _C.add(_C.abs(_C.mul(b, rtol)), atol)
+    actual = _C.abs(_C.sub(a, b))
+    return _C.logical_or(close, _C.logical_and(_C.isfinite(actual), _C.le(actual, allowed)))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        check_broadcast("allclose", input, other)
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+def equal(input, other):
+    """True when both tensors have the same shape and the same values."""
+    _tensor(input, "equal")
+    _tensor(other, "equal", "other")
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(_C.eq(input.detach(), other.detach()).all().item())
+
+
+def isreal(input):
+    """Every real tensor is real (ember has no complex dtypes)."""
+    _tensor(input, "isreal")
+    return _creation.full(list(input.shape), True, dtype=_bool)
+
+
+def is_floating_point(input):
+    return _tensor(input, "is_floating_point").dtype in _FLOATING
+
+
+def is_complex(input):
+    _tensor(input, "is_complex")
+    return False
+
+
+def is_nonzero(input):
+    _tensor(input, "is_nonzero")
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("is_nonzero(): Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError(f"is_nonzero(): Boolean value of Tensor with more than one value is "
+                           f"ambiguous (shape {tuple(input.shape)})")
+    return builtins.bool(input.item())
+
+
+def count_nonzero(input, dim=None):
+    _tensor(input, "count_nonzero")
+    if dim is not None:
+        check_dims("count_nonzero", dim, input.dim())
+    nz = _C.ne(input.detach(), 0)
+    return nz.long().sum() if dim is None else nz.long().sum(dim)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """NaN -> nan, +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest)."""
+    _tensor(input, "nan_to_num")
+    if input.dtype not in _FLOATING:
+        result = input.clone()
+    else:
+        from ._dtype_info import finfo
+        info = finfo(input.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
+        result = _C.where(_C.isnan(input), _full(input, nan), input)
+        result = _C.where(_C.isposinf(input), _full(input, posinf), result)
+        result = _C.where(_C.isneginf(input), _full(input, neginf), result)
+    return _into(result, out, "nan_to_num")
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    return input.copy_(nan_to_num(input, nan, posinf, neginf))
+
+
+def _full(like, value):
+    return _creation.full([], value, dtype=like.dtype)
+
+
+def _into(result, out, fn):
+    """Writes result into `out` (same shape; its dtype must hold result's) and returns out."""
+    if out is None:
+        return result
+    _tensor(out, fn, "out")
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"{fn}(): out has shape {tuple(out.shape)} but the result has shape "
+                           f"{tuple(result.shape)}")
+    if not _C.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"{fn}(): result type {_dtype_name(result.dtype)} can't be cast to the "
+                           f"desired output type {_dtype_name(out.dtype)}")
+    return out.copy_(result)
+
+
+def signbit(input, *, out=None):
+    """True where the sign bit is set: negatives and -0.0 (a NaN's sign is not read)."""
+    _tensor(input, "signbit")
+    x = input.detach()
+    if x.dtype in _FLOATING:
+        result = _C.logical_or(_C.lt(x, 0), _C.logical_and(_C.eq(x, 0), _C.lt(_C.reciprocal(x), 0)))
+    elif x.dtype.is_signed:
+        result = _C.lt(x, 0)
+    else:
+        result = _creation.zeros(list(x.shape), dtype=_bool)
+    return _into(result, out, "signbit")
+
+
+def copysign(input, other, *, out=None):
+    """|input| with the sign of other (broadcast; a floating result)."""
+    _tensor(input, "copysign")
+    if not isinstance(other, Tensor):
+        other = _creation.full([], other, dtype=float32 if isinstance(other, (builtins.int, builtins.float))
+                        and input.dtype not in _FLOATING else input.dtype)
+    check_broadcast("copysign", input, other)
+    dt = _C.promote_types(input.dtype, other.dtype)
+    if dt not in _FLOATING:
+        dt = float32
+    magnitude = _C.abs(input.to(dt))
+    result = _C.where(signbit(other), _C.neg(magnitude), magnitude)
+    return _into(result, out, "copysign")
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as torch)."""
+    _tensor(input, "heaviside")
+    _tensor(values, "heaviside", "values")
+    check_broadcast("heaviside", input, values)
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
+                           f"({input.dtype} and {values.dtype}).")
+    x, v = input.detach(), values.detach()
+    result = _C.where(_C.eq(x, 0), v, _C.gt(x, 0).to(x.dtype))
+    return _into(result, out, "heaviside")
+
+
+FUNCTIONS = {
+    "isclose": isclose, "allclose": allclose, "equal": equal, "isreal": isreal,
+    "is_floating_point": is_floating_point, "is_complex": is_complex, "is_nonzero": is_nonzero,
+    "count_nonzero": count_nonzero, "nan_to_num": nan_to_num, "nan_to_num_": nan_to_num_,
+    "signbit": signbit, "copysign": copysign, "heaviside": heaviside,
+}
+# Tensor methods: the same functions with the tensor first (is_floating_point is in _tensor.py).
+METHODS = {n: f for n, f in FUNCTIONS.items() if n != "is_floating_point"}
+METHODS["copysign_"] = lambda self, other: self.copy_(copysign(self, other))
+METHODS["heaviside_"] = lambda self, values: self.copy_(heaviside(self, values))

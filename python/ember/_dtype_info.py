@@ -1,0 +1,109 @@
+"""Numeric limits of the dtypes (torch.finfo, torch.iinfo) and the small type queries
+(typename, is_storage, numel). Constants only: no tensor math."""
+import builtins
+import sys
+
+from . import _C
+from ._dtype import dtype as _dtype_cls, bool as _bool
+
+# The values torch.finfo reports (IEEE-754 binary32 / binary64); resolution is 10**-digits.
+_FLOAT = {
+    "float32": dict(bits=32, eps=2.0 ** -23, max=(2 - 2.0 ** -23) * 2.0 ** 127,
+                    tiny=2.0 ** -126, resolution=1e-06),
+    "float64": dict(bits=64, eps=sys.float_info.epsilon, max=sys.float_info.max,
+                    tiny=sys.float_info.min, resolution=1e-15),
+}
+_INT = {"uint8": (8, 0, 255), "int32": (32, -2 ** 31, 2 ** 31 - 1),
+        "int64": (64, -2 ** 63, 2 ** 63 - 1)}
+
+
+def _as_dtype(type, who):
+    if type is None:
+        from ._dtype import get_default_dtype
+        return get_default_dtype()
+    if not isinstance(type, _dtype_cls):
+        raise TypeError(f"{who}(): argument 'type' must be ember.dtype, not {builtins.type(type).__name__}")
+    return type
+
+
+class finfo:
+    """torch.finfo: bits, eps, max, min, tiny, smallest_normal, resolution, dtype."""
+
+    def __init__(self, type=None):
+        dt = _as_dtype(type, "finfo")
+        if dt.name not in _FLOAT:
+            raise TypeError("ember.finfo() requires a floating point input type. Use ember.iinfo "
+                            f"to handle 'ember.finfo' (got {dt!r})")
+        v = _FLOAT[dt.name]
+        self.bits, self.eps, self.max = v["bits"], v["eps"], v["max"]
+        self.min = -self.max
+        self.tiny = self.smallest_normal = v["tiny"]
+        self.resolution = v["resolution"]
+        self.dtype = dt.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: bits, max, min, dtype."""
+
+    def __init__(self, type):
+        if not isinstance(type, _dtype_cls):
+            raise TypeError(f"iinfo(): argument 'type' must be ember.dtype, not "
+                            f"{builtins.type(type).__name__}")
+        if type == _bool:
+            raise TypeError("ember.bool is not supported by ember.iinfo")
+        if type.name not in _INT:
+            raise TypeError("ember.iinfo() requires an integer input type. Use ember.finfo to "
+                            f"handle 'ember.iinfo' (got {type!r})")
+        self.bits, self.min, self.max = _INT[type.name]
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+_LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+           "int32": "IntTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def typename(obj):
+    """'torch.FloatTensor' for a float32 tensor (torch's spelling, so code comparing it works),
+    else the object's qualified class name."""
+    if isinstance(obj, _C.Tensor):
+        return f"torch.{_LEGACY[obj.dtype.name]}"
+    module = getattr(type(obj), "__module__", "builtins")
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+def is_storage(obj):
+    """ember tensors own their memory directly; it has no separate Storage object."""
+    return False
+
+
+def numel(input):
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.numel()
+
+
+FUNCTIONS = {"finfo": finfo, "iinfo": iinfo, "typename": typename, "is_storage": is_storage,
+             "numel": numel}
+METHODS = {}

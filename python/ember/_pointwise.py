@@ -1,0 +1,234 @@
+"""Elementwise functions that are compositions of ember's C++ ops (hypot, logaddexp, frac,
+fmod, float_power, deg2rad, ...) and torch's aliases of existing ops (arccos = acos, fix =
+trunc, ...). The alias table is one line per name (STYLE.md, "Breadth without bloat"); each
+function gets its Tensor method and, where torch has one, its in-place `_` form."""
+import math
+
+from . import _C, _creation
+from ._dtype import float32, float64
+
+Tensor = _C.Tensor
+_FLOATING = (float32, float64)
+
+# torch name -> the ember op it is another name for (function and Tensor method alike).
+ALIASES = {
+    "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
+    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh",
+    "fix": "trunc", "absolute": "abs", "negative": "neg", "sgn": "sign",
+    "true_divide": "div", "multiply": "mul", "subtract": "sub", "divide": "div",
+    "clip": "clamp", "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+    "not_equal": "ne", "swapdims": "transpose", "moveaxis": "movedim",
+}
+
+
+def _check_tensor(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+def _floating_only(fn, *xs):
+    """torch's float-only kernels refuse integer and bool tensors with NotImplementedError."""
+    for x in xs:
+        if isinstance(x, Tensor) and x.dtype not in _FLOATING:
+            name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[x.dtype.name]
+            raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{name}\'')
+
+
+def _into(result, out, fn):
+    from ._comparison import _into as into
+    return into(result, out, fn)
+
+
+def _binary(fn, input, other):
+    from ._comparison import check_broadcast
+    _check_tensor(input, fn)
+    if isinstance(other, Tensor):
+        check_broadcast(fn, input, other)
+
+
+def hypot(input, other, *, out=None):
+    """sqrt(input**2 + other**2), broadcast."""
+    _check_tensor(other, "hypot", "other")
+    _binary("hypot", input, other)
+    _floating_only("hypot", input, other)
+    return _into(_C.sqrt(_C.add(_C.mul(input, input), _C.mul(other, other))), out, "hypot")
+
+
+def logaddexp(input, other, *, out=None):
+    """log(exp(input) + exp(other)) without overflow: max + log1p(exp(-|input - other|))."""
+    _check_tensor(other, "logaddexp", "other")
+    _binary("logaddexp", input, other)
+    _floating_only("logaddexp", input, other)
+    big = _C.maximum(input, other)
+    result = _C.add(big, _C.log1p(_C.exp(_C.neg(_C.abs(_C.sub(input, other))))))
+    # Equal infinities: the difference is NaN, the answer is that infinity.
+    same_inf = _C.logical_and(_C.isinf(input), _C.eq(input, other))
+    return _into(_C.where(same_inf, input, result), out, "logaddexp")
+
+
+def logaddexp2(input, other, *, out=None):
+    """log2(2**input + 2**other) without overflow."""
+    _check_tensor(other, "logaddexp2", "other")
+    _binary("logaddexp2", input, other)
+    _floating_only("logaddexp2", input, other)
+    big = _C.maximum(input, other)
+    tail = _C.log1p(_C.exp2(_C.neg(_C.abs(_C.sub(input, other)))))
+    result = _C.add(big, _C.mul(tail, 1.0 / math.log(2.0)))
+    same_inf = _C.logical_and(_C.isinf(input), _C.eq(input, other))
+    return _into(_C.where(same_inf, input, result), out, "logaddexp2")
+
+
+def frac(input, *, out=None):
+    """input - trunc(input): the fractional part, with input's sign."""
+    _check_tensor(input, "frac")
+    _floating_only("frac", input)
+    return _into(_C.sub(input, _C.trunc(input)), out, "frac")
+
+
+def _float_result(x):
+    return x if x.dtype in _FLOATING else x.to(float32)
+
+
+def deg2rad(input, *, out=None):
+    _check_tensor(input, "deg2rad")
+    return _into(_C.mul(_float_result(input), math.pi / 180.0), out, "deg2rad")
+
+
+def rad2deg(input, *, out=None):
+    _check_tensor(input, "rad2deg")
+    return _into(_C.mul(_float_result(input), 180.0 / math.pi), out, "rad2deg")
+
+
+def float_power(input, exponent, *, out=None):
+    """pow computed in float64 (the result is float64 whatever the inputs)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): expected input or exponent to be a Tensor")
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        _binary("float_power", input, exponent)
+    if isinstance(input, Tensor):
+        input = input.to(float64)
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(float64)
+    else:
+        exponent = float(exponent)
+    if not isinstance(input, Tensor):
+        input = _creation.full([], float(input), dtype=float64)
+    return _into(_C.pow(input, exponent), out, "float_power")
+
+
+def fmod(input, other, *, out=None):
+    """The C-style remainder: input - trunc(input / other) * other, with input's sign
+    (remainder() is Python's, with other's sign; the two differ by `other` where the signs
+    differ)."""
+    _binary("fmod", input, other)
+    r = _C.remainder(input, other)
+    fix = _C.logical_and(_C.ne(r, 0), _C.ne(_C.lt(r, 0), _C.lt(input, 0)))
+    return _into(_C.where(fix, _C.sub(r, other), r), out, "fmod")
+
+
+def clamp_min(input, min):
+    _binary("clamp_min", input, min)
+    return _C.clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    _binary("clamp_max", input, max)
+    return _C.clamp(input, max=max)
+
+
+def movedim(input, source, destination):
+    """Moves the dims in `source` to the positions in `destination`; the others keep their order."""
+    _check_tensor(input, "movedim")
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = input.dim()
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+
+    def wrap(d):
+        lo, hi = (-n, n - 1) if n else (-1, 0)
+        if not lo <= d <= hi:
+            raise IndexError(f"movedim: Dimension out of range (expected to be in range of "
+                             f"[{lo}, {hi}], but got {d})")
+        return d % n if n else 0
+    src, dst = [wrap(d) for d in src], [wrap(d) for d in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src}) or `destination` ({dst})")
+    if n == 0:
+        return input.view([])
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [next(rest) if o is None else o for o in order]
+    return input.permute(*order)
+
+
+def _inplace(fn, name):
+    """The in-place `_` form of an out-of-place function: same dtype and shape as self."""
+    def method(self, *args, **kwargs):
+        result = fn(self, *args, **kwargs)
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        if not _C.can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"{name}: result type {result.dtype} can't be cast to the desired "
+                               f"output type {self.dtype}")
+        return self.copy_(result)
+    method.__name__ = name
+    return method
+
+
+FUNCTIONS = {
+    "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "frac": frac,
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "float_power": float_power, "fmod": fmod,
+    "clamp_min": clamp_min, "clamp_max": clamp_max, "movedim": movedim,
+}
+# Functions whose Tensor method has an in-place form in torch (name_).
+_WITH_INPLACE = ("hypot", "frac", "deg2rad", "rad2deg", "float_power", "fmod", "clamp_min",
+                 "clamp_max")
+
+
+_RETHROWN = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
+
+
+def _alias(alias, target, fn):
+    """fn under torch's other name; its errors say which name was called."""
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _RETHROWN as e:
+            if type(e) not in _RETHROWN:
+                raise
+            raise type(e)(f"{alias} (an alias of {target}): {e}") from None
+    call.__name__ = call.__qualname__ = alias
+    call.__doc__ = f"Alias of {target}."
+    return call
+
+
+def _resolve_aliases():
+    """The alias functions and methods that name an op ember has."""
+    functions, methods = {}, {}
+    for alias, target in ALIASES.items():
+        fn = getattr(_C, target, None) or FUNCTIONS.get(target)
+        if fn is not None:
+            functions[alias] = _alias(alias, target, fn)
+        meth = getattr(Tensor, target, None) or FUNCTIONS.get(target)
+        if meth is not None:
+            methods[alias] = _alias(alias, target, meth)
+        if hasattr(Tensor, target + "_"):
+            methods[alias + "_"] = _alias(alias + "_", target + "_", getattr(Tensor, target + "_"))
+    return functions, methods
+
+
+def _methods():
+    methods = dict(FUNCTIONS)
+    methods.update({n + "_": _inplace(FUNCTIONS[n], n + "_") for n in _WITH_INPLACE})
+    return methods
+
+
+METHODS = _methods()
+_alias_functions, _alias_methods = _resolve_aliases()
+FUNCTIONS.update(_alias_functions)
+METHODS.update(_alias_methods)

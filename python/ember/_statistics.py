@@ -1,0 +1,475 @@
+"""Statistics over tensors (nansum, nanmean, median, nanmedian, quantile, nanquantile,
+std_mean, var_mean, aminmax, diff, cov, corrcoef) and counting/searching (bincount, histc,
+searchsorted, bucketize, unique, unique_consecutive). Each is a composition of ember's C++
+ops (argsort + gather for order statistics, scatter_add for counts, broadcast comparisons
+for searches), so gradients come from gather and the arithmetic ops. No element loops."""
+import builtins
+import warnings
+from collections import namedtuple
+
+from . import _C, _creation
+from ._comparison import check_dims
+from ._dtype import float32, float64, int32, int64, bool as _bool
+
+Tensor = _C.Tensor
+_FLOATING = (float32, float64)
+
+
+def _result(name, fields=("values", "indices")):
+    cls = namedtuple(name, fields)
+    cls.__module__ = "ember.return_types"
+    cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
+        f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
+    return cls
+
+
+median_result = _result("median")
+nanmedian_result = _result("nanmedian")
+aminmax_result = _result("aminmax", ("min", "max"))
+
+
+def _check_tensor(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _wrap_dim(dim, n, fn):
+    m = builtins.max(n, 1)
+    if not -m <= dim < m:
+        raise IndexError(f"{fn}(): Dimension out of range (expected to be in range of [{-m}, "
+                         f"{m - 1}], but got {dim})")
+    return dim % m
+
+
+# ---- NaN-ignoring reductions --------------------------------------------------------------------
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum with NaNs counted as zero."""
+    _check_tensor(input, "nansum")
+    if dim is not None:
+        check_dims("nansum", dim, input.dim())
+    x = input if input.dtype not in _FLOATING else _C.where(_C.isnan(input), 0.0, input)
+    if dtype is not None:
+        x = x.to(dtype)
+    return x.sum() if dim is None else x.sum(dim, keepdim)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean over the non-NaN elements (NaN where there are none)."""
+    _check_tensor(input, "nanmean")
+    if dim is not None:
+        check_dims("nanmean", dim, input.dim())
+    if input.dtype not in _FLOATING and dtype is None:
+        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
+                           f"{input.dtype}")
+    x = input if dtype is None else input.to(dtype)
+    count = _C.logical_not(_C.isnan(x)).to(x.dtype)
+    count = count.sum() if dim is None else count.sum(dim, keepdim)
+    return nansum(x, dim, keepdim) / count
+
+
+# ---- order statistics ---------------------------------------------------------------------------
+def _sorted_along(x, dim):
+    """(values, indices) of x sorted ascending along dim, NaNs last; the values are gathered
+    from x, so they carry x's gradient."""
+    idx = _C.argsort(x.detach(), dim, stable=True)
+    return x.gather(dim, idx), idx
+
+
+def _median(fn, input, dim, keepdim, ignore_nan):
+    _check_tensor(input, fn)
+    if dim is None:
+        if input.numel() == 0:
+            return _creation.full([], float("nan"), dtype=input.dtype) if input.dtype in _FLOATING else \
+                _raise(fn, "median() input tensor cannot be empty")
+        flat = input.reshape(-1)
+        return _median(fn, flat, 0, False, ignore_nan).values
+    d = _wrap_dim(dim, input.dim(), fn)
+    x = input if input.dim() else input.reshape(1)
+    if x.shape[d] == 0:
+        raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size.")
+    values, idx = _sorted_along(x, d)
+    n = x.shape[d]
+    if x.dtype in _FLOATING:
+        valid = _C.logical_not(_C.isnan(x.detach())).long().sum(d, True)
+        if ignore_nan:   # the lower median of the non-NaN values (NaN if all are NaN)
+            k = _C.clamp((valid - 1) // 2, min=0)
+        else:            # any NaN: the (first) NaN, which sorts right after the numbers
+            k = _C.where(valid < n, valid, _creation.full([], (n - 1) // 2, dtype=int64))
+    else:
+        k = _creation.full([1 if i == d else s for i, s in enumerate(x.shape)], (n - 1) // 2,
+                           dtype=int64)
+    v, i = values.gather(d, k), idx.gather(d, k)
+    if not keepdim or input.dim() == 0:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return (nanmedian_result if ignore_nan else median_result)(v, i)
+
+
+def _raise(fn, msg):
+    raise RuntimeError(f"{fn}(): {msg}")
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median (values, indices) along dim; of all elements when dim is None."""
+    return _median("median", input, dim, keepdim, False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    return _median("nanmedian", input, dim, keepdim, True)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
+    _check_tensor(input, fn)
+    if input.dtype not in _FLOATING:
+        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{fn}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or "
+                         f"nearest. Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        qt = _creation.full([], float(q), dtype=input.dtype)
+    else:
+        if q.dim() > 1:
+            raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor, got shape {tuple(q.shape)}")
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
+        qt = q.detach()
+    if qt.numel() and (builtins.bool((qt < 0).any()) or builtins.bool((qt > 1).any())):
+        raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, input.dim(), fn)
+        x = input if input.dim() else input.reshape(1)
+    values, _ = _sorted_along(x, d)
+    values = values.movedim(d, -1) if hasattr(values, "movedim") else values.transpose(d, -1)
+    n = values.shape[-1]
+    valid = _C.logical_not(_C.isnan(values.detach())).to(input.dtype).sum(-1, True)  # (..., 1)
+    qv = qt.reshape(-1)                                                       # (Q,)
+    if ignore_nan:
+        rank = qv * _C.clamp(valid - 1, min=0)                                # (..., Q)
+    else:   # a NaN anywhere: the answer is NaN (rank n - 1 reads the last, NaN, value)
+        rank = _C.where(valid < n, _creation.full([], float(n - 1), dtype=input.dtype), qv * (n - 1))
+    rank = rank.expand(*(list(values.shape[:-1]) + [qv.numel()]))
+    if interpolation == "lower":
+        rank = _C.floor(rank)
+    elif interpolation == "higher":
+        rank = _C.ceil(rank)
+    elif interpolation == "nearest":
+        rank = _C.round(rank)
+    lo = _C.floor(rank).long()
+    hi = _C.clamp(_C.ceil(rank).long(), max=n - 1)
+    below, above = values.gather(-1, lo), values.gather(-1, hi)
+    if interpolation == "midpoint":
+        out = below + (above - below) * 0.5
+    elif interpolation == "linear":
+        out = _C.lerp(below, above, (rank - lo.to(input.dtype)).detach())
+    else:
+        out = below
+    if ignore_nan:  # rows that are all NaN give NaN
+        out = _C.where(valid == 0, _creation.full([], float("nan"), dtype=input.dtype), out)
+    out = out.movedim(-1, 0)                                                  # (Q, ...)
+    if keepdim:
+        if dim is None:
+            out = out.reshape([out.shape[0]] + [1] * input.dim())
+        else:
+            out = out.unsqueeze(d + 1) if input.dim() else out
+    return out.squeeze(0) if scalar_q or q.dim() == 0 else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    result = _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+    return _out(result, out, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    result = _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    return _out(result, out, "nanquantile")
+
+
+def _out(result, out, fn):
+    if out is None:
+        return result
+    from ._comparison import _into
+    return _into(result, out, fn)
+
+
+# ---- moments and extremes -----------------------------------------------------------------------
+def _moment_args(dim, unbiased, correction):
+    if isinstance(dim, builtins.bool):  # std_mean(input, unbiased)
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_tensor(input, "std_mean")
+    dim, correction = _moment_args(dim, unbiased, correction)
+    if dim is not None:
+        check_dims("std_mean", dim, input.dim())
+    return (_C.std(input, dim, correction=correction, keepdim=keepdim),
+            _C.mean(input, dim, keepdim) if dim is not None else _C.mean(input))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_tensor(input, "var_mean")
+    dim, correction = _moment_args(dim, unbiased, correction)
+    if dim is not None:
+        check_dims("var_mean", dim, input.dim())
+    return (_C.var(input, dim, correction=correction, keepdim=keepdim),
+            _C.mean(input, dim, keepdim) if dim is not None else _C.mean(input))
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    _check_tensor(input, "aminmax")
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is None:
+        lo, hi = _C.amin(input, list(range(input.dim()))), _C.amax(input, list(range(input.dim())))
+        if keepdim:
+            lo, hi = lo.reshape([1] * input.dim()), hi.reshape([1] * input.dim())
+        return aminmax_result(lo, hi)
+    return aminmax_result(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim, after prepending/appending."""
+    _check_tensor(input, "diff")
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.dim(), "diff")
+    parts = [t for t in (prepend, input, append) if t is not None]
+    parts = [t if isinstance(t, Tensor) else _creation.full([1 if i == d else s for i, s in
+                                                       enumerate(input.shape)], t, dtype=input.dtype)
+             for t in parts]
+    x = _C.cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):  # n is the order (a handful of ops), not a loop over elements
+        m = x.shape[d]
+        if m == 0:
+            break
+        a, b = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = _C.logical_xor(a, b) if x.dtype == _bool else a - b
+    return x
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the rows (variables) of a 2-d input whose columns are observations."""
+    _check_tensor(input, "cov")
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input "
+                           f"with {input.dim()} dimensions")
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    if x.dtype not in _FLOATING:
+        x = x.to(float32)
+    obs = x.shape[1]
+    w = None
+    if fweights is not None:
+        if fweights.dtype not in (int64, int32, _C.dtype.uint8) or fweights.dim() > 1 \
+                or fweights.numel() != obs:
+            raise RuntimeError(f"cov(): expected fweights to be an integer 1-d tensor with {obs} "
+                               f"elements, got dtype {fweights.dtype} and shape "
+                               f"{tuple(fweights.shape)}")
+        if builtins.bool((fweights < 0).any()):
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        if aweights.dtype not in _FLOATING or aweights.dim() > 1 or aweights.numel() != obs:
+            raise RuntimeError(f"cov(): expected aweights to be a floating point 1-d tensor with "
+                               f"{obs} elements, got dtype {aweights.dtype} and shape "
+                               f"{tuple(aweights.shape)}")
+        if builtins.bool((aweights < 0).any()):
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        norm = obs - correction
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+    if builtins.float(norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than "
+                      "the number of observations.", UserWarning, stacklevel=2)
+        norm = 0.0 if not isinstance(norm, Tensor) else _creation.zeros([], dtype=x.dtype)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    c = _C.mm(xm, xw.t()) / norm
+    return c.squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    std = _C.sqrt(_C.diagonal(c, 0, 0, 1))
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return _C.clamp(c, -1, 1)
+
+
+# ---- counting and searching ---------------------------------------------------------------------
+def bincount(input, weights=None, minlength=0):
+    """How many times each non-negative int occurs (or the sum of its weights)."""
+    _check_tensor(input, "bincount")
+    if input.dim() != 1 or input.dtype not in (int64, int32, _C.dtype.uint8, _bool):
+        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs (got shape "
+                           f"{tuple(input.shape)}, dtype {input.dtype})")
+    if minlength < 0:
+        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
+    x = input.long()
+    if x.numel() and builtins.bool((x < 0).any()):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.numel() != x.numel()):
+        raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input "
+                           f"(got shapes {tuple(weights.shape)} and {tuple(input.shape)})")
+    size = builtins.max(builtins.int(x.max().item()) + 1 if x.numel() else 0, minlength)
+    if weights is None:
+        return _creation.zeros([size], dtype=int64).scatter_add(0, x, _creation.ones([x.numel()], dtype=int64))
+    dt = weights.dtype if weights.dtype in _FLOATING else float64
+    dt = float64 if dt == float64 else float32
+    return _creation.zeros([size], dtype=dt).scatter_add(0, x, weights.to(dt))
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """Counts in `bins` equal-width bins over [min, max] (the data's range when min == max);
+    values outside are ignored, max itself falls in the last bin."""
+    _check_tensor(input, "histc")
+    if input.dtype not in _FLOATING:
+        name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[input.dtype.name]
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{name}\'')
+    if bins <= 0:
+        raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = builtins.float(min), builtins.float(max)
+    x = input.detach().reshape(-1)
+    if lo == hi and x.numel():
+        lo, hi = builtins.float(x.min().item()), builtins.float(x.max().item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"histc(): max must be larger than min (got min={min}, max={max})")
+    if not (builtins.abs(lo) < float("inf") and builtins.abs(hi) < float("inf")):
+        raise RuntimeError(f"histc(): range of [{lo}, {hi}] is not finite")
+    inside = (x >= lo) & (x <= hi)
+    x = _C.masked_select(x, inside)
+    pos = _C.clamp(((x - lo) * (bins / (hi - lo))).long(), 0, bins - 1)
+    counts = _creation.zeros([bins], dtype=input.dtype).scatter_add(0, pos, _creation.ones([x.numel()],
+                                                                              dtype=input.dtype))
+    return _out(counts, out, "histc")
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
+                 out=None):
+    """For each value, the index where it would be inserted to keep the innermost dim of
+    sorted_sequence sorted (left: before equal values; right: after)."""
+    _check_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("searchsorted(): side and right can't be set to opposites, got side "
+                               "of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = seq.gather(-1, sorter)
+    scalar = not isinstance(input, Tensor)
+    values = _creation.full([], input, dtype=seq.dtype) if scalar else input
+    if seq.dim() > 1:
+        if values.dim() != seq.dim() or tuple(values.shape[:-1]) != tuple(seq.shape[:-1]):
+            raise RuntimeError(f"searchsorted(): boundaries tensor should be 1 dimension or the first "
+                               f"N-1 dimensions of boundaries tensor and input value tensor must "
+                               f"match, but we got boundaries tensor {tuple(seq.shape)} and input "
+                               f"value tensor {tuple(values.shape)}")
+        b = seq.detach().unsqueeze(-2)             # (..., 1, n)
+    else:
+        if seq.dim() == 0:
+            raise RuntimeError("searchsorted(): boundaries tensor should be 1 dimension or the first "
+                               "N-1 dimensions of boundaries tensor and input value tensor must "
+                               "match, but we got boundaries tensor [] and input value tensor "
+                               f"{list(values.shape)}")
+        b = seq.detach()
+    v = values.detach().unsqueeze(-1)
+    below = (b <= v) if right else (b < v)
+    result = below.long().sum(-1).to(int32 if out_int32 else int64)
+    return _out(result, out, "searchsorted")
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    _check_tensor(boundaries, "bucketize", "boundaries")
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+def _unique_sorted(flat, sorted_values, order, return_inverse, return_counts, shape):
+    n = sorted_values.numel()
+    if n == 0:
+        empty = _creation.zeros([0], dtype=int64)
+        parts = [sorted_values]
+    else:
+        first = _creation.ones([1], dtype=_bool)
+        starts = _C.cat([first, _C.ne(sorted_values[1:], sorted_values[:-1])], 0)
+        parts = [_C.masked_select(sorted_values, starts)]
+    if return_inverse:
+        if n == 0:
+            parts.append(empty.reshape(shape))
+        else:
+            group = _C.cumsum(starts.long(), 0) - 1
+            inverse = group if order is None else _creation.zeros([n], dtype=int64).scatter(0, order, group)
+            parts.append(inverse.reshape(shape))
+    if return_counts:
+        if n == 0:
+            parts.append(empty)
+        else:
+            begin = _C.nonzero(starts).reshape(-1)
+            parts.append(_C.cat([begin[1:], _creation.full([1], n, dtype=int64)], 0) - begin)
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values in ascending order (ember always sorts, which torch allows for
+    sorted=False), with optional inverse indices and counts."""
+    _check_tensor(input, "unique")
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not implemented in ember yet; flatten or "
+                                  "use unique_consecutive on sorted rows")
+    flat = input.detach().reshape(-1)
+    order = _C.argsort(flat, 0, stable=True)
+    return _unique_sorted(flat, flat.gather(0, order), order, return_inverse, return_counts,
+                          list(input.shape))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapses runs of equal consecutive values (of the flattened input)."""
+    _check_tensor(input, "unique_consecutive")
+    if dim is not None:
+        raise NotImplementedError("unique_consecutive(dim=...) is not implemented in ember yet")
+    flat = input.detach().reshape(-1)
+    return _unique_sorted(flat, flat, None, return_inverse, return_counts, list(input.shape))
+
+
+FUNCTIONS = {
+    "nansum": nansum, "nanmean": nanmean, "median": median, "nanmedian": nanmedian,
+    "quantile": quantile, "nanquantile": nanquantile, "std_mean": std_mean, "var_mean": var_mean,
+    "aminmax": aminmax, "diff": diff, "cov": cov, "corrcoef": corrcoef, "bincount": bincount,
+    "histc": histc, "searchsorted": searchsorted, "bucketize": bucketize, "unique": unique,
+    "unique_consecutive": unique_consecutive,
+}
+METHODS = {n: f for n, f in FUNCTIONS.items() if n not in ("std_mean", "var_mean",
+                                                           "searchsorted")}

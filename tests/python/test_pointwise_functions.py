@@ -1,0 +1,165 @@
+"""acos/asin/atan/log10/exp2 (C++, src/ops/special.cpp), the elementwise composites of
+python/ember/_pointwise.py (hypot, logaddexp, frac, fmod, float_power, ...) and torch's
+aliases (arccos, fix, true_divide, ...): forward and gradients against PyTorch in every
+layout, float64 gradchecks, in-place forms, 0-d/empty inputs and bad inputs."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from helpers import LAYOUTS, assert_same, check_grad, check_op, gradcheck_op
+
+NUM = ["uint8", "int32", "int64", "float32", "float64"]
+INT = ["int32", "int64"]
+FLOAT = ["float32", "float64"]
+
+FORWARD = {
+    "acos": (lambda m, x: m.acos(x / 3), [(3, 4)], FLOAT),
+    "acos_out_of_range": (lambda m, x: m.acos(x), [(3, 4)], FLOAT),
+    "acos_int": (lambda m, x: m.acos(x), [(3, 4)], INT),
+    "asin": (lambda m, x: x.asin(), [(3, 4)], FLOAT + INT),
+    "atan": (lambda m, x: m.atan(x * 10), [(5, 7)], NUM),
+    "log10": (lambda m, x: m.log10(x), [(3, 4)], NUM),
+    "exp2": (lambda m, x: m.exp2(x), [(3, 4)], NUM),
+    "exp2_integers": (lambda m, x: m.exp2(x.round()), [(3, 4)], FLOAT),
+    "arccos": (lambda m, x: m.arccos(x / 3), [(3, 4)], FLOAT),
+    "arcsin": (lambda m, x: x.arcsin(), [(3, 4)], FLOAT),
+    "arctan": (lambda m, x: m.arctan(x), [(3, 4)], FLOAT),
+    "arctan2": (lambda m, a, b: m.arctan2(a, b), [(3, 4), (4,)], FLOAT),
+    "arcsinh": (lambda m, x: m.arcsinh(x), [(3, 4)], FLOAT),
+    "fix": (lambda m, x: m.fix(x), [(3, 4)], NUM),
+    "absolute": (lambda m, x: x.absolute(), [(3, 4)], NUM),
+    "negative": (lambda m, x: m.negative(x), [(3, 4)], FLOAT + INT),
+    "sgn": (lambda m, x: m.sgn(x), [(3, 4)], FLOAT + INT),
+    "true_divide": (lambda m, a, b: m.true_divide(a, b), [(3, 4), (3, 4)], INT + FLOAT),
+    "multiply": (lambda m, a, b: m.multiply(a, b), [(3, 4), (4,)], NUM),
+    "subtract": (lambda m, a, b: a.subtract(b), [(3, 4), (4,)], FLOAT),
+    "greater": (lambda m, a, b: m.greater(a, b), [(3, 4), (4,)], NUM),
+    "clip": (lambda m, x: m.clip(x, -1, 1), [(3, 4)], FLOAT),
+    "hypot": (lambda m, a, b: m.hypot(a, b), [(3, 4), (4,)], FLOAT),
+    "logaddexp": (lambda m, a, b: m.logaddexp(a * 100, b), [(3, 4), (3, 4)], FLOAT),
+    "logaddexp_inf": (lambda m, a, b: m.logaddexp(a / 0, b / 0), [(3, 4), (3, 4)], FLOAT),
+    "logaddexp2": (lambda m, a, b: a.logaddexp2(b), [(3, 4), (1, 4)], FLOAT),
+    "frac": (lambda m, x: m.frac(x * 1.7), [(3, 4)], FLOAT),
+    "deg2rad": (lambda m, x: m.deg2rad(x * 60), [(3, 4)], FLOAT + INT),
+    "rad2deg": (lambda m, x: x.rad2deg(), [(3, 4)], FLOAT + INT),
+    "float_power": (lambda m, a, b: m.float_power(a.abs(), b), [(3, 4), (4,)], NUM),
+    "float_power_scalar": (lambda m, x: m.float_power(x, 2), [(3, 4)], FLOAT + INT),
+    "fmod": (lambda m, a, b: m.fmod(a * 3.3, b), [(3, 4), (4,)], FLOAT),
+    "fmod_int": (lambda m, a, b: m.fmod(a, b.abs() + 1), [(3, 4), (3, 4)], INT),
+    "fmod_scalar": (lambda m, x: x.fmod(-1.5), [(3, 4)], FLOAT),
+    "clamp_min": (lambda m, x: m.clamp_min(x, 0.5), [(3, 4)], FLOAT + INT),
+    "clamp_max": (lambda m, x: x.clamp_max(-0.5), [(3, 4)], FLOAT),
+    "clamp_min_tensor": (lambda m, a, b: m.clamp_min(a, b), [(3, 4), (4,)], FLOAT),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD))
+def test_forward_matches_torch(name):
+    fn, shapes, dtypes = FORWARD[name]
+    check_op(fn, shapes, dtypes=dtypes, layouts=LAYOUTS, rtol=1e-5, atol=1e-5)
+
+
+GRADS = {
+    "acos": (lambda m, x: m.acos(x / 2.5), [(3, 4)]),
+    "asin": (lambda m, x: m.asin(x / 2.5), [(3, 4)]),
+    "atan": (lambda m, x: m.atan(x), [(3, 4)]),
+    "log10": (lambda m, x: m.log10(x.abs() + 0.1), [(3, 4)]),
+    "exp2": (lambda m, x: m.exp2(x), [(3, 4)]),
+    "hypot": (lambda m, a, b: m.hypot(a, b), [(3, 4), (4,)]),
+    "logaddexp": (lambda m, a, b: m.logaddexp(a, b), [(3, 4), (3, 1)]),
+    "logaddexp2": (lambda m, a, b: m.logaddexp2(a, b), [(3, 4), (3, 4)]),
+    "frac": (lambda m, x: m.frac(x * 1.3), [(3, 4)]),
+    "deg2rad": (lambda m, x: m.deg2rad(x), [(3, 4)]),
+    "rad2deg": (lambda m, x: m.rad2deg(x), [(3, 4)]),
+    "float_power": (lambda m, a, b: m.float_power(a.abs() + 0.5, b), [(3, 4), (4,)]),
+    "fmod": (lambda m, a, b: m.fmod(a * 3, b.abs() + 0.5), [(3, 4), (3, 4)]),
+    "clamp_min": (lambda m, x: m.clamp_min(x, 0.1), [(3, 4)]),
+    "clamp_max": (lambda m, x: m.clamp_max(x, 0.1), [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_grad_matches_torch(name):
+    fn, shapes = GRADS[name]
+    check_grad(fn, shapes, layouts=LAYOUTS)
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_gradcheck(name):
+    fn, shapes = GRADS[name]
+    gradcheck_op(fn, shapes)
+
+
+def test_simd_and_scalar_paths_agree_with_torch_on_edges():
+    # long enough for the vector loop and a tail; values at and beyond the domains' edges
+    vals = [-2.0, -1.0, -0.5, -0.0, 0.0, 1e-40, 0.5, 1.0, 2.0, math.inf, -math.inf, math.nan,
+            1e30, -1e30, 3.0, 7.25, 1024.0, -126.0, 127.5]
+    for dt in ("float32", "float64"):
+        arr = np.array(vals * 3, dtype=dt)
+        for name in ("acos", "asin", "atan", "log10", "exp2"):
+            got = getattr(ember, name)(ember.from_numpy(arr.copy()))
+            want = getattr(torch, name)(torch.from_numpy(arr.copy()))
+            assert_same(got, want, rtol=2e-6 if dt == "float32" else 1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name,args", [("acos_", ()), ("asin_", ()), ("atan_", ()),
+                                       ("log10_", ()), ("exp2_", ()), ("arccos_", ()),
+                                       ("fix_", ()), ("hypot_", ("y",)), ("frac_", ()),
+                                       ("deg2rad_", ()), ("fmod_", (0.7,)),
+                                       ("clamp_min_", (0.0,)), ("float_power_", (2.0,)),
+                                       ("true_divide_", ("y",))])
+def test_inplace_forms(name, args):
+    x = np.random.default_rng(3).uniform(-0.9, 0.9, (3, 4))
+    y = np.random.default_rng(4).uniform(0.5, 2, (4,))
+    e, t = ember.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    ea = [ember.from_numpy(y.copy()) if a == "y" else a for a in args]
+    ta = [torch.from_numpy(y.copy()) if a == "y" else a for a in args]
+    r = getattr(e, name)(*ea)
+    getattr(t, name)(*ta)
+    assert r is e
+    assert_same(e, t)
+
+
+def test_inplace_refuses_a_result_it_cannot_hold():
+    x = ember.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="deg2rad_"):
+        x.deg2rad_()
+    assert x.tolist() == [1, 2]
+    with pytest.raises(RuntimeError):
+        ember.tensor([1, 2]).acos_()
+    with pytest.raises(RuntimeError):
+        torch.tensor([1, 2]).acos_()
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0)])
+def test_0d_and_empty(shape):
+    for fn in (lambda m, x: m.acos(x / 4), lambda m, x: m.exp2(x), lambda m, x: m.hypot(x, x),
+               lambda m, x: m.logaddexp(x, x), lambda m, x: m.fmod(x, 0.7),
+               lambda m, x: m.float_power(x, 3), lambda m, x: m.frac(x)):
+        check_op(fn, [shape], dtypes=FLOAT)
+
+
+def test_bad_inputs_match_torch_exception_types():
+    i = ember.tensor([1, 2])
+    for name in ("hypot", "logaddexp", "logaddexp2"):
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(ember, name)(i, i)
+        with pytest.raises(NotImplementedError):
+            getattr(torch, name)(torch.tensor([1, 2]), torch.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="frac"):
+        ember.frac(i)
+    with pytest.raises(TypeError, match="hypot"):
+        ember.hypot([1.0], ember.ones(1))
+    with pytest.raises(ValueError, match=r"true_divide.*\(3, 4\).*\(5, 6\)"):
+        ember.true_divide(ember.ones(3, 4), ember.ones(5, 6))
+
+
+def test_aliases_are_one_table_entry_each():
+    from ember import _pointwise
+    for alias, target in _pointwise.ALIASES.items():
+        assert hasattr(ember, alias), alias
+        assert hasattr(torch, alias) or hasattr(torch.Tensor, alias), alias
+        assert getattr(ember, alias).__doc__ == f"Alias of {target}."
