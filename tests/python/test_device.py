@@ -63,6 +63,10 @@ CASES = [
     ("m.nn.Linear(2, 2).to(device='cuda')", "same"), ("m.nn.Linear(2, 2).to('mps')", "type"),
     ("m.nn.Linear(2, 2).to('cpu', non_blocking=True).weight.shape", "same"),
     ("m.nn.Linear(2, 2).cpu().weight.device", "same"),
+    ("m.nn.Linear(2, 2).cuda(0)", "same"), ("m.nn.Linear(2, 2).to(0)", "same"),
+    ("m.nn.Linear(2, 2).cuda('cpu')", "same"), ("m.nn.Linear(2, 2).to('cuda:0', m.float64)", "same"),
+    ("m.nn.Module().cuda()", "same"), ("m.nn.Module().to('cuda')", "same"),
+    ("m.nn.Module().to('abc')", "same"), ("m.nn.Module().to(0)", "same"),
     # ---- accelerator
     ("m.accelerator.is_available()", "same"), ("m.accelerator.device_count()", "same"),
     ("m.accelerator.current_accelerator()", "same"),

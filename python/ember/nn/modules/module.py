@@ -477,8 +477,12 @@ class Module:
             else:
                 device = a
         if device is not None:
-            from ..._device import tensor_to_device
-            tensor_to_device(device, "Module.to")  # as torch's CPU build: cuda -> AssertionError
+            # As torch's CPU build: the device is parsed first; moving a tensor there fails
+            # (cuda: AssertionError), so a module without parameters or buffers moves fine.
+            from ..._device import device as _device_t, tensor_to_device
+            device = _device_t(device)
+            if next(itertools.chain(self.parameters(), self.buffers()), None) is not None:
+                tensor_to_device(device, "Module.to")
         if dtype is None:
             return self
         if dtype not in (float32, float64):
@@ -504,9 +508,9 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        """As torch's CPU build: AssertionError('Torch not compiled with CUDA enabled')."""
-        from ..._device import NO_CUDA
-        raise AssertionError(NO_CUDA)
+        """Tensor.cuda() on each parameter and buffer: as torch's CPU build, the first one raises
+        (AssertionError('Torch not compiled with CUDA enabled')); a module without any is kept."""
+        return self._apply(lambda t: t.cuda(device))
 
     def share_memory(self):
         """Moves parameters, their gradients and buffers into shared memory in place
