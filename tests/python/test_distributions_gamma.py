@@ -34,7 +34,7 @@ def test_gamma_rsample_gradient_is_torchs_standard_gamma_grad():
 # the gradient of the mean of many rsamples approaches the gradient of the analytic mean
 MEAN_GRADS = {
     "Beta": (lambda D, a, b: D.Beta(a, b), 2),
-    "Dirichlet": (lambda D, a, b: D.Dirichlet(ember.stack([a, b], -1) if D is ED else torch.stack([a, b], -1)), 2),
+    "Dirichlet": (lambda D, a, b: D.Dirichlet((ember if D is ED else torch).stack([a, b], -1)), 2),
     "Chi2": (lambda D, a, b: D.Chi2(a + b), 1),
     "InverseGamma": (lambda D, a, b: D.InverseGamma(a + 3.0, b), 2),
     "StudentT": (lambda D, a, b: D.StudentT(a + 4.0, b, a), 2),

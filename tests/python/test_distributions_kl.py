@@ -38,6 +38,15 @@ FAMILIES = {
     "Categorical": (lambda D, l: D.Categorical(logits=l), ["real"]),
     "OneHotCategorical": (lambda D, l: D.OneHotCategorical(logits=l), ["real"]),
     "IndependentNormal": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), ["real", "pos"]),
+    "Gamma": (lambda D, a, b: D.Gamma(a, b), ["pos", "pos"]),
+    "Beta": (lambda D, a, b: D.Beta(a, b), ["pos", "pos"]),
+    "ContinuousBernoulli": (lambda D, p: D.ContinuousBernoulli(p), ["unit"]),
+    "Poisson": (lambda D, r: D.Poisson(r), ["pos"]),
+    "Binomial": (lambda D, p: D.Binomial(4, p), ["unit"]),
+    "ParetoFinite": (lambda D, s, a: D.Pareto(s, a + 2.0), ["pos", "pos"]),
+    "ParetoHeavy": (lambda D, s, a: D.Pareto(s, a * 0.8), ["pos", "pos"]),
+    "UniformUnit": (lambda D, a, w: D.Uniform(a * 0.3, a * 0.3 + w * 0.25), ["unit", "unit"]),
+    "UniformWide": (lambda D, a, w: D.Uniform(-a, 1 + w), ["pos", "pos"]),
 }
 PAIRS = [("Normal", "Normal"), ("Laplace", "Laplace"), ("Gumbel", "Gumbel"), ("Cauchy", "Cauchy"),
          ("Exponential", "Exponential"), ("HalfNormal", "HalfNormal"), ("LogNormal", "LogNormal"),
@@ -50,7 +59,19 @@ PAIRS = [("Normal", "Normal"), ("Laplace", "Laplace"), ("Gumbel", "Gumbel"), ("C
          ("Normal", "Gumbel"), ("Exponential", "Gumbel"), ("Normal", "Laplace"),
          ("Normal", "Exponential"), ("Normal", "Pareto"), ("Normal", "Uniform"),
          ("Laplace", "Exponential"), ("Gumbel", "Uniform"), ("Exponential", "Pareto"),
-         ("Exponential", "Uniform"), ("Pareto", "Uniform")]
+         ("Exponential", "Uniform"), ("Pareto", "Uniform"),
+         ("UniformUnit", "Beta"), ("Uniform", "Beta"), ("UniformPositive", "Gamma"),
+         ("Uniform", "Gamma"), ("UniformUnit", "ContinuousBernoulli"),
+         ("Bernoulli", "Poisson"), ("Beta", "ContinuousBernoulli"), ("Beta", "Exponential"),
+         ("Beta", "Gamma"), ("Beta", "Normal"), ("Beta", "UniformWide"), ("Beta", "Uniform"),
+         ("Beta", "Pareto"), ("ContinuousBernoulli", "Exponential"),
+         ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "UniformWide"),
+         ("ContinuousBernoulli", "Pareto"), ("Exponential", "Gamma"), ("Gamma", "Exponential"),
+         ("Gamma", "Gumbel"), ("Gamma", "Normal"), ("Gamma", "Beta"), ("Gamma", "Uniform"),
+         ("ParetoFinite", "Exponential"), ("ParetoFinite", "Gamma"), ("ParetoFinite", "Normal"),
+         ("ParetoHeavy", "Exponential"), ("ParetoHeavy", "Normal"), ("Normal", "Gamma"),
+         ("Laplace", "Beta"), ("Gumbel", "Gamma"), ("Poisson", "Bernoulli"),
+         ("Poisson", "Binomial")]
 
 
 def _make(name, seed, grad):

@@ -95,7 +95,8 @@ class ContinuousBernoulli(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none") + self._cont_bern_log_norm()
+        log_pdf = -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+        return log_pdf + self._cont_bern_log_norm()
 
     def cdf(self, value):
         if self._validate_args:

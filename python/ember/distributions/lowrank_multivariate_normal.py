@@ -108,7 +108,8 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         W = self._unbroadcasted_cov_factor
-        return (ember.matmul(W, W.mT) + _diag_embed(self._unbroadcasted_cov_diag)).expand(self._matrix_shape())
+        covariance = ember.matmul(W, W.mT) + _diag_embed(self._unbroadcasted_cov_diag)
+        return covariance.expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):

@@ -53,7 +53,8 @@ class Wishart(ExponentialFamily):
             self.df = df.expand(batch_shape)
         event_shape = tuple(param.shape[-2:])
         if bool(self.df.le(event_shape[-1] - 1).any()):
-            raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}.")
+            raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = "
+                             f"{event_shape[-1] - 1}.")
         name = ("scale_tril" if scale_tril is not None else
                 "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
         setattr(self, name, param.expand(batch_shape + event_shape))
@@ -134,7 +135,8 @@ class Wishart(ExponentialFamily):
         below it."""
         p = self._event_shape[-1]
         diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=finfo(self.df.dtype).eps)
-        below = ember.randn(tuple(sample_shape) + tuple(self._batch_shape) + (p, p), dtype=diag.dtype).tril(-1)
+        shape = tuple(sample_shape) + tuple(self._batch_shape) + (p, p)
+        below = ember.randn(shape, dtype=diag.dtype).tril(-1)
         noise = below + diag.unsqueeze(-1) * ember.eye(p, dtype=diag.dtype)
         chol = ember.matmul(self._unbroadcasted_scale_tril, noise)
         return ember.matmul(chol, chol.mT)
