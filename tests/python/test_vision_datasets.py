@@ -212,6 +212,15 @@ def test_extract_archive_refuses_escaping_members(tmp_path):
     assert not (tmp_path / "escaped.txt").exists()
     with pytest.raises(RuntimeError, match="extract_archive: .*unsupported archive type"):
         dutils.extract_archive(str(payload))
+    fd = os.open(payload, os.O_RDONLY)  # an int is not a path (open() would close the descriptor)
+    try:
+        for call in (lambda: dutils.check_integrity(fd), lambda: dutils.calculate_md5(fd),
+                     lambda: datasets.folder.pil_loader(fd)):
+            with pytest.raises(TypeError, match="expected a path"):
+                call()
+        os.fstat(fd)
+    finally:
+        os.close(fd)
 
 
 def _image_tree(tmp_path):

@@ -1,5 +1,7 @@
 """ember.vision.io: image files <-> uint8 (C, H, W) tensors. torchvision cannot be installed
 here; Pillow (which writes and reads the files in these tests) and NumPy are the oracle."""
+import os
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -57,3 +59,14 @@ def test_io_bad_inputs(tmp_path):
         io.decode_image(ember.zeros(10, dtype=ember.uint8))
     with pytest.raises(TypeError, match="decode_image: expected a uint8 1-D tensor of bytes"):
         io.decode_image(ember.zeros(2, 5))
+    # an int is not a path: open() would take it as a file descriptor and close it
+    r, w = os.pipe()
+    try:
+        with pytest.raises(TypeError, match="read_file: expected a path"):
+            io.read_file(r)
+        with pytest.raises(TypeError, match="write_file: expected a path"):
+            io.write_file(w, ember.zeros(3, dtype=ember.uint8))
+        os.fstat(r), os.fstat(w)  # both still open
+    finally:
+        os.close(r)
+        os.close(w)

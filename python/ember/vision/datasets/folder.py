@@ -98,7 +98,9 @@ class DatasetFolder(VisionDataset):
 def pil_loader(path):
     from PIL import Image
 
-    with open(path, "rb") as f:
+    from .utils import _check_path
+
+    with open(_check_path(path, "pil_loader"), "rb") as f:
         img = Image.open(f)
         return img.convert("RGB")
 

@@ -20,7 +20,16 @@ USER_AGENT = "ember.vision"
 _CHUNK = 1024 * 1024
 
 
+def _check_path(path, op):
+    """path as a str; an int would be taken by open() and os.stat as a file descriptor (and
+    closed after reading), so only str and os.PathLike are paths here."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{op}: expected a path (str or os.PathLike), got {type(path).__name__}")
+    return os.fspath(path)
+
+
 def calculate_md5(fpath, chunk_size=_CHUNK):
+    fpath = _check_path(fpath, "calculate_md5")
     md5 = hashlib.md5(usedforsecurity=False)
     with open(fpath, "rb") as f:
         while chunk := f.read(chunk_size):
@@ -34,7 +43,7 @@ def check_md5(fpath, md5, **kwargs):
 
 def check_integrity(fpath, md5=None):
     """True when `fpath` is a file and, if md5 is given, its md5 matches."""
-    if not os.path.isfile(fpath):
+    if not os.path.isfile(_check_path(fpath, "check_integrity")):
         return False
     return True if md5 is None else check_md5(fpath, md5)
 
@@ -48,7 +57,7 @@ def _urlopen(url, timeout=30):
 def download_url(url, root, filename=None, md5=None, max_redirect_hops=3):
     """Download `url` into root/filename (default: the URL's last part) unless a file with
     the right md5 is already there; RuntimeError when it cannot be fetched or is corrupted."""
-    root = os.path.expanduser(os.fspath(root))
+    root = os.path.expanduser(_check_path(root, "download_url"))
     filename = filename or os.path.basename(url)
     fpath = os.path.join(root, filename)
     os.makedirs(root, exist_ok=True)
@@ -87,7 +96,7 @@ def _decompress(from_path, to_path=None, remove_finished=False):
 def extract_archive(from_path, to_path=None, remove_finished=False):
     """Unpack a .tar(.gz/.bz2/.xz), .tgz or .zip archive into to_path (default: its folder), or
     decompress a single .gz/.bz2/.xz file. Returns the folder (archives) or the file written."""
-    from_path = os.fspath(from_path)
+    from_path = _check_path(from_path, "extract_archive")
     if to_path is None:
         to_path = os.path.dirname(from_path)
     if from_path.endswith(_TAR_SUFFIXES):
@@ -110,7 +119,7 @@ def extract_archive(from_path, to_path=None, remove_finished=False):
 
 def download_and_extract_archive(url, download_root, extract_root=None, filename=None, md5=None,
                                  remove_finished=False):
-    download_root = os.path.expanduser(os.fspath(download_root))
+    download_root = os.path.expanduser(_check_path(download_root, "download_and_extract_archive"))
     extract_root = extract_root or download_root
     filename = filename or os.path.basename(url)
     download_url(url, download_root, filename, md5)

@@ -1,6 +1,7 @@
 """Reading and writing image files as uint8 tensors, as torchvision.io (decoded and encoded
 by Pillow; bytes move through NumPy arrays)."""
 import io
+import os
 from enum import Enum
 
 import numpy as np
@@ -20,14 +21,22 @@ _PIL_MODE = {ImageReadMode.GRAY: "L", ImageReadMode.GRAY_ALPHA: "LA", ImageReadM
              ImageReadMode.RGB_ALPHA: "RGBA"}
 
 
+def _check_path(path, op):
+    # An int would be opened as a file descriptor (and closed afterwards): paths only.
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{op}: expected a path (str or os.PathLike), got {type(path).__name__}")
+    return path
+
+
 def read_file(path):
     """The bytes of the file as a uint8 1-D tensor."""
-    with open(path, "rb") as f:
+    with open(_check_path(path, "read_file"), "rb") as f:
         return ember.from_numpy(np.frombuffer(f.read(), dtype=np.uint8).copy())
 
 
 def write_file(filename, data):
     """Write the bytes of a uint8 1-D tensor."""
+    _check_path(filename, "write_file")
     _check_bytes(data, "write_file")
     with open(filename, "wb") as f:
         f.write(data.numpy().tobytes())
@@ -61,7 +70,7 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=Fal
     """A uint8 (C, H, W) tensor from encoded bytes (uint8 1-D tensor) or a file path."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    data = input if isinstance(input, (str, bytes)) or hasattr(input, "__fspath__") else None
+    data = input if isinstance(input, (str, os.PathLike)) else None
     if data is None:
         _check_bytes(input, "decode_image")
         data = io.BytesIO(input.numpy().tobytes())
