@@ -64,7 +64,8 @@ CASES = [
     ("m.nn.Linear(2, 2).to('cpu', non_blocking=True).weight.shape", "same"),
     ("m.nn.Linear(2, 2).cpu().weight.device", "same"),
     ("m.nn.Linear(2, 2).cuda(0)", "same"), ("m.nn.Linear(2, 2).to(0)", "same"),
-    ("m.nn.Linear(2, 2).cuda('cpu')", "same"), ("m.nn.Linear(2, 2).to('cuda:0', m.float64)", "same"),
+    ("m.nn.Linear(2, 2).cuda('cpu')", "same"),
+    ("m.nn.Linear(2, 2).to('cuda:0', m.float64)", "same"),
     ("m.nn.Module().cuda()", "same"), ("m.nn.Module().to('cuda')", "same"),
     ("m.nn.Module().to('abc')", "same"), ("m.nn.Module().to(0)", "same"),
     # ---- accelerator
