@@ -138,3 +138,12 @@ def test_repr_matches_torch():
         de, dt, _, _ = build(name)
         assert repr(de).replace("ember", "torch") == repr(dt), name
     assert repr(ED.Normal(0.5, 2.0)) == repr(TD.Normal(0.5, 2.0)).replace("torch", "ember")
+
+
+def test_invalid_parameters_without_validation_raise_instead_of_garbage_or_hang():
+    message = "probability tensor contains either `inf`, `nan` or element < 0"
+    for probs in ([0.5, float("nan")], [0.0, 0.0], [0.5, -0.1]):
+        with pytest.raises(RuntimeError, match=message):
+            ED.Categorical(ember.tensor(probs), validate_args=False).sample()
+    with pytest.raises(ValueError, match="VonMises.sample: no proposal accepted"):
+        ED.VonMises(ember.tensor([0.0]), ember.tensor([float("nan")]), validate_args=False).sample()

@@ -11,6 +11,9 @@ def _sample_categorical(probs, sample_shape):
     """Indices drawn from the rows of probs (batch + (K,), not necessarily normalized), shape
     sample_shape + batch: the inverse CDF, counting the cumulative sums at or below u * total.
     u < 1 keeps the count below K, so a trailing zero-probability category is never drawn."""
+    # as torch's multinomial: no garbage indices from invalid rows (validate_args=False)
+    if not bool(((probs >= 0) & probs.isfinite()).all()) or not bool((probs.sum(-1) > 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     cdf = probs.cumsum(-1)
     total = cdf[..., -1:]
     u = ember.rand(tuple(sample_shape) + tuple(probs.shape[:-1]) + (1,), dtype=probs.dtype)

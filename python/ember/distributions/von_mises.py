@@ -51,7 +51,14 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
     in [-pi, pi)."""
     x = ember.zeros(shape, dtype=loc.dtype)
     done = ember.zeros(shape, dtype=ember.bool)
+    rounds = 0
     while not bool(done.all()):
+        # each round accepts with probability above 1/2 for any valid parameters; only nan or
+        # infinite ones (validate_args=False) can keep it going
+        rounds += 1
+        if rounds > 1000:
+            raise ValueError("VonMises.sample: no proposal accepted in 1000 rounds; loc and "
+                             "concentration must be finite with concentration > 0")
         u1, u2, u3 = ember.rand((3,) + tuple(shape), dtype=loc.dtype).unbind(0)
         z = ember.cos(math.pi * u1)
         f = (1 + proposal_r * z) / (proposal_r + z)
