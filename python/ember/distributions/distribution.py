@@ -172,6 +172,14 @@ class Distribution:
         new._validate_args = self._validate_args
         return new
 
+    def _set_params(self, **params):
+        """Broadcast the parameters (numbers or tensors) to one shape and store them as
+        attributes; returns the batch shape: () when all were numbers, else the broadcast one."""
+        values = broadcast_all(*params.values())
+        for name, value in zip(params, values):
+            setattr(self, name, value)
+        return ember.Size() if all(isinstance(v, Number) for v in params.values()) else values[0].size()
+
     def _init_probs_or_logits(self, probs, logits):
         """Store exactly one of probs/logits (broadcast to a tensor) as torch's Bernoulli,
         Geometric, Binomial, ... do; returns the batch shape."""

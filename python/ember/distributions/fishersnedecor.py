@@ -1,12 +1,11 @@
 """Fisher-Snedecor (F) distribution: (X1 / df1) / (X2 / df2) for chi-squared X1, X2."""
 import math
-from numbers import Number
 
 import ember
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, finfo
+from .utils import finfo
 
 __all__ = ["FisherSnedecor"]
 
@@ -17,13 +16,9 @@ class FisherSnedecor(Distribution):
     has_rsample = True
 
     def __init__(self, df1, df2, validate_args=None):
-        self.df1, self.df2 = broadcast_all(df1, df2)
+        batch_shape = self._set_params(df1=df1, df2=df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
-        if isinstance(df1, Number) and isinstance(df2, Number):
-            batch_shape = ember.Size()
-        else:
-            batch_shape = self.df1.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,10 +1,8 @@
 """Gamma distribution parameterized by concentration (shape) and rate."""
-from numbers import Number
-
 import ember
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_gamma, broadcast_all, finfo, xlogy
+from .utils import _standard_gamma, finfo, xlogy
 
 __all__ = ["Gamma"]
 
@@ -28,11 +26,7 @@ class Gamma(ExponentialFamily):
         return self.concentration / self.rate.pow(2)
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = ember.Size()
-        else:
-            batch_shape = self.concentration.size()
+        batch_shape = self._set_params(concentration=concentration, rate=rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,12 +1,10 @@
 """Generalized Pareto distribution: loc, scale and concentration (shape); sampled by its
 inverse CDF."""
 import math
-from numbers import Number
 
 import ember
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["GeneralizedPareto"]
 
@@ -17,11 +15,7 @@ class GeneralizedPareto(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, concentration, validate_args=None):
-        self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        if all(isinstance(v, Number) for v in (loc, scale, concentration)):
-            batch_shape = ember.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = self._set_params(loc=loc, scale=scale, concentration=concentration)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,6 +1,4 @@
 """Poisson distribution parameterized by rate."""
-from numbers import Number
-
 import ember
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -26,8 +24,7 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = ember.Size() if isinstance(rate, Number) else self.rate.size()
+        batch_shape = self._set_params(rate=rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,10 +1,7 @@
 """Uniform distribution on the half-open interval [low, high)."""
-from numbers import Number
-
 import ember
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -33,11 +30,7 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = ember.Size()
-        else:
-            batch_shape = self.low.size()
+        batch_shape = self._set_params(low=low, high=high)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
