@@ -180,19 +180,22 @@ class Distribution:
             setattr(self, name, value)
         return ember.Size() if all(isinstance(v, Number) for v in params.values()) else values[0].size()
 
-    def _init_probs_or_logits(self, probs, logits):
+    def _init_probs_or_logits(self, probs, logits, total_count=None):
         """Store exactly one of probs/logits (broadcast to a tensor) as torch's Bernoulli,
-        Geometric, Binomial, ... do; returns the batch shape."""
+        Geometric, ... do; with total_count (Binomial, NegativeBinomial) broadcast with it and
+        cast to the parameter's dtype. Returns the batch shape."""
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        if total_count is None:
+            (self._param,) = broadcast_all(given)
         else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
-        given = probs if probs is not None else logits
-        return ember.Size() if isinstance(given, Number) else self._param.size()
+            total_count, self._param = broadcast_all(total_count, given)
+            self.total_count = total_count.to(self._param.dtype)
+        setattr(self, name, self._param)
+        if total_count is None and isinstance(given, Number):
+            return ember.Size()
+        return self._param.size()
 
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:

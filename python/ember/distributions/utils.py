@@ -149,6 +149,19 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _BinaryProbsLogits:
+    """The two parameterizations of a success probability, each computed lazily from the other
+    (Bernoulli, Geometric, Binomial, NegativeBinomial, LogitRelaxedBernoulli)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
 def tril_matrix_to_vec(mat, diag=0):
     """The lower triangle (diagonal offset `diag`) of the trailing n x n matrices, row by row."""
     n = mat.shape[-1]
