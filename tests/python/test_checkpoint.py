@@ -188,3 +188,14 @@ def test_input_modified_in_place_before_backward_raises():
     h.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_under_no_grad_nothing_is_recorded():
+    x = ember.ones(2, requires_grad=True)
+    with ember.no_grad():
+        for reentrant in (True, False):
+            calls = []
+            y = checkpoint(lambda t: calls.append(1) or t * 2, x, use_reentrant=reentrant)
+            assert not y.requires_grad and calls == [1]
+        with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+            checkpoint(lambda t: t * 2, ember.ones(2), use_reentrant=True)

@@ -155,8 +155,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
-        if _C.is_grad_enabled():
-            check_backward_validity(args)
+        check_backward_validity(args)  # under no_grad too, as torch's Function.forward
         return CheckpointFunction.apply(function, preserve, *args)
     if debug and context_fn is not noop_context_fn:
         raise ValueError("debug=True is incompatible with non-default context_fn")
