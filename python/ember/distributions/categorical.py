@@ -7,20 +7,6 @@ from .utils import broadcast_tensors, finfo, lazy_property, logits_to_probs, pro
 __all__ = ["Categorical"]
 
 
-def _sample_categorical(probs, sample_shape):
-    """Indices drawn from the rows of probs (batch + (K,), not necessarily normalized), shape
-    sample_shape + batch: the inverse CDF, counting the cumulative sums at or below u * total.
-    u < 1 keeps the count below K, so a trailing zero-probability category is never drawn."""
-    # as torch's multinomial: no garbage indices from invalid rows (validate_args=False)
-    if not bool(((probs >= 0) & probs.isfinite()).all()) or not bool((probs.sum(-1) > 0).all()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    cdf = probs.cumsum(-1)
-    total = cdf[..., -1:]
-    u = ember.rand(tuple(sample_shape) + tuple(probs.shape[:-1]) + (1,), dtype=probs.dtype)
-    counts = (cdf <= u * total).sum(-1)
-    return counts.clamp(max=probs.shape[-1] - 1).long()
-
-
 class Categorical(Distribution):
     """Samples are integers in {0, ..., K-1} where K = probs.size(-1); the leading dimensions of
     probs/logits are the batch. probs are normalized to sum to 1 over the last dimension, logits
@@ -79,10 +65,17 @@ class Categorical(Distribution):
         return ember.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=ember.Size()):
+        """Draws with replacement from every row of probs at once (the multinomial op), then
+        laid out as sample_shape + batch_shape."""
         if not isinstance(sample_shape, ember.Size):
             sample_shape = ember.Size(sample_shape)
+        n = 1
+        for size in sample_shape:
+            n *= size
         with ember.no_grad():
-            return _sample_categorical(self.probs, sample_shape)
+            probs_2d = self.probs.reshape(-1, self._num_events)
+            samples_2d = ember.multinomial(probs_2d, n, True).T
+            return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:
