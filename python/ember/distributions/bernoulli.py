@@ -41,8 +41,7 @@ class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
         with ember.no_grad():
-            probs = self.probs.expand(shape)
-            return (ember.rand(shape, dtype=probs.dtype) < probs).to(probs.dtype)
+            return ember.bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
