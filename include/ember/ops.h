@@ -298,6 +298,16 @@ Tensor special_i1(const Tensor& a);
 Tensor special_ndtr(const Tensor& a);              // the standard normal CDF
 Tensor special_ndtri(const Tensor& a);             // its inverse
 Tensor special_log_ndtr(const Tensor& a);
+Tensor special_i0e(const Tensor& a);               // exp(-|x|) i0(x)
+Tensor special_i1e(const Tensor& a);
+Tensor special_entr(const Tensor& a);              // -x log x
+Tensor special_bessel_j0(const Tensor& a);         // not differentiable, as torch
+Tensor special_bessel_j1(const Tensor& a);
+// The regularized lower / upper incomplete gamma functions P(a, x), Q(a, x); gradient in x only.
+Tensor igamma(const Tensor& a, const Tensor& x);
+Tensor igammac(const Tensor& a, const Tensor& x);
+Tensor& igamma_(Tensor& a, const Tensor& x);
+Tensor& igammac_(Tensor& a, const Tensor& x);
 Tensor& lgamma_(Tensor& a);
 Tensor& digamma_(Tensor& a);
 Tensor& polygamma_(Tensor& a, int64_t n);

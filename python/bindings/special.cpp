@@ -30,6 +30,19 @@ void bind_special(nb::module_& m) {
   m.def("_special_ndtr", [](const Tensor& t) { return special_ndtr(t); }, nb::arg("input"));
   m.def("_special_ndtri", [](const Tensor& t) { return special_ndtri(t); }, nb::arg("input"));
   m.def("_special_log_ndtr", [](const Tensor& t) { return special_log_ndtr(t); }, nb::arg("input"));
+  m.def("_special_i0e", [](const Tensor& t) { return special_i0e(t); }, nb::arg("input"));
+  m.def("_special_i1e", [](const Tensor& t) { return special_i1e(t); }, nb::arg("input"));
+  m.def("_special_entr", [](const Tensor& t) { return special_entr(t); }, nb::arg("input"));
+  m.def("_special_bessel_j0", [](const Tensor& t) { return special_bessel_j0(t); }, nb::arg("input"));
+  m.def("_special_bessel_j1", [](const Tensor& t) { return special_bessel_j1(t); }, nb::arg("input"));
+  def_both(m, cls, "igamma", [](const Tensor& a, const Tensor& x) { return igamma(a, x); }, nb::arg("other"));
+  def_both(m, cls, "igammac", [](const Tensor& a, const Tensor& x) { return igammac(a, x); }, nb::arg("other"));
+  cls.def("igamma_", [](nb::handle self, const Tensor& x) {
+    return inplace(self, [&x](Tensor& t) { igamma_(t, x); });
+  }, nb::arg("other"));
+  cls.def("igammac_", [](nb::handle self, const Tensor& x) {
+    return inplace(self, [&x](Tensor& t) { igammac_(t, x); });
+  }, nb::arg("other"));
 
   m.def("polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); },
         nb::arg("n"), nb::arg("input"));

@@ -21,6 +21,13 @@ log_ndtr = _C._special_log_ndtr
 sinc = _C.sinc
 xlogy = _C.xlogy
 xlog1py = _C._special_xlog1py
+i0e = _C._special_i0e
+i1e = _C._special_i1e
+entr = _C._special_entr
+bessel_j0 = _C._special_bessel_j0
+bessel_j1 = _C._special_bessel_j1
+gammainc = _C.igamma
+gammaincc = _C.igammac
 
 
 def multigammaln(input, p):
@@ -30,4 +37,5 @@ def multigammaln(input, p):
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfcx",
            "erfinv", "expit", "expm1", "log1p", "logit", "i0", "i1", "ndtr", "ndtri", "log_ndtr",
-           "sinc", "xlogy", "xlog1py"]
+           "sinc", "xlogy", "xlog1py", "i0e", "i1e", "entr", "bessel_j0", "bessel_j1", "gammainc",
+           "gammaincc"]

@@ -14,7 +14,7 @@ namespace ember {
 
 using autograd::SavedTensor;
 using kernels::MathFn;
-using kernels::XlogFn;
+using kernels::BinaryFn;
 
 namespace {
 
@@ -48,6 +48,14 @@ Tensor math_backward(MathFn f, int64_t n, const Tensor& g, const Tensor& a, cons
       Tensor d = sub(i0(a), div(out, a));
       return mul(g, masked_fill(d, eq(a, Scalar(0.0)), Scalar(0.5)));
     }
+    case MathFn::I0e: return mul(g, sub(special_i1e(a), mul(sign(a), out)));
+    case MathFn::I1e: {  // i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at 0
+      Tensor d = sub(sub(special_i0e(a), mul(sign(a), out)), div(out, a));
+      return mul(g, masked_fill(d, eq(a, Scalar(0.0)), Scalar(0.5)));
+    }
+    case MathFn::Entr: return mul(g, neg(add(log(a), Scalar(1.0))));
+    case MathFn::BesselJ0:
+    case MathFn::BesselJ1: break;  // not differentiable in torch either (no node is recorded)
     case MathFn::Sinc: {  // (cos(pi x) - sinc(x)) / x, 0 at 0
       Tensor d = div(sub(cos(mul(a, Scalar(M_PI))), out), a);
       return mul(g, masked_fill(d, eq(a, Scalar(0.0)), Scalar(0.0)));
@@ -64,7 +72,7 @@ Tensor math_backward(MathFn f, int64_t n, const Tensor& g, const Tensor& a, cons
 
 Tensor math_op(MathFn f, const char* name, const char* node, const Tensor& a, int64_t n = 0) {
   Tensor out = math_out(f, name, a, n);
-  if (autograd::any_requires_grad(a)) {
+  if (autograd::any_requires_grad(a) && f != MathFn::BesselJ0 && f != MathFn::BesselJ1) {
     autograd::record(node, {&a}, {&out},
                      [f, n, sa = SavedTensor(a), so = SavedTensor(out, true)](
                          Grads& g, const Node&) -> Grads {
@@ -101,6 +109,11 @@ EMBER_MATH(special_i1, I1, "SpecialI1Backward0")
 EMBER_MATH(special_ndtr, Ndtr, "SpecialNdtrBackward0")
 EMBER_MATH(special_ndtri, Ndtri, "SpecialNdtriBackward0")
 EMBER_MATH(special_log_ndtr, LogNdtr, "SpecialLogNdtrBackward0")
+EMBER_MATH(special_i0e, I0e, "SpecialI0EBackward0")
+EMBER_MATH(special_i1e, I1e, "SpecialI1EBackward0")
+EMBER_MATH(special_entr, Entr, "SpecialEntrBackward0")
+EMBER_MATH(special_bessel_j0, BesselJ0, "")
+EMBER_MATH(special_bessel_j1, BesselJ1, "")
 #undef EMBER_MATH
 
 Tensor& lgamma_(Tensor& a) { return inplace("lgamma_", a, [](const Tensor& x) { return lgamma(x); }); }
@@ -149,19 +162,48 @@ Tensor& logit_(Tensor& a, std::optional<double> eps) {
   return inplace("logit_", a, [eps](const Tensor& x) { return logit(x, eps); });
 }
 
-// ---- xlogy, xlog1py ---------------------------------------------------------------------
+// ---- xlogy, xlog1py, igamma, igammac ---------------------------------------------------
 namespace {
 
-Tensor xlog_op(XlogFn f, const char* name, const Tensor& x, const Tensor& y) {
+Tensor binary_out(BinaryFn f, const char* name, const Tensor& x, const Tensor& y) {
   ops::check_defined(x, name);
   ops::check_defined(y, name);
   const DType dt = float_result(result_type(x, y));
   Dims shape = broadcast_shapes(x.sizes(), y.sizes(), name);
   Tensor X = to_dtype(x, dt), Y = to_dtype(y, dt);
   Tensor out = ops::empty_like_inputs(shape, dt, {&X, &Y});
-  kernels::xlog_fn(f, dt, ops::make_loop(shape, {&out, &X, &Y}));
+  kernels::binary_fn(f, dt, ops::make_loop(shape, {&out, &X, &Y}));
+  return out;
+}
+
+// P(a, x) and Q(a, x): differentiable in x only, as torch (d/dx P = x^(a-1) e^-x / Gamma(a)).
+Tensor gammainc_op(BinaryFn f, const char* name, const Tensor& a, const Tensor& x) {
+  ops::check_defined(a, name);
+  ops::check_defined(x, name);
+  EMBER_CHECK(is_floating(a.dtype()) || is_floating(x.dtype()), NotImplementedError, name,
+              ": not implemented for ", dtype_name(a.dtype()), " and ", dtype_name(x.dtype()),
+              " (floating point only)");
+  Tensor out = binary_out(f, name, a, x);
+  if (autograd::any_requires_grad(a, x)) {
+    const bool upper = f == BinaryFn::GammaIncc;
+    autograd::record(upper ? "IgammacBackward0" : "IgammaBackward0", {&a, &x}, {&out},
+        [upper, name, sa = SavedTensor(a), sx = SavedTensor(x), shx = Dims(x.sizes()),
+         dx = x.dtype()](Grads& g, const Node& n) -> Grads {
+          EMBER_CHECK(!n.needs_input_grad(0), NotImplementedError, "the derivative for '", name,
+                      ": input' is not implemented.");
+          Tensor A = sa.get(), X = sx.get();
+          Tensor d = exp(sub(sub(mul(sub(A, Scalar(1.0)), log(X)), X), lgamma(A)));
+          Tensor gx = mul(g[0], upper ? neg(d) : d);
+          return {Tensor(), to_dtype(autograd::sum_to(gx, shx), dx)};
+        });
+  }
+  return out;
+}
+
+Tensor xlog_op(BinaryFn f, const char* name, const Tensor& x, const Tensor& y) {
+  Tensor out = binary_out(f, name, x, y);
   if (autograd::any_requires_grad(x, y)) {
-    const bool l1p = f == XlogFn::Xlog1py;
+    const bool l1p = f == BinaryFn::Xlog1py;
     autograd::record(l1p ? "SpecialXlog1PyBackward0" : "XlogyBackward0", {&x, &y}, {&out},
         [l1p, sx = SavedTensor(x), sy = SavedTensor(y), shx = Dims(x.sizes()),
          shy = Dims(y.sizes()), dx = x.dtype(), dy = y.dtype()](Grads& g, const Node& n) -> Grads {
@@ -185,7 +227,7 @@ Tensor xlog_op(XlogFn f, const char* name, const Tensor& x, const Tensor& y) {
 
 Tensor xlogy(const Tensor& x, const Tensor& y) {
   EMBER_PROFILE_OP("xlogy");
-  return xlog_op(XlogFn::Xlogy, "xlogy", x, y);
+  return xlog_op(BinaryFn::Xlogy, "xlogy", x, y);
 }
 Tensor xlogy(const Tensor& x, Scalar y) { return xlogy(x, scalar_tensor(y, result_type(x, y))); }
 Tensor xlogy(Scalar x, const Tensor& y) { return xlogy(scalar_tensor(x, result_type(y, x)), y); }
@@ -198,13 +240,28 @@ Tensor& xlogy_(Tensor& x, Scalar y) {
 
 Tensor special_xlog1py(const Tensor& x, const Tensor& y) {
   EMBER_PROFILE_OP("special_xlog1py");
-  return xlog_op(XlogFn::Xlog1py, "special_xlog1py", x, y);
+  return xlog_op(BinaryFn::Xlog1py, "special_xlog1py", x, y);
 }
 Tensor special_xlog1py(const Tensor& x, Scalar y) {
   return special_xlog1py(x, scalar_tensor(y, result_type(x, y)));
 }
 Tensor special_xlog1py(Scalar x, const Tensor& y) {
   return special_xlog1py(scalar_tensor(x, result_type(y, x)), y);
+}
+
+Tensor igamma(const Tensor& a, const Tensor& x) {
+  EMBER_PROFILE_OP("igamma");
+  return gammainc_op(BinaryFn::GammaInc, "igamma", a, x);
+}
+Tensor igammac(const Tensor& a, const Tensor& x) {
+  EMBER_PROFILE_OP("igammac");
+  return gammainc_op(BinaryFn::GammaIncc, "igammac", a, x);
+}
+Tensor& igamma_(Tensor& a, const Tensor& x) {
+  return inplace("igamma_", a, [&x](const Tensor& t) { return igamma(t, x); });
+}
+Tensor& igammac_(Tensor& a, const Tensor& x) {
+  return inplace("igammac_", a, [&x](const Tensor& t) { return igammac(t, x); });
 }
 
 }  // namespace ember

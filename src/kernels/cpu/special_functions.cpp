@@ -3,6 +3,7 @@
 #include <boost/math/special_functions/bessel.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/special_functions/polygamma.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 #include <cmath>
@@ -85,6 +86,50 @@ double bessel_i(int order, double x) {
   return order == 1 && x < 0 ? -v : v;
 }
 
+// exp(-|x|) I_order(x). Past 700, where I overflows, the asymptotic series of I (A&S 9.7.1),
+// sum_k (-1)^k a_k / x^k, a_k = prod_j (4 order^2 - (2j-1)^2) / (k! 8^k), to 12 terms.
+double bessel_ie(int order, double x) {
+  if (std::isnan(x)) return x;
+  const double ax = std::fabs(x);
+  double v;
+  if (std::isinf(ax)) v = 0.0;
+  else if (ax < 700) v = std::exp(-ax) * bm::cyl_bessel_i(order, ax, Quiet());
+  else {
+    double sum = 1, term = 1;
+    for (int k = 1; k <= 12; ++k) {
+      term *= -(4.0 * order * order - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k * ax);
+      sum += term;
+    }
+    v = sum / std::sqrt(2 * M_PI * ax);
+  }
+  return order == 1 && x < 0 ? -v : v;
+}
+
+// J0 is even, J1 odd; NaN at +-inf as torch.
+double bessel_j(int order, double x) {
+  if (std::isnan(x) || std::isinf(x)) return kNaN;
+  double v = bm::cyl_bessel_j(order, std::fabs(x), Quiet());
+  return order == 1 && x < 0 ? -v : v;
+}
+
+double entr_of(double x) {
+  if (std::isnan(x)) return x;
+  if (x < 0 || std::isinf(x)) return -kInf;
+  return x == 0 ? 0.0 : -x * std::log(x);
+}
+
+// P(a, x) (upper: Q) with torch's edges: NaN for a or x negative or NaN and for a = x = 0;
+// a = 0 is the limit P = 1; x = inf gives P = 1, a = inf (x finite) P = 0.
+double gammainc_of(bool upper, double a, double x) {
+  if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0 || (a == 0 && x == 0)) return kNaN;
+  double p;
+  if (a == 0 || std::isinf(x)) p = std::isinf(a) ? kNaN : 1.0;
+  else if (std::isinf(a)) p = 0.0;
+  else if (x == 0) p = 0.0;
+  else return upper ? bm::gamma_q(a, x, Quiet()) : bm::gamma_p(a, x, Quiet());
+  return upper ? 1.0 - p : p;
+}
+
 double apply(MathFn f, int64_t n, double x) {
   switch (f) {
     case MathFn::Lgamma: return std::lgamma(x);
@@ -94,6 +139,11 @@ double apply(MathFn f, int64_t n, double x) {
     case MathFn::Erfcx: return erfcx_of(x);
     case MathFn::I0: return bessel_i(0, x);
     case MathFn::I1: return bessel_i(1, x);
+    case MathFn::I0e: return bessel_ie(0, x);
+    case MathFn::I1e: return bessel_ie(1, x);
+    case MathFn::BesselJ0: return bessel_j(0, x);
+    case MathFn::BesselJ1: return bessel_j(1, x);
+    case MathFn::Entr: return entr_of(x);
     case MathFn::Sinc: return x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
     case MathFn::Ndtr: return 0.5 * std::erfc(-x * M_SQRT1_2);
     case MathFn::Ndtri: return ndtri_of(x);
@@ -114,16 +164,18 @@ void math_fn(MathFn f, DType dt, const Loop& L, int64_t n) {
   });
 }
 
-void xlog_fn(XlogFn f, DType dt, const Loop& L) {
+void binary_fn(BinaryFn f, DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
     for_each(L, [f](char** p, const int64_t* s, int64_t len) {
       for (int64_t i = 0; i < len; ++i) {
         const T x = *reinterpret_cast<const T*>(p[1] + i * s[1]);
         const T y = *reinterpret_cast<const T*>(p[2] + i * s[2]);
         T r;
-        if (std::isnan(y)) r = y;
+        if (f == BinaryFn::GammaInc || f == BinaryFn::GammaIncc)
+          r = T(gammainc_of(f == BinaryFn::GammaIncc, double(x), double(y)));
+        else if (std::isnan(y)) r = y;
         else if (x == T(0)) r = T(0);
-        else r = x * (f == XlogFn::Xlogy ? std::log(y) : std::log1p(y));
+        else r = x * (f == BinaryFn::Xlogy ? std::log(y) : std::log1p(y));
         *reinterpret_cast<T*>(p[0] + i * s[0]) = r;
       }
     }, kGrain / 16);

@@ -10,12 +10,14 @@
 
 namespace ember::kernels {
 
-enum class MathFn { Lgamma, Digamma, Polygamma, Erfc, Erfcx, I0, I1, Sinc, Ndtr, Ndtri, LogNdtr };
+enum class MathFn { Lgamma, Digamma, Polygamma, Erfc, Erfcx, I0, I1, I0e, I1e, BesselJ0, BesselJ1,
+                    Entr, Sinc, Ndtr, Ndtri, LogNdtr };
 // out = f(a) over Loop{out, a}, both of floating dtype `dt`; `n` is polygamma's order.
 void math_fn(MathFn f, DType dt, const Loop& L, int64_t n = 0);
 
-// x * log(y) and x * log1p(y), 0 where x == 0 unless y is NaN; over Loop{out, x, y}.
-enum class XlogFn { Xlogy, Xlog1py };
-void xlog_fn(XlogFn f, DType dt, const Loop& L);
+// Over Loop{out, x, y}: x * log(y) and x * log1p(y), 0 where x == 0 unless y is NaN; the
+// regularized incomplete gamma functions P(x, y) and Q(x, y) (torch.igamma / igammac).
+enum class BinaryFn { Xlogy, Xlog1py, GammaInc, GammaIncc };
+void binary_fn(BinaryFn f, DType dt, const Loop& L);
 
 }  // namespace ember::kernels
