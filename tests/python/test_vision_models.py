@@ -296,3 +296,22 @@ def test_weights_from_hub_cache(tmp_path, monkeypatch):
     path.rename(ckpt_dir / f"mobilenet_v2-{digest}.pth")
     m = models.mobilenet_v2(weights=models.MobileNet_V2_Weights.IMAGENET1K_V1)
     np.testing.assert_array_equal(m.classifier[1].weight.numpy(), t_model.classifier[1].weight.detach().numpy())
+
+
+def test_bad_architecture_arguments_fail_before_allocating():
+    from ember.vision.models.vgg import make_layers
+
+    with pytest.raises(TypeError, match="VGG: features should be an nn.Module"):
+        models.VGG([64, "M"])
+    with pytest.raises(ValueError, match="VGG: num_classes should be a positive int, got 0"):
+        models.VGG(make_layers([8, "M"]), num_classes=0)
+    with pytest.raises(ValueError, match="make_layers: cfg should be a list of positive ints and 'M's"):
+        make_layers([64, "X"])
+    with pytest.raises(ValueError, match=r"ResNet: layers should be 4 positive ints .* got \[2, 2\]"):
+        models.ResNet(models.resnet.BasicBlock, [2, 2])
+    with pytest.raises(TypeError, match="ResNet: block should be BasicBlock, Bottleneck"):
+        models.ResNet(3, [2, 2, 2, 2])
+    with pytest.raises(ValueError, match=r"MobileNetV2: dropout should be a probability in \[0, 1\], got 1.5"):
+        models.MobileNetV2(dropout=1.5)
+    with pytest.raises(ValueError, match="resnet18: the parameter 'num_classes' expected value 1000"):
+        models.resnet18(weights="DEFAULT", num_classes=3)

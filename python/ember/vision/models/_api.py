@@ -121,3 +121,15 @@ def _build(builder, model_fn, enum, weights, progress, kwargs):
 
 def _imagenet(url):
     return Weights(url, {"num_classes": 1000, "dataset": "ImageNet-1K"})
+
+
+def _check_positive_int(value, name, model):
+    """Architecture arguments are checked before any weight is allocated: a bad one fails at
+    once instead of after seconds of initialising a large layer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{model}: {name} should be a positive int, got {value!r}")
+
+
+def _check_probability(value, name, model):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{model}: {name} should be a probability in [0, 1], got {value!r}")

@@ -3,7 +3,7 @@ import ember
 
 from ... import nn
 from ..ops.misc import Conv2dNormActivation
-from ._api import WeightsEnum, _build, _imagenet
+from ._api import WeightsEnum, _build, _check_positive_int, _check_probability, _imagenet
 
 
 def _make_divisible(v, divisor, min_value=None):
@@ -43,6 +43,11 @@ class InvertedResidual(nn.Module):
 class MobileNetV2(nn.Module):
     def __init__(self, num_classes=1000, width_mult=1.0, inverted_residual_setting=None, round_nearest=8,
                  block=None, norm_layer=None, dropout=0.2):
+        _check_positive_int(num_classes, "num_classes", "MobileNetV2")
+        _check_probability(dropout, "dropout", "MobileNetV2")
+        if isinstance(width_mult, bool) or not isinstance(width_mult, (int, float)) or not 0 < width_mult <= 16:
+            raise ValueError(f"MobileNetV2: width_mult should be a number in (0, 16], got {width_mult!r}")
+        _check_positive_int(round_nearest, "round_nearest", "MobileNetV2")
         super().__init__()
         block = block or InvertedResidual
         norm_layer = norm_layer or nn.BatchNorm2d

@@ -2,7 +2,7 @@
 import ember
 
 from ... import nn
-from ._api import WeightsEnum, _build, _imagenet
+from ._api import WeightsEnum, _build, _check_positive_int, _imagenet
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
@@ -69,6 +69,15 @@ class Bottleneck(nn.Module):
 class ResNet(nn.Module):
     def __init__(self, block, layers, num_classes=1000, zero_init_residual=False, groups=1, width_per_group=64,
                  replace_stride_with_dilation=None, norm_layer=None):
+        if not (isinstance(block, type) and issubclass(block, nn.Module) and hasattr(block, "expansion")):
+            raise TypeError(f"ResNet: block should be BasicBlock, Bottleneck or a block class with an "
+                            f"expansion, got {block!r}")
+        if not isinstance(layers, (list, tuple)) or len(layers) != 4 or \
+                not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in layers):
+            raise ValueError(f"ResNet: layers should be 4 positive ints (blocks per stage), got {layers!r}")
+        _check_positive_int(num_classes, "num_classes", "ResNet")
+        _check_positive_int(groups, "groups", "ResNet")
+        _check_positive_int(width_per_group, "width_per_group", "ResNet")
         super().__init__()
         self._norm_layer = norm_layer or nn.BatchNorm2d
         self.inplanes, self.dilation = 64, 1

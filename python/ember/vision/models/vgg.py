@@ -2,11 +2,16 @@
 import ember
 
 from ... import nn
-from ._api import WeightsEnum, _build, _imagenet
+from ._api import WeightsEnum, _build, _check_positive_int, _check_probability, _imagenet
 
 
 class VGG(nn.Module):
     def __init__(self, features, num_classes=1000, init_weights=True, dropout=0.5):
+        if not isinstance(features, nn.Module):
+            raise TypeError(f"VGG: features should be an nn.Module (e.g. make_layers(cfg)), got "
+                            f"{type(features).__name__}")
+        _check_positive_int(num_classes, "num_classes", "VGG")
+        _check_probability(dropout, "dropout", "VGG")
         super().__init__()
         self.features = features
         self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
@@ -33,6 +38,9 @@ class VGG(nn.Module):
 
 def make_layers(cfg, batch_norm=False):
     """3x3 convs (+ BatchNorm) + ReLU for the numbers of cfg, 2x2 max pools for its 'M's."""
+    if not isinstance(cfg, (list, tuple)) or not all(v == "M" or (isinstance(v, int) and not isinstance(v, bool)
+                                                                   and v > 0) for v in cfg):
+        raise ValueError(f"make_layers: cfg should be a list of positive ints and 'M's, got {cfg!r}")
     layers, in_channels = [], 3
     for v in cfg:
         if v == "M":
