@@ -3,7 +3,8 @@ tests/fuzz/torch_corpus: small files written by torch.save (tensors of each dtyp
 a Parameter, a state dict, optimizer state, containers and plain values) and by ember.save,
 the hostile files of tests/python/test_torch_format_safety.py, and bare data.pkl pickles
 (pkl_*, which the fuzz target wraps in an archive). Run from the repository
-root with ember and torch importable:
+root with ember and torch importable (bad_fuzz_* files are inputs the fuzzer found, kept by
+hand as seeds):
 
     .venv/bin/python tests/fuzz/make_torch_corpus.py
 """

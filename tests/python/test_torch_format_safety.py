@@ -161,6 +161,15 @@ def test_deflated_records_load():
     assert ember.load(io.BytesIO(out.getvalue()))["w"].tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
+def test_corrupt_deflate_stream_raises():  # found by fuzz_torch_format.py
+    data = bytearray(archive(pkl(b"]" + I(7) * 50 + b"."), compress=zipfile.ZIP_DEFLATED))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("archive/data.pkl")
+    data[info.header_offset + 30 + len("archive/data.pkl")] ^= 0xFF  # the first deflate block
+    e_err, t_err = outcome(ember, bytes(data)), outcome(torch, bytes(data))
+    assert isinstance(e_err, RuntimeError) and "is corrupt" in str(e_err)
+    assert t_err is not None  # (torch inflates what it can and fails in the pickle)
+
+
 def test_duplicate_record_names_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # zipfile warns about the name it is asked to repeat

@@ -26,6 +26,7 @@ import struct
 import sys
 import types
 import zipfile
+import zlib
 from collections import OrderedDict
 
 import numpy as np
@@ -356,7 +357,7 @@ class _Archive:
         try:
             with self.zf.open(info) as src:  # reads at most file_size bytes, checks the CRC
                 data = src.read(info.file_size)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
             raise self.error(f"record {name!r} is corrupt ({e})") from None
         if len(data) != info.file_size:
             raise self.error(f"record {name!r} holds {len(data)} bytes, its header says {info.file_size}")
