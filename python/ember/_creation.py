@@ -26,10 +26,13 @@ def _size(size, op):
     return size
 
 
-def _check_device(device, op="tensor"):
-    # Only the CPU can hold a tensor; any other device raises as torch's CPU build (_device.py).
+def _check_device(device, op="tensor", pin_memory=False):
+    # Only the CPU can hold a tensor; any other device raises as torch's CPU build (_device.py),
+    # and so does pinned memory (there is no accelerator to pin it for).
     if device is not None or _device._default[0] is not None:
         _device.check(device, op)
+    if pin_memory:
+        raise RuntimeError(_device.NO_PINNED_ALLOCATOR)
 
 
 def _finish(t, requires_grad):
@@ -45,8 +48,8 @@ def _factory(name):
     fn = getattr(_C, _RANDOM.get(name, name))
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, generator=None,
-                **kwargs):
-        _check_device(device, name)
+                pin_memory=False, **kwargs):
+        _check_device(device, name, pin_memory)
         if "size" in kwargs:  # zeros(size=(2, 3))
             size = (kwargs.pop("size"),)
         if name in _RANDOM:
@@ -65,8 +68,8 @@ rand = _factory("rand")
 randn = _factory("randn")
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device, "full")
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device, "full", pin_memory)
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
@@ -87,20 +90,22 @@ def randperm(n, *, generator=None, dtype=None, device=None):
     return _C._randperm(n, dtype, generator)
 
 
-def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device, "arange")
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
+           pin_memory=False):
+    _check_device(device, "arange", pin_memory)
     if end is None:
         start, end = 0, start
     return _finish(_C.arange(start, end, step, dtype), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device, "linspace")
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
+             pin_memory=False):
+    _check_device(device, "linspace", pin_memory)
     return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device, "eye")
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device, "eye", pin_memory)
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
 
@@ -170,9 +175,9 @@ def _infer_dtype(arr):
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
-    _check_device(device, "tensor")
+    _check_device(device, "tensor", pin_memory)
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)

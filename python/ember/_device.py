@@ -14,6 +14,8 @@ DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "idee
                 "privateuseone")
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 NO_CUDA = "Torch not compiled with CUDA enabled"
+NO_PINNED_ALLOCATOR = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned "
+                       "memory allocator is available on this system.")
 
 
 def _parse(spec):
