@@ -212,5 +212,5 @@ def test_utils_probs_logits_and_broadcast_all():
     assert tuple(a.shape) == tuple(b.shape) == (3, 1) and b.dtype == ember.float64
     with pytest.raises(ValueError, match="Input arguments must all be instances of numbers.Number"):
         EU.broadcast_all(e(p), "x")
-    with pytest.raises(RuntimeError, match="shape mismatch"):
+    with pytest.raises(RuntimeError, match="(?i)shape mismatch"):
         EU.broadcast_all(e(p), ember.zeros(5))

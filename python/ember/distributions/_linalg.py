@@ -53,7 +53,7 @@ def cholesky(a, op="linalg.cholesky"):
 def solve_lower(L, b):
     """X with L X = b for lower-triangular L (..., n, n) and b (..., n, k), batch dims
     broadcast, by forward substitution over the n rows."""
-    batch = _broadcast_batch(L.shape[:-2], b.shape[:-2])
+    batch = tuple(ember.broadcast_shapes(L.shape[:-2], b.shape[:-2]))
     n, k = L.shape[-1], b.shape[-1]
     L = L.expand(batch + (n, n))
     b = b.expand(batch + (n, k))
@@ -70,5 +70,4 @@ def solve_lower(L, b):
 
 
 def _broadcast_batch(a, b):
-    from .utils import broadcast_shape
-    return tuple(broadcast_shape(tuple(a), tuple(b)))
+        return tuple(ember.broadcast_shapes(tuple(a), tuple(b)))

@@ -2,7 +2,7 @@
 import ember
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_tensors, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -81,12 +81,12 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = broadcast_tensors(value, self.logits)
+        value, log_pmf = ember.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
-        logits = self.logits.clamp(min=finfo(self.logits.dtype).min)
+        logits = self.logits.clamp(min=ember.finfo(self.logits.dtype).min)
         p_log_p = logits * self.probs
         return -p_log_p.sum(-1)
 

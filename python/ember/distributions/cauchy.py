@@ -8,10 +8,6 @@ from .distribution import Distribution
 __all__ = ["Cauchy"]
 
 
-def _atan(x):
-    return ember.atan(x) if hasattr(ember, "atan") else ember.atan2(x, ember.ones_like(x))
-
-
 class Cauchy(Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -50,7 +46,7 @@ class Cauchy(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return _atan((value - self.loc) / self.scale) / math.pi + 0.5
+        return ember.atan((value - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, value):
         return ember.tan(math.pi * (value - 0.5)) * self.scale + self.loc

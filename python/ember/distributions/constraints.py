@@ -298,7 +298,7 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        tol = 10 * (1.1920928955078125e-07 if value.dtype == ember.float32 else 2.220446049250313e-16)
+        tol = 10 * ember.finfo(value.dtype).eps
         row_norm = value.norm(2, -1)
         unit_norm = ((row_norm - 1.0).abs() <= tol * value.shape[-1]).all(-1)
         return _LowerCholesky().check(value) & unit_norm

@@ -5,7 +5,6 @@ import ember
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import finfo
 
 __all__ = ["FisherSnedecor"]
 
@@ -47,7 +46,7 @@ class FisherSnedecor(Distribution):
         # X1 ~ Gamma(df1/2, df1) is chi2(df1)/df1, likewise X2; Y = X1 / X2
         x1 = self._gamma1.rsample(sample_shape).view(shape)
         x2 = self._gamma2.rsample(sample_shape).view(shape)
-        tiny = finfo(x2.dtype).tiny
+        tiny = ember.finfo(x2.dtype).tiny
         x2.detach().clamp_(min=tiny)
         y = x1 / x2
         y.detach().clamp_(min=tiny)

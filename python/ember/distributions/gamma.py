@@ -2,7 +2,7 @@
 import ember
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_gamma, finfo, xlogy
+from .utils import _standard_gamma, xlogy
 
 __all__ = ["Gamma"]
 
@@ -37,7 +37,7 @@ class Gamma(ExponentialFamily):
         value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         # a draw that underflowed to 0 becomes the smallest normal float (no -inf log_prob);
         # in place on a detached view, so the gradient is untouched
-        value.detach().clamp_(min=finfo(value.dtype).tiny)
+        value.detach().clamp_(min=ember.finfo(value.dtype).tiny)
         return value
 
     def log_prob(self, value):

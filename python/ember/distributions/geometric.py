@@ -4,7 +4,7 @@ import ember
 import ember.nn.functional as F
 from . import constraints
 from .distribution import Distribution
-from .utils import _BinaryProbsLogits, broadcast_all, finfo
+from .utils import _BinaryProbsLogits, broadcast_all
 
 __all__ = ["Geometric"]
 
@@ -42,7 +42,7 @@ class Geometric(_BinaryProbsLogits, Distribution):
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
         with ember.no_grad():
-            u = ember.empty(shape, dtype=self.probs.dtype).uniform_(finfo(self.probs.dtype).tiny, 1)
+            u = ember.empty(shape, dtype=self.probs.dtype).uniform_(ember.finfo(self.probs.dtype).tiny, 1)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):

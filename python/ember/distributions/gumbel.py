@@ -7,7 +7,7 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all, euler_constant, finfo
+from .utils import broadcast_all, euler_constant
 
 __all__ = ["Gumbel"]
 
@@ -18,7 +18,7 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        fi = finfo(self.loc.dtype)
+        fi = ember.finfo(self.loc.dtype)
         if isinstance(loc, Number) and isinstance(scale, Number):
             base_dist = Uniform(fi.tiny, 1 - fi.eps, validate_args=validate_args)
         else:

@@ -30,7 +30,7 @@ from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from ._linalg import solve_lower
-from .utils import _sum_rightmost, broadcast_shape
+from .utils import _sum_rightmost
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -198,7 +198,7 @@ def _kl_gaussian_gaussian(p, q):
     Lp, Lq = _scale_tril_of(p), _scale_tril_of(q)
     half_term1 = Lq.diagonal(0, -2, -1).log().sum(-1) - Lp.diagonal(0, -2, -1).log().sum(-1)
     n = p.event_shape[0]
-    batch = tuple(broadcast_shape(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2])))
+    batch = tuple(ember.broadcast_shapes(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2])))
     # tr(Sq^-1 Sp) = |Lq^-1 Lp|_F^2
     term2 = solve_lower(Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n))).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)

@@ -2,7 +2,6 @@
 import ember
 from . import constraints
 from .distribution import Distribution
-from .utils import finfo
 
 __all__ = ["Laplace"]
 
@@ -38,7 +37,7 @@ class Laplace(Distribution):
     def rsample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
         # u in (-1, 1): -1 excluded so that log1p(-|u|) stays finite
-        u = ember.empty(shape, dtype=self.loc.dtype).uniform_(finfo(self.loc.dtype).eps - 1, 1)
+        u = ember.empty(shape, dtype=self.loc.dtype).uniform_(ember.finfo(self.loc.dtype).eps - 1, 1)
         return self.loc - self.scale * u.sign() * ember.log1p(-u.abs())
 
     def log_prob(self, value):

@@ -6,7 +6,7 @@ import ember
 from . import constraints
 from .beta import Beta
 from .distribution import Distribution
-from .utils import broadcast_all, finfo
+from .utils import broadcast_all
 
 __all__ = ["LKJCholesky"]
 
@@ -48,7 +48,7 @@ class LKJCholesky(Distribution):
             norm = (u * u).sum(-1, keepdim=True).sqrt()
             first_row = ember.arange(self.dim).unsqueeze(-1) == 0
             w = ember.sqrt(y) * ember.where(first_row, 0.0, u / norm)
-            diag = (1 - (w * w).sum(-1)).clamp(min=finfo(w.dtype).tiny).sqrt()
+            diag = (1 - (w * w).sum(-1)).clamp(min=ember.finfo(w.dtype).tiny).sqrt()
             return w + diag.unsqueeze(-1) * ember.eye(self.dim, dtype=w.dtype)
 
     def log_prob(self, value):

@@ -8,7 +8,7 @@ from . import constraints
 from ._linalg import cholesky, solve_lower
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .utils import _standard_normal, broadcast_tensors, lazy_property
+from .utils import _standard_normal, lazy_property
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -31,10 +31,6 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
 
 
-def _diag_embed(v):
-    return v.unsqueeze(-1) * ember.eye(v.shape[-1], dtype=v.dtype)
-
-
 class LowRankMultivariateNormal(Distribution):
     arg_constraints = {"loc": constraints.real_vector,
                        "cov_factor": constraints.independent(constraints.real, 2),
@@ -54,7 +50,7 @@ class LowRankMultivariateNormal(Distribution):
         if tuple(cov_diag.shape[-1:]) != tuple(event_shape):
             raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
         try:
-            loc_, self.cov_factor, cov_diag_ = broadcast_tensors(loc.unsqueeze(-1), cov_factor,
+            loc_, self.cov_factor, cov_diag_ = ember.broadcast_tensors(loc.unsqueeze(-1), cov_factor,
                                                                  cov_diag.unsqueeze(-1))
         except RuntimeError as err:
             raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
@@ -108,14 +104,14 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         W = self._unbroadcasted_cov_factor
-        covariance = ember.matmul(W, W.mT) + _diag_embed(self._unbroadcasted_cov_diag)
+        covariance = ember.matmul(W, W.mT) + ember.diag_embed(self._unbroadcasted_cov_diag)
         return covariance.expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
         A = solve_lower(self._capacitance_tril, Wt_Dinv)
-        precision = _diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - ember.matmul(A.mT, A)
+        precision = ember.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - ember.matmul(A.mT, A)
         return precision.expand(self._matrix_shape())
 
     def rsample(self, sample_shape=ember.Size()):

@@ -8,7 +8,7 @@ import ember.nn.functional as F
 from . import constraints
 from ._linalg import cholesky
 from .transforms import Transform
-from .utils import finfo, tril_matrix_to_vec, vec_to_tril_matrix
+from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["CorrCholeskyTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform"]
 
@@ -50,7 +50,7 @@ class CorrCholeskyTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        eps = finfo(x.dtype).eps
+        eps = ember.finfo(x.dtype).eps
         r = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
         # entry (i, j) keeps r_ij times what the row's earlier entries left of the unit length
         remaining = (1 - r * r).sqrt().cumprod(-1)

@@ -6,7 +6,7 @@ import ember
 from . import constraints
 from ._linalg import cholesky, solve_lower
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_shape, lazy_property
+from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -54,7 +54,7 @@ class MultivariateNormal(Distribution):
                                      "optional leading batch dimensions" if name == "scale_tril" else
                                      f"{name} must be at least two-dimensional, with optional "
                                      "leading batch dimensions")
-                batch_shape = tuple(broadcast_shape(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
+                batch_shape = tuple(ember.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
                 setattr(self, name, matrix.expand(batch_shape + tuple(matrix.shape[-2:])))
         self.loc = loc.expand(batch_shape + (loc.shape[-1],))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)

@@ -7,7 +7,7 @@ from numbers import Number
 import ember
 import ember.nn.functional as F
 from . import constraints
-from .utils import _sum_rightmost, broadcast_shape, finfo
+from .utils import _sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
            "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
@@ -451,10 +451,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.exponent, "shape", ()))
+        return ember.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
     def inverse_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.exponent, "shape", ()))
+        return ember.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
 
 def _as_tensors(*values):
@@ -462,7 +462,7 @@ def _as_tensors(*values):
 
 
 def _clipped_sigmoid(x):
-    fi = finfo(x.dtype)
+    fi = ember.finfo(x.dtype)
     return ember.sigmoid(x).clamp(min=fi.tiny, max=1.0 - fi.eps)
 
 
@@ -482,7 +482,7 @@ class SigmoidTransform(Transform):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y):
-        fi = finfo(y.dtype)
+        fi = ember.finfo(y.dtype)
         y = y.clamp(min=fi.tiny, max=1.0 - fi.eps)
         return y.log() - (-y).log1p()
 
@@ -621,10 +621,10 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+        return ember.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
     def inverse_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+        return ember.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
 
 class SoftmaxTransform(Transform):
@@ -684,7 +684,7 @@ class StickBreakingTransform(Transform):
         offset = y.shape[-1] - ember.arange(1, y.shape[-1], dtype=y.dtype)
         sf = 1 - y_crop.cumsum(-1)
         # the remaining stick is 1 - cumsum; clamp to the smallest positive float
-        sf = sf.clamp(min=finfo(y.dtype).tiny)
+        sf = sf.clamp(min=ember.finfo(y.dtype).tiny)
         return y_crop.log() - sf.log() + offset.log()
 
     def log_abs_det_jacobian(self, x, y):

@@ -1,5 +1,5 @@
 """Helpers shared by the distributions: broadcasting parameters, probs <-> logits, lazy
-properties and the floating-point limits torch reads from torch.finfo."""
+properties, lower-triangle <-> vector."""
 from numbers import Number
 
 import ember
@@ -10,44 +10,6 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
 euler_constant = 0.57721566490153286060  # Euler Mascheroni Constant
 
 
-class _FInfo:
-    def __init__(self, bits, eps, tiny, max):
-        self.bits, self.eps, self.tiny, self.max, self.min = bits, eps, tiny, max, -max
-        self.smallest_normal = tiny
-
-
-_FINFO = {
-    ember.float32: _FInfo(32, 1.1920928955078125e-07, 1.1754943508222875e-38, 3.4028234663852886e38),
-    ember.float64: _FInfo(64, 2.220446049250313e-16, 2.2250738585072014e-308, 1.7976931348623157e308),
-}
-
-
-def finfo(dtype):
-    """torch.finfo for the floating dtypes ember has (ember has no finfo of its own yet)."""
-    try:
-        return _FINFO[dtype]
-    except KeyError:
-        raise TypeError(f"finfo: {dtype} is not a floating point dtype") from None
-
-
-def broadcast_shape(*shapes):
-    """The broadcast of several shapes, as torch.broadcast_shapes (shape arithmetic only)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for shape in shapes:
-        for i, size in enumerate(shape, ndim - len(shape)):
-            if size != 1 and out[i] != 1 and size != out[i]:
-                raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape: "
-                                   f"{tuple(shapes[0])} and {tuple(shape)}")
-            out[i] = size if out[i] == 1 else out[i]
-    return ember.Size(out)
-
-
-def broadcast_tensors(*tensors):
-    shape = broadcast_shape(*(t.shape for t in tensors))
-    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
-
-
 def broadcast_all(*values):
     """Broadcast numbers and tensors to one shape; numbers become tensors of the first tensor's
     dtype (or the default dtype), as torch.distributions.utils.broadcast_all."""
@@ -55,13 +17,13 @@ def broadcast_all(*values):
         raise ValueError("Input arguments must all be instances of numbers.Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     if all(isinstance(v, ember.Tensor) for v in values):
-        return broadcast_tensors(*values)
+        return ember.broadcast_tensors(*values)
     dtype = ember.get_default_dtype()
     for v in values:
         if isinstance(v, ember.Tensor):
             dtype = v.dtype
             break
-    return broadcast_tensors(*(v if isinstance(v, ember.Tensor) else ember.tensor(v, dtype=dtype)
+    return ember.broadcast_tensors(*(v if isinstance(v, ember.Tensor) else ember.tensor(v, dtype=dtype)
                                for v in values))
 
 
@@ -101,7 +63,7 @@ def logits_to_probs(logits, is_binary=False):
 
 
 def clamp_probs(probs):
-    eps = finfo(probs.dtype).eps
+    eps = ember.finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 

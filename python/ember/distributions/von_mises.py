@@ -42,10 +42,6 @@ def _log_modified_bessel_fn(x, order=0):
     return ember.where(x < 3.75, small.log(), large)
 
 
-def _acos(x):
-    return ember.atan2((1 - x * x).clamp(min=0).sqrt(), x)
-
-
 def _rejection_sample(loc, concentration, proposal_r, shape):
     """Rounds of proposals for every entry at once until each has one accepted; returns angles
     in [-pi, pi)."""
@@ -65,7 +61,7 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
         c = concentration * (proposal_r - f)
         accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
         accept = accept & ~done
-        x = ember.where(accept, (u3 - 0.5).sign() * _acos(f), x)
+        x = ember.where(accept, (u3 - 0.5).sign() * f.acos(), x)
         done = done | accept
     return ember.remainder(x + math.pi + loc, 2 * math.pi) - math.pi
 

@@ -10,7 +10,7 @@ from ._linalg import cholesky, cholesky_ex, solve_lower
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import broadcast_shape, finfo, lazy_property
+from .utils import lazy_property
 
 __all__ = ["Wishart"]
 
@@ -49,7 +49,7 @@ class Wishart(ExponentialFamily):
             batch_shape = tuple(param.shape[:-2])
             self.df = ember.tensor(df, dtype=param.dtype)
         else:
-            batch_shape = tuple(broadcast_shape(tuple(param.shape[:-2]), tuple(df.shape)))
+            batch_shape = tuple(ember.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape)))
             self.df = df.expand(batch_shape)
         event_shape = tuple(param.shape[-2:])
         if bool(self.df.le(event_shape[-1] - 1).any()):
@@ -134,7 +134,7 @@ class Wishart(ExponentialFamily):
         """L A A^T L^T with A lower-triangular: sqrt(Chi2(df - i)) on the diagonal, N(0, 1)
         below it."""
         p = self._event_shape[-1]
-        diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=finfo(self.df.dtype).eps)
+        diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=ember.finfo(self.df.dtype).eps)
         shape = tuple(sample_shape) + tuple(self._batch_shape) + (p, p)
         below = ember.randn(shape, dtype=diag.dtype).tril(-1)
         noise = below + diag.unsqueeze(-1) * ember.eye(p, dtype=diag.dtype)
