@@ -47,6 +47,12 @@ class Gamma(ExponentialFamily):
         return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
                 - self.rate * value - ember.lgamma(self.concentration))
 
+    def cdf(self, value):
+        """The regularized lower incomplete gamma function P(concentration, rate * value)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return ember.igamma(self.concentration, self.rate * value)
+
     def entropy(self):
         return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
                 + (1.0 - self.concentration) * ember.digamma(self.concentration))
