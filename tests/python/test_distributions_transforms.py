@@ -214,3 +214,27 @@ def test_utils_probs_logits_and_broadcast_all():
         EU.broadcast_all(e(p), "x")
     with pytest.raises(RuntimeError, match="(?i)shape mismatch"):
         EU.broadcast_all(e(p), ember.zeros(5))
+
+
+def test_registry_composites_and_cdf_transform():
+    C, TC = ED.constraints, TD.constraints
+    x = np.random.default_rng(8).normal(size=(2, 3))
+    for make in [lambda c: c.independent(c.positive, 1), lambda c: c.cat([c.positive, c.real], 1, [1, 2]),
+                 lambda c: c.stack([c.positive, c.unit_interval], 0)]:
+        for reg, treg in [(ED.biject_to, TD.biject_to), (ED.transform_to, TD.transform_to)]:
+            te, tto = reg(make(C)), treg(make(TC))
+            close(te(e(x)), tto(tt(x)), rtol=1e-6)
+            close(te.log_abs_det_jacobian(e(x), te(e(x))), tto.log_abs_det_jacobian(tt(x), tto(tt(x))),
+                  rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="Cannot transform _Boolean constraints"):
+        ED.biject_to(C.boolean)
+    # CumulativeDistributionTransform: y = F(x), log|dy/dx| = log p(x)
+    de, dt = ED.Normal(e(np.array(0.5)), e(np.array(2.0))), TD.Normal(tt(np.array(0.5)), tt(np.array(2.0)))
+    te, tto = ET.CumulativeDistributionTransform(de), TT.CumulativeDistributionTransform(dt)
+    close(te(e(x)), tto(tt(x)))
+    close(te.inv(te(e(x))), x, rtol=1e-6)
+    close(te.log_abs_det_jacobian(e(x), te(e(x))), tto.log_abs_det_jacobian(tt(x), tto(tt(x))))
+    # with_cache gives a cached copy that inverts its own outputs exactly
+    cached = ET.AffineTransform(1.0, 3.0).with_cache()
+    xe = e(x)
+    assert cached.inv(cached(xe)) is xe
