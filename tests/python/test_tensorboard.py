@@ -192,3 +192,23 @@ def test_missing_tensorboard_gives_a_clear_import_error(monkeypatch):
     with pytest.raises(ImportError, match="needs the tensorboard package.*pip install "
                                           "tensorboard"):
         import ember.utils.tensorboard  # noqa: F401
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_add_figure_matches_torch(tmp_path, many):
+    plt = pytest.importorskip("matplotlib.pyplot")
+
+    def fig():
+        f = plt.figure(figsize=(2, 1.5), dpi=50)
+        plt.plot([0, 1, 2], [1, 0, 2])
+        return f
+
+    def fn(w, lib):
+        w.add_figure("fig", [fig(), fig(), fig()] if many else fig(), 4)
+
+    de, dt = _write_both(tmp_path, fn)
+    ie, it = _load(de).Images("fig")[0], _load(dt).Images("fig")[0]
+    assert (ie.width, ie.height, ie.step) == (it.width, it.height, it.step) == \
+        ((300 if many else 100), 75, 4)
+    assert ie.encoded_image_string == it.encoded_image_string
+    assert plt.get_fignums() == []  # close=True closed them

@@ -11,7 +11,8 @@ from tensorboard.plugins.hparams.plugin_data_pb2 import (HParamsPluginData, Sess
                                                          SessionStartInfo)
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
-__all__ = ["to_numpy", "scalar", "histogram", "image", "text", "hparams", "default_bins"]
+__all__ = ["to_numpy", "scalar", "histogram", "image", "text", "hparams", "default_bins",
+           "figure_to_image"]
 
 
 def to_numpy(x):
@@ -119,6 +120,25 @@ def image(tag, values, dataformats="CHW"):
     Image.fromarray(hwc).save(buf, format="PNG")
     img = Summary.Image(height=h, width=w, colorspace=c, encoded_image_string=buf.getvalue())
     return Summary(value=[Summary.Value(tag=tag, image=img)])
+
+
+def figure_to_image(figures, close=True):
+    """A matplotlib figure rendered to a (3, H, W) uint8 array (a list: (N, 3, H, W))."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    def render(figure):
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        w, h = figure.canvas.get_width_height()
+        rgba = np.frombuffer(canvas.buffer_rgba(), dtype=np.uint8).reshape(h, w, 4)
+        if close:
+            plt.close(figure)
+        return rgba[:, :, :3].transpose(2, 0, 1)
+
+    if isinstance(figures, list):
+        return np.stack([render(f) for f in figures])
+    return render(figures)
 
 
 def text(tag, text_string):

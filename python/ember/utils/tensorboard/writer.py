@@ -116,6 +116,15 @@ class SummaryWriter:
         self._get_file_writer().add_summary(S.image(tag, img_tensor, dataformats), global_step,
                                             walltime)
 
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
+        """A matplotlib figure (or a list of them, as a grid) rendered as an image."""
+        if isinstance(figure, list):
+            self.add_image(tag, S.figure_to_image(figure, close), global_step, walltime,
+                           dataformats="NCHW")
+        else:
+            self.add_image(tag, S.figure_to_image(figure, close), global_step, walltime,
+                           dataformats="CHW")
+
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         self._get_file_writer().add_summary(S.text(tag, text_string), global_step, walltime)
 
