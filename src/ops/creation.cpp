@@ -108,7 +108,7 @@ void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
   ops::check_defined(t, "uniform_");
-  EMBER_CHECK(is_floating(t.dtype()), TypeError, "uniform_: expected a floating tensor, got ",
+  EMBER_CHECK(is_floating(t.dtype()), NotImplementedError, "uniform_: not implemented for ",
               dtype_name(t.dtype()));
   EMBER_CHECK(low <= high, Error, "uniform_ expects to return a [from, to) range, but found from=",
               low, " > to=", high);
@@ -124,7 +124,7 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
   EMBER_PROFILE_OP("normal_");
   ops::check_defined(t, "normal_");
-  EMBER_CHECK(is_floating(t.dtype()), TypeError, "normal_: expected a floating tensor, got ",
+  EMBER_CHECK(is_floating(t.dtype()), NotImplementedError, "normal_: not implemented for ",
               dtype_name(t.dtype()));
   EMBER_CHECK(std >= 0, Error, "normal expects std >= 0.0, but found std ", std);
   Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
@@ -138,7 +138,7 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 
 namespace {
 void check_float_dtype(const char* op, DType dtype) {
-  EMBER_CHECK(is_floating(dtype), TypeError, op, ": expected a floating dtype, got ",
+  EMBER_CHECK(is_floating(dtype), NotImplementedError, op, ": not implemented for ",
               dtype_name(dtype));
 }
 }  // namespace

@@ -161,7 +161,7 @@ Tensor normal(double mean, const Tensor& std, Generator* gen) {
 Tensor normal(double mean, double std, IntList size, DType dtype, Generator* gen) {
   EMBER_PROFILE_OP("normal");
   check_std(std);
-  EMBER_CHECK(is_floating(dtype), TypeError, "normal: expected a floating dtype, got ",
+  EMBER_CHECK(is_floating(dtype), NotImplementedError, "normal: not implemented for ",
               dtype_name(dtype));
   Tensor t = Tensor::empty(size, dtype);
   return normal_(t, mean, std, gen);
