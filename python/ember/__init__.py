@@ -26,6 +26,12 @@ _standard_gamma = _C._standard_gamma  # torch's private sampling entry points (d
 _standard_gamma_grad = _C._standard_gamma_grad
 _sample_dirichlet = _C._sample_dirichlet
 from ._compile import compile
+from ._precision_and_determinism import (get_float32_matmul_precision,
+                                         set_float32_matmul_precision,
+                                         use_deterministic_algorithms,
+                                         are_deterministic_algorithms_enabled,
+                                         is_deterministic_algorithms_warn_only_enabled,
+                                         get_deterministic_debug_mode, set_deterministic_debug_mode)
 from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,
                                 set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,
                                 set_autocast_cache_enabled, clear_autocast_cache,

@@ -2,6 +2,7 @@
 version} called on ember and on torch 2.13's CPU build, comparing the result (or the exception's
 type and message) and the warnings, name by name."""
 import pickle
+import re
 import warnings
 
 import pytest
@@ -181,6 +182,7 @@ DIFFERENT = [("m.backends.mkldnn.is_available()", False, True),
 
 
 def _normalize(text):
+    text = re.sub(r" \(Triggered internally at [^)]*\)$", "", text)  # where torch's C++ warned
     return text.replace("torch.", "ember.").replace("'torch'", "'ember'")
 
 
@@ -393,3 +395,37 @@ def test_dataloader_pin_memory_warns_as_torch():
         with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no "
                                              "accelerator is found"):
             assert [b[0].tolist() for b in dl] == [[0.0, 1.0], [2.0, 3.0]]
+
+
+# Global switches programs set for speed or reproducibility (stored, as torch): each sequence
+# runs on a fresh state and is restored after.
+FLAG_SEQUENCES = [
+    ["m.get_float32_matmul_precision()", "m.set_float32_matmul_precision('high')",
+     "m.get_float32_matmul_precision()", "m.set_float32_matmul_precision('foo')",
+     "m.get_float32_matmul_precision()", "m.set_float32_matmul_precision(3)",
+     "m.set_float32_matmul_precision('medium')", "m.get_float32_matmul_precision()"],
+    ["m.are_deterministic_algorithms_enabled()", "m.use_deterministic_algorithms(True)",
+     "m.are_deterministic_algorithms_enabled()", "m.get_deterministic_debug_mode()",
+     "m.is_deterministic_algorithms_warn_only_enabled()",
+     "m.use_deterministic_algorithms(True, warn_only=True)", "m.get_deterministic_debug_mode()",
+     "m.use_deterministic_algorithms(False, warn_only=True)",
+     "m.is_deterministic_algorithms_warn_only_enabled()", "m.get_deterministic_debug_mode()",
+     "m.use_deterministic_algorithms('x')", "m.use_deterministic_algorithms(True, warn_only='x')",
+     "m.set_deterministic_debug_mode('warn')", "m.get_deterministic_debug_mode()",
+     "m.set_deterministic_debug_mode('error')", "m.are_deterministic_algorithms_enabled()",
+     "m.set_deterministic_debug_mode(True)", "m.get_deterministic_debug_mode()",
+     "m.set_deterministic_debug_mode(5)", "m.set_deterministic_debug_mode('foo')",
+     "m.set_deterministic_debug_mode(1.5)", "m.set_deterministic_debug_mode(0)",
+     "m.get_deterministic_debug_mode()"],
+]
+
+
+@pytest.mark.parametrize("sequence", FLAG_SEQUENCES, ids=["matmul_precision", "deterministic"])
+def test_global_flags_as_torch(sequence):
+    try:
+        for expr in sequence:
+            assert outcome(expr, ember) == outcome(expr, torch), expr
+    finally:
+        for m in (ember, torch):
+            m.set_float32_matmul_precision("highest")
+            m.use_deterministic_algorithms(False)
