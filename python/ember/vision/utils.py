@@ -27,7 +27,8 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
         if isinstance(tensor, list):
             for t in tensor:
                 if not ember.is_tensor(t):
-                    raise TypeError(f"make_grid: tensor or list of tensors expected, got a list containing {type(t)}")
+                    raise TypeError(f"make_grid: tensor or list of tensors expected, got a list "
+                                    f"containing {type(t)}")
         else:
             raise TypeError(f"make_grid: tensor or list of tensors expected, got {type(tensor)}")
     if isinstance(tensor, list):

@@ -115,7 +115,8 @@ class CIFAR10(VisionDataset):
 
     def _check_integrity(self):
         folder = os.path.join(self.root, self.base_folder)
-        return all(check_integrity(os.path.join(folder, name)) for name, _ in self.train_list + self.test_list)
+        names = [name for name, _ in self.train_list + self.test_list]
+        return all(check_integrity(os.path.join(folder, name)) for name in names)
 
     def download(self):
         if self._check_integrity():

@@ -52,7 +52,8 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     if empty and not allow_empty:
         msg = f"Found no valid file for the classes {', '.join(sorted(empty))}. "
         if extensions is not None:
-            msg += f"Supported extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}"
+            known = extensions if isinstance(extensions, str) else ", ".join(extensions)
+            msg += f"Supported extensions are: {known}"
         raise FileNotFoundError(msg)
     return instances
 

@@ -96,7 +96,8 @@ class MNIST(VisionDataset):
                 except RuntimeError as e:
                     errors.append(str(e))
             else:
-                raise RuntimeError(f"{type(self).__name__}: error downloading {filename}:\n" + "\n".join(errors))
+                raise RuntimeError(f"{type(self).__name__}: error downloading {filename}:\n"
+                                   + "\n".join(errors))
 
     def __len__(self):
         return self.data.shape[0]

@@ -121,7 +121,8 @@ def encode_png(input, compression_level=6):
 def encode_jpeg(input, quality=75):
     """JPEG bytes (uint8 1-D tensor) of a uint8 (C, H, W) image, C in (1, 3)."""
     if not 1 <= quality <= 100:
-        raise ValueError(f"encode_jpeg: image quality should be a positive number between 1 and 100, got {quality}")
+        raise ValueError(f"encode_jpeg: image quality should be a positive number between 1 and 100, "
+                         f"got {quality}")
     return _encode(_pil_image(input, "encode_jpeg"), format="JPEG", quality=quality)
 
 

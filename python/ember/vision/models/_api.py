@@ -90,8 +90,9 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
             with open(cached, "rb") as f:
                 digest = hashlib.sha256(f.read()).hexdigest()
             if not digest.startswith(prefix.group(1)):
-                raise RuntimeError(f"invalid hash value for {cached}: sha256 {digest[:len(prefix.group(1))]}... "
-                                   f"(expected {prefix.group(1)}...)")
+                want = prefix.group(1)
+                raise RuntimeError(f"invalid hash value for {cached}: sha256 {digest[:len(want)]}... "
+                                   f"(expected {want}...)")
     return ember.load(cached, map_location=map_location, weights_only=weights_only)
 
 

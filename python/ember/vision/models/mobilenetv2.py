@@ -45,7 +45,8 @@ class MobileNetV2(nn.Module):
                  block=None, norm_layer=None, dropout=0.2):
         _check_positive_int(num_classes, "num_classes", "MobileNetV2")
         _check_probability(dropout, "dropout", "MobileNetV2")
-        if isinstance(width_mult, bool) or not isinstance(width_mult, (int, float)) or not 0 < width_mult <= 16:
+        if isinstance(width_mult, bool) or not isinstance(width_mult, (int, float)) \
+                or not 0 < width_mult <= 16:
             raise ValueError(f"MobileNetV2: width_mult should be a number in (0, 16], got {width_mult!r}")
         _check_positive_int(round_nearest, "round_nearest", "MobileNetV2")
         super().__init__()

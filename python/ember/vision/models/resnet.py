@@ -67,8 +67,8 @@ class Bottleneck(nn.Module):
 
 
 class ResNet(nn.Module):
-    def __init__(self, block, layers, num_classes=1000, zero_init_residual=False, groups=1, width_per_group=64,
-                 replace_stride_with_dilation=None, norm_layer=None):
+    def __init__(self, block, layers, num_classes=1000, zero_init_residual=False, groups=1,
+                 width_per_group=64, replace_stride_with_dilation=None, norm_layer=None):
         if not (isinstance(block, type) and issubclass(block, nn.Module) and hasattr(block, "expansion")):
             raise TypeError(f"ResNet: block should be BasicBlock, Bottleneck or a block class with an "
                             f"expansion, got {block!r}")
@@ -92,9 +92,10 @@ class ResNet(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
         self.layer1 = self._make_layer(block, 64, layers[0])
-        self.layer2 = self._make_layer(block, 128, layers[1], stride=2, dilate=replace_stride_with_dilation[0])
-        self.layer3 = self._make_layer(block, 256, layers[2], stride=2, dilate=replace_stride_with_dilation[1])
-        self.layer4 = self._make_layer(block, 512, layers[3], stride=2, dilate=replace_stride_with_dilation[2])
+        dilate = replace_stride_with_dilation
+        self.layer2 = self._make_layer(block, 128, layers[1], stride=2, dilate=dilate[0])
+        self.layer3 = self._make_layer(block, 256, layers[2], stride=2, dilate=dilate[1])
+        self.layer4 = self._make_layer(block, 512, layers[3], stride=2, dilate=dilate[2])
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
         self.fc = nn.Linear(512 * block.expansion, num_classes)
         for m in self.modules():
@@ -216,7 +217,8 @@ def resnet152(*, weights=None, progress=True, **kwargs):
 def resnext50_32x4d(*, weights=None, progress=True, **kwargs):
     """ResNeXt-50 32x4d: ResNet-50 with 32 groups of width 4 in each 3x3 conv."""
     kwargs.update(groups=32, width_per_group=4)
-    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], ResNeXt50_32X4D_Weights, weights, progress, kwargs)
+    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], ResNeXt50_32X4D_Weights, weights, progress,
+                   kwargs)
 
 
 def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
@@ -229,7 +231,8 @@ def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
 def wide_resnet50_2(*, weights=None, progress=True, **kwargs):
     """Wide ResNet-50-2: ResNet-50 with the 3x3 convs twice as wide."""
     kwargs.update(width_per_group=64 * 2)
-    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], Wide_ResNet50_2_Weights, weights, progress, kwargs)
+    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], Wide_ResNet50_2_Weights, weights, progress,
+                   kwargs)
 
 
 def wide_resnet101_2(*, weights=None, progress=True, **kwargs):

@@ -38,8 +38,10 @@ class VGG(nn.Module):
 
 def make_layers(cfg, batch_norm=False):
     """3x3 convs (+ BatchNorm) + ReLU for the numbers of cfg, 2x2 max pools for its 'M's."""
-    if not isinstance(cfg, (list, tuple)) or not all(v == "M" or (isinstance(v, int) and not isinstance(v, bool)
-                                                                   and v > 0) for v in cfg):
+    def valid(v):
+        return v == "M" or (isinstance(v, int) and not isinstance(v, bool) and v > 0)
+
+    if not isinstance(cfg, (list, tuple)) or not all(valid(v) for v in cfg):
         raise ValueError(f"make_layers: cfg should be a list of positive ints and 'M's, got {cfg!r}")
     layers, in_channels = [], 3
     for v in cfg:
@@ -47,7 +49,8 @@ def make_layers(cfg, batch_norm=False):
             layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
             continue
         conv = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
-        layers += [conv, nn.BatchNorm2d(v), nn.ReLU(inplace=True)] if batch_norm else [conv, nn.ReLU(inplace=True)]
+        norm = [nn.BatchNorm2d(v)] if batch_norm else []
+        layers += [conv, *norm, nn.ReLU(inplace=True)]
         in_channels = v
     return nn.Sequential(*layers)
 
@@ -56,7 +59,8 @@ cfgs = {
     "A": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     "B": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     "D": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"],
-    "E": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512, 512, 512, 512, "M"],
+    "E": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M",
+          512, 512, 512, 512, "M"],
 }
 
 _URL = "https://download.pytorch.org/models/"

@@ -73,7 +73,8 @@ def pad(img, padding, fill=0, padding_mode="constant"):
         return ImageOps.expand(img, border=(left, top, right, bottom), **opts)
     if min(padding) < 0:
         # Negative pads crop (as the constant mode does); the rest is padded below.
-        img = img.crop((max(-left, 0), max(-top, 0), img.size[0] - max(-right, 0), img.size[1] - max(-bottom, 0)))
+        w, h = img.size
+        img = img.crop((max(-left, 0), max(-top, 0), w - max(-right, 0), h - max(-bottom, 0)))
         left, top, right, bottom = (max(p, 0) for p in padding)
     mode = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[padding_mode]
     palette = img.getpalette() if img.mode == "P" else None

@@ -143,7 +143,8 @@ def to_pil_image(pic, mode=None):
             raise ValueError(f"to_pil_image: pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
         npimg = pic[:, :, None] if pic.ndim == 2 else pic
         if npimg.shape[-1] > 4:
-            raise ValueError(f"to_pil_image: pic should not have > 4 channels. Got {npimg.shape[-1]} channels.")
+            raise ValueError(f"to_pil_image: pic should not have > 4 channels. Got {npimg.shape[-1]} "
+                             "channels.")
     else:
         raise TypeError(f"to_pil_image: pic should be Tensor or ndarray. Got {type(pic)}.")
     channels = npimg.shape[2]
@@ -373,7 +374,9 @@ def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.
         centre = [width * 0.5, height * 0.5] if center is None else center
         matrix = _get_inverse_affine_matrix(centre, angle, list(translate), scale, shear)
         return F_pil.affine(img, matrix, _pil_modes()[interpolation], fill)
-    centre_f = [0.0, 0.0] if center is None else [1.0 * (c - s * 0.5) for c, s in zip(center, [width, height])]
+    centre_f = [0.0, 0.0]
+    if center is not None:
+        centre_f = [1.0 * (c - s * 0.5) for c, s in zip(center, [width, height])]
     matrix = _get_inverse_affine_matrix(centre_f, angle, [1.0 * t for t in translate], scale, shear)
     return F_t.affine_grid_sample(img, matrix, interpolation.value, False, fill)
 
@@ -443,7 +446,8 @@ def gaussian_blur(img, kernel_size, sigma=None):
         kernel_size = [kernel_size[0]] * 2
     for k in kernel_size:
         if not isinstance(k, int) or k % 2 == 0 or k < 0:
-            raise ValueError(f"gaussian_blur: kernel_size should have odd and positive integers. Got {kernel_size}")
+            raise ValueError(f"gaussian_blur: kernel_size should have odd and positive integers. "
+                             f"Got {kernel_size}")
     if sigma is None:
         sigma = [k * 0.15 + 0.35 for k in kernel_size]
     if isinstance(sigma, (int, float)):

@@ -308,8 +308,9 @@ class RandomResizedCrop(Module):
         return F.resized_crop(img, i, j, h, w, self.size, self.interpolation, antialias=self.antialias)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(size={self.size}, scale={tuple(round(s, 4) for s in self.scale)}, "
-                f"ratio={tuple(round(r, 4) for r in self.ratio)}, interpolation={self.interpolation.value}, "
+        scale, ratio = tuple(round(s, 4) for s in self.scale), tuple(round(r, 4) for r in self.ratio)
+        return (f"{self.__class__.__name__}(size={self.size}, scale={scale}, "
+                f"ratio={ratio}, interpolation={self.interpolation.value}, "
                 f"antialias={self.antialias})")
 
 
@@ -418,7 +419,8 @@ class RandomRotation(Module):
         return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(degrees={self.degrees}, interpolation={self.interpolation.value}, "
+        return (f"{self.__class__.__name__}(degrees={self.degrees}, "
+                f"interpolation={self.interpolation.value}, "
                 f"expand={self.expand}, fill={self.fill})")
 
 
@@ -426,8 +428,8 @@ class RandomAffine(Module):
     """A random affine map: angle from degrees, translation up to translate = (fx, fy) of the
     size, scale from scale = (min, max), shear from shear (x range, or x and y ranges)."""
 
-    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
-                 fill=0, center=None):
+    def __init__(self, degrees, translate=None, scale=None, shear=None,
+                 interpolation=InterpolationMode.NEAREST, fill=0, center=None):
         super().__init__()
         self.degrees = _setup_angle(degrees, "degrees")
         if translate is not None:
