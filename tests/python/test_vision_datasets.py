@@ -60,6 +60,10 @@ def test_mnist_layout_and_samples(tmp_path, gz):
         assert type(target) is int and target == labels[1]
         np.testing.assert_array_equal(np.asarray(img), images[1])
     assert ds.classes[3] == "3 - three" and ds.class_to_idx["3 - three"] == 3
+    with pytest.warns(UserWarning, match="test_data has been renamed data"):
+        assert ds.test_data is ds.data
+    with pytest.warns(UserWarning, match="train_labels has been renamed targets"):
+        assert ds.train_labels is ds.targets
     assert ds.raw_folder == os.path.join(str(tmp_path), "MNIST", "raw")
     assert "Split: Test" in repr(ds) and "Number of datapoints: 3" in repr(ds)
 

@@ -1,6 +1,7 @@
 """MNIST and FashionMNIST in torchvision's on-disk layout: root/<ClassName>/raw/ holding the
 IDX files (train-images-idx3-ubyte, ... plain or .gz), read by ember.datasets' IDX reader."""
 import os
+import warnings
 
 import numpy as np
 
@@ -40,6 +41,27 @@ class MNIST(VisionDataset):
             raise RuntimeError(f"{type(self).__name__}: dataset not found in {self.raw_folder}. "
                                "You can use download=True to download it")
         self.data, self.targets = self._load_data()
+
+    # torchvision's old names, kept with its warnings
+    @property
+    def train_labels(self):
+        warnings.warn("train_labels has been renamed targets")
+        return self.targets
+
+    @property
+    def test_labels(self):
+        warnings.warn("test_labels has been renamed targets")
+        return self.targets
+
+    @property
+    def train_data(self):
+        warnings.warn("train_data has been renamed data")
+        return self.data
+
+    @property
+    def test_data(self):
+        warnings.warn("test_data has been renamed data")
+        return self.data
 
     @property
     def raw_folder(self):
