@@ -191,7 +191,22 @@ def heaviside(input, values, *, out=None):
     return _into(result, out, "heaviside")
 
 
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of `elements` occurs in `test_elements` (a broadcast comparison)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin(): expected elements or test_elements to be a Tensor")
+    if not isinstance(elements, Tensor):
+        elements = _creation.full([], elements, dtype=test_elements.dtype)
+    if not isinstance(test_elements, Tensor):
+        test_elements = _creation.full([], test_elements, dtype=elements.dtype)
+    e, t = elements.detach(), test_elements.detach().reshape(-1)
+    found = _C.eq(e.unsqueeze(-1), t).any(-1) if t.numel() else \
+        _creation.zeros(list(e.shape), dtype=_bool)
+    return _C.logical_not(found) if invert else found
+
+
 FUNCTIONS = {
+    "isin": isin,
     "isclose": isclose, "allclose": allclose, "equal": equal, "isreal": isreal,
     "is_floating_point": is_floating_point, "is_complex": is_complex, "is_nonzero": is_nonzero,
     "count_nonzero": count_nonzero, "nan_to_num": nan_to_num, "nan_to_num_": nan_to_num_,
@@ -201,3 +216,7 @@ FUNCTIONS = {
 METHODS = {n: f for n, f in FUNCTIONS.items() if n != "is_floating_point"}
 METHODS["copysign_"] = lambda self, other: self.copy_(copysign(self, other))
 METHODS["heaviside_"] = lambda self, values: self.copy_(heaviside(self, values))
+# In-place comparisons: self keeps its dtype and holds 1/0 (torch's eq_, lt_, ...).
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+    METHODS[_name + "_"] = (lambda f: lambda self, other: self.copy_(f(self, other)))(getattr(_C, _name))
+METHODS["logical_not_"] = lambda self: self.copy_(_C.logical_not(self))

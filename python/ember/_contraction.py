@@ -345,6 +345,30 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _out(_scaled_sum("baddbmm", input, prod, beta, alpha), out, "baddbmm")
 
 
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    _check_tensor(vec1, "addr", "vec1")
+    _check_tensor(vec2, "addr", "vec2")
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1 and vec2, but got shapes "
+                           f"{tuple(vec1.shape)} and {tuple(vec2.shape)}")
+    return _out(_scaled_sum("addr", input, _C.outer(vec1, vec2), beta, alpha), out, "addr")
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast)."""
+    _check_tensor(input, "dist")
+    _check_tensor(other, "dist", "other")
+    from ._comparison import check_broadcast
+    check_broadcast("dist", input, other)
+    diff = _C.sub(input, other)
+    if p == 0:
+        return _C.ne(diff, 0).to(diff.dtype).sum()
+    if p == float("inf"):
+        return _C.abs(diff).amax() if diff.numel() else diff.sum()
+    return _C.norm(diff.reshape(-1), p)
+
+
 def _out(result, out, fn):
     if out is None:
         return result
@@ -355,9 +379,9 @@ def _out(result, out, fn):
 FUNCTIONS = {
     "einsum": einsum, "tensordot": tensordot, "kron": kron, "inner": inner, "ger": ger,
     "vdot": vdot, "cross": cross, "cdist": cdist, "chain_matmul": chain_matmul, "addmv": addmv,
-    "addbmm": addbmm, "baddbmm": baddbmm,
+    "addbmm": addbmm, "baddbmm": baddbmm, "addr": addr, "dist": dist,
 }
 METHODS = {n: FUNCTIONS[n] for n in ("kron", "inner", "ger", "vdot", "cross", "addmv", "addbmm",
-                                     "baddbmm")}
-for _name in ("addmv", "addbmm", "baddbmm"):
+                                     "baddbmm", "addr", "dist")}
+for _name in ("addmv", "addbmm", "baddbmm", "addr"):
     METHODS[_name + "_"] = (lambda f: lambda self, *a, **k: self.copy_(f(self, *a, **k)))(FUNCTIONS[_name])

@@ -106,4 +106,8 @@ def numel(input):
 
 FUNCTIONS = {"finfo": finfo, "iinfo": iinfo, "typename": typename, "is_storage": is_storage,
              "numel": numel}
-METHODS = {}
+METHODS = {
+    "type_as": lambda self, other: self.to(other.dtype),
+    "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+    "is_signed": lambda self: self.dtype.is_signed,
+}

@@ -5,7 +5,7 @@ function gets its Tensor method and, where torch has one, its in-place `_` form.
 import math
 
 from . import _C, _creation
-from ._dtype import float32, float64
+from ._dtype import float32, float64, int64
 
 Tensor = _C.Tensor
 _FLOATING = (float32, float64)
@@ -17,7 +17,8 @@ ALIASES = {
     "fix": "trunc", "absolute": "abs", "negative": "neg", "sgn": "sign",
     "true_divide": "div", "multiply": "mul", "subtract": "sub", "divide": "div",
     "clip": "clamp", "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
-    "not_equal": "ne", "swapdims": "transpose", "moveaxis": "movedim",
+    "not_equal": "ne", "swapdims": "transpose", "moveaxis": "movedim", "concat": "cat",
+    "concatenate": "cat",
 }
 
 
@@ -136,6 +137,89 @@ def clamp_max(input, max):
     return _C.clamp(input, max=max)
 
 
+def positive(input):
+    """input itself (torch refuses bool tensors)."""
+    _check_tensor(input, "positive")
+    if input.dtype.name == "bool":
+        raise RuntimeError("positive: The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input."""
+    _check_tensor(input, "rsub")
+    _binary("rsub", input, other)
+    scaled = input if alpha == 1 else _C.mul(input, alpha)
+    if isinstance(other, Tensor):
+        return _C.sub(other, scaled)
+    return _C.add(_C.neg(scaled), other)
+
+
+def _nan_aware(fn, pick):
+    def f(input, other, *, out=None):
+        """The elementwise max/min; a NaN loses to a number (both NaN: NaN)."""
+        _check_tensor(other, fn, "other")
+        _binary(fn, input, other)
+        result = pick(input, other)
+        if input.dtype in _FLOATING or other.dtype in _FLOATING:
+            result = _C.where(_C.isnan(input), other.to(result.dtype), result)
+            result = _C.where(_C.isnan(other), input.to(result.dtype), result)
+        return _into(result, out, fn)
+    f.__name__ = fn
+    return f
+
+
+fmax = _nan_aware("fmax", _C.maximum)
+fmin = _nan_aware("fmin", _C.minimum)
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2**other (a floating result)."""
+    _check_tensor(input, "ldexp")
+    _check_tensor(other, "ldexp", "other")
+    _binary("ldexp", input, other)
+    x = input if input.dtype in _FLOATING else input.to(float32)
+    return _into(_C.mul(x, _C.exp2(other.to(x.dtype))), out, "ldexp")
+
+
+def _shift(fn, input, other, left):
+    """Integer shifts as multiplication/floor division by 2**other, in int64 and wrapped back to
+    the promoted dtype; shifts of at least the bit width give 0 (right: -1 for negatives)."""
+    _check_tensor(input, fn)
+    _binary(fn, input, other)
+    other_dt = other.dtype if isinstance(other, Tensor) else input.dtype
+    dt = _C.promote_types(input.dtype, other_dt)
+    if dt in _FLOATING or dt.name == "bool":
+        name = {"float32": "Float", "float64": "Double", "bool": "Bool"}[dt.name]
+        raise NotImplementedError(f'"{"lshift" if left else "rshift"}_cpu" not implemented for '
+                                  f"'{name}'")
+    from ._creation import full
+    a = input.to(int64)
+    b = other.to(int64) if isinstance(other, Tensor) else full([], int(other), dtype=int64)
+    bits = 8 * dt.itemsize
+    power = _C.pow(full([], 2, dtype=int64), _C.clamp(b, 0, 62))
+    negative = _C.lt(a, 0).to(int64)
+    if left:
+        result = _C.mul(a, power)
+        # 2**63 does not fit: the lowest bit becomes the sign bit
+        top = _C.mul(_C.remainder(a, 2), full([], -2 ** 63, dtype=int64))
+        result = _C.where(_C.eq(b, 63), top, result)
+        result = _C.where(_C.logical_or(_C.ge(b, bits), _C.lt(b, 0)), 0, result)
+    else:
+        result = _C.floor_divide(a, power)
+        result = _C.where(_C.logical_or(_C.ge(b, min(bits, 63)), _C.lt(b, 0)),
+                          _C.neg(negative), result)
+    return result.to(dt)
+
+
+def bitwise_left_shift(input, other, *, out=None):
+    return _into(_shift("bitwise_left_shift", input, other, True), out, "bitwise_left_shift")
+
+
+def bitwise_right_shift(input, other, *, out=None):
+    return _into(_shift("bitwise_right_shift", input, other, False), out, "bitwise_right_shift")
+
+
 def movedim(input, source, destination):
     """Moves the dims in `source` to the positions in `destination`; the others keep their order."""
     _check_tensor(input, "movedim")
@@ -183,11 +267,13 @@ def _inplace(fn, name):
 FUNCTIONS = {
     "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "frac": frac,
     "deg2rad": deg2rad, "rad2deg": rad2deg, "float_power": float_power, "fmod": fmod,
-    "clamp_min": clamp_min, "clamp_max": clamp_max, "movedim": movedim,
+    "clamp_min": clamp_min, "clamp_max": clamp_max, "movedim": movedim, "positive": positive,
+    "rsub": rsub, "fmax": fmax, "fmin": fmin, "ldexp": ldexp,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
 }
 # Functions whose Tensor method has an in-place form in torch (name_).
 _WITH_INPLACE = ("hypot", "frac", "deg2rad", "rad2deg", "float_power", "fmod", "clamp_min",
-                 "clamp_max")
+                 "clamp_max", "ldexp", "bitwise_left_shift", "bitwise_right_shift")
 
 
 _RETHROWN = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
@@ -229,6 +315,11 @@ def _methods():
 
 
 METHODS = _methods()
+del METHODS["rsub"]  # torch.rsub has no Tensor method
+METHODS["__lshift__"] = bitwise_left_shift
+METHODS["__rshift__"] = bitwise_right_shift
+METHODS["__ilshift__"] = METHODS["bitwise_left_shift_"]
+METHODS["__irshift__"] = METHODS["bitwise_right_shift_"]
 _alias_functions, _alias_methods = _resolve_aliases()
 FUNCTIONS.update(_alias_functions)
 METHODS.update(_alias_methods)

@@ -26,6 +26,7 @@ def _result(name, fields=("values", "indices")):
 median_result = _result("median")
 nanmedian_result = _result("nanmedian")
 aminmax_result = _result("aminmax", ("min", "max"))
+kthvalue_result = _result("kthvalue")
 
 
 def _check_tensor(x, fn, arg="input"):
@@ -116,6 +117,28 @@ def median(input, dim=None, keepdim=False):
 
 def nanmedian(input, dim=None, keepdim=False):
     return _median("nanmedian", input, dim, keepdim, True)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest element along dim (values, indices)."""
+    _check_tensor(input, "kthvalue")
+    d = _wrap_dim(dim, input.dim(), "kthvalue")
+    x = input if input.dim() else input.reshape(1)
+    n = x.shape[d]
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k={k} out of range for dimension {d} "
+                           f"(size {n})")
+    values, idx = _sorted_along(x, d)
+    v, i = values.narrow(d, k - 1, 1), idx.narrow(d, k - 1, 1)
+    if not keepdim or input.dim() == 0:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return kthvalue_result(v, i)
+
+
+def msort(input):
+    """input sorted along dim 0."""
+    _check_tensor(input, "msort")
+    return _sorted_along(input, 0)[0] if input.dim() else input.clone()
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -469,7 +492,7 @@ FUNCTIONS = {
     "quantile": quantile, "nanquantile": nanquantile, "std_mean": std_mean, "var_mean": var_mean,
     "aminmax": aminmax, "diff": diff, "cov": cov, "corrcoef": corrcoef, "bincount": bincount,
     "histc": histc, "searchsorted": searchsorted, "bucketize": bucketize, "unique": unique,
-    "unique_consecutive": unique_consecutive,
+    "unique_consecutive": unique_consecutive, "kthvalue": kthvalue, "msort": msort,
 }
 METHODS = {n: f for n, f in FUNCTIONS.items() if n not in ("std_mean", "var_mean",
                                                            "searchsorted")}

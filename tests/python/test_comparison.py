@@ -50,6 +50,14 @@ FORWARD = {
     "copysign_scalar": (lambda m, a: a.copysign(-2.0), [(3, 4)], FLOAT + ["int64"]),
     "copysign_zero": (lambda m, a: m.copysign(a, -(a * 0)), [(3, 4)], FLOAT),
     "heaviside": (lambda m, a, b: m.heaviside(a.round(), b), [(3, 4), (4,)], FLOAT + ["int64"]),
+    "isin": (lambda m, a, b: m.isin(a, b), [(3, 4), (5,)], ["int64", "int32"]),
+    "isin_invert": (lambda m, a, b: m.isin(a, b, invert=True), [(3, 4), (4,)], ["int64"]),
+    "isin_scalar": (lambda m, a: m.isin(a, 2), [(3, 4)], ["int64"]),
+    "eq_": (lambda m, a, b: a.clone().eq_(b), [(3, 4), (4,)], NUM),
+    "lt_": (lambda m, a, b: a.clone().lt_(b), [(3, 4), (3, 4)], FLOAT),
+    "logical_not_": (lambda m, a: a.clone().logical_not_(), [(3, 4)], ALL),
+    "type_as": (lambda m, a, b: a.type_as(b), [(3, 4), (2,)], ALL),
+    "is_signed": (lambda m, a: (a.is_signed(), a.is_same_size(a.t())), [(3, 4)], ALL),
 }
 
 

@@ -72,6 +72,10 @@ FORWARD = {
     "addmv_beta0": (lambda m, s, a, v: m.addmv(s / 0, a, v, beta=0), [(3,), (3, 4), (4,)]),
     "addbmm": (lambda m, s, a, b: m.addbmm(s, a, b), [(3, 5), (2, 3, 4), (2, 4, 5)]),
     "baddbmm": (lambda m, s, a, b: s.baddbmm(a, b, alpha=0.5), [(1, 3, 5), (2, 3, 4), (2, 4, 5)]),
+    "addr": (lambda m, s, a, b: m.addr(s, a, b, beta=2, alpha=0.5), [(3, 4), (3,), (4,)]),
+    "dist": (lambda m, a, b: m.dist(a, b), [(3, 4), (4,)]),
+    "dist_p": (lambda m, a, b: (a.dist(b, 1), a.dist(b, 0), a.dist(b, float("inf")), a.dist(b, 3)),
+               [(3, 4), (3, 4)]),
 }
 for _p in (0, 1, 2, 3.5, float("inf")):
     FORWARD[f"cdist_p{_p}"] = ((lambda p: lambda m, a, b: m.cdist(a, b, p))(_p), [(2, 5, 3), (2, 4, 3)])
@@ -90,7 +94,7 @@ def test_forward_matches_torch(name):
         check_op(fn, shapes, dtypes=FLOAT, layouts=layouts, rtol=1e-4, atol=1e-5)
 
 
-GRADS = ["tensordot", "kron", "inner", "cross", "addmv", "addbmm", "baddbmm", "cdist_p1",
+GRADS = ["tensordot", "kron", "inner", "cross", "addmv", "addbmm", "baddbmm", "addr", "dist", "cdist_p1",
          "cdist_p2", "cdist_p3.5", "cdist_mm"]
 
 

@@ -53,6 +53,19 @@ FORWARD = {
     "clamp_min": (lambda m, x: m.clamp_min(x, 0.5), [(3, 4)], FLOAT + INT),
     "clamp_max": (lambda m, x: x.clamp_max(-0.5), [(3, 4)], FLOAT),
     "clamp_min_tensor": (lambda m, a, b: m.clamp_min(a, b), [(3, 4), (4,)], FLOAT),
+    "positive": (lambda m, x: m.positive(x), [(3, 4)], NUM),
+    "rsub": (lambda m, a, b: m.rsub(a, b, alpha=2), [(3, 4), (4,)], FLOAT + INT),
+    "rsub_scalar": (lambda m, x: m.rsub(x, 5), [(3, 4)], NUM),
+    "fmax": (lambda m, a, b: m.fmax(a.log(), b.log()), [(3, 4), (4,)], FLOAT),
+    "fmin": (lambda m, a, b: a.fmin(b), [(3, 4), (4,)], NUM),
+    "ldexp": (lambda m, a, b: m.ldexp(a, b), [(3, 4), (4,)], FLOAT + INT),
+    "left_shift": (lambda m, a, b: m.bitwise_left_shift(a, b.abs() * 9), [(3, 4), (4,)],
+                   ["uint8", "int32", "int64"]),
+    "right_shift": (lambda m, a, b: m.bitwise_right_shift(a * 1000, b.abs() * 11), [(3, 4), (4,)],
+                    ["uint8", "int32", "int64"]),
+    "shift_operators": (lambda m, a: (a << 3, a >> 1), [(3, 4)], ["int32", "int64"]),
+    "concat": (lambda m, a, b: m.concat([a, b], 1), [(3, 4), (3, 2)], NUM),
+    "concatenate": (lambda m, a, b: m.concatenate((a, b)), [(3, 4), (2, 4)], NUM),
 }
 
 
@@ -78,6 +91,9 @@ GRADS = {
     "fmod": (lambda m, a, b: m.fmod(a * 3, b.abs() + 0.5), [(3, 4), (3, 4)]),
     "clamp_min": (lambda m, x: m.clamp_min(x, 0.1), [(3, 4)]),
     "clamp_max": (lambda m, x: m.clamp_max(x, 0.1), [(3, 4)]),
+    "rsub": (lambda m, a, b: m.rsub(a, b, alpha=0.5), [(3, 4), (4,)]),
+    "fmax": (lambda m, a, b: m.fmax(a, b), [(3, 4), (4,)]),
+    "ldexp": (lambda m, a, b: m.ldexp(a, b), [(3, 4), (4,)]),
 }
 
 
@@ -110,7 +126,7 @@ def test_simd_and_scalar_paths_agree_with_torch_on_edges():
                                        ("fix_", ()), ("hypot_", ("y",)), ("frac_", ()),
                                        ("deg2rad_", ()), ("fmod_", (0.7,)),
                                        ("clamp_min_", (0.0,)), ("float_power_", (2.0,)),
-                                       ("true_divide_", ("y",))])
+                                       ("true_divide_", ("y",)), ("ldexp_", ("y",))])
 def test_inplace_forms(name, args):
     x = np.random.default_rng(3).uniform(-0.9, 0.9, (3, 4))
     y = np.random.default_rng(4).uniform(0.5, 2, (4,))
@@ -155,6 +171,20 @@ def test_bad_inputs_match_torch_exception_types():
         ember.hypot([1.0], ember.ones(1))
     with pytest.raises(ValueError, match=r"true_divide.*\(3, 4\).*\(5, 6\)"):
         ember.true_divide(ember.ones(3, 4), ember.ones(5, 6))
+
+
+def test_shift_edges_match_torch():
+    a = [1, -3, 5, -8, 7, 2 ** 40, -1]
+    b = [1, 2, 63, 62, 64, 70, 0]
+    for dt in ("int64", "int32", "uint8"):
+        ea, ta = ember.tensor(a).to(getattr(ember, dt)), torch.tensor(a).to(getattr(torch, dt))
+        eb, tb = ember.tensor(b), torch.tensor(b)
+        assert_same(ember.bitwise_left_shift(ea, eb), torch.bitwise_left_shift(ta, tb))
+        assert_same(ember.bitwise_right_shift(ea, eb), torch.bitwise_right_shift(ta, tb))
+    with pytest.raises(NotImplementedError, match="lshift"):
+        ember.bitwise_left_shift(ember.ones(2), 1)
+    with pytest.raises(RuntimeError, match="positive"):
+        ember.positive(ember.tensor([True]))
 
 
 def test_aliases_are_one_table_entry_each():

@@ -64,6 +64,9 @@ FORWARD = {
     "bucketize": (lambda m, v, b: m.bucketize(v, b.sort().values, out_int32=True), [(3, 4), (5,)],
                   NUM),
     "unique": (lambda m, x: m.unique(x), [(4, 5)], ["int64", "int32", "bool"]),
+    "kthvalue": (lambda m, x: tuple(m.kthvalue(x, 2)), [(3, 6)], FLOAT),
+    "kthvalue_dim": (lambda m, x: tuple(x.kthvalue(4, 0, keepdim=True)), [(5, 3)], FLOAT),
+    "msort": (lambda m, x: m.msort(x), [(5, 3)], FLOAT),
     "unique_all": (lambda m, x: m.unique(x, return_inverse=True, return_counts=True), [(4, 5)],
                    ["int64", "float32"]),
     "unique_consecutive": (lambda m, x: m.unique_consecutive((x / 2).round(), return_inverse=True,
@@ -76,7 +79,8 @@ def test_forward_matches_torch(name):
     fn, shapes, dtypes = FORWARD[name]
     # An expanded input has equal rows: median along dim 0 ties (any index is right; torch's
     # values there are wrong in 2.13, zeros).
-    layouts = [lt for lt in LAYOUTS if lt != "expanded"] if name == "median_keepdim" else LAYOUTS
+    ties = name in ("median_keepdim", "kthvalue_dim", "msort")
+    layouts = [lt for lt in LAYOUTS if lt != "expanded"] if ties else LAYOUTS
     check_op(fn, shapes, dtypes=dtypes, layouts=layouts, rtol=1e-5, atol=1e-5)
 
 
@@ -103,6 +107,8 @@ GRADS = {
     "diff": (lambda m, x: m.diff(x, 2), [(3, 5)]),
     "cov": (lambda m, x: m.cov(x), [(3, 6)]),
     "corrcoef": (lambda m, x: m.corrcoef(x), [(3, 6)]),
+    "kthvalue": (lambda m, x: m.kthvalue(x, 3, 1).values, [(3, 6)]),
+    "msort": (lambda m, x: m.msort(x), [(5, 3)]),
 }
 
 
@@ -156,6 +162,8 @@ def test_bad_inputs():
         ember.bucketize(x, x)
     with pytest.raises(RuntimeError, match="cov"):
         ember.cov(ember.ones(2, 2, 2))
+    with pytest.raises(RuntimeError, match="kthvalue.*k=5"):
+        ember.kthvalue(x, 5)
     with pytest.raises(RuntimeError, match="diff"):
         ember.diff(ember.tensor(1.0))
     for call in (lambda m: m.quantile(m.ones(3, 4), 1.5), lambda m: m.bincount(m.tensor([-1])),
