@@ -235,6 +235,9 @@ def test_moments_and_entropy(name):
     de, dt, _, _ = build(name)
     for prop in ["mean", "variance", "stddev", "mode"]:
         want = _maybe(lambda: getattr(dt, prop))
+        if name == "Kumaraswamy" and prop == "mode":  # torch 2.13's is nan everywhere
+            a, b = npy(dt.concentration1), npy(dt.concentration0)
+            want = ((a - 1) / (a * b - 1)) ** (1 / a)
         got = _maybe(lambda: getattr(de, prop))
         if isinstance(want, type):
             assert got is want, (prop, got)

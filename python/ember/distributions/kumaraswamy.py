@@ -45,9 +45,10 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mode(self):
-        # torch's expression, nan where either concentration is below 1
+        """((a - 1) / (ab - 1)) ** (1 / a); nan where a concentration is below 1 (the density
+        is unbounded there). torch 2.13's expression gives nan for every input."""
         a, b = self.concentration1, self.concentration0
-        log_mode = b.reciprocal() * (-b).log1p() - (-b * a).log1p()
+        log_mode = ((a - 1).log() - (a * b - 1).log()) / a
         return ember.where((b < 1) | (a < 1), math.nan, log_mode).exp()
 
     @property
