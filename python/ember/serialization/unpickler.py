@@ -119,7 +119,7 @@ class WeightsUnpickler(pickle._Unpickler):
     dispatch = {op[0]: pickle._Unpickler.dispatch[op[0]] for op in _OPCODES}
 
     def __init__(self, file):
-        super().__init__(file, encoding="bytes")
+        super().__init__(file, encoding="utf-8")  # (SHORT_BINSTRING decoded as torch does)
         user = _user_by_name()
         defaults = {n: _resolve(to_ember(n)) for n in torch_default_safe_names()}
         self._names = {**defaults, **{n: _resolve(o) for n, o in user.items()}}
