@@ -225,3 +225,14 @@ def test_kl_with_lowrank(pkind, qkind):
     with pytest.raises(ValueError, match="different event shapes"):
         ED.kl_divergence(pe, ED.MultivariateNormal(ember.zeros(2, dtype=ember.float64),
                                                    ember.eye(2, dtype=ember.float64)))
+
+
+def test_positive_semidefinite_constraint():
+    rng = np.random.default_rng(14)
+    x = rng.normal(size=(4, 2))
+    clear = np.stack([_spd(rng, (), 4), -np.eye(4), np.diag([1.0, 2.0, -0.5, 3.0]), np.zeros((4, 4)),
+                      np.triu(np.ones((4, 4)))])
+    close(ED.constraints.positive_semidefinite.check(e(clear)),
+          TD.constraints.positive_semidefinite.check(tt(clear)))
+    assert repr(ED.constraints.positive_semidefinite) == repr(TD.constraints.positive_semidefinite)
+    assert bool(ED.constraints.positive_semidefinite.check(e(x @ x.T)))  # rank 2: PSD

@@ -6,9 +6,9 @@ import ember
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
-           "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
-           "unit_interval"]
+           "MixtureSameFamilyConstraint", "multinomial", "nonnegative", "nonnegative_integer",
+           "one_hot", "positive", "positive_semidefinite", "positive_definite", "positive_integer",
+           "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -87,7 +87,8 @@ class _IndependentConstraint(Constraint):
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"independent: expected a Constraint, got {type(base_constraint).__name__}")
+            raise TypeError(f"independent: expected a Constraint, got "
+                            f"{type(base_constraint).__name__}")
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
             raise ValueError(f"independent: reinterpreted_batch_ndims must be a non-negative int, "
                              f"got {reinterpreted_batch_ndims!r}")
@@ -331,6 +332,23 @@ class _PositiveDefinite(_Symmetric):
         return cholesky_ex(value)[1].eq(0)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with no negative eigenvalue. ember has no eigvalsh: the test is a
+    Cholesky factorization of A + n eps max|A| I, which succeeds just when the smallest
+    eigenvalue is above -n eps max|A| (rounding level). torch's eigvalsh(A) >= 0 decides the
+    rank-deficient matrices by the sign of rounding noise; this accepts them."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not bool(sym_check.all()):
+            return sym_check
+        from ._linalg import cholesky_ex
+        n = value.shape[-1]
+        scale = value.abs().amax((-2, -1), keepdim=True).clamp(min=ember.finfo(value.dtype).tiny)
+        jitter = n * ember.finfo(value.dtype).eps * scale * ember.eye(n, dtype=value.dtype)
+        return cholesky_ex(value + jitter)[1].eq(0)
+
+
 class _Cat(Constraint):
     """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
 
@@ -411,5 +429,6 @@ corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
+positive_semidefinite = _PositiveSemidefinite()
 cat = _Cat
 stack = _Stack
