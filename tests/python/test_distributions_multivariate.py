@@ -236,3 +236,14 @@ def test_positive_semidefinite_constraint():
           TD.constraints.positive_semidefinite.check(tt(clear)))
     assert repr(ED.constraints.positive_semidefinite) == repr(TD.constraints.positive_semidefinite)
     assert bool(ED.constraints.positive_semidefinite.check(e(x @ x.T)))  # rank 2: PSD
+
+
+def test_wishart_kl_by_bregman_divergence():
+    rng = np.random.default_rng(15)
+    a, b = _spd(rng, (), 3), _spd(rng, (), 3)
+
+    def kl(D, T, wrap):
+        return D.kl_divergence(D.Wishart(T.tensor(5.0, dtype=T.float64), wrap(a)),
+                               D.Wishart(T.tensor(6.5, dtype=T.float64), wrap(b)))
+
+    close(kl(ED, ember, e), kl(TD, torch, tt), rtol=1e-6)
