@@ -348,3 +348,29 @@ def test_empty_batch():
     assert tuple(de.log_prob(ember.zeros(0, 3)).shape) == (0, 3)
     c = ED.Categorical(logits=ember.zeros(0, 4))
     assert tuple(c.sample((5,)).shape) == (5, 0)
+
+
+SCALAR_CASES = [
+    (lambda D, T: D.Normal(T.tensor(0.3), T.tensor(1.5)), 0.7),
+    (lambda D, T: D.Exponential(T.tensor(1.5)), 0.7),
+    (lambda D, T: D.Bernoulli(T.tensor(0.3)), 1.0),
+    (lambda D, T: D.Gamma(T.tensor(2.0), T.tensor(1.5)), 0.7),
+    (lambda D, T: D.Poisson(T.tensor(2.0)), 3.0),
+    (lambda D, T: D.Laplace(0.5, 2.0), 0.7),
+    (lambda D, T: D.Geometric(0.25), 3.0),
+    (lambda D, T: D.Beta(2.0, 3.0), 0.7),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SCALAR_CASES)))
+def test_zero_dim_parameters(i):
+    make, value = SCALAR_CASES[i]
+    de, dt = make(ED, ember), make(TD, torch)
+    assert tuple(de.batch_shape) == () == tuple(dt.batch_shape)
+    close(de.log_prob(ember.tensor(value)), dt.log_prob(torch.tensor(value)), rtol=1e-5)
+    want = _maybe(dt.entropy)  # Poisson has none in torch either
+    if isinstance(want, type):
+        assert _maybe(de.entropy) is want
+    else:
+        close(de.entropy(), want, rtol=1e-5)
+    assert tuple(de.sample().shape) == () and tuple(de.sample((3, 2)).shape) == (3, 2)
