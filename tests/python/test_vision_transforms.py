@@ -396,3 +396,43 @@ def test_tensor_transforms_carry_gradients_like_torch():
     r = (r - torch.tensor(mean).view(-1, 1, 1)) / torch.tensor(std).view(-1, 1, 1)
     (r * torch.from_numpy(weight)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,args", [("invert", ()), ("posterize", (3,)), ("solarize", (100,)),
+                                       ("adjust_sharpness", (1.7,)), ("adjust_sharpness", (0.2,)),
+                                       ("autocontrast", ()), ("equalize", ())])
+def test_tensor_color_ops_match_pillow(name, args):
+    """The tensor forms (ember ops) give Pillow's ImageOps/ImageEnhance results exactly on uint8
+    images; the PIL forms are Pillow's."""
+    from PIL import ImageOps
+
+    pil_ops = {"invert": ImageOps.invert, "posterize": ImageOps.posterize, "solarize": ImageOps.solarize,
+               "adjust_sharpness": lambda im, f: ImageEnhance.Sharpness(im).enhance(f),
+               "autocontrast": ImageOps.autocontrast, "equalize": ImageOps.equalize}
+    for a in (_rgb(10, 12), np.random.default_rng(1).integers(50, 60, (6, 5, 3), dtype=np.uint8),
+              np.full((4, 4, 3), 7, np.uint8)):
+        img, x = Image.fromarray(a), ember.from_numpy(a.transpose(2, 0, 1).copy())
+        want = np.asarray(pil_ops[name](img, *args))
+        np.testing.assert_array_equal(getattr(F, name)(x, *args).numpy(), want.transpose(2, 0, 1))
+        assert getattr(F, name)(img, *args).tobytes() == want.tobytes()
+
+
+def test_color_ops_floats_random_classes_and_errors():
+    x = ember.rand(3, 4, 5)
+    np.testing.assert_allclose(F.invert(x).numpy(), 1 - x.numpy(), rtol=1e-6)
+    s = F.autocontrast(x * 0.5 + 0.1).numpy()
+    np.testing.assert_allclose(s.min(axis=(1, 2)), 0, atol=1e-6)
+    np.testing.assert_allclose(s.max(axis=(1, 2)), 1, atol=1e-6)
+    img = Image.fromarray(_rgb())
+    assert T.RandomInvert(p=1.0)(img).tobytes() == F.invert(img).tobytes()
+    assert T.RandomEqualize(p=0.0)(img) is img
+    assert T.RandomPosterize(2, p=1.0)(img).tobytes() == F.posterize(img, 2).tobytes()
+    assert repr(T.RandomSolarize(128)) == "RandomSolarize(threshold=128, p=0.5)"
+    with pytest.raises(ValueError, match="posterize: the number of bits should be between 0 and 8. Got 9"):
+        F.posterize(img, 9)
+    with pytest.raises(TypeError, match="posterize: only uint8 image tensors are supported, but found ember.float32"):
+        F.posterize(x, 2)
+    with pytest.raises(TypeError, match="equalize: input image tensor permitted channel values are"):
+        F.equalize(ember.zeros(2, 4, 4, dtype=ember.uint8))
+    with pytest.raises(ValueError, match=r"sharpness_factor \(-1\) is not non-negative"):
+        F.adjust_sharpness(x, -1)

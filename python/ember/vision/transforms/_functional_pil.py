@@ -132,3 +132,33 @@ def affine(img, matrix, interpolation, fill=None):
     """matrix: the 6 coefficients of the output -> input map."""
     _check(img)
     return img.transform(img.size, Image.Transform.AFFINE, matrix, interpolation, **_parse_fill(fill, img))
+
+
+def invert(img):
+    _check(img)
+    return ImageOps.invert(img)
+
+
+def posterize(img, bits):
+    _check(img)
+    return ImageOps.posterize(img, bits)
+
+
+def solarize(img, threshold):
+    _check(img)
+    return ImageOps.solarize(img, threshold)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    _check(img)
+    return ImageEnhance.Sharpness(img).enhance(sharpness_factor)
+
+
+def autocontrast(img):
+    _check(img)
+    return ImageOps.autocontrast(img)
+
+
+def equalize(img):
+    _check(img)
+    return ImageOps.equalize(img)

@@ -328,6 +328,83 @@ def adjust_hue(img, factor):
     return convert_image_dtype(rgb, orig)
 
 
+def _assert_channels(img, allowed, op):
+    c = get_dimensions(img)[0]
+    if c not in allowed:
+        raise TypeError(f"{op}: input image tensor permitted channel values are {allowed}, but found {c}")
+
+
+def invert(img):
+    _assert_channels(img, (1, 3), "invert")
+    return (ember.ones_like(img) * _max_value(img.dtype)).sub(img).to(img.dtype)
+
+
+def posterize(img, bits):
+    """Keep the top `bits` bits of each uint8 value."""
+    _assert_channels(img, (1, 3), "posterize")
+    if img.dtype != ember.uint8:
+        raise TypeError(f"posterize: only uint8 image tensors are supported, but found {img.dtype}")
+    return img.bitwise_and((-(2 ** (8 - bits))) & 0xFF)
+
+
+def solarize(img, threshold):
+    """Invert the values >= threshold."""
+    _assert_channels(img, (1, 3), "solarize")
+    if threshold > _max_value(img.dtype):
+        raise TypeError(f"solarize: threshold {threshold} should be less than the bound of img "
+                        f"({_max_value(img.dtype)})")
+    return ember.where(img >= threshold, invert(img), img)
+
+
+def adjust_sharpness(img, factor):
+    """Blend with the image smoothed by PyTorch's 3x3 sharpness kernel (centre 5, others 1;
+    the one-pixel border keeps its values), as PIL's ImageEnhance.Sharpness."""
+    _assert_channels(img, (1, 3), "adjust_sharpness")
+    if img.shape[-1] <= 2 or img.shape[-2] <= 2:
+        return img
+    work, back = _float_work(img, "adjust_sharpness")
+    batch, restore = _as_batch(work)
+    c = batch.shape[1]
+    kernel = ember.ones(3, 3, dtype=work.dtype)
+    kernel[1, 1] = 5.0
+    kernel = (kernel / kernel.sum()).expand(c, 1, 3, 3).contiguous()
+    inner = back(restore(nnF.conv2d(batch, kernel, groups=c)))
+    degenerate = img.clone()
+    degenerate[..., 1:-1, 1:-1] = inner
+    return _blend(img, degenerate, factor)
+
+
+def autocontrast(img):
+    """Stretch each channel to the full range [0, bound]; flat channels stay as they are."""
+    _assert_channels(img, (1, 3), "autocontrast")
+    bound = _max_value(img.dtype)
+    dtype = img.dtype if img.is_floating_point() else ember.float32
+    low = img.amin(dim=(-2, -1), keepdim=True).to(dtype)
+    high = img.amax(dim=(-2, -1), keepdim=True).to(dtype)
+    flat = high == low
+    scale = ember.where(flat, ember.ones_like(high), bound / ember.where(flat, ember.ones_like(high), high - low))
+    low = ember.where(flat, ember.zeros_like(low), low)
+    return ((img.to(dtype) - low) * scale).clamp(0, bound).to(img.dtype)
+
+
+def equalize(img):
+    """Histogram equalisation per channel of a uint8 image, PIL's and torchvision's rule: a
+    lookup table from the cumulative histogram, step = (pixels - count of the top value) // 255."""
+    _assert_channels(img, (1, 3), "equalize")
+    if img.dtype != ember.uint8:
+        raise TypeError(f"equalize: only uint8 image tensors are supported, but found {img.dtype}")
+    shape = img.shape
+    chans = img.reshape(-1, shape[-2] * shape[-1]).to(ember.int64)  # one row per channel
+    hist = ember.zeros(chans.shape[0], 256, dtype=ember.int64).scatter_add(1, chans, ember.ones_like(chans))
+    last = ((hist > 0).to(ember.int64) * ember.arange(256)).amax(1, keepdim=True)  # the top value present
+    step = (hist.sum(1, keepdim=True) - hist.gather(1, last)).floor_divide(255)
+    safe = ember.where(step == 0, ember.ones_like(step), step)
+    lut = (hist.cumsum(1) + safe.floor_divide(2)).floor_divide(safe)
+    lut = nnF.pad(lut, [1, 0])[:, :-1].clamp(0, 255)
+    out = ember.where(step == 0, chans, lut.gather(1, chans))  # one value or fewer: unchanged
+    return out.to(ember.uint8).reshape(shape)
+
+
 # ---- filters ------------------------------------------------------------------------------------
 def _gaussian_kernel1d(size, sigma):
     half = (size - 1) * 0.5

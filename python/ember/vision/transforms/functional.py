@@ -421,6 +421,44 @@ def adjust_hue(img, hue_factor):
     return F_t.adjust_hue(img, hue_factor)
 
 
+def _dispatch(name, img, *args):
+    _check_image(img, name)
+    return getattr(F_pil if _is_pil_image(img) else F_t, name)(img, *args)
+
+
+def invert(img):
+    """bound - img (bound 255 for uint8, 1.0 for floats)."""
+    return _dispatch("invert", img)
+
+
+def posterize(img, bits):
+    """Keep the top `bits` (0..8) bits of each value (uint8 images)."""
+    if not isinstance(bits, int) or isinstance(bits, bool) or not 0 <= bits <= 8:
+        raise ValueError(f"posterize: the number of bits should be between 0 and 8. Got {bits}")
+    return _dispatch("posterize", img, bits)
+
+
+def solarize(img, threshold):
+    """Invert the values at or above threshold."""
+    return _dispatch("solarize", img, threshold)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    """0 blurs, 1 keeps, 2 sharpens (PIL's ImageEnhance.Sharpness)."""
+    _check_factor("sharpness_factor", sharpness_factor, "adjust_sharpness")
+    return _dispatch("adjust_sharpness", img, sharpness_factor)
+
+
+def autocontrast(img):
+    """Stretch each channel to the full range."""
+    return _dispatch("autocontrast", img)
+
+
+def equalize(img):
+    """Equalise each channel's histogram (uint8 images)."""
+    return _dispatch("equalize", img)
+
+
 def rgb_to_grayscale(img, num_output_channels=1):
     _check_image(img, "rgb_to_grayscale")
     if _is_pil_image(img):

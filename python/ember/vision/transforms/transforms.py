@@ -486,6 +486,69 @@ class RandomAffine(Module):
                 f"fill={self.fill})")
 
 
+class _RandomColorOp(Module):
+    """Applies a functional colour op with probability p."""
+
+    _op = None
+    _arg = None
+
+    def __init__(self, *args, p=0.5):
+        super().__init__()
+        self.args, self.p = args, p
+
+    def forward(self, img):
+        return getattr(F, self._op)(img, *self.args) if _rand() < self.p else img
+
+    def __repr__(self):
+        extra = f"{self._arg}={self.args[0]}, " if self._arg else ""
+        return f"{self.__class__.__name__}({extra}p={self.p})"
+
+
+class RandomInvert(_RandomColorOp):
+    _op = "invert"
+
+    def __init__(self, p=0.5):
+        super().__init__(p=p)
+
+
+class RandomPosterize(_RandomColorOp):
+    _op, _arg = "posterize", "bits"
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(bits, p=p)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomColorOp):
+    _op, _arg = "solarize", "threshold"
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(threshold, p=p)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomColorOp):
+    _op, _arg = "adjust_sharpness", "sharpness_factor"
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(sharpness_factor, p=p)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomColorOp):
+    _op = "autocontrast"
+
+    def __init__(self, p=0.5):
+        super().__init__(p=p)
+
+
+class RandomEqualize(_RandomColorOp):
+    _op = "equalize"
+
+    def __init__(self, p=0.5):
+        super().__init__(p=p)
+
+
 class Grayscale(Module):
     def __init__(self, num_output_channels=1):
         super().__init__()

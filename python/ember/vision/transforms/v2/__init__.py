@@ -12,9 +12,10 @@ from ._type_conversion import (Compose, Lambda, RandomApply, RandomChoice, Rando
                                ToPureTensor)
 
 _WRAPPED = ("CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur", "Grayscale",
-            "Normalize", "Pad", "PILToTensor", "RandomAffine", "RandomCrop", "RandomErasing", "RandomGrayscale",
-            "RandomHorizontalFlip", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize",
-            "TenCrop", "ToPILImage", "ToTensor")
+            "Normalize", "Pad", "PILToTensor", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
+            "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
+            "RandomInvert", "RandomPosterize", "RandomResizedCrop", "RandomRotation", "RandomSolarize",
+            "RandomVerticalFlip", "Resize", "TenCrop", "ToPILImage", "ToTensor")
 globals().update({name: wrap_v1(getattr(_v1, name)) for name in _WRAPPED})
 
 __all__ = ["Compose", "InterpolationMode", "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "ToDtype",
