@@ -131,7 +131,8 @@ def test_categorical_sampling_edge_cases():
 
 def test_repr_matches_torch():
     from test_distributions_cases import CASES, build
-    for name in ["Normal", "Bernoulli", "Categorical", "Uniform", "Gamma", "Beta", "StudentT",
+    for name in ["Normal", "Bernoulli", "Categorical", "Uniform", "Gamma", "Beta", "StudentT", "Chi2",
+                 "Gumbel", "Pareto", "VonMises", "Weibull", "Laplace",
                  "IndependentNormal", "MixtureSameFamily", "Binomial", "Poisson"]:
         if name not in CASES:
             continue

@@ -1,5 +1,4 @@
 """Chi-squared distribution with df degrees of freedom: Gamma(df / 2, 1 / 2)."""
-import ember
 from . import constraints
 from .gamma import Gamma
 
@@ -19,6 +18,3 @@ class Chi2(Gamma):
     @property
     def df(self):
         return self.concentration * 2
-
-    def __repr__(self):
-        return f"Chi2(df: {self.df if self.df.numel() == 1 else ember.Size(self.df.size())})"

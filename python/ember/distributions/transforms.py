@@ -24,14 +24,12 @@ class Transform:
     bijective = False
 
     def __init__(self, cache_size=0):
+        if cache_size not in (0, 1):
+            raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
         self._inv = None
-        if cache_size == 0:
-            pass
-        elif cache_size == 1:
+        if cache_size == 1:
             self._cached_x_y = None, None
-        else:
-            raise ValueError("cache_size must be 0 or 1")
         super().__init__()
 
     def __getstate__(self):
