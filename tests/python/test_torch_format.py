@@ -437,3 +437,22 @@ def test_word_language_model_checkpoint_both_ways():
         np.testing.assert_allclose(run(t_model2, torch), run(e_model2, ember), rtol=1e-5, atol=1e-6)
     finally:
         del me.RNNModel
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_storages_view_the_file_bytes_without_copies(tmp_path, mmap):
+    path = tmp_path / "two.pt"
+    torch.save({"a": torch.arange(100.0), "b": torch.arange(50, dtype=torch.int64)}, path)
+    out = ember.load(path, mmap=mmap)
+    z = zipfile.ZipFile(path)
+
+    def data_offset(name):
+        info = z.getinfo(f"two/{name}")
+        with open(path, "rb") as f:
+            f.seek(info.header_offset + 26)
+            n, e = np.frombuffer(f.read(4), np.uint16)
+        return info.header_offset + 30 + int(n) + int(e)
+    # both records are views of one buffer holding the whole file: their addresses differ
+    # by their distance in the file
+    assert out["b"].data_ptr() - out["a"].data_ptr() == data_offset("data/1") - data_offset("data/0")
+    assert out["a"].data_ptr() % 64 == out["b"].data_ptr() % 64
