@@ -54,6 +54,11 @@ def test_random_transforms_draw_as_v1():
     assert v2.RandomApply([v2.Resize(4)], p=0.0)(img) is img
     assert v2.RandomChoice([v2.Resize(4), v2.Resize(6)], p=[0, 1])(img).size == (7, 6)
     assert v2.RandomOrder([v2.Grayscale(), v2.Resize(4)])(img).mode == "L"
+    ember.manual_seed(3)
+    want = T.RandAugment()(img)
+    ember.manual_seed(3)
+    got, label = v2.RandAugment()(img, 5)
+    assert got.tobytes() == want.tobytes() and label == 5
     with pytest.raises(ValueError, match="Length of p doesn't match the number of transforms: 1 != 2"):
         v2.RandomChoice([v2.Resize(4), v2.Resize(6)], p=[1])
 

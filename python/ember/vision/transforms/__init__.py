@@ -1,5 +1,6 @@
 """ember.vision.transforms: torchvision.transforms (the v1 API) for PIL images and tensors."""
 from . import functional
+from .autoaugment import RandAugment, TrivialAugmentWide
 from .functional import InterpolationMode
 from .transforms import (CenterCrop, ColorJitter, Compose, ConvertImageDtype, FiveCrop, GaussianBlur,
                          Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomAdjustSharpness,
@@ -9,9 +10,9 @@ from .transforms import (CenterCrop, ColorJitter, Compose, ConvertImageDtype, Fi
                          RandomSolarize, RandomVerticalFlip, Resize, TenCrop, ToPILImage, ToTensor)
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
-           "Grayscale", "InterpolationMode", "Lambda", "Normalize", "Pad", "PILToTensor",
+           "Grayscale", "InterpolationMode", "Lambda", "Normalize", "Pad", "PILToTensor", "RandAugment",
            "RandomAdjustSharpness", "RandomAffine", "RandomApply", "RandomAutocontrast", "RandomChoice",
            "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
            "RandomInvert", "RandomOrder", "RandomPosterize", "RandomResizedCrop", "RandomRotation",
            "RandomSolarize", "RandomVerticalFlip", "Resize", "TenCrop", "ToPILImage", "ToTensor",
-           "functional"]
+           "TrivialAugmentWide", "functional"]
