@@ -303,6 +303,14 @@ Tensor special_i1e(const Tensor& a);
 Tensor special_entr(const Tensor& a);              // -x log x
 Tensor special_bessel_j0(const Tensor& a);         // not differentiable, as torch
 Tensor special_bessel_j1(const Tensor& a);
+Tensor special_bessel_y0(const Tensor& a);         // these too: no gradient, as torch
+Tensor special_bessel_y1(const Tensor& a);
+Tensor special_modified_bessel_k0(const Tensor& a);
+Tensor special_modified_bessel_k1(const Tensor& a);
+Tensor special_scaled_modified_bessel_k0(const Tensor& a);  // exp(x) K0(x)
+Tensor special_scaled_modified_bessel_k1(const Tensor& a);
+Tensor special_spherical_bessel_j0(const Tensor& a);        // sin(x) / x
+Tensor special_airy_ai(const Tensor& a);
 // The regularized lower / upper incomplete gamma functions P(a, x), Q(a, x); gradient in x only.
 Tensor igamma(const Tensor& a, const Tensor& x);
 Tensor igammac(const Tensor& a, const Tensor& x);

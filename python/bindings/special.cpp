@@ -35,6 +35,28 @@ void bind_special(nb::module_& m) {
   m.def("_special_entr", [](const Tensor& t) { return special_entr(t); }, nb::arg("input"));
   m.def("_special_bessel_j0", [](const Tensor& t) { return special_bessel_j0(t); }, nb::arg("input"));
   m.def("_special_bessel_j1", [](const Tensor& t) { return special_bessel_j1(t); }, nb::arg("input"));
+#define EMBER_BIND_SPECIAL(name) \
+  m.def("_special_" #name, [](const Tensor& t) { return special_##name(t); }, nb::arg("input"));
+  EMBER_BIND_SPECIAL(bessel_y0)
+  EMBER_BIND_SPECIAL(bessel_y1)
+  EMBER_BIND_SPECIAL(modified_bessel_k0)
+  EMBER_BIND_SPECIAL(modified_bessel_k1)
+  EMBER_BIND_SPECIAL(scaled_modified_bessel_k0)
+  EMBER_BIND_SPECIAL(scaled_modified_bessel_k1)
+  EMBER_BIND_SPECIAL(spherical_bessel_j0)
+  EMBER_BIND_SPECIAL(airy_ai)
+#undef EMBER_BIND_SPECIAL
+  // torch's top-level in-place forms (torch.erfc_(t), ...)
+#define EMBER_BIND_INPLACE(name)                                                             \
+  m.def(#name "_", [](nb::handle self) {                                                     \
+    if (!nb::isinstance<Tensor>(self))                                                       \
+      throw TypeError(detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
+    return inplace(self, [](Tensor& t) { name##_(t); });                                     \
+  });
+  EMBER_BIND_INPLACE(erfc)
+  EMBER_BIND_INPLACE(i0)
+  EMBER_BIND_INPLACE(sinc)
+#undef EMBER_BIND_INPLACE
   def_both(m, cls, "igamma", [](const Tensor& a, const Tensor& x) { return igamma(a, x); }, nb::arg("other"));
   def_both(m, cls, "igammac", [](const Tensor& a, const Tensor& x) { return igammac(a, x); }, nb::arg("other"));
   cls.def("igamma_", [](nb::handle self, const Tensor& x) {
@@ -59,6 +81,11 @@ void bind_special(nb::module_& m) {
   cls.def("logit_", [](nb::handle self, std::optional<double> eps) {
     return inplace(self, [eps](Tensor& t) { logit_(t, eps); });
   }, nb::arg("eps") = nb::none());
+  m.def("logit_", [](nb::handle self, std::optional<double> eps) {
+    if (!nb::isinstance<Tensor>(self))
+      throw TypeError(detail::cat("logit_: expected a Tensor, got ", nb::type_name(self.type()).c_str()));
+    return inplace(self, [eps](Tensor& t) { logit_(t, eps); });
+  }, nb::arg("input"), nb::arg("eps") = nb::none());
 
   // xlogy(Tensor | Number, Tensor | Number), at least one a tensor, as torch.
   m.def("xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"), nb::arg("other"));
@@ -66,6 +93,12 @@ void bind_special(nb::module_& m) {
   m.def("xlogy", [](Scalar x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"), nb::arg("other"));
   cls.def("xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("other"));
   cls.def("xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("other"));
+  m.def("xlogy_", [](nb::handle self, const Tensor& y) {
+    return inplace(self, [&y](Tensor& t) { xlogy_(t, y); });
+  }, nb::arg("input"), nb::arg("other"));
+  m.def("xlogy_", [](nb::handle self, Scalar y) {
+    return inplace(self, [y](Tensor& t) { xlogy_(t, y); });
+  }, nb::arg("input"), nb::arg("other"));
   cls.def("xlogy_", [](nb::handle self, const Tensor& y) {
     return inplace(self, [&y](Tensor& t) { xlogy_(t, y); });
   }, nb::arg("other"));

@@ -28,6 +28,20 @@ bessel_j0 = _C._special_bessel_j0
 bessel_j1 = _C._special_bessel_j1
 gammainc = _C.igamma
 gammaincc = _C.igammac
+bessel_y0 = _C._special_bessel_y0
+bessel_y1 = _C._special_bessel_y1
+modified_bessel_i0 = _C.i0  # (torch records no gradient for the modified_bessel_* names)
+modified_bessel_i1 = _C._special_i1
+modified_bessel_k0 = _C._special_modified_bessel_k0
+modified_bessel_k1 = _C._special_modified_bessel_k1
+scaled_modified_bessel_k0 = _C._special_scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _C._special_scaled_modified_bessel_k1
+spherical_bessel_j0 = _C._special_spherical_bessel_j0
+airy_ai = _C._special_airy_ai
+exp2 = _C.exp2
+softmax = _C.softmax
+log_softmax = _C.log_softmax
+logsumexp = _C.logsumexp
 
 
 def multigammaln(input, p):
@@ -38,4 +52,7 @@ def multigammaln(input, p):
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfcx",
            "erfinv", "expit", "expm1", "log1p", "logit", "i0", "i1", "ndtr", "ndtri", "log_ndtr",
            "sinc", "xlogy", "xlog1py", "i0e", "i1e", "entr", "bessel_j0", "bessel_j1", "gammainc",
-           "gammaincc"]
+           "gammaincc", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+           "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai", "exp2", "softmax",
+           "log_softmax", "logsumexp"]

@@ -54,8 +54,7 @@ Tensor math_backward(MathFn f, int64_t n, const Tensor& g, const Tensor& a, cons
       return mul(g, masked_fill(d, eq(a, Scalar(0.0)), Scalar(0.5)));
     }
     case MathFn::Entr: return mul(g, neg(add(log(a), Scalar(1.0))));
-    case MathFn::BesselJ0:
-    case MathFn::BesselJ1: break;  // not differentiable in torch either (no node is recorded)
+    default: break;  // the Bessel and Airy functions of torch.special: no gradient in torch either
     case MathFn::Sinc: {  // (cos(pi x) - sinc(x)) / x, 0 at 0
       Tensor d = div(sub(cos(mul(a, Scalar(M_PI))), out), a);
       return mul(g, masked_fill(d, eq(a, Scalar(0.0)), Scalar(0.0)));
@@ -70,9 +69,19 @@ Tensor math_backward(MathFn f, int64_t n, const Tensor& g, const Tensor& a, cons
   return g;
 }
 
+// torch.special's Bessel (J, Y, K, scaled K, spherical J0) and Airy functions record no node.
+bool differentiable(MathFn f) {
+  switch (f) {
+    case MathFn::BesselJ0: case MathFn::BesselJ1: case MathFn::BesselY0: case MathFn::BesselY1:
+    case MathFn::BesselK0: case MathFn::BesselK1: case MathFn::BesselK0e: case MathFn::BesselK1e:
+    case MathFn::SphericalJ0: case MathFn::AiryAi: return false;
+    default: return true;
+  }
+}
+
 Tensor math_op(MathFn f, const char* name, const char* node, const Tensor& a, int64_t n = 0) {
   Tensor out = math_out(f, name, a, n);
-  if (autograd::any_requires_grad(a) && f != MathFn::BesselJ0 && f != MathFn::BesselJ1) {
+  if (autograd::any_requires_grad(a) && differentiable(f)) {
     autograd::record(node, {&a}, {&out},
                      [f, n, sa = SavedTensor(a), so = SavedTensor(out, true)](
                          Grads& g, const Node&) -> Grads {
@@ -114,6 +123,14 @@ EMBER_MATH(special_i1e, I1e, "SpecialI1EBackward0")
 EMBER_MATH(special_entr, Entr, "SpecialEntrBackward0")
 EMBER_MATH(special_bessel_j0, BesselJ0, "")
 EMBER_MATH(special_bessel_j1, BesselJ1, "")
+EMBER_MATH(special_bessel_y0, BesselY0, "")
+EMBER_MATH(special_bessel_y1, BesselY1, "")
+EMBER_MATH(special_modified_bessel_k0, BesselK0, "")
+EMBER_MATH(special_modified_bessel_k1, BesselK1, "")
+EMBER_MATH(special_scaled_modified_bessel_k0, BesselK0e, "")
+EMBER_MATH(special_scaled_modified_bessel_k1, BesselK1e, "")
+EMBER_MATH(special_spherical_bessel_j0, SphericalJ0, "")
+EMBER_MATH(special_airy_ai, AiryAi, "")
 #undef EMBER_MATH
 
 Tensor& lgamma_(Tensor& a) { return inplace("lgamma_", a, [](const Tensor& x) { return lgamma(x); }); }

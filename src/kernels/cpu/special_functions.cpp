@@ -1,5 +1,6 @@
 #include "kernels/cpu/special_functions.h"
 
+#include <boost/math/special_functions/airy.hpp>
 #include <boost/math/special_functions/bessel.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
@@ -112,6 +113,29 @@ double bessel_j(int order, double x) {
   return order == 1 && x < 0 ? -v : v;
 }
 
+// Y (Neumann) and K on x >= 0, torch's edges: NaN below 0, -inf (Y) / +inf (K) at 0; at +inf
+// Y is NaN and K 0. K's scaled form exp(x) K(x) past 700, where K underflows, by K's
+// asymptotic series (A&S 9.7.2), sum_k a_k / x^k, a_k = prod_j (4 order^2 - (2j-1)^2) / (k! 8^k).
+double bessel_y(int order, double x) {
+  if (std::isnan(x) || x < 0 || x == kInf) return kNaN;
+  if (x == 0) return -kInf;
+  return bm::cyl_neumann(order, x, Quiet());
+}
+
+double bessel_k(int order, double x, bool scaled) {
+  if (std::isnan(x) || x < 0) return kNaN;
+  if (x == 0) return kInf;
+  if (x == kInf) return 0.0;
+  if (!scaled) return bm::cyl_bessel_k(order, x, Quiet());
+  if (x < 700) return std::exp(x) * bm::cyl_bessel_k(order, x, Quiet());
+  double sum = 1, term = 1;
+  for (int k = 1; k <= 12; ++k) {
+    term *= (4.0 * order * order - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k * x);
+    sum += term;
+  }
+  return sum * std::sqrt(M_PI / (2 * x));
+}
+
 double entr_of(double x) {
   if (std::isnan(x)) return x;
   if (x < 0 || std::isinf(x)) return -kInf;
@@ -143,6 +167,15 @@ double apply(MathFn f, int64_t n, double x) {
     case MathFn::I1e: return bessel_ie(1, x);
     case MathFn::BesselJ0: return bessel_j(0, x);
     case MathFn::BesselJ1: return bessel_j(1, x);
+    case MathFn::BesselY0: return bessel_y(0, x);
+    case MathFn::BesselY1: return bessel_y(1, x);
+    case MathFn::BesselK0: return bessel_k(0, x, false);
+    case MathFn::BesselK1: return bessel_k(1, x, false);
+    case MathFn::BesselK0e: return bessel_k(0, x, true);
+    case MathFn::BesselK1e: return bessel_k(1, x, true);
+    case MathFn::SphericalJ0:  // sin(x) / x, 1 at 0, 0 at +-inf
+      return std::isinf(x) ? 0.0 : x == 0 ? 1.0 : std::sin(x) / x;
+    case MathFn::AiryAi: return std::isinf(x) ? kNaN : bm::airy_ai(x, Quiet());
     case MathFn::Entr: return entr_of(x);
     case MathFn::Sinc: return x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
     case MathFn::Ndtr: return 0.5 * std::erfc(-x * M_SQRT1_2);
