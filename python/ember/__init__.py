@@ -76,6 +76,35 @@ hardshrink = _F.hardshrink
 pairwise_distance = _F.pairwise_distance
 cosine_similarity = _F.cosine_similarity
 rms_norm = _F.rms_norm
+alpha_dropout = _F.alpha_dropout
+alpha_dropout_ = _F.alpha_dropout_
+feature_alpha_dropout = _F.feature_alpha_dropout
+feature_alpha_dropout_ = _F.feature_alpha_dropout_
+pixel_shuffle = _F.pixel_shuffle
+pixel_unshuffle = _F.pixel_unshuffle
+channel_shuffle = _F.channel_shuffle
+native_channel_shuffle = _F.native_channel_shuffle
+
+
+def feature_dropout(input, p, train):
+    from .nn._dropout import feature_dropout
+    return feature_dropout(input, p, train)
+
+
+def feature_dropout_(input, p, train):
+    from .nn._dropout import feature_dropout
+    return feature_dropout(input, p, train, True)
+
+
+def dropout_(input, p, train):
+    return _F.dropout(input, p, train, True)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                  cudnn_enabled):
+    """torch.instance_norm's argument order (F.instance_norm's is running stats first)."""
+    return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                            momentum, eps)
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # torch's at::Reduction enum
 # torch's stubs give these losses reduction=1 (mean), but torch's binding applies 0 (none) when
@@ -139,11 +168,11 @@ def is_tensor(obj):
 # composites and aliases, shape/join, statistics, contractions, dtype limits): each module lists
 # its FUNCTIONS and Tensor METHODS; a name ember already has (a C++ op) is never replaced.
 from . import (_comparison, _pointwise, _reshaping, _statistics, _contraction,  # noqa: E402
-               _dtype_info, _index_grids)
+               _dtype_info, _index_grids, _scans)
 from ._printing import set_printoptions  # noqa: E402,F401
 
 for _module in (_comparison, _pointwise, _reshaping, _statistics, _contraction, _dtype_info,
-                _index_grids):
+                _index_grids, _scans):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):

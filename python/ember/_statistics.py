@@ -27,6 +27,7 @@ median_result = _result("median")
 nanmedian_result = _result("nanmedian")
 aminmax_result = _result("aminmax", ("min", "max"))
 kthvalue_result = _result("kthvalue")
+mode_result = _result("mode")
 
 
 def _check_tensor(x, fn, arg="input"):
@@ -133,6 +134,32 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not keepdim or input.dim() == 0:
         v, i = v.squeeze(d), i.squeeze(d)
     return kthvalue_result(v, i)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones) and the index
+    of its last occurrence, as torch: runs of the stably sorted rows, counted by scatter_add."""
+    _check_tensor(input, "mode")
+    d = _wrap_dim(dim, input.dim(), "mode")
+    x = input if input.dim() else input.reshape(1)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    order = _C.argsort(x.detach(), d, stable=True).movedim(d, -1)
+    ranked = x.detach().movedim(d, -1).gather(-1, order)
+    first = _creation.ones(list(ranked.shape[:-1]) + [1], dtype=_bool)
+    starts = _C.cat([first, _C.ne(ranked.narrow(-1, 1, n - 1), ranked.narrow(-1, 0, n - 1))], -1)
+    run = _C.cumsum(starts.long(), -1) - 1
+    counts = _creation.zeros(list(run.shape), dtype=int64).scatter_add(-1, run, _creation.ones(
+        list(run.shape), dtype=int64))
+    best = counts.argmax(-1, keepdim=True)       # the first (smallest) most frequent run
+    position = _creation.arange(n, dtype=int64)
+    last = _C.where(_C.eq(run, best), position, -1).amax(-1, keepdim=True)
+    index = order.gather(-1, last).movedim(-1, d)
+    values = x.gather(d, index)
+    if not keepdim or input.dim() == 0:
+        values, index = values.squeeze(d), index.squeeze(d)
+    return mode_result(values, index)
 
 
 def msort(input):
@@ -493,6 +520,7 @@ FUNCTIONS = {
     "aminmax": aminmax, "diff": diff, "cov": cov, "corrcoef": corrcoef, "bincount": bincount,
     "histc": histc, "searchsorted": searchsorted, "bucketize": bucketize, "unique": unique,
     "unique_consecutive": unique_consecutive, "kthvalue": kthvalue, "msort": msort,
+    "mode": mode,
 }
 METHODS = {n: f for n, f in FUNCTIONS.items() if n not in ("std_mean", "var_mean",
                                                            "searchsorted")}
