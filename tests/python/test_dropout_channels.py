@@ -163,3 +163,26 @@ def test_bad_inputs_match_torch():
     for fn in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
         with pytest.raises(ValueError, match="but got -0.1"):
             getattr(F, fn)(ember.ones(2, 3, 4, 5), -0.1)
+
+
+def test_top_level_aliases_as_torch():
+    e, t = ember.ones(2, 4, 3, 3), torch.ones(2, 4, 3, 3)
+    for name, args in (("pixel_shuffle", (2,)), ("pixel_unshuffle", (3,)),
+                       ("channel_shuffle", (2,)), ("native_channel_shuffle", (4,))):
+        assert tuple(getattr(ember, name)(e, *args).shape) == \
+            tuple(getattr(torch, name)(t, *args).shape)
+    for name in ("alpha_dropout", "feature_alpha_dropout", "feature_dropout"):
+        assert getattr(ember, name)(e, 0.5, False) is e
+        ember.manual_seed(0)
+        y = getattr(ember, name)(e, 0.5, True)
+        assert tuple(y.shape) == (2, 4, 3, 3) and not np.allclose(y.numpy(), 1.0)
+    for name in ("alpha_dropout_", "feature_alpha_dropout_", "feature_dropout_", "dropout_"):
+        x = ember.ones(2, 4, 3)
+        assert getattr(ember, name)(x, 0.5, True) is x
+    a = np.random.default_rng(0).standard_normal((2, 3, 5))
+    w, b = np.ones(3), np.zeros(3)
+    ye = ember.instance_norm(ember.tensor(a), ember.tensor(w), ember.tensor(b), None, None, True,
+                             0.1, 1e-5, False)
+    yt = torch.instance_norm(torch.tensor(a), torch.tensor(w), torch.tensor(b), None, None, True,
+                             0.1, 1e-5, False)
+    np.testing.assert_allclose(ye.numpy(), yt.numpy(), rtol=1e-6, atol=1e-8)
