@@ -148,3 +148,18 @@ def test_invalid_parameters_without_validation_raise_instead_of_garbage_or_hang(
             ED.Categorical(ember.tensor(probs), validate_args=False).sample()
     with pytest.raises(ValueError, match="VonMises.sample: no proposal accepted"):
         ED.VonMises(ember.tensor([0.0]), ember.tensor([float("nan")]), validate_args=False).sample()
+
+
+def test_sampling_follows_ember_manual_seed():
+    makes = [lambda: ED.Normal(ember.zeros(3), ember.ones(3)),
+             lambda: ED.Categorical(logits=ember.zeros(2, 5)),
+             lambda: ED.Gamma(ember.ones(3) * 0.7, ember.ones(3)),
+             lambda: ED.Dirichlet(ember.ones(4)),
+             lambda: ED.VonMises(ember.zeros(3), ember.ones(3)),
+             lambda: ED.Binomial(10, probs=ember.ones(3) / 3)]
+    for make in makes:
+        ember.manual_seed(7)
+        a = make().sample((4,))
+        ember.manual_seed(7)
+        b = make().sample((4,))
+        assert np.array_equal(a.numpy(), b.numpy())
