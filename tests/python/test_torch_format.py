@@ -306,6 +306,11 @@ def test_archive_records_as_torch_writes_them(tmp_path):
                 n, e = np.frombuffer(f.read(4), np.uint16)
             assert (info.header_offset + 30 + int(n) + int(e)) % 64 == 0
     assert torch.load(tmp_path / "ckpt.pt", mmap=True)["a"].sum() == 3  # torch's mmap needs the alignment
+    ember.save({"a": ember.ones(3)}, tmp_path / "nobo.pt", _disable_byteorder_record=True)
+    torch.save({"a": torch.ones(3)}, tmp_path / "nobo_ref.pt", _disable_byteorder_record=True)
+    assert [n.split("/", 1)[1] for n in zipfile.ZipFile(tmp_path / "nobo.pt").namelist()] == \
+        [n.split("/", 1)[1] for n in zipfile.ZipFile(tmp_path / "nobo_ref.pt").namelist()]
+    assert ember.load(tmp_path / "nobo_ref.pt")["a"].tolist() == [1.0, 1.0, 1.0]
 
 
 def test_paths_mmap_and_copy_on_write(tmp_path):

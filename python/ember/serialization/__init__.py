@@ -69,16 +69,17 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
     if not isinstance(pickle_protocol, int) or not 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
         raise ValueError(f"save: pickle_protocol must be an int in [2, {pickle.HIGHEST_PROTOCOL}], "
                          f"got {pickle_protocol!r}")
+    byteorder = not _disable_byteorder_record
     if hasattr(f, "write"):
-        return torch_format.save_torch(obj, f, "archive", pickle_protocol)
+        return torch_format.save_torch(obj, f, "archive", pickle_protocol, byteorder)
     path = _path(f, "save")
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     stem = os.path.splitext(os.path.basename(path))[0] or "archive"
     if os.path.exists(path) and not os.path.isfile(path):  # a device or a fifo: stream into it
         with open(path, "wb") as out:
-            return torch_format.save_torch(obj, out, stem, pickle_protocol)
-    _atomic_write(path, lambda out: torch_format.save_torch(obj, out, stem, pickle_protocol))
+            return torch_format.save_torch(obj, out, stem, pickle_protocol, byteorder)
+    _atomic_write(path, lambda out: torch_format.save_torch(obj, out, stem, pickle_protocol, byteorder))
 
 
 def _umask():

@@ -230,15 +230,19 @@ def _aligned_extra(pos, name, size):
     return b"FB" + struct.pack("<H", pad) + b"Z" * pad
 
 
-def save_torch(obj, f, archive_name, pickle_protocol=2):
+def save_torch(obj, f, archive_name, pickle_protocol=2, byteorder=True):
     buf = io.BytesIO()
     pickler = _Pickler(buf, pickle_protocol)
     pickler.dump(obj)
     records = [("data.pkl", buf.getbuffer()), (".format_version", b"1"),
-               (".storage_alignment", str(_ALIGN).encode()), ("byteorder", sys.byteorder.encode())]
+               (".storage_alignment", str(_ALIGN).encode())]
+    if byteorder:
+        records.append(("byteorder", sys.byteorder.encode()))
     for key, whole in pickler.records.items():
         records.append((f"data/{key}", memoryview(whole.numpy()) if whole.numel() else b""))
     records.append(("version", b"3\n"))
+    if not byteorder:  # torch 2.13's writer adds it at the end anyway
+        records.append(("byteorder", sys.byteorder.encode()))
     records.append((".data/serialization_id", str(int.from_bytes(os.urandom(17), "little")
                                                   % 10 ** 40).zfill(40).encode()))
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
@@ -297,16 +301,27 @@ def read_bytes(f, mmap, where):
         if mmap:
             raise ValueError("load: mmap=True needs a file path, not a file object")
         data = f.read()
-        arr = np.empty(len(data), np.uint8)
+        arr = _aligned_empty(len(data))
         arr[:] = np.frombuffer(data, np.uint8)
         return arr
-    if mmap:
-        with open(f, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+    with open(f, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if mmap:  # (a mapping starts on a page boundary)
             if size == 0:
                 raise _FORMAT_ERROR(f"load: {where}: the file is empty")
             return np.frombuffer(_mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY), np.uint8)
-    return np.fromfile(f, np.uint8)
+        arr = _aligned_empty(size)
+        if fh.readinto(memoryview(arr)) != size:
+            raise _FORMAT_ERROR(f"load: {where}: the file changed size while being read")
+        return arr
+
+
+def _aligned_empty(n):
+    """n bytes starting at a multiple of 64, so the file's 64-aligned records are aligned
+    in memory too and are viewed, not copied."""
+    raw = np.empty(n + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + n]
 
 
 class _Archive:
