@@ -9,7 +9,7 @@ import torch.distributions.transforms as TT
 import ember
 import ember.distributions as ED
 import ember.distributions.transforms as ET
-from test_distributions_cases import close, e, tt
+from test_distributions_cases import close, e, npy, tt
 
 # name: (constructor(T), input generator (rng) -> float64 array)
 def _real(shape):
@@ -238,3 +238,46 @@ def test_registry_composites_and_cdf_transform():
     cached = ET.AffineTransform(1.0, 3.0).with_cache()
     xe = e(x)
     assert cached.inv(cached(xe)) is xe
+
+
+def test_rsample_gradients_of_the_relaxed_and_straight_through_families():
+    """Their rsample is a fixed differentiable map of parameter-free noise: recover the noise
+    from ember's sample, push it through torch's map, compare the gradients."""
+    rng = np.random.default_rng(9)
+    logits, w = rng.normal(size=(2, 4)), rng.normal(size=(5, 2, 4))
+    t = 0.7
+    # ExpRelaxedCategorical: y = log_softmax((logits + g) / T), so g = T y - logits (+ const)
+    le, lt = e(logits, True), tt(logits, True)
+    ember.manual_seed(1)
+    y = ED.ExpRelaxedCategorical(ember.tensor(t, dtype=ember.float64), logits=le).rsample((5,))
+    (ge,) = ember.autograd.grad((y * e(w)).sum(), [le])
+    g = tt(t * npy(y) - logits)
+    yt = torch.log_softmax((lt - lt.logsumexp(-1, keepdim=True) + g) / t, -1)
+    (gt,) = torch.autograd.grad((yt * tt(w)).sum(), [lt])
+    close(ge, gt, rtol=1e-6, atol=1e-9)
+    # LogitRelaxedBernoulli: x = (logit(u) + logits) / T
+    p = rng.uniform(0.2, 0.8, size=(2, 4))
+    pe, pt = e(p, True), tt(p, True)
+    x = ED.LogitRelaxedBernoulli(ember.tensor(t, dtype=ember.float64), probs=pe).rsample((5,))
+    (ge,) = ember.autograd.grad((x * e(w)).sum(), [pe])
+    noise = tt(t * npy(x) - np.log(p / (1 - p)))
+    xt = (noise + torch.log(pt) - torch.log1p(-pt)) / t
+    (gt,) = torch.autograd.grad((xt * tt(w)).sum(), [pt])
+    close(ge, gt, rtol=1e-6, atol=1e-9)
+    # OneHotCategoricalStraightThrough: the gradient is that of probs
+    le, lt = e(logits, True), tt(logits, True)
+    s = ED.OneHotCategoricalStraightThrough(logits=le).rsample((5,))
+    (ge,) = ember.autograd.grad((s * e(w)).sum(), [le])
+    st = TD.OneHotCategoricalStraightThrough(logits=lt)
+    (gt,) = torch.autograd.grad(((tt(npy(s)) + st.probs - st.probs.detach()) * tt(w)).sum(), [lt])
+    close(ge, gt, rtol=1e-6, atol=1e-9)
+    # LogisticNormal: x = stick_breaking(loc + scale * eps)
+    loc, scale = rng.normal(size=(2, 3)), rng.uniform(0.5, 1.5, size=(2, 3))
+    ie, it = [e(loc, True), e(scale, True)], [tt(loc, True), tt(scale, True)]
+    x = ED.LogisticNormal(*ie).rsample((5,))
+    ge = ember.autograd.grad((x * e(w)).sum(), ie)
+    eps = (TT.StickBreakingTransform().inv(tt(npy(x))) - tt(loc)) / tt(scale)
+    xt = TT.StickBreakingTransform()(it[0] + it[1] * eps)
+    gt = torch.autograd.grad((xt * tt(w)).sum(), it)
+    for a, b in zip(ge, gt):
+        close(a, b, rtol=1e-5, atol=1e-8)
