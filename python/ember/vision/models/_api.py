@@ -83,7 +83,8 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
         try:
             download_url(url, model_dir, filename)
         except RuntimeError as e:
-            raise RuntimeError(f"{e}; or copy the checkpoint to {cached}") from None
+            raise RuntimeError(f"load_state_dict_from_url: could not download {url}; without network "
+                               f"access, copy the checkpoint to {cached}") from e
     if check_hash:
         prefix = _HASH.search(filename)
         if prefix:
@@ -114,9 +115,11 @@ def _resolve(builder, enum, weights, kwargs):
 
 def _build(builder, model_fn, enum, weights, progress, kwargs):
     weights = _resolve(builder, enum, weights, kwargs)
+    # The checkpoint first: a missing file fails before seconds are spent initialising weights.
+    state = None if weights is None else weights.get_state_dict(progress=progress, check_hash=True)
     model = model_fn(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    if state is not None:
+        model.load_state_dict(state)
     return model
 
 
