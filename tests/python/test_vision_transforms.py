@@ -34,6 +34,8 @@ def test_to_tensor_pil_and_ndarray():
     np.testing.assert_allclose(T.ToTensor()(grey).numpy()[0], a[:, :, 0] / 255.0, rtol=1e-6)
     ints = np.arange(12, dtype=np.int32).reshape(3, 4)
     assert T.ToTensor()(Image.fromarray(ints)).dtype == ember.int32  # mode 'I' is not rescaled
+    deep = np.array([[0, 1000, 40000]], dtype=np.uint16)  # 16-bit: int32 here (no int16 in ember)
+    np.testing.assert_array_equal(F.pil_to_tensor(Image.fromarray(deep)).numpy()[0], deep.astype(np.int32))
     binary = Image.fromarray(a[:, :, 0] > 128)
     np.testing.assert_array_equal(T.ToTensor()(binary).numpy()[0], (a[:, :, 0] > 128).astype(np.float32))
     with pytest.raises(TypeError, match="pic should be PIL Image or ndarray"):

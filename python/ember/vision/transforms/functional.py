@@ -102,8 +102,9 @@ def to_tensor(pic):
 
 def _pil_array(pic):
     """The pixels of a PIL image as an (H, W, C) array of its own dtype (mode '1' as 0/255)."""
-    nptype = {"I": np.int32, "I;16" if sys.byteorder == "little" else "I;16B": np.int16,
-              "F": np.float32}.get(pic.mode, np.uint8)
+    # 16-bit images: int32 (torchvision gives int16, which ember does not have; int32 also keeps
+    # values above 32767 instead of wrapping them)
+    nptype = {"I": np.int32, "I;16": np.int32, "I;16B": np.int32, "F": np.float32}.get(pic.mode, np.uint8)
     arr = np.array(pic, nptype, copy=True)
     if pic.mode == "1":
         arr = arr * np.uint8(255)
