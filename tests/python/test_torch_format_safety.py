@@ -248,6 +248,10 @@ def test_default_allowlist_matches_torch():
         "getattr": archive(pkl(G("builtins", "getattr"))),
         "subprocess": archive(pkl(G("subprocess", "Popen"))),
         "numpy": archive(pkl(G("numpy.core.multiarray", "_reconstruct"))),
+        "parameter_class": archive(pkl(G("torch.nn.parameter", "Parameter"))),
+        "rebuild_function": archive(pkl(G("torch._utils", "_rebuild_tensor_v2"))),
+        "storage_class": archive(pkl(G("torch", "LongStorage"))),
+        "functional_relu": archive(pkl(G("torch.nn.functional", "relu"))),
     }
     for name, data in cases.items():
         assert accepted(ember, data) == accepted(torch, data), name

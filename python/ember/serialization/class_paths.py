@@ -119,6 +119,7 @@ def _bytearray_from_bytes(*args):
 
 _table = None  # torch name -> ember object, built on first use (ember.nn imports late)
 _names = None  # id(ember object) -> torch name
+_defaults = None  # the names torch.load(weights_only=True) accepts by default
 
 
 def _build():
@@ -145,6 +146,8 @@ def _build():
         table[f"torch.{name}"] = StorageType(name, None)
     for g in torch_format.REBUILD_FUNCTIONS:
         table[g.full_name] = g
+    global _defaults
+    _defaults = list(table)  # torch's default safe globals: all of the above, no layer
     table.update(nn_classes())
     for name in NN_FUNCTIONAL:
         fn = getattr(nn.functional, name, None)
@@ -179,6 +182,7 @@ def torch_name(obj):
 
 def torch_default_safe_names():
     """The globals torch.load(weights_only=True) accepts with no allowlisting, that ember
-    has: torch.serialization's default list (_weights_only_unpickler._get_allowed_globals)
-    without the nn classes, which torch does not allow by default either."""
-    return [n for n in _ensure() if not n.startswith("torch.nn.")]
+    has: torch.serialization's default list (_weights_only_unpickler._get_allowed_globals),
+    which holds no nn layer or function."""
+    _ensure()
+    return list(_defaults)
