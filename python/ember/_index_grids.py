@@ -12,6 +12,8 @@ def _triangle_indices(fn, row, col, offset, dtype, keep):
             raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(v).__name__}")
         if v < 0:
             raise RuntimeError(f"{fn}(): {name} must be non-negative, got {v}")
+    if row * col > 2 ** 32:  # the (row, col) grid is built whole: refuse before allocating it
+        raise RuntimeError(f"{fn}(): a {row} x {col} index grid is too large")
     if dtype not in (int64, _C.dtype.int32):
         raise RuntimeError(f"{fn}(): \"{fn}\" not implemented for '{dtype}'")
     r = _creation.arange(row, dtype=int64).unsqueeze(1).expand(row, col)

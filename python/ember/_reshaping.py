@@ -360,7 +360,12 @@ def combinations(input, r=2, with_replacement=False):
         raise RuntimeError(f"combinations: Expect a non-negative number, but got {r}")
     if r == 0:
         return _creation.zeros([0], dtype=input.dtype)
-    pos = _creation.arange(input.shape[0], dtype=int64)
+    n = input.shape[0]
+    if not with_replacement and r > n:
+        return _creation.zeros([0, r], dtype=input.dtype)
+    if n > 1 and r * (n.bit_length()) > 40:  # the n**r grid of positions would not fit
+        raise RuntimeError(f"combinations: r={r} is too large for {n} elements")
+    pos = _creation.arange(n, dtype=int64)
     grids = meshgrid(*([pos] * r), indexing="ij")
     mask = _creation.ones(list(grids[0].shape), dtype=_bool)
     for a, b in zip(grids, grids[1:]):
@@ -466,6 +471,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(spec, builtins.int):
         if spec <= 0:
             raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {spec}")
+        if spec > 2 ** 31:  # torch: "cannot create std::vector larger than max_size()"
+            raise RuntimeError(f"tensor_split: cannot split into {spec} sections")
         base, extra = divmod(size, spec)
         cuts = [i * base + builtins.min(i, extra) for i in range(1, spec)]
     else:
