@@ -5,6 +5,7 @@ import sys
 
 from . import _C
 from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
+from ._dtype import check_supported as _check_supported
 from . import _device
 
 
@@ -26,9 +27,11 @@ def _size(size, op):
     return size
 
 
-def _check_device(device, op="tensor", pin_memory=False):
+def _check_device(device, op="tensor", pin_memory=False, dtype=None):
     # Only the CPU can hold a tensor; any other device raises as torch's CPU build (_device.py),
-    # and so does pinned memory (there is no accelerator to pin it for).
+    # and so does pinned memory (there is no accelerator to pin it for); so does a dtype that
+    # ember only names (bfloat16, float16, ...: _dtype.PlannedDtype).
+    _check_supported(dtype, op)
     if device is not None or _device._default[0] is not None:
         _device.check(device, op)
     if pin_memory:
@@ -49,7 +52,7 @@ def _factory(name):
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, generator=None,
                 pin_memory=False, **kwargs):
-        _check_device(device, name, pin_memory)
+        _check_device(device, name, pin_memory, dtype=dtype)
         if "size" in kwargs:  # zeros(size=(2, 3))
             size = (kwargs.pop("size"),)
         if name in _RANDOM:
@@ -69,7 +72,7 @@ randn = _factory("randn")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _check_device(device, "full", pin_memory)
+    _check_device(device, "full", pin_memory, dtype=dtype)
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
@@ -81,18 +84,18 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         raise TypeError("randint: missing the size argument")
     if high is None:
         low, high = 0, low
-    _check_device(device, "randint")
+    _check_device(device, "randint", dtype=dtype)
     return _C._randint(low, high, tuple(size), dtype, generator)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None):
-    _check_device(device, "randperm")
+    _check_device(device, "randperm", dtype=dtype)
     return _C._randperm(n, dtype, generator)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
            pin_memory=False):
-    _check_device(device, "arange", pin_memory)
+    _check_device(device, "arange", pin_memory, dtype=dtype)
     if end is None:
         start, end = 0, start
     return _finish(_C.arange(start, end, step, dtype), requires_grad)
@@ -100,12 +103,12 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
              pin_memory=False):
-    _check_device(device, "linspace", pin_memory)
+    _check_device(device, "linspace", pin_memory, dtype=dtype)
     return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _check_device(device, "eye", pin_memory)
+    _check_device(device, "eye", pin_memory, dtype=dtype)
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
 
@@ -177,7 +180,7 @@ def _infer_dtype(arr):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
-    _check_device(device, "tensor", pin_memory)
+    _check_device(device, "tensor", pin_memory, dtype=dtype)
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
@@ -234,7 +237,7 @@ def _tensors_to_lists(data):
 
 
 def as_tensor(data, dtype=None, device=None):
-    _check_device(device, "as_tensor")
+    _check_device(device, "as_tensor", dtype=dtype)
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
     if dtype is None and _is_numpy(data, scalars=False):

@@ -166,8 +166,11 @@ TENSOR_METHODS = {
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False),
     "is_cpu": property(lambda self: True),
-    "is_mps": property(lambda self: False),
-    "is_meta": property(lambda self: False),
+    # Every ember tensor is a dense, strided CPU tensor: torch's other backend and layout
+    # flags all answer False (dcgan's model checks `input.is_cuda or input.is_xpu`).
+    **{name: property(lambda self: False) for name in (
+        "is_mps", "is_meta", "is_xpu", "is_ipu", "is_maia", "is_mtia", "is_xla", "is_vulkan",
+        "is_mkldnn", "is_nested", "is_quantized", "is_sparse", "is_sparse_csr")},
     "get_device": lambda self: -1,
     "is_pinned": lambda self, device=None: False,
     "pin_memory": tensor_pin_memory,

@@ -21,6 +21,55 @@ dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
 dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
 
 
+class PlannedDtype:
+    """A dtype of torch's that ember does not implement yet (bfloat16, float16, complex64, int8, ...).
+
+    The name exists so that programs that merely name it run: nanoGPT builds
+    `{'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}` and, on a
+    CPU, never makes a tensor of the 16-bit ones. Making a tensor of one raises
+    NotImplementedError saying so; nothing silently falls back to another dtype."""
+    __module__ = "ember"
+
+    def __init__(self, name, itemsize, kind):
+        self.name, self.itemsize, self._kind = name, itemsize, kind
+
+    is_floating_point = property(lambda self: self._kind == "f")
+    is_complex = property(lambda self: self._kind == "c")
+    is_signed = property(lambda self: self._kind != "u")
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # pickles as the module attribute ember.<name>
+
+
+def unsupported(dt, op):
+    """NotImplementedError for a tensor of a planned dtype, naming the op and the dtype."""
+    return NotImplementedError(f"{op}: ember does not implement dtype {dt!r} yet; its tensors are "
+                               "bool, uint8, int32, int64, float32 and float64")
+
+
+def check_supported(dt, op):
+    if isinstance(dt, PlannedDtype):
+        raise unsupported(dt, op)
+    return dt
+
+
+bfloat16 = PlannedDtype("bfloat16", 2, "f")
+float16 = half = PlannedDtype("float16", 2, "f")
+complex32 = chalf = PlannedDtype("complex32", 4, "c")
+complex64 = cfloat = PlannedDtype("complex64", 8, "c")
+complex128 = cdouble = PlannedDtype("complex128", 16, "c")
+int8 = PlannedDtype("int8", 1, "i")
+int16 = short = PlannedDtype("int16", 2, "i")
+uint16 = PlannedDtype("uint16", 2, "u")
+uint32 = PlannedDtype("uint32", 4, "u")
+uint64 = PlannedDtype("uint64", 8, "u")
+PLANNED = ("bfloat16", "float16", "half", "complex32", "chalf", "complex64", "cfloat", "complex128",
+           "cdouble", "int8", "int16", "short", "uint16", "uint32", "uint64")
+
+
 class _LegacyType:
     """ember.FloatTensor and friends: usable as `t.type(ember.FloatTensor)`, in
     isinstance checks, and called to build a tensor of that dtype."""
@@ -61,6 +110,8 @@ def to_dtype(spec):
     """A dtype from a dtype, a legacy type (FloatTensor) or its name ('torch.FloatTensor')."""
     if isinstance(spec, dtype):
         return spec
+    if isinstance(spec, PlannedDtype):
+        raise unsupported(spec, "to")
     if isinstance(spec, _LegacyType):
         return spec.dtype
     if isinstance(spec, str) and spec in _TYPE_NAMES:

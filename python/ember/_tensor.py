@@ -3,6 +3,7 @@ elements lives in C++ (ember._C); this file holds no math."""
 from . import _C
 from ._dtype import dtype as _dtype_cls, to_dtype, _BY_DTYPE, float32, float64, int64, int32, uint8
 from ._dtype import bool as _bool
+from ._dtype import PlannedDtype, check_supported, bfloat16, float16
 from ._printing import tensor_repr
 from ._device import device, tensor_to_device as _to_device, TENSOR_METHODS as _DEVICE_METHODS  # noqa: F401
 
@@ -40,12 +41,13 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
     """t.to(dtype), t.to('cpu'), t.to(other_tensor), t.to(device, dtype)."""
     for a in args:
-        if isinstance(a, _dtype_cls):
+        if isinstance(a, (_dtype_cls, PlannedDtype)):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif not isinstance(a, bool):  # t.to(dtype, non_blocking) positionally
             device = a
+    check_supported(dtype, "to")
     if device is not None:
         _to_device(device, "to")
     # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.
@@ -90,6 +92,7 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 def _cast(dt):
     def method(self, memory_format=None):
+        check_supported(dt, f"Tensor.{dt.name if dt.name != 'float16' else 'half'}")
         return self if self.dtype == dt else self._to_dtype(dt)
     return method
 
@@ -187,6 +190,8 @@ _METHODS = {
     "int": _cast(int32),
     "byte": _cast(uint8),
     "bool": _cast(_bool),
+    "half": _cast(float16),
+    "bfloat16": _cast(bfloat16),
     "new_empty": _new("empty"),
     "new_zeros": _new("zeros"),
     "new_ones": _new("ones"),

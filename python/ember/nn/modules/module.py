@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ..._dtype import dtype as _dtype_cls, float32, float64
+from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, unsupported, bfloat16, float16
 from ..._grad_mode import no_grad
 from ..parameter import Parameter, Buffer
 
@@ -468,7 +468,7 @@ class Module:
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
-            if isinstance(a, _dtype_cls):
+            if isinstance(a, (_dtype_cls, PlannedDtype)):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
@@ -476,6 +476,7 @@ class Module:
                 continue
             else:
                 device = a
+        check_supported(dtype, "Module.to")  # before anything moves: the module stays whole
         if device is not None:
             # As torch's CPU build: the device is parsed first; moving a tensor there fails
             # (cuda: AssertionError), so a module without parameters or buffers moves fine.
@@ -500,9 +501,10 @@ class Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self):
-        raise TypeError("half: ember has no float16 dtype (use float() or double())")
+        raise unsupported(float16, "Module.half")
 
-    bfloat16 = half
+    def bfloat16(self):
+        raise unsupported(bfloat16, "Module.bfloat16")
 
     def cpu(self):
         return self

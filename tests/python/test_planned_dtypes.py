@@ -1,0 +1,81 @@
+"""dtypes ember names but does not implement yet (bfloat16, float16, complex, int8, ...: _dtype.PlannedDtype),
+and the backend/layout flags of a tensor. A program that only names them runs (nanoGPT's dtype table);
+making a tensor of one raises NotImplementedError naming the op and the dtype, never a silent fallback."""
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+PLANNED = ["bfloat16", "float16", "half", "complex32", "chalf", "complex64", "cfloat", "complex128",
+           "cdouble", "int8", "int16", "short", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("name", PLANNED)
+def test_named_with_torchs_properties(name):
+    e, t = getattr(ember, name), getattr(torch, name)
+    assert repr(e) == repr(t).replace("torch.", "ember.")
+    assert e.is_floating_point == t.is_floating_point
+    assert e.is_complex == t.is_complex
+    assert e.itemsize == t.itemsize
+    if not e.is_complex:
+        assert e.is_signed == t.is_signed
+    assert pickle.loads(pickle.dumps(e)) is e
+
+
+def test_aliases_are_the_same_object():
+    assert ember.half is ember.float16 and ember.cfloat is ember.complex64
+    assert ember.short is ember.int16 and ember.cdouble is ember.complex128
+
+
+def test_dtype_table_of_a_program():
+    table = {"float32": ember.float32, "bfloat16": ember.bfloat16, "float16": ember.float16}
+    assert ember.zeros(2, dtype=table["float32"]).dtype == ember.float32
+
+
+MAKERS = {
+    "zeros": lambda dt: ember.zeros(2, dtype=dt),
+    "ones": lambda dt: ember.ones(2, 3, dtype=dt),
+    "empty": lambda dt: ember.empty(2, dtype=dt),
+    "randn": lambda dt: ember.randn(2, dtype=dt),
+    "full": lambda dt: ember.full((2,), 1.0, dtype=dt),
+    "arange": lambda dt: ember.arange(3, dtype=dt),
+    "linspace": lambda dt: ember.linspace(0, 1, 3, dtype=dt),
+    "eye": lambda dt: ember.eye(2, dtype=dt),
+    "tensor": lambda dt: ember.tensor([1.0, 2.0], dtype=dt),
+    "to": lambda dt: ember.ones(2).to(dt),
+    "to_positional": lambda dt: ember.ones(2).to("cpu", dt),
+    "type": lambda dt: ember.ones(2).type(dt),
+    "zeros_like": lambda dt: ember.zeros_like(ember.ones(2), dtype=dt),
+}
+
+
+@pytest.mark.parametrize("op", sorted(MAKERS))
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "complex64", "int8"])
+def test_making_a_tensor_raises(op, name):
+    dt = getattr(ember, name)
+    with pytest.raises(NotImplementedError, match=f"does not implement dtype ember.{name} yet"):
+        MAKERS[op](dt)
+
+
+def test_cast_methods_raise_and_leave_the_tensor():
+    x = ember.arange(3.0)
+    for method in ("half", "bfloat16"):
+        with pytest.raises(NotImplementedError, match=f"Tensor.{'half' if method == 'half' else method}"):
+            getattr(x, method)()
+    assert x.dtype == ember.float32 and x.tolist() == [0.0, 1.0, 2.0]
+    m = ember.nn.Linear(2, 2)
+    with pytest.raises(NotImplementedError):
+        m.to(ember.bfloat16)
+    assert m.weight.dtype == ember.float32
+
+
+def test_backend_and_layout_flags_match_torch_cpu():
+    e, t = ember.ones(2), torch.ones(2)
+    for flag in ("is_cpu", "is_cuda", "is_mps", "is_meta", "is_xpu", "is_ipu", "is_maia", "is_mtia",
+                 "is_xla", "is_vulkan", "is_mkldnn", "is_nested", "is_quantized", "is_sparse",
+                 "is_sparse_csr"):
+        assert getattr(e, flag) == getattr(t, flag), flag
+    assert np.asarray(e).dtype == np.float32
