@@ -38,6 +38,7 @@ Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when the dtype match
 // dst[...] = src (broadcast to dst's shape, converted to dst's dtype); bumps dst's version.
 Tensor& copy_(Tensor& dst, const Tensor& src);
 Tensor& fill_(Tensor& t, Scalar value);
+Tensor& fill_(Tensor& t, const Tensor& value);  // value: a 0-d tensor
 Tensor& zero_(Tensor& t);
 Tensor detach(const Tensor& t);
 

@@ -102,6 +102,7 @@ void bind_tensor(nb::module_& m) {
       .def("copy_", [](nb::handle self, const Tensor& s, bool) { copy_(self_of(self), s); return nb::borrow(self); },
            nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
+      .def("fill_", [](nb::handle self, const Tensor& v) { fill_(self_of(self), v); return nb::borrow(self); })
       .def("zero_", [](nb::handle self) { zero_(self_of(self)); return nb::borrow(self); })
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })

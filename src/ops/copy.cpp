@@ -84,6 +84,16 @@ Tensor& fill_(Tensor& t, Scalar value) {
   return t;
 }
 
+// fill_ with a 0-d tensor as the value (torch's overload): a broadcasting copy, so the value's
+// dtype is cast and its gradient is the sum of t's.
+Tensor& fill_(Tensor& t, const Tensor& value) {
+  ops::check_defined(t, "fill_");
+  ops::check_defined(value, "fill_");
+  EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ",
+              value.dim(), " dimensions.");
+  return copy_(t, value);
+}
+
 Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
 
 Tensor detach(const Tensor& t) {

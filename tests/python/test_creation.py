@@ -400,3 +400,31 @@ def test_contains_rejects_non_scalars():
             bad in t
         with pytest.raises(RuntimeError, match="__contains__"):
             bad in torch.tensor([1.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_fill_with_a_0d_tensor_value_as_torch(dtype):
+    """word_language_model's generate.py: input.fill_(word_idx) with word_idx a 0-d tensor."""
+    results = []
+    for lib in (ember, torch):
+        x = lib.zeros(2, 3, dtype=getattr(lib, dtype))[:, ::2]  # a non-contiguous view
+        x.fill_(lib.tensor(7.0 if dtype != "int64" else 7))
+        results.append(x.tolist())
+    assert results[0] == results[1]
+
+
+def test_fill_with_a_tensor_value_gradient_and_errors():
+    grads = []
+    for lib in (ember, torch):
+        v = lib.tensor(2.5, dtype=lib.float64, requires_grad=True)
+        y = lib.zeros(2, 3, dtype=lib.float64).fill_(v)
+        (y * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward()
+        grads.append(v.grad.item())
+        with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor but got "
+                                               "tensor with 1 dimensions"):
+            lib.zeros(3).fill_(lib.ones(2))
+    assert grads[0] == grads[1] == 15.0
+    x = ember.arange(3.0)
+    with pytest.raises(RuntimeError):
+        x.fill_(ember.ones(1, 1))
+    assert x.tolist() == [0.0, 1.0, 2.0]  # untouched
