@@ -58,11 +58,18 @@ void check_bool_arith(const char* name, BinaryOp op, DType dt, DType a, DType b,
               ": subtraction, the `-` operator, with a bool tensor is not supported. If you are "
               "trying to invert a mask, use the `~` or `logical_not()` operator instead");
   EMBER_CHECK(!(dt == DType::Bool && ((op == BinaryOp::Pow && !scalar_exponent) ||
-                                      op == BinaryOp::FloorDivide || op == BinaryOp::Remainder)),
+                                      op == BinaryOp::FloorDivide || op == BinaryOp::Remainder ||
+                                      op == BinaryOp::Gcd || op == BinaryOp::Lcm)),
               TypeError, name, ": not implemented for bool tensors");
 }
 
 DType scalar_dtype(Scalar s) { return s.is_bool() ? DType::Bool : s.default_dtype(); }
+
+// torch.gcd and torch.lcm take tensors only (their number forms raise TypeError).
+void check_tensor_operand(const char* name, BinaryOp op) {
+  EMBER_CHECK(op != BinaryOp::Gcd && op != BinaryOp::Lcm, TypeError, name,
+              "(): argument 'other' must be Tensor, not a number");
+}
 
 // torch.add(a, b, alpha=...): a float alpha needs a floating result, a bool alpha a bool one.
 void check_alpha(const char* name, DType dt, Scalar alpha) {
@@ -131,6 +138,7 @@ std::optional<UnaryOp> pow_as_unary(BinaryOp op, DType dt, Scalar s) {
 Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, Scalar s,
                      bool reflected) {
   ops::check_defined(a, name);
+  check_tensor_operand(name, op);
   DType dt = compute_dtype(name, kind, result_type(a, s));
   check_bool_arith(name, op, dt, a.dtype(), scalar_dtype(s), !reflected);
   if (!reflected) check_int_divisor(name, op, dt, nullptr, &s);
@@ -182,6 +190,7 @@ Tensor& binary_inplace(BinaryOp op, char kind, const char* name, Tensor& a, cons
 
 Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& a, Scalar s) {
   ops::check_defined(a, name);
+  check_tensor_operand(name, op);
   DType dt = compute_dtype(name, kind, result_type(a, s));
   check_inplace_dtype(name, dt, a.dtype());
   check_bool_arith(name, op, dt, a.dtype(), scalar_dtype(s), true);

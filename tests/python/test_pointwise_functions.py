@@ -65,6 +65,10 @@ FORWARD = {
                     ["uint8", "int32", "int64"]),
     "shift_operators": (lambda m, a: (a << 3, a >> 1), [(3, 4)], ["int32", "int64"]),
     "concat": (lambda m, a, b: m.concat([a, b], 1), [(3, 4), (3, 2)], NUM),
+    "gcd": (lambda m, a, b: m.gcd(a * 6, b * 4), [(3, 4), (4,)], ["uint8", "int32", "int64"]),
+    "gcd_method": (lambda m, a, b: a.gcd(b), [(3, 4), (3, 4)], ["int64", "bool", "float32"]),
+    "lcm": (lambda m, a, b: m.lcm(a * 6, b * 4), [(3, 4), (4,)], ["uint8", "int32", "int64"]),
+    "lcm_method": (lambda m, a, b: a.lcm(b), [(3, 4), (3, 4)], ["int64", "bool", "float64"]),
     "concatenate": (lambda m, a, b: m.concatenate((a, b)), [(3, 4), (2, 4)], NUM),
 }
 
@@ -185,6 +189,21 @@ def test_shift_edges_match_torch():
         ember.bitwise_left_shift(ember.ones(2), 1)
     with pytest.raises(RuntimeError, match="positive"):
         ember.positive(ember.tensor([True]))
+
+
+def test_gcd_lcm_edges_and_inplace():
+    a, b = [0, 0, -4, 6, 12, -7, 2 ** 40], [0, 5, 6, -9, 0, -7, 2 ** 20 * 3]
+    e = (ember.tensor(a), ember.tensor(b))
+    t = (torch.tensor(a), torch.tensor(b))
+    assert_same(ember.gcd(*e), torch.gcd(*t))
+    assert_same(ember.lcm(*e), torch.lcm(*t))
+    x, y = ember.tensor(a), torch.tensor(a)
+    assert x.gcd_(ember.tensor(b)) is x
+    assert_same(x, y.gcd_(torch.tensor(b)))
+    with pytest.raises(TypeError, match="gcd"):
+        ember.gcd(ember.ones(2), ember.ones(2))
+    with pytest.raises(RuntimeError):
+        torch.gcd(torch.ones(2), torch.ones(2))
 
 
 def test_aliases_are_one_table_entry_each():

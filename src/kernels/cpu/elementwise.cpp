@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 #include "kernels/cpu/elementwise_hwy.h"
@@ -136,6 +137,19 @@ T binary_apply(BinaryOp op, T a, T b, T alpha) {
     case BinaryOp::BitwiseAnd: if constexpr (!is_float_v<T>) return T(a & b); else return a;
     case BinaryOp::BitwiseOr: if constexpr (!is_float_v<T>) return T(a | b); else return a;
     case BinaryOp::BitwiseXor: if constexpr (!is_float_v<T>) return T(a ^ b); else return a;
+    case BinaryOp::Gcd:  // non-negative, gcd(0, 0) == 0 (PyTorch's calc_gcd)
+      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) return T(std::gcd(a, b));
+      else return a;
+    case BinaryOp::Lcm:  // |a / gcd * b|, 0 when both are 0 (wraps on overflow, as PyTorch)
+      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) {
+        const T g = T(std::gcd(a, b));
+        if (g == 0) return T(0);
+        const T l = T(a / g * b);
+        if constexpr (std::is_signed_v<T>) return l < 0 ? T(-l) : l;
+        else return l;
+      } else {
+        return a;
+      }
   }
   return a;
 }
