@@ -2,11 +2,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "ember/random.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
+#include "ops/random_fill.h"
 
 namespace ember {
 
@@ -112,11 +114,14 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
               dtype_name(t.dtype()));
   EMBER_CHECK(low <= high, Error, "uniform_ expects to return a [from, to) range, but found from=",
               low, " > to=", high);
-  Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
+  autograd::check_inplace(t, "uniform_");
+  // straight into t when it is contiguous and in no graph; else through ops::write_random
+  const bool direct = t.is_contiguous() && !autograd::any_requires_grad(t);
+  Tensor c = direct ? t : Tensor::empty(t.sizes(), t.dtype());
   visit_floating(t.dtype(), [&]<class T>() {
     generator_or_default(gen).uniform(c.data<T>(), c.numel(), low, high);
   });
-  if (!c.is_same(t)) copy_(t, c);
+  if (!direct) return ops::write_random(t, c, "uniform_");
   t.bump_version();
   return t;
 }
@@ -127,11 +132,14 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
   EMBER_CHECK(is_floating(t.dtype()), NotImplementedError, "normal_: not implemented for ",
               dtype_name(t.dtype()));
   EMBER_CHECK(std >= 0, Error, "normal expects std >= 0.0, but found std ", std);
-  Tensor c = t.is_contiguous() ? t : Tensor::empty(t.sizes(), t.dtype());
+  autograd::check_inplace(t, "normal_");
+  // straight into t when it is contiguous and in no graph; else through ops::write_random
+  const bool direct = t.is_contiguous() && !autograd::any_requires_grad(t);
+  Tensor c = direct ? t : Tensor::empty(t.sizes(), t.dtype());
   visit_floating(t.dtype(), [&]<class T>() {
     generator_or_default(gen).normal(c.data<T>(), c.numel(), mean, std);
   });
-  if (!c.is_same(t)) copy_(t, c);
+  if (!direct) return ops::write_random(t, c, "normal_");
   t.bump_version();
   return t;
 }

@@ -11,6 +11,7 @@
 #include "ember/profiler.h"
 #include "kernels/cpu/sampling.h"
 #include "ops/iter.h"
+#include "ops/random_fill.h"
 
 namespace ember {
 
@@ -29,12 +30,6 @@ void check_floating(const Tensor& t, const char* op, const char* what) {
               dtype_name(t.dtype()), " ", what, " (floating point only)");
 }
 
-// An in-place fill: the values (float64 or int64, t's shape) written into t, in t's dtype.
-Tensor& write_into(Tensor& t, const Tensor& values, const char* op) {
-  autograd::check_inplace(t, op);
-  NoGradGuard no_grad;
-  return copy_(t, values);
-}
 
 bool any_true(const Tensor& b) { return b.numel() > 0 && any(b).item().to<bool>(); }
 
@@ -48,6 +43,20 @@ void check_probabilities(const Tensor& p64, const char* op) {
 double tiny_of(DType dt) { return dt == DType::Float32 ? double(FLT_MIN) : DBL_MIN; }
 
 }  // namespace
+
+// On a tensor in a graph (a non-leaf: leaves refuse in check_inplace) a select with an
+// all-false mask carries the values and routes no gradient to the old ones.
+Tensor& ops::write_random(Tensor& t, const Tensor& values, const char* op) {
+  autograd::check_inplace(t, op);
+  if (autograd::any_requires_grad(t)) {
+    Tensor none = full(t.sizes(), Scalar(false), DType::Bool);
+    return autograd::apply_inplace(t, op, [&](const Tensor& x) {
+      return where(none, x, to_dtype(values, x.dtype()));
+    });
+  }
+  NoGradGuard no_grad;
+  return copy_(t, values);
+}
 
 // ---- bernoulli ------------------------------------------------------------------------
 Tensor bernoulli(const Tensor& p, Generator* gen) {
@@ -73,7 +82,7 @@ Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
   EMBER_CHECK(p >= 0 && p <= 1, Error, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   Tensor out = Tensor::empty(t.sizes(), DType::Float64);
   kernels::bernoulli(generator_or_default(gen), &p, 0, dp(out), out.numel());
-  return write_into(t, out, "bernoulli_");
+  return ops::write_random(t, out, "bernoulli_");
 }
 
 Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
@@ -87,7 +96,7 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
   check_probabilities(P, "bernoulli_");
   Tensor out = Tensor::empty(t.sizes(), DType::Float64);
   kernels::bernoulli(generator_or_default(gen), dp(P), 1, dp(out), out.numel());
-  return write_into(t, out, "bernoulli_");
+  return ops::write_random(t, out, "bernoulli_");
 }
 
 // ---- multinomial ----------------------------------------------------------------------
@@ -239,7 +248,7 @@ namespace {
 Tensor& fill_with(Tensor& t, kernels::Fill kind, double a, double b, Generator* gen, const char* op) {
   Tensor out = Tensor::empty(t.sizes(), DType::Float64);
   kernels::fill(generator_or_default(gen), kind, a, b, dp(out), out.numel());
-  return write_into(t, out, op);
+  return ops::write_random(t, out, op);
 }
 void check_continuous(const Tensor& t, const char* what, const char* op) {
   ops::check_defined(t, op);
@@ -302,7 +311,7 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
                 from, " >= to=", hi);
   }
   Tensor v = randint(from, hi, t.sizes(), DType::Int64, gen);
-  return write_into(t, v, "random_");
+  return ops::write_random(t, v, "random_");
 }
 
 }  // namespace ember

@@ -437,8 +437,29 @@ def test_inplace_fill_on_a_leaf_that_requires_grad_raises():
     x = ember.zeros(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf"):
         x.exponential_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.uniform_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.normal_()
+    with ember.no_grad():  # what nn.init does
+        x.normal_()
+    assert x.requires_grad and x.grad_fn is None
     with pytest.raises(RuntimeError):
         torch.zeros(3, requires_grad=True).exponential_()
+
+
+@pytest.mark.parametrize("fill", [lambda t: t.exponential_(), lambda t: t.geometric_(0.5),
+                                  lambda t: t.cauchy_(), lambda t: t.log_normal_(),
+                                  lambda t: t.bernoulli_(0.5), lambda t: t.random_(0, 5),
+                                  lambda t: t.uniform_(), lambda t: t.normal_()])
+def test_fill_of_a_tensor_in_a_graph_gives_a_zero_gradient_as_torch(fill):
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        fill(y)
+        assert y.requires_grad and y.grad_fn is not None
+        (y * 3).sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
 
 
 def test_fills_on_non_contiguous_views():
