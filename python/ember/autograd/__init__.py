@@ -5,6 +5,7 @@ from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode,
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck
 from .variable import Variable
+from . import functional
 
 
 def _as_list(x):
