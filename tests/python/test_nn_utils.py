@@ -94,3 +94,53 @@ def test_parameters_to_vector_and_back():
         ember.nn.utils.vector_to_parameters(ember.zeros(3), ours)
     with pytest.raises(TypeError):
         ember.nn.utils.vector_to_parameters([1.0], ours)
+
+
+# ---- get_total_norm / clip_grads_with_norm_ / clip_grad_norm (torch 2.6+) ------------------
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.5, math.inf])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_get_total_norm_then_clip_with_norm(norm_type, dtype):
+    ours, theirs = grads_pair([(3, 4), (4,), ()], seed=3, dtype=dtype)
+    en = ember.nn.utils.get_total_norm([p.grad for p in ours], norm_type)
+    tn = torch.nn.utils.get_total_norm([p.grad for p in theirs], norm_type)
+    assert en.shape == tn.shape == ()
+    assert str(en.dtype).split(".")[-1] == str(tn.dtype).split(".")[-1]
+    np.testing.assert_allclose(en.numpy(), tn.numpy(), rtol=1e-5)
+    # clip by a norm computed elsewhere (here: twice the real one), a tensor or a number
+    ember.nn.utils.clip_grads_with_norm_(ours, 1.0, en * 2)
+    torch.nn.utils.clip_grads_with_norm_(theirs, 1.0, tn * 2)
+    same_grads(ours, theirs)
+    ember.nn.utils.clip_grads_with_norm_(ours[0], 0.5, 3.0)
+    torch.nn.utils.clip_grads_with_norm_(theirs[0], 0.5, torch.tensor(3.0))
+    same_grads(ours, theirs)
+
+
+def test_get_total_norm_edges_like_torch():
+    assert float(ember.nn.utils.get_total_norm([])) == float(torch.nn.utils.get_total_norm([])) == 0
+    e = ember.nn.utils.get_total_norm(ember.tensor([3.0, 4.0]))  # one tensor
+    assert float(e) == float(torch.nn.utils.get_total_norm(torch.tensor([3.0, 4.0]))) == 5.0
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients"):
+            lib.nn.utils.get_total_norm([lib.tensor([1.0, float("nan")])], error_if_nonfinite=True)
+    ours, theirs = grads_pair([(2,)])
+    ember.nn.utils.clip_grads_with_norm_([ember.zeros(2, requires_grad=True)], 1.0, 5.0)  # no grads
+
+
+def test_clip_grad_norm_deprecated_and_empty_generator():
+    ours, theirs = grads_pair([(3, 4)], seed=5)
+    with pytest.warns(FutureWarning, match="clip_grad_norm` is now deprecated"):
+        en = ember.nn.utils.clip_grad_norm(ours, 0.5)
+    with pytest.warns(FutureWarning):
+        tn = torch.nn.utils.clip_grad_norm(theirs, 0.5)
+    np.testing.assert_allclose(en.numpy(), tn.numpy(), rtol=1e-6)
+    same_grads(ours, theirs)
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="empty generator"):
+            lib.nn.utils.clip_grad_norm_((p for p in []), 1.0)
+
+
+def test_submodule_names_like_torch():
+    import torch.nn.utils.clip_grad as tcg
+    assert ember.nn.utils.clip_grad.__all__ == tcg.__all__
+    assert ember.nn.utils.convert_parameters.parameters_to_vector is \
+        ember.nn.utils.parameters_to_vector
