@@ -1,5 +1,6 @@
 // Matrix products as functions, methods and the @ operator, with PyTorch's argument names.
 #include "common.h"
+#include "ember/linalg.h"
 
 namespace ember::py {
 
@@ -30,6 +31,19 @@ void bind_linalg(nb::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
   cls.def("__rmatmul__", [](const Tensor& a, const Tensor& b) { return matmul(b, a); }, op);
   cls.def("__imatmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
+
+  // ember.linalg's LAPACK-backed ops (include/ember/linalg.h), wrapped by python/ember/linalg.py.
+  // LinAlgError is a RuntimeError, as torch._C._LinAlgError; its translator is registered
+  // after the module's general one, so nanobind tries it first.
+  nb::exception<LinAlgError>(m, "LinAlgError", PyExc_RuntimeError);
+  m.def("_linalg_solve", &linalg_solve);
+  m.def("_linalg_inv_ex", &linalg_inv_ex, nb::arg("A"), nb::arg("check_errors") = false);
+  m.def("_linalg_det", &linalg_det);
+  m.def("_linalg_slogdet", &linalg_slogdet);
+  m.def("_linalg_cholesky_ex", &linalg_cholesky_ex, nb::arg("A"), nb::arg("upper") = false,
+        nb::arg("check_errors") = false);
+  m.def("_linalg_solve_triangular", &linalg_solve_triangular, nb::arg("A"), nb::arg("B"),
+        nb::arg("upper"), nb::arg("left") = true, nb::arg("unitriangular") = false);
 }
 
 }  // namespace ember::py

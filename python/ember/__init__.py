@@ -170,11 +170,11 @@ def is_tensor(obj):
 # composites and aliases, shape/join, statistics, contractions, dtype limits): each module lists
 # its FUNCTIONS and Tensor METHODS; a name ember already has (a C++ op) is never replaced.
 from . import (_comparison, _pointwise, _reshaping, _statistics, _contraction,  # noqa: E402
-               _dtype_info, _index_grids, _scans)
+               _dtype_info, _index_grids, _scans, linalg)
 from ._printing import set_printoptions  # noqa: E402,F401
 
 for _module in (_comparison, _pointwise, _reshaping, _statistics, _contraction, _dtype_info,
-                _index_grids, _scans):
+                _index_grids, _scans, linalg):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):

@@ -15,4 +15,21 @@ min = _result("min")  # noqa: A001
 sort = _result("sort")
 topk = _result("topk")
 
-__all__ = ["max", "min", "sort", "topk"]
+
+
+def _fields(name, fields):
+    """A torch.return_types tuple with other field names (the linalg results)."""
+    cls = namedtuple(name, fields)
+    cls.__repr__ = lambda self: (f"ember.return_types.{name}(\n" + ",\n".join(
+        f"{f}={v!r}" for f, v in zip(fields, self)) + ")")
+    return cls
+
+
+linalg_inv_ex = _fields("linalg_inv_ex", ["inverse", "info"])
+linalg_slogdet = _fields("linalg_slogdet", ["sign", "logabsdet"])
+slogdet = _fields("slogdet", ["sign", "logabsdet"])
+linalg_cholesky_ex = _fields("linalg_cholesky_ex", ["L", "info"])
+triangular_solve = _fields("triangular_solve", ["solution", "cloned_coefficient"])
+
+__all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
+           "linalg_cholesky_ex", "triangular_solve"]

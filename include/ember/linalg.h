@@ -1,0 +1,38 @@
+// ember::linalg — LAPACK-backed linear algebra with PyTorch's names and gradients
+// (torch.linalg.*). Every function takes float32/float64 matrices in the last two dims and
+// is batched over (and, for two operands, broadcasts) the leading dims:
+//
+//   Tensor A = randn({4, 3, 3}, DType::Float64), B = randn({4, 3, 2}, DType::Float64);
+//   Tensor X = linalg_solve(A, B);          // A @ X == B, one LU per matrix
+//   auto [sign, logabsdet] = linalg_slogdet(A);
+//
+// A singular or non-positive-definite input raises LinAlgError (Python: ember.linalg.LinAlgError,
+// a RuntimeError) with torch's message; the *_ex forms return an int32 `info` per matrix instead.
+#pragma once
+#include <utility>
+
+#include "ember/error.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+// A factorization failed (singular matrix, not positive-definite): torch's _LinAlgError.
+struct LinAlgError : Error { using Error::Error; };
+
+// X with A X = B. A (*, n, n), B (*, n, k); batch dims broadcast.
+Tensor linalg_solve(const Tensor& A, const Tensor& B);
+// (A^-1, info); with check_errors a singular matrix raises as linalg_inv does.
+std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors = false);
+Tensor linalg_inv(const Tensor& A);
+Tensor linalg_det(const Tensor& A);
+// (sign, log|det|); sign 0 and log|det| -inf for a singular matrix.
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A);
+// (L, info) with A = L L^T (U^T U with upper), from A's lower triangle.
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false,
+                                             bool check_errors = false);
+Tensor linalg_cholesky(const Tensor& A, bool upper = false);
+// X with A X = B (X A = B when !left), A triangular; batch dims broadcast.
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                               bool unitriangular = false);
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+"""ember.linalg: torch.linalg's names. The factorizations and solves are C++ ops on LAPACK
+(src/ops/linalg_solve.cpp, src/ops/linalg_cholesky.cpp) with their gradients; this module only
+maps torch's argument forms onto them (a vector right-hand side, left=False, out=) and names
+the results. FUNCTIONS and METHODS are torch's top-level and Tensor aliases (torch.det,
+torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
+from . import _C, return_types
+from ._contraction import _out
+
+LinAlgError = _C.LinAlgError
+
+
+def _is_vector_rhs(A, B):
+    # torch's rule: B is a vector (or a batch of them) when it is 1-d or has A's shape minus
+    # its last dim.
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A, B, *, left=True, out=None):
+    vector = _is_vector_rhs(A, B)
+    rhs = B.unsqueeze(-1) if vector else B
+    if left:
+        X = _C._linalg_solve(A, rhs)
+    else:  # X A = B  is  A^T X^T = B^T
+        X = _C._linalg_solve(A.mT, rhs if vector else rhs.mT)
+        X = X if vector else X.mT
+    return _out(X.squeeze(-1) if vector else X, out, "linalg.solve")
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    r = return_types.linalg_inv_ex(*_C._linalg_inv_ex(A, check_errors))
+    return r if out is None else return_types.linalg_inv_ex(
+        _out(r.inverse, out[0], "linalg.inv_ex"), _out(r.info, out[1], "linalg.inv_ex"))
+
+
+def inv(A, *, out=None):
+    return _out(_C._linalg_inv_ex(A, True)[0], out, "linalg.inv")
+
+
+def det(A, *, out=None):
+    return _out(_C._linalg_det(A), out, "linalg.det")
+
+
+def slogdet(A, *, out=None):
+    sign, logabsdet = _C._linalg_slogdet(A)
+    if out is not None:
+        sign, logabsdet = _out(sign, out[0], "linalg.slogdet"), _out(logabsdet, out[1], "linalg.slogdet")
+    return return_types.linalg_slogdet(sign, logabsdet)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    L, info = _C._linalg_cholesky_ex(A, upper, check_errors)
+    if out is not None:
+        L, info = _out(L, out[0], "linalg.cholesky_ex"), _out(info, out[1], "linalg.cholesky_ex")
+    return return_types.linalg_cholesky_ex(L, info)
+
+
+def cholesky(A, *, upper=False, out=None):
+    return _out(_C._linalg_cholesky_ex(A, upper, True)[0], out, "linalg.cholesky")
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    return _out(_C._linalg_solve_triangular(A, B, upper, left, unitriangular), out,
+                "linalg.solve_triangular")
+
+
+# ---- torch's top-level names and Tensor methods ---------------------------------------------
+
+def logdet(input):
+    """log(det(input)): nan where the determinant is negative, -inf where it is 0 (torch.logdet)."""
+    sign, logabsdet = _C._linalg_slogdet(input)
+    return _C.where(sign < 0, float("nan"), logabsdet)
+
+
+def _slogdet(input):
+    return return_types.slogdet(*_C._linalg_slogdet(input))
+
+
+def _cholesky(input, upper=False, *, out=None):
+    return _out(_C._linalg_cholesky_ex(input, upper, True)[0], out, "cholesky")
+
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """X with A X = input, A = L L^T given by its factor input2 = L (U = L^T with upper)."""
+    L = input2.mT if upper else input2
+    Y = _C._linalg_solve_triangular(L, input, False, True, False)
+    return _out(_C._linalg_solve_triangular(L.mT, Y, True, True, False), out, "cholesky_solve")
+
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    """A^-1 for A = L L^T given by its factor input = L (U = L^T with upper)."""
+    n = input.shape[-1] if input.dim() >= 2 else 0
+    from ._creation import eye
+    eye_n = eye(n, dtype=input.dtype).expand(tuple(input.shape))
+    return _out(cholesky_solve(eye_n, input, upper), out, "cholesky_inverse")
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """torch.triangular_solve's old form: (solution of op(A) X = b, a copy of A)."""
+    Am = A.mT if transpose else A
+    X = _C._linalg_solve_triangular(Am, b, upper != transpose, True, unitriangular)
+    return return_types.triangular_solve(X, A.clone())
+
+
+FUNCTIONS = {
+    "det": det, "inverse": inv, "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
+    "triangular_solve": triangular_solve,
+}
+METHODS = {
+    "det": lambda self: det(self), "inverse": lambda self: inv(self),
+    "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
+    "triangular_solve": triangular_solve,
+}

@@ -1,0 +1,26 @@
+// Helpers shared by the LAPACK-backed ops (linalg_solve.cpp, linalg_cholesky.cpp). Private to
+// src/ops.
+#pragma once
+#include <string>
+
+#include "ember/linalg.h"
+#include "ember/ops.h"
+
+namespace ember::ops {
+
+// torch's errors: "linalg.det: Expected a floating point or complex tensor as input. Got Long".
+void check_lapack_dtype(const char* op, const Tensor& a);
+// "linalg.inv: A must be batches of square matrices, but they are 3 by 4 matrices".
+void check_square(const char* op, const Tensor& a);
+// The leading dims of t.
+Dims batch_dims(const Tensor& t);
+// A fresh contiguous buffer holding t's matrices column-major (as LAPACK wants them): the
+// row-major copy of t^T. from_colmajor(buf) is the matrix view back (no copy).
+Tensor colmajor(const Tensor& t);
+Tensor from_colmajor(const Tensor& buf);
+// Raises LinAlgError for the first matrix whose info (int32, one per matrix) is not 0:
+// "<op>: (Batch element i): <what(info)>", the batch part only when `batched`.
+void check_info(const char* op, const Tensor& info, bool batched,
+                std::string (*what)(int32_t info));
+
+}  // namespace ember::ops
