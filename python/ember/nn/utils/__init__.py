@@ -3,6 +3,7 @@ parametrizations (parametrize, parametrizations, the older weight_norm/spectral_
 stateless.functional_call, and rnn's packed sequences."""
 from . import rnn  # noqa: F401  (torch.nn.utils.rnn: pad_sequence, PackedSequence, ...)
 from . import clip_grad, convert_parameters, fusion, init, memory_format  # noqa: F401
+from . import parametrize, parametrizations  # noqa: F401
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -10,9 +11,12 @@ from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eva
                      fuse_linear_bn_weights)
 from .init import skip_init
 from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
            "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "rnn", "skip_init",
-           "vector_to_parameters"]
+           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations",
+           "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
+           "spectral_norm", "vector_to_parameters", "weight_norm"]
