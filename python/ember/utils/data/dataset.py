@@ -120,6 +120,49 @@ class ChainDataset(IterableDataset):
         return sum(len(d) for d in self.datasets)
 
 
+class StackDataset(Dataset):
+    """Samples of several equal-length datasets side by side: StackDataset(a, b)[i] is
+    (a[i], b[i]); StackDataset(x=a, y=b)[i] is {"x": a[i], "y": b[i]}."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not (args or kwargs):
+            raise ValueError("At least one dataset should be passed")
+        datasets = list(args or kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args or kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """One batch fetch per member dataset (its __getitems__ when it has one)."""
+        named = self.datasets.items() if isinstance(self.datasets, dict) else \
+            enumerate(self.datasets)
+        columns = {}
+        for k, dataset in named:
+            if callable(getattr(dataset, "__getitems__", None)):
+                items = dataset.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [dataset[i] for i in indices]
+            columns[k] = items
+        if isinstance(self.datasets, dict):
+            return [dict(zip(columns, row)) for row in zip(*columns.values())]
+        return [tuple(row) for row in zip(*columns.values())]
+
+    def __len__(self):
+        return self._length
+
+
 class Subset(Dataset):
     """The samples of `dataset` at `indices` (a sequence of ints, a NumPy array or a tensor)."""
 
