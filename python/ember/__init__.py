@@ -186,7 +186,7 @@ def __getattr__(name):
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing"):
+                "version", "vision", "testing", "func"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

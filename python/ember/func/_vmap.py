@@ -1,0 +1,95 @@
+"""vmap as torch.func.vmap.
+
+Note [vmap by calls]: ember has no batching rules yet. vmap calls `func` once per index of the
+mapped dimension (each call runs whole-tensor C++ ops on the slice) and stacks the results
+along out_dims. This gives torch's results, structure and errors, and nests; its cost is
+B calls instead of one batched call."""
+import functools
+
+from .. import _C
+from ._tree import broadcast_prefix, tree_flatten, tree_unflatten
+
+
+def _fname(func):
+    return getattr(func, "__name__", repr(func))
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """Maps func over dimension in_dims of its inputs (an int, None, or a tree matching the
+    positional arguments) and stacks the outputs at out_dims (Note [vmap by calls])."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got "
+                         f"{chunk_size})")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        name = _fname(func)
+        where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
+        if not isinstance(in_dims, (int, tuple)) and in_dims is not None:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...): expected `in_dims` to be "
+                             f"int or a (potentially nested) tuple matching the structure of "
+                             f"inputs, got: {type(in_dims)}.")
+        if not args:
+            raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
+                             "inputs, or you are trying to vmap over a function with no inputs. "
+                             "The latter is unsupported.")
+        leaves, spec = tree_flatten(args)
+        dims = broadcast_prefix(in_dims, args,
+                                f"{where}: in_dims is not compatible with the structure of "
+                                "`inputs`.")
+        sizes = []
+        for x, d in zip(leaves, dims):
+            if d is None:
+                continue
+            if not isinstance(d, int):
+                raise ValueError(f"{where}: Got in_dim={d} for an input but in_dim must be "
+                                 "either an integer dimension or None.")
+            if not isinstance(x, _C.Tensor):
+                raise ValueError(f"{where}: Got in_dim={d} for an input but the input is of type "
+                                 f"{type(x)}. We cannot vmap over non-Tensor arguments, please "
+                                 "use None as the respective in_dim")
+            if not -x.dim() <= d < x.dim():
+                raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a "
+                                 f"Tensor of dimensionality {x.dim()} so expected in_dim to "
+                                 f"satisfy -{x.dim()} <= in_dim < {x.dim()}.")
+            sizes.append(x.shape[d])
+        if not sizes:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): at least one "
+                             "input must be batched")
+        if len(set(sizes)) != 1:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {sizes} for the mapped dimension")
+        results = []
+        for b in range(sizes[0]):
+            sliced = [x if d is None else x.select(d, b) for x, d in zip(leaves, dims)]
+            results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+        return _stack_outputs(results, out_dims, name)
+    return wrapper
+
+
+def _stack_outputs(results, out_dims, name):
+    from .. import stack
+    flat = [tree_flatten(r) for r in results]
+    out_spec = flat[0][1]
+    dims = broadcast_prefix(out_dims, results[0],
+                            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
+                            "compatible with the structure of `outputs`.")
+    stacked = []
+    for i, d in enumerate(dims):
+        column = [leaves[i] for leaves, _ in flat]
+        if d is None:
+            stacked.append(column[0])
+            continue
+        if not isinstance(column[0], _C.Tensor):
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                             f"{type(column[0])}. Did you mean to set out_dims= to None for "
+                             "output?")
+        rank = column[0].dim() + 1
+        if not -rank <= d < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-rank}, {rank - 1}], but got {d})")
+        stacked.append(stack(column, dim=d))
+    return tree_unflatten(stacked, out_spec)
