@@ -129,6 +129,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    _tensor(input, "nan_to_num_")
     return input.copy_(nan_to_num(input, nan, posinf, neginf))
 
 

@@ -106,8 +106,16 @@ def numel(input):
 
 FUNCTIONS = {"finfo": finfo, "iinfo": iinfo, "typename": typename, "is_storage": is_storage,
              "numel": numel}
+def _other_tensor(fn, other):
+    if not isinstance(other, _C.Tensor):
+        raise TypeError(f"{fn}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return other
+
+
 METHODS = {
-    "type_as": lambda self, other: self.to(other.dtype),
-    "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+    "type_as": lambda self, other: self.to(_other_tensor("type_as", other).dtype),
+    "is_same_size": lambda self, other: tuple(self.shape) == tuple(
+        _other_tensor("is_same_size", other).shape),
     "is_signed": lambda self: self.dtype.is_signed,
 }

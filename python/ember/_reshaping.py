@@ -94,6 +94,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise IndexError(f"repeat_interleave: Dimension out of range (expected to be in range of "
                          f"[{-builtins.max(n, 1)}, {builtins.max(n, 1) - 1}], but got {dim})")
     dim %= builtins.max(n, 1)
+    if isinstance(repeats, builtins.bool) or not isinstance(repeats, (builtins.int, Tensor)):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be int or Tensor, not "
+                        f"{type(repeats).__name__}")
     if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
         repeats = builtins.int(repeats.item())
     if isinstance(repeats, builtins.int):
@@ -392,6 +395,7 @@ def take(input, index):
 
 def _index_along(input, dim, index, width_shape, fn):
     """index (1-d) laid along dim and expanded to width_shape, for scatter/scatter_add."""
+    _check_tensor(index, fn, "index")
     if index.dim() > 1:
         raise IndexError(f"{fn}(): Index is supposed to be a vector, got shape {tuple(index.shape)}")
     if index.dtype != int64:
@@ -413,6 +417,7 @@ def _index_along(input, dim, index, width_shape, fn):
 
 def index_add(input, dim, index, source, *, alpha=1):
     _check_tensor(input, "index_add")
+    _check_tensor(source, "index_add", "source")
     d, idx = _index_along(input, dim, index, list(source.shape), "index_add")
     if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
         raise RuntimeError(f"index_add(): source {tuple(source.shape)} does not match input "
@@ -423,6 +428,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_copy(input, dim, index, source):
     _check_tensor(input, "index_copy")
+    _check_tensor(source, "index_copy", "source")
     d, idx = _index_along(input, dim, index, list(source.shape), "index_copy")
     if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
         raise RuntimeError(f"index_copy(): source {tuple(source.shape)} does not match input "
@@ -432,6 +438,7 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     _check_tensor(input, "index_fill")
+    _check_tensor(index, "index_fill", "index")
     shape = list(input.shape)
     n = builtins.max(input.dim(), 1)
     if input.dim() and -n <= dim < n:

@@ -323,6 +323,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     obs = x.shape[1]
     w = None
     if fweights is not None:
+        _check_tensor(fweights, "cov", "fweights")
         if fweights.dtype not in (int64, int32, _C.dtype.uint8) or fweights.dim() > 1 \
                 or fweights.numel() != obs:
             raise RuntimeError(f"cov(): expected fweights to be an integer 1-d tensor with {obs} "
@@ -332,6 +333,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): fweights cannot be negative")
         w = fweights
     if aweights is not None:
+        _check_tensor(aweights, "cov", "aweights")
         if aweights.dtype not in _FLOATING or aweights.dim() > 1 or aweights.numel() != obs:
             raise RuntimeError(f"cov(): expected aweights to be a floating point 1-d tensor with "
                                f"{obs} elements, got dtype {aweights.dtype} and shape "
@@ -384,6 +386,8 @@ def bincount(input, weights=None, minlength=0):
     x = input.long()
     if x.numel() and builtins.bool((x < 0).any()):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None:
+        _check_tensor(weights, "bincount", "weights")
     if weights is not None and (weights.dim() != 1 or weights.numel() != x.numel()):
         raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input "
                            f"(got shapes {tuple(weights.shape)} and {tuple(input.shape)})")

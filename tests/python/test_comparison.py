@@ -127,6 +127,14 @@ def test_bad_inputs():
         ember.count_nonzero(ember.ones(3, 4), 99)
     with pytest.raises(TypeError, match="equal"):
         ember.equal([1], f)
+    with pytest.raises(TypeError, match="nan_to_num_"):
+        ember.nan_to_num_("abc")
+    with pytest.raises(TypeError, match="type_as"):
+        f.type_as("abc")
+    with pytest.raises(TypeError, match="is_same_size"):
+        f.is_same_size([3])
+    with pytest.raises(TypeError, match="bincount.*weights"):
+        ember.bincount(ember.tensor([1]), [1.0])
     out = ember.empty(2)
     with pytest.raises(RuntimeError, match="nan_to_num"):
         ember.nan_to_num(f, out=out)

@@ -195,6 +195,12 @@ def test_bad_inputs():
         ember.vstack(x)
     with pytest.raises(IndexError, match="movedim"):
         ember.movedim(x, 5, 0)
+    with pytest.raises(TypeError, match="index_add.*source"):
+        ember.index_add(x, 0, ember.tensor([0]), 3)
+    with pytest.raises(TypeError, match="index_fill.*index"):
+        ember.index_fill(x, 0, [0], 1.0)
+    with pytest.raises(TypeError, match="repeat_interleave.*repeats"):
+        ember.repeat_interleave(x, "abc")
     for call in (lambda m: m.ones(3, 4).repeat(2), lambda m: m.trace(m.ones(3)),
                  lambda m: m.hsplit(m.ones(3, 4), 3), lambda m: m.rot90(m.ones(3))):
         with pytest.raises(RuntimeError):
