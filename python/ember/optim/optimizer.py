@@ -4,8 +4,9 @@
 A subclass's step() collects, for each parameter group, the parameters that have a grad,
 their grads and their state tensors, and hands the lists to ONE fused C++ call
 (ember._C._optim), which updates every parameter of the group in a single loop."""
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
@@ -14,7 +15,57 @@ from .._dtype import get_default_dtype, float64, float32
 from .._tensor import Tensor
 from .._creation import tensor, zeros_like
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def _handle(table, hook, prepend=False):
+    from ..nn.modules.module import RemovableHandle
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before every
+    optimizer's step()."""
+    return _handle(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs), after every optimizer's step()."""
+    return _handle(_global_optimizer_post_hooks, hook)
+
+
+def _hooked_step(func):
+    """Wraps a class's step() to run the global and the optimizer's step hooks, as torch."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{func} must return None or a tuple of "
+                                       f"(new_args, new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = func(*args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                               _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 class _RequiredParameter:
@@ -45,6 +96,10 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        for name in _HOOK_TABLES:
+            setattr(self, name, OrderedDict())
+        if not getattr(type(self).step, "hooked", False):
+            type(self).step = _hooked_step(type(self).step)
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -63,6 +118,34 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in _HOOK_TABLES:
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+
+    # ---- hooks (torch's: step, state_dict and load_state_dict, before and after) --------
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before step()."""
+        return _handle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs), after step()."""
+        return _handle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer), before state_dict() builds the dict."""
+        return _handle(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or a state_dict to return instead."""
+        return _handle(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or a state_dict to load instead."""
+        return _handle(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer), after load_state_dict()."""
+        return _handle(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
@@ -161,6 +244,8 @@ class Optimizer:
         """PyTorch's format: {"state": {index: {...}}, "param_groups": [{..., "params": [index]}]},
         parameters numbered in the order the groups list them. The state tensors are the
         optimizer's own (not copies), as in PyTorch."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index = {}
         start = 0
 
@@ -175,12 +260,22 @@ class Optimizer:
 
         groups = [pack(g) for g in self.param_groups]
         state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Loads what state_dict() returned (from this optimizer or one built the same way).
         Tensors are copied (cast to their parameter's dtype, except step counters), so the
         loaded optimizer shares no state with the dict."""
+        state_dict = state_dict.copy()  # the hooks may change it; the caller's stays as it is
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -215,6 +310,8 @@ class Optimizer:
 
         self.__setstate__({"state": state,
                            "param_groups": [update_group(g, s) for g, s in zip(groups, saved_groups)]})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     # ---- helpers for the subclasses' step() --------------------------------------------
     @staticmethod

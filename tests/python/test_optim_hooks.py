@@ -1,0 +1,106 @@
+"""Optimizer hooks against torch 2.13: step pre/post hooks (per optimizer and global),
+state_dict and load_state_dict pre/post hooks, their order, prepend, removal, and torch's
+error for a pre-hook returning something else than (args, kwargs)."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.optim
+import sys
+
+import ember.optim.optimizer
+import torch.optim.optimizer  # noqa: F401  (torch.optim hides the name; sys.modules has it)
+
+OPTIMIZER_MODULE = {ember: ember.optim.optimizer, torch: sys.modules["torch.optim.optimizer"]}
+
+
+def _opt(lib, name="SGD", **kw):
+    p = lib.ones(3, requires_grad=True)
+    p.grad = lib.full((3,), 0.5)
+    return p, getattr(lib.optim, name)([p], lr=0.1, **kw)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "NAdam", "LBFGS"])
+def test_step_hooks_order_and_removal_like_torch(name):
+    logs = []
+    for lib in (ember, torch):
+        log = []
+        p, o = _opt(lib, name)
+        mod = OPTIMIZER_MODULE[lib]
+        hs = [mod.register_optimizer_step_pre_hook(lambda opt, a, k: log.append("gpre")),
+              mod.register_optimizer_step_post_hook(lambda opt, a, k: log.append("gpost")),
+              o.register_step_pre_hook(lambda opt, a, k: log.append(("pre", opt is o, len(a)))),
+              o.register_step_post_hook(lambda opt, a, k: log.append("post"))]
+        closure = (lambda: lib.tensor(1.0)) if name == "LBFGS" else None
+        try:
+            o.step(closure) if closure else o.step()
+            hs[2].remove()
+            hs[0].remove()
+            o.step(closure) if closure else o.step()
+        finally:
+            for h in hs:
+                h.remove()
+        o.step(closure) if closure else o.step()
+        logs.append(log)
+    assert logs[0] == logs[1]
+    assert logs[0][:4] == ["gpre", ("pre", True, 1 + (name == "LBFGS")), "post", "gpost"]
+
+
+def test_step_pre_hook_replaces_arguments_and_bad_return():
+    for lib in (ember, torch):
+        p, o = _opt(lib)
+        seen = []
+        h = o.register_step_pre_hook(lambda opt, a, k: ((opt,), {"closure": lambda: seen.append(1)}))
+        o.step()
+        assert seen == [1]
+        h.remove()
+        o.register_step_pre_hook(lambda opt, a, k: 3)
+        with pytest.raises(RuntimeError, match="must return None or a tuple of \\(new_args, "
+                                               "new_kwargs\\), but got 3"):
+            o.step()
+
+
+def test_state_dict_hooks_like_torch():
+    results = []
+    for lib in (ember, torch):
+        log = []
+        p, o = _opt(lib, "Adam")
+        o.step()
+        o.register_state_dict_pre_hook(lambda opt: log.append("pre"))
+        o.register_state_dict_pre_hook(lambda opt: log.append("pre0"), prepend=True)
+
+        def post(opt, sd):
+            log.append(("post", sorted(sd)))
+            sd = dict(sd)
+            sd["extra"] = 7
+            return sd
+        o.register_state_dict_post_hook(post)
+        sd = o.state_dict()
+        assert sd["extra"] == 7
+        sd.pop("extra")
+
+        def lpre(opt, sd):
+            log.append(("lpre", "extra" in sd))
+            sd = dict(sd)
+            sd["param_groups"] = [dict(g, lr=0.5) for g in sd["param_groups"]]
+            return sd
+        o.register_load_state_dict_pre_hook(lpre)
+        o.register_load_state_dict_post_hook(lambda opt: log.append(("lpost", opt.param_groups[0]["lr"])))
+        before = dict(sd)
+        o.load_state_dict(sd)
+        assert sd.keys() == before.keys() and sd["param_groups"][0]["lr"] == 0.1  # not changed
+        results.append(log)
+    assert results[0] == results[1]
+    assert results[0] == ["pre0", "pre", ("post", ["param_groups", "state"]), ("lpre", False),
+                          ("lpost", 0.5)]
+
+
+def test_hooks_survive_pickle_without_being_saved():
+    import pickle
+    p, o = _opt(ember)
+    o.register_step_pre_hook(print)
+    o2 = pickle.loads(pickle.dumps(o))
+    assert len(o2._optimizer_step_pre_hooks) == 0
+    o2.step()
+    assert o2.param_groups[0]["lr"] == 0.1
