@@ -2,10 +2,11 @@
 no Python runs during backward() unless the graph holds a Python Function."""
 from .. import _C
 from .._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
-from .function import Function, FunctionCtx
-from .gradcheck import gradcheck
+from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .variable import Variable
-from . import functional
+from . import function, functional, grad_mode
 
 
 def _as_list(x):

@@ -13,6 +13,8 @@
 
     y = P3.apply(x)
 """
+import functools
+
 from .. import _C
 from .._grad_mode import no_grad
 
@@ -99,3 +101,40 @@ class Function:
 
         _C._record_function(cls.__name__ + "Backward", inputs, diff, run_backward)
         return outs[0] if single else outs
+
+
+class DelayedError(Function):
+    """Passes tensors through; differentiating through it raises (once_differentiable)."""
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn):
+    """Decorates a Function's backward: it runs under no_grad, and when its incoming gradients
+    require grad (a double backward is being built), its results carry a node that raises if
+    that double backward is run (as torch)."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _C.is_grad_enabled() or not any(
+                isinstance(a, _C.Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        tensors = [o.detach().requires_grad_(True) for o in outs
+                   if isinstance(o, _C.Tensor) and o.dtype.is_floating_point]
+        if not tensors:
+            return outputs
+        wrapped = iter(DelayedError.apply(*tensors))
+        outs = tuple(next(wrapped) if isinstance(o, _C.Tensor) and o.dtype.is_floating_point
+                     else o for o in outs)
+        return outs[0] if single else outs
+    return wrapper
