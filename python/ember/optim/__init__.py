@@ -1,7 +1,7 @@
 """ember.optim: optimizers with torch.optim's API and update rules. Each step() updates all
 the parameters of a param group in one fused C++ call (see optimizer.py); Adamax, NAdam, RAdam,
 Adadelta, Rprop, ASGD and LBFGS are Python over ember's in-place ops (_single_tensor.py)."""
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam
@@ -16,5 +16,5 @@ from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
+__all__ = ["Optimizer", "SGD", "swa_utils", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
            "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS"]
