@@ -7,7 +7,10 @@ namespace ember::py {
 namespace {
 
 template <class F>
-nb::object inplace(nb::handle self, F f) {
+nb::object inplace(nb::handle self, const char* op, F f) {
+  // Module-level forms (ember.xlogy_(x, y)) take self as any object: check before casting.
+  if (!nb::isinstance<Tensor>(self))
+    throw TypeError(detail::cat(op, ": argument 'input' must be Tensor, not ", nb::type_name(self.type()).c_str()));
   f(self_of(self));
   return nb::borrow(self);
 }
@@ -18,7 +21,7 @@ void bind_special(nb::module_& m) {
   auto& cls = tensor_class();
 #define EMBER_BIND_MATH(name)                                                               \
   def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                         \
-  cls.def(#name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); });
+  cls.def(#name "_", [](nb::handle self) { return inplace(self, #name "_", [](Tensor& t) { name##_(t); }); });
   EMBER_BIND_MATH(lgamma)
   EMBER_BIND_MATH(digamma)
   EMBER_BIND_MATH(erfc)
@@ -51,7 +54,7 @@ void bind_special(nb::module_& m) {
   m.def(#name "_", [](nb::handle self) {                                                     \
     if (!nb::isinstance<Tensor>(self))                                                       \
       throw TypeError(detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
-    return inplace(self, [](Tensor& t) { name##_(t); });                                     \
+    return inplace(self, #name "_", [](Tensor& t) { name##_(t); });                                     \
   });
   EMBER_BIND_INPLACE(erfc)
   EMBER_BIND_INPLACE(i0)
@@ -60,31 +63,29 @@ void bind_special(nb::module_& m) {
   def_both(m, cls, "igamma", [](const Tensor& a, const Tensor& x) { return igamma(a, x); }, nb::arg("other"));
   def_both(m, cls, "igammac", [](const Tensor& a, const Tensor& x) { return igammac(a, x); }, nb::arg("other"));
   cls.def("igamma_", [](nb::handle self, const Tensor& x) {
-    return inplace(self, [&x](Tensor& t) { igamma_(t, x); });
+    return inplace(self, "igamma_", [&x](Tensor& t) { igamma_(t, x); });
   }, nb::arg("other"));
   cls.def("igammac_", [](nb::handle self, const Tensor& x) {
-    return inplace(self, [&x](Tensor& t) { igammac_(t, x); });
+    return inplace(self, "igammac_", [&x](Tensor& t) { igammac_(t, x); });
   }, nb::arg("other"));
 
   m.def("polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); },
         nb::arg("n"), nb::arg("input"));
   cls.def("polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, nb::arg("n"));
   cls.def("polygamma_", [](nb::handle self, int64_t n) {
-    return inplace(self, [n](Tensor& t) { polygamma_(t, n); });
+    return inplace(self, "polygamma_", [n](Tensor& t) { polygamma_(t, n); });
   }, nb::arg("n"));
   def_both(m, cls, "mvlgamma", [](const Tensor& t, int64_t p) { return mvlgamma(t, p); }, nb::arg("p"));
   cls.def("mvlgamma_", [](nb::handle self, int64_t p) {
-    return inplace(self, [p](Tensor& t) { mvlgamma_(t, p); });
+    return inplace(self, "mvlgamma_", [p](Tensor& t) { mvlgamma_(t, p); });
   }, nb::arg("p"));
   def_both(m, cls, "logit", [](const Tensor& t, std::optional<double> eps) { return logit(t, eps); },
            nb::arg("eps") = nb::none());
   cls.def("logit_", [](nb::handle self, std::optional<double> eps) {
-    return inplace(self, [eps](Tensor& t) { logit_(t, eps); });
+    return inplace(self, "logit_", [eps](Tensor& t) { logit_(t, eps); });
   }, nb::arg("eps") = nb::none());
   m.def("logit_", [](nb::handle self, std::optional<double> eps) {
-    if (!nb::isinstance<Tensor>(self))
-      throw TypeError(detail::cat("logit_: expected a Tensor, got ", nb::type_name(self.type()).c_str()));
-    return inplace(self, [eps](Tensor& t) { logit_(t, eps); });
+    return inplace(self, "logit_", [eps](Tensor& t) { logit_(t, eps); });
   }, nb::arg("input"), nb::arg("eps") = nb::none());
 
   // xlogy(Tensor | Number, Tensor | Number), at least one a tensor, as torch.
@@ -94,16 +95,16 @@ void bind_special(nb::module_& m) {
   cls.def("xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("other"));
   cls.def("xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("other"));
   m.def("xlogy_", [](nb::handle self, const Tensor& y) {
-    return inplace(self, [&y](Tensor& t) { xlogy_(t, y); });
+    return inplace(self, "xlogy_", [&y](Tensor& t) { xlogy_(t, y); });
   }, nb::arg("input"), nb::arg("other"));
   m.def("xlogy_", [](nb::handle self, Scalar y) {
-    return inplace(self, [y](Tensor& t) { xlogy_(t, y); });
+    return inplace(self, "xlogy_", [y](Tensor& t) { xlogy_(t, y); });
   }, nb::arg("input"), nb::arg("other"));
   cls.def("xlogy_", [](nb::handle self, const Tensor& y) {
-    return inplace(self, [&y](Tensor& t) { xlogy_(t, y); });
+    return inplace(self, "xlogy_", [&y](Tensor& t) { xlogy_(t, y); });
   }, nb::arg("other"));
   cls.def("xlogy_", [](nb::handle self, Scalar y) {
-    return inplace(self, [y](Tensor& t) { xlogy_(t, y); });
+    return inplace(self, "xlogy_", [y](Tensor& t) { xlogy_(t, y); });
   }, nb::arg("other"));
   m.def("_special_xlog1py", [](const Tensor& x, const Tensor& y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
   m.def("_special_xlog1py", [](const Tensor& x, Scalar y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));

@@ -270,3 +270,16 @@ def test_bad_inputs():
         ember.lgamma([1.0, 2.0])
     with pytest.raises(TypeError):
         torch.lgamma([1.0, 2.0])
+
+
+@pytest.mark.parametrize("bad", ["abc", 1.5, -1, [1.0], object()])
+def test_module_level_inplace_forms_refuse_a_non_tensor_input(bad):
+    """ember.xlogy_(x, y) / ember.logit_(x) take the tensor to modify as any object; a non-tensor
+    raised TypeError in torch but crashed ember (found by the misuse sweep)."""
+    for lib in (ember, torch):
+        with pytest.raises(TypeError):
+            lib.xlogy_(bad, lib.ones(2))
+        with pytest.raises(TypeError):
+            lib.logit_(bad)
+    with pytest.raises(TypeError, match="xlogy_: argument 'input' must be Tensor"):
+        ember.xlogy_("abc", ember.ones(2))
