@@ -15,6 +15,7 @@ from .adadelta import Adadelta
 from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .adafactor import Adafactor
 
 __all__ = ["Optimizer", "SGD", "swa_utils", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
-           "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS"]
+           "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS", "Adafactor"]
