@@ -106,3 +106,26 @@ def test_memory_format_is_identity_and_skip_init():
                 super().__init__()
         with pytest.raises(RuntimeError, match="must support a 'device' arg"):
             lib.nn.utils.skip_init(NoDevice, 3)
+
+
+def test_stateless_functional_call_is_func_functional_call():
+    rng = np.random.default_rng(4)
+    torch.manual_seed(0)
+    t = torch.nn.Linear(3, 2)
+    e = ember.nn.Linear(3, 2)
+    w = rng.standard_normal((2, 3)).astype(np.float32)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+        ey = ember.nn.utils.stateless.functional_call(e, {"weight": ember.from_numpy(w)},
+                                                      (ember.from_numpy(x),))
+    with pytest.warns(FutureWarning):
+        ty = torch.nn.utils.stateless.functional_call(t, {"weight": torch.from_numpy(w),
+                                                          "bias": torch.zeros(2)},
+                                                      (torch.from_numpy(x),))
+    np.testing.assert_allclose(to_numpy(ey), ty.detach().numpy() + to_numpy(e.bias), rtol=1e-5,
+                               atol=1e-6)
+    assert e.weight.shape == (2, 3) and not np.allclose(to_numpy(e.weight), w)  # restored
+    for lib, m in ((ember, e), (torch, t)):
+        with pytest.warns(FutureWarning), pytest.raises(RuntimeError, match="Unexpected key"):
+            lib.nn.utils.stateless.functional_call(m, {"nope": lib.zeros(1)}, (lib.zeros(1, 3),),
+                                                   strict=True)
