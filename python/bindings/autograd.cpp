@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.h"
+#include "ember/anomaly.h"
 
 namespace ember::py {
 namespace {
@@ -164,6 +165,11 @@ void bind_autograd(nb::module_& m) {
   });
   // A handle to t's data without its history (what ctx.save_for_backward keeps of an output).
   m.def("_saved_alias", [](const Tensor& t) { return t.alias(); });
+  // Anomaly mode (autograd.set_detect_anomaly): NaN results of backward nodes raise.
+  m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"),
+        nb::arg("check_nan") = true);
+  m.def("_is_anomaly_enabled", &autograd::anomaly_enabled);
+  m.def("_is_anomaly_check_nan_enabled", &autograd::anomaly_check_nan);
 }
 
 }  // namespace ember::py

@@ -6,16 +6,33 @@
 // Note [Engine order]: any order that respects the dependency counts is correct; a stack
 // keeps memory low by finishing one branch before starting another.
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include "autograd/accumulate.h"
 #include "autograd/callbacks.h"
 #include "autograd/function.h"
+#include "ember/anomaly.h"
+#include "ember/ops.h"
 #include "ember/profiler.h"
 #include "ops/iter.h"
 
 namespace ember::autograd {
 namespace {
+
+std::atomic<bool> g_anomaly{false};
+std::atomic<bool> g_anomaly_check_nan{true};
+
+// Anomaly mode: the first node whose result holds a NaN is named (ember/anomaly.h).
+void check_nan_results(const Node& n, const Grads& outs) {
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Tensor& g = outs[i];
+    if (!g.defined() || !is_floating(g.dtype())) continue;
+    EMBER_CHECK(!any(isnan(g)).item().to<bool>(), Error, "Function '", n.name(),
+                "' returned nan values in its ", i, "th output.");
+  }
+}
 
 thread_local Node* t_current = nullptr;
 
@@ -169,6 +186,9 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
       std::optional<profiler::Scope> timed;  // the node's name is built only when profiling
       if (profiler::enabled()) timed.emplace(n->name(), true);
       outs = n->apply(std::move(grads));
+      if (g_anomaly.load(std::memory_order_relaxed) &&
+          g_anomaly_check_nan.load(std::memory_order_relaxed))
+        check_nan_results(*n, outs);
       if (!keep_graph) n->release_saved();
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
@@ -197,6 +217,13 @@ void collect_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>
 }  // namespace
 
 Node* current_node() { return t_current; }
+
+void set_anomaly_enabled(bool on, bool check_nan) {
+  g_anomaly_check_nan.store(check_nan);
+  g_anomaly.store(on);
+}
+bool anomaly_enabled() { return g_anomaly.load(); }
+bool anomaly_check_nan() { return g_anomaly_check_nan.load(); }
 
 Tensor grad_destination(const Node& n, size_t i) {
   Run* run = Run::t_run;

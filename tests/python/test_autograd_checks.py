@@ -121,3 +121,56 @@ def test_grad_mode_module():
         with m.autograd.set_multithreading_enabled(False):
             assert not m.autograd.is_multithreading_enabled()
         assert m.autograd.is_multithreading_enabled()
+
+
+def _nan_function(m):
+    class Broken(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+    return Broken
+
+
+def test_detect_anomaly_names_the_node_as_torch():
+    cases = [lambda m, x: (x / x).sum(), lambda m, x: (x.sqrt() * 0).sum(),
+             lambda m, x: _nan_function(m).apply(x).sum(), lambda m, x: (x * 3).sum()]
+    for fn in cases:
+        rows = []
+        for m in (torch, ember):
+            x = m.tensor([0.0, 1.0], requires_grad=True)
+            with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+                ctx = m.autograd.detect_anomaly()
+            with ctx, warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch also warns with the forward traceback
+                try:
+                    fn(m, x).backward()
+                    rows.append(("ok", x.grad.tolist()))
+                except RuntimeError as ex:
+                    rows.append(("error", str(ex).splitlines()[0], x.grad))
+        assert rows[0] == rows[1]
+    assert not ember.autograd.anomaly_mode.is_anomaly_enabled()
+
+
+def test_set_detect_anomaly_and_check_nan_flag():
+    x = ember.tensor([0.0, 1.0], requires_grad=True)
+    (x / x).sum().backward()  # off: NaN flows into .grad as torch
+    assert np.isnan(x.grad.numpy()[0])
+    with ember.autograd.set_detect_anomaly(True, check_nan=False):
+        assert ember.autograd.anomaly_mode.is_anomaly_enabled()
+        assert not ember.autograd.anomaly_mode.is_anomaly_check_nan_enabled()
+        x.grad = None
+        (x / x).sum().backward()
+    assert not ember.autograd.anomaly_mode.is_anomaly_enabled()
+    ember.autograd.set_detect_anomaly(True)
+    try:
+        x.grad = None
+        with pytest.raises(RuntimeError, match="Function 'DivBackward0' returned nan values in "
+                                               "its 1th output."):
+            (x / x).sum().backward()
+        assert x.grad is None  # raised before anything reached the leaf
+    finally:
+        ember.autograd.set_detect_anomaly(False)

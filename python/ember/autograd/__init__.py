@@ -6,7 +6,8 @@ from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .variable import Variable
-from . import function, functional, grad_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from . import anomaly_mode, function, functional, grad_mode
 
 
 def _as_list(x):
