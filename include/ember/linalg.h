@@ -9,6 +9,8 @@
 // A singular or non-positive-definite input raises LinAlgError (Python: ember.linalg.LinAlgError,
 // a RuntimeError) with torch's message; the *_ex forms return an int32 `info` per matrix instead.
 #pragma once
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "ember/error.h"
@@ -34,5 +36,16 @@ Tensor linalg_cholesky(const Tensor& A, bool upper = false);
 // X with A X = B (X A = B when !left), A triangular; batch dims broadcast.
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
                                bool unitriangular = false);
+
+// Decompositions (src/ops/linalg_decomp.cpp).
+// (eigenvalues ascending, eigenvectors as columns) of symmetric A from its lower (else upper)
+// triangle.
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool lower = true);
+Tensor linalg_eigvalsh(const Tensor& A, bool lower = true);
+// (U, S, Vh) with A = U diag(S) Vh; S descending.
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);
+Tensor linalg_svdvals(const Tensor& A);
+// (Q, R); mode "reduced", "complete" or "r" (Q is then empty).
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode = "reduced");
 
 }  // namespace ember

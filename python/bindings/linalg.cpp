@@ -2,6 +2,8 @@
 #include "common.h"
 #include "ember/linalg.h"
 
+#include <nanobind/stl/tuple.h>
+
 namespace ember::py {
 
 void bind_linalg(nb::module_& m) {
@@ -44,6 +46,11 @@ void bind_linalg(nb::module_& m) {
         nb::arg("check_errors") = false);
   m.def("_linalg_solve_triangular", &linalg_solve_triangular, nb::arg("A"), nb::arg("B"),
         nb::arg("upper"), nb::arg("left") = true, nb::arg("unitriangular") = false);
+  m.def("_linalg_eigh", &linalg_eigh);
+  m.def("_linalg_eigvalsh", &linalg_eigvalsh);
+  m.def("_linalg_svd", &linalg_svd);
+  m.def("_linalg_svdvals", &linalg_svdvals);
+  m.def("_linalg_qr", &linalg_qr);
 }
 
 }  // namespace ember::py

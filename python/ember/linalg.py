@@ -1,5 +1,5 @@
 """ember.linalg: torch.linalg's names. The factorizations and solves are C++ ops on LAPACK
-(src/ops/linalg_solve.cpp, src/ops/linalg_cholesky.cpp) with their gradients; this module only
+(src/ops/linalg_solve.cpp, linalg_cholesky.cpp, linalg_decomp.cpp) with their gradients; this module only
 maps torch's argument forms onto them (a vector right-hand side, left=False, out=) and names
 the results. FUNCTIONS and METHODS are torch's top-level and Tensor aliases (torch.det,
 torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
@@ -63,6 +63,39 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
                 "linalg.solve_triangular")
 
 
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO == "L"
+
+
+def _named(cls, values, out, op):
+    if out is not None:
+        values = [_out(v, o, op) for v, o in zip(values, out)]
+    return cls(*values)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    return _named(return_types.linalg_eigh, _C._linalg_eigh(A, _uplo(UPLO)), out, "linalg.eigh")
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _out(_C._linalg_eigvalsh(A, _uplo(UPLO)), out, "linalg.eigvalsh")
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    # driver picks a cuSOLVER routine in torch; on the CPU torch ignores it too (gesdd)
+    return _named(return_types.linalg_svd, _C._linalg_svd(A, full_matrices), out, "linalg.svd")
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _out(_C._linalg_svdvals(A), out, "linalg.svdvals")
+
+
+def qr(A, mode="reduced", *, out=None):
+    return _named(return_types.linalg_qr, _C._linalg_qr(A, mode), out, "linalg.qr")
+
+
 # ---- torch's top-level names and Tensor methods ---------------------------------------------
 
 def logdet(input):
@@ -101,14 +134,34 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     return return_types.triangular_solve(X, A.clone())
 
 
+def _svd(input, some=True, compute_uv=True, *, out=None):
+    """torch.svd's old form: (U, S, V) with V, not V^T; reduced unless some=False. Without
+    compute_uv, U and V are zero-filled (m, m) and (n, n) matrices, as torch's."""
+    if not compute_uv:
+        from ._creation import zeros
+        S = _C._linalg_svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        U, V = zeros(batch + (m, m), dtype=input.dtype), zeros(batch + (n, n), dtype=input.dtype)
+    else:
+        U, S, Vh = _C._linalg_svd(input, not some)
+        V = Vh.mT
+    return _named(return_types.svd, (U, S, V), out, "svd")
+
+
+def _qr(input, some=True, *, out=None):
+    return _named(return_types.qr, _C._linalg_qr(input, "reduced" if some else "complete"), out,
+                  "qr")
+
+
 FUNCTIONS = {
     "det": det, "inverse": inv, "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
-    "triangular_solve": triangular_solve,
+    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr,
 }
 METHODS = {
     "det": lambda self: det(self), "inverse": lambda self: inv(self),
     "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
-    "triangular_solve": triangular_solve,
+    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr,
 }

@@ -30,6 +30,11 @@ linalg_slogdet = _fields("linalg_slogdet", ["sign", "logabsdet"])
 slogdet = _fields("slogdet", ["sign", "logabsdet"])
 linalg_cholesky_ex = _fields("linalg_cholesky_ex", ["L", "info"])
 triangular_solve = _fields("triangular_solve", ["solution", "cloned_coefficient"])
+linalg_eigh = _fields("linalg_eigh", ["eigenvalues", "eigenvectors"])
+linalg_svd = _fields("linalg_svd", ["U", "S", "Vh"])
+svd = _fields("svd", ["U", "S", "V"])
+linalg_qr = _fields("linalg_qr", ["Q", "R"])
+qr = _fields("qr", ["Q", "R"])
 
 __all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
-           "linalg_cholesky_ex", "triangular_solve"]
+           "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr"]

@@ -32,4 +32,25 @@ void trsm_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* a, 
 void lu_det(DType dt, int64_t batch, int64_t n, const void* lu, const int32_t* ipiv, void* sign,
             void* logabs, void* det);
 
+// Symmetric eigendecomposition (syevd) from the `lower` (else upper) triangle of each A_i, in
+// place: a becomes the eigenvectors (columns) when `vectors`, w (n per matrix) the eigenvalues
+// in ascending order. info[i] > 0: the algorithm did not converge.
+void syevd_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, int32_t* info,
+                   bool vectors, bool lower);
+
+// SVD (gesdd) of each m x n A_i (destroyed): s (k = min(m, n) per matrix, descending), and,
+// when u and vt are given, U (m x ucols) and V^T (vtrows x n) with ucols = vtrows = k, or m and
+// n with `full`. info[i] > 0: no convergence.
+void gesdd_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void* s, void* u,
+                   void* vt, int32_t* info, bool full);
+
+// QR (geqrf) of each m x n A_i in place: R in the upper triangle, the Householder vectors
+// below it, tau (k = min(m, n) per matrix).
+void geqrf_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void* tau);
+
+// Q (orgqr): each q_i is m x cols (its first k columns holding geqrf's vectors on entry),
+// overwritten by the first `cols` columns of Q_i = H_1 ... H_k.
+void orgqr_batched(DType dt, int64_t batch, int64_t m, int64_t cols, int64_t k, void* q,
+                   const void* tau);
+
 }  // namespace ember::kernels
