@@ -20,6 +20,7 @@ from common import (ENV_VARS, LIBS, WORKLOADS, Skip, chart, data, import_libs, m
 import workloads_nn  # noqa: E402,F401  (registers the nn and training workloads)
 import workloads_programs  # noqa: E402,F401  (registers the whole-program workloads)
 import workloads_dist  # noqa: E402,F401  (registers the distributed workloads)
+import workloads_linalg  # noqa: E402,F401  (registers the linalg workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
