@@ -17,6 +17,9 @@ from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn
                         initial_seed)
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
+                                    set_anomaly_enabled)
+from .func import vmap  # torch.vmap is torch.func.vmap
 from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, matmul, ...)
 from . import optim, return_types
 from . import special

@@ -187,3 +187,15 @@ def test_functional_call_errors_and_ties():
         assert out.tolist() == [4.0, 4.0]
         out = F.functional_call(tied, {"0.weight": m.eye(2) * 2}, (m.ones(2),), tie_weights=False)
         assert out.tolist() != [4.0, 4.0]
+
+
+def test_top_level_names_as_torch():
+    assert ember.vmap is EF.vmap and torch.vmap is TF.vmap
+    for m in (torch, ember):
+        assert not m.is_anomaly_enabled() and m.is_anomaly_check_nan_enabled()
+        m.set_anomaly_enabled(True, False)
+        try:
+            assert m.is_anomaly_enabled() and not m.is_anomaly_check_nan_enabled()
+        finally:
+            m.set_anomaly_enabled(False)
+        assert not m.is_anomaly_enabled() and m.is_anomaly_check_nan_enabled()
