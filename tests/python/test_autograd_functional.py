@@ -43,7 +43,8 @@ VEC = lambda m: lambda x: (x.sin() * x).exp() @ m.ones(3, 2, dtype=x.dtype)  # n
 PAIR = lambda m: lambda x, y: ((x * y).sum() * x, y.exp())  # noqa: E731
 MAT = lambda m: lambda x: x.t() @ x  # noqa: E731
 SCALAR = lambda m: lambda x: (x ** 3).sum() + x.prod()  # noqa: E731
-SCALAR2 = lambda m: lambda x, y: (x.sin() * y.sum()).sum() + (x * x).sum() * y.exp().sum()  # noqa: E731,E501
+SCALAR2 = lambda m: lambda x, y: (  # noqa: E731
+    (x.sin() * y.sum()).sum() + (x * x).sum() * y.exp().sum())
 LINEAR = lambda m: lambda x: 2 * x  # noqa: E731
 
 
@@ -53,7 +54,8 @@ def _data(seed, *shapes, dtype="float64"):
     return arrays[0] if len(arrays) == 1 else arrays
 
 
-JAC_CASES = [(VEC, (3,)), (PAIR, ((3,), (3,))), (MAT, ((2, 3),)), (VEC, ((), )), (SCALAR, ((2, 2),))]
+JAC_CASES = [(VEC, (3,)), (PAIR, ((3,), (3,))), (MAT, ((2, 3),)), (VEC, ((), )),
+             (SCALAR, ((2, 2),))]
 KWARGS = [{}, {"vectorize": True}, {"create_graph": True},
           {"vectorize": True, "strategy": "forward-mode"}]
 
