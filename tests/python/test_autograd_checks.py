@@ -174,3 +174,17 @@ def test_set_detect_anomaly_and_check_nan_flag():
         assert x.grad is None  # raised before anything reached the leaf
     finally:
         ember.autograd.set_detect_anomaly(False)
+
+
+def test_gradcheck_leaves_the_input_unchanged_when_fn_raises():
+    x = ember.tensor([0.5, 2.0], dtype=ember.float64, requires_grad=True)
+    calls = []
+
+    def fn(a):
+        calls.append(1)
+        if len(calls) > 2:
+            raise ValueError("fn failed")
+        return a * 2
+    with pytest.raises(ValueError, match="fn failed"):
+        ember.autograd.gradcheck(fn, (x,))
+    assert x.tolist() == [0.5, 2.0]

@@ -29,11 +29,13 @@ def _numerical(fn, inputs, idx, out_sizes, eps):
     numeric = np.zeros((len(flat_index), sum(out_sizes)))
     for col, pos in enumerate(flat_index):
         orig = arr[pos].copy()
-        arr[pos] = orig + eps
-        plus = [_to_numpy64(o) for o in _flat_outputs(fn(*inputs))]
-        arr[pos] = orig - eps
-        minus = [_to_numpy64(o) for o in _flat_outputs(fn(*inputs))]
-        arr[pos] = orig
+        try:
+            arr[pos] = orig + eps
+            plus = [_to_numpy64(o) for o in _flat_outputs(fn(*inputs))]
+            arr[pos] = orig - eps
+            minus = [_to_numpy64(o) for o in _flat_outputs(fn(*inputs))]
+        finally:  # the caller's input is left as it was, also when fn raises
+            arr[pos] = orig
         numeric[col] = (np.concatenate(plus) - np.concatenate(minus)) / (2 * eps)
     return numeric
 
