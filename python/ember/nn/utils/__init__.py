@@ -3,7 +3,7 @@ parametrizations (parametrize, parametrizations, the older weight_norm/spectral_
 stateless.functional_call, and rnn's packed sequences."""
 from . import rnn  # noqa: F401  (torch.nn.utils.rnn: pad_sequence, PackedSequence, ...)
 from . import clip_grad, convert_parameters, fusion, init, memory_format  # noqa: F401
-from . import parametrize, parametrizations, stateless  # noqa: F401
+from . import parametrize, parametrizations, prune, stateless  # noqa: F401
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -18,5 +18,5 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_g
            "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations",
-           "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
+           "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
            "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
