@@ -199,3 +199,26 @@ def test_top_level_names_as_torch():
         finally:
             m.set_anomaly_enabled(False)
         assert not m.is_anomaly_enabled() and m.is_anomaly_check_nan_enabled()
+
+
+def test_vmap_randomness_as_torch():
+    x = np.ones((3, 2), dtype="float32")
+    for randomness in ("same", "different"):
+        got = []
+        for m, F in ((torch, TF), (ember, EF)):
+            m.manual_seed(0)
+            out = F.vmap(lambda a: a * 0 + m.rand(2), randomness=randomness)(_t(x, m))
+            got.append(out.numpy())
+            m.manual_seed(0)
+            got.append(m.rand(3, 2).numpy())
+        same_rows = (got[2] == got[2][0]).all()
+        assert same_rows == (randomness == "same")
+        if randomness == "different":
+            np.testing.assert_array_equal(got[2], got[3])  # as one batched draw
+        else:
+            np.testing.assert_array_equal(got[2][0], got[3].ravel()[:2])
+    want = _outcome(lambda: TF.vmap(lambda a: a + torch.rand(2))(_t(x, torch)))
+    before = ember.get_rng_state()
+    assert _outcome(lambda: EF.vmap(lambda a: a + ember.rand(2))(_t(x, ember))) == want
+    assert (ember.get_rng_state() == before).all()
+    assert EF.vmap(lambda a: a * 2)(_t(x, ember)).tolist() == [[2.0, 2.0]] * 3

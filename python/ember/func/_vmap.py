@@ -3,7 +3,9 @@
 Note [vmap by calls]: ember has no batching rules yet. vmap calls `func` once per index of the
 mapped dimension (each call runs whole-tensor C++ ops on the slice) and stacks the results
 along out_dims. This gives torch's results, structure and errors, and nests; its cost is
-B calls instead of one batched call."""
+B calls instead of one batched call. randomness follows torch: "error" raises when a call
+drew from the default generator (its state moved), "same" restores the state before each
+call, "different" lets the calls draw in turn (as one batched draw would)."""
 import functools
 
 from .. import _C
@@ -62,10 +64,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         if len(set(sizes)) != 1:
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
+        from ..random import get_rng_state, set_rng_state
+        start = get_rng_state() if randomness != "different" else None
         results = []
         for b in range(sizes[0]):
+            if randomness == "same":  # every batch element draws the same numbers
+                set_rng_state(start)
             sliced = [x if d is None else x.select(d, b) for x, d in zip(leaves, dims)]
             results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+            if randomness == "error" and not bool((get_rng_state() == start).all()):
+                set_rng_state(start)  # the draw is refused, so it leaves no trace
+                raise RuntimeError("vmap: called random operation while in randomness error "
+                                   "mode. Please either use the 'same' or 'different' "
+                                   "randomness flags on vmap or perform the randomness "
+                                   "operation out of vmap")
         return _stack_outputs(results, out_dims, name)
     return wrapper
 
