@@ -104,3 +104,47 @@ def test_hooks_survive_pickle_without_being_saved():
     assert len(o2._optimizer_step_pre_hooks) == 0
     o2.step()
     assert o2.param_groups[0]["lr"] == 0.1
+
+
+# ---- swap_in_optimizer_params_and_state ----------------------------------------------------
+def test_swap_in_params_and_state_like_torch():
+    out = []
+    for lib in (ember, torch):
+        p, o = _opt(lib, "Adam")
+        o.step()
+        sd = o.state_dict()
+        q = p.detach().clone().requires_grad_()
+        q.grad = lib.full((3,), -1.0)
+        swap_sd = {"state": {0: {k: v.clone() for k, v in sd["state"][0].items()}},
+                   "param_groups": [dict(sd["param_groups"][0], lr=0.5)]}
+        before = p.detach().clone()
+        with lib.optim.swap_in_optimizer_params_and_state(o, {"w": q}, swap_sd):
+            assert o.param_groups[0]["params"][0] is q and o.param_groups[0]["lr"] == 0.5
+            o.step()
+        assert o.param_groups[0]["params"][0] is p and o.param_groups[0]["lr"] == 0.1
+        assert o.state[p]["step"].item() == 1
+        np.testing.assert_array_equal(p.detach().numpy(), before.numpy())
+        out.append((q.detach().numpy().copy(), swap_sd["state"][0]["exp_avg"].numpy().copy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
+
+
+def test_swap_in_errors_like_torch():
+    for lib in (ember, torch):
+        p, o = _opt(lib, "Adam")
+        with pytest.raises(RuntimeError, match="requires initialized optimizer state"):
+            with lib.optim.swap_in_optimizer_params_and_state(o, {"w": p}, o.state_dict()):
+                pass
+        o.step()
+        sd = o.state_dict()
+        for bad, match in [({"state": [], "param_groups": sd["param_groups"]}, "to be a dict"),
+                           ({"state": sd["state"], "param_groups": []}, "different number of "
+                                                                         "parameter groups"),
+                           ({"state": {**sd["state"], 5: {}}, "param_groups": sd["param_groups"]},
+                            "got extra keys \\[5\\]"),
+                           ({"state": sd["state"],
+                             "param_groups": [dict(sd["param_groups"][0], x=1)]},
+                            "Keys only in swap-in: \\['x'\\]")]:
+            with pytest.raises(RuntimeError, match=match):
+                with lib.optim.swap_in_optimizer_params_and_state(o, {"w": p}, bad):
+                    pass
