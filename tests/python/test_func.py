@@ -89,6 +89,9 @@ CASES = {
     "vmap_out_none": lambda m, F: F.vmap(lambda a: (a * 2, 3), out_dims=(0, None))(_t(X, m)),
     "vmap_jacrev": lambda m, F: F.vmap(F.jacrev(lambda a: a.sin() * a))(_t(M, m)),
     "vmap_kwargs": lambda m, F: F.vmap(lambda a, scale=1.0: a * scale)(_t(X, m), scale=3.0),
+    "vmap_empty_batch": lambda m, F: F.vmap(lambda a, b: (a @ b, a.sum(0)), in_dims=(1, None),
+                                            out_dims=(0, 1))(_t(np.zeros((3, 0, 2)), m),
+                                                             _t(np.ones((2, 4)), m)),
 }
 
 

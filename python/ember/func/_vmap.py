@@ -67,6 +67,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         from ..random import get_rng_state, set_rng_state
         start = get_rng_state() if randomness != "different" else None
         results = []
+        if sizes[0] == 0:
+            # Nothing to map: one call on zeros of an element's shape gives the outputs' shapes
+            # and dtypes; each result is then empty along its out_dim (torch's result).
+            from .. import zeros
+            elems = [x if d is None else
+                     zeros(tuple(x.shape[:d % x.dim()]) + tuple(x.shape[d % x.dim() + 1:]),
+                           dtype=x.dtype) for x, d in zip(leaves, dims)]
+            out = func(*tree_unflatten(elems, spec), **kwargs)
+            return _stack_outputs([out], out_dims, name, empty=True)
         for b in range(sizes[0]):
             if randomness == "same":  # every batch element draws the same numbers
                 set_rng_state(start)
@@ -82,7 +91,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapper
 
 
-def _stack_outputs(results, out_dims, name):
+def _stack_outputs(results, out_dims, name, empty=False):
     from .. import stack
     flat = [tree_flatten(r) for r in results]
     out_spec = flat[0][1]
@@ -103,5 +112,6 @@ def _stack_outputs(results, out_dims, name):
         if not -rank <= d < rank:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-rank}, {rank - 1}], but got {d})")
-        stacked.append(stack(column, dim=d))
+        out = stack(column, dim=d)
+        stacked.append(out.narrow(d, 0, 0) if empty else out)
     return tree_unflatten(stacked, out_spec)
