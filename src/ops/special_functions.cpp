@@ -249,7 +249,7 @@ Tensor xlogy(const Tensor& x, const Tensor& y) {
 Tensor xlogy(const Tensor& x, Scalar y) { return xlogy(x, scalar_tensor(y, result_type(x, y))); }
 Tensor xlogy(Scalar x, const Tensor& y) { return xlogy(scalar_tensor(x, result_type(y, x)), y); }
 Tensor& xlogy_(Tensor& x, const Tensor& y) {
-  return inplace("xlogy_", x, [&y](const Tensor& t) { return xlogy(t, y); });
+  return inplace("xlogy_", x, [&y](const Tensor& t) { return xlog_op(BinaryFn::Xlogy, "xlogy_", t, y); });
 }
 Tensor& xlogy_(Tensor& x, Scalar y) {
   return inplace("xlogy_", x, [y](const Tensor& t) { return xlogy(t, y); });

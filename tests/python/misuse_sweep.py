@@ -234,8 +234,14 @@ def tensor_members():
 # ---------------------------------------------------------------- the battery
 
 
+# Callables whose argument-free call is legitimate heavy work rather than misuse: a model
+# builder with no arguments allocates and initializes a whole network (vgg13(): 133M weights,
+# 3-4 s in ember and in torch), which a loaded machine can stretch past the hang limit.
+HEAVY_WITHOUT_ARGUMENTS = ("ember.vision.models.",)
+
+
 def _function_calls(f):
-    calls = [(None, f"{f}()")]
+    calls = [] if f.startswith(HEAVY_WITHOUT_ARGUMENTS) else [(None, f"{f}()")]
     calls += [(None, f"{f}({x})") for x in VALUES]
     calls += [(None, f"{f}({r}, {x})") for r in RECV for x in VALUES]
     calls += [(None, f"{f}({x}, f32())") for x in BAD]
