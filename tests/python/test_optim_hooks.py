@@ -148,3 +148,25 @@ def test_swap_in_errors_like_torch():
             with pytest.raises(RuntimeError, match=match):
                 with lib.optim.swap_in_optimizer_params_and_state(o, {"w": p}, bad):
                     pass
+
+
+# ---- fused / foreach / capturable on the CPU, as torch ----------------------------------------
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad"])
+def test_fused_and_foreach_together_refused_like_torch(name):
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+            getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], lr=0.1, fused=True,
+                                     foreach=True)
+        p, o = _opt(lib, name, fused=True)  # fused alone runs (ember: the usual update)
+        o.step()
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop"])
+def test_capturable_refused_on_cpu_like_torch(name):
+    messages = []
+    for lib in (ember, torch):
+        p, o = _opt(lib, name, capturable=True)
+        with pytest.raises(AssertionError) as info:
+            o.step()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -468,7 +468,30 @@ def test_bad_params_and_flags(name):
     p = ember.zeros(2, requires_grad=True)
     with pytest.raises(NotImplementedError, match="differentiable"):
         cls([p], differentiable=True)
-    opt = cls([p], foreach=True, capturable=True, maximize=False)  # accepted, no effect on CPU
+    opt = cls([p], foreach=True, maximize=False)  # accepted, no effect on CPU
     p.grad = ember.ones(2)
     opt.step()
     assert opt.param_groups[0]["foreach"] is True
+    # capturable=True: constructed, then step() refuses it on the CPU with torch's message
+    for lib in (ember, torch):
+        q = lib.zeros(2, requires_grad=True)
+        opt = getattr(lib.optim, name)([q], capturable=True)
+        opt.step()  # no grad: nothing to refuse
+        q.grad = lib.ones(2)
+        with pytest.raises(AssertionError) as info:
+            opt.step()
+        if lib is ember:
+            message = str(info.value)
+        else:
+            assert str(info.value) == message
+    assert not ember_state_created(cls)
+
+
+def ember_state_created(cls):
+    """Whether a refused capturable step left state behind (it must not)."""
+    p = ember.zeros(2, requires_grad=True)
+    opt = cls([p], capturable=True)
+    p.grad = ember.ones(2)
+    with pytest.raises(AssertionError):
+        opt.step()
+    return bool(opt.state)

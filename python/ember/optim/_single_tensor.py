@@ -49,6 +49,7 @@ class SingleTensorOptimizer(Optimizer):
                     grad = p.grad
                     if grad is None:
                         continue
+                    self._refuse_capturable(group)
                     state = self.state[p]
                     if not state:
                         self._init_state(state, p, group)

@@ -10,6 +10,7 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(SingleTensorOptimizer):
+    _capturable_devices = ["cuda", "xpu", "hpu", "privateuseone"]  # torch: no xla here
     _buffers = ("square_avg", "acc_delta")
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,

@@ -36,6 +36,7 @@ class Adam(Optimizer):
             params, grads = self._params_with_grad(group)
             if not params:
                 continue
+            self._refuse_capturable(group)
             states = self._states(group, params)
             amsgrad = bool(group["amsgrad"])
             beta1, beta2 = group["betas"]

@@ -11,6 +11,8 @@ __all__ = ["ASGD"]
 
 
 class ASGD(SingleTensorOptimizer):
+    _capturable_tensors = "params, mus, etas, and state_steps"
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
         _check_hyperparameters(lr, (("weight_decay value", weight_decay),))

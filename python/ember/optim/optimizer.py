@@ -112,6 +112,8 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        if defaults.get("fused") and defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -314,6 +316,17 @@ class Optimizer:
             post_hook(self)
 
     # ---- helpers for the subclasses' step() --------------------------------------------
+    # What torch's message for capturable=True on the CPU names (NAdam and ASGD name more).
+    _capturable_tensors = "params and state_steps"
+    _capturable_devices = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+    def _refuse_capturable(self, group):
+        """capturable=True is for CUDA-graph capture: torch's CPU step refuses it (once a
+        parameter of the group has a grad); ember refuses it the same way, before any change."""
+        if group.get("capturable"):
+            raise AssertionError(f"If capturable=True, {self._capturable_tensors} must be on "
+                                 f"supported devices: {self._capturable_devices}.")
+
     @staticmethod
     def _params_with_grad(group):
         """The group's parameters that have a grad, and those grads (torch skips the others)."""

@@ -31,6 +31,7 @@ class RMSprop(Optimizer):
             params, grads = self._params_with_grad(group)
             if not params:
                 continue
+            self._refuse_capturable(group)
             states = self._states(group, params)
             momentum, centered = float(group["momentum"]), bool(group["centered"])
             _C._optim.rmsprop(params, grads, [s["square_avg"] for s in states],
