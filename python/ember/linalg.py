@@ -5,6 +5,9 @@ the results. FUNCTIONS and METHODS are torch's top-level and Tensor aliases (tor
 torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
 from . import _C, return_types
 from ._contraction import _out
+from ._linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm  # noqa: F401
+from ._linalg_products import (lstsq, matrix_exp, matrix_power, multi_dot, pinv,  # noqa: F401
+                               vecdot)
 
 LinAlgError = _C.LinAlgError
 
@@ -96,6 +99,18 @@ def qr(A, mode="reduced", *, out=None):
     return _named(return_types.linalg_qr, _C._linalg_qr(A, mode), out, "linalg.qr")
 
 
+def cross(input, other, *, dim=-1, out=None):
+    from ._contraction import cross as _cross
+    from ._reshaping import broadcast_tensors
+    if input.dim() != other.dim():
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    return _cross(*broadcast_tensors(input, other), dim, out=out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
 # ---- torch's top-level names and Tensor methods ---------------------------------------------
 
 def logdet(input):
@@ -154,14 +169,20 @@ def _qr(input, some=True, *, out=None):
                   "qr")
 
 
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
 FUNCTIONS = {
     "det": det, "inverse": inv, "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
-    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr,
+    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp,
 }
 METHODS = {
     "det": lambda self: det(self), "inverse": lambda self: inv(self),
     "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
-    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr,
+    "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp,
 }

@@ -35,6 +35,8 @@ linalg_svd = _fields("linalg_svd", ["U", "S", "Vh"])
 svd = _fields("svd", ["U", "S", "V"])
 linalg_qr = _fields("linalg_qr", ["Q", "R"])
 qr = _fields("qr", ["Q", "R"])
+linalg_lstsq = _fields("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 __all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
-           "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr"]
+           "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr",
+           "linalg_lstsq"]
