@@ -80,3 +80,21 @@ def test_errors_like_torch():
             SD(a=Plain(2), b=Plain(3))
         with pytest.raises(ValueError, match="output size mismatch. Expected 2, got 1"):
             SD(Short(), Plain(3)).__getitems__([0, 1])
+
+
+def test_chain_concat_tensor_dataset_errors_like_torch():
+    """ChainDataset checks each member as it reaches it; ConcatDataset and TensorDataset
+    assert their inputs; all AssertionError, as torch's asserts."""
+    for lib in (ember, torch):
+        D = lib.utils.data
+        chain = D.ChainDataset([range(2)])  # constructing does not check
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            list(chain)
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            len(chain)
+        with pytest.raises(AssertionError, match="datasets should not be an empty iterable"):
+            D.ConcatDataset([])
+        with pytest.raises(AssertionError, match="ConcatDataset does not support IterableDataset"):
+            D.ConcatDataset([D.ChainDataset([])])
+        with pytest.raises(AssertionError, match="Size mismatch between tensors"):
+            D.TensorDataset(lib.zeros(2), lib.zeros(3))

@@ -63,7 +63,8 @@ class TensorDataset(Dataset):
                 raise ValueError(f"TensorDataset: expected tensors with at least one dimension (got {what})")
         if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
             shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
-            raise ValueError(f"TensorDataset: Size mismatch between tensors: first dims differ in {shapes}")
+            # AssertionError, as torch's assert
+            raise AssertionError(f"Size mismatch between tensors: first dims differ in {shapes}")
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -88,10 +89,10 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
-        if not self.datasets:
-            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
+        if not self.datasets:  # AssertionErrors, as torch's asserts
+            raise AssertionError("datasets should not be an empty iterable")
         if any(isinstance(d, IterableDataset) for d in self.datasets):
-            raise ValueError("ConcatDataset does not support IterableDataset")
+            raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self):
@@ -114,10 +115,20 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for d in self.datasets:
+            _check_iterable(d)
             yield from d
 
     def __len__(self):
-        return sum(len(d) for d in self.datasets)
+        total = 0
+        for d in self.datasets:
+            _check_iterable(d)
+            total += len(d)
+        return total
+
+
+def _check_iterable(d):
+    if not isinstance(d, IterableDataset):  # as torch's assert, checked as the chain reaches d
+        raise AssertionError("ChainDataset only supports IterableDataset")
 
 
 class StackDataset(Dataset):
