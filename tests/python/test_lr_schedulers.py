@@ -307,3 +307,30 @@ def test_names_and_old_base_class():
     assert set(TLR.__all__) <= set(dir(ELR))
     assert issubclass(ELR._LRScheduler, ELR.LRScheduler)
     assert ELR._LRScheduler.__name__ == "_LRScheduler"
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("ExponentialLR", dict(gamma=0.9)), ("LinearLR", dict(total_iters=4)), ("ConstantLR", {}),
+    ("PolynomialLR", dict(total_iters=4)), ("CosineAnnealingWarmRestarts", dict(T_0=3)),
+    ("OneCycleLR", dict(max_lr=0.5, total_steps=12)),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3)),
+    ("MultiplicativeLR", dict(lr_lambda=lambda e: 0.9)), ("ReduceLROnPlateau", dict(patience=0))])
+def test_tensor_lr_stays_a_tensor_and_matches_torch(name, kwargs):
+    out = []
+    for lib in (ember, torch):
+        p = lib.zeros(2, requires_grad=True)
+        lr = lib.tensor(0.1)
+        o = lib.optim.SGD([p], lr=lr, momentum=0.9)
+        s = getattr(lib.optim.lr_scheduler, name)(o, **kwargs)
+        lrs = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(10):
+                o.step()
+                s.step(1.0) if name == "ReduceLROnPlateau" else s.step()
+                lrs.append(float(s.get_last_lr()[0]))
+        assert o.param_groups[0]["lr"] is lr  # written in place (fill_), never replaced
+        assert isinstance(s.get_last_lr()[0], lib.Tensor)
+        assert s.get_last_lr()[0] is not lr  # get_last_lr holds copies
+        out.append(lrs)
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-6)
