@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "ember/anomaly.h"
+#include "ember/saved_hooks.h"
 
 namespace ember::py {
 namespace {
@@ -170,6 +171,28 @@ void bind_autograd(nb::module_& m) {
         nb::arg("check_nan") = true);
   m.def("_is_anomaly_enabled", &autograd::anomaly_enabled);
   m.def("_is_anomaly_check_nan_enabled", &autograd::anomaly_check_nan);
+  // Saved-tensor hooks (autograd.graph.saved_tensors_hooks): pack(t) -> any object,
+  // unpack(object) -> tensor. The packed object is released with the GIL held.
+  m.def("_push_saved_tensors_hooks", [](nb::object pack, nb::object unpack) {
+    autograd::SavedTensorHooks hooks;
+    hooks.pack = [fn = shared_callable(std::move(pack))](const Tensor& t) -> autograd::PackedTensor {
+      nb::gil_scoped_acquire gil;
+      nb::object packed = (*fn)(t);
+      return autograd::PackedTensor(new nb::object(std::move(packed)), [](void* p) {
+        nb::gil_scoped_acquire gil;
+        delete static_cast<nb::object*>(p);
+      });
+    };
+    hooks.unpack = [fn = shared_callable(std::move(unpack))](const autograd::PackedTensor& p) {
+      nb::gil_scoped_acquire gil;
+      nb::object r = (*fn)(*static_cast<nb::object*>(p.get()));
+      if (!nb::isinstance<Tensor>(r))
+        throw nb::type_error("Output of saved tensor unpack_hook expected to be a Tensor");
+      return nb::cast<Tensor>(r);
+    };
+    autograd::push_saved_tensors_hooks(std::move(hooks));
+  });
+  m.def("_pop_saved_tensors_hooks", &autograd::pop_saved_tensors_hooks);
 }
 
 }  // namespace ember::py

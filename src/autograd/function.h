@@ -12,6 +12,7 @@
 // One heap allocation per recorded op (the node, with the lambda's captures inside it),
 // nothing at all when no input requires grad.
 #pragma once
+#include <memory>
 #include <optional>
 
 #include "ember/autograd.h"
@@ -31,15 +32,18 @@ bool any_requires_grad(const std::vector<Tensor>& ts);
 // A tensor saved for backward, with the version it had when saved. get() throws if it was
 // modified in place since (PyTorch's error). An op's own output is saved without its
 // grad_fn (that would be a reference cycle) and re-attached on get() under create_graph.
+struct HookedSave;  // what saved-tensor hooks packed (ember/saved_hooks.h), in meta.cpp
+
 class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t, bool is_output = false);
   Tensor get() const;
-  bool defined() const { return data_.defined(); }
+  bool defined() const { return data_.defined() || hooked_; }
 
  private:
   Tensor data_;
+  std::shared_ptr<const HookedSave> hooked_;  // set instead of data_ while hooks are pushed
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

@@ -3,6 +3,7 @@
 
 #include "autograd/accumulate.h"
 #include "autograd/function.h"
+#include "ember/saved_hooks.h"
 
 namespace ember {
 
@@ -150,9 +151,50 @@ bool any_requires_grad(const std::vector<Tensor>& ts) {
   return false;
 }
 
+namespace {
+thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> t_saved_hooks;
+}  // namespace
+
+void push_saved_tensors_hooks(SavedTensorHooks hooks) {
+  t_saved_hooks.push_back(std::make_shared<const SavedTensorHooks>(std::move(hooks)));
+}
+void pop_saved_tensors_hooks() {
+  EMBER_CHECK(!t_saved_hooks.empty(), Error, "pop_saved_tensors_hooks: no hooks are pushed");
+  t_saved_hooks.pop_back();
+}
+bool has_saved_tensors_hooks() { return !t_saved_hooks.empty(); }
+
+struct HookedSave {
+  std::shared_ptr<const SavedTensorHooks> hooks;
+  PackedTensor packed;
+  IntrusivePtr<Node> grad_fn;  // a saved non-leaf input's history, restored on unpack
+  Tensor leaf;                 // a saved leaf that requires grad (returned as itself)
+};
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : version_(t.version()), is_output_(is_output),
       requires_grad_(is_output || t.impl()->requires_grad_) {  // outputs get history right after
+  if (!t_saved_hooks.empty()) {
+    auto h = std::make_shared<HookedSave>();
+    h->hooks = t_saved_hooks.back();
+    AutogradMeta* m = meta(t);
+    if (is_output) {
+      output_nr_ = m ? m->output_nr : 0;
+    } else if (requires_grad_) {
+      if (m && m->grad_fn) {
+        h->grad_fn = m->grad_fn;
+        output_nr_ = m->output_nr;
+      } else {
+        h->leaf = t;
+      }
+    }
+    {
+      NoGradGuard no_grad;  // ops inside pack record nothing (and save nothing)
+      h->packed = h->hooks->pack(is_output ? t.alias() : t);
+    }
+    hooked_ = std::move(h);
+    return;
+  }
   if (is_output) {
     data_ = t.alias();  // no grad_fn: the node must not own itself
     AutogradMeta* m = meta(t);
@@ -163,6 +205,24 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
 }
 
 Tensor SavedTensor::get() const {
+  if (hooked_) {
+    Tensor v;
+    {
+      NoGradGuard no_grad;
+      v = hooked_->hooks->unpack(hooked_->packed);
+    }
+    EMBER_CHECK(v.defined(), TypeError, "saved tensor unpack hook of ",
+                current_node() ? current_node()->name() : std::string("a node"),
+                " returned no tensor");
+    if (!(requires_grad_ && GradMode::is_enabled() && current_node())) return v;
+    if (hooked_->leaf.defined()) return hooked_->leaf;
+    Tensor t = v.alias();  // create_graph: the value leads back to where it came from
+    AutogradMeta& m = ensure_meta(t);
+    m.grad_fn = is_output_ ? IntrusivePtr<Node>(current_node()) : hooked_->grad_fn;
+    m.output_nr = output_nr_;
+    t.impl()->requires_grad_ = true;
+    return t;
+  }
   if (!data_.defined()) return data_;
   EMBER_CHECK(data_.version() == version_, Error,
               "one of the variables needed for gradient computation has been modified by an "

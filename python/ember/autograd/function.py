@@ -29,11 +29,25 @@ class FunctionCtx:
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
+        from .graph import _stack
+        if _stack:  # saved-tensor hooks: keep what pack returns (autograd/graph.py)
+            pack, unpack = _stack[-1]
+            with no_grad():
+                self._packed = (unpack, tuple(pack(t) if isinstance(t, _C.Tensor) else t
+                                              for t in tensors),
+                                tuple(isinstance(t, _C.Tensor) for t in tensors))
+            self._saved, self._versions = (), ()
+            return
+        self._packed = None
         self._saved = tensors
         self._versions = tuple(t._version if isinstance(t, _C.Tensor) else None for t in tensors)
 
     @property
     def saved_tensors(self):
+        if getattr(self, "_packed", None) is not None:
+            unpack, packed, is_tensor = self._packed
+            with no_grad():
+                return tuple(unpack(p) if t else p for p, t in zip(packed, is_tensor))
         for i, (t, v) in enumerate(zip(self._saved, self._versions)):
             if v is not None and t._version != v:
                 raise RuntimeError(
