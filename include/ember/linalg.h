@@ -48,4 +48,12 @@ Tensor linalg_svdvals(const Tensor& A);
 // (Q, R); mode "reduced", "complete" or "r" (Q is then empty).
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode = "reduced");
 
+// LU (src/ops/linalg_lu.cpp): (LU packed, pivots int32 1-based, info) with A = P L U; the
+// gradient is implemented for square A.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true,
+                                                       bool check_errors = false);
+// (P, L, U) from lu_factor's output; a part not asked for is an empty tensor.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
+                                             bool unpack_data = true, bool unpack_pivots = true);
+
 }  // namespace ember

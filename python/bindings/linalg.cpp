@@ -51,6 +51,8 @@ void bind_linalg(nb::module_& m) {
   m.def("_linalg_svd", &linalg_svd);
   m.def("_linalg_svdvals", &linalg_svdvals);
   m.def("_linalg_qr", &linalg_qr);
+  m.def("_linalg_lu_factor_ex", &linalg_lu_factor_ex);
+  m.def("_lu_unpack", &lu_unpack);
 }
 
 }  // namespace ember::py

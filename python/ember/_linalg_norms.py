@@ -18,8 +18,8 @@ def _float_check(x, op):
 
 
 def _torch_name(dtype):
-    return {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}.get(
-        str(dtype).split(".")[-1], str(dtype))
+    from .linalg import _torch_type
+    return _torch_type(dtype)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -6,10 +6,17 @@ torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
 from . import _C, return_types
 from ._contraction import _out
 from ._linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm  # noqa: F401
+from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_ex  # noqa: F401
 from ._linalg_products import (lstsq, matrix_exp, matrix_power, multi_dot, pinv,  # noqa: F401
                                vecdot)
 
 LinAlgError = _C.LinAlgError
+
+
+def _torch_type(dtype):
+    """torch's C++ type name in messages: Float, Double, Long, ..."""
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "uint8": "Byte", "bool": "Bool"}.get(str(dtype).split(".")[-1], str(dtype))
 
 
 def _is_vector_rhs(A, B):
@@ -173,16 +180,20 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
+from ._linalg_lu import _lu, _lu_solve, lu_unpack  # noqa: E402
+
+
 FUNCTIONS = {
     "det": det, "inverse": inv, "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
-    "matrix_power": matrix_power, "matrix_exp": matrix_exp,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
+    "lu_unpack": lu_unpack,
 }
 METHODS = {
     "det": lambda self: det(self), "inverse": lambda self: inv(self),
     "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
-    "matrix_power": matrix_power, "matrix_exp": matrix_exp,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
 }

@@ -5,6 +5,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -43,6 +44,18 @@ void getrf_t(int64_t batch, int64_t n, T* a, int32_t* ipiv, int32_t* info) {
     int inf = 0;
     if constexpr (sizeof(T) == 4) sgetrf_(&N, &N, a + i * n * n, &ld, ipiv + i * n, &inf);
     else dgetrf_(&N, &N, a + i * n * n, &ld, ipiv + i * n, &inf);
+    info[i] = inf;
+  });
+}
+
+template <class T>
+void getrf_rect_t(int64_t batch, int64_t m64, int64_t n64, T* a, int32_t* ipiv, int32_t* info) {
+  const int M = int(m64), N = int(n64), ld = std::max(M, 1);
+  const int64_t k = std::min(m64, n64);
+  over_batch(batch, m64 * n64, [&](int64_t i) {
+    int inf = 0;
+    if constexpr (sizeof(T) == 4) sgetrf_(&M, &N, a + i * m64 * n64, &ld, ipiv + i * k, &inf);
+    else dgetrf_(&M, &N, a + i * m64 * n64, &ld, ipiv + i * k, &inf);
     info[i] = inf;
   });
 }
@@ -136,6 +149,27 @@ void getrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* ipiv, i
   }
   EMBER_LAPACK_DISPATCH(dt, getrf_t(batch, n, static_cast<float*>(a), ipiv, info),
                         getrf_t(batch, n, static_cast<double*>(a), ipiv, info));
+}
+
+void getrf_rect_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, int32_t* ipiv,
+                        int32_t* info) {
+  if (m == 0 || n == 0) {
+    for (int64_t i = 0; i < batch; ++i) info[i] = 0;
+    return;
+  }
+  EMBER_LAPACK_DISPATCH(dt, getrf_rect_t(batch, m, n, static_cast<float*>(a), ipiv, info),
+                        getrf_rect_t(batch, m, n, static_cast<double*>(a), ipiv, info));
+}
+
+void lu_permutation(int64_t batch, int64_t m, int64_t k, const int32_t* ipiv, int64_t* perm) {
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t* p = perm + b * m;
+    for (int64_t i = 0; i < m; ++i) p[i] = i;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t j = int64_t(ipiv[b * k + i]) - 1;
+      if (j >= 0 && j < m) std::swap(p[i], p[j]);
+    }
+  }
 }
 
 void getrs_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* lu, int64_t a_step,

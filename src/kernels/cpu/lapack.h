@@ -12,6 +12,12 @@ namespace ember::kernels {
 // LU with partial pivoting, in place: A_i = P_i L_i U_i. ipiv holds n 1-based rows per
 // matrix; info[i] > 0 when U_i[info, info] is exactly zero (the factorization is still done).
 void getrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* ipiv, int32_t* info);
+// The same for m x n matrices; ipiv holds min(m, n) rows per matrix.
+void getrf_rect_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, int32_t* ipiv,
+                        int32_t* info);
+// The row permutation of getrf's k = min(m, n) swaps per matrix: perm (m per matrix) with
+// row i of P^T A being row perm[i] of A.
+void lu_permutation(int64_t batch, int64_t m, int64_t k, const int32_t* ipiv, int64_t* perm);
 
 // Solves A_i X = B_i (or A_i^T X = B_i with trans) in place in b (n x k per matrix), from
 // getrf's factors. a_step/b_step: elements between consecutive matrices (0 reuses one).

@@ -1,0 +1,88 @@
+"""torch.linalg's LU family on the C++ lu_factor_ex / lu_unpack ops (src/ops/linalg_lu.cpp):
+lu_factor(_ex), lu, lu_solve, solve_ex, and the old torch.lu / lu_unpack / lu_solve. lu_solve
+is two triangular solves and a permutation product (all C++ ops, so its gradient with respect
+to both LU and B comes from theirs)."""
+from . import _C, return_types
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    from .linalg import _named
+    return _named(return_types.linalg_lu_factor_ex, _C._linalg_lu_factor_ex(A, pivot, check_errors),
+                  out, "linalg.lu_factor_ex")
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    from .linalg import _named
+    LU, pivots, _ = _C._linalg_lu_factor_ex(A, pivot, True)
+    return _named(return_types.linalg_lu_factor, (LU, pivots), out, "linalg.lu_factor")
+
+
+def lu(A, *, pivot=True, out=None):
+    from .linalg import _named
+    LU, pivots, _ = _C._linalg_lu_factor_ex(A, pivot, False)
+    return _named(return_types.linalg_lu, _C._lu_unpack(LU, pivots, True, True), out, "linalg.lu")
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    from .linalg import _named
+    return _named(return_types.lu_unpack, _C._lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots),
+                  out, "lu_unpack")
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (X A = B when not left; A^T for adjoint), A = P L U given by lu_factor."""
+    from .linalg import _out
+    if LU.dim() < 2 or LU.shape[-1] != LU.shape[-2]:
+        raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are "
+                           f"{LU.shape[-2] if LU.dim() >= 2 else 1} by {LU.shape[-1]} matrices")
+    if LU.dtype != B.dtype:
+        from .linalg import _torch_type
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found "
+                           f"LU of type {_torch_type(LU.dtype)} and B of type "
+                           f"{_torch_type(B.dtype)} instead")
+    n = LU.shape[-1]
+    rows = B.shape[-2] if left else B.shape[-1]
+    if B.dim() < 2 or rows != n:
+        eq = "AX = B" if left else "XA = B"
+        b = tuple(B.shape[-2:]) if B.dim() >= 2 else (B.shape[-1] if B.dim() else 1, 1)
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{eq} ({n}x{n} and {b[0]}x{b[1]})")
+    P, L, U = _C._lu_unpack(LU, pivots, True, True)
+    tri = _C._linalg_solve_triangular
+    # X A = B  is  A^T X^T = B^T: the left solve with the adjoint flag flipped
+    rhs = B if left else B.mT
+    transpose = adjoint if left else not adjoint
+    if not transpose:  # A X = rhs: X = U^-1 L^-1 P^T rhs
+        X = tri(U, tri(L, P.mT @ rhs, False, True, True), True, True, False)
+    else:  # A^T X = rhs with A^T = U^T L^T P^T: X = P L^-T U^-T rhs
+        X = P @ tri(L.mT, tri(U.mT, rhs, False, True, False), True, True, True)
+    return _out(X if left else X.mT, out, "linalg.lu_solve")
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(X, info): info (int32 per matrix) from the LU of A, 0 where A is invertible."""
+    from . import linalg
+    from .linalg import _named
+    singular = A.dim() >= 2 and bool((_C._linalg_lu_factor_ex(A, True, False)[2] != 0).any())
+    if not singular or check_errors:
+        X = linalg.solve(A, B, left=left)  # torch's errors, the singular one included
+        from ._creation import zeros
+        from ._dtype import int32
+        info = zeros(tuple(A.shape[:-2]), dtype=int32)
+    else:  # the LU solve's result (inf/nan where singular), as torch returns it
+        LU, pivots, info = _C._linalg_lu_factor_ex(A, True, False)
+        vector = linalg._is_vector_rhs(A, B)
+        X = lu_solve(LU, pivots, B.unsqueeze(-1) if vector else B, left=left)
+        X = X.squeeze(-1) if vector else X
+    return _named(return_types.linalg_solve_ex, (X, info), out, "linalg.solve_ex")
+
+
+# ---- torch's old top-level forms ---------------------------------------------------------------
+
+def _lu(A, pivot=True, get_infos=False, out=None):
+    LU, pivots, info = _C._linalg_lu_factor_ex(A, pivot, not get_infos)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _lu_solve(b, LU_data, LU_pivots, *, out=None):
+    return lu_solve(LU_data, LU_pivots, b, out=out)

@@ -1,0 +1,113 @@
+// LU factorization (LAPACK getrf) as torch.linalg.lu_factor_ex, and lu_unpack, with torch's
+// gradient (linalg_lu_backward, square case) right under the forward. linalg.lu and
+// lu_solve compose these in python/ember/linalg.py.
+#include <algorithm>
+
+#include "autograd/function.h"
+#include "ember/linalg.h"
+#include "ember/profiler.h"
+#include "kernels/cpu/lapack.h"
+#include "ops/linalg_lapack.h"
+
+namespace ember {
+namespace {
+
+using autograd::SavedTensor;
+
+Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
+
+Dims with(Dims batch, std::initializer_list<int64_t> tail) {
+  for (int64_t d : tail) batch.push_back(d);
+  return batch;
+}
+
+std::string zero_pivot(int32_t info) {
+  return detail::cat("U[", info, ",", info,
+                     "] is zero and using it on lu_solve would result in a division by zero. If "
+                     "you still want to perform the factorization, consider calling "
+                     "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
+}
+
+// For A = P L U (square) and the gradient G of the packed LU (gL = tril(G, -1), gU = triu(G)):
+// gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T.
+Tensor lu_factor_backward(const Tensor& G, const Tensor& LU, const Tensor& pivots) {
+  auto [P, L, U] = lu_unpack(LU, pivots, true, true);
+  Tensor gA = add(tril(matmul(mT(L), tril(G, -1)), -1), triu(matmul(triu(G), mT(U))));
+  gA = linalg_solve_triangular(mT(U), gA, /*upper=*/false, /*left=*/false);
+  gA = linalg_solve_triangular(mT(L), gA, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  return matmul(P, gA);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot,
+                                                       bool check_errors) {
+  EMBER_PROFILE_OP("linalg_lu_factor_ex");
+  const char* op = "linalg.lu_factor";
+  ops::check_lapack_dtype(op, A);
+  if (A.dim() < 2) {  // torch's wording, sizes as "[3]"
+    std::string sz = "[";
+    for (int64_t i = 0; i < A.dim(); ++i) sz += (i ? ", " : "") + std::to_string(A.size(i));
+    throw Error(detail::cat("torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ",
+                            sz, "] instead"));
+  }
+  EMBER_CHECK(pivot, Error, op, ": LU without pivoting is not implemented on the CPU");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  EMBER_CHECK(m <= INT32_MAX && n <= INT32_MAX, ValueError, op, ": a matrix of shape ", A.sizes(),
+              " is too large for LAPACK");
+  Dims batch = ops::batch_dims(A);
+  Tensor buf = ops::colmajor(A);
+  Tensor piv = Tensor::empty(with(batch, {k}), DType::Int32);
+  Tensor info = Tensor::empty(batch, DType::Int32);
+  kernels::getrf_rect_batched(A.dtype(), info.numel(), m, n, buf.data_ptr(), piv.data<int32_t>(),
+                              info.data<int32_t>());
+  if (check_errors) ops::check_info("torch.linalg.lu_factor", info, A.dim() > 2, zero_pivot);
+  Tensor LU = ops::from_colmajor(buf);
+  if (autograd::any_requires_grad(A)) {
+    autograd::record("LinalgLuFactorExBackward0", {&A}, {&LU},
+                     [slu = SavedTensor(LU, true), piv, m, n](Grads& g, const Node&) -> Grads {
+                       EMBER_CHECK(m == n, NotImplementedError,
+                                   "linalg.lu_factor: the gradient of a non-square (", m, "x", n,
+                                   ") factorization is not implemented in ember yet");
+                       return {lu_factor_backward(g[0], slu.get(), piv)};
+                     });
+  }
+  return {LU, piv, info};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
+                                             bool unpack_data, bool unpack_pivots) {
+  EMBER_PROFILE_OP("lu_unpack");
+  const char* op = "lu_unpack";
+  ops::check_lapack_dtype(op, LU);
+  EMBER_CHECK(LU.dim() >= 2, Error, op,
+              ": expected LU_data to have at least 2 dimensions, but got shape ", LU.sizes());
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  Dims batch = ops::batch_dims(LU);
+  Tensor P, L, U;
+  if (unpack_data) {
+    L = add(tril(narrow(LU, -1, 0, k), -1), eye(m, k, LU.dtype()));
+    U = triu(narrow(LU, -2, 0, k));
+  } else {
+    L = Tensor::empty({0}, LU.dtype());
+    U = Tensor::empty({0}, LU.dtype());
+  }
+  if (unpack_pivots) {
+    EMBER_CHECK(pivots.dtype() == DType::Int32 || pivots.dtype() == DType::Int64, TypeError, op,
+                ": LU_pivots must be an integer tensor, got ", dtype_name(pivots.dtype()));
+    EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == k && pivots.numel() == numel_of(batch) * k,
+                Error, op, ": expected LU_pivots of shape ", with(batch, {k}), ", but got ",
+                pivots.sizes(), " (LU_data has shape ", LU.sizes(), ")");
+    NoGradGuard no_grad;
+    Tensor piv = contiguous(to_dtype(pivots, DType::Int32));
+    Tensor perm = Tensor::empty(with(batch, {m}), DType::Int64);
+    kernels::lu_permutation(numel_of(batch), m, k, piv.data<int32_t>(), perm.data<int64_t>());
+    Tensor pt = scatter(zeros(with(batch, {m, m}), LU.dtype()), -1, unsqueeze(perm, -1), Scalar(1.0));
+    P = contiguous(mT(pt));
+  } else {
+    P = Tensor::empty({0}, LU.dtype());
+  }
+  return {P, L, U};
+}
+
+}  // namespace ember
