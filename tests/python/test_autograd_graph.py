@@ -97,3 +97,27 @@ def test_disable_and_errors_as_torch():
     x = ember.tensor([1.0], requires_grad=True)
     (x * x).sum().backward()  # no hooks left behind
     assert x.grad.tolist() == [2.0]
+
+
+def test_node_type_and_multi_grad_hook_as_torch():
+    rows = []
+    for m in (torch, ember):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        b = m.tensor([3.0], requires_grad=True)
+        c = m.tensor([5.0], requires_grad=True)
+        assert isinstance((a * 2).grad_fn, m.autograd.graph.Node)
+        seen_all, seen_any = [], []
+        h1 = m.autograd.graph.register_multi_grad_hook(
+            (a, b, c), lambda gs: seen_all.append([None if g is None else g.tolist() for g in gs]))
+        h2 = m.autograd.graph.register_multi_grad_hook(
+            (a, b), lambda g: seen_any.append(g.tolist()), mode="any")
+        ((a * b).sum() * 2).backward()
+        (b * 3).sum().backward()
+        h1.remove()
+        h2.remove()
+        (a * b * c).sum().backward()
+        rows.append((seen_all, len(seen_any)))
+        with pytest.raises(ValueError, match="Expects mode to be one of"):
+            m.autograd.graph.register_multi_grad_hook((a,), print, mode="some")
+    assert rows[0] == rows[1]
+    assert rows[1][0] == [[[6.0, 6.0], [6.0], None], [None, [3.0], None]]

@@ -1,11 +1,15 @@
-"""torch.autograd.graph's saved-tensor hooks: saved_tensors_hooks, save_on_cpu and
-disable_saved_tensors_hooks. The hooks act on every tensor an op saves for backward (the C++
-SavedTensor, include/ember/saved_hooks.h) and on Function.save_for_backward."""
+"""torch.autograd.graph: saved-tensor hooks (saved_tensors_hooks, save_on_cpu,
+disable_saved_tensors_hooks), acting on every tensor an op saves for backward (the C++
+SavedTensor, include/ember/saved_hooks.h) and on Function.save_for_backward; Node (the type of
+grad_fn); register_multi_grad_hook."""
 import contextlib
 
 from .. import _C
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
+           "register_multi_grad_hook"]
+
+Node = _C.Node  # isinstance(t.grad_fn, Node)
 
 _stack = []            # (pack, unpack) pushed on this thread, innermost last (for Functions)
 _disabled = [None]     # the error message while disable_saved_tensors_hooks is active
@@ -56,3 +60,51 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _disabled[0] = prev
+
+
+class _MultiHandle:
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode="all": fn(grads) once per backward that reaches any of `tensors`, grads[i] the
+    gradient of tensors[i] or None where that backward did not reach it; ember calls it when
+    the backward has finished (torch: as soon as the last of those gradients is ready).
+    mode="any": fn(grad) once per backward, with the first of those gradients computed.
+    Returns a handle whose remove() drops the hook."""
+    from .variable import Variable
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    tensors = tuple(tensors)
+    state = {"buffer": None}
+
+    def finish():
+        buffer, state["buffer"] = state["buffer"], None
+        if mode == "all":
+            fn(tuple(buffer))
+
+    def inner(idx):
+        def hook(grad):
+            first = state["buffer"] is None
+            if first:
+                state["buffer"] = [None] * len(tensors)
+                Variable._execution_engine.queue_callback(finish)
+                if mode == "any":
+                    fn(grad)
+            state["buffer"][idx] = grad
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)
+                              if t.requires_grad))
