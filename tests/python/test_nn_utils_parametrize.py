@@ -292,3 +292,53 @@ def test_old_spectral_norm():
     for lib in (ember, torch):
         with pytest.raises(ValueError, match="Expected n_power_iterations to be positive"):
             lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)
+
+
+# ---- parametrizations.orthogonal -----------------------------------------------------------
+@pytest.mark.parametrize("shape,omap", [((4, 4), None), ((4, 4), "cayley"), ((5, 3), "cayley"),
+                                        ((3, 5), "matrix_exp"), ((5, 3), "matrix_exp")])
+def test_orthogonal_matches_torch(shape, omap):
+    n_out, n_in = shape
+    e, t = _linear_pair(n_in, n_out, seed=11)
+    ember.nn.utils.parametrizations.orthogonal(e, orthogonal_map=omap)
+    torch.nn.utils.parametrizations.orthogonal(t, orthogonal_map=omap)
+    assert list(e.state_dict()) == list(t.state_dict())
+    if n_out == n_in:  # base = the weight made orthogonal by QR: the same in both
+        _close(e.weight, t.weight, rtol=1e-4, atol=1e-5)
+    w = e.weight.detach()
+    small = w.shape[-1] if w.shape[-2] >= w.shape[-1] else w.shape[-2]
+    np.testing.assert_allclose(to_numpy(w.T @ w if w.shape[0] >= w.shape[1] else w @ w.T),
+                               np.eye(small), atol=1e-5)
+    # the same base (torch's random completion for rectangular weights) and a random X
+    x = np.random.default_rng(12).standard_normal(tuple(t.parametrizations.weight.original.shape))
+    with torch.no_grad():
+        t.parametrizations.weight.original.copy_(torch.from_numpy(x.astype(np.float32) * 0.3))
+    _load_from_torch(e, t)
+    _close(e.weight, t.weight, rtol=1e-4, atol=1e-5)
+    xin = np.random.default_rng(13).standard_normal((3, n_in)).astype(np.float32)
+    _forward_backward(e, t, xin)
+
+
+def test_orthogonal_assignment_and_errors_like_torch():
+    a = np.linalg.qr(np.random.default_rng(14).standard_normal((4, 4)))[0].astype(np.float32)
+    for lib in (ember, torch):
+        O = lib.nn.utils.parametrizations.orthogonal
+        m = O(lib.nn.Linear(4, 4))
+        m.weight = lib.from_numpy(a.copy())  # an orthogonal matrix is taken as the base
+        np.testing.assert_allclose(to_numpy(m.weight) if lib is ember else m.weight.detach().numpy(),
+                                   a, atol=1e-5)
+        with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a "
+                                             "tensor of 1 dimensions."):
+            O(lib.nn.Linear(4, 4), name="bias")
+        with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp", '
+                                             '"cayley", "householder". Got: exp'):
+            O(lib.nn.Linear(4, 4), orthogonal_map="exp")
+        with pytest.raises(ValueError, match="has no parameter or buffer with name 'w'"):
+            O(lib.nn.Linear(4, 4), name="w")
+        m = O(lib.nn.Linear(4, 4), orthogonal_map="cayley", use_trivialization=False)
+        with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+            m.weight = lib.from_numpy(a.copy())
+        with pytest.raises(ValueError, match=r"Expected a matrix or batch of matrices of shape"):
+            m.parametrizations.weight[0].right_inverse(lib.zeros(3, 3))
+    with pytest.raises(NotImplementedError, match="householder_product"):
+        ember.nn.utils.parametrizations.orthogonal(ember.nn.Linear(3, 5))  # the default map

@@ -1,14 +1,125 @@
-"""torch.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations (see
-parametrize.py). `orthogonal` is not here: it needs matrix_exp, householder_product or qr,
-which ember.linalg does not have yet."""
+"""torch.nn.utils.parametrizations: orthogonal, weight_norm and spectral_norm as
+parametrizations (see parametrize.py). orthogonal has the "matrix_exp" and "cayley" maps;
+"householder" (torch's default for non-square weights) needs linalg.householder_product,
+which ember does not have: it raises NotImplementedError."""
+from enum import Enum, auto
+
 from ... import _C
+from ..._creation import eye, randn, zeros_like
+from ..._comparison import allclose
+from ..._dtype_info import finfo
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+
+
+def _is_orthogonal(Q):
+    n, k = Q.size(-2), Q.size(-1)
+    Id = eye(k, dtype=Q.dtype)
+    eps = 10.0 * n * finfo(Q.dtype).eps
+    return allclose(Q.transpose(-2, -1) @ Q, Id, atol=eps)
+
+
+def _make_orthogonal(A):
+    """The Q of A's QR decomposition with R's diagonal made positive (torch's geqrf +
+    householder_product + sign fix, here from linalg.qr: the same unique factorisation)."""
+    from ... import linalg
+    Q, R = linalg.qr(A)
+    return Q * R.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
+
+
+class _OrthMaps(Enum):
+    matrix_exp = auto()
+    cayley = auto()
+    householder = auto()
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        if orthogonal_map == _OrthMaps.householder:
+            raise NotImplementedError(
+                "orthogonal: the householder map needs linalg.householder_product, which ember "
+                "does not have yet; pass orthogonal_map='matrix_exp' or 'cayley'")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.transpose(-2, -1)
+            n, k = k, n
+        X = X.tril()
+        if n != k:  # a tall X: completed to square with zero columns
+            X = _C.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+        A = X - X.transpose(-2, -1)  # skew-symmetric
+        if self.orthogonal_map == _OrthMaps.matrix_exp:
+            from ... import linalg
+            Q = linalg.matrix_exp(A)
+        else:  # Cayley: (I - A/2)^-1 (I + A/2)
+            from ... import linalg
+            Id = eye(n, dtype=A.dtype)
+            Q = linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
+        if n != k:
+            Q = Q[..., :k]
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.transpose(-2, -1)
+        return Q
+
+    @no_grad()
+    def right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        if n < k:
+            Q = Q.transpose(-2, -1)
+            n, k = k, n
+        if not hasattr(self, "base"):
+            raise NotImplementedError("It is not possible to assign to the matrix exponential "
+                                      "or the Cayley parametrizations when "
+                                      "use_trivialization=False.")
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:  # completed to a square matrix by random columns
+            N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+            Q = _make_orthogonal(_C.cat([Q, N], dim=-1))
+        self.base = Q
+        neg_Id = zeros_like(Q_init)  # the parametrization's X that gives base itself
+        neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_Id
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """module.<name> = an orthogonal matrix (or batch) Q(X) of unconstrained X, with
+    Q = exp(A) ("matrix_exp") or the Cayley map ("cayley") of the skew-symmetric A from X's
+    lower triangle; with use_trivialization (default), Q = base @ Q(X) with base set by
+    assignment (initially: the weight made orthogonal by QR)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. Got a tensor of "
+                         f"{weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
 
 
 def _norm_except_dim(v, dim):
