@@ -170,3 +170,11 @@ def test_capturable_refused_on_cpu_like_torch(name):
             o.step()
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_tensor_lr_of_several_elements_refused_like_torch():
+    for name in ["SGD", "Adam", "RMSprop", "Adagrad", "Adafactor", "LBFGS"]:
+        for lib in (ember, torch):
+            with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+                getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)],
+                                         lr=lib.tensor([0.1, 0.2]))

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize
 (torch.optim.SGD's update rule, computed by one fused C++ call per param group)."""
 from .. import _C
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters
 
 __all__ = ["SGD"]
 
@@ -9,12 +9,8 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, (("momentum value", momentum),
+                                    ("weight_decay value", weight_decay)))
         if differentiable:
             raise NotImplementedError("SGD: differentiable=True is not supported by ember")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
