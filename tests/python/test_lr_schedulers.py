@@ -334,3 +334,13 @@ def test_tensor_lr_stays_a_tensor_and_matches_torch(name, kwargs):
         assert s.get_last_lr()[0] is not lr  # get_last_lr holds copies
         out.append(lrs)
     np.testing.assert_allclose(out[0], out[1], rtol=1e-6)
+
+
+def test_public_module_and_pickle():
+    import pickle
+    for name in TLR.__all__:
+        assert getattr(ELR, name).__module__ == "ember.optim.lr_scheduler", name
+    _, o = _opt(ember, *SGD)
+    s = ELR.OneCycleLR(o, 0.5, total_steps=10)
+    s2 = pickle.loads(pickle.dumps(s))
+    assert type(s2) is ELR.OneCycleLR and s2.get_last_lr() == s.get_last_lr()

@@ -382,3 +382,7 @@ class PolynomialLR(LRScheduler):
 from ._lr_cycles import CyclicLR, CosineAnnealingWarmRestarts, OneCycleLR  # noqa: E402
 from ._lr_plateau import ReduceLROnPlateau  # noqa: E402
 from ._lr_composite import SequentialLR, ChainedScheduler  # noqa: E402
+
+for _cls in (CyclicLR, CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau, SequentialLR,
+             ChainedScheduler):
+    _cls.__module__ = __name__  # one public home, as torch.optim.lr_scheduler (repr, pickle)
