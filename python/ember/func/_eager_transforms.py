@@ -202,18 +202,16 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
+    structure = ("jvp(f, primals, tangents): Expected primals and tangents to have the same "
+                 "python structure. For example, if primals is a tuple of 3 tensors, tangents "
+                 "also must be.")
     if not isinstance(tangents, tuple) or len(tangents) != len(primals):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple of the "
-                           f"same length as primals, got {type(tangents).__name__}")
-    if strict:
-        raise RuntimeError("jvp(f, primals, tangents, strict=True): strict is not supported "
-                           "(as in torch.func)")
+        raise RuntimeError(structure)
     call = _Call(primals, tuple(range(len(primals))))
     t_leaves, _ = tree_flatten(tangents)
     p_leaves = call.flat_leaves()
     if len(t_leaves) != len(p_leaves):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
-                           "the same python structure.")
+        raise RuntimeError(structure)
     for p, t in zip(p_leaves, t_leaves):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError("Trying to set a forward gradient that has a different size than "
@@ -223,6 +221,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     out, aux = _split_aux(call.run(func, {}), has_aux, "jvp")
     call.settle(out)
     out_leaves, out_spec = tree_flatten(out)
+    for o in out_leaves:
+        if not isinstance(o, _C.Tensor):
+            raise RuntimeError("jvp(f, primals, tangents): expected f(*primals) to return only "
+                               f"tensors, got unsupported type {type(o)}")
+        if strict and not o.requires_grad:
+            raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                               "independent of the inputs. This is not allowed with "
+                               "strict=True.")
     with enable_grad():
         us = [zeros_like(o).requires_grad_(True) for o in out_leaves]
         g = _grads(out_leaves, p_leaves, us)
