@@ -120,6 +120,10 @@ ERRORS = {
     "jvp_strict_independent": lambda m, F: F.jvp(lambda a: m.ones(2), (_t(X, m),), (_t(X, m),),
                                                  strict=True),
     "jvp_returns_int": lambda m, F: F.jvp(lambda a: 3, (_t(X, m),), (_t(X, m),)),
+    "vjp_returns_int": lambda m, F: F.vjp(lambda a: 3, _t(X, m)),
+    "jacrev_returns_int": lambda m, F: F.jacrev(lambda a: 3)(_t(X, m)),
+    "jacfwd_returns_int": lambda m, F: F.jacfwd(lambda a: 3)(_t(X, m)),
+    "grad_returns_int": lambda m, F: F.grad(lambda a: 3)(_t(X, m)),
     "jvp_tangents_list": lambda m, F: F.jvp(lambda a: a, (_t(X, m),), [_t(X, m)]),
 }
 

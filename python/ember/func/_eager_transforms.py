@@ -176,7 +176,8 @@ def vjp(func, *primals, has_aux=False):
     out_leaves, out_spec = tree_flatten(out)
     for o in out_leaves:
         if not isinstance(o, _C.Tensor):
-            raise RuntimeError(f"Expected tensors, got unsupported type {type(o)}")
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only "
+                               f"tensors, got unsupported type {type(o)}")
 
     def vjp_fn(cotangents):
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -250,9 +251,10 @@ def _jacobian(func, argnums, has_aux, name):
         per_output = []
         with enable_grad():
             for o in out_leaves:
-                if not isinstance(o, _C.Tensor):
-                    raise RuntimeError(f"{name}(f, ...)(*args): expected f(*args) to return only "
-                                       f"tensors, got unsupported type {type(o)}")
+                if not isinstance(o, _C.Tensor):  # torch names the transform it runs on
+                    api = "vjp(f, *primals)" if name == "jacrev" else "jvp(f, primals, tangents)"
+                    raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, "
+                                       f"got unsupported type {type(o)}")
                 flat = o.reshape(-1)
                 rows = [_grads([flat[k]], inputs) for k in range(o.numel())]
                 per_output.append(call.rebuild([
