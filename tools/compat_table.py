@@ -104,8 +104,12 @@ NOTES = {
     ("torch.nn.functional", "scaled_dot_product_attention"): "refuses `attn_mask` together with "
                                                              "`is_causal=True` (RuntimeError).",
     ("torch.nn.functional", "soft_margin_loss"): "finite where torch's overflows to inf.",
-    ("torch.optim", "Adam"): "`differentiable=True` raises NotImplementedError; `foreach` and "
-                             "`capturable` are accepted and change nothing (all optimizers).",
+    ("torch.optim", "Adam"): "`differentiable=True` raises NotImplementedError; `foreach`/`fused` "
+                             "are accepted and change nothing (all optimizers).",
+    ("torch.nn.utils", "skip_init"): "builds the module normally (no meta device): values are "
+                                     "the default initialisation.",
+    ("torch.nn.utils", "convert_conv2d_weight_memory_format"): "returns the module unchanged "
+                                                               "(one layout).",
     ("torch.utils.data", "DataLoader"): "shuffles differently from torch for the same seed.",
     ("torch.distributed", "init_process_group"): "Gloo only, file or redis stores (no `tcp://`).",
 }
