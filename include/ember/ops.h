@@ -202,6 +202,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 enum class PaddingMode { Valid, Same };
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               PaddingMode padding, IntList dilation = {1, 1}, int64_t groups = 1);
+// The transposed convolution without bias (callers add it): weight (in_channels,
+// out_channels / groups, kH, kW), a 4-d floating input, output_padding < stride.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList stride = {1, 1},
+                        IntList padding = {0, 0}, IntList output_padding = {0, 0},
+                        int64_t groups = 1, IntList dilation = {1, 1});
 // stride = {} means stride = kernel_size.
 Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   IntList padding = {0, 0}, IntList dilation = {1, 1}, bool ceil_mode = false);

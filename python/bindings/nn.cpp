@@ -71,6 +71,18 @@ void bind_nn(nb::module_& m) {
         nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
         nb::arg("groups") = 1);
 
+  // (N, C, H, W) only, no bias: nn.functional.conv_transpose1d/2d shape the arguments.
+  m.def("_conv_transpose2d",
+        [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op, int64_t groups,
+           nb::handle d) {
+          const char* name = "conv_transpose2d";
+          return conv_transpose2d(x, w, required(s, name, "stride"), required(p, name, "padding"),
+                                  required(op, name, "output_padding"), groups,
+                                  required(d, name, "dilation"));
+        },
+        nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+        nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+
   m.def("max_pool2d",
         [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
            bool return_indices) -> nb::object {

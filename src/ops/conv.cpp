@@ -1,4 +1,5 @@
-// 2-d convolution: argument checks naming the op and the shapes, then one kernel call
+// 2-d convolution and its adjoint (conv_transpose2d): argument checks naming the op and the
+// shapes, then one kernel call
 // (src/kernels/cpu/conv.cpp: the direct path for float32 stride 1, else im2col + one GEMM
 // per image and group). The backward sits
 // right below the forward and calls the fused backward kernel.
@@ -175,6 +176,81 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   ConvArgs a{pair_arg(op, "stride", stride), pad, pad, pair_arg(op, "dilation", dilation), groups};
   check_args(op, a);
   return conv2d_any(input, weight, bias, a);
+}
+
+// conv_transpose2d is the adjoint of conv2d: the input gradient of the conv2d whose input has
+// the transposed conv's output shape, with the transposed conv's input as its grad_out. So the
+// forward runs conv2d's backward kernel (one GEMM + col2im per image), and the backward runs
+// conv2d's forward (grad_input) and its weight gradient (grad_weight), instead of a convolution
+// over an input with (stride - 1) zeros between neighbours, which does stride_h * stride_w
+// times the work. output_padding (< stride) adds rows/columns after the input only.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList stride, IntList padding,
+                        IntList output_padding, int64_t groups, IntList dilation) {
+  EMBER_PROFILE_OP("conv_transpose2d");
+  const char* op = "conv_transpose2d";
+  ops::check_defined(input, op);
+  ops::check_defined(weight, op);
+  EMBER_CHECK(input.dim() == 4 && weight.dim() == 4, ValueError, op,
+              ": expected a 4-d input and a 4-d weight, but got input of shape ", input.sizes(),
+              " and weight of shape ", weight.sizes());
+  EMBER_CHECK(is_floating(input.dtype()) && input.dtype() == weight.dtype(), TypeError, op,
+              ": expected floating-point input and weight of one dtype, but got ",
+              dtype_name(input.dtype()), " and ", dtype_name(weight.dtype()));
+  const Pair pad = pair_arg(op, "padding", padding), opad = pair_arg(op, "output_padding", output_padding);
+  ConvArgs a{pair_arg(op, "stride", stride), pad, pad, pair_arg(op, "dilation", dilation), groups};
+  check_args(op, a);
+  EMBER_CHECK(opad.first >= 0 && opad.second >= 0 && opad.first < a.stride.first &&
+                  opad.second < a.stride.second,
+              ValueError, op, ": output_padding=(", opad.first, ", ", opad.second,
+              ") must be non-negative and smaller than stride=(", a.stride.first, ", ",
+              a.stride.second, ")");
+  EMBER_CHECK(weight.size(0) == input.size(1), ValueError, op, ": weight of shape ", weight.sizes(),
+              " expects input of shape ", input.sizes(), " to have ", weight.size(0), " channels");
+  const int64_t n = input.size(0), h = input.size(2), w = input.size(3);
+  const int64_t ho = (h - 1) * a.stride.first - 2 * pad.first +
+                     a.dilation.first * (weight.size(2) - 1) + opad.first + 1;
+  const int64_t wo = (w - 1) * a.stride.second - 2 * pad.second +
+                     a.dilation.second * (weight.size(3) - 1) + opad.second + 1;
+  EMBER_CHECK(ho > 0 && wo > 0 && h > 0 && w > 0, ValueError, op, ": input of shape ", input.sizes(),
+              " and weight of shape ", weight.sizes(), " give an empty output (", ho, " x ", wo, ")");
+  const DType dt = input.dtype();
+  Tensor out = Tensor::empty({n, weight.size(1) * groups, ho, wo}, dt);
+  const kernels::Conv2dGeom geo = geometry(op, out, weight, Tensor(), a);  // out: the conv's input
+  EMBER_CHECK(geo.ho == h && geo.wo == w, Error, op, ": internal: adjoint geometry ", geo.ho, "x",
+              geo.wo, " != input ", h, "x", w);
+  const Tensor x = dense(input), wt = dense(weight);
+  {
+    const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, false);
+    Tensor ws = Tensor::empty({plan.workspace}, dt);
+    kernels::conv2d_backward(dt, geo, plan, out.data_ptr(), wt.data_ptr(), x.data_ptr(),
+                             out.data_ptr(), nullptr, nullptr, ws.data_ptr());
+  }
+  if (autograd::any_requires_grad(input, weight)) {
+    autograd::record("ConvolutionBackward0", {input, weight}, {out},
+                     [geo, dt, sx = SavedTensor(input), sw = SavedTensor(weight)](
+                         Grads& g, const Node& node) -> Grads {
+                       const Tensor gy = dense(detach(g[0])), wt = dense(sw.get());
+                       Tensor gx, gw;
+                       if (node.needs_input_grad(0)) {  // conv2d(grad_out, weight)
+                         gx = Tensor::empty({geo.n, geo.o, geo.ho, geo.wo}, dt);
+                         const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
+                         Tensor ws = Tensor::empty({plan.workspace}, dt);
+                         kernels::conv2d_forward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(), nullptr,
+                                                 gx.data_ptr(), ws.data_ptr());
+                       }
+                       if (node.needs_input_grad(1)) {  // conv2d's weight grad of (grad_out, input)
+                         const Tensor x = dense(detach(sx.get()));
+                         gw = Tensor::empty(wt.sizes(), dt);
+                         const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, true);
+                         Tensor ws = Tensor::empty({plan.workspace}, dt);
+                         kernels::conv2d_backward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(),
+                                                  x.data_ptr(), nullptr, gw.data_ptr(), nullptr,
+                                                  ws.data_ptr());
+                       }
+                       return {gx, gw};
+                     });
+  }
+  return out;
 }
 
 // "same": total padding dilation * (k - 1) per dim, the odd one after the input (PyTorch's

@@ -189,6 +189,19 @@ def test_conv_transpose1d_functional(kw):
                layouts=("contiguous", "transposed"), rtol=RTOL, atol=ATOL)
 
 
+def test_conv_transpose2d_runs_as_the_adjoint_of_conv2d():
+    """Floating inputs with output_padding < stride take the C++ adjoint (conv2d's backward
+    kernel), not a conv2d over a zero-stuffed input; DCGAN's generator layer as the example."""
+    import ember.profiler as P
+    check_grad(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, stride=2, padding=1),
+               [(3, 8, 4, 4), (8, 5, 4, 4), (5,)], DT, rtol=RTOL, atol=ATOL)
+    x, w = ember.randn(2, 8, 4, 4, requires_grad=True), ember.randn(8, 5, 4, 4, requires_grad=True)
+    with P.profile() as prof:
+        F(ember).conv_transpose2d(x, w, stride=2, padding=1).sum().backward()
+    names = {e.key for e in prof.key_averages()}
+    assert "conv_transpose2d" in names and "index_put_" not in names, names
+
+
 def test_conv_gradcheck():
     gradcheck_op(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, 2, 1, 1, 2, 1),
                  [(1, 2, 3, 3), (2, 1, 2, 3), (2,)])

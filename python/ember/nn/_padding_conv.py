@@ -299,6 +299,26 @@ def _conv_transpose(name, input, weight, bias, stride, padding, output_padding, 
     if nd == 1:  # through the 2-d path on (N, C, 1, L)
         x, weight = x.unsqueeze(-2), weight.unsqueeze(-2)
         s, p, op, d = (1,) + s, (0,) + p, (0,) + op, (1,) + d
+    if (x.dtype in (float32, float64) and weight.dtype == x.dtype and x.numel() > 0
+            and all(o < st for o, st in zip(op, s))):
+        # conv2d's adjoint in C++ (src/ops/conv.cpp): no zero-stuffed input, no flipped copy.
+        out = _C._conv_transpose2d(x, weight, s, p, op, groups, d)
+        if bias is not None:
+            if bias.dim() != 1 or bias.shape[0] != out.shape[1]:
+                raise RuntimeError(f"{name}: given weight of shape {list(weight.shape)}, expected "
+                                   f"bias to be 1-d with {out.shape[1]} elements, but got bias of "
+                                   f"shape {list(bias.shape)}")
+            out = out + bias.reshape(1, -1, 1, 1)
+    else:
+        out = _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d)
+    if nd == 1:
+        out = out.squeeze(-2)
+    return out if batched else out.squeeze(0)
+
+
+def _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d):
+    """conv_transpose as a conv2d over x with (stride - 1) zeros between its elements: the path
+    for integer dtypes, empty inputs and output_padding >= stride (allowed below dilation)."""
     k = tuple(weight.shape[2:])
     if any(st > 1 for st in s):  # (stride - 1) zeros between neighbours
         big = zeros(*x.shape[:2], *[(n - 1) * st + 1 for n, st in zip(x.shape[2:], s)],
@@ -312,10 +332,7 @@ def _conv_transpose(name, input, weight, bias, stride, padding, output_padding, 
     g = groups
     cin, cout_g = weight.size(0), weight.size(1)
     w = weight.reshape(g, cin // g, cout_g, *k).transpose(1, 2).reshape(g * cout_g, cin // g, *k)
-    out = _C.conv2d(x, _flip(w, (2, 3)), bias, 1, 0, d, g)
-    if nd == 1:
-        out = out.squeeze(-2)
-    return out if batched else out.squeeze(0)
+    return _C.conv2d(x, _flip(w, (2, 3)), bias, 1, 0, d, g)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
