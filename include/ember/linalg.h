@@ -47,6 +47,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
 Tensor linalg_svdvals(const Tensor& A);
 // (Q, R); mode "reduced", "complete" or "r" (Q is then empty).
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode = "reduced");
+// LAPACK's packed QR (a, tau), as torch.geqrf; Q from Householder vectors (torch.orgqr). No
+// gradient for either (torch has none for geqrf).
+std::pair<Tensor, Tensor> geqrf(const Tensor& A);
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 
 // LU (src/ops/linalg_lu.cpp): (LU packed, pivots int32 1-based, info) with A = P L U; the
 // gradient is implemented for square A.

@@ -106,6 +106,14 @@ def qr(A, mode="reduced", *, out=None):
     return _named(return_types.linalg_qr, _C._linalg_qr(A, mode), out, "linalg.qr")
 
 
+def householder_product(A, tau, *, out=None):
+    return _out(_C._linalg_householder_product(A, tau), out, "linalg.householder_product")
+
+
+def _geqrf(input, *, out=None):
+    return _named(return_types.geqrf, _C._geqrf(input), out, "geqrf")
+
+
 def cross(input, other, *, dim=-1, out=None):
     from ._contraction import cross as _cross
     from ._reshaping import broadcast_tensors
@@ -188,7 +196,7 @@ FUNCTIONS = {
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
-    "lu_unpack": lu_unpack,
+    "lu_unpack": lu_unpack, "geqrf": _geqrf, "orgqr": householder_product,
 }
 METHODS = {
     "det": lambda self: det(self), "inverse": lambda self: inv(self),
@@ -196,4 +204,5 @@ METHODS = {
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
+    "geqrf": _geqrf, "orgqr": householder_product,
 }

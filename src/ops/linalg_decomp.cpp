@@ -278,4 +278,61 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
   return {Q, R};
 }
 
+// ---- geqrf, householder_product -------------------------------------------------------------
+// LAPACK's raw QR (torch.geqrf: no derivative in torch either) and Q from Householder vectors
+// (torch.linalg.householder_product / orgqr). ember has no gradient for the latter yet: its
+// node raises at backward instead of dropping the gradient.
+
+namespace {
+Grads no_derivative(const char* what) {
+  throw NotImplementedError(detail::cat("the derivative for '", what, "' is not implemented."));
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
+  EMBER_PROFILE_OP("geqrf");
+  check_matrix("geqrf", A);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  Dims batch = ops::batch_dims(A);
+  Tensor buf = ops::colmajor(A);
+  Tensor tau = Tensor::empty(with(batch, {k}), A.dtype());
+  kernels::geqrf_batched(A.dtype(), numel_of(batch), m, n, buf.data_ptr(), tau.data_ptr());
+  Tensor a = ops::from_colmajor(buf);
+  if (autograd::any_requires_grad(A))
+    autograd::record("GeqrfBackward0", {&A}, {&a, &tau},
+                     [](Grads&, const Node&) -> Grads { return no_derivative("geqrf"); });
+  return {a, tau};
+}
+
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  EMBER_PROFILE_OP("linalg_householder_product");
+  const char* op = "torch.linalg.householder_product";
+  check_matrix(op, A);
+  ops::check_lapack_dtype(op, tau);
+  EMBER_CHECK(A.dtype() == tau.dtype(), Error, op,
+              ": tau dtype ", dtype_name(tau.dtype()), " does not match input dtype ",
+              dtype_name(A.dtype()));
+  const int64_t m = A.size(-2), n = A.size(-1);
+  EMBER_CHECK(m >= n, Error, op, ": input.shape[-2] must be greater than or equal to input.shape[-1]");
+  EMBER_CHECK(tau.dim() >= 1 && n >= tau.size(-1), Error, op,
+              ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
+  EMBER_CHECK(tau.dim() == A.dim() - 1, Error, op,
+              ": Expected tau to have one dimension less than input, but got tau.ndim equal to ",
+              tau.dim(), " and input.ndim is equal to ", A.dim());
+  Dims batch = ops::batch_dims(A);
+  const int64_t k = tau.size(-1);
+  EMBER_CHECK(tau.numel() == numel_of(batch) * k, Error, op, ": Expected batch dimensions of tau ",
+              tau.sizes(), " to be equal to input.shape[:-2] ", batch);
+  Tensor q = ops::colmajor(A);
+  Tensor t = contiguous(tau);
+  kernels::orgqr_batched(A.dtype(), numel_of(batch), m, n, k, q.data_ptr(), t.data_ptr());
+  Tensor Q = ops::from_colmajor(q);
+  if (autograd::any_requires_grad(A, tau))
+    autograd::record("LinalgHouseholderProductBackward0", {&A, &tau}, {&Q},
+                     [](Grads&, const Node&) -> Grads {
+                       return no_derivative("linalg.householder_product (in ember)");
+                     });
+  return Q;
+}
+
 }  // namespace ember
