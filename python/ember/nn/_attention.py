@@ -88,7 +88,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = _repeat_heads(key, query.size(-3) // key.size(-3))
         value = _repeat_heads(value, query.size(-3) // value.size(-3))
     scores = _C.matmul(query, key.transpose(-2, -1)) * scale
-    masked = is_causal or attn_mask is not None
+    # Only an explicit mask can mask a whole row (then torch's SDPA gives zeros, not NaN): a
+    # causal mask always keeps key 0, so causal attention alone takes the plain softmax.
+    masked = attn_mask is not None
     if attn_mask is not None:
         try:
             if attn_mask.dtype == _bool:
