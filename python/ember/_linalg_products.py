@@ -199,3 +199,49 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return return_types.linalg_lstsq(X.squeeze(-1) if vector else X, residuals,
                                      rank if driver != "gels" else tensor([], dtype=rank.dtype),
                                      S if driver in ("gelsd", "gelss") else empty)
+
+
+def vander(x, *, N=None):
+    """Columns x^0, x^1, ..., x^(N-1) (a running product, as torch: exact for integers)."""
+    from ._creation import ones
+    n = N if N is not None else (x.shape[-1] if x.dim() else 0)
+    if x.dim() == 0 or n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return _C.cat([ones(tuple(x.shape) + (1,), dtype=x.dtype), powers], -1)
+
+
+def _prod(shape):
+    return math.prod(shape) if shape else 1
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A read as a (prod(shape[:ind]), prod(shape[ind:])) matrix, shaped
+    shape[ind:] + shape[:ind]."""
+    from . import linalg
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = _prod(tuple(A.shape[:ind])), _prod(tuple(A.shape[ind:]))
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    r = linalg.inv(A.reshape(rows, cols)).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
+    return linalg._out(r, out, "linalg.tensorinv")
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) == B: A read as a (B.numel(), rest) matrix."""
+    from . import linalg
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        A = A.movedim(dims, list(range(A.dim() - len(dims), A.dim())))
+    lead, rest = tuple(A.shape[:B.dim()]), tuple(A.shape[B.dim():])
+    if _prod(rest) != B.numel():  # torch's wording, with B's size as the right-hand side
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {_prod(rest)} != "
+                           f"{B.numel()}")
+    if tuple(B.shape) != lead:
+        raise RuntimeError(f"linalg.tensorsolve: Expected B to have shape {lead} (A's leading "
+                           f"dims), but got {tuple(B.shape)}")
+    X = linalg.solve(A.reshape(_prod(lead), _prod(rest)), B.reshape(-1))
+    return linalg._out(X.reshape(rest), out, "linalg.tensorsolve")

@@ -8,7 +8,9 @@ from ._contraction import _out
 from ._linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm  # noqa: F401
 from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_ex  # noqa: F401
 from ._linalg_products import (lstsq, matrix_exp, matrix_power, multi_dot, pinv,  # noqa: F401
-                               vecdot)
+                               tensorinv, tensorsolve, vander, vecdot)
+
+matmul = _C.matmul
 
 LinAlgError = _C.LinAlgError
 

@@ -85,3 +85,38 @@ def test_bad_inputs(fn, shapes):
     if head.startswith("The size of tensor"):  # torch's broadcasting message names no op
         return
     assert head.split("(")[0] in str(eexc.value), (str(eexc.value), str(texc.value))
+
+
+TENSOR_CASES = {
+    "vander": (lambda m, x: m.linalg.vander(x), [(2, 4)]),
+    "vander_N": (lambda m, x: m.linalg.vander(x, N=3), [(5,)]),
+    "tensorinv": (lambda m, a: m.linalg.tensorinv(wc(m, a.reshape(6, 6)).reshape(2, 3, 6), ind=2), [(36,)]),
+    "tensorinv_ind1": (lambda m, a: m.linalg.tensorinv(wc(m, a.reshape(4, 4)).reshape(4, 2, 2), ind=1), [(16,)]),
+    "tensorsolve": (lambda m, a, b: m.linalg.tensorsolve(wc(m, a.reshape(6, 6)).reshape(2, 3, 6), b),
+                    [(36,), (2, 3)]),
+    "tensorsolve_dims": (lambda m, a, b: m.linalg.tensorsolve(wc(m, a.reshape(6, 6)).reshape(6, 2, 3), b,
+                                                              dims=(0,)), [(36,), (2, 3)]),
+    "matmul": (lambda m, a, b: m.linalg.matmul(a, b), [(2, 3, 4), (4, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_CASES))
+def test_tensor_functions(name):
+    fn, shapes = TENSOR_CASES[name]
+    check_grad(fn, shapes, rtol=1e-4, atol=1e-4)
+    gradcheck_op(fn, shapes)
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (lambda m, a: m.linalg.vander(a, N=1), [(3,)]),
+    (lambda m, a: m.linalg.vander(a), [()]),
+    (lambda m, a: m.linalg.tensorinv(a, ind=1), [(4, 6)]),
+    (lambda m, a, b: m.linalg.tensorsolve(a, b), [(2, 3, 6), (5,)]),
+])
+def test_tensor_functions_bad_inputs(fn, shapes):
+    es, ts = make_inputs(shapes, "float32")
+    with pytest.raises(RuntimeError) as texc:
+        fn(torch, *ts)
+    with pytest.raises(RuntimeError) as eexc:
+        fn(ember, *es)
+    assert str(eexc.value) == str(texc.value)
