@@ -56,6 +56,10 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 // gradient is implemented for square A.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true,
                                                        bool check_errors = false);
+// Bunch-Kaufman LDL^T of symmetric A (lower triangle): (LD, pivots int32 as LAPACK's, info);
+// ldl_solve solves A X = B from them. No gradients (as torch).
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool check_errors = false);
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B);
 // (P, L, U) from lu_factor's output; a part not asked for is an empty tensor.
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data = true, bool unpack_pivots = true);

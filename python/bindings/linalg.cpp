@@ -54,6 +54,8 @@ void bind_linalg(nb::module_& m) {
   m.def("_linalg_lu_factor_ex", &linalg_lu_factor_ex);
   m.def("_lu_unpack", &lu_unpack);
   m.def("_geqrf", &geqrf);
+  m.def("_linalg_ldl_factor_ex", &linalg_ldl_factor_ex);
+  m.def("_linalg_ldl_solve", &linalg_ldl_solve);
   m.def("_linalg_householder_product", &linalg_householder_product);
 }
 

@@ -1,4 +1,4 @@
-"""torch.linalg's LU family on the C++ lu_factor_ex / lu_unpack ops (src/ops/linalg_lu.cpp):
+"""torch.linalg's LU family (and the symmetric-indefinite LDL^T: ldl_factor(_ex), ldl_solve) on the C++ lu_factor_ex / lu_unpack ops (src/ops/linalg_lu.cpp):
 lu_factor(_ex), lu, lu_solve, solve_ex, and the old torch.lu / lu_unpack / lu_solve. lu_solve
 is two triangular solves and a permutation product (all C++ ops, so its gradient with respect
 to both LU and B comes from theirs)."""
@@ -75,6 +75,25 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         X = lu_solve(LU, pivots, B.unsqueeze(-1) if vector else B, left=left)
         X = X.squeeze(-1) if vector else X
     return _named(return_types.linalg_solve_ex, (X, info), out, "linalg.solve_ex")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info): Bunch-Kaufman A = L D L^T (LAPACK sytrf); real, so hermitian is
+    the same factorization."""
+    from .linalg import _named
+    return _named(return_types.linalg_ldl_factor_ex, _C._linalg_ldl_factor_ex(A, check_errors),
+                  out, "linalg.ldl_factor_ex")
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    from .linalg import _named
+    LD, pivots, _ = _C._linalg_ldl_factor_ex(A, True)
+    return _named(return_types.linalg_ldl_factor, (LD, pivots), out, "linalg.ldl_factor")
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    from .linalg import _out
+    return _out(_C._linalg_ldl_solve(LD, pivots, B), out, "linalg.ldl_solve")
 
 
 # ---- torch's old top-level forms ---------------------------------------------------------------

@@ -6,7 +6,8 @@ torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
 from . import _C, return_types
 from ._contraction import _out
 from ._linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm  # noqa: F401
-from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_ex  # noqa: F401
+from ._linalg_lu import (ldl_factor, ldl_factor_ex, ldl_solve, lu, lu_factor,  # noqa: F401
+                         lu_factor_ex, lu_solve, solve_ex)
 from ._linalg_products import (lstsq, matrix_exp, matrix_power, multi_dot, pinv,  # noqa: F401
                                tensorinv, tensorsolve, vander, vecdot)
 

@@ -40,10 +40,12 @@ linalg_lu_factor = _fields("linalg_lu_factor", ["LU", "pivots"])
 linalg_lu = _fields("linalg_lu", ["P", "L", "U"])
 lu_unpack = _fields("lu_unpack", ["P", "L", "U"])
 geqrf = _fields("geqrf", ["a", "tau"])
+linalg_ldl_factor_ex = _fields("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+linalg_ldl_factor = _fields("linalg_ldl_factor", ["LD", "pivots"])
 linalg_solve_ex = _fields("linalg_solve_ex", ["result", "info"])
 linalg_lstsq = _fields("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 __all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
            "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr",
            "linalg_lstsq", "linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "lu_unpack",
-           "linalg_solve_ex", "geqrf"]
+           "linalg_solve_ex", "geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor"]

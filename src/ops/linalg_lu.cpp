@@ -1,6 +1,7 @@
 // LU factorization (LAPACK getrf) as torch.linalg.lu_factor_ex, and lu_unpack, with torch's
 // gradient (linalg_lu_backward, square case) right under the forward. linalg.lu and
-// lu_solve compose these in python/ember/linalg.py.
+// lu_solve compose these in python/ember/_linalg_lu.py. Also the symmetric-indefinite LDL^T
+// (sytrf/sytrs) at the end.
 #include <algorithm>
 
 #include "autograd/function.h"
@@ -108,6 +109,73 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     P = Tensor::empty({0}, LU.dtype());
   }
   return {P, L, U};
+}
+
+// ---- ldl_factor, ldl_solve -------------------------------------------------------------------
+// LAPACK's Bunch-Kaufman LDL^T (sytrf/sytrs), as torch.linalg.ldl_factor_ex / ldl_solve. Neither
+// has a derivative in torch; their nodes raise torch's error at backward.
+
+namespace {
+std::string singular_d(int32_t info) {
+  return detail::cat("The factorization could not be completed because the block diagonal "
+                     "matrix D is exactly singular (D[", info, ",", info, "] is zero).");
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool check_errors) {
+  EMBER_PROFILE_OP("linalg_ldl_factor_ex");
+  const char* op = "torch.linalg.ldl_factor_ex";
+  ops::check_lapack_dtype(op, A);
+  ops::check_square(op, A);
+  const int64_t n = A.size(-1);
+  Dims batch = ops::batch_dims(A);
+  Tensor buf = ops::colmajor(A);
+  Tensor piv = Tensor::empty(with(batch, {n}), DType::Int32);
+  Tensor info = Tensor::empty(batch, DType::Int32);
+  kernels::sytrf_batched(A.dtype(), info.numel(), n, buf.data_ptr(), piv.data<int32_t>(),
+                         info.data<int32_t>());
+  if (check_errors) ops::check_info("torch.linalg.ldl_factor", info, A.dim() > 2, singular_d);
+  Tensor LD = ops::from_colmajor(buf);
+  if (autograd::any_requires_grad(A))
+    autograd::record("LinalgLdlFactorExBackward0", {&A}, {&LD}, [](Grads&, const Node&) -> Grads {
+      throw Error("derivative for aten::linalg_ldl_factor_ex is not implemented");
+    });
+  return {LD, piv, info};
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B) {
+  EMBER_PROFILE_OP("linalg_ldl_solve");
+  const char* op = "torch.linalg.ldl_solve";
+  ops::check_lapack_dtype(op, LD);
+  ops::check_lapack_dtype(op, B);
+  ops::check_square(op, LD);
+  EMBER_CHECK(LD.dtype() == B.dtype(), Error, op, ": Expected LD and B to have the same dtype, "
+              "but got ", dtype_name(LD.dtype()), " and ", dtype_name(B.dtype()));
+  EMBER_CHECK(B.dim() >= 2 && B.size(-2) == LD.size(-1), Error,
+              "Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is ",
+              LD.size(-2), " by ", LD.size(-1), " but each b matrix is ",
+              B.dim() >= 2 ? B.size(-2) : B.dim() ? B.size(-1) : 1, " by ",
+              B.dim() >= 2 ? B.size(-1) : 1);
+  const int64_t n = LD.size(-1), k = B.size(-1);
+  EMBER_CHECK(pivots.dtype() == DType::Int32 && pivots.dim() == LD.dim() - 1 && pivots.size(-1) == n,
+              Error, op, ": expected int32 pivots of shape ", with(ops::batch_dims(LD), {n}),
+              ", but got ", dtype_name(pivots.dtype()), " ", pivots.sizes());
+  Dims batch = broadcast_shapes(ops::batch_dims(LD), ops::batch_dims(B), op);
+  Tensor X;
+  {
+    NoGradGuard no_grad;
+    Tensor ld = ops::colmajor(expand(LD, with(batch, {n, n})));
+    Tensor piv = contiguous(expand(pivots, with(batch, {n})));
+    Tensor x = ops::colmajor(expand(B, with(batch, {n, k})));
+    kernels::sytrs_batched(LD.dtype(), numel_of(batch), n, k, ld.data_ptr(), piv.data<int32_t>(),
+                           x.data_ptr());
+    X = ops::from_colmajor(x);
+  }
+  if (autograd::any_requires_grad(LD, B))
+    autograd::record("LinalgLdlSolveBackward0", {&LD, &B}, {&X}, [](Grads&, const Node&) -> Grads {
+      throw Error("derivative for aten::linalg_ldl_solve is not implemented");
+    });
+  return X;
 }
 
 }  // namespace ember

@@ -104,3 +104,30 @@ def test_rectangular_gradient_not_implemented():
     a = ember.randn(3, 5, dtype=ember.float64, requires_grad=True)
     with pytest.raises(NotImplementedError, match="lu_factor"):
         ember.linalg.lu_factor(a).LU.sum().backward()
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5, 5)])
+def test_ldl(shape):
+    def sym(m, a):
+        return a + a.mT
+    check_op(lambda m, a: tuple(m.linalg.ldl_factor_ex(sym(m, a))), [shape],
+             dtypes=("float32", "float64"), rtol=1e-4, atol=1e-5)
+    check_op(lambda m, a, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(sym(m, a)), b),
+             [shape, shape[:-1] + (2,)], dtypes=("float64",), rtol=1e-6, atol=1e-8)
+
+
+def test_ldl_errors_and_no_derivative():
+    z = ember.zeros(2, 3, 3)
+    assert ember.linalg.ldl_factor_ex(z).info.tolist() == torch.linalg.ldl_factor_ex(
+        torch.zeros(2, 3, 3)).info.tolist()
+    with pytest.raises(ember.linalg.LinAlgError, match="ldl_factor"):
+        ember.linalg.ldl_factor(z)  # torch raises an internal assert (RuntimeError) here
+    es, ts = make_inputs([(4, 4), (3, 2)], "float64")
+    with pytest.raises(RuntimeError) as texc:
+        torch.linalg.ldl_solve(*torch.linalg.ldl_factor(ts[0] + ts[0].mT), ts[1])
+    with pytest.raises(RuntimeError) as eexc:
+        ember.linalg.ldl_solve(*ember.linalg.ldl_factor(es[0] + es[0].mT), es[1])
+    assert str(eexc.value) == str(texc.value)
+    x = ember.randn(3, 3, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex"):
+        ember.linalg.ldl_factor(x + x.mT).LD.sum().backward()

@@ -59,4 +59,11 @@ void geqrf_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void*
 void orgqr_batched(DType dt, int64_t batch, int64_t m, int64_t cols, int64_t k, void* q,
                    const void* tau);
 
+// Symmetric indefinite (Bunch-Kaufman) A_i = L_i D_i L_i^T from the lower triangle, in place
+// (sytrf); ipiv as LAPACK's (negative for 2x2 blocks). info[i] > 0: D_i is exactly singular.
+void sytrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* ipiv, int32_t* info);
+// Solves A_i X = B_i in place in b (n x k) from sytrf's factors (sytrs).
+void sytrs_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* ld,
+                   const int32_t* ipiv, void* b);
+
 }  // namespace ember::kernels

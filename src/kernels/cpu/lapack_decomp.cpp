@@ -27,6 +27,14 @@ void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
              float* work, const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
              const double* tau, double* work, const int* lwork, int* info);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work,
+             const int* lwork, int* info, size_t);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work,
+             const int* lwork, int* info, size_t);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda,
+             const int* ipiv, float* b, const int* ldb, int* info, size_t);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info, size_t);
 }
 
 namespace ember::kernels {
@@ -65,6 +73,22 @@ void orgqr(const int* m, const int* n, const int* k, float* a, const int* lda, c
 void orgqr(const int* m, const int* n, const int* k, double* a, const int* lda,
            const double* tau, double* wk, const int* lw, int* info) {
   dorgqr_(m, n, k, a, lda, tau, wk, lw, info);
+}
+
+void sytrf(const int* n, float* a, const int* lda, int* ipiv, float* wk, const int* lw, int* info) {
+  ssytrf_("L", n, a, lda, ipiv, wk, lw, info, 1);
+}
+void sytrf(const int* n, double* a, const int* lda, int* ipiv, double* wk, const int* lw,
+           int* info) {
+  dsytrf_("L", n, a, lda, ipiv, wk, lw, info, 1);
+}
+void sytrs(const int* n, const int* k, const float* a, const int* lda, const int* ipiv, float* b,
+           int* info) {
+  ssytrs_("L", n, k, a, lda, ipiv, b, lda, info, 1);
+}
+void sytrs(const int* n, const int* k, const double* a, const int* lda, const int* ipiv, double* b,
+           int* info) {
+  dsytrs_("L", n, k, a, lda, ipiv, b, lda, info, 1);
 }
 
 template <class T>
@@ -136,7 +160,50 @@ void orgqr_t(int64_t batch, int64_t m64, int64_t cols64, int64_t k64, T* q, cons
     orgqr(&m, &cols, &k, q + i * m64 * cols64, &ld, tau + i * k64, work.data(), &lw, &inf);
 }
 
+template <class T>
+void sytrf_t(int64_t batch, int64_t n64, T* a, int32_t* ipiv, int32_t* info) {
+  const int n = int(n64), ld = std::max(n, 1), minus1 = -1;
+  T wq = 0;
+  int inf = 0;
+  sytrf(&n, a, &ld, ipiv, &wq, &minus1, &inf);
+  const int lw = lwork_of(wq);
+  std::vector<T> work(static_cast<size_t>(lw));
+  for (int64_t i = 0; i < batch; ++i) {
+    T* A = a + i * n64 * n64;
+    sytrf(&n, A, &ld, ipiv + i * n64, work.data(), &lw, &inf);
+    info[i] = inf;
+    for (int64_t c = 1; c < n64; ++c)  // the strictly upper part is not part of the result
+      for (int64_t r = 0; r < c; ++r) A[c * n64 + r] = T(0);
+  }
+}
+
+template <class T>
+void sytrs_t(int64_t batch, int64_t n64, int64_t k64, const T* a, const int32_t* ipiv, T* b) {
+  const int n = int(n64), k = int(k64), ld = std::max(n, 1);
+  int inf = 0;
+  for (int64_t i = 0; i < batch; ++i)
+    sytrs(&n, &k, a + i * n64 * n64, &ld, ipiv + i * n64, b + i * n64 * k64, &inf);
+}
+
 }  // namespace
+
+void sytrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* ipiv, int32_t* info) {
+  if (n == 0) {
+    std::fill(info, info + batch, 0);
+    return;
+  }
+  if (dt == DType::Float32) sytrf_t(batch, n, static_cast<float*>(a), ipiv, info);
+  else sytrf_t(batch, n, static_cast<double*>(a), ipiv, info);
+}
+
+void sytrs_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* ld,
+                   const int32_t* ipiv, void* b) {
+  if (n == 0 || k == 0) return;
+  if (dt == DType::Float32)
+    sytrs_t(batch, n, k, static_cast<const float*>(ld), ipiv, static_cast<float*>(b));
+  else
+    sytrs_t(batch, n, k, static_cast<const double*>(ld), ipiv, static_cast<double*>(b));
+}
 
 void syevd_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, int32_t* info,
                    bool vectors, bool lower) {
