@@ -113,6 +113,25 @@ def householder_product(A, tau, *, out=None):
     return _out(_C._linalg_householder_product(A, tau), out, "linalg.householder_product")
 
 
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) @ other (left) or other @ op(Q), Q = H_1 ... H_k the m x m product of geqrf's
+    reflectors: the full Q is householder_product of input padded with zero columns."""
+    m = input.shape[-2]
+    if input.dim() < 2 or other.dim() < 2:
+        raise RuntimeError(f"torch.ormqr: input and other must have at least 2 dimensions, got "
+                           f"shapes {tuple(input.shape)} and {tuple(other.shape)}")
+    if (other.shape[-2] if left else other.shape[-1]) != m:
+        raise RuntimeError(f"torch.ormqr: other.shape[{-2 if left else -1}] must be equal to "
+                           f"input.shape[-2]")
+    if input.shape[-1] < m:
+        from ._creation import zeros
+        pad = zeros(tuple(input.shape[:-1]) + (m - input.shape[-1],), dtype=input.dtype)
+        input = _C.cat([input, pad], -1)
+    Q = _C._linalg_householder_product(input.narrow(-1, 0, m), tau)
+    Q = Q.mT if transpose else Q
+    return _out(Q @ other if left else other @ Q, out, "ormqr")
+
+
 def _geqrf(input, *, out=None):
     return _named(return_types.geqrf, _C._geqrf(input), out, "geqrf")
 
@@ -199,7 +218,7 @@ FUNCTIONS = {
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
-    "lu_unpack": lu_unpack, "geqrf": _geqrf, "orgqr": householder_product,
+    "lu_unpack": lu_unpack, "geqrf": _geqrf, "orgqr": householder_product, "ormqr": ormqr,
 }
 METHODS = {
     "det": lambda self: det(self), "inverse": lambda self: inv(self),
@@ -207,5 +226,5 @@ METHODS = {
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
-    "geqrf": _geqrf, "orgqr": householder_product,
+    "geqrf": _geqrf, "orgqr": householder_product, "ormqr": ormqr,
 }

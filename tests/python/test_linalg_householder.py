@@ -44,3 +44,21 @@ def test_no_derivative():
         assert y.requires_grad
         with pytest.raises(NotImplementedError, match="derivative"):
             y.sum().backward()
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)])
+def test_ormqr(shape, left, transpose):
+    def fn(m, a, c):
+        c = c if left else c.mT
+        return m.ormqr(*m.geqrf(a), c, left, transpose)
+    check_op(fn, [shape, shape[:-1] + (2,)], dtypes=("float32", "float64"), rtol=1e-4, atol=1e-5)
+
+
+def test_ormqr_bad_shape():
+    es, ts = make_inputs([(5, 3), (4, 2)], "float32")
+    with pytest.raises(RuntimeError):
+        torch.ormqr(*torch.geqrf(ts[0]), ts[1])
+    with pytest.raises(RuntimeError, match="ormqr"):
+        ember.ormqr(*ember.geqrf(es[0]), es[1])
