@@ -53,6 +53,8 @@ _THETA13 = 5.371920351148152
 
 def matrix_exp(A):
     from . import linalg
+    from ._linalg_norms import _float_check
+    _float_check(A, "linalg.matrix_exp")
     _square_check(A, "linalg.matrix_exp")
     if A.numel() == 0:
         return A.clone()

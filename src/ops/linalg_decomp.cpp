@@ -62,6 +62,7 @@ Tensor eigh_backward(const Tensor& L, const Tensor& V, const Tensor& gL, const T
 }
 
 std::pair<Tensor, Tensor> eigh_impl(const char* op, const Tensor& A, bool lower, bool vectors) {
+  ops::check_lapack_kernel_dtype("linalg_eigh_cpu", A);
   check_matrix(op, A);
   ops::check_square(op, A);
   const int64_t n = A.size(-1);
@@ -291,6 +292,7 @@ Grads no_derivative(const char* what) {
 
 std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
   EMBER_PROFILE_OP("geqrf");
+  ops::check_lapack_kernel_dtype("geqrf_cpu", A);
   check_matrix("geqrf", A);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   Dims batch = ops::batch_dims(A);

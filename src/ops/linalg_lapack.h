@@ -10,6 +10,9 @@ namespace ember::ops {
 
 // torch's errors: "linalg.det: Expected a floating point or complex tensor as input. Got Long".
 void check_lapack_dtype(const char* op, const Tensor& a);
+// The ops torch refuses in its dtype dispatch: NotImplementedError
+// "\"linalg_eigh_cpu\" not implemented for 'Long'" (kernel = "linalg_eigh_cpu").
+void check_lapack_kernel_dtype(const char* kernel, const Tensor& a);
 // "linalg.inv: A must be batches of square matrices, but they are 3 by 4 matrices".
 void check_square(const char* op, const Tensor& a);
 // The leading dims of t.

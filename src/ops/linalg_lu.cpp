@@ -45,7 +45,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
                                                        bool check_errors) {
   EMBER_PROFILE_OP("linalg_lu_factor_ex");
   const char* op = "linalg.lu_factor";
-  ops::check_lapack_dtype(op, A);
+  ops::check_lapack_kernel_dtype("lu_cpu", A);
   if (A.dim() < 2) {  // torch's wording, sizes as "[3]"
     std::string sz = "[";
     for (int64_t i = 0; i < A.dim(); ++i) sz += (i ? ", " : "") + std::to_string(A.size(i));

@@ -36,6 +36,12 @@ void ops::check_lapack_dtype(const char* op, const Tensor& a) {
               torch_type_name(a.dtype()));
 }
 
+void ops::check_lapack_kernel_dtype(const char* kernel, const Tensor& a) {
+  ops::check_defined(a, kernel);
+  EMBER_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, NotImplementedError,
+              "\"", kernel, "\" not implemented for '", torch_type_name(a.dtype()), "'");
+}
+
 void ops::check_square(const char* op, const Tensor& a) {
   EMBER_CHECK(a.dim() >= 2, Error, op, ": The input tensor A must have at least 2 dimensions.");
   EMBER_CHECK(a.size(-1) == a.size(-2), Error, op,

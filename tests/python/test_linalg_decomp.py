@@ -130,3 +130,16 @@ def test_bad_inputs(fn, shape, dtype):
         fn(ember, *es)
     if isinstance(texc.value, RuntimeError) and type(texc.value) is RuntimeError:
         assert str(eexc.value) == str(texc.value)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.linalg.eigh(x), lambda m, x: m.linalg.eigvalsh(x), lambda m, x: m.linalg.svd(x),
+    lambda m, x: m.linalg.qr(x), lambda m, x: m.linalg.lu_factor(x), lambda m, x: m.geqrf(x),
+    lambda m, x: m.linalg.matrix_exp(x), lambda m, x: m.linalg.cholesky(x),
+])
+def test_integer_input_same_error_as_torch(fn):
+    with pytest.raises(Exception) as texc:
+        fn(torch, torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(Exception) as eexc:
+        fn(ember, ember.ones(3, 3, dtype=ember.int64))
+    assert type(eexc.value) is type(texc.value) and str(eexc.value) == str(texc.value)
