@@ -174,6 +174,10 @@ void bind_autograd(nb::module_& m) {
   // Saved-tensor hooks (autograd.graph.saved_tensors_hooks): pack(t) -> any object,
   // unpack(object) -> tensor. The packed object is released with the GIL held.
   m.def("_push_saved_tensors_hooks", [](nb::object pack, nb::object unpack) {
+    if (!PyCallable_Check(pack.ptr()) || !PyCallable_Check(unpack.ptr()))
+      throw nb::type_error(detail::cat("saved_tensors_hooks: pack_hook and unpack_hook must be callable, got ",
+                                       nb::type_name(pack.type()).c_str(), " and ",
+                                       nb::type_name(unpack.type()).c_str()).c_str());
     autograd::SavedTensorHooks hooks;
     hooks.pack = [fn = shared_callable(std::move(pack))](const Tensor& t) -> autograd::PackedTensor {
       nb::gil_scoped_acquire gil;

@@ -54,6 +54,12 @@ void bind_tensor(nb::module_& m) {
   // constructor needs. Python subclasses call it through super().__init__.
   cls.def("__init__", [](Tensor* self, const Tensor& data) { new (self) Tensor(detach(data)); },
           nb::arg("data"));
+  // torch's legacy constructor for everything else: Tensor(), Tensor(2, 3), Tensor(Size),
+  // Tensor([[1, 2]]) (float32 data); the argument shaping is ember._creation._legacy_tensor.
+  cls.def("__init__", [](Tensor* self, nb::args args) {
+    nb::object t = nb::module_::import_("ember._creation").attr("_legacy_tensor")(*args);
+    new (self) Tensor(nb::cast<Tensor>(t));
+  });
   cls.def_prop_ro("_shape", [](const Tensor& t) { return to_tuple(t.sizes()); })
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("ndim", &Tensor::dim)

@@ -178,6 +178,22 @@ def _infer_dtype(arr):
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
+def _legacy_tensor(*args):
+    """torch.Tensor(...), the legacy constructor: no argument -> an empty float32 tensor; ints
+    or a Size -> an uninitialized float32 tensor of that shape; data (nested sequences, NumPy)
+    -> a float32 tensor of those values. (Tensor(t) of a tensor aliases t: bindings/tensor.cpp.)"""
+    from ._tensor import Size
+    ints = all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args)
+    if ints:
+        return empty(*args) if args else empty(0)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return empty(*args[0])
+    if len(args) == 1 and not isinstance(args[0], (str, bytes, builtins.float, builtins.bool)):
+        return tensor(args[0], dtype=float32)
+    raise TypeError("Tensor(): expected sizes (ints or a Size), data (a sequence or an array) or "
+                    f"a tensor, but got {', '.join(type(a).__name__ for a in args)}")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
     _check_device(device, "tensor", pin_memory, dtype=dtype)

@@ -164,6 +164,13 @@ def _restore(src):
         ember.set_grad_enabled(True)  # e.g. after ember.set_grad_enabled(False)
     if "default_device" in src or "device(" in src:  # set_default_device, `with device(...)`
         ember.set_default_device(None)
+    if "_push_saved_tensors_hooks" in src:  # a pushed pair would pack every later saved tensor
+        try:
+            ember._C._pop_saved_tensors_hooks()
+        except Exception:
+            pass
+    if "anomaly" in src:
+        ember._C._set_anomaly_enabled(False)
 
 
 # ---------------------------------------------------------------- discovery
@@ -345,6 +352,7 @@ def run_worker(start, shard, nshards, progress_path, calls_path):
     stats = {"calls": 0, "types": {}, "odd": {}, "modified": {}}
     _save(stats, progress_path + ".json")
     # The parent reads STARTING in the progress file until the first call below.
+    last = None
     for i in range(start, len(calls)):
         if i % nshards != shard:
             continue
@@ -365,8 +373,10 @@ def run_worker(start, shard, nshards, progress_path, calls_path):
                     _note(stats["modified"], calls[i], kind, e)
         except Exception as e:  # a fixture failed: the sweep itself is broken
             kind = "fixture:" + type(e).__name__
+            _note(stats["odd"], (None, f"{recv} after {last}"), kind, e)
         finally:
             _restore(src)
+            last = src  # named in a fixture failure's note: the call that broke the state
         stats["calls"] += 1
         stats["types"][kind] = stats["types"].get(kind, 0) + 1
         if stats["calls"] % 1000 == 0:

@@ -428,3 +428,31 @@ def test_fill_with_a_tensor_value_gradient_and_errors():
     with pytest.raises(RuntimeError):
         x.fill_(ember.ones(1, 1))
     assert x.tolist() == [0.0, 1.0, 2.0]  # untouched
+
+
+LEGACY = [(2, 3), ([1, 2],), ([[1.5], [2.5]],), (), ((1, 2),)]
+
+
+@pytest.mark.parametrize("args", LEGACY)
+def test_legacy_tensor_constructor_as_torch(args):
+    """torch.Tensor(...): sizes give an uninitialized float32 tensor, data a float32 copy
+    (word_language_model's generate.py: torch.Tensor([[word_idx]]).long())."""
+    e, t = ember.Tensor(*args), torch.Tensor(*args)
+    assert tuple(e.shape) == tuple(t.shape) and e.dtype == ember.float32
+    if args and not isinstance(args[0], int):
+        assert e.tolist() == t.tolist()
+
+
+def test_legacy_tensor_constructor_sizes_data_and_errors():
+    assert tuple(ember.Tensor(ember.Size([2, 1])).shape) == (2, 1)
+    assert ember.Tensor([[ember.tensor(3)]]).long().tolist() == [[3]]
+    assert ember.Tensor(np.array([1, 2], dtype=np.int64)).dtype == ember.float32
+    src = ember.ones(3)
+    alias = ember.Tensor(src)  # a tensor argument aliases it, as torch
+    alias[0] = 5.0
+    assert src[0].item() == 5.0
+    for bad in [("abc",), (1.5,), (2, "a")]:
+        with pytest.raises(TypeError):
+            torch.Tensor(*bad)
+        with pytest.raises(TypeError, match="Tensor\\(\\)"):
+            ember.Tensor(*bad)

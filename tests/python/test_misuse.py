@@ -66,12 +66,22 @@ def test_sweep_discovers_the_api():
 
 # ---------------------------------------------------------------- error quality (in-process)
 
+# Probing a name with tensors must not change the state of the process (the probes run at
+# collection, before every test): torch.set_printoptions(t, t) made torch's print precision a
+# tensor, and a later test's repr failed.
+_STATEFUL = ("set_", "use_", "manual_seed", "seed", "init_num_threads")
+
+
+def _probe_ok(name):
+    return not name.startswith(_STATEFUL)
+
+
 def _binary_names():
     """Module functions taking two tensors that torch rejects on shapes (3, 4) and (5, 6)."""
     out = []
     for f in misuse_sweep.module_callables():
         name = f.rsplit(".", 1)[1]
-        if f != "ember." + name or not hasattr(torch, name):
+        if f != "ember." + name or not hasattr(torch, name) or not _probe_ok(name):
             continue
         try:
             getattr(ember, name)(ember.ones(3, 4), ember.ones(3, 4))
@@ -117,7 +127,7 @@ def _dim_names():
     out = []
     for f in misuse_sweep.module_callables():
         name = f.rsplit(".", 1)[1]
-        if f != "ember." + name or not hasattr(torch, name):
+        if f != "ember." + name or not hasattr(torch, name) or not _probe_ok(name):
             continue
         try:
             getattr(ember, name)(ember.ones(3, 4), 1)
