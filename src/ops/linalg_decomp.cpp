@@ -189,8 +189,8 @@ Tensor linalg_eigvalsh(const Tensor& A, bool lower) {
   if (!autograd::any_requires_grad(A)) return eigh_impl("linalg.eigh", A, lower, false).first;
   auto [L, V] = eigh_impl("linalg.eigh", A, lower, true);
   autograd::record("LinalgEighBackward0", {&A}, {&L},
-                   [sl = SavedTensor(L, true), V](Grads& g, const Node&) -> Grads {
-                     return {eigh_backward(sl.get(), V, g[0], Tensor())};
+                   [sl = SavedTensor(L, true), v = V](Grads& g, const Node&) -> Grads {
+                     return {eigh_backward(sl.get(), v, g[0], Tensor())};
                    });
   return L;
 }
