@@ -1,5 +1,5 @@
 """ember.backends.cudnn: cuDNN's flags (stored, unused: ember has no cuDNN)."""
-import contextlib
+from . import _flags
 
 enabled = True
 benchmark = False
@@ -27,30 +27,14 @@ def is_acceptable(tensor):
 def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None,
               _allow_tf32=None, _fp32_precision="none"):
     """Sets the flags given (None leaves one as is); returns the previous ones."""
-    global enabled, benchmark, benchmark_limit, deterministic, allow_tf32, fp32_precision
-    orig = (enabled, benchmark, benchmark_limit, deterministic, allow_tf32, fp32_precision)
-    if _enabled is not None:
-        enabled = _enabled
-    if _benchmark is not None:
-        benchmark = _benchmark
-    if _benchmark_limit is not None:
-        benchmark_limit = _benchmark_limit
-    if _deterministic is not None:
-        deterministic = _deterministic
-    if _allow_tf32 is not None:
-        allow_tf32 = _allow_tf32
-    if _fp32_precision is not None:
-        fp32_precision = _fp32_precision
-    return orig
+    return _flags.set_flags(globals(), {
+        "enabled": _enabled, "benchmark": _benchmark, "benchmark_limit": _benchmark_limit,
+        "deterministic": _deterministic, "allow_tf32": _allow_tf32,
+        "fp32_precision": _fp32_precision})
 
 
-@contextlib.contextmanager
 def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,
           allow_tf32=True, fp32_precision="none"):
     """`with flags(...):` sets the flags and restores them after."""
-    orig = set_flags(enabled, benchmark, benchmark_limit, deterministic, allow_tf32,
-                     fp32_precision)
-    try:
-        yield
-    finally:
-        set_flags(*orig)
+    return _flags.flags(set_flags, enabled, benchmark, benchmark_limit, deterministic,
+                        allow_tf32, fp32_precision)
