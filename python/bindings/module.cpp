@@ -1,5 +1,6 @@
 // ember._C: the extension module. Each bind_* lives in its own file.
 #include "common.h"
+#include "ember/build_info.h"
 
 namespace ember::py {
 
@@ -10,6 +11,10 @@ bool scalar_from_python(PyObject* o, Scalar& out) {
   }
   if (PyFloat_Check(o)) {
     out = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {  // ops that are not complex-aware refuse it by its dtype
+    out = Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
     return true;
   }
   if (PyLong_Check(o)) {
@@ -114,11 +119,18 @@ NB_MODULE(_C, m) {
       .value("int32", DType::Int32)
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)
-      .value("float64", DType::Float64);
+      .value("float64", DType::Float64)
+      .value("complex64", DType::Complex64)
+      .value("complex128", DType::Complex128);
   m.def("promote_types", &promote_types);
   m.def("can_cast", &can_cast);
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads);
+  m.def("build_info", [] {
+    nb::dict d;
+    for (const auto& [key, value] : build_info()) d[key.c_str()] = nb::str(value.c_str());
+    return d;
+  });
   m.def("allocator_stats", [] {
     AllocatorStats s = allocator_stats();
     nb::dict d;

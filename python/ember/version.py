@@ -5,4 +5,7 @@ hip = None
 rocm = None
 xpu = None
 debug = False
-git_version = "Unknown"  # ember is built from a source tree, not stamped with its commit
+from . import _C
+
+# The commit the C++ core was configured from ("unknown" outside a git checkout).
+git_version = _C.build_info()["git_revision"]
