@@ -84,6 +84,8 @@ nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
   return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
 }
 
+void bind_fft(nb::module_& m);  // fft.cpp
+
 }  // namespace ember::py
 
 NB_MODULE(_C, m) {
@@ -155,4 +157,5 @@ NB_MODULE(_C, m) {
   py::bind_ops_more(m);
   py::bind_special(m);
   py::bind_random(m);
+  py::bind_fft(m);
 }
