@@ -1,0 +1,189 @@
+"""ember.fx's graph tools against torch.fx 2.13: Graph editing, Interpreter, Transformer,
+replace_pattern, ShapeProp, Proxy-based inlining."""
+import operator
+
+import numpy as np
+import pytest
+import torch
+import torch.fx
+import torch.fx.passes.shape_prop
+
+import ember
+import ember.fx
+import ember.fx.passes.shape_prop
+
+
+def _net(m):
+    class Net(m.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = m.nn.Linear(4, 3)
+
+        def forward(self, x):
+            y = m.relu(self.fc(x))
+            return m.sigmoid(y) + y.neg().exp()
+    return Net()
+
+
+def _pair():
+    tm, em = _net(torch), _net(ember)
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float32)
+    return tm, em, x
+
+
+def _close(a, b):
+    np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_interpreter_runs_and_can_be_overridden():
+    tm, em, x = _pair()
+
+    def interpreter(m):
+        class SwapReluForTanh(m.fx.Interpreter):
+            def call_function(self, target, args, kwargs):
+                if target is m.relu:
+                    target = m.tanh
+                return super().call_function(target, args, kwargs)
+        return SwapReluForTanh
+    tg, eg = torch.fx.symbolic_trace(tm), ember.fx.symbolic_trace(em)
+    _close(tg(torch.tensor(x)), ember.fx.Interpreter(eg).run(ember.tensor(x)))
+    _close(interpreter(torch)(tg).run(torch.tensor(x)),
+           interpreter(ember)(eg).run(ember.tensor(x)))
+
+
+def test_transformer_rewrites_the_graph():
+    tm, em, x = _pair()
+
+    def transformer(m):
+        class ReluToTanh(m.fx.Transformer):
+            def call_function(self, target, args, kwargs):
+                if target is m.relu:
+                    return m.tanh(*args)
+                if target is operator.add:
+                    return args[0] * args[1]
+                return super().call_function(target, args, kwargs)
+        return ReluToTanh
+    tg = transformer(torch)(torch.fx.symbolic_trace(tm)).transform()
+    eg = transformer(ember)(ember.fx.symbolic_trace(em)).transform()
+    assert eg.code == tg.code.replace("torch.", "ember.")
+    _close(tg(torch.tensor(x)), eg(ember.tensor(x)))
+
+
+def test_replace_pattern_as_torch():
+    def model(m):
+        class M(m.nn.Module):
+            def forward(self, x, w1, w2):
+                m1 = m.cat([m.neg(w1), w2]).sum()
+                m2 = m.cat([m.neg(w1), w2]).sum()
+                return x + m.max(m1) + m.max(m2)
+        return M()
+
+    def pattern(m):
+        return lambda a1, a2: m.cat([m.neg(a1), a2]).sum()
+
+    def replacement(m):
+        return lambda w1, w2: m.stack([w1, w2])
+    tg, eg = torch.fx.symbolic_trace(model(torch)), ember.fx.symbolic_trace(model(ember))
+    tm = torch.fx.replace_pattern(tg, pattern(torch), replacement(torch))
+    em = ember.fx.replace_pattern(eg, pattern(ember), replacement(ember))
+    assert eg.code == tg.code.replace("torch.", "ember.")
+    assert len(em) == len(tm) == 2
+    assert [n.name for n in em[0].nodes_map.values()] == [n.name for n in tm[0].nodes_map.values()]
+    xs = [np.random.default_rng(i).standard_normal(3).astype(np.float32) for i in range(3)]
+    _close(tg(*map(torch.tensor, xs)), eg(*map(ember.tensor, xs)))
+
+
+def test_replace_pattern_skips_matches_used_elsewhere():
+    def f(x):
+        a = ember.relu(x)
+        return ember.neg(a), a          # `a` escapes: relu->neg is not replaceable
+    gm = ember.fx.symbolic_trace(f)
+    assert ember.fx.replace_pattern(gm, lambda x: ember.neg(ember.relu(x)),
+                                    lambda x: ember.exp(x)) == []
+    gm2 = ember.fx.symbolic_trace(lambda x: ember.neg(ember.relu(x)) * 2)
+    assert len(ember.fx.replace_pattern(gm2, lambda x: ember.neg(ember.relu(x)),
+                                        lambda x: ember.exp(x))) == 1
+    assert gm2(ember.zeros(2)).tolist() == [2.0, 2.0]
+
+
+def test_shape_prop_matches_torch():
+    tm, em, x = _pair()
+    tg, eg = torch.fx.symbolic_trace(tm), ember.fx.symbolic_trace(em)
+    torch.fx.passes.shape_prop.ShapeProp(tg).propagate(torch.tensor(x))
+    ember.fx.passes.shape_prop.ShapeProp(eg).propagate(ember.tensor(x))
+    for tn, en in zip(tg.graph.nodes, eg.graph.nodes):
+        tmeta, emeta = tn.meta.get("tensor_meta"), en.meta.get("tensor_meta")
+        assert (tmeta is None) == (emeta is None)
+        if tmeta is not None:
+            assert tuple(emeta.shape) == tuple(tmeta.shape)
+            assert str(emeta.dtype).split(".")[-1] == str(tmeta.dtype).split(".")[-1]
+            assert emeta.stride == tmeta.stride and emeta.requires_grad == tmeta.requires_grad
+
+
+def _edit(m):
+    """replace_op's recipe: each add becomes bitwise_and, inserted after it."""
+    class M(m.nn.Module):
+        def forward(self, x, y):
+            return x + y, m.add(x, y), x.add(y)
+    gm = m.fx.symbolic_trace(M())
+    for n in gm.graph.nodes:
+        if n.target in (operator.add, m.add, "add"):
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(m.bitwise_and, n.args, n.kwargs)
+                n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    gm.recompile()
+    return gm
+
+
+def test_graph_editing_while_iterating():
+    eg, tg = _edit(ember), _edit(torch)
+    assert eg.code == tg.code.replace("torch.", "ember.")
+    a, b = [3, 5, 12], [6, 4, 10]
+    out = eg(ember.tensor(a), ember.tensor(b))
+    assert [t.tolist() for t in out] == [t.tolist() for t in tg(torch.tensor(a), torch.tensor(b))]
+
+
+def _inline(m):
+    """wrap_output_dynamically's recipe: call a traced module on a Proxy of another graph."""
+    gm = m.fx.symbolic_trace(lambda x, y: m.cat([x, y]))
+    out = [n for n in gm.graph.nodes if n.op == "output"][0]
+    last = out.all_input_nodes[0]
+    act = m.fx.symbolic_trace(m.nn.LeakyReLU(0.2))
+    with gm.graph.inserting_after(last):
+        out.args = (act(m.fx.Proxy(last)).node,)
+    gm.recompile()
+    return gm
+
+
+def test_inlining_a_traced_module_through_a_proxy():
+    eg, tg = _inline(ember), _inline(torch)
+    assert [n.op for n in eg.graph.nodes] == [n.op for n in tg.graph.nodes]
+    x, y = np.float32([-1.0, 2.0]), np.float32([3.0, -4.0])
+    _close(tg(torch.tensor(x), torch.tensor(y)), eg(ember.tensor(x), ember.tensor(y)))
+    eg.graph.lint()
+
+
+def test_graph_built_by_hand_and_lint():
+    g = ember.fx.Graph()
+    x = g.placeholder("x")
+    with g.inserting_after(x):
+        s = g.call_method("sin", (x,))
+    g.output(g.call_function(ember.mul, (s, 2.0)))
+    gm = ember.fx.GraphModule(ember.nn.Module(), g)
+    assert gm(ember.zeros(1)).tolist() == [0.0]
+    assert [n.name for n in g.nodes] == ["x", "sin", "mul", "output"]
+    assert x.next is s and s.prev is x and list(s.users) == [s.next]
+    g2 = ember.fx.Graph()
+    y = g2.placeholder("y")
+    bad = g2.call_method("cos", (y,))
+    g2.output(bad)
+    bad.prev.prepend(bad)  # move cos before y: y is now used before it is defined
+    with pytest.raises(RuntimeError, match="used before it has been defined"):
+        g2.lint()
+    with pytest.raises(RuntimeError, match="Tried to erase Node"):
+        g.erase_node(s)
+    dead = g.call_function(ember.exp, (x,))
+    g.eliminate_dead_code()
+    assert dead not in list(g.nodes)
