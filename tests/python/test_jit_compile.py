@@ -103,6 +103,8 @@ def test_jit_script_and_trace_return_the_eager_object():
         ember.jit.load("/tmp/never_written.pt")
 
 
-def test_onnx_export_says_when_it_comes():
-    with pytest.raises(NotImplementedError, match="onnx.export: .*issue 16"):
-        ember.onnx.export(_mlp(ember), (ember.tensor(_X),), "/tmp/never_written.onnx")
+def test_onnx_export_writes_a_file(tmp_path):
+    # the export itself is tested in test_onnx_export.py (onnxruntime against ember eager)
+    pytest.importorskip("onnx")
+    ember.onnx.export(_mlp(ember), (ember.tensor(_X),), str(tmp_path / "mlp.onnx"))
+    assert (tmp_path / "mlp.onnx").stat().st_size > 0

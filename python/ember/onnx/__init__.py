@@ -1,13 +1,115 @@
-"""ember.onnx: importable so programs that mention it run; exporting comes with the capture issue
-(issue 16: ONNX is written from src/capture's graph)."""
+"""ember.onnx: torch.onnx.export, writing a real ONNX file from ember's fx graph.
+
+    ember.onnx.export(model, (x,), "model.onnx", input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+
+The model is traced with ember.fx (the layers the exporter knows stay whole), shapes are
+propagated on the example inputs, and each node becomes ONNX ops (opset 17 or newer, default 18);
+the `onnx` package checks and writes the file. What can be exported is listed in docs/fx.md.
+"""
+import enum
+import os
+
+from . import errors
+from .errors import OnnxExporterError
+
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram", "TrainingMode",
+           "errors"]
+
+_exporting = False
+
+
+class TrainingMode(enum.IntEnum):
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
 
 
 def is_in_onnx_export():
-    """Whether an ONNX export is running: never."""
-    return False
+    """Whether an ONNX export is running."""
+    return _exporting
 
 
-def export(model, args=(), f=None, *a, **kw):
-    """Not implemented yet: ONNX export needs a captured graph (issue 16)."""
-    raise NotImplementedError("onnx.export: ember cannot export to ONNX yet; export comes with "
-                              "the graph-capture issue (issue 16)")
+class ONNXProgram:
+    """What export returns: the ModelProto, save(path), and a call that runs it on
+    onnxruntime (ember tensors in, ember tensors out)."""
+
+    def __init__(self, model_proto):
+        self.model_proto = model_proto
+        self.model = model_proto
+        self._session = None
+
+    def save(self, destination, **_ignored):
+        import onnx
+        onnx.save_model(self.model_proto, destination)
+
+    def __call__(self, *args, **kwargs):
+        import numpy as np
+        import onnxruntime as ort
+        import ember
+        if self._session is None:
+            self._session = ort.InferenceSession(self.model_proto.SerializeToString(),
+                                                 providers=["CPUExecutionProvider"])
+        names = [i.name for i in self._session.get_inputs()]
+        feed = dict(zip(names, [a.detach().numpy() for a in args]))
+        feed.update({k: v.detach().numpy() for k, v in kwargs.items()})
+        return [ember.from_numpy(np.asarray(o)) for o in self._session.run(None, feed)]
+
+    def __repr__(self):
+        import onnx
+        return "ONNXProgram(\n    model=\n" + onnx.printer.to_text(self.model_proto) + "\n)"
+
+
+def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None,
+           output_names=None, opset_version=None, dynamo=True, external_data=True,
+           dynamic_shapes=None, export_params=True, keep_initializers_as_inputs=False,
+           dynamic_axes=None, training=TrainingMode.EVAL, do_constant_folding=True, **_ignored):
+    """Exports model (a Module or a function of tensors) called on args to an ONNX file at f
+    (a path or a binary file object). Returns an ONNXProgram when dynamo=True (the default,
+    as torch 2.13), else None."""
+    global _exporting
+    from ._export import DEFAULT_OPSET, MIN_OPSET, build_model
+    from .._tensor import Tensor
+    from ..nn import Module
+    import onnx
+    opset = DEFAULT_OPSET if opset_version is None else opset_version
+    if not isinstance(opset, int) or not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
+        raise ValueError(f"onnx.export: opset_version {opset_version!r} is not supported: ember "
+                         f"exports opsets {MIN_OPSET} to {onnx.defs.onnx_opset_version()}")
+    if dynamic_shapes is not None:
+        raise NotImplementedError("onnx.export: dynamic_shapes is not supported; use "
+                                  "dynamic_axes={input_name: {axis: 'name'}}")
+    if not callable(model):
+        raise TypeError(f"onnx.export: model must be a Module or a function, not "
+                        f"{type(model).__name__}")
+    if isinstance(args, Tensor):
+        args = (args,)
+    elif not isinstance(args, tuple):
+        args = tuple(args) if isinstance(args, list) else (args,)
+    kwargs = dict(kwargs or {})
+    if args and isinstance(args[-1], dict):
+        kwargs.update(args[-1])
+        args = args[:-1]
+    if training == TrainingMode.TRAINING:
+        raise NotImplementedError("onnx.export: training=TrainingMode.TRAINING is not supported "
+                                  "(ember exports inference graphs)")
+    modes = None
+    if isinstance(model, Module) and training == TrainingMode.EVAL:
+        modes = [(m, m.training) for m in model.modules()]
+        model.eval()
+    _exporting = True
+    try:
+        proto = build_model(model, args, kwargs, input_names, output_names, opset, dynamic_axes,
+                            export_params, keep_initializers_as_inputs)
+    finally:
+        _exporting = False
+        for m, mode in modes or ():
+            m.training = mode
+    if verbose:
+        print(onnx.printer.to_text(proto))
+    if f is not None:
+        if isinstance(f, (str, os.PathLike)):
+            onnx.save_model(proto, os.fspath(f))
+        else:
+            f.write(proto.SerializeToString())
+    return ONNXProgram(proto) if dynamo else None

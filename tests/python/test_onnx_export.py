@@ -1,0 +1,160 @@
+"""ember.onnx.export: real ONNX files (checked by onnx.checker), run in onnxruntime and compared
+with ember eager: an MLP, the Fashion-MNIST CNN, an LSTM, a TransformerEncoderLayer; dynamic
+axes, names, opsets; unsupported ops and bad arguments raise."""
+import io
+
+import numpy as np
+import pytest
+
+import ember
+from ember.examples.fashion_mnist import build_model
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+
+def _run(path_or_bytes, feeds):
+    sess = ort.InferenceSession(path_or_bytes, providers=["CPUExecutionProvider"])
+    return sess, sess.run(None, feeds)
+
+
+def _rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _check(model, xs, tmp_path, atol=1e-5, **kw):
+    """Exports model on xs, runs the file in onnxruntime, compares with ember eager."""
+    path = tmp_path / "model.onnx"
+    if isinstance(model, ember.nn.Module):
+        model.eval()
+    ember.manual_seed(0)
+    args = tuple(ember.tensor(x) for x in xs)
+    ember.onnx.export(model, args, str(path), **kw)
+    proto = onnx.load(str(path))
+    onnx.checker.check_model(proto)
+    names = [i.name for i in proto.graph.input]
+    sess, outs = _run(str(path), dict(zip(names, xs)))
+    with ember.no_grad():
+        want = model(*args)
+    flat = []
+
+    def walk(v):
+        if isinstance(v, (tuple, list)):
+            for e in v:
+                walk(e)
+        elif v is not None:
+            flat.append(v.numpy())
+    walk(want)
+    assert len(outs) == len(flat)
+    for got, exp in zip(outs, flat):
+        np.testing.assert_allclose(got, exp, rtol=1e-4, atol=atol)
+    return proto, sess
+
+
+def test_mlp_with_dynamic_batch(tmp_path):
+    ember.manual_seed(0)
+    model = build_model(ember, "mlp")
+    proto, sess = _check(model, [_rand(4, 1, 28, 28)], tmp_path, input_names=["image"],
+                         output_names=["logits"],
+                         dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    assert [i.name for i in proto.graph.input] == ["image"]
+    assert [o.name for o in proto.graph.output] == ["logits"]
+    dims = proto.graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_param == "batch" and [d.dim_value for d in dims[1:]] == [1, 28, 28]
+    assert proto.opset_import[0].version == 18
+    x = _rand(7, 1, 28, 28, seed=3)  # another batch size through the same file
+    with ember.no_grad():
+        np.testing.assert_allclose(sess.run(None, {"image": x})[0],
+                                   model(ember.tensor(x)).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_fashion_mnist_cnn(tmp_path):
+    ember.manual_seed(1)
+    proto, _ = _check(build_model(ember, "cnn"), [_rand(2, 1, 28, 28)], tmp_path,
+                      opset_version=17)
+    ops = [n.op_type for n in proto.graph.node]
+    assert ops.count("Conv") == 2 and ops.count("MaxPool") == 2
+    assert proto.opset_import[0].version == 17
+
+
+class _LSTMNet(ember.nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.lstm = ember.nn.LSTM(5, 8, **kw)
+        self.head = ember.nn.Linear(8 * (2 if kw.get("bidirectional") else 1), 3)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        return self.head(out[:, -1]), h, c
+
+
+@pytest.mark.parametrize("kw", [dict(num_layers=2, batch_first=True),
+                                dict(bidirectional=True, batch_first=True)])
+def test_lstm(tmp_path, kw):
+    ember.manual_seed(2)
+    proto, sess = _check(_LSTMNet(**kw), [_rand(3, 6, 5)], tmp_path, atol=1e-5,
+                         input_names=["x"], dynamic_axes={"x": {0: "batch", 1: "time"}})
+    assert "LSTM" in [n.op_type for n in proto.graph.node]
+    out = sess.run(None, {"x": _rand(2, 9, 5, seed=4)})  # other batch and sequence lengths
+    assert out[0].shape == (2, 3)
+
+
+def test_gru_with_initial_state(tmp_path):
+    ember.manual_seed(3)
+    gru = ember.nn.GRU(4, 6, num_layers=2)
+    _check(gru, [_rand(5, 2, 4), _rand(2, 2, 6, seed=1)], tmp_path)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer_encoder_layer(tmp_path, batch_first):
+    ember.manual_seed(4)
+    layer = ember.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, batch_first=batch_first)
+    proto, sess = _check(layer, [_rand(5, 2, 16)], tmp_path, atol=1e-4,
+                         dynamic_axes={"src": {0: "a", 1: "b"}})
+    ops = {n.op_type for n in proto.graph.node}
+    assert {"LayerNormalization", "Softmax", "MatMul"} <= ops
+    layer.eval()
+    x = _rand(3, 4, 16, seed=5)
+    with ember.no_grad():
+        np.testing.assert_allclose(sess.run(None, {"src": x})[0],
+                                   layer(ember.tensor(x)).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_function_and_shape_ops(tmp_path):
+    def f(x, y):
+        h = ember.cat([x.relu(), y.sigmoid()], dim=1)
+        h = h.view(h.size(0), -1) * 2.0 - 1
+        return ember.nn.functional.softmax(h, dim=-1), h.mean(1, keepdim=True), h.t()
+    _check(f, [_rand(3, 2), _rand(3, 4)], tmp_path, dynamic_axes={"x": [0], "y": [0]})
+
+
+def test_file_object_program_and_eval_mode(tmp_path):
+    ember.manual_seed(5)
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Dropout(0.5), ember.nn.Tanh())
+    model.train()
+    buf = io.BytesIO()
+    prog = ember.onnx.export(model, (ember.ones(2, 3),), buf)
+    assert model.training  # restored after the export, which ran in eval mode
+    if isinstance(model, ember.nn.Module):
+        model.eval()
+    _, (out,) = _run(buf.getvalue(), {"input": np.ones((2, 3), np.float32)})
+    with ember.no_grad():
+        np.testing.assert_allclose(out, model(ember.ones(2, 3)).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(prog(ember.ones(2, 3))[0].numpy(), out, rtol=1e-6)
+    assert ember.onnx.export(model, (ember.ones(2, 3),), buf, dynamo=False) is None
+    assert not ember.onnx.is_in_onnx_export()
+
+
+def test_unsupported_and_bad_arguments(tmp_path):
+    path = str(tmp_path / "m.onnx")
+    with pytest.raises(ember.onnx.errors.UnsupportedOperatorError, match="cumsum"):
+        ember.onnx.export(lambda x: x.cumsum(0), (ember.ones(3),), path)
+    with pytest.raises(ValueError, match="opset_version 9 is not supported"):
+        ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, opset_version=9)
+    with pytest.raises(TypeError, match="model must be a Module or a function"):
+        ember.onnx.export(3, (ember.ones(3),), path)
+    with pytest.raises(ember.onnx.OnnxExporterError):
+        ember.onnx.export(ember.nn.MaxPool2d(2, return_indices=True), (ember.ones(1, 1, 4, 4),),
+                          path)
+    with pytest.warns(UserWarning, match="not a valid input/output name"):
+        ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, dynamic_axes={"nope": [0]})
