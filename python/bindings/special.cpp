@@ -2,6 +2,7 @@
 // ember.X and Tensor.X (+ in-place forms) where torch has them, and the torch.special names
 // as _C._special_X (python/ember/special.py names them as torch.special does).
 #include "common.h"
+#include "ember/special_polynomials.h"
 
 namespace ember::py {
 namespace {
@@ -109,6 +110,29 @@ void bind_special(nb::module_& m) {
   m.def("_special_xlog1py", [](const Tensor& x, const Tensor& y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
   m.def("_special_xlog1py", [](const Tensor& x, Scalar y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
   m.def("_special_xlog1py", [](Scalar x, const Tensor& y) { return special_xlog1py(x, y); }, nb::arg("input"), nb::arg("other"));
+  // The orthogonal polynomials and zeta (src/ops/special_polynomials.cpp), each as
+  // (Tensor, Tensor), (Tensor, Number) and (Number, Tensor), as torch.
+#define EMBER_BIND_BINARY(name, a, b)                                                        \
+  m.def("_special_" #name, [](const Tensor& x, const Tensor& y) { return special_##name(x, y); }, \
+        nb::arg(a), nb::arg(b));                                                             \
+  m.def("_special_" #name, [](const Tensor& x, Scalar y) { return special_##name(x, y); },   \
+        nb::arg(a), nb::arg(b));                                                             \
+  m.def("_special_" #name, [](Scalar x, const Tensor& y) { return special_##name(x, y); },   \
+        nb::arg(a), nb::arg(b));
+  EMBER_BIND_BINARY(chebyshev_polynomial_t, "x", "n")
+  EMBER_BIND_BINARY(chebyshev_polynomial_u, "x", "n")
+  EMBER_BIND_BINARY(chebyshev_polynomial_v, "x", "n")
+  EMBER_BIND_BINARY(chebyshev_polynomial_w, "x", "n")
+  EMBER_BIND_BINARY(shifted_chebyshev_polynomial_t, "x", "n")
+  EMBER_BIND_BINARY(shifted_chebyshev_polynomial_u, "x", "n")
+  EMBER_BIND_BINARY(shifted_chebyshev_polynomial_v, "x", "n")
+  EMBER_BIND_BINARY(shifted_chebyshev_polynomial_w, "x", "n")
+  EMBER_BIND_BINARY(hermite_polynomial_h, "x", "n")
+  EMBER_BIND_BINARY(hermite_polynomial_he, "x", "n")
+  EMBER_BIND_BINARY(laguerre_polynomial_l, "x", "n")
+  EMBER_BIND_BINARY(legendre_polynomial_p, "x", "n")
+  EMBER_BIND_BINARY(zeta, "input", "other")
+#undef EMBER_BIND_BINARY
 }
 
 }  // namespace ember::py

@@ -44,6 +44,49 @@ log_softmax = _C.log_softmax
 logsumexp = _C.logsumexp
 
 
+def _binary_out(name, fn):
+    """torch.special's f(a, b, *, out=None) over the C++ op `fn` (Tensor or Number operands)."""
+    def f(*args, out=None, **kwargs):
+        from ._comparison import _into
+        return _into(fn(*args, **kwargs), out, name)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"torch.special.{name}: elementwise over broadcast operands (src/ops/special_polynomials.cpp)."
+    return f
+
+
+_POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+                "laguerre_polynomial_l", "legendre_polynomial_p"]
+for _name in _POLYNOMIALS + ["zeta"]:
+    globals()[_name] = _binary_out(_name, getattr(_C, "_special_" + _name))
+del _name
+
+
+def round(input, *, decimals=0, out=None):
+    """torch.round with `decimals`: round half to even of input * 10^decimals, scaled back
+    (for negative decimals, input / 10^-decimals then times it, as torch)."""
+    from ._comparison import _into
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"round(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if not input.dtype.is_floating_point:  # unlike torch.round, which returns integers as they are
+        name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}.get(input.dtype.name, input.dtype.name)
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+    if decimals == 0:
+        return _into(_C.round(input), out, "round")
+    scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else float("inf")
+    if decimals > 0:
+        result = _C.div(_C.round(_C.mul(input, scale)), scale)
+    else:
+        result = _C.mul(_C.round(_C.div(input, scale)), scale)
+    return _into(result, out, "round")
+
+
 def multigammaln(input, p):
     """The multivariate log-gamma function of dimension p (torch.special.multigammaln)."""
     return _C.mvlgamma(input, p)
@@ -55,4 +98,4 @@ __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erf
            "gammaincc", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
            "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai", "exp2", "softmax",
-           "log_softmax", "logsumexp"]
+           "log_softmax", "logsumexp", "zeta", "round"] + _POLYNOMIALS
