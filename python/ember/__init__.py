@@ -189,7 +189,7 @@ def __getattr__(name):
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing", "func"):
+                "version", "vision", "testing", "func", "fx", "ops"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

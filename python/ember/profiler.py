@@ -135,8 +135,27 @@ class profile:
     def events(self):
         return list(self.key_averages())
 
+    def __str__(self):  # print(prof) prints the table, as torch's
+        return self.table() if self._rows is not None else object.__repr__(self)
 
-def record_function(name):
+
+class record_function:
     """Labels a block in the profile: `with record_function("data"): ...` (its self time is
-    the block's time outside the ember ops it runs)."""
-    return _C._UserScope(str(name))
+    the block's time outside the ember ops it runs). A class, as torch's, so that __enter__ and
+    __exit__ can be replaced (pytorch/examples' fx profiling_tracer.py does)."""
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+        self._scope = None
+
+    def __enter__(self):
+        self._scope = _C._UserScope(str(self.name))
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._scope is not None:
+            self._scope.__exit__(*exc)
+            self._scope = None
+        return False

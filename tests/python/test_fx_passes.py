@@ -187,3 +187,47 @@ def test_graph_built_by_hand_and_lint():
     dead = g.call_function(ember.exp, (x,))
     g.eliminate_dead_code()
     assert dead not in list(g.nodes)
+
+
+def _profiled_graph(m):
+    """profiling_tracer's recipe: record_function's __enter__/__exit__ become graph calls."""
+    class Foo(m.nn.Module):
+        def forward(self, x):
+            with m.profiler.record_function("foo"):
+                return m.relu(x)
+
+    class ProfilerTracer(m.fx.Tracer):
+        def trace(self, root, concrete_args=None):
+            rf = m.autograd.profiler.record_function
+            orig_enter, orig_exit = rf.__enter__, rf.__exit__
+
+            def enter(_self):
+                _self._fx_ctx = self.create_proxy("call_function",
+                                                  m.ops.profiler._record_function_enter,
+                                                  (_self.name,), {})
+                return _self._fx_ctx
+
+            def exit_(_self, *exc):
+                m.ops.profiler._record_function_exit(_self._fx_ctx)
+            rf.__enter__, rf.__exit__ = enter, exit_
+            try:
+                return super().trace(root, concrete_args)
+            finally:
+                rf.__enter__, rf.__exit__ = orig_enter, orig_exit
+    tracer = ProfilerTracer()
+    graph = tracer.trace(Foo())
+    return m.fx.GraphModule(tracer.root, graph)
+
+
+def test_profiler_ranges_in_a_graph():
+    eg, tg = _profiled_graph(ember), _profiled_graph(torch)
+    assert eg.code == tg.code.replace("torch.", "ember.")
+    eg.graph.eliminate_dead_code()  # the range's calls have side effects: they stay
+    assert [n.op for n in eg.graph.nodes] == [n.op for n in tg.graph.nodes]
+    with ember.profiler.profile() as prof:
+        assert eg(ember.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+    assert "foo" in str(prof) and "relu" in str(prof)
+    assert ember.autograd.profiler.record_function is ember.profiler.record_function
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="_record_function_exit"):
+            lib.ops.profiler._record_function_exit(3)

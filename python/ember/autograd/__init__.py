@@ -7,7 +7,7 @@ from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .variable import Variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, profiler
 
 
 def _as_list(x):

@@ -20,7 +20,8 @@ import importlib
 from .proxy import Proxy
 
 _NAMESPACES = ("ember", "ember.nn.functional", "ember.special", "ember.linalg", "ember.fft",
-               "ember._C")
+               "ember._C", "ember.ops.profiler")
+_PRIVATE_NAMES_TOO = ("ember.ops.profiler",)  # torch.ops.profiler._record_function_enter & co.
 _routers = {}  # id(original) -> (original, router)
 
 
@@ -117,7 +118,8 @@ class Patcher:
                 continue
             d = mod.__dict__
             for name, value in list(d.items()):
-                if not name.startswith("_") and _routable(value):
+                if (not name.startswith("_") or modname in _PRIVATE_NAMES_TOO) and \
+                        not name.startswith("__") and _routable(value):
                     self._routed_ids.add(id(value))
                     self.patch(d, name, router(value))
 
