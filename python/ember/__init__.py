@@ -184,6 +184,13 @@ for _module in (_comparison, _pointwise, _reshaping, _statistics, _contraction, 
             setattr(Tensor, _name, _fn)
 
 
+# torch's ATen-level recurrent functions (torch.lstm, gru_cell, ...) and normalization functions
+# (native_batch_norm, batch_norm_stats, ...), the ones nn's layers call underneath.
+from . import _rnn_functions, _native_normalization  # noqa: E402
+for _module in (_rnn_functions, _native_normalization):
+    globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
+
+
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",

@@ -68,9 +68,10 @@ _STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_step(_C.tanh),
 
 
 def _input_projection(mode, x, w_ih, b_ih, b_hh):
-    """x @ W_ih^T + b for every step at once; b folds in b_hh except for GRU."""
-    if b_ih is not None and mode != "GRU":
-        b_ih = b_ih + b_hh
+    """x @ W_ih^T + b for every step at once; b folds in b_hh except for GRU (either bias
+    may be None in torch's cell functions)."""
+    if mode != "GRU" and b_hh is not None:
+        b_ih = b_hh if b_ih is None else b_ih + b_hh
     return _C.linear(x, w_ih, b_ih)
 
 
@@ -102,6 +103,35 @@ def _run_direction(step, xps, state, weights, reverse):
         state = step(xps[t], state, *weights)
         outs[t] = state[0]
     return outs, state
+
+
+def run_layers(mode, x, state, batch_sizes, weights, num_layers, num_directions, dropout,
+               training):
+    """The stacked, possibly bidirectional recurrence over x ((T, B, I) time-major, or packed
+    (N, I) with the list batch_sizes). weights[layer * num_directions + direction] is
+    (w_ih, w_hh, b_ih, b_hh, w_hr), the biases and w_hr None when absent; state is a tuple of
+    (layers * directions, B, *) tensors. Dropout (probability `dropout`, when training) falls
+    between layers. Returns (output, tuple of final states). nn.RNN/LSTM/GRU and torch.lstm,
+    gru, rnn_tanh and rnn_relu (ember/_rnn_functions.py) all run here."""
+    step = _STEPS[mode]
+    finals = [[] for _ in state]
+    for layer in range(num_layers):
+        if layer > 0 and dropout > 0 and training:
+            x = F.dropout(x, dropout, True)
+        dir_outs = []
+        for direction in range(num_directions):
+            idx = layer * num_directions + direction
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[idx]
+            xp = _input_projection(mode, x, w_ih, b_ih, b_hh)
+            xps = list(xp.unbind(0) if batch_sizes is None else xp.split(batch_sizes, 0))
+            step_weights = (w_hh.t(), b_hh, None if w_hr is None else w_hr.t())
+            outs, final = _run_direction(step, xps, tuple(s[idx] for s in state),
+                                         step_weights, direction == 1)
+            dir_outs.append(_C.stack(outs) if batch_sizes is None else _C.cat(outs))
+            for acc, f in zip(finals, final):
+                acc.append(f)
+        x = dir_outs[0] if num_directions == 1 else _C.cat(dir_outs, -1)
+    return x, tuple(_C.stack(f) for f in finals)
 
 
 class RNNBase(Module):
@@ -223,32 +253,16 @@ class RNNBase(Module):
         state: tuple of (layers * directions, B, *) tensors. Returns (output, final states)."""
         if batch_sizes is None and self.batch_first:
             input = input.transpose(0, 1)
-        num_directions = 2 if self.bidirectional else 1
-        step = _STEPS[self.mode]
-        finals = [[] for _ in state]
-        x = input
-        for layer in range(self.num_layers):
-            if layer > 0 and self.dropout > 0 and self.training:
-                x = F.dropout(x, self.dropout, True)
-            dir_outs = []
-            for direction in range(num_directions):
-                idx = layer * num_directions + direction
-                w = [getattr(self, name) for name in self._all_weights[idx]]
-                w_ih, w_hh = w[0], w[1]
-                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
-                w_hr = w[-1] if self.proj_size > 0 else None
-                xp = _input_projection(self.mode, x, w_ih, b_ih, b_hh)
-                xps = list(xp.unbind(0) if batch_sizes is None else xp.split(batch_sizes, 0))
-                weights = (w_hh.t(), b_hh, None if w_hr is None else w_hr.t())
-                outs, final = _run_direction(step, xps, tuple(s[idx] for s in state),
-                                             weights, direction == 1)
-                dir_outs.append(_C.stack(outs) if batch_sizes is None else _C.cat(outs))
-                for acc, f in zip(finals, final):
-                    acc.append(f)
-            x = dir_outs[0] if num_directions == 1 else _C.cat(dir_outs, -1)
+        weights = []
+        for names in self._all_weights:
+            w = [getattr(self, name) for name in names]
+            weights.append((w[0], w[1], *((w[2], w[3]) if self.bias else (None, None)),
+                            w[-1] if self.proj_size > 0 else None))
+        x, finals = run_layers(self.mode, input, state, batch_sizes, weights, self.num_layers,
+                               2 if self.bidirectional else 1, self.dropout, self.training)
         if batch_sizes is None and self.batch_first:
             x = x.transpose(0, 1)
-        return x, tuple(_C.stack(f) for f in finals)
+        return x, finals
 
     def _check_length(self, input, batch_sizes):
         steps = len(batch_sizes) if batch_sizes is not None else input.size(
