@@ -120,6 +120,56 @@ def test_transformer_encoder_layer(tmp_path, batch_first):
                                    layer(ember.tensor(x)).numpy(), rtol=1e-4, atol=1e-4)
 
 
+class _Mixed(ember.nn.Module):
+    """Layers and functions beyond the four models: norms, pools, activations, embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = ember.nn.Conv1d(3, 6, 3, padding=1, stride=2)
+        self.bn = ember.nn.BatchNorm1d(6)
+        self.pool = ember.nn.AvgPool1d(2)
+        self.conv2 = ember.nn.Conv2d(1, 2, 3, padding="same")
+        self.gap = ember.nn.AdaptiveAvgPool2d(1)
+        self.emb = ember.nn.Embedding(10, 4)
+        self.act = ember.nn.LeakyReLU(0.1)
+        self.out = ember.nn.LogSoftmax(dim=1)
+
+    def forward(self, x, img, idx):
+        h = self.pool(ember.nn.functional.gelu(self.bn(self.conv(x))))      # (N, 6, 2)
+        g = self.gap(self.act(self.conv2(img))).flatten(1)                   # (N, 2)
+        e = self.emb(idx).mean(1)                                            # (N, 4)
+        z = ember.cat([h.permute(0, 2, 1).reshape(h.shape[0], -1), g, e], 1)
+        z = ember.nn.functional.silu(z).unsqueeze(1).squeeze(1)
+        w = ember.stack([z, z.transpose(0, 1).t()], dim=0).sum(0)
+        return self.out(w), (w > 0).float() * (w != 0), w[..., 1:5, None]
+
+
+def test_more_layers_and_ops(tmp_path):
+    ember.manual_seed(6)
+    model = _Mixed()
+    model.bn.running_mean.copy_(ember.randn(6))
+    model.bn.running_var.copy_(ember.rand(6) + 0.5)
+    idx = np.random.default_rng(7).integers(0, 10, (3, 5))
+    path = tmp_path / "mixed.onnx"
+    model.eval()
+    args = (ember.tensor(_rand(3, 3, 8)), ember.tensor(_rand(3, 1, 6, 6, seed=1)),
+            ember.tensor(idx))
+    ember.onnx.export(model, args, str(path), dynamic_axes={"x": [0], "img": [0], "idx": [0]})
+    _, outs = _run(str(path), {"x": args[0].numpy(), "img": args[1].numpy(), "idx": idx})
+    with ember.no_grad():
+        want = model(*args)
+    for got, exp in zip(outs, want):
+        np.testing.assert_allclose(got, exp.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_multihead_attention_weights(tmp_path):
+    ember.manual_seed(7)
+    mha = ember.nn.MultiheadAttention(8, 2, batch_first=True)
+    q, kv = _rand(2, 3, 8), _rand(2, 5, 8, seed=1)
+    proto, _ = _check(mha, [q, kv, kv], tmp_path, atol=1e-5)
+    assert [i.name for i in proto.graph.input] == ["query", "key", "value"]
+
+
 def test_function_and_shape_ops(tmp_path):
     def f(x, y):
         h = ember.cat([x.relu(), y.sigmoid()], dim=1)
