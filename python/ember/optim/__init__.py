@@ -16,8 +16,11 @@ from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
+from .muon import Muon
+from .sparse_adam import SparseAdam
 from ._stateless import swap_in_optimizer_params_and_state
 
 __all__ = ["Optimizer", "SGD", "swa_utils", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
-           "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS", "Adafactor",
+           "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon",
+           "SparseAdam",
            "swap_in_optimizer_params_and_state"]
