@@ -231,3 +231,55 @@ def test_profiler_ranges_in_a_graph():
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="_record_function_exit"):
             lib.ops.profiler._record_function_exit(3)
+
+
+def _by_hand(m):
+    """proxy_based_graph_creation's recipe: Proxies of a hand-made graph, then torch functions."""
+    graph = m.fx.Graph()
+    tracer = m.fx.proxy.GraphAppendingTracer(graph)
+    x = m.fx.Proxy(graph.placeholder("x"), tracer=tracer)
+    y = m.fx.Proxy(graph.placeholder("y"), tracer=tracer)
+    a = m.cat([x, m.nn.functional.relu(y)]) * 2
+    graph.output(m.sum(a, dim=0).node)
+    return m.fx.GraphModule(m.nn.Module(), graph)
+
+
+def _inline_module_call(m):
+    """inline_function's recipe: a leaf module called on Proxies outside any trace."""
+    class M(m.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.relu = m.nn.ReLU()
+
+        def forward(self, x):
+            return self.relu(x) + 1.0
+    gm = m.fx.symbolic_trace(M())
+    for node in list(gm.graph.nodes):
+        if node.op == "call_module":
+            mod = gm.get_submodule(node.target)
+            with gm.graph.inserting_before(node):
+                proxies = m.fx.node.map_arg(node.args, lambda n: m.fx.Proxy(n))
+                out = mod(*proxies)
+            node.replace_all_uses_with(out.node)
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm
+
+
+def test_proxies_work_outside_a_trace():
+    for build in (_by_hand, _inline_module_call):
+        eg, tg = build(ember), build(torch)
+        assert [(n.op, n.name) for n in eg.graph.nodes] == [(n.op, n.name) for n in tg.graph.nodes]
+        xs = [np.float32([-1.0, 2.0]), np.float32([3.0, -4.0])][:len(
+            [n for n in tg.graph.nodes if n.op == "placeholder"])]
+        _close(tg(*map(torch.tensor, xs)), eg(*map(ember.tensor, xs)))
+    import gc
+    gc.collect()
+    # no Proxy is left: ember's functions are the C++ entry points again, not routers
+    assert type(ember.relu).__name__ == "nb_func" and ember.fx._routing._depth == 0
+    g = ember.fx.Graph()
+    p = ember.fx.Proxy(g.placeholder("x"))
+    assert ember.relu == ember._C.relu and hash(ember.relu) == hash(ember._C.relu)
+    assert ember.relu(ember.tensor([-1.0])).tolist() == [0.0]  # tensors still run eagerly
+    del p
+    assert type(ember.relu).__name__ == "nb_func"

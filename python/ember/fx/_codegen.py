@@ -60,7 +60,7 @@ def _resolves(qual, obj):
         cur = getattr(cur, atom, None)
         if cur is None:
             return False
-    return cur is obj
+    return getattr(cur, "__fx_orig__", cur) is obj  # (a router while routing is on)
 
 
 def _repr_arg(arg, g):

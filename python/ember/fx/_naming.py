@@ -32,6 +32,7 @@ def _public_path_table():
             except ImportError:
                 continue
             for name, value in list(vars(mod).items()):
+                value = getattr(value, "__fx_orig__", value)  # a router stands for its function
                 if not name.startswith("__") and callable(value) and not isinstance(value, type):
                     table[id(value)] = (value, (sub + "." if sub else "") + name)
         _public_paths = table

@@ -14,6 +14,7 @@ import math
 
 from ..nn import Module, Sequential
 from ..nn.parameter import Parameter
+from . import _routing
 from ._routing import Patcher, router
 from .graph import Graph
 from .proxy import ParameterProxy, TracerBase
@@ -218,15 +219,15 @@ class Tracer(TracerBase):
                 return orig_call(mod, *a2, **k2)
             return tracer.call_module(mod, forward, a, k)
 
-        with Patcher() as patcher:
+        with _routing.routing(tracing=True), Patcher() as patcher:
             self._patcher = patcher
+            patcher.routed_ids = _routing.routed_ids() | self._autowrap_function_ids
             patcher.patch_method(Module, "__getattr__", module_getattr_wrapper)
             patcher.patch_method(Module, "__call__", module_call_wrapper)
             for g, name in list(_wrapped_fns.values()):
                 orig = g[name] if name in g else getattr(builtins, name, None)
                 if orig is not None:
                     patcher.patch(g, name, router(orig, wrapped=True))
-            patcher.route_namespaces(self._autowrap_function_ids)
             patcher.route_function(inspect.unwrap(fn))
             result = fn(*args)
             self.create_node("output", "output", (self.create_arg(result),), {},

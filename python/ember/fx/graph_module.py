@@ -11,7 +11,6 @@ import linecache
 import os
 
 from ..nn import Module
-from ._routing import find_proxy, routing
 from .graph import Graph
 
 __all__ = ["GraphModule"]
@@ -121,12 +120,6 @@ class GraphModule(Module):
         cls = type(self)
         cls.forward = globals_["forward"]
         return python_code
-
-    def __call__(self, *args, **kwargs):
-        if find_proxy(args, kwargs) is not None:  # inlining into another graph
-            with routing():
-                return super().__call__(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
 
     # ---- submodules -----------------------------------------------------------------
     def add_submodule(self, target, m):

@@ -67,7 +67,9 @@ class Interpreter:
 
     def run_node(self, n):
         args, kwargs = self.fetch_args_kwargs_from_env(n)
-        return getattr(self, n.op)(n.target, args, kwargs)
+        # while routing is on, overrides see the names they compare with (`target is ember.relu`)
+        target = routed_alias(n.target) if n.op == "call_function" else n.target
+        return getattr(self, n.op)(target, args, kwargs)
 
     # ---- one method per opcode ----------------------------------------------------
     def placeholder(self, target, args, kwargs):
@@ -142,12 +144,6 @@ class Transformer(Interpreter):
         self.new_graph = Graph()
         self.tracer = _TransformerTracer(self.new_graph)
         self.tracer.root = module
-
-    def run_node(self, n):
-        if n.op == "call_function":  # routing is on: show overrides the names they compare with
-            args, kwargs = self.fetch_args_kwargs_from_env(n)
-            return self.call_function(routed_alias(n.target), args, kwargs)
-        return super().run_node(n)
 
     def placeholder(self, target, args, kwargs):
         default = args[0] if args else inspect.Signature.empty

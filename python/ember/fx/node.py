@@ -7,8 +7,13 @@ the users of every input up to date. Nodes sit in their graph's doubly linked li
 `next`); an erased node keeps its links so a loop over `graph.nodes` can erase as it goes.
 """
 import operator
+from typing import Any, Callable, Optional, Union
 
-__all__ = ["Node", "map_arg", "map_aggregate"]
+__all__ = ["Node", "map_arg", "map_aggregate", "Target", "Argument"]
+
+# The annotations torch.fx.node exports (custom tracers' signatures use them).
+Target = Union[Callable[..., Any], str]
+Argument = Optional[Union[tuple, list, dict, slice, range, "Node", str, int, float, bool, complex]]
 
 _OPCODES = ("placeholder", "call_method", "call_module", "call_function", "get_attr", "output",
             "root")

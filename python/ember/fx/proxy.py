@@ -13,6 +13,7 @@ import inspect
 import operator
 import types
 
+from . import _routing
 from .node import BINARY, UNARY, Node
 
 __all__ = ["Proxy", "Attribute", "TracerBase", "GraphAppendingTracer", "TraceError",
@@ -118,6 +119,15 @@ class Proxy:
             tracer = GraphAppendingTracer(node.graph)
         self.tracer = tracer
         self.node = node
+        _born(self)
+
+    def __del__(self):
+        if self.__dict__.get("_fx_counted"):
+            self.__dict__["_fx_counted"] = False
+            try:
+                _routing.proxy_died()
+            except Exception:  # interpreter shutdown
+                pass
 
     def __repr__(self):
         return f"Proxy({self.node.name})"
@@ -131,7 +141,8 @@ class Proxy:
         return self.__dict__
 
     def __setstate__(self, d):
-        self.__dict__ = d
+        self.__dict__ = {k: v for k, v in d.items() if k != "_fx_counted"}
+        _born(self)
 
     def __call__(self, *args, **kwargs):
         return self.tracer.create_proxy("call_method", "__call__", (self,) + args, kwargs)
@@ -206,6 +217,7 @@ class Attribute(Proxy):
         self.attr = attr
         self.tracer = root.tracer
         self._node = None
+        _born(self)
 
     @property
     def node(self):
@@ -216,6 +228,11 @@ class Attribute(Proxy):
 
     def __call__(self, *args, **kwargs):
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
+
+
+def _born(proxy):
+    """Counts a live Proxy: while any is alive, ember's functions are routed (_routing.py)."""
+    proxy.__dict__["_fx_counted"] = _routing.proxy_born()
 
 
 def _binary(op):
@@ -239,3 +256,5 @@ def _unary(op):
 
 for _op in UNARY:
     setattr(Proxy, f"__{_op.__name__}__", _unary(_op))
+
+_routing.Proxy = Proxy
