@@ -51,4 +51,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const Tensor& pos_weight = Tensor(),
                                         Reduction reduction = Reduction::Mean);
 
+// ---- sampling and alignment losses (src/ops/grid_sample.cpp, src/ops/ctc_loss.cpp) -------
+// torch.grid_sampler: input (N, C, H, W) / (N, C, D, H, W) sampled at grid (N, Ho, Wo, 2) /
+// (N, Do, Ho, Wo, 3) in [-1, 1] (x, y[, z]); mode 0 bilinear, 1 nearest, 2 bicubic (4-d
+// only); padding_mode 0 zeros, 1 border, 2 reflection. Gradients for input and grid.
+Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode = 0,
+                    int64_t padding_mode = 0, bool align_corners = false);
+// CTC: log_probs (T, N, C), targets (N, S) padded or 1-d concatenated; the (N) negative
+// log-likelihoods, unreduced (infinite ones set to 0 when zero_infinity, their gradient 0).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_lengths,
+                IntList target_lengths, int64_t blank = 0, bool zero_infinity = false);
+
 }  // namespace ember

@@ -68,6 +68,19 @@ void bind_losses(nb::module_& m) {
         },
         nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
         nb::arg("reduction") = "mean", nb::arg("pos_weight").none() = nb::none());
+
+  // The aten-level forms (torch.ctc_loss's per-sample core, torch.grid_sampler): python/ember
+  // maps F.ctc_loss's tensors of lengths and F.grid_sample's strings onto them.
+  m.def("ctc_loss_per_sample",
+        [](const Tensor& log_probs, const Tensor& targets, const std::vector<int64_t>& input_lengths,
+           const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity) {
+          return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+        },
+        nb::arg("log_probs"), nb::arg("targets"), nb::arg("input_lengths"),
+        nb::arg("target_lengths"), nb::arg("blank") = 0, nb::arg("zero_infinity") = false);
+  m.def("grid_sampler", &grid_sampler, nb::arg("input"), nb::arg("grid"),
+        nb::arg("interpolation_mode") = 0, nb::arg("padding_mode") = 0,
+        nb::arg("align_corners") = false);
 }
 
 }  // namespace ember::py

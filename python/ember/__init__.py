@@ -89,6 +89,9 @@ pixel_shuffle = _F.pixel_shuffle
 pixel_unshuffle = _F.pixel_unshuffle
 channel_shuffle = _F.channel_shuffle
 native_channel_shuffle = _F.native_channel_shuffle
+from .nn._grid_sample import (affine_grid_generator, grid_sampler,  # noqa: E402,F401
+                              grid_sampler_2d, grid_sampler_3d)
+from .nn._ctc_loss import ctc_loss_aten as ctc_loss  # noqa: E402,F401
 
 
 def feature_dropout(input, p, train):

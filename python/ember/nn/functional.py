@@ -22,6 +22,8 @@ from ._shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa:
 from ._normalization import instance_norm, local_response_norm  # noqa: F401
 from ._embedding_bag import embedding_bag  # noqa: F401
 from ._fold import fold, unfold  # noqa: F401
+from ._grid_sample import affine_grid, grid_sample  # noqa: F401
+from ._ctc_loss import ctc_loss  # noqa: F401
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
@@ -44,6 +46,7 @@ __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margi
 __all__ += _dropout_all
 __all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
             "instance_norm", "local_response_norm", "embedding_bag", "fold", "unfold"]
+__all__ += ["affine_grid", "grid_sample", "ctc_loss"]
 
 
 # ---- arguments --------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsi
 from .loss_more import (CosineSimilarity, PairwiseDistance, SmoothL1Loss, HuberLoss,
                         KLDivLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
                         CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss)
+from .loss_ctc import CTCLoss
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -68,3 +69,4 @@ __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "La
 __all__ += ["Fold", "Unfold"]
 __all__ += ["ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
             "CircularPad3d"]
+__all__ += ["CTCLoss"]
