@@ -63,6 +63,34 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
+// A view with the given sizes and strides (in elements) over t's storage, starting at
+// storage_offset (default: t's own); non-negative strides, inside the storage.
+Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
+                  std::optional<int64_t> storage_offset = std::nullopt);
+// Sliding windows: dim `dimension` becomes (size - window) / step + 1 windows and a new last
+// dim holds each window's `size` elements (a view; windows may overlap).
+Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step);
+// In-place view ops (src/ops/inplace_views.cpp): t takes the view's geometry and history
+// (Note [In-place view ops]); the data are untouched, the version counter bumps.
+Tensor& t_(Tensor& t);
+Tensor& transpose_(Tensor& t, int64_t dim0, int64_t dim1);
+Tensor& squeeze_(Tensor& t);
+Tensor& squeeze_(Tensor& t, IntList dims);
+Tensor& unsqueeze_(Tensor& t, int64_t dim);
+Tensor& as_strided_(Tensor& t, IntList sizes, IntList strides,
+                    std::optional<int64_t> storage_offset = std::nullopt);
+// t becomes contiguous with `sizes`, keeping its storage offset; the storage grows (keeping
+// its bytes, seen by every view) when too small. Refused for tensors that require grad and
+// for borrowed or shared storages.
+Tensor& resize_(Tensor& t, IntList sizes);
+// t views src's storage with src's geometry (set_(source)); or `storage` (a tensor over the
+// storage, see storage_view) from storage_offset with sizes/strides; or nothing (set_()).
+Tensor& set_(Tensor& t, const Tensor& src);
+Tensor& set_(Tensor& t, const Tensor& storage, int64_t storage_offset, IntList sizes,
+             IntList strides);
+Tensor& set_(Tensor& t);
+// A 1-d tensor of `dtype` over all of t's storage (what Tensor.untyped_storage() reads).
+Tensor storage_view(const Tensor& t, DType dtype);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);
 
@@ -207,6 +235,18 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList stride = {1, 1},
                         IntList padding = {0, 0}, IntList output_padding = {0, 0},
                         int64_t groups = 1, IntList dilation = {1, 1});
+// 3-d: inputs (N, C, D, H, W) or (C, D, H, W), weight (out_channels, in_channels / groups,
+// kD, kH, kW), each spatial argument one value or a triple; misuse raises ember::Error
+// (RuntimeError, as torch's conv3d).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              IntList stride = {1, 1, 1}, IntList padding = {0, 0, 0},
+              IntList dilation = {1, 1, 1}, int64_t groups = 1);
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+              PaddingMode padding, IntList dilation = {1, 1, 1}, int64_t groups = 1);
+// weight (in_channels, out_channels / groups, kD, kH, kW), a 5-d floating input.
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, IntList stride = {1, 1, 1},
+                        IntList padding = {0, 0, 0}, IntList output_padding = {0, 0, 0},
+                        int64_t groups = 1, IntList dilation = {1, 1, 1});
 // stride = {} means stride = kernel_size.
 Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   IntList padding = {0, 0}, IntList dilation = {1, 1}, bool ceil_mode = false);
@@ -220,6 +260,18 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   IntList padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size);
+// The 3-d pools: (N, C, D, H, W) or (C, D, H, W) inputs, each spatial argument one value or
+// a triple; indices are flat in each input volume's D * H * W elements. Misuse raises
+// ember::Error (RuntimeError, as torch's).
+Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride = {},
+                  IntList padding = {0}, IntList dilation = {1}, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntList kernel_size,
+                                                  IntList stride = {}, IntList padding = {0},
+                                                  IntList dilation = {1}, bool ceil_mode = false);
+Tensor avg_pool3d(const Tensor& input, IntList kernel_size, IntList stride = {},
+                  IntList padding = {0}, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool3d(const Tensor& input, IntList output_size);
 
 // ---- scans, flips and triangles (src/ops/scan.cpp) -----------------------------------
 // Integer and bool inputs give int64 results unless `dtype` says otherwise (as in torch).

@@ -35,29 +35,34 @@ Dims required(nb::handle h, const char* op, const char* name) {
   return ints_from(h, op, name);
 }
 
-Tensor conv2d_py(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                 nb::handle stride, nb::handle padding, nb::handle dilation, int64_t groups) {
-  const char* op = "conv2d";
+// conv2d and conv3d: the same arguments, padding an int, a tuple, 'same' or 'valid'.
+template <int ND>
+Tensor conv_py(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+               nb::handle stride, nb::handle padding, nb::handle dilation, int64_t groups) {
+  const char* op = ND == 3 ? "conv3d" : "conv2d";
   const Tensor b = bias.value_or(Tensor());
   const Dims s = required(stride, op, "stride"), d = required(dilation, op, "dilation");
   if (nb::isinstance<nb::str>(padding)) {
     std::string p = nb::cast<std::string>(padding);
     if (p != "same" && p != "valid")
       throw ValueError(detail::cat(op, ": invalid padding string '", p, "' (expected 'same' or 'valid')"));
-    return conv2d(input, weight, b, s, p == "same" ? PaddingMode::Same : PaddingMode::Valid, d, groups);
+    const PaddingMode mode = p == "same" ? PaddingMode::Same : PaddingMode::Valid;
+    if constexpr (ND == 3) return conv3d(input, weight, b, s, mode, d, groups);
+    else return conv2d(input, weight, b, s, mode, d, groups);
   }
-  return conv2d(input, weight, b, s, required(padding, op, "padding"), d, groups);
+  const Dims pd = required(padding, op, "padding");
+  if constexpr (ND == 3) return conv3d(input, weight, b, s, pd, d, groups);
+  else return conv2d(input, weight, b, s, pd, d, groups);
 }
 
-// output_size: an int, or a pair whose None entries keep the input's size.
-Dims adaptive_size(const Tensor& input, nb::handle h) {
-  const char* op = "adaptive_avg_pool2d";
-  if ((PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) && nb::len(h) == 2 && input.defined() &&
-      input.dim() >= 2) {
+// output_size: an int, or an nd-tuple whose None entries keep the input's size.
+Dims adaptive_size(const Tensor& input, nb::handle h, int64_t nd, const char* op) {
+  if ((PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) && int64_t(nb::len(h)) == nd &&
+      input.defined() && input.dim() >= nd) {
     Dims out;
-    for (size_t i = 0; i < 2; ++i) {
-      nb::handle item = h[i];
-      out.push_back(item.is_none() ? input.size(int64_t(i) - 2) : required(item, op, "output_size")[0]);
+    for (int64_t i = 0; i < nd; ++i) {
+      nb::handle item = h[size_t(i)];
+      out.push_back(item.is_none() ? input.size(i - nd) : required(item, op, "output_size")[0]);
     }
     return out;
   }
@@ -67,16 +72,30 @@ Dims adaptive_size(const Tensor& input, nb::handle h) {
 }  // namespace
 
 void bind_nn(nb::module_& m) {
-  m.def("conv2d", &conv2d_py, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
+  m.def("conv2d", &conv_py<2>, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
+        nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
+        nb::arg("groups") = 1);
+  m.def("conv3d", &conv_py<3>, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
         nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
         nb::arg("groups") = 1);
 
-  // (N, C, H, W) only, no bias: nn.functional.conv_transpose1d/2d shape the arguments.
+  // (N, C, H, W) / (N, C, D, H, W) only, no bias: nn.functional.conv_transpose1d/2d/3d shape
+  // the arguments.
   m.def("_conv_transpose2d",
         [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op, int64_t groups,
            nb::handle d) {
           const char* name = "conv_transpose2d";
           return conv_transpose2d(x, w, required(s, name, "stride"), required(p, name, "padding"),
+                                  required(op, name, "output_padding"), groups,
+                                  required(d, name, "dilation"));
+        },
+        nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+        nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+  m.def("_conv_transpose3d",
+        [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op, int64_t groups,
+           nb::handle d) {
+          const char* name = "conv_transpose3d";
+          return conv_transpose3d(x, w, required(s, name, "stride"), required(p, name, "padding"),
                                   required(op, name, "output_padding"), groups,
                                   required(d, name, "dilation"));
         },
@@ -120,7 +139,38 @@ void bind_nn(nb::module_& m) {
 
   m.def("adaptive_avg_pool2d",
         [](const Tensor& x, nb::handle output_size) {
-          return adaptive_avg_pool2d(x, adaptive_size(x, output_size));
+          return adaptive_avg_pool2d(x, adaptive_size(x, output_size, 2, "adaptive_avg_pool2d"));
+        },
+        nb::arg("input"), nb::arg("output_size"));
+
+  m.def("max_pool3d",
+        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
+           bool return_indices) -> nb::object {
+          const char* op = "max_pool3d";
+          Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
+          Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
+          if (return_indices) return nb::cast(max_pool3d_with_indices(x, kd, sd, pd, dd, ceil_mode));
+          return nb::cast(max_pool3d(x, kd, sd, pd, dd, ceil_mode));
+        },
+        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+        nb::arg("return_indices") = false);
+
+  m.def("avg_pool3d",
+        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
+           bool count_include_pad, std::optional<int64_t> divisor_override) {
+          const char* op = "avg_pool3d";
+          return avg_pool3d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                            required(p, op, "padding"), ceil_mode, count_include_pad,
+                            divisor_override);
+        },
+        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+        nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
+        nb::arg("divisor_override") = nb::none());
+
+  m.def("adaptive_avg_pool3d",
+        [](const Tensor& x, nb::handle output_size) {
+          return adaptive_avg_pool3d(x, adaptive_size(x, output_size, 3, "adaptive_avg_pool3d"));
         },
         nb::arg("input"), nb::arg("output_size"));
 }

@@ -1,8 +1,10 @@
-// 2-d pooling: max (with indices), average and adaptive average. Argument checks with
-// PyTorch's rules, one kernel call (src/kernels/cpu/pool.cpp), and the backward right
+// 2-d and 3-d pooling: max (with indices), average and adaptive average. Argument checks
+// with PyTorch's rules, one kernel call (src/kernels/cpu/pool.cpp), and the backward right
 // below each forward. The backward kernels are fused (scatter of the gradient into the
 // windows), so they are not themselves differentiable: no double backward through a pool.
+// Errors: see src/ops/spatial.h (2-d: ValueError, 3-d: RuntimeError as PyTorch's).
 #include <climits>
+#include <string>
 #include <utility>
 
 #include "autograd/function.h"
@@ -10,49 +12,47 @@
 #include "ember/profiler.h"
 #include "kernels/cpu/pool.h"
 #include "ops/iter.h"
+#include "ops/spatial.h"
 
 namespace ember {
 namespace {
 
 using autograd::SavedTensor;
 using kernels::Pool2dGeom;
-using Pair = std::pair<int64_t, int64_t>;
-
-// One value for both spatial dims, or a pair (torch's _pair).
-Pair pair_arg(const char* op, const char* name, IntList v) {
-  EMBER_CHECK(v.size() == 1 || v.size() == 2, ValueError, op, ": ", name,
-              " must either be a single int, or a tuple of two ints, but got ", v);
-  EMBER_CHECK(v[0] <= INT_MAX && v.back() <= INT_MAX, ValueError, op, ": ", name, "=", v,
-              " is too large");
-  return {v[0], v.back()};
-}
+using ops::Dim3;
+using ops::spatial_arg;
+using ops::spatial_str;
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : clone(detach(t)); }
 
-// 3-d (C, H, W) or 4-d (N, C, H, W); only the batch may be empty (as in PyTorch).
-void check_input(const char* op, const Tensor& x) {
+// (nd + 1)-d (C, *) or (nd + 2)-d (N, C, *); only the batch may be empty (as in PyTorch).
+void check_input(int nd, const char* op, const Tensor& x) {
   ops::check_defined(x, op);
   const int64_t d = x.dim();
-  EMBER_CHECK((d == 3 || d == 4) && x.size(-1) > 0 && x.size(-2) > 0 && x.size(-3) > 0,
-              ValueError, op,
-              ": expected a 3-d or 4-d (batch mode) input with non-zero sizes except the batch, "
-              "but got input of shape ", x.sizes());
+  bool ok = d == nd + 1 || d == nd + 2;
+  for (int64_t i = 1; ok && i <= nd + 1; ++i) ok = x.size(-i) > 0;
+  SPATIAL_CHECK(nd, ok, op, ": expected a ", nd + 1, "-d or ", nd + 2,
+                "-d (batch mode) input with non-zero sizes except the batch, but got input of "
+                "shape ", x.sizes());
   EMBER_CHECK(x.dtype() != DType::Bool, NotImplementedError, op,
               ": not implemented for bool tensors (input of shape ", x.sizes(), ")");
 }
 
 // The geometry of x with the window sizes left at 1 (adaptive pooling needs none).
-Pool2dGeom geometry(const Tensor& x, int64_t ho, int64_t wo) {
-  const bool batched = x.dim() == 4;
-  return Pool2dGeom{batched ? x.size(0) : 1, x.size(-3), x.size(-2), x.size(-1), ho, wo,
-                    1, 1, 1, 1, 0, 0, 1, 1,
-                    {batched ? x.stride(0) : 0, x.stride(-3), x.stride(-2), x.stride(-1)}};
+Pool2dGeom geometry(int nd, const Tensor& x, const Dim3& out) {
+  const bool batched = x.dim() == nd + 2;
+  Pool2dGeom g{batched ? x.size(0) : 1, x.size(-nd - 1), x.size(-2), x.size(-1), out[1], out[2],
+               1, 1, 1, 1, 0, 0, 1, 1,
+               {batched ? x.stride(0) : 0, x.stride(-nd - 1), x.stride(-2), x.stride(-1)}};
+  if (nd == 3) g.d = x.size(-3), g.od = out[0], g.in_stride_d = x.stride(-3);
+  return g;
 }
 
-Dims out_shape(const Tensor& x, int64_t ho, int64_t wo) {
-  Dims s = x.sizes();
-  s[s.size() - 2] = ho;
-  s[s.size() - 1] = wo;
+// x's leading (batch and channel) sizes, then the nd output sizes.
+Dims out_shape(int nd, const Tensor& x, const Dim3& out) {
+  Dims s;
+  for (int64_t i = 0; i < x.dim() - nd; ++i) s.push_back(x.size(i));
+  for (int i = 3 - nd; i < 3; ++i) s.push_back(out[size_t(i)]);
   return s;
 }
 
@@ -66,47 +66,56 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bo
 }
 
 // Checks the window arguments and fills in the geometry of a (max or avg) pooling.
-Pool2dGeom window_geometry(const char* op, const Tensor& x, IntList kernel_size, IntList stride,
-                           IntList padding, IntList dilation, bool ceil_mode) {
-  const Pair k = pair_arg(op, "kernel_size", kernel_size);
-  const Pair s = stride.empty() ? k : pair_arg(op, "stride", stride);
-  const Pair p = pair_arg(op, "padding", padding), d = pair_arg(op, "dilation", dilation);
-  EMBER_CHECK(k.first > 0 && k.second > 0, ValueError, op,
-              ": kernel size should be greater than zero, but got kernel_size=", kernel_size);
-  EMBER_CHECK(s.first > 0 && s.second > 0, ValueError, op,
-              ": stride should be greater than zero, but got stride=", stride);
-  EMBER_CHECK(d.first > 0 && d.second > 0, ValueError, op,
-              ": dilation should be greater than zero, but got dilation=", dilation);
-  EMBER_CHECK(p.first >= 0 && p.second >= 0, ValueError, op,
-              ": pad must be non-negative, but got padding=", padding);
-  // PyTorch's rule: half the kernel size, not of the dilated kernel.
-  EMBER_CHECK(p.first <= k.first / 2 && p.second <= k.second / 2, ValueError, op,
-              ": pad should be at most half of kernel size, but got padding=", padding,
-              " and kernel_size=", kernel_size);
-  Pool2dGeom g = geometry(x, 0, 0);
-  g.ho = pooled_size(g.h, k.first, p.first, s.first, d.first, ceil_mode);
-  g.wo = pooled_size(g.w, k.second, p.second, s.second, d.second, ceil_mode);
-  EMBER_CHECK(g.ho >= 1 && g.wo >= 1, ValueError, op, ": given input of shape ", x.sizes(),
-              ", the calculated output size (", g.ho, " x ", g.wo, ") is too small");
-  g.kh = k.first, g.kw = k.second, g.sh = s.first, g.sw = s.second;
-  g.ph = p.first, g.pw = p.second, g.dh = d.first, g.dw = d.second;
+Pool2dGeom window_geometry(int nd, const char* op, const Tensor& x, IntList kernel_size,
+                           IntList stride, IntList padding, IntList dilation, bool ceil_mode) {
+  const Dim3 k = spatial_arg(nd, op, "kernel_size", kernel_size, 1);
+  const Dim3 s = stride.empty() ? k : spatial_arg(nd, op, "stride", stride, 1);
+  const Dim3 p = spatial_arg(nd, op, "padding", padding, 0);
+  const Dim3 d = spatial_arg(nd, op, "dilation", dilation, 1);
+  Dim3 out;
+  for (size_t i = 0; i < 3; ++i) {
+    SPATIAL_CHECK(nd, k[i] > 0, op, ": kernel size should be greater than zero, but got kernel_size=",
+                  kernel_size);
+    SPATIAL_CHECK(nd, s[i] > 0, op, ": stride should be greater than zero, but got stride=", stride);
+    SPATIAL_CHECK(nd, d[i] > 0, op, ": dilation should be greater than zero, but got dilation=",
+                  dilation);
+    SPATIAL_CHECK(nd, p[i] >= 0, op, ": pad must be non-negative, but got padding=", padding);
+    // PyTorch's rule: half the kernel size in 2-d, half the dilated kernel size in 3-d.
+    const int64_t half = nd == 3 ? ((k[i] - 1) * d[i] + 1) / 2 : k[i] / 2;
+    SPATIAL_CHECK(nd, p[i] <= half, op, ": pad should be at most half of kernel size, but got padding=",
+                  padding, " and kernel_size=", kernel_size);
+  }
+  Pool2dGeom g = geometry(nd, x, {0, 0, 0});
+  const Dim3 in{g.d, g.h, g.w};
+  bool ok = true;
+  for (size_t i = 0; i < 3; ++i) {
+    out[i] = nd == 2 && i == 0 ? 1 : pooled_size(in[i], k[i], p[i], s[i], d[i], ceil_mode);
+    ok &= out[i] >= 1;
+  }
+  SPATIAL_CHECK(nd, ok, op, ": given input of shape ", x.sizes(), ", the calculated output size ",
+                spatial_str(nd, out, " x "), " is too small");
+  g.od = out[0], g.ho = out[1], g.wo = out[2];
+  g.kd = k[0], g.kh = k[1], g.kw = k[2], g.sd = s[0], g.sh = s[1], g.sw = s[2];
+  g.pd = p[0], g.ph = p[1], g.pw = p[2], g.dd = d[0], g.dh = d[1], g.dw = d[2];
   return g;
 }
 
 // The forward of max pooling; indices are computed when asked for or when autograd needs them.
-std::pair<Tensor, Tensor> max_pool_impl(const char* op, const Tensor& x, IntList kernel_size,
-                                        IntList stride, IntList padding, IntList dilation,
-                                        bool ceil_mode, bool want_indices) {
-  check_input(op, x);
-  const Pool2dGeom g = window_geometry(op, x, kernel_size, stride, padding, dilation, ceil_mode);
-  const Dims shape = out_shape(x, g.ho, g.wo);
+std::pair<Tensor, Tensor> max_pool_impl(int nd, const char* op, const Tensor& x,
+                                        IntList kernel_size, IntList stride, IntList padding,
+                                        IntList dilation, bool ceil_mode, bool want_indices) {
+  check_input(nd, op, x);
+  const Pool2dGeom g =
+      window_geometry(nd, op, x, kernel_size, stride, padding, dilation, ceil_mode);
+  const Dims shape = out_shape(nd, x, {g.od, g.ho, g.wo});
   Tensor out = Tensor::empty(shape, x.dtype());
   const bool grad = autograd::any_requires_grad(x);
   Tensor idx = want_indices || grad ? Tensor::empty(shape, DType::Int64) : Tensor();
   kernels::max_pool2d_forward(x.dtype(), g, x.data_ptr(), out.data_ptr(),
                               idx.defined() ? idx.data<int64_t>() : nullptr);
   if (grad) {
-    autograd::record("MaxPool2DWithIndicesBackward0", {&x}, {&out},
+    autograd::record(nd == 3 ? "MaxPool3DWithIndicesBackward0" : "MaxPool2DWithIndicesBackward0",
+                     {&x}, {&out},
                      [g, shape = Dims(x.sizes()), si = SavedTensor(idx)](Grads& gr, const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0])), ind = si.get();
                        Tensor gi = Tensor::empty(shape, go.dtype());
@@ -118,39 +127,21 @@ std::pair<Tensor, Tensor> max_pool_impl(const char* op, const Tensor& x, IntList
   return {out, idx};
 }
 
-}  // namespace
-
-Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
-                  IntList dilation, bool ceil_mode) {
-  EMBER_PROFILE_OP("max_pool2d");
-  return max_pool_impl("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
-                       false).first;
-}
-
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
-                                                  IntList stride, IntList padding,
-                                                  IntList dilation, bool ceil_mode) {
-  EMBER_PROFILE_OP("max_pool2d_with_indices");
-  return max_pool_impl("max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
-                       ceil_mode, true);
-}
-
-Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  EMBER_PROFILE_OP("avg_pool2d");
-  const char* op = "avg_pool2d";
-  check_input(op, input);
+Tensor avg_pool_impl(int nd, const char* op, const Tensor& input, IntList kernel_size,
+                     IntList stride, IntList padding, bool ceil_mode, bool count_include_pad,
+                     std::optional<int64_t> divisor_override) {
+  check_input(nd, op, input);
   const DType dt = input.dtype();
   EMBER_CHECK(is_floating(dt) || dt == DType::Int64, NotImplementedError, op,
               ": not implemented for ", dtype_name(dt), " tensors (input of shape ", input.sizes(), ")");
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, ValueError, op,
-              ": divisor must be not zero");
-  const Pool2dGeom g = window_geometry(op, input, kernel_size, stride, padding, {1, 1}, ceil_mode);
+  SPATIAL_CHECK(nd, !divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
+  const Pool2dGeom g =
+      window_geometry(nd, op, input, kernel_size, stride, padding, {1}, ceil_mode);
   const int64_t div = divisor_override.value_or(0);
-  Tensor out = Tensor::empty(out_shape(input, g.ho, g.wo), dt);
+  Tensor out = Tensor::empty(out_shape(nd, input, {g.od, g.ho, g.wo}), dt);
   kernels::avg_pool2d_forward(dt, g, count_include_pad, div, input.data_ptr(), out.data_ptr());
   if (autograd::any_requires_grad(input)) {
-    autograd::record("AvgPool2DBackward0", {&input}, {&out},
+    autograd::record(nd == 3 ? "AvgPool3DBackward0" : "AvgPool2DBackward0", {&input}, {&out},
                      [g, shape = Dims(input.sizes()), count_include_pad, div](Grads& gr, const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0]));
                        Tensor gi = Tensor::empty(shape, go.dtype());
@@ -162,20 +153,20 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
   return out;
 }
 
-Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
-  EMBER_PROFILE_OP("adaptive_avg_pool2d");
-  const char* op = "adaptive_avg_pool2d";
-  check_input(op, input);
+Tensor adaptive_avg_pool_impl(int nd, const char* op, const Tensor& input, IntList output_size) {
+  check_input(nd, op, input);
   EMBER_CHECK(is_floating(input.dtype()), NotImplementedError, op, ": not implemented for ",
               dtype_name(input.dtype()), " tensors (input of shape ", input.sizes(), ")");
-  const Pair o = pair_arg(op, "output_size", output_size);
-  EMBER_CHECK(o.first >= 0 && o.second >= 0, ValueError, op,
-              ": elements of output_size must be greater than or equal to 0, but got ", output_size);
-  const Pool2dGeom g = geometry(input, o.first, o.second);
-  Tensor out = Tensor::empty(out_shape(input, g.ho, g.wo), input.dtype());
+  const Dim3 o = spatial_arg(nd, op, "output_size", output_size, 1);
+  SPATIAL_CHECK(nd, o[0] >= 0 && o[1] >= 0 && o[2] >= 0, op,
+                ": elements of output_size must be greater than or equal to 0, but got ",
+                output_size);
+  const Pool2dGeom g = geometry(nd, input, o);
+  Tensor out = Tensor::empty(out_shape(nd, input, o), input.dtype());
   kernels::adaptive_avg_pool2d_forward(input.dtype(), g, input.data_ptr(), out.data_ptr());
   if (autograd::any_requires_grad(input)) {
-    autograd::record("AdaptiveAvgPool2DBackward0", {&input}, {&out},
+    autograd::record(nd == 3 ? "AdaptiveAvgPool3DBackward0" : "AdaptiveAvgPool2DBackward0",
+                     {&input}, {&out},
                      [g, shape = Dims(input.sizes())](Grads& gr, const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0]));
                        Tensor gi = Tensor::empty(shape, go.dtype());
@@ -184,6 +175,62 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
                      });
   }
   return out;
+}
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
+                  IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool2d");
+  return max_pool_impl(2, "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                       false).first;
+}
+
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
+                                                  IntList stride, IntList padding,
+                                                  IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool2d_with_indices");
+  return max_pool_impl(2, "max_pool2d_with_indices", input, kernel_size, stride, padding,
+                       dilation, ceil_mode, true);
+}
+
+Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
+                  IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool3d");
+  return max_pool_impl(3, "max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                       false).first;
+}
+
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntList kernel_size,
+                                                  IntList stride, IntList padding,
+                                                  IntList dilation, bool ceil_mode) {
+  EMBER_PROFILE_OP("max_pool3d_with_indices");
+  return max_pool_impl(3, "max_pool3d_with_indices", input, kernel_size, stride, padding,
+                       dilation, ceil_mode, true);
+}
+
+Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_PROFILE_OP("avg_pool2d");
+  return avg_pool_impl(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override);
+}
+
+Tensor avg_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_PROFILE_OP("avg_pool3d");
+  return avg_pool_impl(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
+  EMBER_PROFILE_OP("adaptive_avg_pool2d");
+  return adaptive_avg_pool_impl(2, "adaptive_avg_pool2d", input, output_size);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& input, IntList output_size) {
+  EMBER_PROFILE_OP("adaptive_avg_pool3d");
+  return adaptive_avg_pool_impl(3, "adaptive_avg_pool3d", input, output_size);
 }
 
 }  // namespace ember

@@ -28,17 +28,23 @@ struct Sizes {
 };
 Sizes sizes_of(const Conv2dGeom& g) {
   const int64_t cg = g.c / g.groups;
-  return {cg * g.kh * g.kw, g.c * g.kh * g.kw, g.ho * g.wo, g.o / g.groups};
+  const int64_t taps = g.kd * g.kh * g.kw;
+  return {cg * taps, g.c * taps, g.od * g.ho * g.wo, g.o / g.groups};
 }
+
+// A 2-d convolution (or a 3-d one that is one: depth 1 throughout).
+bool flat(const Conv2dGeom& g) { return g.d == 1 && g.kd == 1 && g.od == 1 && g.pd == 0; }
 
 // A 1x1 kernel with stride 1 and no padding: the columns are the image itself.
 bool pointwise(const Conv2dGeom& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+         g.kd == 1 && g.sd == 1 && g.pd == 0;
 }
-// ... and the image is a row-major (C, H * W) matrix that BLAS can read in place.
+// ... and the image is a row-major (C, D * H * W) matrix that BLAS can read in place.
 bool direct_input(const Conv2dGeom& g) {
-  const int64_t p = g.h * g.w;
+  const int64_t p = g.d * g.h * g.w;
   return pointwise(g) && (g.w == 1 || g.in_stride[3] == 1) && (g.h == 1 || g.in_stride[2] == g.w) &&
+         (g.d == 1 || g.in_stride_d == g.h * g.w) &&
          (g.c == 1 || (g.in_stride[1] >= p && g.in_stride[1] <= INT32_MAX));
 }
 
@@ -94,31 +100,52 @@ void slab_same_width(const Conv2dGeom& g, const T* plane, T* dst, int64_t ki, in
   }
 }
 
-// col (kt, p) = the patches of one image: row (c, ki, kj), column (oh, ow) holds
-// in[c, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero outside the input.
+// The input plane (depth iz = oz * sd - pd + kz * dd) that output plane oz reads for kernel
+// depth tap kz, or -1 in the depth padding. A 2-d convolution always reads plane 0.
+inline int64_t depth_of(const Conv2dGeom& g, int64_t oz, int64_t kz) {
+  const int64_t iz = oz * g.sd - g.pd + kz * g.dd;
+  return iz >= 0 && iz < g.d ? iz : -1;
+}
+
+// col (kt, p) = the patches of one image: row (c, kz, ki, kj), column (oz, oh, ow) holds
+// in[c, oz * sd - pd + kz * dd, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero
+// outside the input (for a 2-d convolution: row (c, ki, kj), column (oh, ow)).
 template <class T>
 void im2col(const Conv2dGeom& g, const T* in, T* col) {
-  const int64_t p = g.ho * g.wo, sc = g.in_stride[1], sh = g.in_stride[2], sw = g.in_stride[3];
-  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  const int64_t hwo = g.ho * g.wo, p = g.od * hwo;
+  const int64_t sc = g.in_stride[1], sh = g.in_stride[2], sw = g.in_stride[3];
+  const int64_t grain =
+      std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kd * g.kh * g.kw * p));
   const bool slabs = same_width(g);
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      for (int64_t ki = 0; ki < g.kh; ++ki) {
-        for (int64_t kj = 0; kj < g.kw; ++kj) {
-          T* dst = col + ((c * g.kh + ki) * g.kw + kj) * p;
-          const int64_t off = kj * g.dw - g.pw;
-          int64_t lo, hi;
-          valid_cols(off, g.sw, g.w, g.wo, lo, hi);
-          if (slabs) {
-            slab_same_width(g, in + c * sc, dst, ki, off, lo, hi);
-            continue;
-          }
-          for (int64_t oh = 0; oh < g.ho; ++oh) {
-            const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-            const bool inside = ih >= 0 && ih < g.h;
-            // a row of padding: an empty valid range, so all zeros
-            patch_row(dst + oh * g.wo, in + c * sc + (inside ? ih * sh : 0), g.wo,
-                      inside ? lo : g.wo, inside ? hi : g.wo, off, g.sw, sw);
+      for (int64_t kz = 0; kz < g.kd; ++kz) {
+        for (int64_t ki = 0; ki < g.kh; ++ki) {
+          for (int64_t kj = 0; kj < g.kw; ++kj) {
+            T* slab = col + (((c * g.kd + kz) * g.kh + ki) * g.kw + kj) * p;
+            const int64_t off = kj * g.dw - g.pw;
+            int64_t lo, hi;
+            valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+            for (int64_t oz = 0; oz < g.od; ++oz) {
+              T* dst = slab + oz * hwo;
+              const int64_t iz = depth_of(g, oz, kz);
+              if (iz < 0) {  // a plane of depth padding
+                std::fill(dst, dst + hwo, T(0));
+                continue;
+              }
+              const T* plane = in + c * sc + iz * g.in_stride_d;
+              if (slabs) {
+                slab_same_width(g, plane, dst, ki, off, lo, hi);
+                continue;
+              }
+              for (int64_t oh = 0; oh < g.ho; ++oh) {
+                const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+                const bool inside = ih >= 0 && ih < g.h;
+                // a row of padding: an empty valid range, so all zeros
+                patch_row(dst + oh * g.wo, plane + (inside ? ih * sh : 0), g.wo,
+                          inside ? lo : g.wo, inside ? hi : g.wo, off, g.sw, sw);
+              }
+            }
           }
         }
       }
@@ -144,37 +171,45 @@ void slab_add_same_width(const Conv2dGeom& g, T* src, T* plane, int64_t ki, int6
   for (int64_t j = 0; j < end - lo; ++j) d[j] += s[lo + j];
 }
 
-// The adjoint of im2col: img (contiguous (C, H, W)) = sum of the patches in col (whose
-// padded entries it may overwrite). Each channel's rows only touch that channel's plane,
+// The adjoint of im2col: img (contiguous (C, D, H, W)) = sum of the patches in col (whose
+// padded entries it may overwrite). Each channel's rows only touch that channel's planes,
 // so channels split across threads safely.
 template <class T>
 void col2im(const Conv2dGeom& g, T* col, T* img) {
-  const int64_t p = g.ho * g.wo, hw = g.h * g.w;
-  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * p));
+  const int64_t hwo = g.ho * g.wo, p = g.od * hwo, hw = g.h * g.w, dhw = g.d * hw;
+  const int64_t grain =
+      std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kd * g.kh * g.kw * p));
   const bool slabs = g.sh == 1 && g.sw == 1 && g.wo == g.w;  // img's rows are contiguous
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
-    std::fill(img + c0 * hw, img + c1 * hw, T(0));
+    std::fill(img + c0 * dhw, img + c1 * dhw, T(0));
     for (int64_t c = c0; c < c1; ++c) {
-      T* plane = img + c * hw;
-      for (int64_t ki = 0; ki < g.kh; ++ki) {
-        for (int64_t kj = 0; kj < g.kw; ++kj) {
-          T* src = col + ((c * g.kh + ki) * g.kw + kj) * p;
-          const int64_t off = kj * g.dw - g.pw;
-          int64_t lo, hi;
-          valid_cols(off, g.sw, g.w, g.wo, lo, hi);
-          if (slabs) {
-            slab_add_same_width(g, src, plane, ki, off, lo, hi);
-            continue;
-          }
-          for (int64_t oh = 0; oh < g.ho; ++oh) {
-            const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-            if (ih < 0 || ih >= g.h) continue;
-            const T* __restrict s = src + oh * g.wo;
-            T* __restrict d = plane + ih * g.w + off;
-            if (g.sw == 1) {
-              for (int64_t ow = lo; ow < hi; ++ow) d[ow] += s[ow];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) d[ow * g.sw] += s[ow];
+      for (int64_t kz = 0; kz < g.kd; ++kz) {
+        for (int64_t ki = 0; ki < g.kh; ++ki) {
+          for (int64_t kj = 0; kj < g.kw; ++kj) {
+            T* slab = col + (((c * g.kd + kz) * g.kh + ki) * g.kw + kj) * p;
+            const int64_t off = kj * g.dw - g.pw;
+            int64_t lo, hi;
+            valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+            for (int64_t oz = 0; oz < g.od; ++oz) {
+              const int64_t iz = depth_of(g, oz, kz);
+              if (iz < 0) continue;
+              T* src = slab + oz * hwo;
+              T* plane = img + c * dhw + iz * hw;
+              if (slabs) {
+                slab_add_same_width(g, src, plane, ki, off, lo, hi);
+                continue;
+              }
+              for (int64_t oh = 0; oh < g.ho; ++oh) {
+                const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+                if (ih < 0 || ih >= g.h) continue;
+                const T* __restrict s = src + oh * g.wo;
+                T* __restrict d = plane + ih * g.w + off;
+                if (g.sw == 1) {
+                  for (int64_t ow = lo; ow < hi; ++ow) d[ow] += s[ow];
+                } else {
+                  for (int64_t ow = lo; ow < hi; ++ow) d[ow * g.sw] += s[ow];
+                }
+              }
             }
           }
         }
@@ -250,7 +285,7 @@ void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, co
     }
     if (gb) add_channel_sums(go, g.o, s.p, gb_b);
     if (gin) {  // col_g (kg, p) = w_g^T (kg, og) @ go_g (og, p), then col2im
-      T* gi = gin + i * g.c * g.h * g.w;
+      T* gi = gin + i * g.c * g.d * g.h * g.w;
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         T* dst = direct_gin ? gi + gr * s.kg * s.p : col + gr * s.kg * s.p;
         gemm(dt, s.kg, s.p, s.og, kOne, MatRef{w + gr * s.og * s.kg, true, std::max<int64_t>(s.kg, 1)},
@@ -311,7 +346,7 @@ Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce
     plan.blocks = std::max<int64_t>(1, g.n);
     plan.workspace = plan.slots * col;
   }
-  if (dt == DType::Float32 && conv2d_direct_ok(g)) {
+  if (dt == DType::Float32 && flat(g) && conv2d_direct_ok(g)) {
     plan.direct = true;
     plan.direct_slots = conv2d_direct_slots(g);
     plan.workspace = std::max(plan.workspace, conv2d_direct_workspace(g, plan.direct_slots, backward));
@@ -341,7 +376,7 @@ void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, cons
   if (plan.direct) {
     const float* w = static_cast<const float*>(weight);
     float* gin = static_cast<float*>(grad_input);
-    const int64_t wsize = g.o * (g.c / g.groups) * g.kh * g.kw;
+    const int64_t wsize = g.o * (g.c / g.groups) * g.kh * g.kw;  // direct: flat(g)
     if (gin && (!conv2d_direct_input_grad_ok(g) || !all_finite(w, wsize))) {
       backward_typed<float>(g, plan, static_cast<const float*>(input), w,
                             static_cast<const float*>(grad_out), gin, nullptr, nullptr,

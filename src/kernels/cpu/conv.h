@@ -1,4 +1,4 @@
-// 2-d convolution kernels. float32 with stride 1 (on a CPU with AVX2 or AVX-512) takes the
+// 2-d and 3-d convolution kernels. float32 with stride 1 (on a CPU with AVX2 or AVX-512) takes the
 // direct path (conv_direct.h: the taps read from a zero-padded copy of each image, SIMD
 // micro-kernels, no im2col and no BLAS); everything else runs im2col + one GEMM per image
 // and group (forward), and the matching backward (grad_weight and grad_input by GEMM,
@@ -29,7 +29,11 @@
 
 namespace ember::kernels {
 
-// One convolution's geometry, in elements.
+// One convolution's geometry, in elements. A 3-d convolution (conv3d) adds a depth dim
+// between the channels and the rows (input (N, C, D, H, W), weight (O, C / groups, kd, kh,
+// kw), output (N, O, od, ho, wo)); a 2-d one keeps the depth defaults (one plane, a kernel
+// of depth 1). The im2col path is then vol2col (rows (c, kz, ki, kj), columns (oz, oh, ow));
+// the direct path runs 2-d convolutions only.
 struct Conv2dGeom {
   int64_t n, c, h, w;    // input (N, C, H, W), any strides (in_stride)
   int64_t o, kh, kw;     // weight (O, C / groups, kh, kw), contiguous
@@ -39,6 +43,9 @@ struct Conv2dGeom {
   int64_t dh, dw;        // dilation
   int64_t ho, wo;        // output (N, O, ho, wo), contiguous
   int64_t in_stride[4];  // input strides (n, c, h, w)
+  int64_t d = 1, kd = 1, sd = 1, pd = 0, dd = 1, od = 1;  // depth: input, kernel, stride,
+                                                          // padding, dilation, output
+  int64_t in_stride_d = 0;  // input stride of the depth dim
 };
 
 // How one call splits its work. slots: images run on this many threads at once, each with

@@ -24,6 +24,11 @@ void for_planes(const Pool2dGeom& g, int64_t work_per_plane, const T* in, const 
   });
 }
 
+// A 2-d pooling (or a 3-d one over a single plane with windows of depth 1).
+inline bool flat(const Pool2dGeom& g) {
+  return g.d == 1 && g.od == 1 && g.kd == 1 && g.pd == 0;
+}
+
 // The rows (or columns) [lo, hi) of window o, stepping by dilation d from the first one
 // inside the input: o * s - p + j * d for j < k, clipped to [0, size).
 struct Span {
@@ -48,7 +53,7 @@ inline bool takes(T v, T best) {
 // input, contiguous rows. No bounds to compute per window, and the K * K loads unroll.
 template <int K>
 bool fixed_window(const Pool2dGeom& g) {
-  return g.kh == K && g.kw == K && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 &&
+  return flat(g) && g.kh == K && g.kw == K && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 &&
          g.in_stride[3] == 1 && (g.ho - 1) * g.sh + K <= g.h && (g.wo - 1) * g.sw + K <= g.w;
 }
 
@@ -97,31 +102,37 @@ void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
 
 template <class T>
 void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
-  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
   const int fixed = fixed_window<2>(g) ? 2 : fixed_window<3>(g) ? 3 : 0;
-  for_planes(g, plane_out * g.kh * g.kw, in, [&](int64_t p, const T* src) {
+  for_planes(g, plane_out * g.kd * g.kh * g.kw, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
     int64_t* idx = indices ? indices + p * plane_out : nullptr;
     if (fixed == 2) return max_plane_fixed<T, 2>(g, src, o, idx);
     if (fixed == 3) return max_plane_fixed<T, 3>(g, src, o, idx);
-    for (int64_t oh = 0; oh < g.ho; ++oh) {
-      const Span r = window(oh, g.sh, g.ph, g.kh, g.dh, g.h);
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const Span cs = window(ow, g.sw, g.pw, g.kw, g.dw, g.w);
-        T best = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
-                                             : std::numeric_limits<T>::lowest();
-        int64_t arg = r.lo * g.w + cs.lo;
-        for (int64_t ih = r.lo; ih < r.hi; ih += g.dh) {
-          const T* row = src + ih * sh;
-          for (int64_t iw = cs.lo; iw < cs.hi; iw += g.dw) {
-            const T v = row[iw * sw];
-            const bool t = takes(v, best);
-            best = select(t, v, best);
-            arg = select(t, ih * g.w + iw, arg);
+    int64_t j = 0;  // output element
+    for (int64_t oz = 0; oz < g.od; ++oz) {
+      const Span zs = window(oz, g.sd, g.pd, g.kd, g.dd, g.d);
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        const Span r = window(oh, g.sh, g.ph, g.kh, g.dh, g.h);
+        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
+          const Span cs = window(ow, g.sw, g.pw, g.kw, g.dw, g.w);
+          T best = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                               : std::numeric_limits<T>::lowest();
+          int64_t arg = (zs.lo * g.h + r.lo) * g.w + cs.lo;
+          for (int64_t iz = zs.lo; iz < zs.hi; iz += g.dd) {
+            for (int64_t ih = r.lo; ih < r.hi; ih += g.dh) {
+              const T* row = src + iz * g.in_stride_d + ih * sh;
+              for (int64_t iw = cs.lo; iw < cs.hi; iw += g.dw) {
+                const T v = row[iw * sw];
+                const bool t = takes(v, best);
+                best = select(t, v, best);
+                arg = select(t, (iz * g.h + ih) * g.w + iw, arg);
+              }
+            }
           }
+          o[j] = best;
+          if (idx) idx[j] = arg;
         }
-        o[oh * g.wo + ow] = best;
-        if (idx) idx[oh * g.wo + ow] = arg;
       }
     }
   });
@@ -129,7 +140,7 @@ void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
 
 template <class T>
 void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T* gin) {
-  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
+  const int64_t plane_out = g.od * g.ho * g.wo, plane_in = g.d * g.h * g.w;
   for_planes<T>(g, plane_out + plane_in, nullptr, [&](int64_t p, const T*) {
     T* gi = gin + p * plane_in;
     const T* go = gout + p * plane_out;
@@ -142,42 +153,52 @@ void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T*
   });
 }
 
-// The divisor of window (oh, ow), as PyTorch computes it (the window may reach into the
-// padding, or, with ceil_mode, past it).
-struct AvgWindow {
-  int64_t h0, h1, w0, w1, divisor;
+// The window's span along one dim: [lo, hi) inside the input, and its length counting
+// the padding (the window may reach into the padding, or, with ceil_mode, past it).
+struct AvgSpan {
+  int64_t lo, hi, padded;
 };
-inline AvgWindow avg_window(const Pool2dGeom& g, int64_t oh, int64_t ow, bool include_pad,
-                            int64_t divisor_override) {
-  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-  int64_t h1 = std::min(h0 + g.kh, g.h + g.ph), w1 = std::min(w0 + g.kw, g.w + g.pw);
-  const int64_t padded = (h1 - h0) * (w1 - w0);
-  h0 = std::max<int64_t>(h0, 0);
-  w0 = std::max<int64_t>(w0, 0);
-  h1 = std::min(h1, g.h);
-  w1 = std::min(w1, g.w);
+inline AvgSpan avg_span(int64_t o, int64_t s, int64_t p, int64_t k, int64_t size) {
+  const int64_t lo = o * s - p, hi = std::min(lo + k, size + p);
+  return {std::max<int64_t>(lo, 0), std::min(hi, size), hi - lo};
+}
+
+// The window of output (oz, oh, ow) and its divisor, as PyTorch computes them.
+struct AvgWindow {
+  int64_t z0, z1, h0, h1, w0, w1, divisor;
+  bool empty() const { return z0 >= z1 || h0 >= h1 || w0 >= w1 || divisor == 0; }
+};
+inline AvgWindow avg_window(const Pool2dGeom& g, int64_t oz, int64_t oh, int64_t ow,
+                            bool include_pad, int64_t divisor_override) {
+  const AvgSpan z = avg_span(oz, g.sd, g.pd, g.kd, g.d), h = avg_span(oh, g.sh, g.ph, g.kh, g.h);
+  const AvgSpan w = avg_span(ow, g.sw, g.pw, g.kw, g.w);
   const int64_t div = divisor_override != 0 ? divisor_override
-                      : include_pad        ? padded
-                                           : (h1 - h0) * (w1 - w0);
-  return {h0, h1, w0, w1, div};
+                      : include_pad        ? z.padded * h.padded * w.padded
+                                           : (z.hi - z.lo) * (h.hi - h.lo) * (w.hi - w.lo);
+  return {z.lo, z.hi, h.lo, h.hi, w.lo, w.hi, div};
 }
 
 template <class T>
 void avg_forward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* in, T* out) {
-  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
-  for_planes(g, plane_out * g.kh * g.kw, in, [&](int64_t p, const T* src) {
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
+  for_planes(g, plane_out * g.kd * g.kh * g.kw, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
-    for (int64_t oh = 0; oh < g.ho; ++oh) {
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const AvgWindow a = avg_window(g, oh, ow, include_pad, div_override);
-        if (a.h0 >= a.h1 || a.w0 >= a.w1 || a.divisor == 0) {  // only padding in the window
-          o[oh * g.wo + ow] = T(0);
-          continue;
+    int64_t j = 0;
+    for (int64_t oz = 0; oz < g.od; ++oz) {
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
+          const AvgWindow a = avg_window(g, oz, oh, ow, include_pad, div_override);
+          if (a.empty()) {  // only padding in the window
+            o[j] = T(0);
+            continue;
+          }
+          T sum = T(0);
+          for (int64_t iz = a.z0; iz < a.z1; ++iz)
+            for (int64_t ih = a.h0; ih < a.h1; ++ih)
+              for (int64_t iw = a.w0; iw < a.w1; ++iw)
+                sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
+          o[j] = T(sum / T(a.divisor));
         }
-        T sum = T(0);
-        for (int64_t ih = a.h0; ih < a.h1; ++ih)
-          for (int64_t iw = a.w0; iw < a.w1; ++iw) sum += src[ih * sh + iw * sw];
-        o[oh * g.wo + ow] = T(sum / T(a.divisor));
       }
     }
   });
@@ -185,18 +206,22 @@ void avg_forward(const Pool2dGeom& g, bool include_pad, int64_t div_override, co
 
 template <class T>
 void avg_backward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* gout, T* gin) {
-  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
-  for_planes<T>(g, plane_out * g.kh * g.kw + plane_in, nullptr, [&](int64_t p, const T*) {
+  const int64_t plane_out = g.od * g.ho * g.wo, plane_in = g.d * g.h * g.w;
+  for_planes<T>(g, plane_out * g.kd * g.kh * g.kw + plane_in, nullptr, [&](int64_t p, const T*) {
     T* gi = gin + p * plane_in;
     const T* go = gout + p * plane_out;
     std::fill(gi, gi + plane_in, T(0));
-    for (int64_t oh = 0; oh < g.ho; ++oh) {
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const AvgWindow a = avg_window(g, oh, ow, include_pad, div_override);
-        if (a.h0 >= a.h1 || a.w0 >= a.w1 || a.divisor == 0) continue;
-        const T delta = go[oh * g.wo + ow] / T(a.divisor);
-        for (int64_t ih = a.h0; ih < a.h1; ++ih)
-          for (int64_t iw = a.w0; iw < a.w1; ++iw) gi[ih * g.w + iw] += delta;
+    int64_t j = 0;
+    for (int64_t oz = 0; oz < g.od; ++oz) {
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
+          const AvgWindow a = avg_window(g, oz, oh, ow, include_pad, div_override);
+          if (a.empty()) continue;
+          const T delta = go[j] / T(a.divisor);
+          for (int64_t iz = a.z0; iz < a.z1; ++iz)
+            for (int64_t ih = a.h0; ih < a.h1; ++ih)
+              for (int64_t iw = a.w0; iw < a.w1; ++iw) gi[(iz * g.h + ih) * g.w + iw] += delta;
+        }
       }
     }
   });
@@ -208,17 +233,22 @@ inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) *
 
 template <class T>
 void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
-  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.ho * g.wo;
-  for_planes(g, g.h * g.w + plane_out, in, [&](int64_t p, const T* src) {
+  const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
+  for_planes(g, g.d * g.h * g.w + plane_out, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
-    for (int64_t oh = 0; oh < g.ho; ++oh) {
-      const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
-        T sum = T(0);
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) sum += src[ih * sh + iw * sw];
-        o[oh * g.wo + ow] = sum / T((h1 - h0) * (w1 - w0));
+    int64_t j = 0;
+    for (int64_t oz = 0; oz < g.od; ++oz) {
+      const int64_t z0 = start_index(oz, g.od, g.d), z1 = end_index(oz, g.od, g.d);
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
+        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
+          const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
+          T sum = T(0);
+          for (int64_t iz = z0; iz < z1; ++iz)
+            for (int64_t ih = h0; ih < h1; ++ih)
+              for (int64_t iw = w0; iw < w1; ++iw) sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
+          o[j] = sum / T((z1 - z0) * (h1 - h0) * (w1 - w0));
+        }
       }
     }
   });
@@ -226,18 +256,23 @@ void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
 
 template <class T>
 void adaptive_backward(const Pool2dGeom& g, const T* gout, T* gin) {
-  const int64_t plane_out = g.ho * g.wo, plane_in = g.h * g.w;
+  const int64_t plane_out = g.od * g.ho * g.wo, plane_in = g.d * g.h * g.w;
   for_planes<T>(g, 2 * plane_in + plane_out, nullptr, [&](int64_t p, const T*) {
     T* gi = gin + p * plane_in;
     const T* go = gout + p * plane_out;
     std::fill(gi, gi + plane_in, T(0));
-    for (int64_t oh = 0; oh < g.ho; ++oh) {
-      const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
-        const T delta = go[oh * g.wo + ow] / T((h1 - h0) * (w1 - w0));
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) gi[ih * g.w + iw] += delta;
+    int64_t j = 0;
+    for (int64_t oz = 0; oz < g.od; ++oz) {
+      const int64_t z0 = start_index(oz, g.od, g.d), z1 = end_index(oz, g.od, g.d);
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
+        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
+          const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
+          const T delta = go[j] / T((z1 - z0) * (h1 - h0) * (w1 - w0));
+          for (int64_t iz = z0; iz < z1; ++iz)
+            for (int64_t ih = h0; ih < h1; ++ih)
+              for (int64_t iw = w0; iw < w1; ++iw) gi[(iz * g.h + ih) * g.w + iw] += delta;
+        }
       }
     }
   });
