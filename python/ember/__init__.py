@@ -194,6 +194,12 @@ for _module in (_rnn_functions, _native_normalization):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
 
 
+def _assert(condition, message):
+    """torch._assert: `assert condition, message` as a function, so that traced code (fx's
+    concrete_args checks) can record it as a call."""
+    assert condition, message
+
+
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
@@ -203,3 +209,8 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# torch.signal.windows and the window functions (signal/, _windows.py).
+from . import signal, _windows  # noqa: E402,F401
+globals().update({n: f for n, f in _windows.FUNCTIONS.items() if n not in globals()})

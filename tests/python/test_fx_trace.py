@@ -238,3 +238,22 @@ def test_to_folder_round_trip(tmp_path, monkeypatch):
     np.testing.assert_allclose(Saved()(x).detach().numpy(), net(x).detach().numpy())
     with pytest.raises(NotImplementedError, match="cannot be written"):
         ember.fx.symbolic_trace(_uses_wrapped).to_folder(str(tmp_path / "other"))
+
+
+def _specialized(m):
+    class M(m.nn.Module):
+        def forward(self, x, flag, mask=None):
+            y = x + 1 if flag else x - 1
+            return y if mask is None else y * mask
+    return m.fx.symbolic_trace(M(), concrete_args={"flag": True, "mask": None})
+
+
+def test_concrete_args_as_torch():
+    eg, tg = _specialized(ember), _specialized(torch)
+    assert eg.code == tg.code.replace("torch.", "ember.")
+    assert eg(ember.ones(2), True).tolist() == [2.0, 2.0]
+    for lib, gm in ((torch, tg), (ember, eg)):
+        with pytest.raises(AssertionError, match="flag has been specialized to have value True"):
+            gm(lib.ones(2), False)
+        with pytest.raises(AssertionError, match="mask has been specialized to have value None"):
+            gm(lib.ones(2), True, lib.ones(2))

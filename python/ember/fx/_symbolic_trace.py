@@ -11,6 +11,7 @@ import collections
 import functools
 import inspect
 import math
+import warnings
 
 from ..nn import Module, Sequential
 from ..nn.parameter import Parameter
@@ -32,6 +33,10 @@ class PHBase:
 
 
 PH = PHBase()
+
+
+def _assert_is_none(value, msg):
+    assert value is None, msg
 
 
 def wrap(fn_or_name):
@@ -167,14 +172,30 @@ class Tracer(TracerBase):
             if p.kind is p.KEYWORD_ONLY:
                 raise NotImplementedError(f"symbolic_trace: keyword-only argument '{p.name}' of "
                                           f"{code.co_name} is not supported")
-            if p.name in concrete_args and concrete_args[p.name] is not PH:
-                value = concrete_args[p.name]
-                self.create_proxy("placeholder", p.name, (value,), {})
-                args.append(value)
-                continue
             default = () if p.default is inspect.Parameter.empty else (p.default,)
-            args.append(self.create_proxy("placeholder", p.name, default, {}))
+            if p.name not in concrete_args:
+                args.append(self.create_proxy("placeholder", p.name, default, {}))
+                continue
+            args.append(self._concrete_arg(p.name, default, concrete_args[p.name]))
         return root_fn, args
+
+    def _concrete_arg(self, name, default, value):
+        """A concrete_args entry: the input stays (as `name_1`), the code sees `value`, and the
+        graph checks at run time that the input still is that value (as torch's)."""
+        out = self.create_proxy("placeholder", f"{name}_1", default, {})
+        if isinstance(value, PHBase):
+            return out
+        import ember
+        msg = f"{name} has been specialized to have value {value} but got another value"
+        if type(value) in (bool, int, float, str, complex, ember.dtype, ember.device):
+            self.create_proxy("call_function", ember._assert, (out == value, msg), {})
+        elif value is None:
+            self.create_proxy("call_function", _assert_is_none, (out, msg), {})
+        else:
+            warnings.warn(f"Was not able to add assertion to guarantee correct input {name} to "
+                          "specialized function. It is up to the user to make sure that your "
+                          "inputs match the inputs you specialized the function with.")
+        return value
 
     def trace(self, root, concrete_args=None):
         """Traces root (a Module or a function) and returns the Graph."""

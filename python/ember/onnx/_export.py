@@ -82,29 +82,24 @@ def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_a
     import onnx
     from onnx import helper
     from ..nn import Module
+    from .._tensor import Tensor
     tracer = _ExportTracer()
+    inputs_ = _input_values(model, args, kwargs)
+    full_args = [v for _, v in inputs_]
     if isinstance(model, Module) and tracer.is_leaf_module(model, ""):
         gm = _single_layer(model)  # the model is one layer the exporter converts whole
     else:
-        graph = tracer.trace(model, _concrete_args(model, args, kwargs))
+        concrete = {n: v for n, v in inputs_ if not isinstance(v, Tensor)}
+        graph = tracer.trace(model, concrete)
         gm = fx.GraphModule(tracer.root, graph, type(model).__name__ if isinstance(model, Module)
                             else getattr(model, "__name__", "model"))
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    full_args = list(args)
-    for ph in placeholders[len(args):]:
-        if ph.target in kwargs:
-            full_args.append(kwargs[ph.target])
-        elif ph.args:
-            full_args.append(ph.args[0])
-        else:
-            raise TypeError(f"onnx.export: missing a value for the model's input {ph.target!r}")
     from .._grad_mode import no_grad
     with no_grad():
         ShapeProp(gm).propagate(*full_args)
 
     b = Builder(opset)
     env, inputs, attr_cache = {}, [], {}
-    from .._tensor import Tensor
     tensor_inputs = [ph for ph, a in zip(placeholders, full_args) if isinstance(a, Tensor)]
     names = list(input_names or [])
     if len(names) > len(tensor_inputs):
@@ -142,6 +137,8 @@ def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_a
         elif node.op == "call_module":
             mod = gm.get_submodule(node.target)
             env[node] = LAYERS[type(mod).__name__](b, mod, args_, kwargs_, out)
+        elif not _holds_val((args_, kwargs_)):
+            env[node] = _fold(b, node, args_, kwargs_)  # Python values only: computed here
         else:
             key = op_name(node)
             conv = CONVERTERS.get(key)
@@ -194,23 +191,25 @@ def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_a
     return model_proto
 
 
-def _concrete_args(model, args, kwargs):
-    """Every argument that is not a tensor (given, or left at its default: masks of None,
-    is_causal=False) is fixed in the trace, as the ONNX graph takes tensors only."""
-    from .._tensor import Tensor
+def _input_values(model, args, kwargs):
+    """(name, value) of every parameter of the model's forward, given or left at its default.
+    The non-tensors (masks of None, is_causal=False) become concrete_args of the trace: the
+    ONNX graph takes tensors only."""
     from ..nn import Module
     fn = type(model).forward if isinstance(model, Module) else model
     params = list(inspect.signature(fn).parameters.values())[1 if isinstance(model, Module)
                                                                else 0:]
-    concrete = {}
+    out = []
     for i, p in enumerate(params):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             break
         value = args[i] if i < len(args) else kwargs.get(p.name, p.default)
         if value is inspect.Parameter.empty:
             raise TypeError(f"onnx.export: missing a value for the model's input {p.name!r}")
-        concrete[p.name] = fx.PH if isinstance(value, Tensor) else value
-    return concrete
+        out.append((p.name, value))
+    if len(args) > len(out):
+        raise TypeError(f"onnx.export: {len(args)} inputs given, the model takes {len(out)}")
+    return out
 
 
 def _single_layer(model):
@@ -226,6 +225,24 @@ def _single_layer(model):
         phs.append(g.placeholder(p.name, default_value=p.default))
     g.output(g.call_module("layer", tuple(phs)))
     return fx.GraphModule(holder, g, type(model).__name__)
+
+
+def _holds_val(nest):
+    found = []
+    fx.node.map_aggregate(nest, lambda x: found.append(x) if isinstance(x, Val) else None)
+    return bool(found)
+
+
+def _fold(b, node, args, kwargs):
+    """A node whose inputs are all Python values (the concrete_args checks, shape arithmetic on
+    constants, a tensor made from constants) runs at export time; a tensor result becomes an
+    initializer."""
+    from .._tensor import Tensor
+    if node.op == "call_method":
+        value = getattr(args[0], node.target)(*args[1:], **kwargs)
+    else:
+        value = node.target(*args, **kwargs)
+    return b.tensor(value, node.name) if isinstance(value, Tensor) else value
 
 
 def _meta_of(nest):

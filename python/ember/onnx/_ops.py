@@ -55,6 +55,9 @@ def as_val(b, x, elem):
         return cast(b, x, elem)
     if isinstance(x, (bool, int, float)):
         return b.const(x, elem)
+    from .._tensor import Tensor
+    if isinstance(x, Tensor):
+        return cast(b, b.tensor(x, "constant"), elem)
     fail(f"an argument of type {type(x).__name__}")
 
 

@@ -1,0 +1,67 @@
+"""torch's top-level window functions (hann_window, hamming_window, blackman_window,
+bartlett_window, kaiser_window) with their arguments and errors. `periodic=True` (the default)
+is ember.signal.windows' sym=False: the same sample points, computed there."""
+from .signal import windows as _w
+
+
+def _ember():
+    import ember
+    return ember
+
+
+def _check(name, window_length, dtype):
+    E = _ember()
+    if isinstance(window_length, bool) or not isinstance(window_length, int):
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
+    dtype = E.get_default_dtype() if dtype is None else dtype
+    if dtype not in (E.float32, E.float64):
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={window_length}")
+    return dtype
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    """0.5 - 0.5 cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
+    dtype = _check("hann_window", window_length, dtype)
+    return _w.general_cosine(window_length, a=[0.5, 0.5], sym=not periodic, dtype=dtype,
+                             requires_grad=requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    """alpha - beta cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
+    dtype = _check("hamming_window", window_length, dtype)
+    return _w.general_cosine(window_length, a=[alpha, beta], sym=not periodic, dtype=dtype,
+                             requires_grad=requires_grad)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))."""
+    dtype = _check("blackman_window", window_length, dtype)
+    return _w.general_cosine(window_length, a=[0.42, 0.5, 0.08], sym=not periodic, dtype=dtype,
+                             requires_grad=requires_grad)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """The triangle 1 - |2n / (N - 1) - 1|."""
+    dtype = _check("bartlett_window", window_length, dtype)
+    return _w.bartlett(window_length, sym=not periodic, dtype=dtype, requires_grad=requires_grad)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    """i0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / i0(beta)."""
+    dtype = _check("kaiser_window", window_length, dtype)
+    return _w.kaiser(window_length, beta=abs(beta), sym=not periodic, dtype=dtype,
+                     requires_grad=requires_grad)
+
+
+FUNCTIONS = {"hann_window": hann_window, "hamming_window": hamming_window,
+             "blackman_window": blackman_window, "bartlett_window": bartlett_window,
+             "kaiser_window": kaiser_window}
