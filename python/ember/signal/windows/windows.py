@@ -15,7 +15,7 @@ def _checks(name, M, dtype, layout):
     E = _ember()
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
-    if layout is not None and layout is not E.strided:
+    if layout is not None and str(layout).split(".")[-1] != "strided":
         raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
     if dtype not in (E.float32, E.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dtype}")
