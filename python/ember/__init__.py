@@ -211,6 +211,11 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# torch.signal.windows and the window functions (signal/, _windows.py).
-from . import signal, _windows  # noqa: E402,F401
-globals().update({n: f for n, f in _windows.FUNCTIONS.items() if n not in globals()})
+# torch.fft, torch.signal.windows, the window functions and stft / istft (fft.py, signal/,
+# _windows.py, _stft.py).
+from . import fft, signal, _windows, _stft  # noqa: E402,F401
+for _module in (_windows, _stft):
+    globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
+    for _name, _fn in getattr(_module, "METHODS", {}).items():
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, _fn)
