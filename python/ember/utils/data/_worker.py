@@ -232,6 +232,10 @@ def _worker_loop(kind, dataset, conn, auto_collation, collate_fn, drop_last, fas
         where = f"in DataLoader worker process {worker_id}"
         init_error, fetch = None, None
         try:
+            from .datapipes.datapipe import IterDataPipe
+            if isinstance(dataset, IterDataPipe):  # each worker reads its own shard, as torch
+                from . import graph_settings
+                graph_settings.apply_sharding(dataset, num_workers, worker_id)
             if init_fn is not None:
                 init_fn(worker_id)
             fetch = _Fetcher(kind, dataset, auto_collation, collate_fn, drop_last, fast)

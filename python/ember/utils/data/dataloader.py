@@ -15,11 +15,13 @@ import signal
 import time
 
 from ... import _C
-from ..._generator import numpy_rng
+from ..._generator import Generator, numpy_rng
 from ._collate import default_collate, default_convert
 from ._worker import (STATUS_CHECK_INTERVAL, Channel, ExceptionWrapper, _IterableDatasetStopIteration,
                       _ResumeIteration, _worker_loop, get_worker_info)
+from . import graph_settings
 from .dataset import IterableDataset
+from .datapipes.datapipe import IterDataPipe
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_array_sampler
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -94,6 +96,10 @@ class DataLoader:
                  prefetch_factor=None, persistent_workers=False, pin_memory_device="", in_order=True):
         _check_options(num_workers, timeout, prefetch_factor, persistent_workers)
         iterable = isinstance(dataset, IterableDataset)
+        if isinstance(dataset, IterDataPipe):
+            # a DataPipe shuffles itself: shuffle=True/False turns its Shufflers on/off
+            dataset = graph_settings.apply_shuffle_settings(dataset, shuffle=shuffle)
+            shuffle = None
         if iterable:
             if shuffle not in (False, None):
                 raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle option, "
@@ -156,6 +162,11 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
+        if isinstance(self.dataset, IterDataPipe):
+            # one seed per epoch for every Shuffler, drawn from the loader's generator; the
+            # workers get the seeded pipe, so they shuffle alike before sharding
+            rng = Generator().manual_seed(_base_seed(self.generator))
+            graph_settings.apply_random_seed(self.dataset, rng)
         if self.pin_memory:
             import warnings
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "

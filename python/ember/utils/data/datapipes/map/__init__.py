@@ -1,0 +1,173 @@
+"""torch.utils.data.datapipes.map: the map-style DataPipes, each also a chained method of every
+MapDataPipe (the name in parentheses); .shuffle() gives an IterDataPipe."""
+import copy
+import random
+
+from .._decorator import functional_datapipe
+from ..datapipe import DataChunk, IterDataPipe, MapDataPipe
+from ..iter.callable import apply_to_columns
+
+__all__ = ["Batcher", "Concater", "Mapper", "SequenceWrapper", "Shuffler", "Zipper"]
+
+
+class SequenceWrapper(MapDataPipe):
+    """A sequence (anything with __getitem__ and __len__) as a MapDataPipe; deepcopy (the
+    default) keeps a private copy."""
+
+    def __init__(self, sequence, deepcopy=True):
+        if deepcopy:
+            try:
+                sequence = copy.deepcopy(sequence)
+            except TypeError:
+                pass
+        self.sequence = sequence
+
+    def __getitem__(self, index):
+        return self.sequence[index]
+
+    def __len__(self):
+        return len(self.sequence)
+
+
+@functional_datapipe("map")
+class Mapper(MapDataPipe):
+    """fn applied to each item as it is read (input_col / output_col as the iterable Mapper)."""
+
+    def __init__(self, datapipe, fn, input_col=None, output_col=None):
+        from ..iter.callable import _check_cols
+        self.datapipe = datapipe
+        self.fn = fn
+        self.input_col = input_col
+        self.output_col = _check_cols(input_col, output_col)
+
+    def __getitem__(self, index):
+        return apply_to_columns(self.fn, self.datapipe[index], self.input_col, self.output_col)
+
+    def __len__(self):
+        return len(self.datapipe)
+
+
+@functional_datapipe("batch")
+class Batcher(MapDataPipe):
+    """Batch k holds items k * batch_size ... (a DataChunk); the last shorter one is dropped
+    with drop_last."""
+
+    def __init__(self, datapipe, batch_size, drop_last=False, wrapper_class=DataChunk):
+        if not isinstance(batch_size, int) or batch_size <= 0:
+            raise AssertionError("Batch size is required to be larger than 0!")
+        self.datapipe = datapipe
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.wrapper_class = wrapper_class
+
+    def __getitem__(self, index):
+        if not 0 <= index < len(self):
+            raise IndexError(f"Index {index} is out of bound.")
+        start = index * self.batch_size
+        stop = min(start + self.batch_size, len(self.datapipe))
+        return self.wrapper_class([self.datapipe[i] for i in range(start, stop)])
+
+    def __len__(self):
+        n = len(self.datapipe)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+@functional_datapipe("concat")
+class Concater(MapDataPipe):
+    """Indices run through each datapipe in turn."""
+
+    def __init__(self, *datapipes):
+        if len(datapipes) == 0:
+            raise ValueError("Expected at least one DataPipe, but got nothing")
+        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
+            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        self.datapipes = datapipes
+
+    def __getitem__(self, index):
+        offset = index
+        for dp in self.datapipes:
+            if 0 <= offset < len(dp):
+                return dp[offset]
+            offset -= len(dp)
+        raise IndexError(f"Index {index} is out of range.")
+
+    def __len__(self):
+        return sum(len(dp) for dp in self.datapipes)
+
+
+@functional_datapipe("zip")
+class Zipper(MapDataPipe):
+    """Item i is the tuple of item i of each datapipe; the length is the shortest one's."""
+
+    def __init__(self, *datapipes):
+        if len(datapipes) == 0:
+            raise ValueError("Expected at least one DataPipe, but got nothing")
+        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
+            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        self.datapipes = datapipes
+
+    def __getitem__(self, index):
+        if not 0 <= index < len(self):
+            raise IndexError(f"Index {index} is out of range for {len(self)} items.")
+        return tuple(dp[index] for dp in self.datapipes)
+
+    def __len__(self):
+        return min(len(dp) for dp in self.datapipes)
+
+
+class Shuffler(IterDataPipe):
+    """The items of a MapDataPipe (or of `indices`) in a random order: a full Fisher-Yates
+    shuffle of the indices with Python's random.Random, seeded per iteration as the iterable
+    Shuffler (set_seed, the DataLoader, else ember's global RNG)."""
+
+    def __init__(self, datapipe, *, indices=None):
+        self.datapipe = datapipe
+        self.indices = list(range(len(datapipe))) if indices is None else indices
+        self._enabled = True
+        self._seed = None
+        self._rng = random.Random()
+
+    def set_shuffle(self, shuffle=True):
+        self._enabled = shuffle
+        return self
+
+    def set_seed(self, seed):
+        self._seed = seed
+        return self
+
+    def reset(self):
+        if self._enabled:
+            if self._seed is None:
+                from ...._creation import empty
+                from ...._dtype import int64
+                self._seed = int(empty((), dtype=int64).random_().item())
+            self._rng.seed(self._seed)
+            self._seed = None
+
+    def __iter__(self):
+        if not self._enabled:
+            for i in self.indices:
+                yield self.datapipe[i]
+            return
+        order = self._rng.sample(self.indices, len(self.indices))
+        for i in reversed(order):  # from the end, as torch pops them: the same seeded order
+            yield self.datapipe[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_rng"] = self._rng.getstate()
+        return state
+
+    def __setstate__(self, state):
+        rng_state = state.pop("_rng")
+        self.__dict__.update(state)
+        self._rng = random.Random()
+        self._rng.setstate(rng_state)
+
+
+# an iterable pipe made from a map pipe: registered on MapDataPipe by hand (functional_datapipe
+# would register an IterDataPipe class on IterDataPipe)
+MapDataPipe.register_datapipe_as_function("shuffle", Shuffler)
