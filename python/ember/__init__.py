@@ -89,9 +89,54 @@ pixel_shuffle = _F.pixel_shuffle
 pixel_unshuffle = _F.pixel_unshuffle
 channel_shuffle = _F.channel_shuffle
 native_channel_shuffle = _F.native_channel_shuffle
+bilinear = _F.bilinear
+pdist = _F.pdist
+rrelu = _F.rrelu
+rrelu_ = _F.rrelu_
 from .nn._grid_sample import (affine_grid_generator, grid_sampler,  # noqa: E402,F401
                               grid_sampler_2d, grid_sampler_3d)
 from .nn._ctc_loss import ctc_loss_aten as ctc_loss  # noqa: E402,F401
+from .nn._margin_losses import triplet_margin_loss_aten as triplet_margin_loss  # noqa: E402,F401
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """torch.embedding_renorm_: rescales in place the rows of input (an embedding weight) that
+    indices pick whose norm_type-norm exceeds max_norm, to max_norm / (norm + 1e-7); returns
+    input."""
+    for x, arg in ((input, "input"), (indices, "indices")):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"embedding_renorm_(): argument '{arg}' must be Tensor, not "
+                            f"{type(x).__name__}")
+    if input.dim() != 2:
+        raise RuntimeError(f"embedding_renorm_: expected a 2-d weight, got shape "
+                           f"{list(input.shape)}")
+    if indices.is_floating_point():
+        raise RuntimeError(f"embedding_renorm_: expected integer indices, got {indices.dtype}")
+    _F._embedding_renorm_(input, indices, max_norm, norm_type)
+    return input
+
+
+def constant_pad_nd(input, pad, value=0):
+    """torch.constant_pad_nd: F.pad in 'constant' mode (negative pads crop)."""
+    return _F.pad(input, pad, "constant", value)
+
+
+def _tensor_prelu(self, weight):
+    """Tensor.prelu: F.prelu(self, weight)."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    return _F.prelu(self, weight)
+
+
+def _tensor_hardshrink(self, lambd=0.5):
+    """Tensor.hardshrink: F.hardshrink(self, lambd)."""
+    return _F.hardshrink(self, lambd)
+
+
+_tensor_prelu.__name__ = "prelu"
+_tensor_hardshrink.__name__ = "hardshrink"
+Tensor.prelu = _tensor_prelu
+Tensor.hardshrink = _tensor_hardshrink
 
 
 def feature_dropout(input, p, train):

@@ -1,8 +1,10 @@
 """instance_norm and local_response_norm: compositions of batch_norm, pad and avg_pool1d,
 as torch builds them (ATen's instance_norm; torch.nn.functional.local_response_norm)."""
 from .. import _C
+from .. import _creation as _cr
 from .._grad_mode import no_grad
 from ._padding_conv import pad, avg_pool1d
+from ..autograd.function import Function as _Function
 
 __all__ = ["instance_norm", "local_response_norm"]
 
@@ -60,3 +62,58 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     div = pad(sq.reshape(n * m, 1, ch), (size // 2, (size - 1) // 2))
     div = avg_pool1d(div, size, 1).reshape(n, m, ch).transpose(1, 2).reshape(sizes)
     return input / (div * alpha + k).pow(beta)
+
+
+# ---- CrossMapLRN2d (torch.nn.modules._functions.CrossMapLRN2d) --------------------------------
+# torch's legacy implementation slides a running sum over the channels; its window is not the
+# symmetric one of local_response_norm (channel 0 stays in every window past the first
+# pre_pad, and the backward accumulates over [c - ipp, c + size - 1 - ipp]). ember computes
+# the same windows in closed form from cumulative sums, forward and backward, so that results
+# and gradients equal torch's.
+def _window_sum(x, hi, lo):
+    """Per channel c, the sum of x over channels (lo[c], hi[c]] (index tensors; lo = -1: from
+    channel 0), from one cumulative sum."""
+    cs = x.cumsum(1)
+    zero = _cr.zeros_like(cs.narrow(1, 0, 1))
+    padded = _C.cat([zero, cs], 1)  # padded[:, j + 1] = sum of x[:, :j + 1]
+    return padded.index_select(1, hi + 1) - padded.index_select(1, lo + 1)
+
+
+class _CrossMapLRN2d(_Function):
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        c = input.shape[1]
+        ch = _cr.arange(c)
+        pre_pad = int((size - 1) / 2 + 1)
+        hi = _C.clamp(ch + pre_pad - 1, max=c - 1)
+        lo = _C.where(ch > pre_pad, ch - pre_pad, -1)  # channels 1 .. c - pre_pad leave ...
+        sq = input * input
+        total = _window_sum(sq, hi, lo)
+        # ... but channel 0 never does: add it back where it was taken out
+        total = total + _C.where((ch > pre_pad).reshape(1, c, 1, 1), sq.narrow(1, 0, 1), 0.0)
+        scale = total * (alpha / size) + k
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, c = ctx.size, input.shape[1]
+        ipp = int(size - (size - 1) / 2)
+        ch = _cr.arange(c)
+        hi = _C.clamp(ch + size - 1 - ipp, max=c - 1)
+        lo = _C.clamp(ch - ipp - 1, min=-1)
+        hi = _C.maximum(hi, lo)  # an empty window sums to 0
+        accum = _window_sum(grad_output * output / scale, hi, lo)
+        coef = 2 * ctx.alpha * ctx.beta / size
+        return scale.pow(-ctx.beta) * grad_output - coef * input * accum, None, None, None, None
+
+
+def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
+    """torch's CrossMapLRN2d function: input / (k + alpha / size * window sum of squares)^beta
+    over channels, 4-d input only."""
+    if input.dim() != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+    return _CrossMapLRN2d.apply(input, size, alpha, beta, k)

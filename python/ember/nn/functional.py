@@ -24,6 +24,13 @@ from ._embedding_bag import embedding_bag  # noqa: F401
 from ._fold import fold, unfold  # noqa: F401
 from ._grid_sample import affine_grid, grid_sample  # noqa: F401
 from ._ctc_loss import ctc_loss  # noqa: F401
+from ._margin_losses import (multi_margin_loss, multilabel_margin_loss,  # noqa: F401
+                             multilabel_soft_margin_loss, triplet_margin_loss,
+                             triplet_margin_with_distance_loss, pdist)
+from ._stochastic_activations import rrelu, rrelu_, gumbel_softmax  # noqa: F401
+from ._bilinear import bilinear  # noqa: F401
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: F401
+from ._grouped_mm import grouped_mm  # noqa: F401
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "tanh", "sigmoid", "silu",
@@ -46,7 +53,10 @@ __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margi
 __all__ += _dropout_all
 __all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
             "instance_norm", "local_response_norm", "embedding_bag", "fold", "unfold"]
-__all__ += ["affine_grid", "grid_sample", "ctc_loss"]
+__all__ += ["affine_grid", "grid_sample", "ctc_loss", "multi_margin_loss",
+            "multilabel_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss", "pdist", "rrelu", "rrelu_", "gumbel_softmax",
+            "bilinear", "linear_cross_entropy", "hardtanh_", "grouped_mm"]
 
 
 # ---- arguments --------------------------------------------------------------------------
@@ -117,6 +127,19 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val) if inplace else _C.clamp(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh: input clamped to [min_val, max_val]."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"hardtanh_(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return hardtanh(input, min_val, max_val, True)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """torch's argument check: an int, or a sequence of two; else AssertionError with
+    message.format(arg_name)."""
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
 
 
 def relu6(input, inplace=False):

@@ -30,6 +30,13 @@ from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Reflec
 from .conv_more import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,
                            AdaptiveMaxPool2d)
+from .pooling_3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
+from .lp_pooling import LPPool1d, LPPool2d, LPPool3d
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
+from .conv_more import Conv3d, ConvTranspose3d
+from .normalization import BatchNorm3d
+from .lazy import LazyConv3d, LazyConvTranspose3d, LazyBatchNorm3d
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,
                               LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
@@ -37,7 +44,17 @@ from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsi
 from .loss_more import (CosineSimilarity, PairwiseDistance, SmoothL1Loss, HuberLoss,
                         KLDivLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
                         CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss)
+from .loss_margin import (MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                          TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
 from .loss_ctc import CTCLoss
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
+from .linear_cross_entropy import LinearCrossEntropyLoss
+from .linear import Bilinear
+from .container import Container
+from .activation_more import RReLU, Softmax2d
+from .normalization import CrossMapLRN2d
+from .sync_batchnorm import SyncBatchNorm
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -55,6 +72,10 @@ __all__ += ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "Reflect
             "CircularPad2d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
             "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
             "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
+            "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "Conv3d", "ConvTranspose3d",
+            "BatchNorm3d", "LazyConv3d", "LazyConvTranspose3d", "LazyBatchNorm3d"]
 __all__ += ["Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
             "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU", "PReLU",
             "CosineSimilarity", "PairwiseDistance", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
@@ -69,4 +90,7 @@ __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "La
 __all__ += ["Fold", "Unfold"]
 __all__ += ["ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
             "CircularPad3d"]
-__all__ += ["CTCLoss"]
+__all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
+            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "NLLLoss2d",
+            "LinearCrossEntropyOptions", "LinearCrossEntropyLoss", "Bilinear", "Container",
+            "RReLU", "Softmax2d", "CrossMapLRN2d", "SyncBatchNorm", "AdaptiveLogSoftmaxWithLoss"]

@@ -7,7 +7,7 @@ from .. import functional as F
 from .module import Module
 from .utils import _affine_parameters, _normalized_shape, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "LocalResponseNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 class _BatchNorm(Module):
@@ -99,6 +99,17 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    """BatchNorm over (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+__all__ += ["BatchNorm3d"]
+
+
 class LayerNorm(Module):
     """Normalizes over the trailing dims normalized_shape; weight ones, bias zeros."""
 
@@ -143,4 +154,21 @@ class LocalResponseNorm(Module):
 
 
 # torch.nn.modules.normalization holds these too: the same classes at torch's path (pickles name it).
+class CrossMapLRN2d(Module):
+    """torch's legacy cross-channel LRN over 4-d input: input / (k + alpha / size * sum of
+    squares over a channel window)^beta, with torch's own windows (see
+    ember.nn._normalization.cross_map_lrn2d)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        from .._normalization import cross_map_lrn2d
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
 from .group_rms_norm import GroupNorm, RMSNorm  # noqa: E402

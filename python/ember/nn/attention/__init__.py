@@ -1,0 +1,57 @@
+"""ember.nn.attention: torch.nn.attention's backend selection for
+scaled_dot_product_attention. SDPBackend names the backends with torch's values;
+sdpa_kernel sets the flags of ember.backends.cuda (flash / mem_efficient / math / cudnn)
+for the duration of a block and restores them after, as torch. ember's attention runs its
+one CPU implementation whatever the flags say (ember.backends.cuda's note)."""
+import contextlib
+import enum
+
+__all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
+
+WARN_FOR_UNFUSED_KERNELS = False
+
+
+class SDPBackend(enum.IntEnum):
+    """The backends of scaled_dot_product_attention (torch's values)."""
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
+
+
+# flag name in ember.backends.cuda -> backend; OVERRIDEABLE has no flag there
+_FLAGS = {"flash": SDPBackend.FLASH_ATTENTION, "mem_efficient": SDPBackend.EFFICIENT_ATTENTION,
+          "math": SDPBackend.MATH, "cudnn": SDPBackend.CUDNN_ATTENTION}
+_overrideable = [True]
+
+
+def _current():
+    from ...backends import cuda
+    on = [b for name, b in _FLAGS.items() if getattr(cuda, f"{name}_sdp_enabled")()]
+    return on + ([SDPBackend.OVERRIDEABLE] if _overrideable[0] else [])
+
+
+def _enable(backends):
+    from ...backends import cuda
+    for name, b in _FLAGS.items():
+        getattr(cuda, f"enable_{name}_sdp")(b in backends)
+    _overrideable[0] = SDPBackend.OVERRIDEABLE in backends
+
+
+@contextlib.contextmanager
+def sdpa_kernel(backends, set_priority=False):
+    """Enables exactly `backends` (one SDPBackend or a list) inside the block."""
+    if not isinstance(backends, (list, SDPBackend)):
+        raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend "
+                             f"instances, got {type(backends).__name__}")
+    if isinstance(backends, SDPBackend):
+        backends = [backends]
+    backends = list(dict.fromkeys(backends))
+    previous = _current()
+    try:
+        _enable(backends)
+        yield {}
+    finally:
+        _enable(previous)

@@ -1,0 +1,338 @@
+"""Layers and functions of issue 14 that compose existing ops, against torch 2.13: rrelu,
+gumbel_softmax, hardtanh_, bilinear (+ nn.Bilinear), linear_cross_entropy (+ the loss module
+and its options), Softmax2d, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm
+(one process), Container, NLLLoss2d, nn.grad, nn.attention, nn.factory_kwargs,
+constant_pad_nd, embedding_renorm_, Tensor.prelu / hardshrink."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+import ember.nn.functional as F
+from helpers import to_numpy
+
+
+def _pair(shape, seed, dtype=np.float64, low=-2, high=2):
+    a = np.random.default_rng(seed).uniform(low, high, shape).astype(dtype)
+    return ember.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+
+
+def _close(e, t, tol=1e-10):
+    np.testing.assert_allclose(to_numpy(e), to_numpy(t), rtol=tol, atol=tol)
+
+
+# ---- rrelu, gumbel_softmax, hardtanh_ ----------------------------------------------------------
+def test_rrelu_eval_matches_torch_and_training_slopes_in_range():
+    e, t = _pair((4, 5), 0)
+    _close(F.rrelu(e, 0.1, 0.3), torch.nn.functional.rrelu(t, 0.1, 0.3))
+    F.rrelu(e, 0.1, 0.3).sum().backward()
+    torch.nn.functional.rrelu(t, 0.1, 0.3).sum().backward()
+    _close(e.grad, t.grad)
+    ember.manual_seed(0)
+    x = ember.randn(1000, dtype=ember.float64).requires_grad_()
+    y = ember.nn.RReLU(0.1, 0.3)(x)
+    y.sum().backward()
+    neg = (x < 0)
+    slope = (y / x)[neg]
+    assert bool((slope >= 0.1).all()) and bool((slope <= 0.3).all())
+    assert float(slope.std()) > 0.01  # random per element
+    _close(x.grad[neg], slope)
+    assert bool((y[~neg] == x[~neg]).all())
+    ember.manual_seed(3)
+    a = F.rrelu(x.detach(), training=True)
+    ember.manual_seed(3)
+    b = F.rrelu(x.detach(), training=True)
+    assert bool((a == b).all())  # reproducible under a seed
+
+
+def test_rrelu_inplace_and_errors():
+    e, t = _pair((6,), 1)
+    e, t = e.detach(), t.detach()
+    assert ember.rrelu_(e) is e
+    torch.rrelu_(t)
+    _close(e, t)
+    with pytest.raises(RuntimeError, match="Lower bound should be less than or equal"):
+        F.rrelu(ember.zeros(3), 0.5, 0.1, training=True)
+    with pytest.raises(RuntimeError, match="rrelu: not implemented for dtype"):
+        F.rrelu(ember.zeros(3, dtype=ember.int64))
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        F.rrelu(ember.zeros(3).requires_grad_(), inplace=True)
+
+
+def test_gumbel_softmax_soft_and_hard():
+    ember.manual_seed(0)
+    logits = ember.randn(8, 5, dtype=ember.float64).requires_grad_()
+    y = F.gumbel_softmax(logits, tau=0.5)
+    _close(y.sum(-1), np.ones(8))
+    h = F.gumbel_softmax(logits, tau=0.5, hard=True, dim=1)
+    assert bool(((h == 0) | (h == 1)).all()) and bool((h.sum(1) == 1).all())
+    (h * ember.arange(5, dtype=ember.float64)).sum().backward()  # straight-through: soft gradient
+    assert logits.grad is not None and float(logits.grad.abs().sum()) > 0
+    ember.manual_seed(1)
+    a = F.gumbel_softmax(logits.detach())
+    ember.manual_seed(1)
+    b = F.gumbel_softmax(logits.detach())
+    assert bool((a == b).all())
+    with pytest.warns(UserWarning, match="eps"):
+        F.gumbel_softmax(logits.detach(), eps=1e-3)
+
+
+def test_hardtanh_inplace():
+    e, t = _pair((3, 4), 2)
+    e, t = e.detach(), t.detach()
+    assert F.hardtanh_(e, -0.5, 0.7) is e
+    torch.nn.functional.hardtanh_(t, -0.5, 0.7)
+    _close(e, t)
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh_(e, 1.0, 0.0)
+
+
+# ---- bilinear and linear_cross_entropy -----------------------------------------------------------
+def test_bilinear_matches_torch():
+    (e1, t1), (e2, t2) = _pair((2, 3, 4), 3), _pair((2, 3, 5), 4)
+    (ew, tw), (eb, tb) = _pair((6, 4, 5), 5), _pair((6,), 6)
+    eo, to = F.bilinear(e1, e2, ew, eb), torch.nn.functional.bilinear(t1, t2, tw, tb)
+    _close(eo, to)
+    g = np.random.default_rng(7).standard_normal(tuple(to.shape))
+    eo.backward(ember.from_numpy(g.copy()))
+    to.backward(torch.from_numpy(g.copy()))
+    for a, b in [(e1, t1), (e2, t2), (ew, tw), (eb, tb)]:
+        _close(a.grad, b.grad)
+    _close(ember.bilinear(e1[0, 0], e2[0, 0], ew, None), torch.bilinear(t1[0, 0], t2[0, 0], tw))
+    m = ember.nn.Bilinear(4, 5, 6)
+    assert tuple(m.weight.shape) == (6, 4, 5) and float(m.weight.abs().max()) <= 0.5
+    assert tuple(m(ember.zeros(7, 4), ember.zeros(7, 5)).shape) == (7, 6)
+    assert ember.autograd.gradcheck(lambda a, b, w: F.bilinear(a, b, w),
+                                    (e1[0], e2[0], ew), eps=1e-6, atol=1e-6)
+    with pytest.raises(RuntimeError, match="bilinear\\(\\): input1 size does not match"):
+        F.bilinear(ember.zeros(2, 3), ember.zeros(2, 5), ember.zeros(6, 4, 5))
+    with pytest.raises(RuntimeError, match="input batch dimensions do not match"):
+        F.bilinear(ember.zeros(2, 4), ember.zeros(3, 5), ember.zeros(6, 4, 5))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_linear_cross_entropy(reduction):
+    (ex, tx), (ew, tw), (eb, tb) = _pair((5, 4), 8), _pair((7, 4), 9), _pair((7,), 10)
+    y = np.array([0, 6, 3, -100, 2])
+    eo = F.linear_cross_entropy(ex, ew, ember.from_numpy(y), linear_bias=eb, reduction=reduction,
+                                label_smoothing=0.1)
+    to = torch.nn.functional.linear_cross_entropy(tx, tw, torch.from_numpy(y), linear_bias=tb,
+                                                  reduction=reduction, label_smoothing=0.1)
+    _close(eo, to)
+    eo.sum().backward()
+    to.sum().backward()
+    for a, b in [(ex, tx), (ew, tw), (eb, tb)]:
+        _close(a.grad, b.grad)
+    # K-dimensional loss through the module (weights copied from torch's module)
+    torch.manual_seed(0)
+    tm = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True, dtype=torch.float64,
+                                         reduction=reduction)
+    em = ember.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True,
+                                         dtype=ember.float64, reduction=reduction)
+    em.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                        for k, v in tm.state_dict().items()})
+    yk = np.array([[0, 2], [1, 1], [2, 0], [0, 0], [1, 2]])
+    _close(em(ex.detach(), ember.from_numpy(yk)), tm(tx.detach(), torch.from_numpy(yk)))
+    opts = ember.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    _close(F.linear_cross_entropy(ex, ew, ember.from_numpy(y), options=opts, reduction=reduction),
+           torch.nn.functional.linear_cross_entropy(tx, tw, torch.from_numpy(y),
+                                                    reduction=reduction))
+
+
+def test_linear_cross_entropy_errors_and_options():
+    with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2"):
+        F.linear_cross_entropy(ember.zeros(2, 3, 4), ember.zeros(5, 4), ember.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="expected equal input and linear_weight last"):
+        F.linear_cross_entropy(ember.zeros(2, 3), ember.zeros(5, 4), ember.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="ignore_index cannot be specified"):
+        F.linear_cross_entropy(ember.zeros(2, 4), ember.zeros(5, 4), ember.zeros(2, 5),
+                               ignore_index=1)
+    for bad in [dict(acc_policy="fast"), dict(chunking_method="rows"),
+                dict(batch_chunk_size=0), dict(acc_dtype=ember.int64)]:
+        with pytest.raises(ValueError):
+            ember.nn.LinearCrossEntropyOptions(**bad)
+    with pytest.raises(RuntimeError, match="expected weight shape"):
+        ember.nn.LinearCrossEntropyLoss(4, 3, weight=ember.ones(4))
+
+
+# ---- small modules -----------------------------------------------------------------------------
+def test_softmax2d_nllloss2d_container():
+    e, t = _pair((2, 3, 4, 5), 11)
+    _close(ember.nn.Softmax2d()(e), torch.nn.Softmax2d()(t))
+    with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D"):
+        ember.nn.Softmax2d()(ember.zeros(3, 4))
+    y = np.random.default_rng(0).integers(0, 3, (2, 4, 5))
+    with pytest.warns(UserWarning, match="NLLLoss2d has been deprecated"):
+        m = ember.nn.NLLLoss2d()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _close(m(e.log_softmax(1), ember.from_numpy(y)),
+               torch.nn.NLLLoss2d()(t.log_softmax(1), torch.from_numpy(y)))
+    with pytest.warns(FutureWarning, match="Container` is deprecated"):
+        c = ember.nn.Container(a=ember.nn.Linear(2, 3), b=ember.nn.ReLU())
+    assert [n for n, _ in c.named_children()] == ["a", "b"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+def test_cross_map_lrn2d(size):
+    e, t = _pair((2, 7, 3, 2), 12)
+    em = ember.nn.CrossMapLRN2d(size, alpha=0.3, beta=0.6, k=1.5)
+    tm = torch.nn.CrossMapLRN2d(size, alpha=0.3, beta=0.6, k=1.5)
+    eo, to = em(e), tm(t)
+    _close(eo, to)
+    if size == 1:
+        return  # torch's own backward fails for size 1 (its padded buffer is too short)
+    g = np.random.default_rng(13).standard_normal(tuple(to.shape))
+    eo.backward(ember.from_numpy(g.copy()))
+    to.backward(torch.from_numpy(g.copy()))
+    _close(e.grad, t.grad)
+    with pytest.raises(ValueError, match="CrossMapLRN2d: Expected input to be 4D"):
+        em(ember.zeros(2, 3, 4))
+
+
+def test_adaptive_log_softmax_with_loss():
+    torch.manual_seed(0)
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True,
+                                             dtype=torch.float64)
+    em = ember.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True,
+                                             dtype=ember.float64)
+    em.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                        for k, v in tm.state_dict().items()})
+    e, t = _pair((6, 8), 14)
+    y = np.array([0, 4, 9, 2, 7, 5])
+    eo, to = em(e, ember.from_numpy(y)), tm(t, torch.from_numpy(y))
+    _close(eo.output, to.output)
+    _close(eo.loss, to.loss)
+    eo.loss.backward()
+    to.loss.backward()
+    _close(e.grad, t.grad)
+    for (n, p), (_, q) in zip(em.named_parameters(), tm.named_parameters()):
+        _close(p.grad, q.grad)
+    _close(em.log_prob(e.detach()), tm.log_prob(t.detach()))
+    assert em.predict(e.detach()).tolist() == tm.predict(t.detach()).tolist()
+    one = em(e.detach()[0], ember.tensor(4))
+    _close(one.output, tm(t.detach()[0], torch.tensor(4)).output)
+    with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 9\]"):
+        em(e.detach(), ember.tensor([0, 1, 2, 3, 4, 10]))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        ember.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])
+
+
+def test_sync_batchnorm_single_process_and_convert():
+    tm = torch.nn.SyncBatchNorm(3, momentum=0.2, dtype=torch.float64)
+    em = ember.nn.SyncBatchNorm(3, momentum=0.2, dtype=ember.float64)
+    e, t = _pair((4, 3, 2, 2, 2), 15)  # any (N, C, *) shape
+    _close(em(e), tm(t))
+    _close(em.running_mean, tm.running_mean)
+    _close(em.running_var, tm.running_var)
+    em(e).sum().backward()
+    tm(t).sum().backward()
+    _close(e.grad, t.grad)
+    em.eval(), tm.eval()
+    _close(em(e.detach()), tm(t.detach()))
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        em(ember.zeros(3))
+    with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+        ember.nn.SyncBatchNorm(0)(ember.zeros(2, 0))
+    net = ember.nn.Sequential(ember.nn.Conv2d(1, 2, 1), ember.nn.BatchNorm2d(2),
+                              ember.nn.Sequential(ember.nn.BatchNorm1d(2)),
+                              ember.nn.InstanceNorm2d(2))
+    w = net[1].weight
+    conv = ember.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert type(conv[1]) is ember.nn.SyncBatchNorm and conv[1].weight is w
+    assert type(conv[2][0]) is ember.nn.SyncBatchNorm
+    assert type(conv[3]) is ember.nn.InstanceNorm2d
+
+
+# ---- nn.grad, nn.attention, factory_kwargs, aten forms, Tensor methods -------------------------
+def test_nn_grad_conv_gradients():
+    (ex, tx), (ew, tw) = _pair((2, 4, 7, 6), 16), _pair((6, 2, 3, 2), 17)
+    to = torch.nn.functional.conv2d(tx, tw, stride=2, padding=1, groups=2)
+    g = torch.randn(to.shape, dtype=torch.float64)
+    eg = ember.from_numpy(g.numpy().copy())
+    _close(ember.nn.grad.conv2d_input(ex.shape, ew, eg, 2, 1, 1, 2),
+           torch.nn.grad.conv2d_input(tx.shape, tw, g, 2, 1, 1, 2))
+    _close(ember.nn.grad.conv2d_weight(ex, ew.shape, eg, 2, 1, 1, 2),
+           torch.nn.grad.conv2d_weight(tx, tw.shape, g, 2, 1, 1, 2))
+    (ex, tx), (ew, tw) = _pair((2, 3, 9), 18), _pair((4, 3, 3), 19)
+    g = torch.randn(torch.nn.functional.conv1d(tx, tw, dilation=2).shape, dtype=torch.float64)
+    eg = ember.from_numpy(g.numpy().copy())
+    _close(ember.nn.grad.conv1d_input(ex.shape, ew, eg, dilation=2),
+           torch.nn.grad.conv1d_input(tx.shape, tw, g, dilation=2))
+    _close(ember.nn.grad.conv1d_weight(ex, ew.shape, eg, dilation=2),
+           torch.nn.grad.conv1d_weight(tx, tw.shape, g, dilation=2))
+    with pytest.raises(RuntimeError, match="conv2d_input: grad_output of shape"):
+        ember.nn.grad.conv2d_input((2, 4, 7, 6), ember.zeros(6, 4, 3, 3), ember.zeros(1, 6, 1, 1))
+
+
+def test_nn_attention_factory_kwargs_assert_int_or_pair():
+    from ember.backends import cuda
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    assert int(SDPBackend.FLASH_ATTENTION) == int(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
+    with sdpa_kernel([SDPBackend.MATH]):
+        assert cuda.math_sdp_enabled() and not cuda.flash_sdp_enabled()
+    assert cuda.flash_sdp_enabled()
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with sdpa_kernel("math"):
+            pass
+    assert ember.nn.factory_kwargs({"dtype": ember.float64, "factory_kwargs": {"device": "cpu"}}) \
+        == {"dtype": ember.float64, "device": "cpu"}
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        ember.nn.factory_kwargs({"bias": True})
+    with pytest.raises(TypeError, match="specified twice"):
+        ember.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}})
+    F.assert_int_or_pair(3, "kernel", "{} bad")
+    F.assert_int_or_pair((3, 4), "kernel", "{} bad")
+    with pytest.raises(AssertionError, match="kernel bad"):
+        F.assert_int_or_pair((1, 2, 3), "kernel", "{} bad")
+    assert ember.nn.common_types._size_2_t is not None
+
+
+def test_constant_pad_nd_embedding_renorm_tensor_methods():
+    e, t = _pair((2, 3, 4), 20)
+    _close(ember.constant_pad_nd(e, [1, 2, -1, 1], 0.5), torch.constant_pad_nd(t, [1, 2, -1, 1], 0.5))
+    we, wt = _pair((6, 3), 21)
+    we, wt = we.detach(), wt.detach()
+    idx = np.array([1, 4, 4, 0])
+    ember.embedding_renorm_(we, ember.from_numpy(idx), 1.0, 2.0)
+    torch.embedding_renorm_(wt, torch.from_numpy(idx), 1.0, 2.0)
+    _close(we, wt, 1e-7)
+    with pytest.raises(RuntimeError, match="embedding_renorm_: expected a 2-d weight"):
+        ember.embedding_renorm_(ember.zeros(3), ember.tensor([0]), 1.0, 2.0)
+    (ex, tx), (ew, tw) = _pair((2, 3, 4), 22), _pair((3,), 23)
+    _close(ex.prelu(ew), tx.prelu(tw))
+    _close(ex.hardshrink(0.7), tx.hardshrink(0.7))
+    _close(ex.hardshrink(), tx.hardshrink())
+
+
+def test_grouped_mm_matches_torch():
+    i32 = ember.int32
+    rng = np.random.default_rng(30)
+
+    def both(*shapes):
+        arrs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        return ([ember.from_numpy(a.copy()).requires_grad_() for a in arrs],
+                [torch.from_numpy(a.copy()).requires_grad_() for a in arrs])
+    cases = [((8, 8), (2, 8, 4), [3, 8]), ((4, 8), (8, 4), [4, 8]), ((2, 4, 8), (8, 8), [4, 8]),
+             ((2, 4, 8), (2, 8, 4), None)]
+    for sa, sb, offs in cases:
+        (ea, eb), (ta, tb) = both(sa, sb)
+        eo = F.grouped_mm(ea, eb, offs=None if offs is None else ember.tensor(offs, dtype=i32))
+        to = torch.nn.functional.grouped_mm(
+            ta, tb, offs=None if offs is None else torch.tensor(offs, dtype=torch.int32))
+        _close(eo, to, 1e-5)
+        eo.sum().backward()
+        assert tuple(ea.grad.shape) == sa and tuple(eb.grad.shape) == sb
+    (ea, eb), _ = both((8, 8), (2, 8, 4))
+    with pytest.raises(RuntimeError, match="Offsets have to be int32"):
+        F.grouped_mm(ea, eb, offs=ember.tensor([3, 8]))
+    with pytest.raises(RuntimeError, match="Have to provide offsets"):
+        F.grouped_mm(ea, eb)
+    with pytest.raises(RuntimeError, match="matrix batch sizes have to match"):
+        F.grouped_mm(ember.zeros(2, 4, 8), ember.zeros(3, 8, 4))
+    with pytest.raises(RuntimeError, match="Expected mat_a to be Float32"):
+        F.grouped_mm(ea.double(), eb, offs=ember.tensor([3, 8], dtype=i32))
+    with pytest.raises(RuntimeError, match="Bias not supported yet"):
+        F.grouped_mm(ea, eb, offs=ember.tensor([3, 8], dtype=i32), bias=ember.zeros(2, 4))
