@@ -257,3 +257,22 @@ def test_concrete_args_as_torch():
             gm(lib.ones(2), False)
         with pytest.raises(AssertionError, match="mask has been specialized to have value None"):
             gm(lib.ones(2), True, lib.ones(2))
+
+
+def test_pickle_and_save_round_trip():
+    import io
+    import pickle
+    gm = ember.fx.symbolic_trace(_uses_wrapped)  # a wrap()ed function survives too
+    _, em, xs = _pair("block")
+    for g in (gm, ember.fx.symbolic_trace(em)):
+        back = pickle.loads(pickle.dumps(g))
+        assert back.code == g.code and type(back).__name__ == type(g).__name__
+        buf = io.BytesIO()
+        ember.save(g, buf)
+        buf.seek(0)
+        loaded = ember.load(buf, weights_only=False)
+        assert loaded.code == g.code
+    x = [ember.tensor(v) for v in xs]
+    for a, b in zip(_flat(back(*x)), _flat(em(*x))):
+        if isinstance(a, ember.Tensor):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy())

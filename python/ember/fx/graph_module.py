@@ -50,6 +50,26 @@ def _assign_attr(from_obj, to_module, target):
     setattr(to_module, field, from_obj)
 
 
+_STANDARD_GLOBALS = ("torch", "ember", "inf", "nan", "NoneType")
+
+
+def _rebuild(body, code, globals_, class_name):
+    """Unpickles a GraphModule: runs its code, traces it (submodules kept whole)."""
+    import math
+    import ember
+    from ._symbolic_trace import Tracer
+    g = dict(globals_, torch=ember, ember=ember, inf=math.inf, nan=math.nan, NoneType=type(None))
+    exec(compile(code, f"<rebuilt {class_name}>", "exec"), g)
+    holder_cls = type(class_name, (Module,), {"forward": g["forward"]})
+    holder = Module.__new__(holder_cls)
+    holder.__dict__.update(body)
+
+    class KeepModules(Tracer):
+        def is_leaf_module(self, m, qualname):
+            return True
+    return GraphModule(holder, KeepModules().trace(holder), class_name)
+
+
 class GraphModule(Module):
     """GraphModule(root, graph, class_name='GraphModule'): runs `graph` as its forward."""
 
@@ -186,6 +206,14 @@ class GraphModule(Module):
         d = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
         res.__dict__ = copy.deepcopy(d, memo)
         return GraphModule(res, copy.deepcopy(self.graph, memo), type(self).__name__)
+
+    def __reduce__(self):
+        # As torch's: the attributes, the generated code and what it names besides ember; the
+        # graph is rebuilt on load by tracing that code with every submodule kept whole.
+        body = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        globals_ = {k: v for k, v in self.graph.python_code("self").globals.items()
+                    if k not in _STANDARD_GLOBALS}
+        return (_rebuild, (body, self.code, globals_, type(self).__name__))
 
     def __copy__(self):
         res = GraphModule(self, self.graph, type(self).__name__)

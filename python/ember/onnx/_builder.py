@@ -48,6 +48,7 @@ class Builder:
         self.initializers = []
         self._used = set()
         self._consts = {}
+        self.scope = ""  # the layer being converted: its parameters are named after it
 
     def fresh(self, hint):
         hint = "".join(c if c.isalnum() or c in "_." else "_" for c in str(hint)) or "v"
@@ -76,7 +77,7 @@ class Builder:
 
     def initializer(self, array, hint):
         from onnx import numpy_helper
-        name = self.fresh(hint)
+        name = self.fresh(f"{self.scope}.{hint}" if self.scope else hint)
         # (np.ascontiguousarray would turn a 0-d constant into 1-d)
         arr = np.array(array, order="C", copy=True)
         self.initializers.append(numpy_helper.from_array(arr, name))
@@ -87,7 +88,9 @@ class Builder:
         arr = np.asarray(value, dtype=_NP_OF[elem])
         key = (arr.dtype.str, arr.shape, arr.tobytes())
         if key not in self._consts:
+            scope, self.scope = self.scope, ""
             self._consts[key] = self.initializer(arr, "const")
+            self.scope = scope
         return self._consts[key]
 
     def ints(self, values):

@@ -136,7 +136,9 @@ def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_a
                 env[node] = obj
         elif node.op == "call_module":
             mod = gm.get_submodule(node.target)
+            b.scope = node.target
             env[node] = LAYERS[type(mod).__name__](b, mod, args_, kwargs_, out)
+            b.scope = ""
         elif not _holds_val((args_, kwargs_)):
             env[node] = _fold(b, node, args_, kwargs_)  # Python values only: computed here
         else:

@@ -161,7 +161,7 @@ class _Pickler(pickle._Pickler):
             return self._reduce_tensor(obj.tensor, False)
         if type(obj) is _device:
             return (_device, (str(obj),))
-        if isinstance(obj, self._Module):
+        if isinstance(obj, self._Module) and "__reduce__" not in _class_dicts(type(obj)):
             return (copyreg.__newobj__, (type(obj),), torch_module_state(obj))
         return NotImplemented
 
@@ -194,6 +194,12 @@ class _Pickler(pickle._Pickler):
         else:
             self.write(pickle.GLOBAL + f"{module}\n{qualname}\n".encode("utf-8"))
         self.memoize(obj)
+
+
+def _class_dicts(cls):
+    """The names the classes of cls's MRO define (a Module subclass that defines __reduce__,
+    as fx.GraphModule, pickles itself)."""
+    return {k for c in cls.__mro__ if c is not object for k in vars(c)}
 
 
 # The attributes torch's Module.__init__ sets that ember's Module does not keep (it has no
