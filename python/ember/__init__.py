@@ -62,10 +62,14 @@ result_type = _C.result_type
 # group_norm takes cudnn_enabled) a thin wrapper translates; elsewhere F's trailing extras
 # (inplace, return_indices) are harmless.
 from .nn import functional as _F  # noqa: E402
+from .nn._convolution import convolution  # noqa: E402
 
 conv1d = _F.conv1d
 conv_transpose1d = _F.conv_transpose1d
 conv_transpose2d = _F.conv_transpose2d
+conv_transpose3d = _F.conv_transpose3d
+conv_tbc = _F.conv_tbc
+max_pool1d_with_indices = _F.max_pool1d_with_indices
 max_pool1d = _F.max_pool1d
 avg_pool1d = _F.avg_pool1d
 adaptive_avg_pool1d = _F.adaptive_avg_pool1d

@@ -301,14 +301,15 @@ def _conv_transpose(name, input, weight, bias, stride, padding, output_padding, 
         s, p, op, d = (1,) + s, (0,) + p, (0,) + op, (1,) + d
     if (x.dtype in (float32, float64) and weight.dtype == x.dtype and x.numel() > 0
             and all(o < st for o, st in zip(op, s))):
-        # conv2d's adjoint in C++ (src/ops/conv.cpp): no zero-stuffed input, no flipped copy.
-        out = _C._conv_transpose2d(x, weight, s, p, op, groups, d)
+        # conv's adjoint in C++ (src/ops/conv.cpp): no zero-stuffed input, no flipped copy.
+        adjoint = _C._conv_transpose3d if nd == 3 else _C._conv_transpose2d
+        out = adjoint(x, weight, s, p, op, groups, d)
         if bias is not None:
             if bias.dim() != 1 or bias.shape[0] != out.shape[1]:
                 raise RuntimeError(f"{name}: given weight of shape {list(weight.shape)}, expected "
                                    f"bias to be 1-d with {out.shape[1]} elements, but got bias of "
                                    f"shape {list(bias.shape)}")
-            out = out + bias.reshape(1, -1, 1, 1)
+            out = out + bias.reshape((1, -1) + (1,) * (out.dim() - 2))
     else:
         out = _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d)
     if nd == 1:
@@ -317,8 +318,9 @@ def _conv_transpose(name, input, weight, bias, stride, padding, output_padding, 
 
 
 def _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d):
-    """conv_transpose as a conv2d over x with (stride - 1) zeros between its elements: the path
-    for integer dtypes, empty inputs and output_padding >= stride (allowed below dilation)."""
+    """conv_transpose as a conv2d (conv3d) over x with (stride - 1) zeros between its elements:
+    the path for integer dtypes, empty inputs and output_padding >= stride (allowed below
+    dilation)."""
     k = tuple(weight.shape[2:])
     if any(st > 1 for st in s):  # (stride - 1) zeros between neighbours
         big = zeros(*x.shape[:2], *[(n - 1) * st + 1 for n, st in zip(x.shape[2:], s)],
@@ -332,7 +334,8 @@ def _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d):
     g = groups
     cin, cout_g = weight.size(0), weight.size(1)
     w = weight.reshape(g, cin // g, cout_g, *k).transpose(1, 2).reshape(g * cout_g, cin // g, *k)
-    return _C.conv2d(x, _flip(w, (2, 3)), bias, 1, 0, d, g)
+    conv = _C.conv3d if weight.dim() == 5 else _C.conv2d
+    return conv(x, _flip(w, range(2, w.dim())), bias, 1, 0, d, g)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

@@ -13,6 +13,11 @@ from ._padding_conv import (pad, conv1d, conv_transpose1d, conv_transpose2d,  # 
                             max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d,
                             adaptive_max_pool2d, interpolate, upsample, upsample_nearest,
                             upsample_bilinear)
+from ._convolution import conv3d, conv_transpose3d, conv_tbc  # noqa: F401
+from ._pooling import *  # noqa: F401,F403  (max_pool3d, avg_pool3d, max_unpool2d, lp_pool2d, ...)
+from ._pooling import __all__ as _pooling_all
+from ._fractional_pool import *  # noqa: F401,F403  (fractional_max_pool2d/3d)
+from ._fractional_pool import __all__ as _fractional_pool_all
 from ._activations import *  # noqa: F401,F403  (softplus, elu, ..., prelu)
 from ._losses import *  # noqa: F401,F403  (smooth_l1_loss, kl_div, ..., pairwise_distance)
 from ._dropout import *  # noqa: F401,F403  (dropout1d/2d/3d, alpha_dropout, ...)
@@ -44,6 +49,7 @@ __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "gro
 __all__ += ["pad", "conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
             "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate",
             "upsample", "upsample_nearest", "upsample_bilinear"]
+__all__ += ["conv3d", "conv_transpose3d", "conv_tbc"] + _pooling_all + _fractional_pool_all
 __all__ += ["softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish", "hardswish",
             "hardsigmoid", "logsigmoid", "softsign", "tanhshrink", "hardshrink", "softshrink",
             "threshold", "threshold_", "glu", "prelu"]

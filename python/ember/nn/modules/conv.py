@@ -138,6 +138,7 @@ class Conv2d(_ConvNd):
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
-    **{n: ".conv_more" for n in ("Conv1d", "ConvTranspose1d", "ConvTranspose2d")},
-    **{n: ".lazy" for n in ("LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
-                            "LazyConvTranspose2d")}})
+    **{n: ".conv_more" for n in ("Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                                 "ConvTranspose3d")},
+    **{n: ".lazy" for n in ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+                            "LazyConvTranspose2d", "LazyConvTranspose3d")}})

@@ -1,11 +1,27 @@
-"""Conv1d, ConvTranspose1d and ConvTranspose2d over the composites in nn/_padding_conv.py, with
+"""Conv1d, Conv3d, ConvTranspose1d/2d/3d over nn/_padding_conv.py and nn/_convolution.py, with
 PyTorch's arguments, checks, weight shapes, default initialisation and repr (so torch's
 state_dict loads; the shared part is conv.py's _ConvNd). ConvTranspose weight:
 (in_channels, out_channels // groups, *kernel_size)."""
+from .. import _convolution
 from .. import _padding_conv as F
 from .conv import _ConvNd
 
-__all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+
+
+def _explicit_padding(conv):
+    """F.pad's (before, after) pairs, last dim first, for conv.padding: 'same' puts the odd
+    element after the input, as torch."""
+    pads = []
+    for i in reversed(range(conv.nd)):
+        if conv.padding == "valid":
+            pads += [0, 0]
+        elif conv.padding == "same":
+            total = conv.dilation[i] * (conv.kernel_size[i] - 1)
+            pads += [total // 2, total - total // 2]
+        else:
+            pads += [conv.padding[i], conv.padding[i]]
+    return tuple(pads)
 
 
 class Conv1d(_ConvNd):
@@ -17,21 +33,34 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, 0, device, dtype)
 
-    def _explicit_padding(self):
-        """(left, right) for F.pad: 'same' puts the odd element on the right, as torch."""
-        if self.padding == "valid":
-            return (0, 0)
-        if self.padding == "same":
-            total = self.dilation[0] * (self.kernel_size[0] - 1)
-            return (total // 2, total - total // 2)
-        return (self.padding[0], self.padding[0])
-
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            input = F.pad(input, self._explicit_padding(), self.padding_mode)
+            input = F.pad(input, _explicit_padding(self), self.padding_mode)
             return F.conv1d(input, weight, bias, self.stride, 0, self.dilation, self.groups)
         return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation,
                         self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W); weight (out, in // groups,
+    kD, kH, kW)."""
+    nd = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, 0, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            input = F.pad(input, _explicit_padding(self), self.padding_mode)
+            return _convolution.conv3d(input, weight, bias, self.stride, 0, self.dilation,
+                                       self.groups)
+        return _convolution.conv3d(input, weight, bias, self.stride, self.padding, self.dilation,
+                                   self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
@@ -70,7 +99,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)
-        conv = F.conv_transpose1d if self.nd == 1 else F.conv_transpose2d
+        conv = _TRANSPOSED[self.nd]
         return conv(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                     self.dilation)
 
@@ -83,3 +112,11 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-d convolution (the gradient of conv2d w.r.t. its input)."""
     nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution (the gradient of conv3d w.r.t. its input)."""
+    nd = 3
+
+
+_TRANSPOSED = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: _convolution.conv_transpose3d}

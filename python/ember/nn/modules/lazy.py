@@ -15,14 +15,15 @@ from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from ..._creation import tensor
 from ..._dtype import int64
 from .conv import Conv2d
-from .conv_more import Conv1d, ConvTranspose1d, ConvTranspose2d
+from .conv_more import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyConv3d", "LazyConvTranspose3d",
+           "LazyBatchNorm3d"]
 
 
 def _lazy_load_hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -181,6 +182,8 @@ LazyConv1d = _lazy_conv(Conv1d)
 LazyConv2d = _lazy_conv(Conv2d)
 LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
 LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
+LazyConv3d = _lazy_conv(Conv3d)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
 
 
 # ---- normalization ----------------------------------------------------------------------------
@@ -226,6 +229,7 @@ def _lazy_norm(base):
 
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d)
 LazyBatchNorm2d = _lazy_norm(BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm(BatchNorm3d)
 LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d)
 LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d)
 LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d)

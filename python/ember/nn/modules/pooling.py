@@ -64,3 +64,8 @@ class AdaptiveAvgPool2d(Module):
 # torch.nn.modules.pooling holds these too: the same classes at torch's path (pickles name it).
 from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,  # noqa: E402
                            AdaptiveMaxPool2d)
+from .pooling_3d import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,  # noqa: E402,F401
+                         AdaptiveMaxPool3d)
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401
+from .lp_pooling import LPPool1d, LPPool2d, LPPool3d  # noqa: E402,F401
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402,F401
