@@ -67,9 +67,9 @@ Tensor& apply_inplace(Tensor& self, const char* op, const std::function<Tensor(c
   check_inplace(self, op);
   Tensor x = clone(self);
   Tensor out = f(x);
-  EMBER_CHECK(out.sizes() == self.sizes(), ValueError, op, ": output with shape ", self.sizes(),
+  EMBER_CHECK(out.sizes() == self.sizes(), Error, op, ": output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", out.sizes());
-  EMBER_CHECK(can_cast(out.dtype(), self.dtype()), TypeError, op, ": result type ",
+  EMBER_CHECK(can_cast(out.dtype(), self.dtype()), Error, op, ": result type ",
               dtype_name(out.dtype()), " can't be cast to the desired output type ",
               dtype_name(self.dtype()));
   if (out.dtype() != self.dtype()) out = to_dtype(out, self.dtype());

@@ -159,7 +159,7 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
 }
 
 void check_inplace_dtype(const char* name, DType result, DType self) {
-  EMBER_CHECK(can_cast(result, self), TypeError, name, ": result type ", dtype_name(result),
+  EMBER_CHECK(can_cast(result, self), Error, name, ": result type ", dtype_name(result),
               " can't be cast to the desired output type ", dtype_name(self));
 }
 
@@ -171,7 +171,7 @@ Tensor& binary_inplace(BinaryOp op, char kind, const char* name, Tensor& a, cons
   check_inplace_dtype(name, dt, a.dtype());
   check_bool_arith(name, op, dt, a.dtype(), b.dtype());
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  EMBER_CHECK(shape == a.sizes(), ValueError, name, ": output with shape ", a.sizes(),
+  EMBER_CHECK(shape == a.sizes(), Error, name, ": output with shape ", a.sizes(),
               " doesn't match the broadcast shape ", shape);
   ops::check_no_internal_overlap(a, name);
   check_int_divisor(name, op, dt, &b, nullptr);

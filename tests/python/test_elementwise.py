@@ -454,7 +454,7 @@ def test_inplace_computes_in_promoted_dtype():
 def test_inplace_broadcast_self_refused():
     for name in ["add_", "mul_", "sub_"]:
         x = ember.ones(3, 1)
-        with pytest.raises(ValueError, match=name):
+        with pytest.raises(RuntimeError, match=name):  # torch's type
             getattr(x, name)(ember.ones(3, 4))
         assert x.tolist() == [[1.0]] * 3
 
@@ -515,11 +515,11 @@ def test_augmented_assignment_keeps_identity():
 def test_augmented_assignment_refusals_leave_self_untouched():
     x = ember.tensor([1, 2, 3])
     for fn in [lambda: x.__iadd__(1.5), lambda: x.__itruediv__(2), lambda: x.__imul__(ember.ones(2, 3))]:
-        with pytest.raises((TypeError, ValueError)):
+        with pytest.raises(RuntimeError):  # torch's type for both refusals
             fn()
     assert x.tolist() == [1, 2, 3]
     b = ember.tensor([True])
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError):
         b += 1
     assert b.tolist() == [True]
 
@@ -724,9 +724,9 @@ def test_errors_name_the_op_and_shapes():
         ember.ones(3, 4) + ember.ones(5)
     with pytest.raises(TypeError, match="bitwise_and.*float32"):
         ember.ones(2) & ember.ones(2)
-    with pytest.raises(TypeError, match="add_.*float32.*int64"):
+    with pytest.raises(RuntimeError, match="add_.*float32.*int64"):
         ember.ones(2, dtype=ember.int64).add_(0.5)
-    with pytest.raises(ValueError, match=r"mul_.*\(3, 1\)"):
+    with pytest.raises(RuntimeError, match=r"mul_.*\(3, 1\)"):
         ember.ones(3, 1).mul_(ember.ones(3, 4))
     with pytest.raises(TypeError, match="where.*bool"):
         ember.where(ember.ones(2), ember.ones(2), ember.ones(2))
