@@ -8,6 +8,21 @@ from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .variable import Variable
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, profiler
+from . import profiler_legacy, profiler_util
+from ._profiler_types import DeviceType, ProfilerConfig, ProfilerState
+from .function import NestedIOFunction, SavedTensor
+from ..profiler import ProfilerActivity
+
+
+def kineto_available():
+    """False: ember's profiler is its own C++ op timer (ember.profiler), not Kineto."""
+    return False
+
+
+def is_view_replay_enabled():
+    """False: ember has no view-replay mode (torch's _force_original_view_tracking switch);
+    False is also torch's default."""
+    return False
 
 
 def _as_list(x):

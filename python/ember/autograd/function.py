@@ -48,13 +48,30 @@ class FunctionCtx:
             unpack, packed, is_tensor = self._packed
             with no_grad():
                 return tuple(unpack(p) if t else p for p, t in zip(packed, is_tensor))
+        hooked = getattr(self, "_slot_hooks", {})
+        if hooked:  # slots repacked through SavedTensor.register_hooks
+            with no_grad():
+                saved = tuple(hooked[i][1](hooked[i][0]) if i in hooked else t
+                              for i, t in enumerate(self._saved))
+            self._check_versions(hooked)
+            return saved
+        self._check_versions({})
+        return self._saved
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors as SavedTensor objects (torch's grad_fn._raw_saved_tensors)."""
+        return tuple(SavedTensor._of(self, i) for i in range(len(self._saved)))
+
+    def _check_versions(self, skip):
         for i, (t, v) in enumerate(zip(self._saved, self._versions)):
+            if i in skip:
+                continue
             if v is not None and t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: saved tensor {i} of shape {tuple(t.shape)} is at "
                     f"version {t._version}; expected version {v} instead.")
-        return self._saved
 
     def mark_dirty(self, *tensors):
         self._dirty = tensors
@@ -115,6 +132,133 @@ class Function:
 
         _C._record_function(cls.__name__ + "Backward", inputs, diff, run_backward)
         return outs[0] if single else outs
+
+
+class SavedTensor:
+    """One tensor a Function saved for backward (ctx._raw_saved_tensors[i]).
+    register_hooks(pack_hook, unpack_hook) stores pack_hook(tensor) instead of the tensor, from
+    now on, and gives unpack_hook(packed) to backward (one pair per saved tensor, as torch)."""
+
+    def __init__(self):
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+    @classmethod
+    def _of(cls, ctx, index):
+        self = object.__new__(cls)
+        self._ctx, self._index = ctx, index
+        return self
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks: pack_hook and unpack_hook must be callable")
+        ctx, i = self._ctx, self._index
+        hooks = ctx.__dict__.setdefault("_slot_hooks", {})
+        if i in hooks or getattr(ctx, "_packed", None) is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        tensor = ctx._saved[i]
+        if not isinstance(tensor, _C.Tensor):
+            raise RuntimeError("register_hooks: the saved value is not a tensor")
+        with no_grad():
+            hooks[i] = (pack_hook(tensor), unpack_hook)
+
+    @property
+    def data(self):
+        """The saved tensor (unpacked through the hooks when they are set), detached."""
+        ctx, i = self._ctx, self._index
+        hooks = getattr(ctx, "_slot_hooks", {})
+        with no_grad():
+            t = hooks[i][1](hooks[i][0]) if i in hooks else ctx._saved[i]
+        return t.detach() if isinstance(t, _C.Tensor) else t
+
+    def __repr__(self):
+        return f"<SavedTensor {self._index} of {type(self._ctx).__name__}>"
+
+
+def _tensors_in(obj):
+    """The tensors of a nested tuple/list structure, in order."""
+    if isinstance(obj, _C.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _tensors_in(o)
+
+
+def _rebuild(like, flat):
+    """`like`'s nested structure with its tensors taken in order from the iterator flat (other
+    values kept)."""
+    if isinstance(like, _C.Tensor):
+        return next(flat)
+    if isinstance(like, (list, tuple)):
+        return type(like)(_rebuild(o, flat) for o in like)
+    return like
+
+
+class NestedIOFunction(Function):
+    """The old, instance-style Function whose inputs and outputs may be nested tuples/lists of
+    tensors: subclass it with forward_extended(*inputs) and backward_extended(*grad_outputs)
+    (same nesting as the outputs; return one gradient per input tensor), then call an instance:
+    `outputs = MyFn()(a, (b, c))`. self.save_for_backward / saved_tensors / mark_dirty /
+    mark_non_differentiable work inside forward_extended and backward_extended."""
+
+    def __call__(self, *inputs):
+        return self._do_forward(*inputs)
+
+    def _do_forward(self, *inputs):
+        outer = self
+        flat_in = tuple(_tensors_in(inputs))
+
+        class _Run(Function):
+            @staticmethod
+            def forward(ctx, *flat):
+                outer._ctx = ctx
+                outer._nested_input = _rebuild(inputs, iter(flat))
+                result = outer.forward_extended(*outer._nested_input)
+                del outer._nested_input
+                outer._nested_output = result
+                return tuple(_tensors_in(result))
+
+            @staticmethod
+            def backward(ctx, *grads):
+                nested = _rebuild(outer._nested_output, iter(grads))
+                result = outer.backward_extended(*(nested if isinstance(nested, tuple)
+                                                   else (nested,)))
+                result = result if isinstance(result, tuple) else (result,)
+                flat = []
+
+                def collect(r):
+                    if isinstance(r, (list, tuple)):
+                        for x in r:
+                            collect(x)
+                    else:
+                        flat.append(r)
+                collect(result)
+                return tuple(flat)
+
+        _Run.__name__ = type(self).__name__
+        flat_out = _Run.apply(*flat_in)
+        flat_out = flat_out if isinstance(flat_out, tuple) else (flat_out,)
+        return _rebuild(self._nested_output, iter(flat_out))
+
+    def save_for_backward(self, *args):
+        self._to_save_nested = args
+        self._ctx.save_for_backward(*_tensors_in(args))
+
+    @property
+    def saved_tensors(self):
+        return _rebuild(self._to_save_nested, iter(self._ctx.saved_tensors))
+
+    def mark_dirty(self, *args, **kwargs):
+        self._ctx.mark_dirty(*_tensors_in((args, tuple(kwargs.values()))))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self._ctx.mark_non_differentiable(*_tensors_in((args, tuple(kwargs.values()))))
+
+    def forward_extended(self, *input):
+        raise NotImplementedError(f"{type(self).__name__} must define forward_extended")
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError(f"{type(self).__name__} must define backward_extended")
 
 
 class DelayedError(Function):
