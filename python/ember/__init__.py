@@ -101,6 +101,7 @@ from .nn._grid_sample import (affine_grid_generator, grid_sampler,  # noqa: E402
                               grid_sampler_2d, grid_sampler_3d)
 from .nn._ctc_loss import ctc_loss_aten as ctc_loss  # noqa: E402,F401
 from .nn._margin_losses import triplet_margin_loss_aten as triplet_margin_loss  # noqa: E402,F401
+from .nn._embedding_bag import embedding_bag_aten as embedding_bag  # noqa: E402,F401
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

@@ -336,3 +336,34 @@ def test_grouped_mm_matches_torch():
         F.grouped_mm(ea.double(), eb, offs=ember.tensor([3, 8], dtype=i32))
     with pytest.raises(RuntimeError, match="Bias not supported yet"):
         F.grouped_mm(ea, eb, offs=ember.tensor([3, 8], dtype=i32), bias=ember.zeros(2, 4))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_embedding_bag_aten_matches_torch(dtype):
+    w = np.random.default_rng(31).standard_normal((6, 3)).astype(dtype)
+    idx = [1, 2, 4, 5, 4, 3, 2, 0]
+    cases = [([0, 2, 2, 5], False, None), ([0, 2, 2, 5, 8], True, None), ([0, 2, 2, 5], False, 2)]
+    for off, ilo, pad in cases:
+        for mode in (0, 1, 2):
+            ew = ember.from_numpy(w.copy()).requires_grad_()
+            tw = torch.from_numpy(w.copy()).requires_grad_()
+            e = ember.embedding_bag(ew, ember.tensor(idx), ember.tensor(off), False, mode, False,
+                                    None, ilo, pad)
+            t = torch.embedding_bag(tw, torch.tensor(idx), torch.tensor(off), False, mode, False,
+                                    None, ilo, pad)
+            for a, b in zip(e, t):
+                assert tuple(a.shape) == tuple(b.shape)
+                _close(a, b, 1e-6)
+            e[0].sum().backward()
+            t[0].sum().backward()
+            _close(ew.grad, tw.grad, 1e-6)
+    with ember.no_grad(), torch.no_grad():  # sum mode's bag_size: one zero per offset
+        e = ember.embedding_bag(ember.from_numpy(w), ember.tensor(idx), ember.tensor([0, 2, 8]),
+                                False, 0, False, None, True)
+        t = torch.embedding_bag(torch.from_numpy(w), torch.tensor(idx), torch.tensor([0, 2, 8]),
+                                False, 0, False, None, True)
+        assert [tuple(a.shape) for a in e] == [tuple(b.shape) for b in t]
+    with pytest.raises(RuntimeError, match="`mode` must be sum, mean, or max"):
+        ember.embedding_bag(ember.zeros(3, 2), ember.tensor([0]), ember.tensor([0]), False, 3)
+    with pytest.raises(TypeError, match="argument 'offsets' must be Tensor"):
+        ember.embedding_bag(ember.zeros(3, 2), ember.tensor([0]), [0])

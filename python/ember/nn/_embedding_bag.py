@@ -6,10 +6,10 @@ import warnings
 
 from .. import _C
 from .._creation import arange, full, ones, zeros
-from .._dtype import int64, int32
+from .._dtype import float32, int64, int32
 from .._grad_mode import no_grad
 
-__all__ = ["embedding_bag"]
+__all__ = ["embedding_bag"]  # embedding_bag_aten is torch.embedding_bag
 
 
 def _bags(input, offsets, include_last_offset):
@@ -128,3 +128,52 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return total
     count = mask.sum(1, True).to(weight.dtype)
     return total / _C.clamp(count, 1.0)
+
+
+def embedding_bag_aten(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                       per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """torch.embedding_bag (the aten op; note weight first, mode 0 sum / 1 mean / 2 max):
+    (output, offset2bag, bag_size, max_indices) as torch's CPU kernel fills them: offset2bag is
+    each index's bag (empty in float32 sum mode without padding_idx); bag_size the non-padding
+    count per bag (zeros in sum mode: one per offset, or one per bag when autograd records);
+    max_indices the weight row behind each maximum in max mode (mean mode: bag_size again; sum
+    mode: zeros like bag_size)."""
+    for x, arg in ((weight, "weight"), (indices, "indices"), (offsets, "offsets")):
+        if not isinstance(x, _C.Tensor):
+            raise TypeError(f"embedding_bag(): argument '{arg}' must be Tensor, not "
+                            f"{type(x).__name__}")
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    recording = _C.is_grad_enabled() and (weight.requires_grad or (
+        per_sample_weights is not None and per_sample_weights.requires_grad))
+    out = embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq,
+                        ("sum", "mean", "max")[mode], sparse, per_sample_weights,
+                        include_last_offset, padding_idx)
+    with no_grad():
+        flat = indices.reshape(-1).to(int64)
+        pos, mask = _bags(flat, offsets, include_last_offset)
+        nb = pos.shape[0]
+        idx = flat[pos] if flat.numel() > 0 else zeros(tuple(pos.shape), dtype=int64)
+        valid = mask if padding_idx is None else mask & (idx != padding_idx % weight.shape[0])
+        if mode == 0 and padding_idx is None and weight.dtype == float32:
+            offset2bag = zeros(0, dtype=int64)  # torch's float32 sum fast path fills none
+        else:
+            bag_ids = arange(nb, dtype=int64).unsqueeze(1).expand(tuple(pos.shape))
+            offset2bag = zeros(flat.numel(), dtype=int64)
+            if mask.numel() > 0:
+                offset2bag = offset2bag.index_put_((pos[mask],), bag_ids[mask])
+        if mode == 0:
+            # torch's sum returns one zero per offset, or per bag when autograd records it
+            m = nb if recording else offsets.numel()
+            return out, offset2bag, zeros(m, dtype=int64), zeros(m, dtype=int64)
+        bag_size = valid.sum(1).to(int64)
+        if mode == 1:
+            return out, offset2bag, bag_size, bag_size.clone()
+        rows = _C.embedding(idx, weight.detach(), None)
+        keep = valid.unsqueeze(-1)
+        if rows.shape[1] == 0:
+            return out, offset2bag, bag_size, zeros((nb, weight.shape[1]), dtype=int64)
+        best = _C.where(keep, rows, float("-inf")).argmax(1)  # first maximum, as torch
+        max_indices = idx.gather(1, best)
+        max_indices = _C.where(keep.any(1), max_indices, 0)
+    return out, offset2bag, bag_size, max_indices
