@@ -63,6 +63,9 @@ class Storage : public RefCounted {
   // Exporters of the raw pointer (NumPy, DLPack) call this: share_memory_() then keeps the
   // old buffer alive until the storage dies, so the exported array never dangles.
   void mark_exported() { exported_ = true; }
+  // Grows or shrinks owned memory to nbytes, keeping the first bytes (resize_); every view
+  // sees the new memory. Throws Error for borrowed, shared or exported memory.
+  void resize(size_t nbytes);
 
  private:
   void init_shared(size_t nbytes);  // Storage(nbytes) in shared-allocation mode

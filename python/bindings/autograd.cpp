@@ -90,6 +90,11 @@ void bind_autograd(nb::module_& m) {
                   }, nb::arg("value").none());
   cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); });
   cls.def_prop_ro("is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); });
+  // Which output of its grad_fn this tensor is (0 for leaves).
+  cls.def_prop_ro("output_nr", [](const Tensor& t) {
+    autograd::AutogradMeta* m = autograd::meta(t);
+    return m && m->grad_fn ? m->output_nr : 0u;
+  });
   cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
   cls.def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); });
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {

@@ -62,6 +62,50 @@ void bind_views(nb::module_& m) {
   def_both(m, cls, "chunk", [](const Tensor& t, int64_t c, int64_t d) { return to_tuple(chunk(t, c, d)); },
            nb::arg("chunks"), nb::arg("dim") = 0);
   def_both(m, cls, "unbind", [](const Tensor& t, int64_t d) { return to_tuple(unbind(t, d)); }, nb::arg("dim") = 0);
+  auto opt_offset = [](nb::handle h) { return h.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(h)); };
+  def_both(m, cls, "as_strided", [opt_offset](const Tensor& t, nb::handle size, nb::handle stride, nb::handle off) {
+    return as_strided(t, shape_from_sequence(size, "as_strided"), shape_from_sequence(stride, "as_strided"), opt_offset(off));
+  }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  cls.def("as_strided_", [opt_offset](nb::handle self, nb::handle size, nb::handle stride, nb::handle off) {
+    as_strided_(self_of(self), shape_from_sequence(size, "as_strided_"), shape_from_sequence(stride, "as_strided_"), opt_offset(off));
+    return nb::borrow(self);
+  }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  cls.def("unfold", [](const Tensor& t, int64_t d, int64_t size, int64_t step) { return unfold(t, d, size, step); },
+          nb::arg("dimension"), nb::arg("size"), nb::arg("step"));
+  // In-place view ops return self (the same Python object), as in-place ops do.
+  cls.def("t_", [](nb::handle self) { t_(self_of(self)); return nb::borrow(self); });
+  for (const char* name : {"transpose_", "swapaxes_", "swapdims_"}) {
+    cls.def(name, [](nb::handle self, int64_t a, int64_t b) { transpose_(self_of(self), a, b); return nb::borrow(self); });
+  }
+  cls.def("squeeze_", [](nb::handle self, nb::handle dim) {
+    if (dim.is_none()) squeeze_(self_of(self));
+    else squeeze_(self_of(self), dims_from(dim, "squeeze_"));
+    return nb::borrow(self);
+  }, nb::arg("dim") = nb::none());
+  cls.def("unsqueeze_", [](nb::handle self, int64_t d) { unsqueeze_(self_of(self), d); return nb::borrow(self); },
+          nb::arg("dim"));
+  cls.def("_resize_", [](nb::handle self, nb::handle size) {
+    resize_(self_of(self), shape_from_sequence(size, "resize_"));
+    return nb::borrow(self);
+  });
+  cls.def("_set_to", [](nb::handle self, const Tensor& src) { set_(self_of(self), src); return nb::borrow(self); });
+  cls.def("_set_storage", [](nb::handle self, const Tensor& storage, int64_t off, nb::handle size, nb::handle stride) {
+    set_(self_of(self), storage, off, shape_from_sequence(size, "set_"), shape_from_sequence(stride, "set_"));
+    return nb::borrow(self);
+  });
+  cls.def("_set_empty", [](nb::handle self) { set_(self_of(self)); return nb::borrow(self); });
+  // Tensor.as_subclass: an alias view of t (so the result stays in t's graph) held by an
+  // instance of the Tensor subclass `type`, built without running the subclass's __init__.
+  m.def("_as_subclass", [](nb::handle type, const Tensor& t) {
+    EMBER_CHECK(PyType_Check(type.ptr()) && PyType_IsSubtype((PyTypeObject*)type.ptr(), (PyTypeObject*)tensor_class().ptr()),
+                TypeError, "as_subclass: Creating a Tensor subclass from a class that does not inherit from Tensor is "
+                "not possible. Make sure your class inherits from Tensor.");
+    nb::object o = nb::inst_alloc(type);
+    new (nb::inst_ptr<Tensor>(o)) Tensor(view(t, t.sizes()));
+    nb::inst_mark_ready(o);
+    return o;
+  });
+  cls.def("_storage_view", [](const Tensor& t, DType d) { return storage_view(t, d); });
   m.def("cat", [](const std::vector<Tensor>& ts, int64_t d) { return cat(ts, d); },
         nb::arg("tensors"), nb::arg("dim") = 0);
   m.def("stack", [](const std::vector<Tensor>& ts, int64_t d) { return stack(ts, d); },

@@ -249,6 +249,17 @@ def _assert(condition, message):
     concrete_args checks) can record it as a call."""
     assert condition, message
 
+# torch's in-place `_` forms and `*_copy` forms (one table each), the view scatters, storages
+# and what-a-tensor-is attributes (layout, dim_order, ...): after the loop above, so the
+# tables may name methods it added.
+from . import _inplace_and_copy, _view_scatter, _storage, _tensor_attributes  # noqa: E402
+
+for _module in (_inplace_and_copy, _view_scatter, _storage, _tensor_attributes):
+    globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
+    for _name, _fn in _module.METHODS.items():
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, _fn)
+
 
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.

@@ -1,6 +1,7 @@
 """no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators
 over the C++ thread-local grad mode."""
 import functools
+import threading
 
 from . import _C
 
@@ -36,11 +37,28 @@ class enable_grad(_GradModeContext):
     _enabled = True
 
 
+_inference = threading.local()  # a stack of the inference_mode blocks entered on this thread
+
+
+def is_inference_mode_enabled():
+    """True inside `with inference_mode():` (and not inside inference_mode(False))."""
+    stack = getattr(_inference, "stack", None)
+    return bool(stack and stack[-1])
+
+
 class inference_mode(_GradModeContext):
     """As no_grad (ember has no separate inference tensors)."""
 
     def __init__(self, mode=True):
         self._enabled = not mode
+
+    def __enter__(self):
+        _inference.__dict__.setdefault("stack", []).append(not self._enabled)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _inference.stack.pop()
+        return super().__exit__(*exc)
 
     def __call__(self, fn):
         if not callable(fn) or isinstance(fn, bool):

@@ -9,8 +9,10 @@
 // 360 MB matrix otherwise sits on 92,000 4 KB pages, and a gemv streaming through it pays
 // a TLB miss every 4 KB and a page fault per page on first touch (bench/, least squares).
 #include <atomic>
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -127,6 +129,17 @@ Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
 
 Storage::Storage(void* data, size_t nbytes, void (*release)(void*), void* ctx)
     : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx), owned_(false) {}
+
+void Storage::resize(size_t nbytes) {
+  EMBER_CHECK(owned_ && !exported_, Error, "Trying to resize storage that is not resizable");
+  EMBER_CHECK(nbytes <= (size_t(1) << 46), Error, "resize: cannot allocate ", nbytes,
+              " bytes (more than 64 TB)");
+  void* fresh = allocate(nbytes);
+  if (nbytes_ > 0 && nbytes > 0) std::memcpy(fresh, data_, std::min(nbytes, nbytes_));
+  deallocate(data_, nbytes_);
+  data_ = fresh;
+  nbytes_ = nbytes;
+}
 
 Storage::~Storage() {
   if (owned_) deallocate(data_, nbytes_);

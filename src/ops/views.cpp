@@ -115,7 +115,128 @@ void check_numel(IntList shape, const char* op) {
   }
 }
 
+// Note [Overlapping view gradients]: the elements of an as_strided or unfold view may share
+// memory (windows overlap, stride 0), so the gradient adds each output element's gradient
+// into the position it reads: a scatter-add of g over the flat indices of region r in a
+// zero buffer of n elements (indices = r applied to arange(n)).
+Tensor scatter_add_region(const Tensor& g, int64_t n, const Layout& r) {
+  Tensor idx = reshape(contiguous(arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64)
+                                      .as_strided(r.sizes, r.strides, r.offset)),
+                       {-1});
+  Tensor flat = zeros({n}, g.dtype());
+  index_put_(flat, {TensorIndex::of(idx)}, reshape(g, {-1}), /*accumulate=*/true);
+  return flat;
+}
+
+// One past the last element a layout reads (its offset when it has no elements).
+int64_t layout_end(const Layout& l) {
+  int64_t end = l.offset + 1;
+  for (size_t i = 0; i < l.sizes.size(); ++i) {
+    if (l.sizes[i] == 0) return l.offset;
+    end += (l.sizes[i] - 1) * l.strides[i];
+  }
+  return end;
+}
+
+// Whether two elements of the layout may share memory (PyTorch's test: sorted by stride,
+// each stride must pass the extent of the dims below it).
+bool maybe_overlapping(const Layout& l) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (size_t i = 0; i < l.sizes.size(); ++i)
+    if (l.sizes[i] > 1) dims.push_back({l.strides[i], l.sizes[i]});
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= extent) return true;
+    extent += (size - 1) * stride;
+  }
+  return false;
+}
+
+// as_strided's gradient: g scattered into the storage span both geometries touch, read back
+// through the input's geometry; an input whose elements overlap shares each position's
+// gradient among the elements that read it, as PyTorch does.
+Tensor as_strided_backward(const Tensor& g, const Layout& in, const Layout& out) {
+  int64_t base = std::min(in.offset, out.offset);
+  int64_t n = std::max(layout_end(in), layout_end(out)) - base;
+  Layout o{out.sizes, out.strides, out.offset - base}, i{in.sizes, in.strides, in.offset - base};
+  Tensor flat = scatter_add_region(g, n, o);
+  if (maybe_overlapping(i)) {
+    Tensor count = scatter_add_region(ones(i.sizes, g.dtype()), n, i);
+    flat = div(flat, maximum(count, Scalar(1.0)));
+  }
+  return contiguous(flat.as_strided(i.sizes, i.strides, i.offset));
+}
+
+Layout unfold_layout(const Layout& in, int64_t d, int64_t size, int64_t step) {
+  Layout o = in;
+  if (in.sizes.empty()) return {{size}, {1}, in.offset};  // a 0-d tensor: one window
+  o.sizes[d] = (in.sizes[d] - size) / step + 1;
+  o.strides[d] = in.strides[d] * step;
+  o.sizes.push_back(size);
+  o.strides.push_back(in.strides[d]);
+  return o;
+}
+
 }  // namespace
+
+Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
+                  std::optional<int64_t> storage_offset) {
+  ops::check_defined(t, "as_strided");
+  EMBER_CHECK(sizes.size() == strides.size(), Error, "as_strided: mismatch in length of strides ",
+              strides, " and shape ", sizes);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the "
+                "moment, got strides: ", strides);
+    EMBER_CHECK(sizes[i] >= 0, Error, "as_strided: Storage size calculation overflowed with sizes=",
+                sizes, " and strides=", strides);
+  }
+  check_numel(sizes, "as_strided");
+  int64_t offset = storage_offset.value_or(t.offset());
+  EMBER_CHECK(offset >= 0, Error, "as_strided: invalid storage offset ", offset);
+  Layout out_layout{Dims(sizes), Dims(strides), offset};
+  int64_t need = 0;  // bytes; 0 for an empty view
+  if (numel_of(sizes) > 0) {
+    int64_t end = offset, span = 0;
+    bool overflow = false;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span) ||
+                  __builtin_add_overflow(end, span, &end);
+    overflow |= __builtin_add_overflow(end, int64_t(1), &end) ||
+                __builtin_mul_overflow(end, int64_t(t.itemsize()), &need);
+    EMBER_CHECK(!overflow, Error, "as_strided: Storage size calculation overflowed with sizes=",
+                sizes, " and strides=", strides);
+  }
+  int64_t have = int64_t(t.storage()->nbytes());
+  EMBER_CHECK(need <= have, Error, "as_strided: setStorage: sizes ", sizes, ", strides ", strides,
+              ", storage offset ", offset, ", and itemsize ", t.itemsize(),
+              " requiring a storage size of ", need, " are out of bounds for storage of size ", have);
+  Tensor out = t.as_strided(sizes, strides, offset);
+  if (autograd::any_requires_grad(t)) {
+    record_view("AsStridedBackward0", t, out, [in = layout_of(t), out_layout](Grads& g, const Node&) -> Grads {
+      return {as_strided_backward(g[0], in, out_layout)};
+    });
+  }
+  return out;
+}
+
+Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
+  ops::check_defined(t, "unfold");
+  int64_t d = wrap_dim(dimension, std::max<int64_t>(t.dim(), 1), "unfold");
+  int64_t n = t.dim() == 0 ? 1 : t.sizes()[d];
+  EMBER_CHECK(size >= 0, Error, "unfold: size is ", size, " but must be >= 0");
+  EMBER_CHECK(size <= n, Error, "unfold: maximum size for tensor at dimension ", d, " is ", n,
+              " but size is ", size);
+  EMBER_CHECK(step > 0, Error, "unfold: step is ", step, " but must be > 0");
+  Tensor out = apply_layout(t, unfold_layout(layout_of(t), d, size, step));
+  if (autograd::any_requires_grad(t)) {
+    record_view("UnfoldBackward0", t, out, [shape = Dims(t.sizes()), d, size, step](Grads& g, const Node&) -> Grads {
+      Layout r = unfold_layout(contiguous_layout(shape), d, size, step);
+      return {view(scatter_add_region(g[0], numel_of(shape), r), shape)};
+    });
+  }
+  return out;
+}
 
 Tensor view(const Tensor& t, IntList shape) {
   ops::check_defined(t, "view");

@@ -1,0 +1,231 @@
+"""torch's in-place `_` forms and `*_copy` forms, each generated from one table row
+(STYLE.md, "Breadth without bloat"):
+
+- INPLACE_FUNCTIONS: torch.exp_(x) and friends, the top-level spelling of a Tensor method that
+  already writes in place (C++: version counter, autograd history, torch's errors).
+- INPLACE_METHODS: Tensor in-place forms of out-of-place ops (addmm_, greater_, ...): the op
+  runs out of place, then its result is written into self through copy_, refused (as torch)
+  when the shape differs or the dtype cannot be cast into self.
+- COPY_FORMS: torch.t_copy(x) and friends: the view op, then a contiguous copy (gradients flow
+  through both), with `out=`.
+No math here: every value comes from an ember op."""
+import builtins
+import warnings
+
+from . import _C
+from ._dtype import int64
+
+Tensor = _C.Tensor
+
+
+def _check_input(x, fn):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+# ---- torch.name_(input, ...) = input.name_(...) ----------------------------------------------
+INPLACE_NAMES = (
+    "abs_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "deg2rad_", "detach_", "erf_",
+    "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "lcm_", "ldexp_", "log1p_",
+    "log2_", "log_", "neg_", "negative_", "rad2deg_", "reciprocal_", "round_", "rsqrt_",
+    "sigmoid_", "sin_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_", "index_put_",
+    "resize_as_", "as_strided_",
+)
+
+
+def _function_form(name):
+    def fn(input, *args, **kwargs):
+        _check_input(input, name)
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(input, ...): input.{name}(...), in place; returns input."
+    return fn
+
+
+def fill(input, value):
+    """A new tensor of input's shape and dtype holding `value` (a number or a 0-d tensor; the
+    gradient flows to a tensor value, none to input)."""
+    _check_input(input, "fill")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill(): only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions")
+    return input.clone().fill_(value)
+
+
+# ---- Tensor.name_ from an out-of-place op ------------------------------------------------------
+def _write_back(self, result, name):
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the "
+                           f"broadcast shape {list(result.shape)}")
+    if not _C.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"{name}: result type {result.dtype} can't be cast to the desired "
+                           f"output type {self.dtype}")
+    return self.copy_(result)
+
+
+def _inplace_method(name, op):
+    def method(self, *args, **kwargs):
+        return _write_back(self, getattr(self, op)(*args, **kwargs), name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"Tensor.{op}(...) written into self (torch's Tensor.{name})."
+    return method
+
+
+# Tensor in-place name -> the out-of-place method whose result it writes into self.
+INPLACE_METHODS = {"addmm_": "addmm", "bitwise_not_": "bitwise_not"}
+# torch's other names of in-place methods ember has (the error names the alias).
+INPLACE_ALIASES = {"greater_": "gt_", "greater_equal_": "ge_", "less_": "lt_",
+                   "less_equal_": "le_", "not_equal_": "ne_"}
+
+
+def _inplace_alias(name, target):
+    def method(self, other):
+        try:
+            return getattr(self, target)(other)
+        except (RuntimeError, ValueError, TypeError, IndexError) as e:
+            if type(e) not in (RuntimeError, ValueError, TypeError, IndexError):
+                raise
+            raise type(e)(f"{name} (an alias of {target}): {e}") from None
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"Alias of Tensor.{target}."
+    return method
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal (all dims equal for > 2 dims); a tall matrix with wrap=True
+    starts again N + 1 rows further down, as torch."""
+    if self.dim() < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    n = self.shape[0]
+    if self.dim() > 2 and any(s != n for s in self.shape):
+        raise RuntimeError(f"fill_diagonal_: all dimensions of input must be of equal length "
+                           f"(got shape {list(self.shape)})")
+    rows, cols = self.shape[0], self.shape[1]
+    if self.dim() == 2:
+        # positions k * (cols + 1) of the row-major flat index; past the square only with wrap
+        limit = rows * cols if wrap and rows > cols else min(rows, cols) * cols
+        flat = _C.arange(0, limit, cols + 1, int64) if limit else _C.zeros([0], int64)
+        index = (_C.floor_divide(flat, cols), _C.remainder(flat, cols))
+    else:
+        index = (_C.arange(0, n, 1, int64),) * self.dim()
+    value = fill_value if isinstance(fill_value, Tensor) else _C.scalar_tensor(fill_value, None)
+    return self.index_put_(index, value.to(self.dtype), False)
+
+
+def _python_values(self, fn, name, *others):
+    """fn applied to each element's Python value (torch's apply_/map_/map2_ call a Python
+    callable per element: that call is the op, so it cannot move to C++)."""
+    if self.requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    if not callable(fn):
+        raise TypeError(f"{name}(): argument 'callable' must be callable, not {type(fn).__name__}")
+    columns = [self.reshape(-1).tolist()]
+    for o in others:
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{name}(): expected a Tensor, got {type(o).__name__}")
+        columns.append(o.expand(*self.shape).reshape(-1).tolist())
+    values = list(builtins.map(fn, *columns))
+    from ._creation import tensor
+    result = tensor(values, dtype=self.dtype) if values else _C.zeros([0], self.dtype)
+    return self.copy_(result.reshape(list(self.shape)))
+
+
+def apply_(self, callable):
+    return _python_values(self, callable, "apply_")
+
+
+def map_(self, tensor, callable):
+    return _python_values(self, callable, "map_", tensor)
+
+
+def map2_(self, x, y, callable):
+    return _python_values(self, callable, "map2_", x, y)
+
+
+# ---- torch.name_copy(input, ..., out=None) ------------------------------------------------------
+def _slice(input, dim=0, start=None, end=None, step=1):
+    d = dim + input.dim() if dim < 0 else dim
+    if not 0 <= d < input.dim():
+        raise IndexError(f"slice: Dimension out of range (expected to be in range of "
+                         f"[{-input.dim()}, {input.dim() - 1}], but got {dim})")
+    return input[(slice(None),) * d + (slice(start, end, step),)]
+
+
+def _view(input, size):
+    return input.view(*size) if not isinstance(size, builtins.int) else input.view(size)
+
+
+# name -> (the view op, whether it returns a sequence of tensors)
+COPY_FORMS = {
+    "alias_copy": (lambda input: input.view(list(input.shape)), False),
+    "as_strided_copy": (lambda input, size, stride, storage_offset=None:
+                        input.as_strided(size, stride, storage_offset), False),
+    "detach_copy": (lambda input: input.detach(), False),
+    "diagonal_copy": (lambda input, offset=0, dim1=0, dim2=1: input.diagonal(offset, dim1, dim2),
+                      False),
+    "expand_copy": (lambda input, size, *, implicit=False: input.expand(*size), False),
+    "narrow_copy": (lambda input, dim, start, length: input.narrow(dim, start, length), False),
+    "permute_copy": (lambda input, dims: input.permute(*dims), False),
+    "select_copy": (lambda input, dim, index: input.select(dim, index), False),
+    "slice_copy": (_slice, False),
+    "split_copy": (lambda input, split_size, dim=0: input.split(split_size, dim), True),
+    "split_with_sizes_copy": (lambda input, split_sizes, dim=0: input.split(list(split_sizes), dim),
+                              True),
+    "squeeze_copy": (lambda input, dim=None: input.squeeze(dim), False),
+    "t_copy": (lambda input: input.t(), False),
+    "transpose_copy": (lambda input, dim0, dim1: input.transpose(dim0, dim1), False),
+    "unbind_copy": (lambda input, dim=0: input.unbind(dim), True),
+    "unfold_copy": (lambda input, dimension, size, step: input.unfold(dimension, size, step), False),
+    "unsqueeze_copy": (lambda input, dim: input.unsqueeze(dim), False),
+    "view_copy": (_view, False),
+}
+
+
+def _into(result, out, name):
+    """result written into `out` (resized when its shape differs, as torch's out= does)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if not _C.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"{name}: result type {result.dtype} can't be cast to the desired "
+                           f"output type {out.dtype}")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0:
+            warnings.warn(f"{name}: an output with one or more elements was resized since it had "
+                          f"shape {list(out.shape)}, which does not match the required output "
+                          f"shape {list(result.shape)}.", UserWarning, stacklevel=3)
+        out.resize_(list(result.shape))
+    return out.copy_(result)
+
+
+def _copy_form(name, view_op, many):
+    def fn(input, *args, out=None, **kwargs):
+        _check_input(input, name)
+        result = view_op(input, *args, **kwargs)
+        if not many:
+            result = result.clone()
+            return result if out is None else _into(result, out, name)
+        results = [r.clone() for r in result]
+        if out is None:
+            return results
+        if not isinstance(out, (list, tuple)) or len(out) != len(results):
+            raise RuntimeError(f"{name}: expected out to be a list of {len(results)} tensors, got "
+                               f"{out!r:.80}")
+        for r, o in zip(results, out):
+            _into(r, o, name)
+        return None
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: a contiguous copy of torch.{name[:-5]}'s view(s)."
+    return fn
+
+
+FUNCTIONS = {n: _function_form(n) for n in INPLACE_NAMES}
+FUNCTIONS["fill"] = fill
+FUNCTIONS.update({n: _copy_form(n, op, many) for n, (op, many) in COPY_FORMS.items()})
+
+METHODS = {n: _inplace_method(n, op) for n, op in INPLACE_METHODS.items()}
+METHODS.update({n: _inplace_alias(n, t) for n, t in INPLACE_ALIASES.items()})
+METHODS.update({"fill_diagonal_": fill_diagonal_, "apply_": apply_, "map_": map_, "map2_": map2_,
+                "narrow_copy": FUNCTIONS["narrow_copy"]})

@@ -1,0 +1,180 @@
+"""What a tensor is, rather than what it holds: layout, dim_order, inference and distributed
+flags, device index, same-size and signedness predicates, as_subclass, module_load; and the
+legacy creation spellings torch keeps (range with its inclusive end, scalar_tensor,
+Tensor.new) and nonzero_static / Tensor.where. Queries and argument shaping only."""
+import builtins
+import warnings
+
+from . import _C
+from ._dtype import to_dtype, float64, get_default_dtype
+
+Tensor = _C.Tensor
+
+
+class layout:
+    """torch.layout: how a tensor's elements are arranged. ember has one, `strided`."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"ember.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+
+
+def _check(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+# ---- inference mode -----------------------------------------------------------------------------
+from ._grad_mode import is_inference_mode_enabled  # noqa: E402
+
+
+def is_inference(input):
+    """False: ember has no inference tensors (a tensor made under inference_mode is a normal
+    tensor that can later enter autograd), documented in docs/autograd.md."""
+    _check(input, "is_inference")
+    return False
+
+
+# ---- predicates -----------------------------------------------------------------------------------
+def is_same_size(input, other):
+    _check(input, "is_same_size")
+    _check(other, "is_same_size", "other")
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_signed(input):
+    _check(input, "is_signed")
+    return input.dtype.is_signed
+
+
+def get_device(input):
+    _check(input, "get_device")
+    return input.get_device()
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (stride descending; ties keep order)."""
+    strides = self.stride()
+    if ambiguity_check and len(set(s for s, n in zip(strides, self.shape) if n > 1)) != \
+            sum(1 for n in self.shape if n > 1):
+        raise RuntimeError("dim_order: the tensor's memory format is ambiguous (equal strides)")
+    return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
+
+
+def _module_load(self, other, assign=False):
+    """What nn.Module.load_state_dict stores for `self` given state-dict value `other`."""
+    _check(other, "module_load", "other")
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+def _as_subclass(self, cls):
+    """self's data (an alias view, still in self's graph) as an instance of Tensor subclass
+    `cls`, whose __init__ does not run (as torch)."""
+    return _C._as_subclass(cls, self)
+
+
+def _volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+# ---- legacy creation spellings ---------------------------------------------------------------------
+# (torch.range is registered from range_: a module-level `range` would hide the builtin here)
+def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    """Deprecated in torch: start, start + step, ... up to and including end (float32 by
+    default); torch.arange excludes end."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("range: step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError(f"range: upper bound ({end}) and lower bound ({start}) inconsistent "
+                           f"with step sign ({step})")
+    dtype = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    n = int((end - start) / step) + 1
+    result = _C.add(_C.mul(_C.arange(0, n, 1, float64), float(step)), float(start))
+    result = result.to(dtype)
+    if out is not None:
+        from ._inplace_and_copy import _into
+        return _into(result, out, "range")
+    return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
+                  requires_grad=False):
+    """A 0-d tensor of the default float dtype (not of the number's type: torch.tensor's)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    if not isinstance(s, (builtins.int, builtins.float, builtins.bool)):
+        raise TypeError(f"scalar_tensor(): argument 's' must be Number, not {type(s).__name__}")
+    dtype = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    out = _C.full([], s, dtype)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _new(self, *args, dtype=None, device=None, requires_grad=False):
+    """torch's legacy Tensor.new: new(*sizes) or new(Size) uninitialised, new(list or tuple)
+    the data, new(tensor) an alias of it, new() empty; self's dtype unless told."""
+    from ._creation import tensor, empty
+    from ._tensor import Size
+    dtype = dtype or self.dtype
+    if not args:
+        return _C.zeros([0], dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype != dtype:
+            raise TypeError(f"new(): expected a {dtype} tensor, got {args[0].dtype}")
+        return args[0].detach()
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        return tensor(args[0], dtype=dtype, requires_grad=requires_grad)
+    return empty(*args, dtype=dtype, requires_grad=requires_grad)
+
+
+# ---- nonzero_static, Tensor.where ---------------------------------------------------------------
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's (n, ndim) indices cut or padded with fill_value to exactly `size` rows."""
+    _check(input, "nonzero_static")
+    if isinstance(size, builtins.bool) or not isinstance(size, builtins.int) or size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative int, got {size!r}")
+    found = _C.nonzero(input)
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = _C.full([size - found.shape[0], found.shape[1]], fill_value, found.dtype)
+    return _C.cat([found, pad], 0)
+
+
+def _where(self, condition, y):
+    """self where condition holds, else y (torch.where(condition, self, y))."""
+    from . import where
+    return where(condition, self, y)
+
+
+FUNCTIONS = {
+    "is_inference_mode_enabled": is_inference_mode_enabled, "is_inference": is_inference,
+    "is_same_size": is_same_size, "is_signed": is_signed, "get_device": get_device,
+    "range": range_, "scalar_tensor": scalar_tensor, "nonzero_static": nonzero_static,
+    "layout": layout, "strided": strided,
+}
+METHODS = {
+    "is_inference": is_inference, "is_same_size": is_same_size, "is_signed": is_signed,
+    "dim_order": _dim_order, "module_load": _module_load, "new": _new,
+    "as_subclass": _as_subclass,
+    "nonzero_static": nonzero_static, "where": _where,
+    "layout": property(lambda self: strided),
+    "volatile": property(_volatile),
+    "const_data_ptr": lambda self: self.data_ptr(),
+    "is_distributed": lambda self: False,
+}

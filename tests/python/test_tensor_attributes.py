@@ -1,0 +1,202 @@
+"""What a tensor is (layout, dim_order, output_nr, is_inference, ...), the predicates
+(is_same_size, is_signed, get_device, is_inference_mode_enabled), Tensor.new / module_load /
+where / nonzero_static, and the creation functions that take a layout or memory
+(empty_strided, empty_permuted, new_empty_strided, scalar_tensor, range, asarray, frombuffer,
+from_file) against torch 2.13."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from helpers import assert_same, check_grad, check_op
+
+
+def test_attributes():
+    for lib in (torch, ember):
+        x = lib.zeros(2, 3)
+        assert str(x.layout).endswith("strided") and x.layout is lib.strided
+        assert x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
+        assert lib.zeros(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+        assert x.is_distributed() is False and x.is_inference() is False
+        assert x.const_data_ptr() == x.data_ptr()
+        assert x.get_device() == -1 and lib.get_device(x) == -1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert x.volatile is False
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga * 2 + gb * 3
+
+        a = lib.ones(2, 3, requires_grad=True)
+        first, second = Two.apply(a)
+        assert (first.output_nr, second.output_nr, a.output_nr) == (0, 1, 0)
+        assert lib.is_same_size(x, lib.ones(2, 3)) and not lib.is_same_size(x, lib.ones(3, 2))
+        assert not lib.is_signed(lib.ones(2, dtype=lib.uint8)) and lib.is_signed(x)
+        assert not lib.is_signed(lib.ones(2, dtype=lib.bool))
+        with pytest.raises(TypeError):
+            lib.is_same_size(x, 3)
+
+
+def test_inference_mode_enabled():
+    for lib in (torch, ember):
+        assert not lib.is_inference_mode_enabled()
+        with lib.inference_mode():
+            assert lib.is_inference_mode_enabled()
+            with lib.inference_mode(False):
+                assert not lib.is_inference_mode_enabled()
+            assert lib.is_inference_mode_enabled()
+        assert not lib.is_inference_mode_enabled()
+        with lib.no_grad():
+            assert not lib.is_inference_mode_enabled()
+
+
+def test_as_subclass():
+    for lib in (torch, ember):
+        class Marked(lib.Tensor):
+            def __init__(self, *args, **kwargs):
+                raise AssertionError("as_subclass must not run __init__")
+
+        x = lib.ones(2, 3, requires_grad=True)
+        y = x.as_subclass(Marked)
+        assert type(y) is Marked and tuple(y.shape) == (2, 3)
+        assert y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        (y * 2).sum().backward()  # still in x's graph
+        assert x.grad.tolist() == [[2.0] * 3] * 2
+        p = lib.zeros(2).as_subclass(lib.nn.Parameter)
+        assert isinstance(p, lib.nn.Parameter)
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            x.as_subclass(int)
+
+
+def test_module_load():
+    for lib in (torch, ember):
+        p = lib.zeros(3)
+        r = p.module_load(lib.ones(3))
+        assert r.tolist() == [1.0] * 3 and p.tolist() == [1.0] * 3 and r is not p
+        q = lib.full((3,), 2.0, requires_grad=True)
+        r = p.module_load(q, assign=True)
+        assert not r.requires_grad and r.untyped_storage().data_ptr() == q.untyped_storage().data_ptr()
+
+
+def test_tensor_new():
+    for lib in (torch, ember):
+        x = lib.zeros(2, dtype=lib.float64)
+        assert tuple(x.new(2, 3).shape) == (2, 3) and x.new(2, 3).dtype == lib.float64
+        assert tuple(x.new(lib.Size([4])).shape) == (4,)
+        assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new([1, 2]).dtype == lib.float64
+        assert tuple(x.new().shape) == (0,)
+        src = lib.ones(2, dtype=lib.float64)
+        assert x.new(src).untyped_storage().data_ptr() == src.untyped_storage().data_ptr()
+
+
+def test_where_method_and_nonzero_static():
+    check_op(lambda m, x, y: x.where(x > 0, y), [(3, 4), (4,)], ["float32", "int64"])
+    check_op(lambda m, x: x.where(x > 0, 0.5), [(3, 4)])
+    check_grad(lambda m, x, y: x.where(x > 0, y), [(3, 4), (3, 4)])
+    for size, fill in [(5, -1), (2, 9), (0, -1), (12, 7)]:
+        check_op(lambda m, x: m.nonzero_static(x, size=size, fill_value=fill), [(3, 4)],
+                 ["int64", "bool", "float32"])
+        check_op(lambda m, x: x.nonzero_static(size=size), [(6,)], ["int64"])
+    check_op(lambda m, x: m.nonzero_static(x, size=-1), [(3,)], ["int64"])
+
+
+def test_scalar_tensor_and_range():
+    for s, kw in [(3, {}), (2.5, {}), (True, {}), (7, {"dtype": "int64"}), (1.5, {"dtype": "float64"})]:
+        got = ember.scalar_tensor(s, **{k: getattr(ember, v) for k, v in kw.items()})
+        want = torch.scalar_tensor(s, **{k: getattr(torch, v) for k, v in kw.items()})
+        assert_same(got, want)
+    assert ember.scalar_tensor(2.0, requires_grad=True).requires_grad
+    with pytest.raises(TypeError):
+        ember.scalar_tensor("a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args, kw in [((1, 4), {}), ((1, 2, 0.5), {}), ((4, 1, -1), {}), ((0, 1, 0.3), {}),
+                         ((1, 4), {"dtype": "int64"}), ((2.5, 4), {"dtype": "float64"})]:
+            got = ember.range(*args, **{k: getattr(ember, v) for k, v in kw.items()})
+            want = torch.range(*args, **{k: getattr(torch, v) for k, v in kw.items()})
+            assert_same(got, want)
+        for lib in (torch, ember):
+            with pytest.raises(RuntimeError):
+                lib.range(1, 4, -1)
+    with pytest.warns(UserWarning, match="deprecated"):
+        ember.range(1, 3)
+
+
+def test_empty_strided_and_permuted():
+    for lib in (torch, ember):
+        x = lib.empty_strided((2, 3), (1, 2))
+        assert tuple(x.shape) == (2, 3) and x.stride() == (1, 2) and x.dtype == lib.float32
+        y = lib.empty_strided((2, 3), (3, 1), dtype=lib.int64, requires_grad=False)
+        assert y.is_contiguous() and y.dtype == lib.int64
+        z = lib.empty_permuted((2, 3, 4), (0, 2, 1))
+        assert z.stride() == (12, 1, 3)
+        w = lib.zeros(1, dtype=lib.float64).new_empty_strided((2, 2), (1, 2))
+        assert w.stride() == (1, 2) and w.dtype == lib.float64
+        assert tuple(lib.empty_strided((0, 3), (3, 1)).shape) == (0, 3)
+        with pytest.raises(RuntimeError):
+            lib.empty_strided((2, 3), (1,))
+        with pytest.raises(RuntimeError):
+            lib.empty_permuted((2, 3), (0, 0))
+    x = ember.empty_strided((2, 3), (1, 2)).fill_(1.0)
+    assert x.sum().item() == 6.0
+
+
+def test_asarray():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for lib in (torch, ember):
+        t = lib.asarray(a)
+        assert tuple(t.shape) == (2, 3) and t.dtype == lib.float32
+        t[0, 0] = 100
+        assert a[0, 0] == 100  # shares the array's memory
+        a[0, 0] = 0
+        assert lib.asarray([1, 2]).dtype == lib.int64 and lib.asarray(3.5).dim() == 0
+        src = lib.ones(3)
+        assert lib.asarray(src).untyped_storage().data_ptr() == src.untyped_storage().data_ptr()
+        assert lib.asarray(src, copy=True).untyped_storage().data_ptr() != src.untyped_storage().data_ptr()
+        assert lib.asarray(src, dtype=lib.float64).dtype == lib.float64
+        assert lib.asarray([1.0], requires_grad=True).requires_grad
+        with pytest.raises((ValueError, RuntimeError)):
+            lib.asarray(src, dtype=lib.float64, copy=False)
+
+
+def test_frombuffer():
+    buf = bytearray(np.arange(4, dtype=np.int32).tobytes())
+    for lib in (torch, ember):
+        t = lib.frombuffer(buf, dtype=lib.int32)
+        assert t.tolist() == [0, 1, 2, 3]
+        t[0] = 9
+        assert buf[0] == 9  # shares the buffer
+        buf[0] = 0
+        assert lib.frombuffer(buf, dtype=lib.int32, count=2, offset=4).tolist() == [1, 2]
+        assert lib.frombuffer(buf, dtype=lib.uint8, count=3).tolist() == [0, 0, 0]
+        for kw in [{"count": 5}, {"offset": 16}, {"count": 0}]:
+            with pytest.raises(ValueError):
+                lib.frombuffer(buf, dtype=lib.int32, **kw)
+        with pytest.raises(ValueError):
+            lib.frombuffer(bytearray(b"\x00" * 6), dtype=lib.int32)
+        with pytest.raises(ValueError):
+            lib.frombuffer([1, 2], dtype=lib.int32)
+
+
+def test_from_file(tmp_path):
+    path = tmp_path / "data.bin"
+    np.arange(5, dtype=np.float64).tofile(path)
+    for lib in (torch, ember):
+        t = lib.from_file(str(path), shared=False, size=5, dtype=lib.float64)
+        assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+        t[0] = 7.0
+        assert np.fromfile(path)[0] == 0.0  # a private copy
+        s = lib.from_file(str(path), shared=True, size=3, dtype=lib.float64)
+        s[1] = 8.0
+        del s
+        assert np.fromfile(path)[1] == 8.0
+        np.arange(5, dtype=np.float64).tofile(path)
+        with pytest.raises(RuntimeError):
+            lib.from_file(str(path), shared=False, size=9, dtype=lib.float64)
