@@ -263,6 +263,13 @@ def test_nn_grad_conv_gradients():
            torch.nn.grad.conv1d_input(tx.shape, tw, g, dilation=2))
     _close(ember.nn.grad.conv1d_weight(ex, ew.shape, eg, dilation=2),
            torch.nn.grad.conv1d_weight(tx, tw.shape, g, dilation=2))
+    (ex, tx), (ew, tw) = _pair((1, 2, 4, 5, 3), 24), _pair((3, 2, 2, 2, 2), 25)
+    g = torch.randn(torch.nn.functional.conv3d(tx, tw, padding=1).shape, dtype=torch.float64)
+    eg = ember.from_numpy(g.numpy().copy())
+    _close(ember.nn.grad.conv3d_input(ex.shape, ew, eg, padding=1),
+           torch.nn.grad.conv3d_input(tx.shape, tw, g, padding=1))
+    _close(ember.nn.grad.conv3d_weight(ex, ew.shape, eg, padding=1),
+           torch.nn.grad.conv3d_weight(tx, tw.shape, g, padding=1))
     with pytest.raises(RuntimeError, match="conv2d_input: grad_output of shape"):
         ember.nn.grad.conv2d_input((2, 4, 7, 6), ember.zeros(6, 4, 3, 3), ember.zeros(1, 6, 1, 1))
 
