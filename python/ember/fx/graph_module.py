@@ -188,8 +188,12 @@ class GraphModule(Module):
     def print_readable(self, print_output=True, include_stride=False, include_device=False,
                        colored=False):
         """The module as a class with its forward: `class M(torch.nn.Module): ...`."""
-        body = self.code.strip("\n").rstrip()
-        body = "\n".join("    " + line if line else line for line in body.splitlines())
+        lines = self.code.strip("\n").rstrip().splitlines()
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("def forward"))
+        if at + 1 < len(lines) and not lines[at + 1].strip().startswith("return"):
+            # ember records no stack traces (torch does with record_stack_traces=True)
+            lines.insert(at + 1, "    # No stacktrace found for following nodes")
+        body = "\n".join("    " + line if line else line for line in lines)
         from ._naming import root_name
         out = f"class {type(self).__name__}({root_name()}.nn.Module):\n{body}\n"
         if print_output:
