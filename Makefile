@@ -12,7 +12,7 @@ DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libbo
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check
 
 all: build
 
@@ -114,6 +114,14 @@ fuzz-torch-format: build
 	  -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	  -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
 
+# A wheel in dist/ (built in its own build/dist, beside the editable/test build), and its
+# check: a new venv outside the tree installs it and runs the example and a quick test subset.
+wheel: deps venv
+	$(PIP) wheel -q --no-build-isolation --no-deps -w dist --config-settings=build-dir=build/dist .
+
+wheel-check: wheel
+	bash tools/check_wheel.sh
+
 # docs/compatibility.md: which of PyTorch's public names ember has, namespace by namespace
 # (tools/compat_table.py). It measures the ember already built (no build step here); a Python
 # test fails while the committed page is out of date with the code.
@@ -121,4 +129,4 @@ compat:
 	$(PY) tools/compat_table.py
 
 clean:
-	rm -rf build
+	rm -rf build dist

@@ -250,15 +250,22 @@ def main(argv=None):
               f"{x_train.shape[0]} training / {x_test.shape[0]} test images, batch {args.batch_size}, "
               f"Adam lr {args.lr} (cosine), {args.threads} thread(s){parallel}", flush=True)
 
-    from tqdm import tqdm
+    show_bar = lead and not args.no_progress
+    if show_bar:
+        try:
+            from tqdm import tqdm
+        except ImportError:  # the wheel does not require tqdm: train without a bar
+            print("(no progress bar: pip install tqdm for one)", flush=True)
+            show_bar = False
     history = []
     for epoch in range(1, args.epochs + 1):
         if sampler is not None:
             sampler.set_epoch(epoch)
-        bar = tqdm(total=x_train.shape[0], desc=f"epoch {epoch}/{args.epochs}", unit="img",
-                   disable=args.no_progress or not lead, leave=True, file=sys.stdout)
+        bar = (tqdm(total=x_train.shape[0], desc=f"epoch {epoch}/{args.epochs}", unit="img",
+                    leave=True, file=sys.stdout) if show_bar else None)
         train_loss, train_acc, seconds = train_epoch(lib, model, opt, loader, bar, world)
-        bar.close()
+        if bar is not None:
+            bar.close()
         schedule.step()
         if world > 1:
             train_loss, train_acc = all_ranks_mean(lib, train_loss, train_acc, len(sampler))
@@ -282,8 +289,11 @@ def main(argv=None):
           f"median {per_epoch:.2f} s per epoch")
     path = args.plot or f"fashion_mnist_{args.model}.png"
     procs = f", {world} processes" if world > 1 else ""
-    plot(history, path, f"Fashion-MNIST, {args.model} on {args.backend}{procs}")
-    print(f"training curves: {os.path.abspath(path)}")
+    try:
+        plot(history, path, f"Fashion-MNIST, {args.model} on {args.backend}{procs}")
+        print(f"training curves: {os.path.abspath(path)}")
+    except ImportError:  # nor matplotlib
+        print("(no training-curve plot: pip install matplotlib for one)")
     return history
 
 
