@@ -206,5 +206,7 @@ def test_unsupported_and_bad_arguments(tmp_path):
     with pytest.raises(ember.onnx.OnnxExporterError):
         ember.onnx.export(ember.nn.MaxPool2d(2, return_indices=True), (ember.ones(1, 1, 4, 4),),
                           path)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, foo=1)
     with pytest.warns(UserWarning, match="not a valid input/output name"):
         ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, dynamic_axes={"nope": [0]})

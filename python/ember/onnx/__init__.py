@@ -62,11 +62,20 @@ class ONNXProgram:
 
 def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None,
            output_names=None, opset_version=None, dynamo=True, external_data=True,
-           dynamic_shapes=None, export_params=True, keep_initializers_as_inputs=False,
-           dynamic_axes=None, training=TrainingMode.EVAL, do_constant_folding=True, **_ignored):
+           dynamic_shapes=None, custom_translation_table=None, report=False, optimize=True,
+           verify=False, profile=False, dump_exported_program=False, artifacts_dir=".",
+           fallback=False, export_params=True, keep_initializers_as_inputs=False,
+           dynamic_axes=None, training=TrainingMode.EVAL, operator_export_type=None,
+           do_constant_folding=True, custom_opsets=None, export_modules_as_functions=False,
+           autograd_inlining=True):
     """Exports model (a Module or a function of tensors) called on args to an ONNX file at f
     (a path or a binary file object). Returns an ONNXProgram when dynamo=True (the default,
-    as torch 2.13), else None."""
+    as torch 2.13), else None. torch's other arguments are accepted; the ones about its own
+    exporters (report, optimize, verify, custom_translation_table, ...) change nothing here:
+    ember writes one plain graph, constants already folded where the inputs allow."""
+    if custom_translation_table or custom_opsets:
+        raise NotImplementedError("onnx.export: custom_translation_table and custom_opsets are "
+                                  "not supported by ember's exporter")
     global _exporting
     from ._export import DEFAULT_OPSET, MIN_OPSET, build_model
     from .._tensor import Tensor
