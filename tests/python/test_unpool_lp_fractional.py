@@ -199,3 +199,15 @@ def test_fractional_max_pool_bad_inputs(mod):
         mod.nn.FractionalMaxPool2d(2, output_ratio=1.5)
     with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
         mod.nn.FractionalMaxPool3d(2, output_size=2, output_ratio=0.5)
+
+
+def test_non_tensor_arguments_raise_type_error_naming_the_op():
+    x = ember.ones(1, 2, 4, 4)
+    for fn, match in [(lambda: EF.max_unpool2d(x, [0], 2), r"max_unpool2d.*indices"),
+                      (lambda: EF.lp_pool2d([1.0], 2, 2), r"lp_pool2d.*input"),
+                      (lambda: EF.fractional_max_pool2d(3, 2, 2), r"fractional_max_pool2d.*input"),
+                      (lambda: ember.conv_tbc(x, 1, x), r"conv_tbc.*weight"),
+                      (lambda: ember.convolution(None, x, None, 1, 0, 1, False, 0, 1),
+                       r"convolution.*input")]:
+        with pytest.raises(TypeError, match=match):
+            fn()

@@ -5,7 +5,8 @@ and conv_tbc (a 1-d convolution over (time, batch, channel) inputs, as fairseq u
     conv3d(x, w, stride=2, padding=1)         # x (N, C, D, H, W), w (O, C / groups, kD, kH, kW)
     conv_transpose3d(x, w, output_padding=1)  # w (C, O / groups, kD, kH, kW)"""
 from .. import _C
-from ._padding_conv import _conv_transpose, conv1d, conv_transpose1d, conv_transpose2d
+from ._padding_conv import (_check_tensors, _conv_transpose, conv1d, conv_transpose1d,
+                            conv_transpose2d)
 
 __all__ = ["conv3d", "conv_transpose3d", "conv_tbc", "convolution"]
 
@@ -34,6 +35,7 @@ _TRANSPOSED = {3: conv_transpose1d, 4: conv_transpose2d, 5: conv_transpose3d}
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """torch.convolution: conv1d/2d/3d (or their transposes) chosen by the weight's rank."""
+    _check_tensors("convolution", input=input, weight=weight)
     nd = weight.dim()
     if nd not in _FORWARD:
         raise RuntimeError(f"convolution: expected a 3-d, 4-d or 5-d weight, but got weight of "
@@ -55,6 +57,7 @@ def conv_tbc(input, weight, bias, pad=0):
     """torch.conv_tbc: input (time, batch, in_channels), weight (kernel_width, in_channels,
     out_channels), bias (out_channels,): out[t] = bias + sum_k input[t + k - pad] @ weight[k],
     i.e. conv1d over (batch, channel, time) with the weight's axes reordered."""
+    _check_tensors("conv_tbc", input=input, weight=weight, bias=bias)
     if input.dim() != 3:
         raise RuntimeError(f"conv_tbc: input must have 3 dims (time, batch, in_channel), but got "
                            f"input of size {list(input.shape)}")

@@ -12,7 +12,7 @@ import numbers
 from .. import _C
 from .._creation import arange, full, rand
 from .._dtype import int64
-from ._padding_conv import _tuple
+from ._padding_conv import _check_tensors, _tuple
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
@@ -49,6 +49,9 @@ def _output_size(name, input, output_size, output_ratio, nd):
 
 
 def _fractional_max(name, input, kernel_size, output_size, output_ratio, samples, nd):
+    _check_tensors(name, input=input)
+    if samples is not None:
+        _check_tensors(name, _random_samples=samples)
     if input.dim() not in (nd + 1, nd + 2) or any(n == 0 for n in input.shape[-nd - 1:]):
         raise RuntimeError(f"{name}: expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
                            f"non-zero sizes except the batch, but got input of size "

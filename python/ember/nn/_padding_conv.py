@@ -30,6 +30,14 @@ def _tuple(x, n, name):
     return tuple(int(v) for v in t)
 
 
+def _check_tensors(fn, **args):
+    """TypeError naming fn and the argument, as torch's binding, for a non-Tensor argument."""
+    from .._tensor import Tensor
+    for name, x in args.items():
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+
+
 # ---- pad -------------------------------------------------------------------------------------
 _NON_CONSTANT_HELP = ("Supported combinations for non-constant padding:\n"
                       "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"

@@ -11,7 +11,7 @@ import math
 from .. import _C
 from .._creation import zeros
 from .._dtype import int64
-from ._padding_conv import _adaptive_max, _tuple, avg_pool1d, max_pool1d
+from ._padding_conv import _adaptive_max, _check_tensors, _tuple, avg_pool1d, max_pool1d
 
 __all__ = ["max_pool3d", "max_pool3d_with_indices", "max_pool1d_with_indices", "avg_pool3d",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
@@ -92,6 +92,7 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
 def _max_unpool(name, input, indices, kernel_size, stride, padding, output_size, nd):
     """Zeros of the unpooled size with input[..., j] written at flat position indices[..., j]
     of its plane (a scatter along the flattened spatial dims: the gradient is a gather)."""
+    _check_tensors(name, input=input, indices=indices)
     k = _tuple(kernel_size, nd, name)
     s = k if stride is None else _tuple(stride, nd, name)
     p = _tuple(padding, nd, name)
@@ -153,6 +154,7 @@ _AVG = {1: avg_pool1d, 2: _avg_pool2d, 3: avg_pool3d}
 def _lp_pool(name, input, norm_type, kernel_size, stride, ceil_mode, nd):
     """(sum over each window of x^p)^(1/p), as torch: the window's average of x^p times its
     size; p = inf is the max of |x|. A negative window sum (odd p) gives 0, as torch's relu."""
+    _check_tensors(name, input=input)
     k = _tuple(kernel_size, nd, name)
     if norm_type == math.inf:
         return _MAX[nd](input.abs(), kernel_size, stride, 0, 1, ceil_mode)
