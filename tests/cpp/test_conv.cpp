@@ -206,3 +206,44 @@ TEST(Pool, BadArgumentsThrow) {
   EXPECT_THROW(adaptive_avg_pool2d(x, {-1, 2}), ValueError);
   EXPECT_THROW(adaptive_avg_pool2d(ones({2, 3, 0, 5}), {2}), ValueError);
 }
+
+// conv3d = the sum over kernel depth taps of conv2d's of the matching input planes (and
+// conv_transpose3d is its adjoint: <conv3d(x, w), y> = <x, conv_transpose3d(y, w)>).
+TEST(Conv3d, IsASumOfConv2dsOverDepthAndHasItsAdjoint) {
+  manual_seed(3);
+  Tensor x = randn({2, 3, 4, 5, 6}, DType::Float64), w = randn({4, 3, 2, 3, 2}, DType::Float64);
+  Tensor out = conv3d(x, w, Tensor(), {1, 1, 1}, {0, 1, 0});  // depth 3 out, (5 x 5)
+  ASSERT_EQ(out.sizes(), (Dims{2, 4, 3, 5, 5}));
+  for (int64_t oz = 0; oz < 3; ++oz) {
+    Tensor want = zeros({2, 4, 5, 5}, DType::Float64);
+    for (int64_t kz = 0; kz < 2; ++kz)
+      want = add(want, conv2d(select(x, 2, oz + kz), select(w, 2, kz), Tensor(), {1, 1}, {1, 0}));
+    expect_near(select(out, 2, oz), values(want), 1e-12);
+  }
+  Tensor y = randn(out.sizes(), DType::Float64);
+  Tensor xt = conv_transpose3d(y, w, {1, 1, 1}, {0, 1, 0});
+  ASSERT_EQ(xt.sizes(), x.sizes());
+  EXPECT_NEAR(values(sum(mul(out, y)))[0], values(sum(mul(x, xt)))[0], 1e-9);
+}
+
+TEST(Pool3d, OneDeepVolumeIsThe2dPoolAndErrorsAreRuntimeErrors) {
+  manual_seed(4);
+  Tensor x = randn({2, 3, 6, 5});
+  auto [m3, i3] = max_pool3d_with_indices(unsqueeze(x, 2), {1, 2, 2});
+  auto [m2, i2] = max_pool2d_with_indices(x, {2});
+  expect_near(squeeze(m3, {2}), values(m2));
+  expect_near(squeeze(i3, {2}), values(i2));
+  expect_near(squeeze(avg_pool3d(unsqueeze(x, 2), {1, 3, 2}, {1, 1, 2}), {2}),
+              values(avg_pool2d(x, {3, 2}, {1, 2})), 1e-6);
+  expect_near(squeeze(adaptive_avg_pool3d(unsqueeze(x, 2), {1, 4, 3}), {2}),
+              values(adaptive_avg_pool2d(x, {4, 3})), 1e-6);
+  EXPECT_THROW(max_pool3d(x, {7}), Error);
+  EXPECT_THROW(conv3d(x, ones({2, 3, 1, 1})), Error);
+  try {
+    conv3d(ones({1, 1, 2, 2, 2}), ones({1, 1, 3, 3, 3}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("conv3d"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("(2 x 2 x 2)"), std::string::npos);
+  }
+}
