@@ -90,10 +90,10 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
   }
   if (!autograd::any_requires_grad(log_probs)) return out;
   autograd::record("CtcLossBackward0", {&log_probs}, {&out},
-                   [slp = autograd::SavedTensor(lp), tg, nll, alpha, zero_infinity, blank, max_target,
+                   [slo = autograd::SavedTensor(log_probs), slp = autograd::SavedTensor(lp), tg, nll, alpha, zero_infinity, blank, max_target,
                     offsets, il = Dims(input_lengths), tl = Dims(target_lengths)](
                        Grads& gs, const Node&) -> Grads {
-                     const Tensor lp = slp.get();
+                     const Tensor lo = slo.get(), lp = slp.get();
                      Tensor go;
                      {
                        NoGradGuard no_grad;
@@ -105,6 +105,13 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
                      kernels::ctc_loss_backward(lp.dtype(), g, lp.data_ptr(), nll.data_ptr(),
                                                 alpha.data_ptr(), go.data_ptr(), zero_infinity,
                                                 grad.data_ptr());
+                     // create_graph: differentiating this gradient raises, as torch (it has no
+                     // derivative for _ctc_loss_backward either), instead of silently giving 0
+                     if (GradMode::is_enabled() && autograd::any_requires_grad(lo, gs[0]))
+                       autograd::record("CtcLossBackwardBackward0", std::vector<Tensor>{lo, gs[0]},
+                                        std::vector<Tensor>{grad}, [](Grads&, const Node&) -> Grads {
+                                          throw Error("derivative for aten::_ctc_loss_backward is not implemented");
+                                        });
                      return {grad};
                    });
   return out;

@@ -2,6 +2,8 @@
 // kernel call (src/kernels/cpu/grid_sample.cpp), and the backward right below the forward.
 // The backward kernel is fused (a scatter into the input's gradient), so, as torch's, it is
 // not itself differentiable.
+#include <vector>
+
 #include "autograd/function.h"
 #include "ember/functional.h"
 #include "kernels/cpu/grid_sample.h"
@@ -14,6 +16,23 @@ using autograd::SavedTensor;
 using kernels::GridSampleGeom;
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : contiguous(detach(t)); }
+
+// Under create_graph the fused backward's results get a node that raises when differentiated:
+// a second derivative through grid_sample is not implemented, and must not silently be 0.
+void guard_double_backward(const char* what, std::vector<Tensor> inputs, const Tensor& a,
+                           const Tensor& b) {
+  if (!GradMode::is_enabled()) return;
+  std::vector<Tensor> ins, outs;
+  for (const Tensor& t : inputs)
+    if (t.defined()) ins.push_back(t);
+  for (const Tensor* t : {&a, &b})
+    if (t->defined()) outs.push_back(*t);
+  if (!autograd::any_requires_grad(ins) || outs.empty()) return;
+  autograd::record(what, ins, outs, [what](Grads&, const Node&) -> Grads {
+    throw NotImplementedError(detail::cat("the derivative for '", what,
+                                          "' is not implemented in ember (torch has one)"));
+  });
+}
 
 GridSampleGeom check_geometry(const Tensor& input, const Tensor& grid, int64_t mode,
                               int64_t padding_mode, bool align_corners) {
@@ -75,14 +94,17 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int64
   if (!autograd::any_requires_grad(input, grid)) return out;
   autograd::record(g.ndim == 2 ? "GridSampler2DBackward0" : "GridSampler3DBackward0",
                    {&input, &grid}, {&out},
-                   [g, sx = SavedTensor(x), sg = SavedTensor(gr)](Grads& gs, const Node& n) -> Grads {
-                     const Tensor x = sx.get(), gr = sg.get();
+                   [g, sx = SavedTensor(input), sg = SavedTensor(grid)](Grads& gs, const Node& n) -> Grads {
+                     const Tensor xo = sx.get(), gro = sg.get();
+                     const Tensor x = dense(xo), gr = dense(gro);
                      const Tensor go = dense(detach(gs[0]));
                      Tensor gi = n.needs_input_grad(0) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
                      Tensor gg = n.needs_input_grad(1) ? Tensor::empty(gr.sizes(), gr.dtype()) : Tensor();
                      kernels::grid_sample_backward(x.dtype(), g, go.data_ptr(), x.data_ptr(), gr.data_ptr(),
                                                    gi.defined() ? gi.data_ptr() : nullptr,
                                                    gg.defined() ? gg.data_ptr() : nullptr);
+                     guard_double_backward(g.ndim == 2 ? "grid_sampler_2d_backward" : "grid_sampler_3d_backward",
+                                           {xo, gro, gs[0]}, gi, gg);
                      return {gi, gg};
                    });
   return out;

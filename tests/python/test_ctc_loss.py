@@ -129,3 +129,11 @@ def test_ctc_loss_bad_inputs():
         F.ctc_loss(lp, tg.double(), [1, 1, 1], [1, 1, 1])
     with pytest.raises(ValueError, match="reduction"):
         F.ctc_loss(lp, tg, [1, 1, 1], [1, 1, 1], reduction="avg")
+
+
+def test_ctc_loss_double_backward_raises_as_torch():
+    lp = ember.randn(5, 2, 4, dtype=ember.float64).log_softmax(2).detach().requires_grad_()
+    loss = F.ctc_loss(lp, ember.tensor([[1, 2], [3, 3]]), [5, 4], [2, 2])
+    g, = ember.autograd.grad(loss, lp, create_graph=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::_ctc_loss_backward"):
+        ember.autograd.grad(g.sum(), lp)

@@ -131,3 +131,15 @@ def test_affine_grid_bad_inputs():
         F.affine_grid(ember.zeros(1, 2, 3), (1, 2, 2), False)
     with pytest.raises(ValueError, match="positive output size"):
         F.affine_grid(ember.zeros(1, 2, 3), (1, 1, 0, 2), False)
+
+
+def test_grid_sample_double_backward_raises_instead_of_zero():
+    x = ember.randn(1, 2, 4, 4, dtype=ember.float64).requires_grad_()
+    g = (ember.rand(1, 3, 3, 2, dtype=ember.float64) * 2 - 1).requires_grad_()
+    out = F.grid_sample(x, g, align_corners=False)
+    gx, gg = ember.autograd.grad((out * out).sum(), (x, g), create_graph=True)
+    assert gx.requires_grad and gg.requires_grad
+    with pytest.raises(NotImplementedError, match="grid_sampler_2d_backward"):
+        ember.autograd.grad(gg.sum(), g)
+    gx2, = ember.autograd.grad(F.grid_sample(x, g, align_corners=False).sum(), x)
+    assert not gx2.requires_grad  # without create_graph nothing is recorded
