@@ -1,6 +1,8 @@
 """The 3-d pools (max with indices, avg, adaptive avg and max: C++ for the first three),
 the *_with_indices forms and the 3-d pooling layers, against torch 2.13: values, indices,
 gradients, gradcheck, ceil_mode, padding, dilation, unbatched inputs, bad inputs."""
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -135,3 +137,11 @@ def test_pool3d_layers(build, shape):
     first_e.pow(2).sum().backward()
     first_t.pow(2).sum().backward()
     assert_same(e.grad, t.grad)
+
+
+def test_adaptive_max_pool_non_int_output_size_is_a_type_error():
+    for mod in (ember, torch):
+        with pytest.raises(TypeError):
+            mod.nn.functional.adaptive_max_pool3d(mod.ones(1, 2, 3, 3, 3), (1, math.inf, 2))
+    with pytest.raises(TypeError, match=r"adaptive_max_pool2d.*output_size"):
+        EF.adaptive_max_pool2d(ember.ones(1, 2, 3, 3), (1.5, 2))

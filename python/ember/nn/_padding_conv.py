@@ -231,6 +231,10 @@ def _adaptive_max(name, input, output_size, nd, return_indices):
         raise ValueError(f"{name}(): output_size must have {nd} elements, got {output_size!r}")
     lead = input.dim() - nd
     in_sizes = list(input.shape[lead:])
+    if any(o is not None and (not isinstance(o, numbers.Integral) or isinstance(o, bool))
+           for o in sizes):
+        raise TypeError(f"{name}(): argument 'output_size' must be a tuple of ints (or None), "
+                        f"got {output_size!r}")
     sizes = [n if o is None else int(o) for n, o in zip(in_sizes, sizes)]
     if any(o <= 0 for o in sizes):
         raise RuntimeError(f"{name}(): elements of output_size must be greater than 0, got "
