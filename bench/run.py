@@ -21,6 +21,7 @@ import workloads_nn  # noqa: E402,F401  (registers the nn and training workloads
 import workloads_programs  # noqa: E402,F401  (registers the whole-program workloads)
 import workloads_dist  # noqa: E402,F401  (registers the distributed workloads)
 import workloads_linalg  # noqa: E402,F401  (registers the linalg workloads)
+import workloads_fft  # noqa: E402,F401  (registers the fft workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

