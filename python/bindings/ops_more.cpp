@@ -3,6 +3,14 @@
 #include "common.h"
 
 namespace ember::py {
+
+// Registered from bind_ops_more: reductions by index, float bits, histograms, CPU settings
+// (their own files).
+void bind_scatter_reduce(nb::module_& m);
+void bind_float_bits(nb::module_& m);
+void bind_histogram(nb::module_& m);
+void bind_cpu_settings(nb::module_& m);
+
 namespace {
 
 using OptD = std::optional<DType>;
@@ -130,6 +138,11 @@ void bind_ops_more(nb::module_& m) {
   cls.def("addcdiv_", [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
     return inplace(self, [&](Tensor& t) { addcdiv_(t, a, b, v); });
   }, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+
+  bind_scatter_reduce(m);
+  bind_float_bits(m);
+  bind_histogram(m);
+  bind_cpu_settings(m);
 }
 
 }  // namespace ember::py

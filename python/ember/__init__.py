@@ -266,7 +266,7 @@ def __getattr__(name):
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing", "func", "fx", "ops"):
+                "version", "vision", "testing", "func", "masked", "fx", "ops"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -278,5 +278,18 @@ from . import fft, signal, _windows, _stft  # noqa: E402,F401
 for _module in (_windows, _stft):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in getattr(_module, "METHODS", {}).items():
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, _fn)
+
+
+# torch's numeric functions beyond the core ops (C++ behind the first three: reductions by index,
+# float bits, histograms), integration and differences, scatter writes, the old norm names,
+# low-rank SVD, lobpcg, eager control flow.
+from . import (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes,  # noqa: E402
+               _matrix_norms, _lowrank, _lobpcg, _control_flow)
+for _module in (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes, _matrix_norms,
+                _lowrank, _lobpcg, _control_flow):
+    globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
+    for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):
             setattr(Tensor, _name, _fn)

@@ -44,8 +44,12 @@ linalg_ldl_factor_ex = _fields("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 linalg_ldl_factor = _fields("linalg_ldl_factor", ["LD", "pivots"])
 linalg_solve_ex = _fields("linalg_solve_ex", ["result", "info"])
 linalg_lstsq = _fields("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+frexp = _fields("frexp", ["mantissa", "exponent"])
+histogram = _fields("histogram", ["hist", "bin_edges"])
+histogramdd = _fields("histogramdd", ["hist", "bin_edges"])
 
 __all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
            "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr",
            "linalg_lstsq", "linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "lu_unpack",
-           "linalg_solve_ex", "geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor"]
+           "linalg_solve_ex", "geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor",
+           "frexp", "histogram", "histogramdd"]

@@ -16,9 +16,11 @@ int64_t size_at(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes(
 int64_t stride_at(const Tensor& t, int64_t d) { return t.dim() == 0 ? 0 : t.strides()[size_t(d)]; }
 int64_t rank(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
 
+}  // namespace
+
 // The IndexLoop over the index's shape that gather and scatter share: position p touches
 // t at p with p[dim] replaced by idx[p].
-kernels::IndexLoop along_dim(const Tensor& t, int64_t dim, const Tensor& idx) {
+kernels::IndexLoop ops::along_dim(const Tensor& t, int64_t dim, const Tensor& idx) {
   const int64_t isz = int64_t(t.itemsize());
   kernels::IndexLoop L;
   L.shape = idx.sizes();
@@ -32,8 +34,8 @@ kernels::IndexLoop along_dim(const Tensor& t, int64_t dim, const Tensor& idx) {
 
 // The shape rules of gather (src == nullptr) and scatter: same rank everywhere, and the
 // index no larger than src in every dim and than t in every dim but `dim`.
-void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& idx,
-                         const Tensor* src) {
+void ops::check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& idx,
+                              const Tensor* src) {
   EMBER_CHECK(rank(idx) == rank(t) && (!src || rank(*src) == rank(t)), ValueError, op,
               ": index tensor must have the same number of dimensions as the input tensor",
               src ? " and src" : "", " (got index ", idx.sizes(), ", input ", t.sizes(),
@@ -47,6 +49,11 @@ void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Ten
                 " to be no larger than src ", src->sizes());
   }
 }
+
+namespace {
+
+using ops::along_dim;
+using ops::check_gather_shapes;
 
 Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index, const Tensor* src,
                      Scalar value, bool accumulate) {

@@ -15,4 +15,12 @@ void check_index_range(const Tensor& idx, int64_t size, int64_t dim, bool wrap_n
 // Element strides times the item size: the byte strides kernels take.
 Dims byte_strides(IntList strides, int64_t itemsize);
 
+// gather/scatter's view of t along `dim` (index_ops.cpp): an IndexLoop over idx's shape
+// whose position p touches t at p with p[dim] replaced by idx[p] (no vals set).
+kernels::IndexLoop along_dim(const Tensor& t, int64_t dim, const Tensor& idx);
+// gather/scatter's shape rules (src == nullptr for gather): the same rank everywhere, and
+// the index no larger than src in every dim and than t in every dim but `dim`.
+void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& idx,
+                         const Tensor* src);
+
 }  // namespace ember::ops

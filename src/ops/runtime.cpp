@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "ember/build_info.h"
+#include "ember/cpu_settings.h"
 #include "ember/ops.h"
 #include "kernels/cpu/build_info.h"
 #include "kernels/cpu/parallel.h"
@@ -20,6 +21,10 @@ void set_num_threads(int n) {
   kernels::set_num_threads(n);
 }
 
+void init_num_threads() { kernels::init_num_threads(); }
+
+bool set_flush_denormal(bool on) { return kernels::set_flush_denormal(on); }
+
 std::vector<std::pair<std::string, std::string>> build_info() {
   std::vector<std::pair<std::string, std::string>> info = {
       {"git_revision", EMBER_GIT_REVISION},
@@ -31,6 +36,11 @@ std::vector<std::pair<std::string, std::string>> build_info() {
       {"compiler", "unknown"},
 #endif
       {"cxx_standard", std::to_string(__cplusplus)},
+#ifdef _GLIBCXX_USE_CXX11_ABI
+      {"cxx11_abi", std::to_string(_GLIBCXX_USE_CXX11_ABI)},
+#else
+      {"cxx11_abi", "0"},
+#endif
       {"openmp", std::to_string(_OPENMP)},
       {"num_threads", std::to_string(get_num_threads())},
 #ifdef NDEBUG

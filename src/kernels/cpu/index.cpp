@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 namespace ember::kernels {
 namespace {
@@ -168,6 +169,25 @@ struct Acc {
   }
 };
 
+// scatter_reduce's element actions: *q = op(*q, *v) in T (NaN wins in Max and Min).
+template <class T, PutReduce R>
+struct Reduce {
+  using Elem = T;
+  static void one(char* q, char* v) {
+    T a, b;
+    std::memcpy(&a, q, sizeof(T));
+    std::memcpy(&b, v, sizeof(T));
+    if constexpr (R == PutReduce::Sum) a = T(a + b);
+    else if constexpr (R == PutReduce::Prod) a = T(a * b);
+    else if constexpr (R == PutReduce::Max) a = (b != b || b > a) ? b : a;  // a NaN a stays
+    else a = (b != b || b < a) ? b : a;
+    std::memcpy(q, &a, sizeof(T));
+  }
+  static void block(char* q, int64_t qs, char* v, int64_t vs, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) one(q + j * qs, v + j * vs);
+  }
+};
+
 // The index to use for position i: wrapped when negatives are allowed and, for a get
 // (Check), replaced by 0 when out of range, with `bad` set (branch-free).
 template <bool Wrap, bool Check>
@@ -314,6 +334,34 @@ void index_put(const IndexLoop& L, DType dt, bool accumulate) {
       if (L.wrap_negative) run<Put<E>, true, false>(L, r, bad);
       else run<Put<E>, false, false>(L, r, bad);
     });
+  });
+}
+
+void index_reduce_put(const IndexLoop& L, DType dt, PutReduce op) {
+  const int64_t numel = numel_of(L.shape);
+  if (numel == 0) return;
+  for (const IndexArg& a : L.idx)
+    if (a.size == 0) return;
+  const Walk w = coalesce(L);
+  const int64_t rows = outer_dim_disjoint(L) ? L.shape[0] : 1;  // as index_put
+  const int64_t per_row = numel / rows;
+  auto put_rows = [&]<class Op>() {
+    parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(per_row, 1)),
+                 [&](int64_t r0, int64_t r1) {
+                   bool bad = false;
+                   walk(L, w, r0 * per_row, r1 * per_row,
+                        [&](const Run& r) { run<Op, false, false>(L, r, bad); });
+                 });
+  };
+  visit_dtype(dt, [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      switch (op) {
+        case PutReduce::Sum: put_rows.template operator()<Reduce<T, PutReduce::Sum>>(); break;
+        case PutReduce::Prod: put_rows.template operator()<Reduce<T, PutReduce::Prod>>(); break;
+        case PutReduce::Max: put_rows.template operator()<Reduce<T, PutReduce::Max>>(); break;
+        case PutReduce::Min: put_rows.template operator()<Reduce<T, PutReduce::Min>>(); break;
+      }
+    }
   });
 }
 

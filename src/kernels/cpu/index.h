@@ -45,6 +45,11 @@ bool index_get(const IndexLoop& L);
 // the outer rows write disjoint memory (scatter along an inner dim), then row-parallel.
 // The caller has checked every index with find_bad_index (nothing may be written on error).
 void index_put(const IndexLoop& L, DType dt, bool accumulate);
+// The reductions of scatter_reduce/index_reduce (mean is a Sum divided by a count).
+enum class PutReduce { Sum, Prod, Max, Min };
+// *q(p) = op(*q(p), vals[p]) in dtype `dt` (not bool), with index_put's order and threading.
+// Max and Min propagate NaN from either side, as torch's amax/amin. Checked by the caller.
+void index_reduce_put(const IndexLoop& L, DType dt, PutReduce op);
 // Looks for an int64 index outside [0, size) (or [-size, size) with wrap_negative) in the
 // tensor at `ptr` of `shape` and element `strides`. Returns true and sets *bad when found.
 bool find_bad_index(const int64_t* ptr, IntList shape, IntList strides, int64_t size,

@@ -11,6 +11,13 @@ namespace ember::kernels {
 
 int num_threads();
 void set_num_threads(int n);
+// OpenMP's thread count is a per-thread setting: a thread started later (a Python thread, a
+// DataLoader worker thread) begins with OpenMP's default. This gives the calling thread the
+// count set_num_threads last set (nothing when it was never called).
+void init_num_threads();
+// Sets (on) or clears the CPU's flush-to-zero and denormals-are-zero modes (MXCSR FTZ/DAZ) on
+// the calling thread and on every thread of the pool. False (nothing set) without SSE.
+bool set_flush_denormal(bool on);
 
 // Elementwise work below this many elements is not worth waking a second thread.
 inline constexpr int64_t kGrain = 32768;

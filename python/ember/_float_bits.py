@@ -1,0 +1,28 @@
+"""torch.frexp and torch.nextafter with torch's signatures (the work: src/ops/float_bits.cpp)."""
+from . import _C, return_types
+from ._comparison import _into
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with input == mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1."""
+    mantissa, exponent = _C._frexp(input)
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("frexp(): out must be a tuple of two tensors (mantissa, exponent)")
+        _into(mantissa, out[0], "frexp")
+        _into(exponent, out[1], "frexp")
+        mantissa, exponent = out
+    return return_types.frexp(mantissa, exponent)
+
+
+def nextafter(input, other, *, out=None):
+    return _into(_C._nextafter(input, other), out, "nextafter")
+
+
+def nextafter_(self, other):
+    _C._nextafter_(self, other)
+    return self
+
+
+FUNCTIONS = {"frexp": frexp, "nextafter": nextafter}
+METHODS = {"frexp": frexp, "nextafter": nextafter, "nextafter_": nextafter_}

@@ -1,0 +1,38 @@
+"""torch.scatter_reduce, index_reduce and segment_reduce with torch's signatures: the work is
+C++ (src/ops/scatter_reduce.cpp); this module adds keyword names, out= and the Tensor methods."""
+from . import _C
+from ._comparison import _into
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    return _into(_C._scatter_reduce(input, dim, index, src, reduce, include_self), out,
+                 "scatter_reduce")
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    _C._scatter_reduce_(self, dim, index, src, reduce, include_self)
+    return self
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    return _into(_C._index_reduce(input, dim, index, source, reduce, include_self), out,
+                 "index_reduce")
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    _C._index_reduce_(self, dim, index, source, reduce, include_self)
+    return self
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """Reduces consecutive runs of `data` along `axis` (given by lengths or offsets)."""
+    if indices is not None:  # torch accepts the argument and implements nothing for it
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    return _C._segment_reduce(data, reduce, lengths, offsets, axis, unsafe, initial)
+
+
+FUNCTIONS = {"scatter_reduce": scatter_reduce, "index_reduce": index_reduce,
+             "segment_reduce": segment_reduce}
+METHODS = {"scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
+           "index_reduce": index_reduce, "index_reduce_": index_reduce_}
