@@ -7,6 +7,7 @@
 // Leaves accumulate into .grad through an AccumulateGrad node.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,13 @@ struct AutogradMeta : AutogradMetaBase {
   std::vector<PostAccumulateGradHook> post_acc_hooks;  // run after a leaf's .grad is updated
   bool is_view_of_leaf = false;        // in-place writes through it must raise, as in PyTorch
   Tensor view_base;                    // for a view recorded by autograd: the tensor it views
+  // Tensor.grad_dtype: a leaf's incoming gradients are cast to this dtype before they
+  // accumulate into .grad (unset: the leaf's own dtype; any_grad_dtype: kept as they come).
+  std::optional<DType> grad_dtype;
+  bool any_grad_dtype = false;
 };
+// The dtype AccumulateGrad gives `leaf`'s .grad for an incoming gradient of dtype `incoming`.
+DType accumulated_grad_dtype(const Tensor& leaf, DType incoming);
 AutogradMeta* meta(const Tensor& t);          // null when the tensor has none
 AutogradMeta& ensure_meta(const Tensor& t);
 

@@ -95,6 +95,26 @@ void bind_autograd(nb::module_& m) {
     autograd::AutogradMeta* m = autograd::meta(t);
     return m && m->grad_fn ? m->output_nr : 0u;
   });
+  // Tensor.grad_dtype (leaves only): the dtype backward gives .grad; None keeps any dtype.
+  cls.def_prop_rw("grad_dtype", [](const Tensor& t) -> nb::object {
+    EMBER_CHECK(autograd::is_leaf(t), Error, "grad_dtype can only be accessed on leaf tensors.");
+    autograd::AutogradMeta* m = autograd::meta(t);
+    if (m && m->any_grad_dtype) return nb::none();
+    return nb::cast(m && m->grad_dtype ? *m->grad_dtype : t.dtype());
+  }, [](Tensor& t, nb::handle v) {
+    EMBER_CHECK(autograd::is_leaf(t), Error, "grad_dtype can only be set on leaf tensors.");
+    EMBER_CHECK(v.is_none() || nb::isinstance<DType>(v), Error,
+                "grad_dtype must be a dtype or None, but got ", Py_TYPE(v.ptr())->tp_name);
+    std::optional<DType> d = v.is_none() ? std::nullopt : std::optional<DType>(nb::cast<DType>(v));
+    autograd::AutogradMeta& m = autograd::ensure_meta(t);
+    EMBER_CHECK(!d || !m.grad.defined() || m.grad.dtype() == *d, Error, "Cannot set grad_dtype to ",
+                dtype_name(d.value_or(t.dtype())), " because there is already a gradient with dtype ",
+                dtype_name(m.grad.defined() ? m.grad.dtype() : t.dtype()), ". Please clear the gradient "
+                "(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches "
+                "the existing gradient's dtype.");
+    m.any_grad_dtype = !d;
+    m.grad_dtype = d;
+  }, nb::arg("value").none());
   cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
   cls.def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); });
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {

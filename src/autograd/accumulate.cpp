@@ -9,12 +9,19 @@ AccumulateGrad::~AccumulateGrad() {
   if (m && m->grad_accumulator == this) m->grad_accumulator = nullptr;
 }
 
+DType accumulated_grad_dtype(const Tensor& leaf, DType incoming) {
+  AutogradMeta* m = meta(leaf);
+  if (m && m->any_grad_dtype) return incoming;
+  return m && m->grad_dtype ? *m->grad_dtype : leaf.dtype();
+}
+
 Tensor AccumulateGrad::inplace_target() const {
   AutogradMeta* m = meta(leaf_);
   if (!m || !m->leaf_hooks.empty() || !pre_hooks.empty() || !m->grad.defined()) return {};
   const Tensor& g = m->grad;
   if (g.impl()->use_count() != 1 || g.storage()->use_count() != 1 || !g.is_contiguous() ||
-      g.impl()->requires_grad_ || g.dtype() != leaf_.dtype() || g.sizes() != leaf_.sizes())
+      g.impl()->requires_grad_ || g.dtype() != leaf_.dtype() || g.sizes() != leaf_.sizes() ||
+      accumulated_grad_dtype(leaf_, g.dtype()) != leaf_.dtype())
     return {};
   return g;
 }
@@ -35,7 +42,8 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   }
   EMBER_CHECK(g.sizes() == leaf_.sizes(), Error, "AccumulateGrad: gradient of shape ", g.sizes(),
               " does not match the leaf's shape ", leaf_.sizes());
-  if (g.dtype() != leaf_.dtype()) g = to_dtype(g, leaf_.dtype());
+  DType want = accumulated_grad_dtype(leaf_, g.dtype());
+  if (g.dtype() != want) g = to_dtype(g, want);
   if (!m.grad.defined()) {
     // Steal the buffer when nobody else holds it; otherwise copy, so that later in-place
     // accumulation never writes into a tensor the user can see.

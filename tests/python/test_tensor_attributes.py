@@ -1,4 +1,4 @@
-"""What a tensor is (layout, dim_order, output_nr, is_inference, ...), the predicates
+"""What a tensor is (layout, dim_order, output_nr, grad_dtype, is_inference, ...), the predicates
 (is_same_size, is_signed, get_device, is_inference_mode_enabled), Tensor.new / module_load /
 where / nonzero_static, and the creation functions that take a layout or memory
 (empty_strided, empty_permuted, new_empty_strided, scalar_tensor, range, asarray, frombuffer,
@@ -42,6 +42,37 @@ def test_attributes():
         assert not lib.is_signed(lib.ones(2, dtype=lib.bool))
         with pytest.raises(TypeError):
             lib.is_same_size(x, 3)
+
+
+def test_grad_dtype():
+    for lib in (torch, ember):
+        x = lib.ones(3, requires_grad=True)
+        assert x.grad_dtype == lib.float32
+        x.grad_dtype = lib.float64
+        assert x.grad_dtype == lib.float64
+        (x * 2).sum().backward()
+        (x * 2).sum().backward()
+        assert x.grad.dtype == lib.float64 and x.grad.tolist() == [4.0] * 3
+        with pytest.raises(RuntimeError, match="already a gradient"):
+            x.grad_dtype = lib.float32
+        x.grad = None
+        x.grad_dtype = None
+        assert x.grad_dtype is None
+        (x * 3).sum().backward()
+        assert x.grad.dtype == lib.float32
+        assert lib.ones(2, dtype=lib.int64).grad_dtype == lib.int64
+        with pytest.raises(RuntimeError, match="grad_dtype can only be accessed on leaf"):
+            (x * 2).grad_dtype
+        with pytest.raises(RuntimeError, match="grad_dtype can only be set on leaf"):
+            (x * 2).grad_dtype = lib.float64
+        with pytest.raises(RuntimeError, match="grad_dtype must be a"):
+            x.grad_dtype = 3
+    # the matmul backward that adds straight into .grad must not write float32 into float64
+    w = ember.ones(3, 2, requires_grad=True)
+    w.grad_dtype = ember.float64
+    for _ in range(2):
+        (ember.ones(4, 3) @ w).sum().backward()
+    assert w.grad.dtype == ember.float64 and w.grad.tolist() == [[8.0, 8.0]] * 3
 
 
 def test_inference_mode_enabled():
