@@ -61,3 +61,19 @@ def redis_server(tmp_path):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+@pytest.fixture(autouse=True)
+def _torch_distributions_validate():
+    """Importing torch._dynamo (torch.compile, torch.onnx's exporter) turns off torch's argument
+    validation for every later Distribution (eval_frame.py: set_default_validate_args(False)), so a
+    test that compares errors with torch.distributions would depend on which tests ran before it.
+    Each test starts with torch's default (on, as in `python` without -O) and gets the state back."""
+    if "torch.distributions" not in sys.modules:
+        yield
+        return
+    D = sys.modules["torch.distributions"].Distribution
+    before = D._validate_args
+    D.set_default_validate_args(__debug__)
+    yield
+    D.set_default_validate_args(before)

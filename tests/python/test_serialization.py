@@ -379,7 +379,9 @@ def test_hostile_files_are_rejected_by_the_reference_too(tmp_path):
             accepted.add(name)
         except Exception:
             pass
-    assert accepted == {"bool_byte_2", "duplicate_metadata_key"}
+    # A BF16 tensor is a valid file that ember has no dtype for: the reference reads it where
+    # ml_dtypes is installed (onnx brings it), and refuses it where not.
+    assert accepted - {"unsupported_dtype"} == {"bool_byte_2", "duplicate_metadata_key"}
 
 
 def test_unknown_tensor_fields_are_ignored_like_the_reference(tmp_path):

@@ -64,8 +64,11 @@ _FOREIGN_STORAGES = ("HalfStorage", "BFloat16Storage", "CharStorage", "ShortStor
 # the ember files below, whose classes torch keeps in another file, and the classes after.
 # ember.nn.modules.<torch file> re-exports each of them, so torch's path works in ember too.
 NN_FILE_RENAMES = {"activation_more": "activation", "activation_attention": "activation",
-                   "conv_more": "conv", "pooling_more": "pooling", "loss_more": "loss",
-                   "group_rms_norm": "normalization"}
+                   "conv_more": "conv", "pooling_more": "pooling", "pooling_3d": "pooling",
+                   "loss_more": "loss", "group_rms_norm": "normalization", "unpooling": "pooling",
+                   "lp_pooling": "pooling", "fractional_pooling": "pooling",
+                   "loss_margin": "loss", "loss_ctc": "loss", "linear_cross_entropy": "loss",
+                   "sync_batchnorm": "batchnorm"}
 NN_CLASS_FILES = {
     "NonDynamicallyQuantizableLinear": "linear", "CosineSimilarity": "distance",
     "PairwiseDistance": "distance", "BatchNorm1d": "batchnorm", "BatchNorm2d": "batchnorm",
@@ -73,7 +76,8 @@ NN_CLASS_FILES = {
     "LazyConvTranspose1d": "conv", "LazyConvTranspose2d": "conv",
     "LazyBatchNorm1d": "batchnorm", "LazyBatchNorm2d": "batchnorm",
     "LazyInstanceNorm1d": "instancenorm", "LazyInstanceNorm2d": "instancenorm",
-    "LazyInstanceNorm3d": "instancenorm",
+    "LazyInstanceNorm3d": "instancenorm", "BatchNorm3d": "batchnorm", "LazyConv3d": "conv",
+    "LazyConvTranspose3d": "conv", "LazyBatchNorm3d": "batchnorm",
 }
 
 

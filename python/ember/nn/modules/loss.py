@@ -87,6 +87,11 @@ class BCEWithLogitsLoss(_Loss):
 
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
-__getattr__ = _lazy_aliases(__package__, {n: ".loss_more" for n in (
-    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
-    "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")})
+__getattr__ = _lazy_aliases(__package__, {
+    **{n: ".loss_more" for n in (
+        "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
+        "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
+    **{n: ".loss_margin" for n in (
+        "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss",
+        "TripletMarginWithDistanceLoss", "NLLLoss2d")},
+    "CTCLoss": ".loss_ctc", "LinearCrossEntropyLoss": ".linear_cross_entropy"})
