@@ -11,6 +11,7 @@ import sys
 
 USAGE = """usage: python -m ember run SCRIPT [ARGS...]
        python -m ember run -m MODULE [ARGS...]
+       python -m ember --cmake-prefix-path   (where find_package(ember) finds the C++ library)
 
 Runs a PyTorch program unmodified on ember: `import torch` (and torchvision) give ember."""
 
@@ -25,6 +26,10 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
+    if argv[0] == "--cmake-prefix-path":  # for cmake -DCMAKE_PREFIX_PATH=... (docs/cpp.md)
+        from .utils import cmake_prefix_path
+        print(cmake_prefix_path)
+        return 0
     if argv[0] == "--version":
         from . import __version__
         print(f"ember {__version__}")
