@@ -111,6 +111,15 @@ NOTES = {
     ("torch.nn.utils", "convert_conv2d_weight_memory_format"): "returns the module unchanged "
                                                                "(one layout).",
     ("torch.utils.data", "DataLoader"): "shuffles differently from torch for the same seed.",
+    ("torch.optim", "SparseAdam"): "ember has no sparse gradients: it refuses every gradient, as "
+                                   "torch refuses dense ones.",
+    ("torch.optim", "Muon"): "Newton-Schulz in the parameter's dtype (torch: bfloat16).",
+    ("torch", "native_norm"): "runs on dense tensors (torch's runs on sparse ones only).",
+    ("torch", "batch_norm_stats"): "runs on the CPU (torch: CUDA only), as do batch_norm_elemt, "
+                                   "_gather_stats(_with_counts), _backward_reduce, _backward_elemt.",
+    ("torch.special", "legendre_polynomial_p"): "NaN above degree 2^24 (laguerre too); every "
+                                                "polynomial is +-inf past overflow (torch: NaN).",
+    ("torch.autograd", "NestedIOFunction"): "callable (torch 2.13's raises AttributeError).",
     ("torch.distributed", "init_process_group"): "Gloo only, file or redis stores (no `tcp://`).",
 }
 

@@ -243,12 +243,6 @@ from . import _rnn_functions, _native_normalization  # noqa: E402
 for _module in (_rnn_functions, _native_normalization):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
 
-
-def _assert(condition, message):
-    """torch._assert: `assert condition, message` as a function, so that traced code (fx's
-    concrete_args checks) can record it as a call."""
-    assert condition, message
-
 # torch's in-place `_` forms and `*_copy` forms (one table each), the view scatters, storages
 # and what-a-tensor-is attributes (layout, dim_order, ...): after the loop above, so the
 # tables may name methods it added.
@@ -261,12 +255,19 @@ for _module in (_inplace_and_copy, _view_scatter, _storage, _tensor_attributes):
             setattr(Tensor, _name, _fn)
 
 
+def _assert(condition, message):
+    """torch._assert: `assert condition, message` as a function, so that traced code (fx's
+    concrete_args checks) can record it as a call."""
+    assert condition, message
+
+
 def __getattr__(name):
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing", "func", "masked", "fx", "ops"):
+                "version", "vision", "testing", "func", "futures", "hub", "masked", "types",
+                "torch_version", "functional", "xpu", "mtia", "fx", "ops"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -284,11 +285,14 @@ for _module in (_windows, _stft):
 
 # torch's numeric functions beyond the core ops (C++ behind the first three: reductions by index,
 # float bits, histograms), integration and differences, scatter writes, the old norm names,
-# low-rank SVD, lobpcg, eager control flow.
+# low-rank SVD, lobpcg, eager control flow; and runtime objects (streams and events, exception
+# types, build queries, ThroughputBenchmark, the file record reader/writer).
 from . import (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes,  # noqa: E402
-               _matrix_norms, _lowrank, _lobpcg, _control_flow)
+               _matrix_norms, _lowrank, _lobpcg, _control_flow, _streams, _runtime_info,
+               _throughput_benchmark)
+from .serialization.file_records import PyTorchFileReader, PyTorchFileWriter  # noqa: E402,F401
 for _module in (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes, _matrix_norms,
-                _lowrank, _lobpcg, _control_flow):
+                _lowrank, _lobpcg, _control_flow, _streams, _runtime_info, _throughput_benchmark):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):

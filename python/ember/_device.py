@@ -162,6 +162,17 @@ def tensor_pin_memory(self, device=None):
     raise RuntimeError(NO_ACCELERATOR)
 
 
+def tensor_xpu(self, device=None, non_blocking=False, memory_format=None):
+    """Tensor.xpu(): torch's build without XPU raises its AssertionError."""
+    raise AssertionError("Torch not compiled with XPU enabled")
+
+
+def tensor_mtia(self, device=None, non_blocking=False, memory_format=None):
+    """Tensor.mtia(): torch's build without MTIA raises its AssertionError."""
+    from .mtia import _NOT_COMPILED
+    raise AssertionError(_NOT_COMPILED)
+
+
 TENSOR_METHODS = {
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False),
@@ -175,5 +186,7 @@ TENSOR_METHODS = {
     "is_pinned": lambda self, device=None: False,
     "pin_memory": tensor_pin_memory,
     "cuda": tensor_cuda,
+    "xpu": tensor_xpu,
+    "mtia": tensor_mtia,
     "cpu": lambda self, memory_format=None: self,
 }

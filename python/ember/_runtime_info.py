@@ -1,0 +1,108 @@
+"""torch's small runtime names: its exception types, build and file queries, the device-module
+lookup, and helpers (classproperty, thread_safe_generator, is_distributed). What each returns is
+ember's real answer (its build, its package directory, its modules)."""
+import functools
+import os
+
+from . import _C
+from ._tensor import Tensor, device as _device
+
+
+class OutOfMemoryError(RuntimeError):
+    """Exception raised when device is out of memory"""
+
+
+class AcceleratorError(RuntimeError):
+    """Exception raised while executing on device"""
+
+
+class FatalError(Exception):
+    """An unrecoverable error of the runtime (torch raises it from its TorchScript interpreter)."""
+
+
+def compiled_with_cxx11_abi():
+    """Returns whether ember was built with _GLIBCXX_USE_CXX11_ABI=1 (read from the build)."""
+    return _C.build_info().get("cxx11_abi") == "1"
+
+
+def get_file_path(*path_components):
+    """os.path.join(the directory that holds the ember package, *path_components), as torch's
+    (whose base is the directory holding the torch package)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *path_components)
+
+
+@functools.cache
+def get_device_module(device=None):
+    """The ember module of a device type (ember.cpu for 'cpu', ember.cuda for 'cuda:0', ...);
+    with no device, the current accelerator's, which is the CPU's: ember has no accelerator."""
+    import importlib
+    if isinstance(device, _device):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device(device).type
+    elif device is None:
+        name = "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    try:
+        return importlib.import_module(f"ember.{name}")
+    except ModuleNotFoundError:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as "
+                           f"'torch.{name}'.") from None
+
+
+def is_distributed(input):
+    """False: an ember tensor is always one local tensor (no legacy distributed tensors)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_distributed(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return False
+
+
+class _ClassProperty:
+    def __init__(self, fget):
+        self.fget = fget
+
+    def __get__(self, instance, owner=None):
+        return self.fget.__get__(instance, type(instance) if owner is None else owner)()
+
+
+def classproperty(func):
+    """A read-only property of the class itself (the getter gets the class)."""
+    if not isinstance(func, (classmethod, staticmethod)):
+        func = classmethod(func)
+    return _ClassProperty(func)
+
+
+def thread_safe_generator():
+    """The calling DataLoader thread worker's generator, else None (the global generator). ember's
+    DataLoader runs workers as processes, where torch also returns None."""
+    from .utils.data import get_worker_info
+    info = get_worker_info()
+    if info is not None and getattr(info, "worker_method", None) == "thread" \
+            and getattr(info, "rng", None) is not None:
+        return info.rng.torch_generator
+    return None
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule sharing `tensor`'s memory (what tensor.__dlpack__() returns), for
+    from_dlpack in ember, torch, NumPy, ..."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    return tensor.__dlpack__()
+
+
+def prepare_multiprocessing_environment(path):
+    """A hook for deployments that set up multiprocessing themselves; it does nothing, as in
+    torch's open-source build."""
+
+
+FUNCTIONS = {"OutOfMemoryError": OutOfMemoryError, "AcceleratorError": AcceleratorError,
+             "FatalError": FatalError, "compiled_with_cxx11_abi": compiled_with_cxx11_abi,
+             "get_file_path": get_file_path, "get_device_module": get_device_module,
+             "is_distributed": is_distributed, "classproperty": classproperty,
+             "thread_safe_generator": thread_safe_generator,
+             "prepare_multiprocessing_environment": prepare_multiprocessing_environment,
+             "to_dlpack": to_dlpack}
+METHODS = {}
