@@ -1,15 +1,34 @@
 // Element types and PyTorch's type promotion.
 #pragma once
 #include <cstddef>
+#include <complex>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
 
 namespace ember {
 
-// Ordered by promotion rank inside each category (bool < integers < floats).
-enum class DType : uint8_t { Bool, UInt8, Int32, Int64, Float32, Float64 };
-inline constexpr int kNumDTypes = 6;
+// Ordered by promotion rank inside each category (bool < integers < floats < complex).
+//
+// Note [Adding a dtype] (complex64/complex128 were the first; bfloat16/float16 follow the
+// same steps):
+//  1. the enum value (after the last one of its category), its itemsize and name in
+//     dtype.cpp, its category below, promote_types/can_cast if the category is new;
+//  2. NOT in visit_dtype: visit_dtype instantiates its lambda for every type it lists, and
+//     most ops' lambdas (comparisons, min/max, integer tricks) do not compile for the new
+//     type. visit_dtype throws for a dtype it does not list ("<op>: not implemented for
+//     'complex64'", the op named by the enclosing EMBER_PROFILE_OP), so every op that has
+//     not been taught the new type refuses it instead of misreading its bytes;
+//  3. the ops that support it dispatch through visit_dtype_with_complex (all types) or
+//     visit_complex (complex only) -- one visitor per new family, so that opting in is
+//     explicit and greppable;
+//  4. ops that dispatch by hand (`dt == Float32 ? float : double`) must check is_floating
+//     first: is_floating is false for complex, as torch.is_floating_point.
+enum class DType : uint8_t { Bool, UInt8, Int32, Int64, Float32, Float64, Complex64, Complex128 };
+inline constexpr int kNumDTypes = 8;
+
+using complex64_t = std::complex<float>;
+using complex128_t = std::complex<double>;
 
 size_t itemsize(DType t);
 std::string_view dtype_name(DType t);  // "float32", "int64", ...
@@ -18,8 +37,19 @@ inline bool is_integral(DType t, bool include_bool) {
   return t == DType::UInt8 || t == DType::Int32 || t == DType::Int64 ||
          (include_bool && t == DType::Bool);
 }
-// 0 = bool, 1 = integer, 2 = floating: promotion compares categories first.
-inline int category(DType t) { return t == DType::Bool ? 0 : is_floating(t) ? 2 : 1; }
+inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+// 0 = bool, 1 = integer, 2 = floating, 3 = complex: promotion compares categories first.
+inline int category(DType t) {
+  return t == DType::Bool ? 0 : is_floating(t) ? 2 : is_complex(t) ? 3 : 1;
+}
+// complex64 <-> float32, complex128 <-> float64 (torch's toRealValueType / toComplexType);
+// other dtypes map to themselves (to_complex of an integer type is complex64).
+inline DType to_real(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+}
+inline DType to_complex(DType t) {
+  return t == DType::Float64 || t == DType::Complex128 ? DType::Complex128 : DType::Complex64;
+}
 
 // promote_types(int32, float32) == float32, (uint8, int32) == int32, ... as torch.promote_types.
 DType promote_types(DType a, DType b);
@@ -34,6 +64,24 @@ template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
 template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
 template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+template <> struct dtype_of<complex64_t> { static constexpr DType value = DType::Complex64; };
+template <> struct dtype_of<complex128_t> { static constexpr DType value = DType::Complex128; };
+template <class T> inline constexpr bool is_complex_v = false;
+template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+// Throws NotImplementedError "<op>: not implemented for '<dtype>'" (the op named by the innermost
+// EMBER_PROFILE_OP scope on this thread): what visit_dtype does for a dtype it does not list.
+[[noreturn]] void throw_unsupported_dtype(DType t);
+// The name of the innermost public op running on this thread ("add"), or "this op".
+const char* current_op_name();
+
+// The dtype of a real op that computes in floating point (sinh, logsumexp, ...): t when
+// floating, float32 for bool and integers; throws for complex (no complex kernel: converting
+// would silently drop the imaginary part).
+inline DType real_float_dtype(DType t) {
+  if (t == DType::Complex64 || t == DType::Complex128) throw_unsupported_dtype(t);
+  return t == DType::Float32 || t == DType::Float64 ? t : DType::Float32;
+}
 
 // Calls f.template operator()<T>() with T the C++ type of `t`:
 //   visit_dtype(t, [&]<class T>() { ... });
@@ -45,15 +93,34 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::Int32: return f.template operator()<int32_t>();
     case DType::Int64: return f.template operator()<int64_t>();
     case DType::Float32: return f.template operator()<float>();
-    case DType::Float64: break;
+    case DType::Float64: return f.template operator()<double>();
+    default: break;
   }
-  return f.template operator()<double>();
+  throw_unsupported_dtype(t);  // complex: see Note [Adding a dtype]
 }
 
-// Same, for the two floating types only (callers check is_floating first).
+// visit_dtype plus complex64/complex128 (std::complex<float>/<double>): for the ops that
+// are complex-aware (copies, casts, fills, indexing, arithmetic that std::complex has).
+template <class F>
+decltype(auto) visit_dtype_with_complex(DType t, F&& f) {
+  if (t == DType::Complex64) return f.template operator()<complex64_t>();
+  if (t == DType::Complex128) return f.template operator()<complex128_t>();
+  return visit_dtype(t, std::forward<F>(f));
+}
+
+// The two complex types only (callers check is_complex first).
+template <class F>
+decltype(auto) visit_complex(DType t, F&& f) {
+  if (t == DType::Complex64) return f.template operator()<complex64_t>();
+  return f.template operator()<complex128_t>();
+}
+
+// Same, for the two floating types only (callers check is_floating first; anything else
+// throws as visit_dtype does for a dtype it does not list).
 template <class F>
 decltype(auto) visit_floating(DType t, F&& f) {
   if (t == DType::Float32) return f.template operator()<float>();
+  if (t != DType::Float64) throw_unsupported_dtype(t);
   return f.template operator()<double>();
 }
 

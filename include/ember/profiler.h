@@ -31,18 +31,23 @@ bool enabled();
 
 namespace detail {
 extern std::atomic<bool> g_on;
+// The innermost op scope's name on this thread (for errors that name the op: see
+// current_op_name in dtype.h); one thread-local store per scope, on or off.
+inline thread_local const char* t_op = nullptr;
 }
 
 // Times the enclosing block as op `name` (a string literal) while the profiler is on.
 class Scope {
  public:
-  explicit Scope(const char* name, bool backward = false) {
+  explicit Scope(const char* name, bool backward = false) : prev_op_(detail::t_op) {
+    detail::t_op = name;
     if (detail::g_on.load(std::memory_order_relaxed)) begin(name, backward);
   }
-  explicit Scope(const std::string& name, bool backward) {
+  explicit Scope(const std::string& name, bool backward) : prev_op_(detail::t_op) {
     if (detail::g_on.load(std::memory_order_relaxed)) begin(name, backward);
   }
   ~Scope() {
+    detail::t_op = prev_op_;
     if (active_) end();
   }
   Scope(const Scope&) = delete;
@@ -51,6 +56,7 @@ class Scope {
  private:
   void begin(std::string name, bool backward);
   void end();
+  const char* prev_op_;
   bool active_ = false;
 };
 

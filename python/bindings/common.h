@@ -69,6 +69,7 @@ void bind_distributed(nb::module_& m);
 void bind_ops_more(nb::module_& m);
 void bind_special(nb::module_& m);
 void bind_random(nb::module_& m);
+void bind_complex(nb::module_& m);
 
 }  // namespace ember::py
 
@@ -84,6 +85,7 @@ struct type_caster<ember::Scalar> {
     switch (s.kind()) {
       case ember::Scalar::Kind::Bool: return PyBool_FromLong(s.to<bool>());
       case ember::Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
+      case ember::Scalar::Kind::Complex: return PyComplex_FromDoubles(s.to_double(), s.imag());
       default: return PyFloat_FromDouble(s.to_double());
     }
   }

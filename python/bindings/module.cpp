@@ -13,6 +13,10 @@ bool scalar_from_python(PyObject* o, Scalar& out) {
     out = Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
+  if (PyComplex_Check(o)) {  // ops that are not complex-aware refuse it by its dtype
+    out = Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+    return true;
+  }
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -117,7 +121,9 @@ NB_MODULE(_C, m) {
       .value("int32", DType::Int32)
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)
-      .value("float64", DType::Float64);
+      .value("float64", DType::Float64)
+      .value("complex64", DType::Complex64)
+      .value("complex128", DType::Complex128);
   m.def("promote_types", &promote_types);
   m.def("can_cast", &can_cast);
   m.def("get_num_threads", &get_num_threads);
@@ -157,5 +163,6 @@ NB_MODULE(_C, m) {
   py::bind_ops_more(m);
   py::bind_special(m);
   py::bind_random(m);
+  py::bind_complex(m);
   py::bind_fft(m);
 }

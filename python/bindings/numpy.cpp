@@ -14,9 +14,11 @@ nb::dlpack::dtype to_dl(DType d) {
     case DType::Int32: return nb::dtype<int32_t>();
     case DType::Int64: return nb::dtype<int64_t>();
     case DType::Float32: return nb::dtype<float>();
-    case DType::Float64: break;
+    case DType::Float64: return nb::dtype<double>();
+    case DType::Complex64: return nb::dtype<std::complex<float>>();
+    case DType::Complex128: break;
   }
-  return nb::dtype<double>();
+  return nb::dtype<std::complex<double>>();
 }
 
 DType from_dl(nb::dlpack::dtype d) {
@@ -26,8 +28,11 @@ DType from_dl(nb::dlpack::dtype d) {
   if (d == nb::dtype<int64_t>()) return DType::Int64;
   if (d == nb::dtype<float>()) return DType::Float32;
   if (d == nb::dtype<double>()) return DType::Float64;
+  if (d == nb::dtype<std::complex<float>>()) return DType::Complex64;
+  if (d == nb::dtype<std::complex<double>>()) return DType::Complex128;
   throw TypeError(detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
-                              " bits); ember supports bool, uint8, int32, int64, float32, float64"));
+                              " bits); ember supports bool, uint8, int32, int64, float32, float64, "
+                              "complex64, complex128"));
 }
 
 // A capsule owning a Tensor handle: keeps the storage alive while NumPy uses it.

@@ -1,4 +1,6 @@
 // The Tensor class: properties, conversions to Python values, copies.
+#include <cstring>
+
 #include "common.h"
 
 namespace ember::py {
@@ -6,9 +8,12 @@ namespace {
 
 nb::object to_list(const Tensor& t, int64_t d, const char* p) {
   if (d == t.dim()) {
-    return visit_dtype(t.dtype(), [&]<class T>() -> nb::object {
-      T v = *reinterpret_cast<const T*>(p);
-      if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+    return visit_dtype_with_complex(t.dtype(), [&]<class T>() -> nb::object {
+      T v;
+      std::memcpy(&v, p, sizeof(T));
+      if constexpr (is_complex_v<T>)
+        return nb::steal(PyComplex_FromDoubles(double(v.real()), double(v.imag())));
+      else if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
       else if constexpr (std::is_floating_point_v<T>) return nb::float_(double(v));
       else return nb::int_(int64_t(v));
     });
@@ -30,6 +35,20 @@ nb::tuple to_tuple(IntList v) {
 void check_has_dims(const Tensor& t, int64_t dim, const char* op) {
   EMBER_CHECK(t.dim() > 0, IndexError, op, ": dimension specified as ", dim,
               " but tensor has no dimensions");
+}
+
+// torch's UserWarning when a cast drops the imaginary part (complex -> real keeps .real).
+void warn_if_discarding_imag(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to) && to != DType::Bool &&
+      PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+    throw nb::python_error();
+}
+
+// float(z) / int(z) of a complex value with an imaginary part: torch's error.
+Scalar real_value(Scalar s, const char* type) {
+  EMBER_CHECK(!(s.is_complex() && s.imag() != 0), Error, "value cannot be converted to type ",
+              type, " without overflow");
+  return s;
 }
 
 Scalar one_element(const Tensor& t, const char* what) {
@@ -94,18 +113,29 @@ void bind_tensor(nb::module_& m) {
                     " values is ambiguous (shape ", t.sizes(), ")");
         return t.item().to<bool>();
       })
-      .def("__float__", [](const Tensor& t) { return one_element(t, "float").to_double(); })
-      .def("__int__", [](const Tensor& t) { return one_element(t, "int").to_int(); })
+      .def("__float__", [](const Tensor& t) { return real_value(one_element(t, "float"), "double").to_double(); })
+      .def("__int__", [](const Tensor& t) { return real_value(one_element(t, "int"), "int64_t").to_int(); })
+      .def("__complex__", [](const Tensor& t) {
+        std::complex<double> z = one_element(t, "complex").to_complex();
+        return nb::steal(PyComplex_FromDoubles(z.real(), z.imag()));
+      })
       .def("__index__", [](const Tensor& t) {
         EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
                     "only integer tensors of a single element can be converted to an index");
         return t.item().to_int();
       })
-      .def("_to_dtype", [](const Tensor& t, DType d) { return to_dtype(t, d); })
+      .def("_to_dtype", [](const Tensor& t, DType d) {
+        warn_if_discarding_imag(t.dtype(), d);
+        return to_dtype(t, d);
+      })
       .def("contiguous", [](const Tensor& t) { return contiguous(t); })
       // In-place methods return self (the same Python object), as in torch.
       // non_blocking is accepted as torch's CPU build accepts it: a CPU copy is synchronous.
-      .def("copy_", [](nb::handle self, const Tensor& s, bool) { copy_(self_of(self), s); return nb::borrow(self); },
+      .def("copy_", [](nb::handle self, const Tensor& s, bool) {
+        warn_if_discarding_imag(s.dtype(), self_of(self).dtype());
+        copy_(self_of(self), s);
+        return nb::borrow(self);
+      },
            nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
       .def("fill_", [](nb::handle self, const Tensor& v) { fill_(self_of(self), v); return nb::borrow(self); })

@@ -4,8 +4,9 @@
     x = torch.randn(64, 1000)
 """
 from . import _C
-from ._dtype import (bfloat16, float16, half, complex32, chalf, complex64, cfloat, complex128,  # noqa: F401
-                     cdouble, int8, int16, short, uint16, uint32, uint64)  # named only: _dtype.PlannedDtype
+from ._dtype import (bfloat16, float16, half, complex32, chalf,  # noqa: F401
+                     int8, int16, short, uint16, uint32, uint64)  # named only: _dtype.PlannedDtype
+from ._dtype import complex64, cfloat, complex128, cdouble  # noqa: F401
 from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, uint8, bool,
                      FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor,
                      get_default_dtype)
@@ -226,11 +227,13 @@ def is_tensor(obj):
 # composites and aliases, shape/join, statistics, contractions, dtype limits): each module lists
 # its FUNCTIONS and Tensor METHODS; a name ember already has (a C++ op) is never replaced.
 from . import (_comparison, _pointwise, _reshaping, _statistics, _contraction,  # noqa: E402
-               _dtype_info, _index_grids, _scans, linalg)
+               _dtype_info, _index_grids, _scans, _complex, linalg)
 from ._printing import set_printoptions  # noqa: E402,F401
 
+for _name, _prop in _complex.PROPERTIES.items():  # Tensor.real/.imag/.H/.mH
+    setattr(Tensor, _name, _prop)
 for _module in (_comparison, _pointwise, _reshaping, _statistics, _contraction, _dtype_info,
-                _index_grids, _scans, linalg):
+                _index_grids, _scans, _complex, linalg):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):

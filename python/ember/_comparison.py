@@ -35,7 +35,8 @@ def check_dims(fn, dim, ndim):
 
 def _dtype_name(dt):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "uint8": "Byte", "bool": "Bool"}[dt.name]
+            "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}[dt.name]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -79,8 +80,10 @@ def equal(input, other):
 
 
 def isreal(input):
-    """Every real tensor is real (ember has no complex dtypes)."""
+    """True where the imaginary part is 0 (everywhere for a real tensor)."""
     _tensor(input, "isreal")
+    if input.dtype.is_complex:
+        return _C.eq(_C._imag(input), 0)
     return _creation.full(list(input.shape), True, dtype=_bool)
 
 
@@ -89,8 +92,7 @@ def is_floating_point(input):
 
 
 def is_complex(input):
-    _tensor(input, "is_complex")
-    return False
+    return _tensor(input, "is_complex").dtype.is_complex
 
 
 def is_nonzero(input):

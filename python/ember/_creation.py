@@ -175,6 +175,8 @@ def _infer_dtype(arr):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
         return float32
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        return _dtype_cls.complex64  # torch.tensor([1+2j]): complex64 under float32 default
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
@@ -219,6 +221,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if arr.dtype.kind == "u" and arr.dtype != np.uint8:  # NumPy's answer to ints >= 2**63
         raise ValueError("tensor: value out of range of int64 (overflow when unpacking long long)")
     dt = dtype if dtype is not None else _infer_dtype(arr)
+    if arr.dtype.kind == "c" and not dt.is_complex:  # torch: tensor([1j], dtype=float32)
+        raise TypeError(f"tensor: must be real number, not complex (dtype={dt!r})")
     _check_fits(arr, dt)
     t = _C._from_numpy(arr)
     return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad)

@@ -9,16 +9,41 @@ int64 = long = dtype.int64
 int32 = int = dtype.int32
 uint8 = dtype.uint8
 bool = dtype.bool
+complex64 = cfloat = dtype.complex64
+complex128 = cdouble = dtype.complex128
 
 _PY_NAMES = {"bool": "bool", "uint8": "uint8", "int32": "int32", "int64": "int64",
-             "float32": "float32", "float64": "float64"}
-_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8}
+             "float32": "float32", "float64": "float64", "complex64": "complex64",
+             "complex128": "complex128"}
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8,
+             "complex64": 8, "complex128": 16}
+_TO_REAL = {"complex64": "float32", "complex128": "float64"}
+_TO_COMPLEX = {"float32": "complex64", "float64": "complex128"}
+
+
+def _to_real(self):
+    """torch.dtype.to_real(): complex64 -> float32, complex128 -> float64, others unchanged."""
+    return getattr(dtype, _TO_REAL.get(self.name, self.name))
+
+
+def _to_complex(self):
+    """torch.dtype.to_complex(): float32 -> complex64, float64 -> complex128; complex unchanged."""
+    if self.is_complex:
+        return self
+    if self.name not in _TO_COMPLEX:
+        raise RuntimeError(f"to_complex: unsupported dtype {self!r}: only floating types have a "
+                           "complex counterpart")
+    return getattr(dtype, _TO_COMPLEX[self.name])
+
 
 dtype.__repr__ = lambda self: f"ember.{self.name}"
 dtype.__str__ = dtype.__repr__
 dtype.is_floating_point = property(lambda self: self.name in ("float32", "float64"))
+dtype.is_complex = property(lambda self: self.name in ("complex64", "complex128"))
 dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
 dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
+dtype.to_real = _to_real
+dtype.to_complex = _to_complex
 
 
 class PlannedDtype:
@@ -47,7 +72,8 @@ class PlannedDtype:
 def unsupported(dt, op):
     """NotImplementedError for a tensor of a planned dtype, naming the op and the dtype."""
     return NotImplementedError(f"{op}: ember does not implement dtype {dt!r} yet; its tensors are "
-                               "bool, uint8, int32, int64, float32 and float64")
+                               "bool, uint8, int32, int64, float32, float64, complex64 and "
+                               "complex128")
 
 
 def check_supported(dt, op):
@@ -59,15 +85,13 @@ def check_supported(dt, op):
 bfloat16 = PlannedDtype("bfloat16", 2, "f")
 float16 = half = PlannedDtype("float16", 2, "f")
 complex32 = chalf = PlannedDtype("complex32", 4, "c")
-complex64 = cfloat = PlannedDtype("complex64", 8, "c")
-complex128 = cdouble = PlannedDtype("complex128", 16, "c")
 int8 = PlannedDtype("int8", 1, "i")
 int16 = short = PlannedDtype("int16", 2, "i")
 uint16 = PlannedDtype("uint16", 2, "u")
 uint32 = PlannedDtype("uint32", 4, "u")
 uint64 = PlannedDtype("uint64", 8, "u")
-PLANNED = ("bfloat16", "float16", "half", "complex32", "chalf", "complex64", "cfloat", "complex128",
-           "cdouble", "int8", "int16", "short", "uint16", "uint32", "uint64")
+PLANNED = ("bfloat16", "float16", "half", "complex32", "chalf", "int8", "int16", "short", "uint16",
+           "uint32", "uint64")
 
 
 class _LegacyType:

@@ -31,7 +31,8 @@ def _floating_only(fn, *xs):
     """torch's float-only kernels refuse integer and bool tensors with NotImplementedError."""
     for x in xs:
         if isinstance(x, Tensor) and x.dtype not in _FLOATING:
-            name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[x.dtype.name]
+            name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool",
+                    "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[x.dtype.name]
             raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{name}\'')
 
 

@@ -99,6 +99,21 @@ class _Formatter:
         return (self.max_width - len(s)) * " " + s
 
 
+class _ComplexFormatter:
+    """torch's formatter pair for complex tensors: one _Formatter for the real parts, one for
+    the imaginary parts; an element prints as real + imag + 'j' (1.0000-2.0000j)."""
+
+    def __init__(self, values):
+        self.real = _Formatter([v.real for v in values], True)
+        self.imag = _Formatter([v.imag for v in values], True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # + the 'j'
+
+    def format(self, v):
+        real = self.real.format(v.real)
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _vector_str(values, indent, fmt):
     per_line = max(1, math.floor((_OPTS.linewidth - indent) / (fmt.max_width + 2)))
     data = [" ..." if v is _SKIP else fmt.format(v) for v in values]
@@ -140,7 +155,7 @@ def _grad_suffix(t):
 
 
 def tensor_repr(t):
-    from ._dtype import float32, int64, bool as _bool
+    from ._dtype import float32, int64, complex64, bool as _bool
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
@@ -152,9 +167,12 @@ def tensor_repr(t):
             suffixes.append(f"dtype={t.dtype!r}")
         body = "[]"
     else:
-        if t.dtype not in (float32, int64, _bool):
+        if t.dtype not in (float32, int64, complex64, _bool):
             suffixes.append(f"dtype={t.dtype!r}")
         values = _values(t, t.numel() > _OPTS.threshold)
-        fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
+        if t.dtype.is_complex:
+            fmt = _ComplexFormatter(_flat(values, []))
+        else:
+            fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
         body = _tensor_str(values, t.dim(), indent, fmt)
     return _add_suffixes(prefix + body, suffixes + _grad_suffix(t), indent)

@@ -3,7 +3,7 @@ elements lives in C++ (ember._C); this file holds no math."""
 from . import _C
 from ._dtype import dtype as _dtype_cls, to_dtype, _BY_DTYPE, float32, float64, int64, int32, uint8
 from ._dtype import bool as _bool
-from ._dtype import PlannedDtype, check_supported, bfloat16, float16
+from ._dtype import PlannedDtype, check_supported, bfloat16, float16, complex64, complex128
 from ._printing import tensor_repr
 from ._device import device, tensor_to_device as _to_device, TENSOR_METHODS as _DEVICE_METHODS  # noqa: F401
 
@@ -186,6 +186,8 @@ _METHODS = {
     "__contains__": _contains,
     "float": _cast(float32),
     "double": _cast(float64),
+    "cfloat": _cast(complex64),
+    "cdouble": _cast(complex128),
     "long": _cast(int64),
     "int": _cast(int32),
     "byte": _cast(uint8),

@@ -28,7 +28,7 @@ void check_nan_results(const Node& n, const Grads& outs) {
   NoGradGuard no_grad;
   for (size_t i = 0; i < outs.size(); ++i) {
     const Tensor& g = outs[i];
-    if (!g.defined() || !is_floating(g.dtype())) continue;
+    if (!g.defined() || !(is_floating(g.dtype()) || is_complex(g.dtype()))) continue;
     EMBER_CHECK(!any(isnan(g)).item().to<bool>(), Error, "Function '", n.name(),
                 "' returned nan values in its ", i, "th output.");
   }
@@ -123,6 +123,8 @@ Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
   }
   EMBER_CHECK(out.numel() == 1, Error, "backward: grad can be implicitly created only for scalar "
               "outputs (output ", i, " has shape ", out.sizes(), ")");
+  EMBER_CHECK(!is_complex(out.dtype()), Error, "backward: grad can be implicitly created only for "
+              "real scalar outputs (output ", i, " is ", dtype_name(out.dtype()), ")");
   Tensor one = Tensor::empty(out.sizes(), out.dtype());
   ops::store_scalar(out.dtype(), Scalar(1), one.data_ptr());
   return one;

@@ -39,6 +39,10 @@ Tensor region_of(const Tensor& g, const Region& r) { return g.as_strided(r.sizes
 
 void rebase_view(const Tensor& view, const Tensor& out) {
   Tensor base = meta(view)->view_base;
+  // t.real / view_as_real(t) count elements in another dtype than their base.
+  EMBER_CHECK(view.dtype() == base.dtype(), NotImplementedError, "in-place operation on a ",
+              dtype_name(view.dtype()), " view of a ", dtype_name(base.dtype()),
+              " tensor that requires grad (e.g. z.real.mul_(2)); use an out-of-place op");
   EMBER_CHECK(base.is_contiguous(), NotImplementedError,
               "in-place operation on a view of a non-contiguous tensor that requires grad");
   Region r{view.sizes(), view.strides(), view.offset() - base.offset()};

@@ -1,20 +1,28 @@
 #include "ember/dtype.h"
 
+#include "ember/error.h"
+#include "ember/profiler.h"
+
 namespace ember {
 
 size_t itemsize(DType t) {
-  static constexpr size_t sizes[] = {1, 1, 4, 8, 4, 8};
+  static constexpr size_t sizes[] = {1, 1, 4, 8, 4, 8, 8, 16};
+  static_assert(std::size(sizes) == kNumDTypes);
   return sizes[int(t)];
 }
 
 std::string_view dtype_name(DType t) {
-  static constexpr std::string_view names[] = {"bool",  "uint8",   "int32",
-                                               "int64", "float32", "float64"};
+  static constexpr std::string_view names[] = {"bool",    "uint8",   "int32",     "int64",
+                                               "float32", "float64", "complex64", "complex128"};
+  static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  // complex64 with float64 keeps float64's precision: complex128 (as torch).
+  if (is_complex(a) && b == DType::Float64) return DType::Complex128;
+  if (is_complex(b) && a == DType::Float64) return DType::Complex128;
   if (category(a) != category(b)) return category(a) > category(b) ? a : b;
   // Same category: the wider one. uint8 with a signed type promotes to the signed type
   // (int32/int64 already hold all of uint8), so the enum order is the answer.
@@ -23,6 +31,16 @@ DType promote_types(DType a, DType b) {
 
 bool can_cast(DType from, DType to) {
   return category(from) <= category(to);
+}
+
+const char* current_op_name() {
+  const char* op = profiler::detail::t_op;
+  return op ? op : "this op";
+}
+
+void throw_unsupported_dtype(DType t) {
+  // NotImplementedError, as torch's dispatch ("lt_cpu" not implemented for 'ComplexFloat').
+  throw NotImplementedError(detail::cat(current_op_name(), ": not implemented for '", dtype_name(t), "'"));
 }
 
 }  // namespace ember

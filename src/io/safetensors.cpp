@@ -31,12 +31,13 @@ struct DTypeName {
 };
 constexpr DTypeName kDTypes[] = {
     {"BOOL", DType::Bool, 0}, {"U8", DType::UInt8, 1},    {"I32", DType::Int32, 2},
-    {"F32", DType::Float32, 3}, {"F64", DType::Float64, 4}, {"I64", DType::Int64, 5},
+    {"F32", DType::Float32, 3}, {"C64", DType::Complex64, 4}, {"F64", DType::Float64, 5},
+    {"I64", DType::Int64, 6},
 };
 // Valid safetensors dtypes that ember has no tensor type for.
 constexpr const char* kForeignDTypes[] = {"I8",  "I16", "U16", "U32", "U64", "F16",
                                           "BF16", "F8_E5M2", "F8_E4M3", "F8_E8M0",
-                                          "F4", "F6_E2M3", "F6_E3M2", "C64"};
+                                          "F4", "F6_E2M3", "F6_E3M2"};
 
 const DTypeName& info_of(DType d) {
   for (const auto& t : kDTypes)
@@ -59,7 +60,7 @@ DType parse_dtype(JsonReader& r, const std::string& tensor) {
   for (const char* f : kForeignDTypes)
     if (s == f)
       r.fail(detail::cat("tensor ", tensor, ": dtype ", s,
-                         " is not supported by ember (it has BOOL, U8, I32, I64, F32, F64)"));
+                         " is not supported by ember (it has BOOL, U8, I32, I64, F32, F64, C64)"));
   r.fail(detail::cat("tensor ", tensor, ": unknown dtype ", quoted(s)));
 }
 
@@ -246,6 +247,8 @@ Plan plan_file(const std::map<std::string, Tensor>& tensors,
     EMBER_CHECK(name != "__metadata__", ValueError, op,
                 ": '__metadata__' is reserved by the format and cannot name a tensor");
     EMBER_CHECK(t.defined(), ValueError, op, ": tensor ", quoted(name), " is undefined");
+    EMBER_CHECK(t.dtype() != DType::Complex128, ValueError, op, ": tensor ", quoted(name),
+                " is complex128, which the safetensors format has no dtype for (C64 is complex64)");
     order.emplace_back(&name, &t);
   }
   for (const auto& [k, v] : metadata) {

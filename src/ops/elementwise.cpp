@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "autograd/function.h"
+#include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/elementwise.h"
@@ -27,12 +28,16 @@ DType result_type(const Tensor& a, const Tensor& b) {
   if (a0 == b0) return promote_types(a.dtype(), b.dtype());
   const Tensor& dimmed = a0 ? b : a;
   const Tensor& zero = a0 ? a : b;
-  return category(zero.dtype()) > category(dimmed.dtype()) ? zero.dtype() : dimmed.dtype();
+  if (category(zero.dtype()) <= category(dimmed.dtype())) return dimmed.dtype();
+  // A complex 0-d operand keeps a floating operand's precision (float64_t + 1j-tensor is
+  // complex128, float32_t + complex128 0-d tensor is complex64), as torch's combine_categories.
+  if (is_complex(zero.dtype()) && is_floating(dimmed.dtype())) return to_complex(dimmed.dtype());
+  return zero.dtype();
 }
 
 DType result_type(const Tensor& a, Scalar b) {
-  int cb = b.is_floating() ? 2 : b.is_bool() ? 0 : 1;
-  if (cb <= category(a.dtype())) return a.dtype();
+  if (b.category() <= category(a.dtype())) return a.dtype();
+  if (b.is_complex() && is_floating(a.dtype())) return to_complex(a.dtype());
   return b.default_dtype();
 }
 
@@ -44,7 +49,7 @@ std::string_view kind_dtype_error(char kind) {
 
 // The dtype a binary op computes in, from the promoted dtype and the op's kind.
 DType compute_dtype(const char* name, char kind, DType promoted) {
-  if (kind == 'D' && !is_floating(promoted)) return DType::Float32;
+  if (kind == 'D' && !is_floating(promoted) && !is_complex(promoted)) return DType::Float32;
   EMBER_CHECK(!(kind == 'B' && is_floating(promoted)), TypeError, name, ": ",
               kind_dtype_error(kind), ", got ", dtype_name(promoted));
   return promoted;
@@ -73,7 +78,7 @@ void check_tensor_operand(const char* name, BinaryOp op) {
 
 // torch.add(a, b, alpha=...): a float alpha needs a floating result, a bool alpha a bool one.
 void check_alpha(const char* name, DType dt, Scalar alpha) {
-  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dt)), TypeError, name,
+  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dt) && !is_complex(dt)), TypeError, name,
               ": for integral input tensors, argument alpha must not be a floating point number");
   EMBER_CHECK(!(alpha.is_bool() && dt != DType::Bool), TypeError, name,
               ": boolean alpha only supported for boolean results");
@@ -81,7 +86,7 @@ void check_alpha(const char* name, DType dt, Scalar alpha) {
 
 // int_tensor ** -1 has no integer answer; PyTorch refuses a negative scalar exponent.
 void check_int_pow(const char* name, BinaryOp op, DType dt, Scalar exponent) {
-  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating(dt) && !exponent.is_floating() &&
+  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating(dt) && !is_complex(dt) && !exponent.is_floating() &&
                 exponent.to_int() < 0),
               Error, name, ": integers to negative integer powers are not allowed");
 }
@@ -150,7 +155,7 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
     kernels::unary(*u, dt, ops::make_loop(a.sizes(), {&out, &A}));
     return out;
   }
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // complex128 is 16 bytes
   ops::store_scalar(dt, s, buf);
   kernels::Loop L = ops::make_loop_with_scalar(a.sizes(), {&out, &A}, buf, int64_t(itemsize(dt)));
   if (reflected) std::swap(L.ptrs[1], L.ptrs[2]), std::swap(L.strides[1], L.strides[2]);
@@ -202,7 +207,7 @@ Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& 
     a.bump_version();
     return a;
   }
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // complex128 is 16 bytes
   ops::store_scalar(a.dtype(), s, buf);
   kernels::binary(op, a.dtype(),
                   ops::make_loop_with_scalar(a.sizes(), {&a, &a}, buf, int64_t(a.itemsize())), 1.0);
@@ -219,11 +224,16 @@ DType unary_dtype(const char* name, char kind, UnaryOp op, DType in) {
                                       op == UnaryOp::Trunc || op == UnaryOp::Relu)),
               TypeError, name, ": not implemented for bool tensors");
   if (in == DType::Bool && op == UnaryOp::Square) return DType::Int64;  // torch: pow(b, 2)
-  return kind == 'F' && !is_floating(in) ? DType::Float32 : in;
+  return kind == 'F' && !is_floating(in) && !is_complex(in) ? DType::Float32 : in;
 }
 
 Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {
   ops::check_defined(a, name);
+  if (op == UnaryOp::Abs && is_complex(a.dtype())) {  // |z| is real: float32 for complex64
+    Tensor out = Tensor::empty(a.sizes(), to_real(a.dtype()));
+    kernels::abs_complex(a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));
+    return out;
+  }
   DType dt = unary_dtype(name, kind, op, a.dtype());
   Tensor A = to_dtype(a, dt);
   Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
@@ -256,7 +266,7 @@ Tensor compare_scalar(CompareOp op, const char* name, const Tensor& a, Scalar s)
   DType dt = result_type(a, s);
   Tensor A = to_dtype(a, dt);
   Tensor out = ops::empty_like_inputs(a.sizes(), DType::Bool, {&A});
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // complex128 is 16 bytes
   ops::store_scalar(dt, s, buf);
   kernels::compare(op, dt,
                    ops::make_loop_with_scalar(a.sizes(), {&out, &A}, buf, int64_t(itemsize(dt))));
@@ -288,27 +298,34 @@ Tensor relu_backward(const Tensor& g, const Tensor& out) {
   return gx;
 }
 
+// For a complex input the holomorphic ops' gradient is g * conj(f'(z)) (PyTorch's
+// convention); conj() of a real tensor is the tensor itself, so one formula serves both.
 Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& a, const Tensor& out) {
   switch (op) {
     case UnaryOp::Neg: return neg(g);
-    case UnaryOp::Abs: return mul(g, sign(a));
+    case UnaryOp::Abs:
+      if (is_complex(a.dtype())) {  // g * z / |z|, 0 at z == 0 (torch's g * sgn(z))
+        Tensor r = abs(a);
+        return mul(g, div(a, masked_fill(r, eq(r, Scalar(0.0)), Scalar(1.0))));
+      }
+      return mul(g, sign(a));
     case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
     case UnaryOp::Trunc: return zeros(g.sizes(), g.dtype());
     case UnaryOp::Relu: return relu_backward(g, out);
-    case UnaryOp::Square: return mul(g, mul(a, Scalar(2.0)));
-    case UnaryOp::Exp: return mul(g, out);
+    case UnaryOp::Square: return mul(g, conj(mul(a, Scalar(2.0))));
+    case UnaryOp::Exp: return mul(g, conj(out));
     case UnaryOp::Expm1: return mul(g, add(out, Scalar(1.0)));
-    case UnaryOp::Log: return div(g, a);
+    case UnaryOp::Log: return div(g, conj(a));
     case UnaryOp::Log1p: return div(g, add(a, Scalar(1.0)));
     case UnaryOp::Log2: return div(g, mul(a, Scalar(M_LN2)));
-    case UnaryOp::Sqrt: return div(g, mul(out, Scalar(2.0)));
+    case UnaryOp::Sqrt: return div(g, conj(mul(out, Scalar(2.0))));
     case UnaryOp::Rsqrt: return mul(g, mul(pow(out, Scalar(3.0)), Scalar(-0.5)));
-    case UnaryOp::Reciprocal: return mul(g, neg(mul(out, out)));
-    case UnaryOp::Sin: return mul(g, cos(a));
-    case UnaryOp::Cos: return mul(g, neg(sin(a)));
-    case UnaryOp::Tan: return mul(g, add(mul(out, out), Scalar(1.0)));
-    case UnaryOp::Tanh: return mul(g, sub(Scalar(1.0), mul(out, out)));
-    case UnaryOp::Sigmoid: return mul(g, mul(out, sub(Scalar(1.0), out)));
+    case UnaryOp::Reciprocal: return mul(g, neg(conj(mul(out, out))));
+    case UnaryOp::Sin: return mul(g, conj(cos(a)));
+    case UnaryOp::Cos: return mul(g, neg(conj(sin(a))));
+    case UnaryOp::Tan: return mul(g, conj(add(mul(out, out), Scalar(1.0))));
+    case UnaryOp::Tanh: return mul(g, conj(sub(Scalar(1.0), mul(out, out))));
+    case UnaryOp::Sigmoid: return mul(g, conj(mul(out, sub(Scalar(1.0), out))));
     case UnaryOp::Erf: return mul(g, mul(exp(neg(mul(a, a))), Scalar(M_2_SQRTPI)));
   }
   return g;
@@ -337,15 +354,21 @@ std::pair<Tensor, Tensor> binary_backward(BinaryOp op, const Tensor& g, const Te
       ga = g;
       gb = mul(g, Scalar(-alpha));
       break;
-    case BinaryOp::Mul:
-      if (need_a) ga = mul(g, b);
-      if (need_b) gb = mul(g, a);
+    case BinaryOp::Mul:  // conj(): complex operands (a no-op for real ones)
+      if (need_a) ga = mul(g, conj(b));
+      if (need_b) gb = mul(g, conj(a));
       break;
     case BinaryOp::Div:
-      if (need_a) ga = div(g, b);
-      if (need_b) gb = neg(div(mul(g, a), mul(b, b)));
+      if (need_a) ga = div(g, conj(b));
+      if (need_b) gb = neg(div(mul(g, conj(a)), conj(mul(b, b))));
       break;
     case BinaryOp::Pow:
+      if (is_complex(out.dtype())) {  // d/da = b a^(b-1), d/db = a^b log(a), conjugated
+        if (need_a)
+          ga = masked_fill(mul(g, conj(mul(b, pow(a, sub(b, Scalar(1.0)))))), eq(b, Scalar(0.0)), Scalar(0.0));
+        if (need_b) gb = masked_fill(mul(g, conj(mul(out, log(a)))), eq(a, Scalar(0.0)), Scalar(0.0));
+        break;
+      }
       // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0, b >= 0)
       if (need_a) ga = masked_fill(mul(g, mul(b, pow(a, sub(b, Scalar(1.0))))), eq(b, Scalar(0.0)), Scalar(0.0));
       if (need_b)
@@ -411,17 +434,18 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
                           const Tensor& out) {
   // a ** c (the MSE in every tutorial): d/da = c a^(c-1), without a 0-d exponent tensor and
   // the where-c-is-0 masking of the general formula; c == 2 is g * 2a.
-  if (op == BinaryOp::Pow && !reflected) {
+  if (op == BinaryOp::Pow && !reflected && !s.is_complex()) {
     const double c = s.to_double();
     autograd::record(name, {&a}, {&out}, [c, sa = SavedTensor(a)](Grads& g, const Node&) -> Grads {
       const Tensor x = sa.get();
       if (c == 0.0) return {zeros(x.sizes(), g[0].dtype())};
-      if (c == 2.0) return {mul(g[0], mul(x, Scalar(2.0)))};
-      return {mul(g[0], mul(pow(x, Scalar(c - 1.0)), Scalar(c)))};
+      if (c == 2.0) return {mul(g[0], conj(mul(x, Scalar(2.0))))};
+      return {mul(g[0], conj(mul(pow(x, Scalar(c - 1.0)), Scalar(c))))};
     });
     return;
   }
-  Tensor st = scalar_tensor(s, is_floating(out.dtype()) ? out.dtype() : a.dtype());
+  const bool inexact = is_floating(out.dtype()) || is_complex(out.dtype());
+  Tensor st = scalar_tensor(s, inexact ? out.dtype() : a.dtype());
   if (reflected) record_binary(op, name, st, a, out, 1.0);
   else record_binary(op, name, a, st, out, 1.0);
 }

@@ -68,7 +68,7 @@ Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index
               ": expected self and src to have the same dtype, got ", dtype_name(t.dtype()),
               " and ", dtype_name(src->dtype()));
   kernels::IndexLoop L;
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // complex128 is 16 bytes
   Tensor s;
   if (idx.numel() > 0) {
     ops::check_index_range(idx, size_at(t, d), d, false, op);  // before the first write

@@ -345,7 +345,7 @@ Tensor& put(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor* va
   for (auto& e : p.idx)  // indices that live in t would change under the writes
     if (e.second.storage() == t.storage()) e.second = clone(e.second);
   Tensor v;
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // complex128 is 16 bytes
   kernels::IndexLoop L = make_loop(s.view, p);
   if (value) {
     v = strip_leading_ones(to_dtype(*value, t.dtype()), p.shape.size());

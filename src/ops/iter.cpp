@@ -95,18 +95,25 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
 }
 
 void store_scalar(DType dt, Scalar v, void* buf) {
-  visit_dtype(dt, [&]<class T>() { *static_cast<T*>(buf) = v.to<T>(); });
+  visit_dtype_with_complex(dt, [&]<class T>() { *static_cast<T*>(buf) = v.to<T>(); });
 }
 
 void check_scalar_fits(DType dt, Scalar v, const char* op) {
-  bool fits = visit_dtype(dt, [&]<class T>() {
+  bool fits = visit_dtype_with_complex(dt, [&]<class T>() {
+    if constexpr (is_complex_v<T>) {
+      using L = std::numeric_limits<typename T::value_type>;
+      double re = v.to_double(), im = v.imag();
+      return (!std::isfinite(re) || std::fabs(re) <= double(L::max())) &&
+             (!std::isfinite(im) || std::fabs(im) <= double(L::max()));
+    } else {
+    if (v.is_complex() && v.imag() != 0) return false;  // a real dtype cannot hold 1j
     using L = std::numeric_limits<T>;
     if constexpr (std::is_same_v<T, bool>) {
       return true;
     } else if constexpr (std::is_floating_point_v<T>) {
       double d = v.to_double();
       return !std::isfinite(d) || std::fabs(d) <= double(L::max());
-    } else if (v.is_floating()) {
+    } else if (v.is_floating() || v.is_complex()) {
       double d = v.to_double();  // NaN fails both comparisons
       return d >= double(L::lowest()) && d <= double(L::max()) && d < 0x1p63;
     } else {
@@ -114,8 +121,12 @@ void check_scalar_fits(DType dt, Scalar v, const char* op) {
       if constexpr (std::is_unsigned_v<T>) return i <= int64_t(L::max()) && i >= -int64_t(L::max());
       else return i >= int64_t(L::lowest()) && i <= int64_t(L::max());
     }
+    }
   });
   if (fits) return;
+  if (v.is_complex())
+    throw Error(detail::cat(op, ": value (", v.to_double(), (v.imag() < 0 ? "" : "+"), v.imag(),
+                            "j) cannot be converted to type ", dtype_name(dt), " without overflow"));
   if (v.is_floating())
     throw Error(detail::cat(op, ": value ", v.to_double(), " cannot be converted to type ",
                             dtype_name(dt), " without overflow"));

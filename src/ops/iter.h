@@ -23,7 +23,7 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
 // jump per element); otherwise it is contiguous.
 Tensor empty_like_inputs(IntList shape, DType dt, std::initializer_list<const Tensor*> inputs);
 
-// Writes `v` converted to dtype `dt` into buf (at least 8 bytes).
+// Writes `v` converted to dtype `dt` into buf (at least 16 bytes: complex128).
 void store_scalar(DType dt, Scalar v, void* buf);
 
 // Throws when `v` cannot be stored as `dt` without overflow (PyTorch's checked

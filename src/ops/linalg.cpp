@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/function.h"
+#include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/blas.h"
@@ -63,7 +64,7 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, MatRef& out
 // have none (expanded, or strided in both directions). Batch dims keep their strides.
 MatRef matrix_ref(const char* op, Tensor& t) {
   const int64_t nd = t.dim(), rows = t.size(-2), cols = t.size(-1);
-  EMBER_CHECK(!is_floating(t.dtype()) || (rows <= INT_MAX && cols <= INT_MAX), ValueError, op,
+  EMBER_CHECK(!(is_floating(t.dtype()) || is_complex(t.dtype())) || (rows <= INT_MAX && cols <= INT_MAX), ValueError, op,
               ": a matrix of shape ", t.sizes(), " is too large for BLAS");
   MatRef r;
   if (!blas_layout(rows, cols, t.strides()[nd - 2], t.strides()[nd - 1], r)) {
@@ -249,7 +250,8 @@ Tensor record_matmul(const char* name, const Tensor& a, const Tensor& b, Tensor 
     using autograd::SavedTensor;
     autograd::record(name, {&a, &b}, {&out},
                      [sa = SavedTensor(a), sb = SavedTensor(b)](Grads& g, const Node& n) -> Grads {
-                       Tensor A = sa.get(), B = sb.get();
+                       // Complex: dA = G B^H, dB = A^H G (conj of a real tensor is itself).
+                       Tensor A = conj(sa.get()), B = conj(sb.get());
                        if (A.dim() == 2 && B.dim() == 2 && !GradMode::is_enabled()) {
                          return {n.needs_input_grad(0) ? ops::mm_grad(n, 0, g[0], t(B)) : Tensor(),
                                  n.needs_input_grad(1) ? ops::mm_grad(n, 1, t(A), g[0]) : Tensor()};

@@ -24,6 +24,8 @@ const char* torch_type_name(DType t) {
     case DType::Int64: return "Long";
     case DType::Float32: return "Float";
     case DType::Float64: return "Double";
+    case DType::Complex64: return "ComplexFloat";
+    case DType::Complex128: return "ComplexDouble";
     default: return "unknown";
   }
 }

@@ -299,6 +299,7 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
     case DType::Int64: hi = std::numeric_limits<int64_t>::max(); break;
     case DType::Float32: hi = (int64_t(1) << 24) + 1; break;
     case DType::Float64: hi = (int64_t(1) << 53) + 1; break;
+    default: throw_unsupported_dtype(t.dtype());
   }
   if (to) {
     EMBER_CHECK(from < *to, Error, "random_ expects 'from' to be less than 'to', but got from=",

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/function.h"
+#include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/reduce.h"
@@ -31,6 +32,22 @@ uint64_t checked_mask(const Tensor& t, IntList dims, const char* op) {
   return dim_mask(dims, t.dim(), op);
 }
 
+// sum/mean of a complex tensor: the same reduction over its real view [..., 2], whose last
+// dim is kept, viewed back as complex (the gradient flows through both views).
+Tensor complex_reduce(const Tensor& t, uint64_t mask, bool keepdim, bool mean,
+                      std::optional<DType> dtype) {
+  Dims dims;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  Tensor a = dtype ? to_dtype(t, *dtype) : t;
+  EMBER_CHECK(is_complex(a.dtype()), Error, mean ? "mean" : "sum", ": a complex input needs a "
+              "complex dtype, got ", dtype_name(a.dtype()));
+  if (dims.empty()) return clone(a);  // a 0-d tensor
+  Tensor r = view_as_real(a);
+  Tensor out = mean ? ember::mean(r, dims, keepdim) : ember::sum(r, dims, keepdim);
+  return view_as_complex(out);
+}
+
 void check_floating(const Tensor& t, const char* op) {
   EMBER_CHECK(is_floating(t.dtype()), TypeError, op,
               ": expected a floating point tensor, got ", dtype_name(t.dtype()));
@@ -45,7 +62,10 @@ void check_nonempty(const Tensor& t, uint64_t mask, bool all_dims, const char* o
                 ": expected reduction dim ", d, " to have non-zero size (input shape ", t.sizes(), ")");
 }
 
-DType sum_dtype(DType dt) { return is_floating(dt) ? dt : DType::Int64; }
+DType sum_dtype(DType dt) {
+  if (is_complex(dt)) throw_unsupported_dtype(dt);  // sum/mean take complex before this
+  return is_floating(dt) ? dt : DType::Int64;
+}
 
 // The dims mask of one optional dim: all dims when absent.
 uint64_t one_dim_mask(const Tensor& t, std::optional<int64_t> dim, const char* op) {
@@ -211,6 +231,8 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
 Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dtype) {
   EMBER_PROFILE_OP("sum");
   uint64_t mask = checked_mask(t, dims, "sum");
+  if (is_complex(t.dtype()) || (dtype && is_complex(*dtype)))
+    return complex_reduce(t, mask, keepdim, false, dtype);
   // sum(dtype=d): PyTorch converts the input to d first and returns d.
   if (dtype && *dtype != sum_dtype(t.dtype())) {
     Tensor a = to_dtype(t, *dtype);  // records ToCopyBackward when t requires grad
@@ -228,6 +250,7 @@ Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dty
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_PROFILE_OP("mean");
   uint64_t mask = checked_mask(t, dims, "mean");
+  if (is_complex(t.dtype())) return complex_reduce(t, mask, keepdim, true, std::nullopt);
   EMBER_CHECK(is_floating(t.dtype()), TypeError, "mean: expected a floating point input, got ",
               dtype_name(t.dtype()), "; convert it first (e.g. t.float().mean())");
   Tensor out = run_reduce(ReduceOp::Mean, t, mask, keepdim, t.dtype());
@@ -367,7 +390,7 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_PROFILE_OP("logsumexp");
   uint64_t mask = checked_mask(t, dims, "logsumexp");
   // Integer and bool inputs compute in float32, as in PyTorch.
-  Tensor a = is_floating(t.dtype()) ? t : to_dtype(t, DType::Float32);
+  Tensor a = to_dtype(t, real_float_dtype(t.dtype()));
   Tensor out = run_reduce(ReduceOp::LogSumExp, a, mask, keepdim, a.dtype());
   record_reduce("LogsumexpBackward0", a, out, mask, keepdim, true, true,
                 [](const Tensor& ge, const Tensor& x, const Tensor& oe) { return mul(ge, exp(sub(x, oe))); });

@@ -19,6 +19,7 @@ Tensor int_range(int64_t n) {
 
 // Integer and bool inputs scan in int64 unless a dtype is asked for (torch's rule).
 DType scan_dtype(const Tensor& t, std::optional<DType> dtype) {
+  if (is_complex(t.dtype()) || (dtype && is_complex(*dtype))) throw_unsupported_dtype(t.dtype());
   if (dtype) return *dtype;
   return is_floating(t.dtype()) ? t.dtype() : DType::Int64;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/function.h"
+#include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/special.h"
@@ -18,7 +19,7 @@ namespace {
 
 Tensor special_out(SpecialOp op, const char* name, const Tensor& a) {
   ops::check_defined(a, name);
-  const DType dt = is_floating(a.dtype()) ? a.dtype() : DType::Float32;
+  const DType dt = real_float_dtype(a.dtype());
   Tensor A = to_dtype(a, dt);
   Tensor out = Tensor::empty(a.sizes(), dt);
   kernels::special(op, dt, ops::make_loop(a.sizes(), {&out, &A}));
@@ -72,6 +73,12 @@ Tensor& special_inplace(SpecialOp op, const char* name, Tensor& a, Tensor (*f)(c
 Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
   EMBER_PROFILE_OP(name);
   ops::check_defined(a, name);
+  if (is_complex(a.dtype())) {  // from the parts: NaN/inf if either part is, finite if both are
+    EMBER_CHECK(op == ClassifyOp::IsNan || op == ClassifyOp::IsInf || op == ClassifyOp::IsFinite,
+                Error, name, ": does not support complex inputs");
+    Tensor re = classify_op(op, name, real(a)), im = classify_op(op, name, imag(a));
+    return op == ClassifyOp::IsFinite ? logical_and(re, im) : logical_or(re, im);
+  }
   if (!is_floating(a.dtype())) return full(a.sizes(), Scalar(op == ClassifyOp::IsFinite), DType::Bool);
   Tensor out = Tensor::empty(a.sizes(), DType::Bool);
   kernels::classify(op, a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));

@@ -19,7 +19,7 @@ using kernels::BinaryFn;
 namespace {
 
 // Floating results; integer and bool inputs compute in float32, as torch.lgamma(int_tensor).
-DType float_result(DType d) { return is_floating(d) ? d : DType::Float32; }
+DType float_result(DType d) { return real_float_dtype(d); }
 
 Tensor math_out(MathFn f, const char* name, const Tensor& a, int64_t n) {
   ops::check_defined(a, name);

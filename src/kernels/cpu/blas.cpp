@@ -135,6 +135,12 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, Scalar alpha_s, MatRef a, MatRe
     cblas_dgemm(CblasRowMajor, op(a.trans), op(b.trans), M, N, K, alpha,
                 static_cast<const double*>(a.ptr), lda, static_cast<const double*>(b.ptr), ldb,
                 beta, c, LDC);
+  } else if constexpr (std::is_same_v<T, complex64_t>) {
+    cblas_cgemm(CblasRowMajor, op(a.trans), op(b.trans), M, N, K, &alpha, a.ptr, lda, b.ptr, ldb,
+                &beta, c, LDC);
+  } else if constexpr (std::is_same_v<T, complex128_t>) {
+    cblas_zgemm(CblasRowMajor, op(a.trans), op(b.trans), M, N, K, &alpha, a.ptr, lda, b.ptr, ldb,
+                &beta, c, LDC);
   } else {
     gemm_loop<T>(m, n, k, alpha, a, b, beta, c, ldc);
   }
@@ -157,6 +163,12 @@ void gemv_typed(int64_t m, int64_t n, Scalar alpha_s, MatRef a, const T* x, int6
   } else if constexpr (std::is_same_v<T, double>) {
     cblas_dgemv(CblasRowMajor, op(a.trans), rows, cols, alpha, static_cast<const double*>(a.ptr),
                 int(a.ld), x, int(incx), beta, y, int(incy));
+  } else if constexpr (std::is_same_v<T, complex64_t>) {
+    cblas_cgemv(CblasRowMajor, op(a.trans), rows, cols, &alpha, a.ptr, int(a.ld), x, int(incx),
+                &beta, y, int(incy));
+  } else if constexpr (std::is_same_v<T, complex128_t>) {
+    cblas_zgemv(CblasRowMajor, op(a.trans), rows, cols, &alpha, a.ptr, int(a.ld), x, int(incx),
+                &beta, y, int(incy));
   } else {
     // x as an (n, 1) matrix with row stride incx; y as (m, 1) with row stride incy.
     gemm_loop<T>(m, 1, n, alpha, a, MatRef{x, false, incx}, beta, y, incy);
@@ -184,6 +196,7 @@ T dot_typed(int64_t n, const T* x, int64_t incx, const T* y, int64_t incy) {
 }
 
 // Calls f.template operator()<T>() for the dtypes with a matrix product (bool has none;
+// complex's dot is the plain loop of dot_typed: unconjugated, as torch.dot;
 // the ops layer rejects it before any kernel runs).
 template <class F>
 void visit_matmul_dtype(DType dt, F&& f) {
@@ -193,6 +206,8 @@ void visit_matmul_dtype(DType dt, F&& f) {
     case DType::Int64: f.template operator()<int64_t>(); break;
     case DType::Int32: f.template operator()<int32_t>(); break;
     case DType::UInt8: f.template operator()<uint8_t>(); break;
+    case DType::Complex64: f.template operator()<complex64_t>(); break;  // cgemm/cgemv
+    case DType::Complex128: f.template operator()<complex128_t>(); break;  // zgemm/zgemv
     case DType::Bool: break;
   }
 }

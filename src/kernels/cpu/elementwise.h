@@ -30,6 +30,8 @@ void unary(UnaryOp op, DType dt, const Loop& L);
 void binary(BinaryOp op, DType dt, const Loop& L, double alpha = 1.0);
 // out(bool) = op(a, b) over Loop{out, a, b}; a and b have dtype `dt`.
 void compare(CompareOp op, DType dt, const Loop& L);
+// out(real) = |a| over Loop{out, a} for a complex a (out is float32 for complex64).
+void abs_complex(DType dt, const Loop& L);
 // out(bool) = !a over Loop{out, a}.
 void logical_not(DType dt, const Loop& L);
 // out(dst) = a(src) converted, over Loop{out, a}.

@@ -3,12 +3,15 @@
 // derivatives along each coordinate), then runs over the channels, so the coordinate math is
 // done once per point, not once per channel. The coordinate rules are torch's
 // (aten/src/ATen/native/GridSampler.h): unnormalize, then the padding's clip or reflection,
-// then any coordinate that is not finite or not an int becomes -100 (out of bounds).
+// then any coordinate that is not finite or not an int becomes -100 (out of bounds). Where the
+// scalar and the vectorized CPU kernels of torch differ (NaN, huge coordinates), the
+// vectorized one, which torch runs, is followed.
 #include "kernels/cpu/grid_sample.h"
 
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/cpu/parallel.h"
 
@@ -26,10 +29,11 @@ T unnormalize(T v, int64_t size, bool align, T* mult) {
   return ((v + 1) * T(size) - 1) / 2;
 }
 
-// Clamped to [0, size - 1]; the gradient is 0 where clamped (NaN passes through).
+// Clamped to [0, size - 1]; the gradient is 0 where clamped. NaN becomes 0, as in torch's CPU
+// kernels (their max(x, 0) drops NaN).
 template <class T>
 T clip(T x, int64_t size, T* g) {
-  if (x <= 0) {
+  if (!(x > 0)) {
     *g = 0;
     return 0;
   }
@@ -42,28 +46,26 @@ T clip(T x, int64_t size, T* g) {
   return x;
 }
 
-// Reflected into [twice_low / 2, twice_high / 2] as often as needed; *g = +-1.
+// Reflected into [twice_low / 2, twice_high / 2] as often as needed; *g = +-1. Written with the
+// period 2 * span (min(extra, period - extra)), as torch's vectorized kernel, so that huge
+// coordinates reflect as torch's do; a non-finite one gives NaN (then 0 after the clip).
 template <class T>
 T reflect(T x, T twice_low, T twice_high, T* g) {
   if (twice_low == twice_high) {
     *g = 0;
     return 0;
   }
-  if (!std::isfinite(x)) {
-    *g = 1;
-    return x;  // becomes -100 below
-  }
-  const T lo = twice_low / 2, span = (twice_high - twice_low) / 2;
+  const T lo = twice_low / 2, span = (twice_high - twice_low) / 2, period = 2 * span;
   x -= lo;
   T sign = 1;
   if (x < 0) {
     sign = -1;
     x = -x;
   }
-  const T extra = std::fmod(x, span);
-  const bool even_flips = std::fmod(std::floor(x / span), T(2)) == 0;
-  *g = even_flips ? sign : -sign;
-  return even_flips ? extra + lo : span - extra + lo;
+  const T extra = std::fmod(x, period);
+  const bool rising = extra <= span;
+  *g = rising ? sign : -sign;
+  return rising ? extra + lo : period - extra + lo;
 }
 
 template <class T>
@@ -107,6 +109,7 @@ template <class T, int ND>
 struct Taps {
   static constexpr int kMax = ND == 2 ? 16 : 8;
   int count = 0;
+  bool nan = false;  // a non-finite coordinate where torch's weights become NaN: output NaN
   int64_t offset[kMax];
   T weight[kMax];
   T dweight[kMax][ND];
@@ -116,10 +119,12 @@ template <class T, int ND>
 void resolve(const GridSampleGeom& g, const T* gp, bool want_grad, Taps<T, ND>& taps) {
   const int64_t* in = g.in;
   T coord[ND], mult[ND];
+  taps.nan = false;
   if (g.mode == GridMode::Bicubic) {  // 2-d only; the padding applies to each tap
     T base[2], w[2][4], dw[2][4];
     for (int d = 0; d < 2; ++d) {
       coord[d] = unnormalize(gp[1 - d], in[d], g.align_corners, &mult[d]);
+      taps.nan = taps.nan || !std::isfinite(coord[d]);
       base[d] = std::floor(coord[d]);
       cubic_weights(coord[d] - base[d], w[d], dw[d]);
     }
@@ -144,6 +149,9 @@ void resolve(const GridSampleGeom& g, const T* gp, bool want_grad, Taps<T, ND>& 
   for (int d = 0; d < ND; ++d) {
     T um, pm;
     const T u = unnormalize(gp[ND - 1 - d], in[d], g.align_corners, &um);
+    if (ND == 2 && g.mode == GridMode::Bilinear && g.padding == GridPadding::Zeros &&
+        !std::isfinite(u))
+      taps.nan = true;
     coord[d] = pad_coord(u, in[d], g.padding, g.align_corners, &pm);
     mult[d] = um * pm;
   }
@@ -211,6 +219,10 @@ void forward_impl(const GridSampleGeom& g, const T* input, const T* grid, T* out
       resolve<T, ND>(g, grid + q * ND, false, taps);
       const T* in_b = input + b * C * S;
       T* o = out + b * C * P + p;
+      if (taps.nan) {
+        for (int64_t c = 0; c < C; ++c) o[c * P] = std::numeric_limits<T>::quiet_NaN();
+        continue;
+      }
       for (int64_t c = 0; c < C; ++c) {
         const T* plane = in_b + c * S;
         T acc = 0;
@@ -237,6 +249,11 @@ void backward_impl(const GridSampleGeom& g, const T* grad_out, const T* input, c
       for (int64_t p = 0; p < P; ++p) {
         const int64_t q = b * P + p;
         resolve<T, ND>(g, grid + q * ND, want_grid, taps);
+        if (taps.nan) {  // the output was NaN: no input gradient, a NaN grid gradient
+          if (want_grid)
+            for (int d = 0; d < ND; ++d) grad_grid[q * ND + d] = std::numeric_limits<T>::quiet_NaN();
+          continue;
+        }
         const T* go = grad_out + b * C * P + p;
         T gcoord[ND] = {};
         for (int64_t c = 0; c < C; ++c) {

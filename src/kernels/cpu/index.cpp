@@ -256,13 +256,20 @@ T* pick(int64_t keep, T* a, T* b) {
                               (reinterpret_cast<uintptr_t>(b) & ~m));
 }
 
-// Calls f.template operator()<E>() with E an unsigned type of `itemsize` bytes.
+// complex128's element: 16 bytes moved with memcpy (8-byte aligned, as its storage may be).
+struct Bytes16 {
+  uint64_t w[2];
+};
+
+// Calls f.template operator()<E>() with E an unsigned type of `itemsize` bytes (Bytes16
+// for 16).
 template <class F>
 void by_itemsize(int64_t itemsize, F&& f) {
   switch (itemsize) {
     case 1: f.template operator()<uint8_t>(); break;
     case 2: f.template operator()<uint16_t>(); break;
     case 4: f.template operator()<uint32_t>(); break;
+    case 16: f.template operator()<Bytes16>(); break;
     default: f.template operator()<uint64_t>(); break;
   }
 }
@@ -321,7 +328,7 @@ void index_put(const IndexLoop& L, DType dt, bool accumulate) {
                  });
   };
   if (accumulate) {
-    visit_dtype(dt, [&]<class T>() {
+    visit_dtype_with_complex(dt, [&]<class T>() {
       put_rows([&](const Run& r, bool& bad) {
         if (L.wrap_negative) run<Acc<T>, true, false>(L, r, bad);
         else run<Acc<T>, false, false>(L, r, bad);
@@ -403,8 +410,8 @@ bool find_bad_index(const int64_t* ptr, IntList shape, IntList strides, int64_t 
 }
 
 void masked_fill(DType dt, const Loop& L, Scalar value) {
-  alignas(8) char bytes[8];
-  visit_dtype(dt, [&]<class T>() {
+  alignas(8) char bytes[16];
+  visit_dtype_with_complex(dt, [&]<class T>() {
     const T v = value.to<T>();
     std::memcpy(bytes, &v, sizeof(T));
   });
@@ -413,13 +420,15 @@ void masked_fill(DType dt, const Loop& L, Scalar value) {
     std::memcpy(&vb, bytes, sizeof(E));
     for_each(L, [&](char** p, const int64_t* s, int64_t n) {
       const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]);
-      if (s[0] == int64_t(sizeof(E)) && s[1] == 1) {
+      if (std::is_integral_v<E> && s[0] == int64_t(sizeof(E)) && s[1] == 1) {
+        if constexpr (std::is_integral_v<E>) {
         // A bitwise blend on the element's bytes: the compiler vectorizes it (the plain
         // `m ? v : t` became a branch).
         E* t = reinterpret_cast<E*>(p[0]);
         for (int64_t i = 0; i < n; ++i) {
           const E keep = E(E(0) - E(m[i] != 0));
           t[i] = E((t[i] & E(~keep)) | (vb & keep));
+        }
         }
         return;
       }

@@ -26,7 +26,8 @@ namespace {
 template <class F>
 void dispatch_float(DType dt, const F& f) {
   if (dt == DType::Float64) f(double{});
-  else f(float{});
+  else if (dt == DType::Float32) f(float{});
+  else throw_unsupported_dtype(dt);  // complex: Note [Adding a dtype]
 }
 
 // out = op(a) over Loop{out, a} (2 operands) or out = op(a, b) over Loop{out, a, b}. The op

@@ -179,7 +179,8 @@ void adagrad_run(const AdagradSlot& s, int64_t lo, int64_t hi, const AdagradArgs
 template <class F>
 void with_dtype(DType dt, const F& run) {
   if (dt == DType::Float64) run(double{});
-  else run(float{});
+  else if (dt == DType::Float32) run(float{});
+  else throw_unsupported_dtype(dt);  // complex: Note [Adding a dtype]
 }
 
 }  // namespace

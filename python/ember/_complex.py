@@ -1,0 +1,140 @@
+"""Complex tensors under torch's names: view_as_real/view_as_complex (and their _copy forms),
+torch.complex, torch.polar, Tensor.real/.imag (writable views), angle, conj, conj_physical,
+adjoint, Tensor.H/.mH. The ops are C++ (src/ops/complex.cpp); this module maps arguments.
+
+ember has no lazy conjugate or negative bit: conj() of a complex tensor is a new tensor (as
+conj_physical), so is_conj()/is_neg() are False and resolve_conj()/resolve_neg() return
+their input."""
+from . import _C
+
+Tensor = _C.Tensor
+
+
+def _check_tensor(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+def _into(result, out, fn):
+    from ._comparison import _into as into
+    return into(result, out, fn)
+
+
+def view_as_real(input):
+    _check_tensor(input, "view_as_real")
+    return _C.view_as_real(input)
+
+
+def view_as_complex(input):
+    _check_tensor(input, "view_as_complex")
+    return _C.view_as_complex(input)
+
+
+def view_as_real_copy(input, *, out=None):
+    return _into(view_as_real(input).clone(), out, "view_as_real_copy")
+
+
+def view_as_complex_copy(input, *, out=None):
+    return _into(view_as_complex(input).clone(), out, "view_as_complex_copy")
+
+
+def real(input):
+    _check_tensor(input, "real")
+    return _C._real(input)
+
+
+def imag(input):
+    _check_tensor(input, "imag")
+    return _C._imag(input)
+
+
+def complex(real, imag, *, out=None):
+    _check_tensor(real, "complex", "real")
+    _check_tensor(imag, "complex", "imag")
+    return _into(_C._complex(real, imag), out, "complex")
+
+
+def polar(abs, angle, *, out=None):
+    _check_tensor(abs, "polar", "abs")
+    _check_tensor(angle, "polar", "angle")
+    return _into(_C._polar(abs, angle), out, "polar")
+
+
+def angle(input, *, out=None):
+    _check_tensor(input, "angle")
+    return _into(_C.angle(input), out, "angle")
+
+
+def conj_physical(input, *, out=None):
+    _check_tensor(input, "conj_physical")
+    return _into(_C.conj_physical(input), out, "conj_physical")
+
+
+def conj_physical_(input):
+    _check_tensor(input, "conj_physical_")
+    return input.conj_physical_()
+
+
+def resolve_conj(input):
+    _check_tensor(input, "resolve_conj")
+    return input
+
+
+def resolve_neg(input):
+    _check_tensor(input, "resolve_neg")
+    return input
+
+
+def is_conj(input):
+    _check_tensor(input, "is_conj")
+    return False
+
+
+def is_neg(input):
+    _check_tensor(input, "is_neg")
+    return False
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view for real tensors)."""
+    _check_tensor(input, "adjoint")
+    if input.dim() < 2:
+        raise RuntimeError(f"adjoint: tensor.adjoint() is only supported on matrices or batches "
+                           f"of matrices. Got {input.dim()}-D tensor.")
+    return _C.conj(input.transpose(-2, -1))
+
+
+def _H(self):
+    if self.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.dim()}-D tensor.")
+    return _C.conj(self.t() if self.dim() == 2 else self)
+
+
+def _mH(self):
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                           f"{self.dim()}-D tensor.")
+    return adjoint(self)
+
+
+def _set_real(self, value):
+    real(self).copy_(value)
+
+
+def _set_imag(self, value):
+    imag(self).copy_(value)
+
+
+FUNCTIONS = {
+    "view_as_real": view_as_real, "view_as_complex": view_as_complex,
+    "view_as_real_copy": view_as_real_copy, "view_as_complex_copy": view_as_complex_copy,
+    "real": real, "imag": imag, "complex": complex, "polar": polar, "angle": angle,
+    "conj": _C.conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
+    "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
+    "is_neg": is_neg, "adjoint": adjoint,
+}
+METHODS = {"resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
+           "is_neg": is_neg, "adjoint": adjoint}
+PROPERTIES = {"real": property(real, _set_real), "imag": property(imag, _set_imag),
+              "H": property(_H), "mH": property(_mH)}
