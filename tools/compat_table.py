@@ -251,7 +251,7 @@ def measure():
             missing = sorted(set(counted) - set(have))
             notes = {n: t for (p, n), t in NOTES.items() if p == path and n in have}
             rows.append(dict(path=path, ember=ember_path, have=len(have), total=len(counted),
-                             missing=missing, excluded=excluded, notes=notes))
+                             present=have, missing=missing, excluded=excluded, notes=notes))
     stale = [k for k in NOTES if k[1] not in names[k[0]][0]]
     if stale:
         sys.exit(f"compat_table: NOTES keys that are not torch names: {stale}")
