@@ -7,7 +7,8 @@ came from, (b) the installed package itself, through ember.utils.cmake_prefix_pa
 layout). Each binary is examples/cpp/fashion_mnist.cpp, the program `make train-cpp` runs; each
 trains the MLP (one epoch on 1000 images, 2 threads) and must reach the test accuracy the in-tree
 binary reaches with the same settings (the same library does the same arithmetic: equal to 4
-decimals)."""
+decimals). Without an in-tree binary (a wheel installed elsewhere: tools/check_wheel.sh), the two
+builds must agree with each other and reach 0.6 (0.657 is what this run gives)."""
 import os
 import re
 import shutil
@@ -56,11 +57,19 @@ def _train(binary):
 
 @pytest.fixture(scope="module")
 def expected_accuracy():
+    """The in-tree binary's accuracy, or None when there is no build with EMBER_BUILD_TESTS=ON."""
     build = _build_dir()
     binary = build / "ember_fashion_mnist" if build else None
-    if binary is None or not binary.is_file():
-        pytest.skip("no in-tree ember_fashion_mnist (a build with EMBER_BUILD_TESTS=ON) to compare with")
-    return _train(binary)
+    return _train(binary) if binary is not None and binary.is_file() else None
+
+
+def _check_training(binaries, expected):
+    accuracies = [_train(b) for b in binaries]
+    assert len(set(accuracies)) == 1, dict(zip(binaries, accuracies))
+    if expected is not None:
+        assert accuracies[0] == expected, (accuracies, expected)
+    else:
+        assert accuracies[0] > 0.6, accuracies
 
 
 def _build_both(config_dir, pc_dir, work):
@@ -96,6 +105,8 @@ def _check_pkg_config(pc_dir):
 
 def test_consumer_against_cmake_install_prefix(tmp_path, expected_accuracy):
     build = _build_dir()
+    if build is None:
+        pytest.skip("no CMake build of ember to install from (set EMBER_BUILD_DIR)")
     prefix = tmp_path / "prefix"
     proc = subprocess.run([CMAKE, "--install", str(build), "--prefix", str(prefix),
                            "--component", "cpp"], capture_output=True, text=True)
@@ -106,8 +117,7 @@ def test_consumer_against_cmake_install_prefix(tmp_path, expected_accuracy):
     pcs = list(prefix.rglob("ember.pc"))
     assert len(configs) == 1 and len(pcs) == 1, (configs, pcs)
     _check_pkg_config(pcs[0].parent)
-    for binary in _build_both(configs[0].parent, pcs[0].parent, tmp_path):
-        assert _train(binary) == expected_accuracy, binary
+    _check_training(_build_both(configs[0].parent, pcs[0].parent, tmp_path), expected_accuracy)
 
 
 def test_consumer_against_installed_package(tmp_path, expected_accuracy):
@@ -118,5 +128,4 @@ def test_consumer_against_installed_package(tmp_path, expected_accuracy):
                          text=True, check=True).stdout.strip()
     pc_dir = Path(out).parents[1] / "lib" / "pkgconfig"
     _check_pkg_config(pc_dir)
-    for binary in _build_both(Path(out), pc_dir, tmp_path):
-        assert _train(binary) == expected_accuracy, binary
+    _check_training(_build_both(Path(out), pc_dir, tmp_path), expected_accuracy)

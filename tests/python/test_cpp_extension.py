@@ -167,6 +167,20 @@ def test_extension_errors_reach_python_as_ember_errors(ops):
         ops.scale_add(ember.zeros(2), ember.zeros(3), 1.0)
 
 
+def test_load_standalone_executable_from_two_files(tmp_path, ext_dir):
+    (tmp_path / "twice.cpp").write_text(
+        "#include <ember/ember.h>\n"
+        "ember::Tensor twice(const ember::Tensor& x) { return ember::mul(x, ember::Scalar(2.0)); }\n")
+    (tmp_path / "main.cpp").write_text(
+        "#include <cstdio>\n#include <ember/ember.h>\n"
+        "ember::Tensor twice(const ember::Tensor& x);\n"
+        "int main() { std::printf(\"%g\\n\", ember::sum(twice(ember::ones({3}))).item().to_double()); }\n")
+    exe = cpp_extension.load("standalone", [str(tmp_path / "main.cpp"), str(tmp_path / "twice.cpp")],
+                             is_standalone=True)
+    out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "6"
+
+
 def test_build_errors(ext_dir):
     with pytest.raises(RuntimeError, match="Error building extension 'broken'"):
         cpp_extension.load_inline("broken", "int f( { return 0; }", functions=["f"])
