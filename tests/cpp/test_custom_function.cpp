@@ -61,7 +61,7 @@ struct WrongCount : autograd::Function<WrongCount> {
 
 struct WrongShape : autograd::Function<WrongShape> {
   static Tensor forward(AutogradContext*, Tensor x) { return mul(x, x); }
-  static Grads backward(AutogradContext*, Grads g) { return {ones(Dims{5}, DType::Float32)}; }
+  static Grads backward(AutogradContext*, Grads) { return {ones(Dims{5}, DType::Float32)}; }
 };
 }  // namespace
 
