@@ -117,7 +117,7 @@ class Function:
         ctx._saved = tuple(_C._saved_alias(t) if id(t) in out_ids else t for t in ctx._saved)
         tensor_positions = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
         shapes = [(tuple(o.shape), o.dtype) for o in diff]
-        input_shapes = [tuple(a.shape) for a in inputs]
+        input_shapes = [a._shape for a in inputs]
         name = cls.__name__ + "Backward"
 
         def run_backward(grads):
@@ -140,12 +140,13 @@ class Function:
 def _fit_grad(name, index, grad, shape):
     """A gradient whose shape broadcasts to its input's is summed down to it, as torch's engine
     does (a bias gradient computed with keepdim=True); any other shape raises torch's error."""
-    if not isinstance(grad, _C.Tensor) or tuple(grad.shape) == shape:
+    if not isinstance(grad, _C.Tensor) or grad._shape == shape:  # _shape: a plain tuple
         return grad
-    lead = grad.dim() - len(shape)
-    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, grad.shape[lead:])):
+    got = grad._shape
+    lead = len(got) - len(shape)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, got[lead:])):
         raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
-                           f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+                           f"{list(got)} but expected shape compatible with {list(shape)}")
     return grad.sum_to_size(shape)
 
 
