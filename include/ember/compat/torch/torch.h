@@ -427,7 +427,7 @@ std::string check_message(const char* cond, const A&... message) {
 // with scalar_t = float or double; other dtypes raise RuntimeError naming the op.
 #define EMBER_AT_DISPATCH_CASE(enum_value, type, ...) \
   case enum_value: {                                  \
-    using scalar_t = type;                            \
+    using scalar_t [[maybe_unused]] = type;          \
     return __VA_ARGS__();                             \
   }
 #define EMBER_AT_DISPATCH_FAIL(TYPE, NAME)                                                    \
