@@ -201,6 +201,9 @@ def test_paths_point_at_the_installed_headers_and_library():
     assert any(f.startswith("libember.so.") for f in os.listdir(lib))
     with pytest.raises(ValueError, match="CPU only"):
         cpp_extension.include_paths("cuda")
+    # What a setup.py looks at before choosing CUDAExtension: as torch's on a machine without CUDA.
+    assert cpp_extension.CUDA_HOME is None and cpp_extension.ROCM_HOME is None
+    assert cpp_extension.IS_HIP_EXTENSION is False and cpp_extension.IS_WINDOWS is False
 
 
 def test_build_extension_setup_py(tmp_path):

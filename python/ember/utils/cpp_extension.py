@@ -34,6 +34,15 @@ __all__ = ["load", "load_inline", "CppExtension", "BuildExtension", "include_pat
            "library_paths", "get_default_build_root", "get_cxx_compiler", "is_ninja_available",
            "verify_ninja_availability"]
 
+# What a setup.py tests before choosing CUDAExtension: ember runs on the CPU, as torch does where
+# no CUDA/ROCm/SYCL toolkit is found (these are then None / False in torch too).
+CUDA_HOME = None
+ROCM_HOME = None
+SYCL_HOME = None
+IS_HIP_EXTENSION = False
+IS_WINDOWS = sys.platform == "win32"
+IS_MACOS = sys.platform.startswith("darwin")
+
 # The installed package directory is a prefix: include/ (ember/, ember/compat/, nanobind/ in a
 # wheel) and lib/ (libember). A development build (build/<dir>/python/ember) has the same
 # include/ and lib/; its nanobind headers are those of the nanobind package ember was built with.
