@@ -204,6 +204,29 @@ def test_paths_point_at_the_installed_headers_and_library():
     # What a setup.py looks at before choosing CUDAExtension: as torch's on a machine without CUDA.
     assert cpp_extension.CUDA_HOME is None and cpp_extension.ROCM_HOME is None
     assert cpp_extension.IS_HIP_EXTENSION is False and cpp_extension.IS_WINDOWS is False
+    assert cpp_extension.get_default_build_root().endswith("ember_extensions")
+    assert cpp_extension.get_cxx_compiler() == os.environ.get("CXX", "c++")
+    if cpp_extension.is_ninja_available():
+        cpp_extension.verify_ninja_availability()
+    else:
+        with pytest.raises(RuntimeError, match="Ninja"):
+            cpp_extension.verify_ninja_availability()
+    ext = cpp_extension.CppExtension("m", ["m.cpp"], include_dirs=["/x"], extra_link_args=["-lm"])
+    assert ext.language == "c++" and ext.include_dirs[0] == "/x" and set(inc) <= set(ext.include_dirs)
+    assert ext.library_dirs == [lib] and ext.extra_link_args[0] == "-lm"
+    assert any(a.startswith("-l:libember.so.") for a in ext.extra_link_args)
+
+
+def test_build_extension_options_without_compiling():
+    from setuptools import Distribution
+    ext = cpp_extension.CppExtension("pkg.m", ["m.cpp"], extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3"]})
+    cls = cpp_extension.BuildExtension.with_options(no_python_abi_suffix=True)
+    cmd = cls(Distribution({"ext_modules": [ext]}))
+    cmd.ensure_finalized()
+    assert cmd.no_python_abi_suffix and cmd.get_ext_filename("m") == "m.so"
+    assert cpp_extension.BuildExtension(Distribution()).get_ext_filename("m").endswith(".so")
+    with pytest.raises(OSError, match="CPU only.*nvcc"):  # refused before anything compiles
+        cmd.build_extensions()
 
 
 def test_build_extension_setup_py(tmp_path):
