@@ -167,18 +167,27 @@ def test_extension_errors_reach_python_as_ember_errors(ops):
         ops.scale_add(ember.zeros(2), ember.zeros(3), 1.0)
 
 
-def test_load_standalone_executable_from_two_files(tmp_path, ext_dir):
+def test_load_standalone_executable_from_two_files_rebuilds_on_header_change(tmp_path, ext_dir):
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "factor.h").write_text("constexpr double kFactor = 2.0;\n")
     (tmp_path / "twice.cpp").write_text(
-        "#include <ember/ember.h>\n"
-        "ember::Tensor twice(const ember::Tensor& x) { return ember::mul(x, ember::Scalar(2.0)); }\n")
+        "#include <ember/ember.h>\n#include \"factor.h\"\n"
+        "ember::Tensor twice(const ember::Tensor& x) { return ember::mul(x, ember::Scalar(kFactor)); }\n")
     (tmp_path / "main.cpp").write_text(
         "#include <cstdio>\n#include <ember/ember.h>\n"
         "ember::Tensor twice(const ember::Tensor& x);\n"
         "int main() { std::printf(\"%g\\n\", ember::sum(twice(ember::ones({3}))).item().to_double()); }\n")
-    exe = cpp_extension.load("standalone", [str(tmp_path / "main.cpp"), str(tmp_path / "twice.cpp")],
-                             is_standalone=True)
-    out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "6"
+
+    def build():
+        exe = cpp_extension.load("standalone", [str(tmp_path / "main.cpp"), str(tmp_path / "twice.cpp")],
+                                 extra_include_paths=[str(tmp_path / "include")], is_standalone=True)
+        return exe, subprocess.run([exe], capture_output=True, text=True, check=True).stdout.strip()
+
+    exe, out = build()
+    assert out == "6" and build()[0] == exe  # unchanged: the cached file
+    (tmp_path / "include" / "factor.h").write_text("constexpr double kFactor = 3.0;  // edited\n")
+    exe2, out2 = build()
+    assert out2 == "9" and exe2 != exe
 
 
 def test_build_errors(ext_dir):

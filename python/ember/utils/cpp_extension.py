@@ -13,8 +13,9 @@ nanobind's headers only and calls the backend module ember._nb_backend, which sh
 so ember.Tensor arguments arrive as ember::Tensor (or at::Tensor) and go back as ember.Tensor.
 
 load() and load_inline() cache builds by content: the key hashes the sources, the flags, the
-compiler's version, the Python version and the ember library in use, so an unchanged extension
-loads without compiling, in this process or the next. The cache lives in $TORCH_EXTENSIONS_DIR,
+compiler's version, the Python version and the ember library in use, and the file's name carries
+the state of the headers the sources included, so an unchanged extension loads without compiling,
+in this process or the next, and editing a header rebuilds. The cache lives in $TORCH_EXTENSIONS_DIR,
 else $EMBER_EXTENSIONS_DIR, else ~/.cache/ember_extensions/py<ver>_cpu, one folder per name.
 docs/cpp.md: writing an extension, what torch-style source is accepted.
 """
@@ -205,16 +206,39 @@ def _run(cmd, verbose, what):
 
 
 def _compile_and_link(name, sources, cflags, ldflags, workdir, output, verbose, standalone):
+    """Compiles each source (in parallel, MAX_JOBS at most) and links `output`; returns the
+    headers the sources included (the compiler's -MMD lists)."""
     cxx = shlex.split(get_cxx_compiler())
     objects = [os.path.join(workdir, f"{i}_{os.path.splitext(os.path.basename(s))[0]}.o")
                for i, s in enumerate(sources)]
     jobs = int(os.environ.get("MAX_JOBS") or os.cpu_count() or 1)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(sources)))) as pool:
-        for f in [pool.submit(_run, cxx + cflags + ["-c", src, "-o", obj], verbose, name)
-                  for src, obj in zip(sources, objects)]:
+        for f in [pool.submit(_run, cxx + cflags + ["-MMD", "-MF", obj + ".d", "-c", src, "-o", obj],
+                              verbose, name) for src, obj in zip(sources, objects)]:
             f.result()
     link = cxx + ([] if standalone else ["-shared"]) + objects + ["-o", output] + ldflags
     _run(link, verbose, name)
+    headers = set()
+    for obj in objects:
+        with open(obj + ".d") as f:  # "obj.o: src.cpp a.h \\\n b.h"
+            text = f.read().replace("\\\n", " ").replace("\\ ", "\0")
+        headers.update(p.replace("\0", " ") for p in text.split(":", 1)[1].split())
+    return sorted(headers - set(sources))
+
+
+def _headers_state(headers):
+    """A hash of the size and time of each header: a changed header changes it."""
+    h = hashlib.sha256()
+    for path in headers:
+        h.update((_fingerprint(path) if os.path.exists(path) else f"{path}:missing").encode() + b"\0")
+    return h.hexdigest()[:8]
+
+
+def _write_atomically(path, text):
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 _loaded = {}
@@ -246,15 +270,25 @@ def _jit_compile(name, sources, extra_cflags, extra_ldflags, extra_include_paths
     os.makedirs(build_directory, exist_ok=True)
     kind = "exe" if is_standalone else "so"
     key = _cache_key(name, sources, cflags, ldflags, include_dirs, kind)
-    output = os.path.join(build_directory, f"{name}.{key}.{kind}")
-    if not os.path.exists(output):
+    # The file's name also carries the state of the headers the last build included (listed in
+    # <name>.<key>.headers), so editing a header rebuilds, under a new name a process can load.
+    manifest = os.path.join(build_directory, f"{name}.{key}.headers")
+    output = None
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            headers = f.read().splitlines()
+        output = os.path.join(build_directory, f"{name}.{key}.{_headers_state(headers)}.{kind}")
+    if output is None or not os.path.exists(output):
         # Built in a directory of its own and moved into place in one step, so that processes
         # building the same extension at once never see half a file.
         workdir = tempfile.mkdtemp(prefix=f"{name}.{key}.", dir=build_directory)
         try:
-            tmp = os.path.join(workdir, os.path.basename(output))
-            _compile_and_link(name, sources, cflags, ldflags, workdir, tmp, verbose, is_standalone)
+            tmp = os.path.join(workdir, f"{name}.{kind}")
+            headers = _compile_and_link(name, sources, cflags, ldflags, workdir, tmp, verbose,
+                                        is_standalone)
+            output = os.path.join(build_directory, f"{name}.{key}.{_headers_state(headers)}.{kind}")
             os.replace(tmp, output)
+            _write_atomically(manifest, "\n".join(headers))
         finally:
             if not keep_intermediates:
                 for f in os.listdir(workdir):
@@ -325,10 +359,7 @@ def load_inline(name, cpp_sources, cuda_sources=None, sycl_sources=None, functio
     source = os.path.join(build_directory,
                           f"main.{hashlib.sha256(text.encode()).hexdigest()[:16]}.cpp")
     if not os.path.exists(source):
-        fd, tmp = tempfile.mkstemp(dir=build_directory, suffix=".cpp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, source)
+        _write_atomically(source, text)
     return _jit_compile(name, [source], extra_cflags, extra_ldflags, extra_include_paths,
                         build_directory, verbose, is_python_module, False, keep_intermediates)
 
