@@ -7,8 +7,9 @@ PIP := $(VENV)/bin/pip
 # g++ and OpenMP come with build-essential; OpenBLAS's OpenMP build shares ember's thread pool.
 # libboost-dev: Boost.Math (header-only) computes the special functions (src/kernels/cpu/special_functions.cpp).
 # libkissfft-dev: KISS FFT (BSD; its header-only C++ template) computes ember.fft's transforms.
+# pkgconf: the consumer test builds a project with `pkg-config --cflags --libs ember` (docs/cpp.md).
 DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
-  libgloo-dev redis-server libkissfft-dev
+  libgloo-dev redis-server libkissfft-dev pkgconf
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 

@@ -262,6 +262,30 @@ def test_gradcheck_detects_a_wrong_backward():
     assert E.autograd.gradcheck(P3.apply, (x,))
 
 
+def test_custom_function_gradient_of_a_broadcast_shape_is_summed_back():
+    # As torch's engine: a backward may return a bias gradient summed with keepdim=True; one of
+    # a shape the input does not broadcast to raises.
+    def make(lib, bad):
+        class AddBias(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, b):
+                return x + b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, (g.sum(0, keepdim=True) if not bad else g.sum(1))
+        return AddBias.apply
+
+    for lib in (E, torch):
+        x, b = lib.ones(4, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+        make(lib, False)(x, b).sum().backward()
+        assert b.grad.tolist() == [4.0, 4.0, 4.0]
+        with pytest.raises(RuntimeError, match=r"AddBiasBackward returned an invalid gradient at "
+                                               r"index 1 - got \[4\] but expected shape compatible "
+                                               r"with \[3\]"):
+            make(lib, True)(x, b).sum().backward()
+
+
 def _rss_mb():
     with open(f"/proc/{os.getpid()}/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20

@@ -117,6 +117,8 @@ class Function:
         ctx._saved = tuple(_C._saved_alias(t) if id(t) in out_ids else t for t in ctx._saved)
         tensor_positions = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
         shapes = [(tuple(o.shape), o.dtype) for o in diff]
+        input_shapes = [a._shape for a in inputs]
+        name = cls.__name__ + "Backward"
 
         def run_backward(grads):
             if ctx.materialize_grads:
@@ -128,10 +130,24 @@ class Function:
             if len(res) != len(args):
                 raise RuntimeError(f"{cls.__name__}.backward returned {len(res)} gradients, "
                                    f"expected {len(args)} (one per forward argument)")
-            return [res[i] for i in tensor_positions]
+            return [_fit_grad(name, k, res[i], shape)
+                    for k, (i, shape) in enumerate(zip(tensor_positions, input_shapes))]
 
-        _C._record_function(cls.__name__ + "Backward", inputs, diff, run_backward)
+        _C._record_function(name, inputs, diff, run_backward)
         return outs[0] if single else outs
+
+
+def _fit_grad(name, index, grad, shape):
+    """A gradient whose shape broadcasts to its input's is summed down to it, as torch's engine
+    does (a bias gradient computed with keepdim=True); any other shape raises torch's error."""
+    if not isinstance(grad, _C.Tensor) or grad._shape == shape:  # _shape: a plain tuple
+        return grad
+    got = grad._shape
+    lead = len(got) - len(shape)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, got[lead:])):
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
+                           f"{list(got)} but expected shape compatible with {list(shape)}")
+    return grad.sum_to_size(shape)
 
 
 class SavedTensor:
