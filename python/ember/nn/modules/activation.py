@@ -121,7 +121,7 @@ class LogSoftmax(_SoftmaxBase):
 
 
 # torch.nn.modules.activation holds these too: the same classes at torch's path (pickles name it).
-from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
+from .activation_pointwise import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
                               LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
                               Threshold, GLU, PReLU, RReLU, Softmax2d)
 from .activation_attention import MultiheadAttention  # noqa: E402

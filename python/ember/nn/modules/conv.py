@@ -1,6 +1,6 @@
 """_ConvNd (the arguments, checks, parameters, default initialisation and repr that every
 convolution layer shares, as PyTorch's) and Conv2d; Conv1d and ConvTranspose are in
-conv_more.py."""
+conv_transpose.py."""
 import math
 
 from ... import _C
@@ -138,7 +138,7 @@ class Conv2d(_ConvNd):
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
-    **{n: ".conv_more" for n in ("Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    **{n: ".conv_transpose" for n in ("Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
                                  "ConvTranspose3d")},
     **{n: ".lazy" for n in ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
                             "LazyConvTranspose2d", "LazyConvTranspose3d")}})

@@ -88,7 +88,7 @@ class BCEWithLogitsLoss(_Loss):
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
-    **{n: ".loss_more" for n in (
+    **{n: ".loss_regression" for n in (
         "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
         "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
     **{n: ".loss_margin" for n in (

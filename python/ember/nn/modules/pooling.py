@@ -62,7 +62,7 @@ class AdaptiveAvgPool2d(Module):
 
 
 # torch.nn.modules.pooling holds these too: the same classes at torch's path (pickles name it).
-from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,  # noqa: E402
+from .pooling_adaptive import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,  # noqa: E402
                            AdaptiveMaxPool2d)
 from .pooling_3d import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,  # noqa: E402,F401
                          AdaptiveMaxPool3d)

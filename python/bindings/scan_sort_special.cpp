@@ -4,7 +4,7 @@
 
 namespace ember::py {
 
-// Registered from bind_ops_more: reductions by index, float bits, histograms, CPU settings
+// Registered from bind_scan_sort_special: reductions by index, float bits, histograms, CPU settings
 // (their own files).
 void bind_scatter_reduce(nb::module_& m);
 void bind_float_bits(nb::module_& m);
@@ -29,7 +29,7 @@ nb::object inplace(nb::handle self, F f) {
 
 }  // namespace
 
-void bind_ops_more(nb::module_& m) {
+void bind_scan_sort_special(nb::module_& m) {
   auto& cls = tensor_class();
   auto dtype_none = nb::arg("dtype") = nb::none();
 
