@@ -4,8 +4,8 @@
 
 namespace ember::py {
 
-// Registered from bind_scan_sort_special: reductions by index, float bits, histograms, CPU settings
-// (their own files).
+// Registered from bind_scan_sort_special: reductions by index, float bits, histograms, CPU
+// settings (their own files).
 void bind_scatter_reduce(nb::module_& m);
 void bind_float_bits(nb::module_& m);
 void bind_histogram(nb::module_& m);

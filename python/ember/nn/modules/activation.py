@@ -4,7 +4,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "ReLU6", "Hardtanh",
-           "Softmax", "Softmin", "LogSoftmax"]
+           "Softmax", "Softmin", "LogSoftmax", "Softmax2d"]
 
 
 class ReLU(Module):
@@ -120,8 +120,19 @@ class LogSoftmax(_SoftmaxBase):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) at every location of a (C, H, W) or (N, C, H, W)
+    input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3)
+
+
 # torch.nn.modules.activation holds these too: the same classes at torch's path (pickles name it).
 from .activation_pointwise import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
-                              LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
-                              Threshold, GLU, PReLU, RReLU, Softmax2d)
+                                   LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
+                                   Threshold, GLU, PReLU, RReLU)
 from .activation_attention import MultiheadAttention  # noqa: E402

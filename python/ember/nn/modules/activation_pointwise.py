@@ -1,5 +1,6 @@
-"""More activation layers (torch.nn.modules.activation): thin shells over the composites in
-ember.nn.functional, with torch's constructor arguments, attributes and extra_repr."""
+"""The pointwise activation layers beyond activation.py's (Softplus, ELU, ..., PReLU, RReLU;
+GLU gates one half by the other): thin shells over the composites in ember.nn.functional, with
+torch's constructor arguments, attributes and extra_repr (torch.nn.modules.activation)."""
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -8,7 +9,7 @@ from .utils import _empty
 
 __all__ = ["Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
            "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU", "PReLU",
-           "RReLU", "Softmax2d"]
+           "RReLU"]
 
 
 class _Inplace(Module):
@@ -168,13 +169,3 @@ class RReLU(Module):
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
 
-
-class Softmax2d(Module):
-    """Softmax over the channels (dim -3) at every location of a (C, H, W) or (N, C, H, W)
-    input."""
-
-    def forward(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
-                             "instead")
-        return F.softmax(input, -3)

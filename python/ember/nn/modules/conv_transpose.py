@@ -1,69 +1,12 @@
-"""Conv1d, Conv3d, ConvTranspose1d/2d/3d over nn/_padding_conv.py and nn/_convolution.py, with
-PyTorch's arguments, checks, weight shapes, default initialisation and repr (so torch's
-state_dict loads; the shared part is conv.py's _ConvNd). ConvTranspose weight:
-(in_channels, out_channels // groups, *kernel_size)."""
+"""ConvTranspose1d/2d/3d over nn/_padding_conv.py and nn/_convolution.py, with PyTorch's
+arguments, checks, weight shapes, default initialisation and repr (so torch's state_dict loads;
+the shared part is conv.py's _ConvNd). Weight: (in_channels, out_channels // groups,
+*kernel_size)."""
 from .. import _convolution
 from .. import _padding_conv as F
 from .conv import _ConvNd
 
-__all__ = ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
-
-
-def _explicit_padding(conv):
-    """F.pad's (before, after) pairs, last dim first, for conv.padding: 'same' puts the odd
-    element after the input, as torch."""
-    pads = []
-    for i in reversed(range(conv.nd)):
-        if conv.padding == "valid":
-            pads += [0, 0]
-        elif conv.padding == "same":
-            total = conv.dilation[i] * (conv.kernel_size[i] - 1)
-            pads += [total // 2, total - total // 2]
-        else:
-            pads += [conv.padding[i], conv.padding[i]]
-    return tuple(pads)
-
-
-class Conv1d(_ConvNd):
-    """1-d convolution over (N, C_in, L) or (C_in, L); weight (out, in // groups, k)."""
-    nd = 1
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, 0, device, dtype)
-
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            input = F.pad(input, _explicit_padding(self), self.padding_mode)
-            return F.conv1d(input, weight, bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation,
-                        self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
-
-
-class Conv3d(_ConvNd):
-    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W); weight (out, in // groups,
-    kD, kH, kW)."""
-    nd = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, 0, device, dtype)
-
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            input = F.pad(input, _explicit_padding(self), self.padding_mode)
-            return _convolution.conv3d(input, weight, bias, self.stride, 0, self.dilation,
-                                       self.groups)
-        return _convolution.conv3d(input, weight, bias, self.stride, self.padding, self.dilation,
-                                   self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvTransposeNd(_ConvNd):

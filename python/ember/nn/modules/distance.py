@@ -1,5 +1,24 @@
-"""torch.nn.modules.distance's path for CosineSimilarity and PairwiseDistance (defined in
-loss_regression.py), so that a pickle naming torch.nn.modules.distance.* finds them."""
-from .loss_regression import CosineSimilarity, PairwiseDistance  # noqa: F401
+"""torch.nn.modules.distance: CosineSimilarity and PairwiseDistance over the composites in
+ember.nn.functional."""
+from .. import functional as F
+from .module import Module
 
 __all__ = ["CosineSimilarity", "PairwiseDistance"]
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim  # torch names the p attribute norm
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -89,9 +89,9 @@ class BCEWithLogitsLoss(_Loss):
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
     **{n: ".loss_regression" for n in (
-        "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
-        "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
+        "SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
     **{n: ".loss_margin" for n in (
+        "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
         "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss",
         "TripletMarginWithDistanceLoss", "NLLLoss2d")},
     "CTCLoss": ".loss_ctc", "LinearCrossEntropyLoss": ".linear_cross_entropy"})

@@ -1,30 +1,10 @@
-"""More loss and distance modules (torch.nn.modules.loss / distance): each holds its
+"""The regression and likelihood losses torch.nn.modules.loss holds beside the C++ ones in
+loss.py (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss): each holds its
 reduction and hyper-parameters and calls the composite in ember.nn.functional."""
 from .. import functional as F
 from .loss import _Loss
-from .module import Module
 
-__all__ = ["CosineSimilarity", "PairwiseDistance", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
-           "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-           "PoissonNLLLoss", "GaussianNLLLoss"]
-
-
-class CosineSimilarity(Module):
-    def __init__(self, dim=1, eps=1e-8):
-        super().__init__()
-        self.dim, self.eps = dim, eps
-
-    def forward(self, x1, x2):
-        return F.cosine_similarity(x1, x2, self.dim, self.eps)
-
-
-class PairwiseDistance(Module):
-    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
-        super().__init__()
-        self.norm, self.eps, self.keepdim = p, eps, keepdim  # torch names the p attribute norm
-
-    def forward(self, x1, x2):
-        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+__all__ = ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
 
 
 class SmoothL1Loss(_Loss):
@@ -60,52 +40,6 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
-
-
-class SoftMarginLoss(_Loss):
-    """log(1 + exp(-target * input)), target in {1, -1}."""
-
-    def forward(self, input, target):
-        return F.soft_margin_loss(input, target, reduction=self.reduction)
-
-
-class _MarginLoss(_Loss):
-    def __init__(self, margin, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-
-class MarginRankingLoss(_MarginLoss):
-    """max(0, -target * (input1 - input2) + margin)."""
-
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(margin, size_average, reduce, reduction)
-
-    def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
-                                     reduction=self.reduction)
-
-
-class HingeEmbeddingLoss(_MarginLoss):
-    """input where target = 1, max(0, margin - input) where target = -1."""
-
-    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(margin, size_average, reduce, reduction)
-
-    def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin,
-                                      reduction=self.reduction)
-
-
-class CosineEmbeddingLoss(_MarginLoss):
-    """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1."""
-
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(margin, size_average, reduce, reduction)
-
-    def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
-                                       reduction=self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
