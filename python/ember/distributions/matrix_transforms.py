@@ -7,7 +7,7 @@ import ember
 import ember.nn.functional as F
 from . import constraints
 from ._linalg import cholesky
-from .transforms import Transform
+from ._transform_base import Transform
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["CorrCholeskyTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform"]

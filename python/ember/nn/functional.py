@@ -7,6 +7,9 @@ import warnings
 from .. import _C
 from .._dtype import int64
 from .._grad_mode import no_grad
+from ._reduction import legacy_reduction as _legacy_reduction
+from ._activations import _inplace
+from ._normalization import _verify_batch_size
 from ._attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                          group_norm, rms_norm)
 from ._padding_conv import (pad, conv1d, conv_transpose1d, conv_transpose2d,  # noqa: F401
@@ -66,27 +69,6 @@ __all__ += ["affine_grid", "grid_sample", "ctc_loss", "multi_margin_loss",
 
 
 # ---- arguments --------------------------------------------------------------------------
-def _legacy_reduction(size_average, reduce):
-    """The reduction string PyTorch derives from the deprecated size_average / reduce flags."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
-                  "instead.", stacklevel=3)
-    return ret
-
-
-def _inplace(name, input, op):
-    """Runs op(input) and writes the result back into input, as torch's in-place variants do.
-    With autograd, op sees a copy so the tensor it saves for backward is not overwritten."""
-    recording = input.requires_grad and _C.is_grad_enabled()
-    if recording and input.is_leaf:
-        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    input.copy_(op(input.clone() if recording else input))
-    return input
-
-
 # ---- linear layers and activations ---------------------------------------------------------
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, in one BLAS call."""
@@ -191,15 +173,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 # ---- normalization and embedding ---------------------------------------------------------
-def _verify_batch_size(size):
-    n = size[0]
-    for s in size[2:]:
-        n *= s
-    if n == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"{size}")
-
-
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalizes (N, C, *) per channel; in training, by the batch statistics, updating
