@@ -8,11 +8,12 @@ PIP := $(VENV)/bin/pip
 # libboost-dev: Boost.Math (header-only) computes the special functions (src/kernels/cpu/special_functions.cpp).
 # libkissfft-dev: KISS FFT (BSD; its header-only C++ template) computes ember.fft's transforms.
 DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
-  libgloo-dev redis-server libkissfft-dev
+  libgloo-dev redis-server libkissfft-dev clang-format
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check \
+  format format-check
 
 all: build
 
@@ -127,6 +128,22 @@ wheel-check: wheel
 # test fails while the committed page is out of date with the code.
 compat:
 	$(PY) tools/compat_table.py
+
+# The C++ style is .clang-format (clang-format 14, Debian's). format-check: the lines changed
+# since FORMAT_BASE (default main; git clang-format), so a branch keeps its new code formatted;
+# FORMAT_BASE= (empty) checks every file. format: rewrites every C++ file in place.
+FORMAT_BASE ?= main
+CXX_FILES = $$(git ls-files '*.cpp' '*.h')
+format-check:
+	@if [ -n "$(FORMAT_BASE)" ]; then \
+	  out=$$(git clang-format --diff $(FORMAT_BASE) -- '*.cpp' '*.h'); \
+	  if [ -n "$$out" ] && [ "$$out" != "no modified files to format" ] && \
+	     [ "$$out" != "clang-format did not modify any files" ]; then \
+	    echo "$$out"; echo "format-check: run git clang-format $(FORMAT_BASE)"; exit 1; fi; \
+	else clang-format --dry-run --Werror $(CXX_FILES); fi
+
+format:
+	clang-format -i $(CXX_FILES)
 
 clean:
 	rm -rf build dist

@@ -34,29 +34,44 @@ void bind_scan_sort_special(nb::module_& m) {
   auto dtype_none = nb::arg("dtype") = nb::none();
 
   // ---- scans, flips, triangles ----
-  def_both(m, cls, "cumsum", [](const Tensor& t, int64_t dim, OptD dtype) {
-    return cumsum(t, dim, dtype);
-  }, nb::arg("dim"), nb::kw_only(), dtype_none);
-  def_both(m, cls, "cumprod", [](const Tensor& t, int64_t dim, OptD dtype) {
-    return cumprod(t, dim, dtype);
-  }, nb::arg("dim"), nb::kw_only(), dtype_none);
-  cls.def("cumsum_", [](nb::handle self, int64_t dim, OptD dtype) {
-    return inplace(self, [&](Tensor& t) { cumsum_(t, dim, dtype); });
-  }, nb::arg("dim"), nb::kw_only(), dtype_none);
-  cls.def("cumprod_", [](nb::handle self, int64_t dim, OptD dtype) {
-    return inplace(self, [&](Tensor& t) { cumprod_(t, dim, dtype); });
-  }, nb::arg("dim"), nb::kw_only(), dtype_none);
-  def_both(m, cls, "tril", [](const Tensor& t, int64_t k) { return tril(t, k); }, nb::arg("diagonal") = 0);
-  def_both(m, cls, "triu", [](const Tensor& t, int64_t k) { return triu(t, k); }, nb::arg("diagonal") = 0);
-  cls.def("tril_", [](nb::handle self, int64_t k) {
-    return inplace(self, [&](Tensor& t) { tril_(t, k); });
-  }, nb::arg("diagonal") = 0);
-  cls.def("triu_", [](nb::handle self, int64_t k) {
-    return inplace(self, [&](Tensor& t) { triu_(t, k); });
-  }, nb::arg("diagonal") = 0);
-  def_both(m, cls, "flip", [](const Tensor& t, nb::handle dims) {
-    return flip(t, ints_from(dims, "flip"));
-  }, nb::arg("dims"));
+  def_both(
+      m, cls, "cumsum",
+      [](const Tensor& t, int64_t dim, OptD dtype) { return cumsum(t, dim, dtype); },
+      nb::arg("dim"), nb::kw_only(), dtype_none);
+  def_both(
+      m, cls, "cumprod",
+      [](const Tensor& t, int64_t dim, OptD dtype) { return cumprod(t, dim, dtype); },
+      nb::arg("dim"), nb::kw_only(), dtype_none);
+  cls.def(
+      "cumsum_",
+      [](nb::handle self, int64_t dim, OptD dtype) {
+        return inplace(self, [&](Tensor& t) { cumsum_(t, dim, dtype); });
+      },
+      nb::arg("dim"), nb::kw_only(), dtype_none);
+  cls.def(
+      "cumprod_",
+      [](nb::handle self, int64_t dim, OptD dtype) {
+        return inplace(self, [&](Tensor& t) { cumprod_(t, dim, dtype); });
+      },
+      nb::arg("dim"), nb::kw_only(), dtype_none);
+  def_both(
+      m, cls, "tril", [](const Tensor& t, int64_t k) { return tril(t, k); },
+      nb::arg("diagonal") = 0);
+  def_both(
+      m, cls, "triu", [](const Tensor& t, int64_t k) { return triu(t, k); },
+      nb::arg("diagonal") = 0);
+  cls.def(
+      "tril_",
+      [](nb::handle self, int64_t k) { return inplace(self, [&](Tensor& t) { tril_(t, k); }); },
+      nb::arg("diagonal") = 0);
+  cls.def(
+      "triu_",
+      [](nb::handle self, int64_t k) { return inplace(self, [&](Tensor& t) { triu_(t, k); }); },
+      nb::arg("diagonal") = 0);
+  def_both(
+      m, cls, "flip",
+      [](const Tensor& t, nb::handle dims) { return flip(t, ints_from(dims, "flip")); },
+      nb::arg("dims"));
   cls.def("flip", [](const Tensor& t, nb::args dims) {  // x.flip(0, 1)
     if (dims.size() == 0) throw TypeError("flip: missing the required argument 'dims'");
     return flip(t, shape_from_args(dims, "flip"));
@@ -69,31 +84,44 @@ void bind_scan_sort_special(nb::module_& m) {
     EMBER_CHECK(t.dim() >= 1, ValueError, "flipud: input must be >= 1-d, got shape ", t.sizes());
     return flip(t, {0});
   });
-  def_both(m, cls, "roll", [](const Tensor& t, nb::handle shifts, nb::handle dims) {
-    return roll(t, ints_from(shifts, "roll"), ints_from(dims, "roll"));
-  }, nb::arg("shifts"), nb::arg("dims") = nb::none());
+  def_both(
+      m, cls, "roll",
+      [](const Tensor& t, nb::handle shifts, nb::handle dims) {
+        return roll(t, ints_from(shifts, "roll"), ints_from(dims, "roll"));
+      },
+      nb::arg("shifts"), nb::arg("dims") = nb::none());
 
   // ---- sorting ----
-  def_both(m, cls, "sort", [](const Tensor& t, int64_t dim, bool desc, std::optional<bool> stable) {
-    return named_pair("sort", sort(t, dim, desc, stable.value_or(false)));
-  }, nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
-     nb::arg("stable") = nb::none());
-  def_both(m, cls, "argsort", [](const Tensor& t, int64_t dim, bool desc, bool stable) {
-    return argsort(t, dim, desc, stable);
-  }, nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
-     nb::arg("stable") = false);
-  def_both(m, cls, "topk", [](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
-    return named_pair("topk", topk(t, k, dim, largest, sorted));
-  }, nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
+  def_both(
+      m, cls, "sort",
+      [](const Tensor& t, int64_t dim, bool desc, std::optional<bool> stable) {
+        return named_pair("sort", sort(t, dim, desc, stable.value_or(false)));
+      },
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
+      nb::arg("stable") = nb::none());
+  def_both(
+      m, cls, "argsort",
+      [](const Tensor& t, int64_t dim, bool desc, bool stable) {
+        return argsort(t, dim, desc, stable);
+      },
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+  def_both(
+      m, cls, "topk",
+      [](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
+        return named_pair("topk", topk(t, k, dim, largest, sorted));
+      },
+      nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
 
   // ---- special functions ----
-#define EMBER_BIND_UNARY(name)                                                              \
-  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                         \
-  cls.def(#name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); }); \
-  m.def(#name "_", [](nb::handle self) {                                                     \
-    if (!nb::isinstance<Tensor>(self))                                                      \
-      throw TypeError(detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
-    return inplace(self, [](Tensor& t) { name##_(t); });                                    \
+#define EMBER_BIND_UNARY(name)                                                                  \
+  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                             \
+  cls.def(#name "_",                                                                            \
+          [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); });        \
+  m.def(#name "_", [](nb::handle self) {                                                        \
+    if (!nb::isinstance<Tensor>(self))                                                          \
+      throw TypeError(                                                                          \
+          detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
+    return inplace(self, [](Tensor& t) { name##_(t); });                                        \
   });
   EMBER_BIND_UNARY(sinh)
   EMBER_BIND_UNARY(cosh)
@@ -114,30 +142,49 @@ void bind_scan_sort_special(nb::module_& m) {
   def_both(m, cls, "isfinite", [](const Tensor& t) { return isfinite(t); });
 
   // ---- lerp, addcmul, addcdiv ----
-  def_both(m, cls, "lerp", [](const Tensor& a, const Tensor& b, const Tensor& w) {
-    return lerp(a, b, w);
-  }, nb::arg("end"), nb::arg("weight"));
-  def_both(m, cls, "lerp", [](const Tensor& a, const Tensor& b, Scalar w) {
-    return lerp(a, b, w);
-  }, nb::arg("end"), nb::arg("weight"));
-  cls.def("lerp_", [](nb::handle self, const Tensor& b, const Tensor& w) {
-    return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
-  }, nb::arg("end"), nb::arg("weight"));
-  cls.def("lerp_", [](nb::handle self, const Tensor& b, Scalar w) {
-    return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
-  }, nb::arg("end"), nb::arg("weight"));
-  def_both(m, cls, "addcmul", [](const Tensor& s, const Tensor& a, const Tensor& b, Scalar v) {
-    return addcmul(s, a, b, v);
-  }, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
-  def_both(m, cls, "addcdiv", [](const Tensor& s, const Tensor& a, const Tensor& b, Scalar v) {
-    return addcdiv(s, a, b, v);
-  }, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
-  cls.def("addcmul_", [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
-    return inplace(self, [&](Tensor& t) { addcmul_(t, a, b, v); });
-  }, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
-  cls.def("addcdiv_", [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
-    return inplace(self, [&](Tensor& t) { addcdiv_(t, a, b, v); });
-  }, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  def_both(
+      m, cls, "lerp",
+      [](const Tensor& a, const Tensor& b, const Tensor& w) { return lerp(a, b, w); },
+      nb::arg("end"), nb::arg("weight"));
+  def_both(
+      m, cls, "lerp", [](const Tensor& a, const Tensor& b, Scalar w) { return lerp(a, b, w); },
+      nb::arg("end"), nb::arg("weight"));
+  cls.def(
+      "lerp_",
+      [](nb::handle self, const Tensor& b, const Tensor& w) {
+        return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
+      },
+      nb::arg("end"), nb::arg("weight"));
+  cls.def(
+      "lerp_",
+      [](nb::handle self, const Tensor& b, Scalar w) {
+        return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
+      },
+      nb::arg("end"), nb::arg("weight"));
+  def_both(
+      m, cls, "addcmul",
+      [](const Tensor& s, const Tensor& a, const Tensor& b, Scalar v) {
+        return addcmul(s, a, b, v);
+      },
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  def_both(
+      m, cls, "addcdiv",
+      [](const Tensor& s, const Tensor& a, const Tensor& b, Scalar v) {
+        return addcdiv(s, a, b, v);
+      },
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  cls.def(
+      "addcmul_",
+      [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
+        return inplace(self, [&](Tensor& t) { addcmul_(t, a, b, v); });
+      },
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  cls.def(
+      "addcdiv_",
+      [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
+        return inplace(self, [&](Tensor& t) { addcdiv_(t, a, b, v); });
+      },
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
 
   bind_scatter_reduce(m);
   bind_float_bits(m);
