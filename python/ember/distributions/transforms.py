@@ -8,7 +8,7 @@ import ember
 import ember.nn.functional as F
 from . import constraints
 from .utils import _sum_rightmost
-from ._transform_base import Transform, _InverseTransform  # noqa: F401
+from ._transform_base import Transform, _InverseTransform, _ParameterFree  # noqa: F401
 # Transforms that apply others piece by piece, and transforms onto matrices, live in their own
 # files and are part of this module's names, as in torch.
 from .piecewise_transforms import CatTransform, StackTransform
@@ -79,13 +79,8 @@ class ComposeTransform(Transform):
 
     @property
     def inv(self):
-        inv = None
-        if self._inv is not None:
-            inv = self._inv()
-        if inv is None:
-            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-            self._inv = weakref.ref(inv)
-            inv._inv = weakref.ref(self)
+        inv = self._cached_inv(lambda: ComposeTransform([p.inv for p in reversed(self.parts)]))
+        inv._inv = weakref.ref(self)
         return inv
 
     def with_cache(self, cache_size=1):
@@ -249,17 +244,12 @@ def _numel(shape):
     return n
 
 
-class ExpTransform(Transform):
+class ExpTransform(_ParameterFree):
     """y = exp(x)."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -322,17 +312,12 @@ def _clipped_sigmoid(x):
     return ember.sigmoid(x).clamp(min=fi.tiny, max=1.0 - fi.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFree):
     """y = 1 / (1 + exp(-x)), kept inside (0, 1) in floating point."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -346,17 +331,12 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFree):
     """y = log(1 + exp(x)); its inverse is x = y + log(1 - exp(-y))."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return F.softplus(x)
@@ -368,17 +348,12 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFree):
     """y = tanh(x); log |dy/dx| = 2 (log 2 - x - softplus(-2x)), stable for large |x|."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -391,15 +366,10 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFree):
     """y = |x| (not bijective: its inverse returns the positive root)."""
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -483,16 +453,11 @@ class AffineTransform(Transform):
         return ember.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFree):
     """Real vectors to the simplex by y = softmax(x) (not bijective: x is defined up to a
     constant; the inverse returns log y)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         logprobs = x
@@ -517,17 +482,12 @@ def _pad_last(x, left, right, value):
     return F.pad(x, [left, right], value=value)
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFree):
     """Bijection from R^(K-1) to the K-simplex by stick breaking: each coordinate, offset by
     log of the sticks left, takes a sigmoid fraction of what remains."""
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - ember.arange(1, x.shape[-1] + 1, dtype=x.dtype)
