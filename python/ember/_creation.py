@@ -2,6 +2,7 @@
 work here is argument shaping (f(2, 3) vs f((2, 3)), dtype=None, device='cpu')."""
 import builtins
 import sys
+from typing import Callable
 
 from . import _C
 from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
@@ -47,7 +48,7 @@ def _finish(t, requires_grad):
 _RANDOM = {"rand": "_rand", "randn": "_randn"}  # the factories that take generator=
 
 
-def _factory(name):
+def _factory(name) -> Callable[..., _C.Tensor]:
     fn = getattr(_C, _RANDOM.get(name, name))
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, generator=None,
@@ -71,13 +72,14 @@ rand = _factory("rand")
 randn = _factory("randn")
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False,
+         pin_memory=False) -> _C.Tensor:
     _check_device(device, "full", pin_memory, dtype=dtype)
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+            requires_grad=False) -> _C.Tensor:
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if size is None:
@@ -88,13 +90,13 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _C._randint(low, high, tuple(size), dtype, generator)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None):
+def randperm(n, *, generator=None, dtype=None, device=None) -> _C.Tensor:
     _check_device(device, "randperm", dtype=dtype)
     return _C._randperm(n, dtype, generator)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
-           pin_memory=False):
+           pin_memory=False) -> _C.Tensor:
     _check_device(device, "arange", pin_memory, dtype=dtype)
     if end is None:
         start, end = 0, start
@@ -102,12 +104,12 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
-             pin_memory=False):
+             pin_memory=False) -> _C.Tensor:
     _check_device(device, "linspace", pin_memory, dtype=dtype)
     return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> _C.Tensor:
     _check_device(device, "eye", pin_memory, dtype=dtype)
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
@@ -119,7 +121,7 @@ def _like_input(name, t):
     return t
 
 
-def _like(name):
+def _like(name) -> Callable[..., _C.Tensor]:
     fn = globals()[name]
 
     def like(t, *, dtype=None, device=None, requires_grad=False, **kwargs):  # generator= (rand)
@@ -138,18 +140,18 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False) -> _C.Tensor:
     _like_input("full_like", t)
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device,
                 requires_grad=requires_grad)
 
 
-def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None):
+def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None) -> _C.Tensor:
     _like_input("randint_like", t)
     return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype, device=device)
 
 
-def from_numpy(a):
+def from_numpy(a) -> _C.Tensor:
     if not _is_numpy(a, scalars=False):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(a).__name__})")
     if not a.flags.writeable:
@@ -162,7 +164,7 @@ def from_numpy(a):
     return _C._from_numpy(a)
 
 
-def from_dlpack(obj):
+def from_dlpack(obj) -> _C.Tensor:
     return _C._from_dlpack(obj)
 
 
@@ -196,7 +198,7 @@ def _legacy_tensor(*args):
                     f"a tensor, but got {', '.join(type(a).__name__ for a in args)}")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> _C.Tensor:
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
     _check_device(device, "tensor", pin_memory, dtype=dtype)
     if isinstance(data, _C.Tensor):
@@ -256,7 +258,7 @@ def _tensors_to_lists(data):
             _tensors_to_lists(x) if isinstance(x, (list, tuple)) else x for x in data]
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, dtype=None, device=None) -> _C.Tensor:
     _check_device(device, "as_tensor", dtype=dtype)
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
