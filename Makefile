@@ -13,7 +13,7 @@ BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
 .PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check \
-  format format-check
+  format format-check docs
 
 all: build
 
@@ -128,6 +128,18 @@ wheel-check: wheel
 # test fails while the committed page is out of date with the code.
 compat:
 	$(PY) tools/compat_table.py
+
+# The reference site in build/docs/html (Sphinx, requirements-dev.txt): the guides of docs/ and
+# docs/compatibility.md beside an API page per namespace that tools/api_pages.py writes from the
+# built package (every public name, its signature and docstring; the count of names without a
+# docstring or an example is printed). Warnings are errors.
+DOCS_SRC := build/docs/src
+docs: build
+	rm -rf $(DOCS_SRC) && mkdir -p $(DOCS_SRC)/guides
+	cp docs/sphinx/conf.py docs/sphinx/index.rst docs/compatibility.md $(DOCS_SRC)/
+	for f in docs/*.md; do [ "$$(basename $$f)" = compatibility.md ] || cp $$f $(DOCS_SRC)/guides/; done
+	$(PY) tools/api_pages.py $(DOCS_SRC)
+	$(PY) -m sphinx -W --keep-going -q -b html $(DOCS_SRC) build/docs/html
 
 # The C++ style is .clang-format (clang-format 14, Debian's). format-check: the lines changed
 # since FORMAT_BASE (default main; git clang-format), so a branch keeps its new code formatted;
