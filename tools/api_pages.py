@@ -18,6 +18,10 @@ NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember
               "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx"]
 
 
+# Module-level tables that drive registration (linalg.FUNCTIONS, ...), not API.
+TABLES = {"FUNCTIONS", "METHODS", "PROPERTIES"}
+
+
 def _resolve(path):
     module, _, attr = path.rpartition(".")
     if path == "ember.Tensor":
@@ -36,7 +40,7 @@ def public_names(ns):
     if names is None:
         names = [n for n in dir(obj) if not n.startswith("_")]
     out = []
-    for n in sorted(set(names)):
+    for n in sorted(set(names) - TABLES):
         try:
             value = getattr(obj, n)
         except AttributeError:

@@ -8,6 +8,13 @@ __all__ = ["ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "ReLU6", "Har
 
 
 class ReLU(Module):
+    """ReLU(inplace=False)
+
+    max(0, x), elementwise.
+
+    >>> ember.nn.ReLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -20,6 +27,13 @@ class ReLU(Module):
 
 
 class LeakyReLU(Module):
+    """LeakyReLU(negative_slope=0.01, inplace=False)
+
+    x where x >= 0, negative_slope * x elsewhere.
+
+    >>> ember.nn.LeakyReLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.0200, -0.0050,  0.0000,  1.5000])"""
+
     def __init__(self, negative_slope=1e-2, inplace=False):
         super().__init__()
         self.negative_slope = negative_slope
@@ -47,16 +61,37 @@ class GELU(Module):
 
 
 class Tanh(Module):
+    """Tanh()
+
+    The hyperbolic tangent, elementwise.
+
+    >>> ember.nn.Tanh()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.9640, -0.4621,  0.0000,  0.9051])"""
+
     def forward(self, input):
         return _C.tanh(input)
 
 
 class Sigmoid(Module):
+    """Sigmoid()
+
+    1 / (1 + exp(-x)), elementwise.
+
+    >>> ember.nn.Sigmoid()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.1192, 0.3775, 0.5000, 0.8176])"""
+
     def forward(self, input):
         return _C.sigmoid(input)
 
 
 class SiLU(Module):
+    """SiLU(inplace=False)
+
+    x * sigmoid(x), elementwise.
+
+    >>> ember.nn.SiLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.2384, -0.1888,  0.0000,  1.2264])"""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -69,6 +104,13 @@ class SiLU(Module):
 
 
 class Hardtanh(Module):
+    """Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)
+
+    x clamped to [min_val, max_val].
+
+    >>> ember.nn.Hardtanh()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-1.0000, -0.5000,  0.0000,  1.0000])"""
+
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
@@ -84,6 +126,13 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    """ReLU6(inplace=False)
+
+    min(max(0, x), 6).
+
+    >>> ember.nn.ReLU6()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
+
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
 
@@ -106,16 +155,37 @@ class _SoftmaxBase(Module):
 
 
 class Softmax(_SoftmaxBase):
+    """Softmax(dim=None)
+
+    exp(x) / sum(exp(x)) along dim.
+
+    >>> ember.nn.Softmax(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([0.0900, 0.2447, 0.6652])"""
+
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
 
 
 class Softmin(_SoftmaxBase):
+    """Softmin(dim=None)
+
+    softmax(-x) along dim.
+
+    >>> ember.nn.Softmin(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([0.6652, 0.2447, 0.0900])"""
+
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):
+    """LogSoftmax(dim=None)
+
+    log(softmax(x)) along dim, computed stably.
+
+    >>> ember.nn.LogSoftmax(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([-2.4076, -1.4076, -0.4076])"""
+
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 

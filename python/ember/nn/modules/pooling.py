@@ -60,6 +60,15 @@ class AvgPool1d(Module):
 
 
 class AvgPool2d(Module):
+    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+        divisor_override=None)
+
+    The mean over kernel_size windows of (N, C, H, W) or (C, H, W).
+
+    >>> ember.nn.AvgPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 2.5000,  4.5000],
+         [10.5000, 12.5000]]])"""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
