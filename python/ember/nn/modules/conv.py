@@ -118,7 +118,10 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
-    """1-d convolution over (N, C_in, L) or (C_in, L); weight (out, in // groups, k)."""
+    """1-d convolution over (N, C_in, L) or (C_in, L); weight (out, in // groups, k).
+
+    >>> ember.nn.Conv1d(2, 4, 3, padding=1)(ember.randn(1, 2, 10)).shape
+    ember.Size([1, 4, 10])"""
     nd = 1
     _conv = staticmethod(F.conv1d)
 
@@ -126,14 +129,20 @@ class Conv1d(_Conv):
 class Conv2d(_Conv):
     """2-d convolution over (N, C_in, H, W) or (C_in, H, W) inputs. weight:
     (out_channels, in_channels // groups, kH, kW), initialised like PyTorch's
-    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)))."""
+    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
+
+    >>> ember.nn.Conv2d(3, 8, 3, stride=2)(ember.randn(1, 3, 9, 9)).shape
+    ember.Size([1, 8, 4, 4])"""
     nd = 2
     _conv = staticmethod(_C.conv2d)
 
 
 class Conv3d(_Conv):
     """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W); weight (out, in // groups,
-    kD, kH, kW)."""
+    kD, kH, kW).
+
+    >>> ember.nn.Conv3d(1, 2, 3)(ember.randn(1, 1, 5, 5, 5)).shape
+    ember.Size([1, 2, 3, 3, 3])"""
     nd = 3
     _conv = staticmethod(_convolution.conv3d)
 

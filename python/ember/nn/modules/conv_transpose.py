@@ -53,7 +53,10 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """Transposed 2-d convolution (the gradient of conv2d w.r.t. its input)."""
+    """Transposed 2-d convolution (the gradient of conv2d w.r.t. its input).
+
+    >>> ember.nn.ConvTranspose2d(4, 2, 2, stride=2)(ember.randn(1, 4, 3, 3)).shape
+    ember.Size([1, 2, 6, 6])"""
     nd = 2
 
 

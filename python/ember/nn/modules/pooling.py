@@ -35,7 +35,11 @@ class MaxPool1d(_MaxPoolNd):
 
 class MaxPool2d(_MaxPoolNd):
     """Max over kernel_size windows of (N, C, H, W) or (C, H, W), as max_pool2d_with_indices
-    when return_indices=True."""
+    when return_indices=True.
+
+    >>> ember.nn.MaxPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 5.,  7.],
+         [13., 15.]]])"""
 
     def forward(self, input):
         return _C.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,

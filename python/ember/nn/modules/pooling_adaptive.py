@@ -23,7 +23,10 @@ class AdaptiveAvgPool1d(_AdaptivePoolNd):
 
 
 class AdaptiveAvgPool2d(_AdaptivePoolNd):
-    """Averages into an output_size grid."""
+    """Averages into an output_size grid.
+
+    >>> ember.nn.AdaptiveAvgPool2d(1)(ember.arange(16.0).reshape(1, 4, 4))
+    tensor([[[7.5000]]])"""
 
     def forward(self, input):
         return _C.adaptive_avg_pool2d(input, self.output_size)
