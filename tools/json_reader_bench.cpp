@@ -4,16 +4,17 @@
 // and the growth of peak RSS, one forked process per run. Not part of the build; needs
 // Debian's nlohmann-json3-dev and libsimdjson-dev and a built libember:
 //   g++ -O2 -std=c++20 -Isrc -Iinclude tools/json_reader_bench.cpp src/io/json.cpp \
-//     -Lbuild/dev -lember -lsimdjson -Wl,-rpath,$PWD/build/dev -o /tmp/json_bench && /tmp/json_bench
+//     -Lbuild/dev -lember -lsimdjson -Wl,-rpath,$PWD/build/dev -o /tmp/json_bench &&
+//     /tmp/json_bench
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <simdjson.h>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ std::string realistic(int n) {  // n tensors, as a large model's header
   long off = 0;
   for (int i = 0; i < n; ++i) {
     long sz = 4L * 1024 * 64;
-    s += ",\"model.layers." + std::to_string(i) + ".mlp.weight\":{\"dtype\":\"F32\",\"shape\":[1024,64],\"data_offsets\":[" +
+    s += ",\"model.layers." + std::to_string(i) +
+         ".mlp.weight\":{\"dtype\":\"F32\",\"shape\":[1024,64],\"data_offsets\":[" +
          std::to_string(off) + "," + std::to_string(off + sz) + "]}";
     off += sz;
   }
@@ -52,9 +54,15 @@ long ember_parse(const std::string& text) {
   ember::io::JsonReader r(text, "");
   long count = 0;
   std::string key;
-  if (r.peek() != '{') { r.skip_value(); return 1; }
+  if (r.peek() != '{') {
+    r.skip_value();
+    return 1;
+  }
   r.begin_object();
-  while (r.next_key(key)) { r.skip_value(); ++count; }
+  while (r.next_key(key)) {
+    r.skip_value();
+    ++count;
+  }
   r.expect_end();
   return count;
 }
@@ -65,7 +73,8 @@ long nlohmann_dom(const std::string& text) {
 }
 
 struct Counter : nlohmann::json_sax<nlohmann::json> {
-  long n = 0; int depth = 0;
+  long n = 0;
+  int depth = 0;
   bool null() override { return ++n; }
   bool boolean(bool) override { return ++n; }
   bool number_integer(number_integer_t) override { return ++n; }
@@ -75,10 +84,18 @@ struct Counter : nlohmann::json_sax<nlohmann::json> {
   bool binary(binary_t&) override { return ++n; }
   bool start_object(std::size_t) override { return ++depth <= 64; }
   bool key(string_t&) override { return true; }
-  bool end_object() override { --depth; return true; }
+  bool end_object() override {
+    --depth;
+    return true;
+  }
   bool start_array(std::size_t) override { return ++depth <= 64; }
-  bool end_array() override { --depth; return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool end_array() override {
+    --depth;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 };
 
 long nlohmann_sax(const std::string& text) {
@@ -107,26 +124,39 @@ void run(const char* name, const std::string& text, long (*f)(const std::string&
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    struct rusage u0; getrusage(RUSAGE_SELF, &u0);
-    double best = 1e9; long r = 0; std::string err;
+    struct rusage u0;
+    getrusage(RUSAGE_SELF, &u0);
+    double best = 1e9;
+    long r = 0;
+    std::string err;
     for (int i = 0; i < reps; ++i) {
       auto t0 = Clock::now();
-      try { r = f(text); } catch (const std::exception& e) { err = e.what(); r = -1; }
+      try {
+        r = f(text);
+      } catch (const std::exception& e) {
+        err = e.what();
+        r = -1;
+      }
       best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    struct rusage u; getrusage(RUSAGE_SELF, &u);
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
     std::printf("  %-18s %9.2f ms  peak RSS +%7.1f MB  result %ld %s\n", name, best * 1e3,
                 (u.ru_maxrss - u0.ru_maxrss) / 1024.0, r, err.substr(0, 60).c_str());
     std::fflush(stdout);
     _exit(0);
   }
-  int st; waitpid(pid, &st, 0);
+  int st;
+  waitpid(pid, &st, 0);
   if (!WIFEXITED(st)) std::printf("  %-18s crashed (signal %d)\n", name, WTERMSIG(st));
 }
 
 int main() {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  struct { const char* what; std::string text; } cases[] = {
+  struct {
+    const char* what;
+    std::string text;
+  } cases[] = {
       {"10,000 tensors", realistic(10000)},
       {"100 MB array of zeros in an unknown field", big_junk(100'000'000)},
       {"100 MB of small objects in an unknown field", big_objects(100'000'000)},

@@ -27,7 +27,7 @@ def matrix_power(A, n, *, out=None):
 
     >>> ember.linalg.matrix_power(ember.tensor([[4.0, 1.0], [1.0, 3.0]]), 2)
     tensor([[17.,  7.],
-        [ 7., 10.]])"""
+            [ 7., 10.]])"""
     from . import linalg
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
@@ -65,7 +65,7 @@ def matrix_exp(A):
 
     >>> ember.linalg.matrix_exp(ember.zeros(2, 2))
     tensor([[1., 0.],
-        [0., 1.]])"""
+            [0., 1.]])"""
     from . import linalg
     from ._linalg_norms import _float_check
     _float_check(A, "linalg.matrix_exp")
@@ -98,7 +98,7 @@ def multi_dot(tensors, *, out=None):
 
     >>> ember.linalg.multi_dot([ember.ones(2, 3), ember.ones(3, 4), ember.ones(4, 1)])
     tensor([[12.],
-        [12.]])"""
+            [12.]])"""
     from . import linalg
     tensors = list(tensors)
     if len(tensors) < 2:

@@ -58,7 +58,7 @@ def inv(A, *, out=None):
 
     >>> ember.linalg.inv(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
     tensor([[ 0.2727, -0.0909],
-        [-0.0909,  0.3636]])"""
+            [-0.0909,  0.3636]])"""
     return _out(_C._linalg_inv_ex(A, True)[0], out, "linalg.inv")
 
 
@@ -99,7 +99,7 @@ def cholesky(A, *, upper=False, out=None):
 
     >>> ember.linalg.cholesky(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
     tensor([[2.0000, 0.0000],
-        [0.5000, 1.6583]])"""
+            [0.5000, 1.6583]])"""
     return _out(_C._linalg_cholesky_ex(A, upper, True)[0], out, "linalg.cholesky")
 
 
@@ -111,7 +111,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     >>> A = ember.tensor([[2.0, 0.0], [1.0, 1.0]])
     >>> ember.linalg.solve_triangular(A, ember.tensor([[2.0], [3.0]]), upper=False)
     tensor([[1.],
-        [2.]])"""
+            [2.]])"""
     return _out(_C._linalg_solve_triangular(A, B, upper, left, unitriangular), out,
                 "linalg.solve_triangular")
 
@@ -290,7 +290,7 @@ def pinverse(input, rcond=1e-15):
 
     >>> ember.linalg.pinverse(ember.tensor([[2.0, 0.0], [0.0, 0.0]]))
     tensor([[0.5000, 0.0000],
-        [0.0000, 0.0000]])"""
+            [0.0000, 0.0000]])"""
     return pinv(input, rtol=rcond)
 
 

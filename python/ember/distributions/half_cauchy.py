@@ -9,6 +9,13 @@ __all__ = ["HalfCauchy"]
 
 
 class HalfCauchy(_Folded):
+    """HalfCauchy(scale, validate_args=None)
+
+    |X| for X ~ Cauchy(0, scale).
+
+    >>> ember.distributions.HalfCauchy(ember.tensor(1.0)).log_prob(ember.tensor(0.0))
+    tensor(-0.4516)"""
+
     _base = Cauchy
 
     @property

@@ -8,6 +8,13 @@ __all__ = ["HalfNormal"]
 
 
 class HalfNormal(_Folded):
+    """HalfNormal(scale, validate_args=None)
+
+    |X| for X ~ Normal(0, scale).
+
+    >>> ember.distributions.HalfNormal(ember.tensor(1.0)).mean
+    tensor(0.7979)"""
+
     _base = Normal
 
     @property

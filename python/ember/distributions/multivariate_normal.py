@@ -32,6 +32,16 @@ def _precision_to_scale_tril(P):
 
 
 class MultivariateNormal(ScaleTrilMatrices, Distribution):
+    """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
+        validate_args=None)
+
+    The multivariate normal with mean loc and covariance_matrix (or precision_matrix or
+    scale_tril).
+
+    >>> d = ember.distributions.MultivariateNormal(ember.zeros(2), ember.eye(2))
+    >>> d.log_prob(ember.zeros(2))
+    tensor(-1.8379)"""
+
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,

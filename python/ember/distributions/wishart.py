@@ -24,6 +24,16 @@ def _mvdigamma(x, p):
 
 
 class Wishart(ScaleTrilMatrices, ExponentialFamily):
+    """Wishart(df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
+        validate_args=None)
+
+    The Wishart distribution over positive-definite matrices with df and a covariance (or
+    precision, or scale_tril).
+
+    >>> ember.distributions.Wishart(ember.tensor(3.0), covariance_matrix=ember.eye(2)).mean
+    tensor([[3., 0.],
+            [0., 3.]])"""
+
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0

@@ -299,7 +299,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     >>> ember.nn.functional.conv2d(ember.ones(1, 1, 3, 3), ember.ones(1, 1, 2, 2))
     tensor([[[[4., 4.],
-          [4., 4.]]]])"""
+              [4., 4.]]]])"""
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -312,7 +312,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
     >>> ember.nn.functional.max_pool2d(ember.arange(16.0).reshape(1, 4, 4), 2)
     tensor([[[ 5.,  7.],
-         [13., 15.]]])"""
+             [13., 15.]]])"""
     return _C.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -330,7 +330,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
     >>> ember.nn.functional.avg_pool2d(ember.arange(16.0).reshape(1, 4, 4), 2)
     tensor([[[ 2.5000,  4.5000],
-         [10.5000, 12.5000]]])"""
+             [10.5000, 12.5000]]])"""
     return _C.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                          divisor_override)
 

@@ -48,7 +48,8 @@ from .loss_regression import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss
                               GaussianNLLLoss)
 from .loss_margin import (SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
                           CosineEmbeddingLoss, MultiMarginLoss, MultiLabelMarginLoss,
-                          MultiLabelSoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
+                          MultiLabelSoftMarginLoss, TripletMarginLoss,
+                          TripletMarginWithDistanceLoss, NLLLoss2d)
 from .loss_ctc import CTCLoss
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .linear_cross_entropy import LinearCrossEntropyLoss

@@ -75,8 +75,8 @@ class ZeroPad2d(ConstantPad2d):
 
     >>> ember.nn.ZeroPad2d(1)(ember.ones(1, 1, 1))
     tensor([[[0., 0., 0.],
-         [0., 1., 0.],
-         [0., 0., 0.]]])"""
+             [0., 1., 0.],
+             [0., 0., 0.]]])"""
 
     def __init__(self, padding):
         super().__init__(padding, 0.0)

@@ -39,7 +39,7 @@ class MaxPool2d(_MaxPoolNd):
 
     >>> ember.nn.MaxPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
     tensor([[[ 5.,  7.],
-         [13., 15.]]])"""
+             [13., 15.]]])"""
 
     def forward(self, input):
         return _C.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -71,7 +71,7 @@ class AvgPool2d(Module):
 
     >>> ember.nn.AvgPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
     tensor([[[ 2.5000,  4.5000],
-         [10.5000, 12.5000]]])"""
+             [10.5000, 12.5000]]])"""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
