@@ -9,11 +9,12 @@ PIP := $(VENV)/bin/pip
 # libkissfft-dev: KISS FFT (BSD; its header-only C++ template) computes ember.fft's transforms.
 # pkgconf: the consumer test builds a project with `pkg-config --cflags --libs ember` (docs/cpp.md).
 DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
-  libgloo-dev redis-server libkissfft-dev pkgconf
+  libgloo-dev redis-server libkissfft-dev pkgconf clang-format
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check \
+  format format-check docs
 
 all: build
 
@@ -128,6 +129,34 @@ wheel-check: wheel
 # test fails while the committed page is out of date with the code.
 compat:
 	$(PY) tools/compat_table.py
+
+# The reference site in build/docs/html (Sphinx, requirements-dev.txt): the guides of docs/ and
+# docs/compatibility.md beside an API page per namespace that tools/api_pages.py writes from the
+# built package (every public name, its signature and docstring; the count of names without a
+# docstring or an example is printed). Warnings are errors.
+DOCS_SRC := build/docs/src
+docs: build
+	rm -rf $(DOCS_SRC) && mkdir -p $(DOCS_SRC)/guides
+	cp docs/sphinx/conf.py docs/sphinx/index.rst docs/compatibility.md $(DOCS_SRC)/
+	for f in docs/*.md; do [ "$$(basename $$f)" = compatibility.md ] || cp $$f $(DOCS_SRC)/guides/; done
+	$(PY) tools/api_pages.py $(DOCS_SRC)
+	$(PY) -m sphinx -W --keep-going -q -b html $(DOCS_SRC) build/docs/html
+
+# The C++ style is .clang-format (clang-format 14, Debian's). format-check: the lines changed
+# since FORMAT_BASE (default main; git clang-format), so a branch keeps its new code formatted;
+# FORMAT_BASE= (empty) checks every file. format: rewrites every C++ file in place.
+FORMAT_BASE ?= main
+CXX_FILES = $$(git ls-files '*.cpp' '*.h')
+format-check:
+	@if [ -n "$(FORMAT_BASE)" ]; then \
+	  out=$$(git clang-format --diff $(FORMAT_BASE) -- '*.cpp' '*.h'); \
+	  if [ -n "$$out" ] && [ "$$out" != "no modified files to format" ] && \
+	     [ "$$out" != "clang-format did not modify any files" ]; then \
+	    echo "$$out"; echo "format-check: run git clang-format $(FORMAT_BASE)"; exit 1; fi; \
+	else clang-format --dry-run --Werror $(CXX_FILES); fi
+
+format:
+	clang-format -i $(CXX_FILES)
 
 clean:
 	rm -rf build dist

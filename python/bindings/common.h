@@ -66,7 +66,7 @@ void bind_optim(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_multiprocessing(nb::module_& m);
 void bind_distributed(nb::module_& m);
-void bind_ops_more(nb::module_& m);
+void bind_scan_sort_special(nb::module_& m);
 void bind_special(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_complex(nb::module_& m);

@@ -160,7 +160,7 @@ NB_MODULE(_C, m) {
   py::bind_serialize(m);
   py::bind_multiprocessing(m);
   py::bind_distributed(m);
-  py::bind_ops_more(m);
+  py::bind_scan_sort_special(m);
   py::bind_special(m);
   py::bind_random(m);
   py::bind_complex(m);

@@ -2,6 +2,7 @@
 work here is argument shaping (f(2, 3) vs f((2, 3)), dtype=None, device='cpu')."""
 import builtins
 import sys
+from typing import Callable
 
 from . import _C
 from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
@@ -47,7 +48,25 @@ def _finish(t, requires_grad):
 _RANDOM = {"rand": "_rand", "randn": "_randn"}  # the factories that take generator=
 
 
-def _factory(name):
+_FACTORY_DOCS = {
+    "empty": "empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor\n\n"
+             "A tensor of the given size whose values are whatever the memory held.\n\n"
+             ">>> ember.empty(2, 3).shape\nember.Size([2, 3])",
+    "zeros": "zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor\n\n"
+             "A tensor of zeros; size as ints or one sequence.\n\n"
+             ">>> ember.zeros(2, 3)\ntensor([[0., 0., 0.],\n        [0., 0., 0.]])",
+    "ones": "ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor\n\n"
+            "A tensor of ones.\n\n>>> ember.ones((2,), dtype=ember.int64)\ntensor([1, 1])",
+    "rand": "rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> "
+            "Tensor\n\nValues drawn uniformly from [0, 1).\n\n"
+            ">>> bool(((ember.rand(100) >= 0) & (ember.rand(100) < 1)).all())\nTrue",
+    "randn": "randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> "
+             "Tensor\n\nValues drawn from the standard normal distribution.\n\n"
+             ">>> ember.randn(2, 3).shape\nember.Size([2, 3])",
+}
+
+
+def _factory(name) -> Callable[..., _C.Tensor]:
     fn = getattr(_C, _RANDOM.get(name, name))
 
     def factory(*size, dtype=None, device=None, requires_grad=False, out=None, generator=None,
@@ -60,7 +79,7 @@ def _factory(name):
         return _finish(fn(_size(size, name), dtype), requires_grad)
 
     factory.__name__ = name
-    factory.__doc__ = f"ember.{name}(*size, dtype=None): as torch.{name}."
+    factory.__doc__ = _FACTORY_DOCS[name]
     return factory
 
 
@@ -71,13 +90,27 @@ rand = _factory("rand")
 randn = _factory("randn")
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False,
+         pin_memory=False) -> _C.Tensor:
+    """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of shape `size` filled with `fill_value` (dtype: the default float dtype for a
+    float, int64 for an int, bool for a bool, unless given).
+
+    >>> ember.full((2,), 7.5)
+    tensor([7.5000, 7.5000])"""
     _check_device(device, "full", pin_memory, dtype=dtype)
     return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+            requires_grad=False) -> _C.Tensor:
+    """randint(low=0, high, size, *, generator=None, dtype=None, device=None) -> Tensor
+
+    Integers drawn uniformly from [low, high), int64 unless dtype says otherwise.
+
+    >>> ember.randint(0, 10, (2, 3)).shape
+    ember.Size([2, 3])"""
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if size is None:
@@ -88,13 +121,26 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _C._randint(low, high, tuple(size), dtype, generator)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None):
+def randperm(n, *, generator=None, dtype=None, device=None) -> _C.Tensor:
+    """randperm(n, *, generator=None, dtype=None, device=None) -> Tensor
+
+    A random permutation of 0, ..., n - 1 (int64).
+
+    >>> ember.randperm(4).sort().values
+    tensor([0, 1, 2, 3])"""
     _check_device(device, "randperm", dtype=dtype)
     return _C._randperm(n, dtype, generator)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
-           pin_memory=False):
+           pin_memory=False) -> _C.Tensor:
+    """arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    The values start, start + step, ... up to, not including, end (int64 when all three are
+    ints, else the default float dtype).
+
+    >>> ember.arange(5)
+    tensor([0, 1, 2, 3, 4])"""
     _check_device(device, "arange", pin_memory, dtype=dtype)
     if end is None:
         start, end = 0, start
@@ -102,12 +148,25 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
-             pin_memory=False):
+             pin_memory=False) -> _C.Tensor:
+    """linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    `steps` values evenly spaced from start to end, both included.
+
+    >>> ember.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])"""
     _check_device(device, "linspace", pin_memory, dtype=dtype)
     return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> _C.Tensor:
+    """eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    An n x m (n x n) matrix with ones on the diagonal.
+
+    >>> ember.eye(2)
+    tensor([[1., 0.],
+            [0., 1.]])"""
     _check_device(device, "eye", pin_memory, dtype=dtype)
     return _finish(_C.eye(n, m, dtype), requires_grad)
 
@@ -119,7 +178,7 @@ def _like_input(name, t):
     return t
 
 
-def _like(name):
+def _like(name) -> Callable[..., _C.Tensor]:
     fn = globals()[name]
 
     def like(t, *, dtype=None, device=None, requires_grad=False, **kwargs):  # generator= (rand)
@@ -128,6 +187,9 @@ def _like(name):
                   **kwargs)
 
     like.__name__ = name + "_like"
+    like.__doc__ = (f"{name}_like(input, *, dtype=None, device=None, requires_grad=False) -> "
+                    f"Tensor\n\n{name}() with input's shape (and dtype, unless given).\n\n"
+                    f">>> ember.{name}_like(ember.ones(2, 3)).shape\nember.Size([2, 3])")
     return like
 
 
@@ -138,18 +200,40 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False) -> _C.Tensor:
+    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    full() with input's shape (and dtype, unless given).
+
+    >>> ember.full_like(ember.zeros(2), 3.0)
+    tensor([3., 3.])"""
     _like_input("full_like", t)
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device,
                 requires_grad=requires_grad)
 
 
-def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None):
+def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None) -> _C.Tensor:
+    """randint_like(input, low=0, high, *, generator=None, dtype=None, device=None) -> Tensor
+
+    randint() with input's shape and dtype.
+
+    >>> ember.randint_like(ember.zeros(2, 2), 5).shape
+    ember.Size([2, 2])"""
     _like_input("randint_like", t)
     return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype, device=device)
 
 
-def from_numpy(a):
+def from_numpy(a) -> _C.Tensor:
+    """from_numpy(ndarray) -> Tensor
+
+    A tensor sharing the array's memory (a write to one shows in the other).
+
+    >>> import numpy as np
+    >>> a = np.array([1.0, 2.0])
+    >>> t = ember.from_numpy(a)
+    >>> t[0] = 5.0
+    >>> a
+    array([5., 2.])"""
     if not _is_numpy(a, scalars=False):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(a).__name__})")
     if not a.flags.writeable:
@@ -162,7 +246,14 @@ def from_numpy(a):
     return _C._from_numpy(a)
 
 
-def from_dlpack(obj):
+def from_dlpack(obj) -> _C.Tensor:
+    """from_dlpack(ext_tensor) -> Tensor
+
+    A tensor sharing the memory of any object with __dlpack__ (a NumPy array, a torch tensor).
+
+    >>> import numpy as np
+    >>> ember.from_dlpack(np.arange(3))
+    tensor([0, 1, 2])"""
     return _C._from_dlpack(obj)
 
 
@@ -196,8 +287,17 @@ def _legacy_tensor(*args):
                     f"a tensor, but got {', '.join(type(a).__name__ for a in args)}")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor)."""
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> _C.Tensor:
+    """tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+
+    A new tensor holding a copy of `data` (a number, nested lists, a NumPy array, or a tensor);
+    the dtype is inferred as torch does (bool, int64, or the default float dtype) unless given.
+
+    >>> ember.tensor([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> ember.tensor([0.5, 1.0], requires_grad=True).requires_grad
+    True"""
     _check_device(device, "tensor", pin_memory, dtype=dtype)
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
@@ -256,7 +356,15 @@ def _tensors_to_lists(data):
             _tensors_to_lists(x) if isinstance(x, (list, tuple)) else x for x in data]
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, dtype=None, device=None) -> _C.Tensor:
+    """as_tensor(data, dtype=None, device=None) -> Tensor
+
+    `data` as a tensor, sharing memory where it can: a tensor of the right dtype is returned as
+    is, a NumPy array is viewed (from_numpy); anything else is copied (tensor()).
+
+    >>> t = ember.ones(2)
+    >>> ember.as_tensor(t) is t
+    True"""
     _check_device(device, "as_tensor", dtype=dtype)
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)

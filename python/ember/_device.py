@@ -18,6 +18,21 @@ NO_PINNED_ALLOCATOR = ("pin_memory=True requires a CUDA or other accelerator bac
                        "memory allocator is available on this system.")
 
 
+def raising(name, doc, exc_type, message, *, device_only=False):
+    """A function of torch's device namespaces that ember's CPU-only build answers by raising
+    exc_type(message), as torch's CPU build does: named `name`, documented `doc`; its only
+    argument an optional positional device when device_only, else anything."""
+    if device_only:
+        def fn(device=None, /):
+            raise exc_type(message)
+    else:
+        def fn(*args, **kwargs):
+            raise exc_type(message)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def _parse(spec):
     """'cuda:1' -> ('cuda', 1); 'cpu' -> ('cpu', None), with torch's errors."""
     name, sep, idx = spec.partition(":")

@@ -1,4 +1,4 @@
-"""dtypes under PyTorch's names, and the legacy tensor-type aliases (ember.FloatTensor)."""
+"""dtypes under PyTorch's names, and the names of the legacy tensor types (ember.FloatTensor)."""
 from . import _C
 
 dtype = _C.dtype
@@ -94,9 +94,17 @@ PLANNED = ("bfloat16", "float16", "half", "complex32", "chalf", "int8", "int16",
            "uint32", "uint64")
 
 
-class _LegacyType:
-    """ember.FloatTensor and friends: usable as `t.type(ember.FloatTensor)`, in
-    isinstance checks, and called to build a tensor of that dtype."""
+# The legacy tensor-type names (torch.FloatTensor): the objects, which build tensors, are in
+# _legacy_types.py, above _creation; a dtype only needs their names here.
+LEGACY_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
+                int32: "IntTensor", uint8: "ByteTensor", bool: "BoolTensor"}
+_TYPE_NAMES = {f"{prefix}.{name}": dt for dt, name in LEGACY_NAMES.items()
+               for prefix in ("ember", "torch")}
+
+
+class LegacyTypeBase:
+    """What a legacy type (ember.FloatTensor) is to a dtype: a name and a dtype; its
+    constructor is added by _legacy_types.LegacyType."""
 
     def __init__(self, name, dt):
         self.__name__ = self.name = name
@@ -105,29 +113,8 @@ class _LegacyType:
     def __repr__(self):
         return f"ember.{self.name}"
 
-    def __call__(self, *args):
-        from ._creation import tensor, empty
-        if not args:  # FloatTensor() is an empty 1-d tensor, as in PyTorch
-            return empty(0, dtype=self.dtype)
-        if len(args) == 1 and not isinstance(args[0], (type(1), type(1.0))):
-            return tensor(args[0], dtype=self.dtype)
-        return empty(*args, dtype=self.dtype)
-
     def __instancecheck__(self, obj):
         return isinstance(obj, _C.Tensor) and obj.dtype == self.dtype
-
-
-FloatTensor = _LegacyType("FloatTensor", float32)
-DoubleTensor = _LegacyType("DoubleTensor", float64)
-LongTensor = _LegacyType("LongTensor", int64)
-IntTensor = _LegacyType("IntTensor", int32)
-ByteTensor = _LegacyType("ByteTensor", uint8)
-BoolTensor = _LegacyType("BoolTensor", bool)
-
-_TYPE_NAMES = {f"ember.{t.name}": t for t in (FloatTensor, DoubleTensor, LongTensor, IntTensor,
-                                              ByteTensor, BoolTensor)}
-_TYPE_NAMES.update({f"torch.{t.name}": t for t in _TYPE_NAMES.values()})
-_BY_DTYPE = {t.dtype: t for t in _TYPE_NAMES.values()}
 
 
 def to_dtype(spec):
@@ -136,10 +123,10 @@ def to_dtype(spec):
         return spec
     if isinstance(spec, PlannedDtype):
         raise unsupported(spec, "to")
-    if isinstance(spec, _LegacyType):
+    if isinstance(spec, LegacyTypeBase):
         return spec.dtype
     if isinstance(spec, str) and spec in _TYPE_NAMES:
-        return _TYPE_NAMES[spec].dtype
+        return _TYPE_NAMES[spec]
     raise TypeError(f"invalid type: {spec!r}")
 
 

@@ -4,7 +4,7 @@ import builtins
 import sys
 
 from . import _C
-from ._dtype import dtype as _dtype_cls, bool as _bool
+from ._dtype import LEGACY_NAMES, dtype as _dtype_cls, bool as _bool, get_default_dtype
 
 # The values torch.finfo reports (IEEE-754 binary32 / binary64); resolution is 10**-digits.
 _FLOAT = {
@@ -19,7 +19,6 @@ _INT = {"uint8": (8, 0, 255), "int32": (32, -2 ** 31, 2 ** 31 - 1),
 
 def _as_dtype(type, who):
     if type is None:
-        from ._dtype import get_default_dtype
         return get_default_dtype()
     if not isinstance(type, _dtype_cls):
         raise TypeError(f"{who}(): argument 'type' must be ember.dtype, not {builtins.type(type).__name__}")
@@ -78,15 +77,11 @@ class iinfo:
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
 
 
-_LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-           "int32": "IntTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
-
-
 def typename(obj):
     """'torch.FloatTensor' for a float32 tensor (torch's spelling, so code comparing it works),
     else the object's qualified class name."""
     if isinstance(obj, _C.Tensor):
-        return f"torch.{_LEGACY[obj.dtype.name]}"
+        return f"torch.{LEGACY_NAMES[obj.dtype]}"
     module = getattr(type(obj), "__module__", "builtins")
     name = type(obj).__qualname__
     return name if module in ("builtins", None) else f"{module}.{name}"

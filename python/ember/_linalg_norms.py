@@ -23,6 +23,12 @@ def _torch_name(dtype):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The ord-norm of the elements (all, or over dim).
+
+    >>> ember.linalg.vector_norm(ember.tensor([3.0, 4.0]))
+    tensor(5.)"""
     from .linalg import _out
     _float_check(x, "linalg.vector_norm")
     if dtype is not None:
@@ -53,6 +59,12 @@ def _restore(r, dims, keepdim):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    A matrix norm over the last two dims: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2.
+
+    >>> ember.linalg.matrix_norm(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
+    tensor(5.1962)"""
     from . import linalg
     _float_check(A, "linalg.matrix_norm")
     if A.dim() < 2:
@@ -121,6 +133,12 @@ def _tolerance(s_max, m, n, dtype, atol, rtol):
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None) -> Tensor
+
+    The number of singular values above the tolerance.
+
+    >>> ember.linalg.matrix_rank(ember.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)"""
     from . import linalg
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_rank: The input tensor input must have at least 2 "

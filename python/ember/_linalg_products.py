@@ -21,6 +21,13 @@ def _eye_like(A):
 
 
 def matrix_power(A, n, *, out=None):
+    """matrix_power(A, n, *, out=None) -> Tensor
+
+    A^n for an integer n (negative: powers of the inverse).
+
+    >>> ember.linalg.matrix_power(ember.tensor([[4.0, 1.0], [1.0, 3.0]]), 2)
+    tensor([[17.,  7.],
+            [ 7., 10.]])"""
     from . import linalg
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
@@ -52,6 +59,13 @@ _THETA13 = 5.371920351148152
 
 
 def matrix_exp(A):
+    """matrix_exp(A) -> Tensor
+
+    The matrix exponential.
+
+    >>> ember.linalg.matrix_exp(ember.zeros(2, 2))
+    tensor([[1., 0.],
+            [0., 1.]])"""
     from . import linalg
     from ._linalg_norms import _float_check
     _float_check(A, "linalg.matrix_exp")
@@ -78,6 +92,13 @@ def matrix_exp(A):
 
 
 def multi_dot(tensors, *, out=None):
+    """multi_dot(tensors, *, out=None) -> Tensor
+
+    The product of a list of matrices, in the cheapest order.
+
+    >>> ember.linalg.multi_dot([ember.ones(2, 3), ember.ones(3, 4), ember.ones(4, 1)])
+    tensor([[12.],
+            [12.]])"""
     from . import linalg
     tensors = list(tensors)
     if len(tensors) < 2:
@@ -129,6 +150,12 @@ def _chain(mats):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
+    """vecdot(x, y, *, dim=-1, out=None) -> Tensor
+
+    The dot product along dim (conjugating x for complex inputs).
+
+    >>> ember.linalg.vecdot(ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+    tensor(11.)"""
     from . import linalg
     sx, sy = (x.shape[dim] if x.dim() else 1), (y.shape[dim] if y.dim() else 1)
     if sx != sy and 1 not in (sx, sy):  # RuntimeError, as torch's broadcasting error

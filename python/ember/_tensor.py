@@ -1,7 +1,8 @@
 """Tensor methods that only shape arguments or format output. Anything that loops over
 elements lives in C++ (ember._C); this file holds no math."""
 from . import _C
-from ._dtype import dtype as _dtype_cls, to_dtype, _BY_DTYPE, float32, float64, int64, int32, uint8
+from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES
+from ._dtype import float32, float64, int64, int32, uint8
 from ._dtype import bool as _bool
 from ._dtype import PlannedDtype, check_supported, bfloat16, float16, complex64, complex128
 from ._printing import tensor_repr
@@ -33,7 +34,7 @@ def _size(self, dim=None):
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
-        return f"ember.{_BY_DTYPE[self.dtype].name}"
+        return f"ember.{LEGACY_NAMES[self.dtype]}"
     dtype = to_dtype(dtype)
     return self if dtype == self.dtype else self._to_dtype(dtype)
 

@@ -4,7 +4,7 @@ function that needs a device raises RuntimeError('Cannot access accelerator devi
 available.'), as torch does. (docs/devices.md)"""
 import warnings
 
-from ._device import NO_ACCELERATOR
+from ._device import NO_ACCELERATOR, raising
 
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index", "current_stream",
            "device_count", "device_index", "empty_cache", "empty_host_cache",
@@ -34,11 +34,8 @@ def _none(*args, **kwargs):
 
 
 def _needs_device(name, doc):
-    def fn(device=None, /):
-        raise RuntimeError(NO_ACCELERATOR)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{doc} Raises RuntimeError: there is no accelerator."
-    return fn
+    return raising(name, f"{doc} Raises RuntimeError: there is no accelerator.", RuntimeError,
+                   NO_ACCELERATOR, device_only=True)
 
 
 current_stream = _needs_device("current_stream", "The current stream of the accelerator.")

@@ -29,6 +29,12 @@ def _is_vector_rhs(A, B):
 
 
 def solve(A, B, *, left=True, out=None):
+    """solve(A, B, *, left=True, out=None) -> Tensor
+
+    X with A X = B (A square; B a vector or matrix, batches broadcast).
+
+    >>> ember.linalg.solve(ember.tensor([[4.0, 1.0], [1.0, 3.0]]), ember.tensor([5.0, 4.0]))
+    tensor([1., 1.])"""
     vector = _is_vector_rhs(A, B)
     rhs = B.unsqueeze(-1) if vector else B
     if left:
@@ -46,14 +52,33 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 
 def inv(A, *, out=None):
+    """inv(A, *, out=None) -> Tensor
+
+    The inverse of a square matrix (or of each in a batch).
+
+    >>> ember.linalg.inv(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
+    tensor([[ 0.2727, -0.0909],
+            [-0.0909,  0.3636]])"""
     return _out(_C._linalg_inv_ex(A, True)[0], out, "linalg.inv")
 
 
 def det(A, *, out=None):
+    """det(A, *, out=None) -> Tensor
+
+    The determinant of a square matrix (or of each in a batch).
+
+    >>> ember.linalg.det(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
+    tensor(11.)"""
     return _out(_C._linalg_det(A), out, "linalg.det")
 
 
 def slogdet(A, *, out=None):
+    """slogdet(A, *, out=None) -> Tensor
+
+    (sign, log|det|) of a square matrix, without overflow.
+
+    >>> ember.linalg.slogdet(ember.tensor([[4.0, 1.0], [1.0, 3.0]])).logabsdet
+    tensor(2.3979)"""
     sign, logabsdet = _C._linalg_slogdet(A)
     if out is not None:
         sign, logabsdet = _out(sign, out[0], "linalg.slogdet"), _out(logabsdet, out[1], "linalg.slogdet")
@@ -68,10 +93,25 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def cholesky(A, *, upper=False, out=None):
+    """cholesky(A, *, upper=False, out=None) -> Tensor
+
+    The lower (upper=True: upper) Cholesky factor of a symmetric positive-definite matrix.
+
+    >>> ember.linalg.cholesky(ember.tensor([[4.0, 1.0], [1.0, 3.0]]))
+    tensor([[2.0000, 0.0000],
+            [0.5000, 1.6583]])"""
     return _out(_C._linalg_cholesky_ex(A, upper, True)[0], out, "linalg.cholesky")
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None) -> Tensor
+
+    X with A X = B for a triangular A (upper= says which).
+
+    >>> A = ember.tensor([[2.0, 0.0], [1.0, 1.0]])
+    >>> ember.linalg.solve_triangular(A, ember.tensor([[2.0], [3.0]]), upper=False)
+    tensor([[1.],
+            [2.]])"""
     return _out(_C._linalg_solve_triangular(A, B, upper, left, unitriangular), out,
                 "linalg.solve_triangular")
 
@@ -89,23 +129,54 @@ def _named(cls, values, out, op):
 
 
 def eigh(A, UPLO="L", *, out=None):
+    """eigh(A, UPLO='L', *, out=None) -> Tensor
+
+    (eigenvalues ascending, eigenvectors) of a symmetric matrix.
+
+    >>> ember.linalg.eigh(ember.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([1., 2.])"""
     return _named(return_types.linalg_eigh, _C._linalg_eigh(A, _uplo(UPLO)), out, "linalg.eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    """eigvalsh(A, UPLO='L', *, out=None) -> Tensor
+
+    The eigenvalues, ascending, of a symmetric matrix.
+
+    >>> ember.linalg.eigvalsh(ember.tensor([[2.0, 0.0], [0.0, 1.0]]))
+    tensor([1., 2.])"""
     return _out(_C._linalg_eigvalsh(A, _uplo(UPLO)), out, "linalg.eigvalsh")
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     # driver picks a cuSOLVER routine in torch; on the CPU torch ignores it too (gesdd)
+    """svd(A, full_matrices=True, *, driver=None, out=None) -> Tensor
+
+    (U, S, Vh) with A = U diag(S) Vh, S descending.
+
+    >>> ember.linalg.svd(ember.tensor([[4.0, 1.0], [1.0, 3.0]])).S
+    tensor([4.6180, 2.3820])"""
     return _named(return_types.linalg_svd, _C._linalg_svd(A, full_matrices), out, "linalg.svd")
 
 
 def svdvals(A, *, driver=None, out=None):
+    """svdvals(A, *, driver=None, out=None) -> Tensor
+
+    The singular values, descending.
+
+    >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, 4.0]]))
+    tensor([4., 3.])"""
     return _out(_C._linalg_svdvals(A), out, "linalg.svdvals")
 
 
 def qr(A, mode="reduced", *, out=None):
+    """qr(A, mode='reduced', *, out=None) -> Tensor
+
+    (Q, R) with A = Q R, Q orthonormal columns, R upper triangular (mode 'reduced',
+    'complete', 'r').
+
+    >>> ember.linalg.qr(ember.tensor([[4.0, 1.0], [1.0, 3.0]])).R.shape
+    ember.Size([2, 2])"""
     return _named(return_types.linalg_qr, _C._linalg_qr(A, mode), out, "linalg.qr")
 
 
@@ -137,6 +208,12 @@ def _geqrf(input, *, out=None):
 
 
 def cross(input, other, *, dim=-1, out=None):
+    """cross(input, other, *, dim=-1, out=None) -> Tensor
+
+    The cross product of 3-vectors along dim.
+
+    >>> ember.linalg.cross(ember.tensor([1.0, 0.0, 0.0]), ember.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])"""
     from ._contraction import cross as _cross
     from ._reshaping import broadcast_tensors
     if input.dim() != other.dim():
@@ -207,6 +284,13 @@ def _qr(input, some=True, *, out=None):
 
 
 def pinverse(input, rcond=1e-15):
+    """pinverse(input, rcond=1e-15) -> Tensor
+
+    The Moore-Penrose pseudo-inverse (from the SVD; singular values below rcond count as 0).
+
+    >>> ember.linalg.pinverse(ember.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])"""
     return pinv(input, rtol=rcond)
 
 

@@ -1,5 +1,6 @@
 """ember.mtia: torch.mtia as PyTorch's build without MTIA answers it: is_available() is False,
 device_count() 0, memory counters 0, seeding a no-op; device calls raise torch's errors."""
+from ._device import raising
 
 _NOT_COMPILED = ("Torch not compiled with MTIA enabled. Ensure you have `import "
                  "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
@@ -51,10 +52,7 @@ def memory_stats(device=None):
 
 
 def _backend(call):
-    def fn(*args, **kwargs):
-        raise RuntimeError(f"Cannot execute {call}() without MTIA backend.")
-    fn.__name__ = call
-    return fn
+    return raising(call, None, RuntimeError, f"Cannot execute {call}() without MTIA backend.")
 
 
 current_device = synchronize = current_stream = _backend("getCurrentDevice")

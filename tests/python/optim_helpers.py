@@ -1,4 +1,4 @@
-"""What the optimizer tests (test_optim.py, test_optim_more.py) share: the same optimizer
+"""What the optimizer tests (test_optim.py, test_optim_python.py) share: the same optimizer
 over the same parameters in ember and torch (OptimPair), stepped with the same gradients and
 compared parameter by parameter and state entry by state entry."""
 import numpy as np

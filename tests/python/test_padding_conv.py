@@ -165,6 +165,25 @@ def test_conv1d_errors():
     same_error(lambda m: m.nn.Conv1d(2, 4, 3, padding_mode="foo"), ValueError, "padding_mode")
 
 
+
+# Conv2d pads as Conv1d/Conv3d do (F.pad, then the convolution): 'same' works with every
+# padding_mode, and a reflect padding as large as the input raises F.pad's RuntimeError, as torch.
+@pytest.mark.parametrize("kw", [dict(padding="same", padding_mode="reflect"),
+                                dict(padding="same", padding_mode="circular", kernel_size=4),
+                                dict(padding=(2, 1), padding_mode="replicate", stride=2)])
+def test_conv2d_module_padding_modes(kw):
+    kw = dict(kw)
+    k = kw.pop("kernel_size", 3)
+    for shape in [(2, 4, 7, 6), (4, 7, 6)]:
+        e_mod, t_mod = run_pair(lambda m: m.nn.Conv2d(4, 6, k, **kw), [shape], "float64")
+    assert repr(e_mod) == repr(t_mod)
+
+
+def test_conv2d_reflect_padding_too_large():
+    conv = lambda m: m.nn.Conv2d(2, 2, 3, padding=3, padding_mode="reflect")  # noqa: E731
+    same_error(lambda m: conv(m)(m.ones(1, 2, 3, 3)), RuntimeError,
+               "padding size should be less than")
+
 # ---- conv_transpose ------------------------------------------------------------------------------
 CONVT2D = [dict(), dict(stride=2), dict(stride=2, padding=1, output_padding=1),
            dict(stride=(2, 3), padding=(2, 1), output_padding=(1, 2), dilation=(2, 1)),

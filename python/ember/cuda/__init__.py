@@ -10,7 +10,7 @@ reset_peak_memory_stats()): see docs/devices.md for the full table.
 """
 import warnings
 
-from .._device import NO_CUDA, device as _device_t
+from .._device import NO_CUDA, device as _device_t, raising
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device",
            "set_device", "synchronize", "get_device_name", "get_device_capability",
@@ -62,11 +62,8 @@ def get_gencode_flags():
 
 
 def _lazy_init_error(name, doc):
-    def fn(*args, **kwargs):
-        raise AssertionError(NO_CUDA)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{doc} Raises AssertionError('{NO_CUDA}'), as torch's CPU build."
-    return fn
+    return raising(name, f"{doc} Raises AssertionError('{NO_CUDA}'), as torch's CPU build.",
+                   AssertionError, NO_CUDA)
 
 
 # Functions that start CUDA before doing anything: torch's CPU build raises from _lazy_init.

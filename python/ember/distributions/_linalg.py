@@ -3,6 +3,7 @@
 ember.linalg's C++ ops (LAPACK potrf and trsm, batched, with torch's gradients), under the
 names the distribution modules import."""
 import ember
+from .utils import lazy_property
 
 
 def cholesky_ex(a):
@@ -21,3 +22,27 @@ def solve_lower(L, b):
     """X with L X = b for lower-triangular L (..., n, n) and b (..., n, k), batch dims
     broadcast."""
     return ember.linalg.solve_triangular(L, b, upper=False)
+
+
+class ScaleTrilMatrices:
+    """scale_tril, covariance_matrix (L L^T) and precision_matrix ((L L^T)^-1 = L^-T L^-1) of a
+    distribution holding its unbroadcasted Cholesky factor L and giving _matrix_shape()
+    (MultivariateNormal, Wishart); each is computed once, on first use."""
+
+    def _scale_tril_inverse(self):
+        L = self._unbroadcasted_scale_tril
+        return solve_lower(L, ember.eye(L.shape[-1], dtype=L.dtype))
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return ember.matmul(L, L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        L_inv = self._scale_tril_inverse()
+        return ember.matmul(L_inv.mT, L_inv).expand(self._matrix_shape())

@@ -9,6 +9,13 @@ __all__ = ["Bernoulli"]
 
 
 class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
+    """Bernoulli(probs=None, logits=None, validate_args=None)
+
+    1 with probability probs (or sigmoid(logits)), else 0.
+
+    >>> ember.distributions.Bernoulli(probs=ember.tensor([0.3])).log_prob(ember.tensor([1.0]))
+    tensor([-1.2040])"""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True

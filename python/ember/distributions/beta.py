@@ -12,6 +12,14 @@ __all__ = ["Beta"]
 
 
 class Beta(ExponentialFamily):
+    """Beta(concentration1, concentration0, validate_args=None)
+
+    The beta distribution on (0, 1) with concentrations alpha (concentration1) and beta
+    (concentration0).
+
+    >>> ember.distributions.Beta(ember.tensor(2.0), ember.tensor(2.0)).mean
+    tensor(0.5000)"""
+
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True

@@ -8,6 +8,13 @@ __all__ = ["Binomial"]
 
 
 class Binomial(_BinaryProbsLogits, Distribution):
+    """Binomial(total_count=1, probs=None, logits=None, validate_args=None)
+
+    The number of successes in total_count trials of probability probs.
+
+    >>> ember.distributions.Binomial(10, ember.tensor(0.5)).mean
+    tensor(5.)"""
+
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True

@@ -9,6 +9,13 @@ __all__ = ["Cauchy"]
 
 
 class Cauchy(Distribution):
+    """Cauchy(loc, scale, validate_args=None)
+
+    The Cauchy (Lorentz) distribution with median loc and half-width scale.
+
+    >>> ember.distributions.Cauchy(0.0, 1.0).log_prob(ember.tensor(0.0))
+    tensor(-1.1447)"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

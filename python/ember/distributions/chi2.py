@@ -6,6 +6,13 @@ __all__ = ["Chi2"]
 
 
 class Chi2(Gamma):
+    """Chi2(df, validate_args=None)
+
+    The chi-squared distribution with df degrees of freedom (Gamma(df / 2, 1 / 2)).
+
+    >>> ember.distributions.Chi2(ember.tensor(3.0)).mean
+    tensor(3.)"""
+
     arg_constraints = {"df": constraints.positive}
 
     def __init__(self, df, validate_args=None):

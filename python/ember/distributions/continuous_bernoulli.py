@@ -13,6 +13,13 @@ __all__ = ["ContinuousBernoulli"]
 
 
 class ContinuousBernoulli(ExponentialFamily):
+    """ContinuousBernoulli(probs=None, logits=None, lims=(0.499, 0.501), validate_args=None)
+
+    The continuous Bernoulli distribution on [0, 1] (Loaiza-Ganem and Cunningham).
+
+    >>> ember.distributions.ContinuousBernoulli(ember.tensor(0.3)).mean
+    tensor(0.4302)"""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     _mean_carrier_measure = 0

@@ -9,6 +9,13 @@ __all__ = ["Dirichlet"]
 
 
 class Dirichlet(ExponentialFamily):
+    """Dirichlet(concentration, validate_args=None)
+
+    The Dirichlet distribution over the simplex, with concentration vector.
+
+    >>> ember.distributions.Dirichlet(ember.tensor([1.0, 1.0, 2.0])).mean
+    tensor([0.2500, 0.2500, 0.5000])"""
+
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True

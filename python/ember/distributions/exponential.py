@@ -7,6 +7,13 @@ __all__ = ["Exponential"]
 
 
 class Exponential(ExponentialFamily):
+    """Exponential(rate, validate_args=None)
+
+    The exponential distribution with rate.
+
+    >>> ember.distributions.Exponential(ember.tensor(2.0)).mean
+    tensor(0.5000)"""
+
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

@@ -10,6 +10,13 @@ __all__ = ["FisherSnedecor"]
 
 
 class FisherSnedecor(Distribution):
+    """FisherSnedecor(df1, df2, validate_args=None)
+
+    The F distribution with df1 and df2 degrees of freedom.
+
+    >>> ember.distributions.FisherSnedecor(ember.tensor(3.0), ember.tensor(5.0)).mean
+    tensor(1.6667)"""
+
     arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
     support = constraints.positive
     has_rsample = True

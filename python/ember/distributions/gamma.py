@@ -8,6 +8,13 @@ __all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
+    """Gamma(concentration, rate, validate_args=None)
+
+    The gamma distribution with shape concentration and rate.
+
+    >>> ember.distributions.Gamma(ember.tensor(2.0), ember.tensor(4.0)).mean
+    tensor(0.5000)"""
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

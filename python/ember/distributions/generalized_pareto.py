@@ -10,6 +10,13 @@ __all__ = ["GeneralizedPareto"]
 
 
 class GeneralizedPareto(Distribution):
+    """GeneralizedPareto(loc, scale, concentration, validate_args=None)
+
+    The generalized Pareto distribution with location loc, scale and shape concentration.
+
+    >>> ember.distributions.GeneralizedPareto(0.0, 1.0, 0.0).mean
+    tensor(1.)"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive,
                        "concentration": constraints.real}
     has_rsample = True

@@ -10,6 +10,13 @@ __all__ = ["Geometric"]
 
 
 class Geometric(_BinaryProbsLogits, Distribution):
+    """Geometric(probs=None, logits=None, validate_args=None)
+
+    The number of failures before the first success of probability probs.
+
+    >>> ember.distributions.Geometric(ember.tensor(0.25)).mean
+    tensor(3.)"""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 

@@ -13,6 +13,13 @@ __all__ = ["Gumbel"]
 
 
 class Gumbel(TransformedDistribution):
+    """Gumbel(loc, scale, validate_args=None)
+
+    The Gumbel (type-I extreme value) distribution with location loc and scale.
+
+    >>> ember.distributions.Gumbel(0.0, 1.0).mode
+    tensor(0.)"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
 

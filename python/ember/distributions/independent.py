@@ -9,6 +9,15 @@ __all__ = ["Independent"]
 
 
 class Independent(Distribution):
+    """Independent(base_distribution, reinterpreted_batch_ndims, validate_args=None)
+
+    Reinterprets the last reinterpreted_batch_ndims batch dims of base_distribution as event
+    dims (log_prob sums over them).
+
+    >>> base = ember.distributions.Normal(ember.zeros(3), ember.ones(3))
+    >>> ember.distributions.Independent(base, 1).log_prob(ember.zeros(3))
+    tensor(-2.7568)"""
+
     arg_constraints = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):

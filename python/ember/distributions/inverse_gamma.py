@@ -11,6 +11,13 @@ __all__ = ["InverseGamma"]
 
 
 class InverseGamma(TransformedDistribution):
+    """InverseGamma(concentration, rate, validate_args=None)
+
+    1 / X for X ~ Gamma(concentration, rate).
+
+    >>> ember.distributions.InverseGamma(ember.tensor(3.0), ember.tensor(2.0)).mean
+    tensor(1.)"""
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
     has_rsample = True

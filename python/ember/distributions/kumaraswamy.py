@@ -20,6 +20,14 @@ def _moments(a, b, n):
 
 
 class Kumaraswamy(TransformedDistribution):
+    """Kumaraswamy(concentration1, concentration0, validate_args=None)
+
+    The Kumaraswamy distribution on (0, 1) with concentrations a (concentration1) and b
+    (concentration0).
+
+    >>> ember.distributions.Kumaraswamy(ember.tensor(1.0), ember.tensor(1.0)).mean
+    tensor(0.5000)"""
+
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True

@@ -7,6 +7,13 @@ __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
+    """Laplace(loc, scale, validate_args=None)
+
+    The Laplace (double exponential) distribution with location loc and scale.
+
+    >>> ember.distributions.Laplace(0.0, 1.0).variance
+    tensor(2.)"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

@@ -8,6 +8,13 @@ __all__ = ["LogNormal"]
 
 
 class LogNormal(TransformedDistribution):
+    """LogNormal(loc, scale, validate_args=None)
+
+    exp(X) for X ~ Normal(loc, scale).
+
+    >>> ember.distributions.LogNormal(0.0, 1.0).mean
+    tensor(1.6487)"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True

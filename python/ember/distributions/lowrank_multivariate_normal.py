@@ -32,6 +32,16 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
 
 
 class LowRankMultivariateNormal(Distribution):
+    """LowRankMultivariateNormal(loc, cov_factor, cov_diag, validate_args=None)
+
+    A multivariate normal with covariance cov_factor @ cov_factor.T + diag(cov_diag).
+
+    >>> D = ember.distributions
+    >>> d = D.LowRankMultivariateNormal(ember.zeros(2), ember.ones(2, 1), ember.ones(2))
+    >>> d.covariance_matrix
+    tensor([[2., 1.],
+            [1., 2.]])"""
+
     arg_constraints = {"loc": constraints.real_vector,
                        "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}

@@ -7,22 +7,17 @@ import ember
 import ember.nn.functional as F
 from . import constraints
 from ._linalg import cholesky
-from .transforms import Transform
+from ._transform_base import _ParameterFree
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["CorrCholeskyTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform"]
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterFree):
     """Unconstrained square matrices to lower-triangular ones with a positive diagonal:
     the strict lower triangle kept, the diagonal exponentiated."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(0, -2, -1).exp().unsqueeze(-1) * _eye_like(x)
@@ -35,7 +30,7 @@ def _eye_like(x):
     return ember.eye(x.shape[-1], dtype=x.dtype)
 
 
-class CorrCholeskyTransform(Transform):
+class CorrCholeskyTransform(_ParameterFree):
     """Unconstrained vectors of length D(D-1)/2 to the lower Cholesky factor of a D x D
     correlation matrix (positive diagonal, rows of unit norm): the vector fills the strict lower
     triangle row by row, tanh maps it into (-1, 1), and each row is completed by signed stick
@@ -43,11 +38,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         eps = ember.finfo(x.dtype).eps
@@ -88,16 +78,11 @@ class CorrCholeskyTransform(Transform):
         return ember.Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_ParameterFree):
     """Unconstrained square matrices to positive-definite ones: L L^T with L from
     LowerCholeskyTransform."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         x = LowerCholeskyTransform()(x)

@@ -9,6 +9,15 @@ __all__ = ["MixtureSameFamily"]
 
 
 class MixtureSameFamily(Distribution):
+    """MixtureSameFamily(mixture_distribution, component_distribution, validate_args=None)
+
+    A mixture whose components are the batch of one distribution, weighted by a Categorical.
+
+    >>> mix = ember.distributions.Categorical(ember.tensor([0.5, 0.5]))
+    >>> comp = ember.distributions.Normal(ember.tensor([-1.0, 1.0]), ember.tensor([1.0, 1.0]))
+    >>> ember.distributions.MixtureSameFamily(mix, comp).mean
+    tensor(0.)"""
+
     arg_constraints = {}
     has_rsample = False
 

@@ -12,6 +12,13 @@ __all__ = ["Multinomial"]
 
 
 class Multinomial(Distribution):
+    """Multinomial(total_count=1, probs=None, logits=None, validate_args=None)
+
+    The counts of total_count draws from a categorical distribution with probs.
+
+    >>> ember.distributions.Multinomial(4, ember.tensor([0.5, 0.5])).mean
+    tensor([2., 2.])"""
+
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     @property

@@ -4,9 +4,9 @@ import math
 
 import ember
 from . import constraints
-from ._linalg import cholesky, solve_lower
+from ._linalg import ScaleTrilMatrices, cholesky, solve_lower
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _standard_normal
 
 __all__ = ["MultivariateNormal"]
 
@@ -31,7 +31,17 @@ def _precision_to_scale_tril(P):
     return solve_lower(L_inv, eye)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(ScaleTrilMatrices, Distribution):
+    """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
+        validate_args=None)
+
+    The multivariate normal with mean loc and covariance_matrix (or precision_matrix or
+    scale_tril).
+
+    >>> d = ember.distributions.MultivariateNormal(ember.zeros(2), ember.eye(2))
+    >>> d.log_prob(ember.zeros(2))
+    tensor(-1.8379)"""
+
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,
@@ -81,22 +91,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return ember.matmul(L, L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        # (L L^T)^-1 = L^-T L^-1
-        L = self._unbroadcasted_scale_tril
-        L_inv = solve_lower(L, ember.eye(L.shape[-1], dtype=L.dtype))
-        return ember.matmul(L_inv.mT, L_inv).expand(self._matrix_shape())
 
     @property
     def mean(self):

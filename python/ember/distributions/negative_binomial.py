@@ -11,6 +11,13 @@ __all__ = ["NegativeBinomial"]
 
 
 class NegativeBinomial(_BinaryProbsLogits, Distribution):
+    """NegativeBinomial(total_count, probs=None, logits=None, validate_args=None)
+
+    The number of successes before total_count failures, success probability probs.
+
+    >>> ember.distributions.NegativeBinomial(3.0, ember.tensor(0.5)).mean
+    tensor(3.)"""
+
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer

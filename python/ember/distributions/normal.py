@@ -11,6 +11,14 @@ __all__ = ["Normal"]
 
 
 class Normal(ExponentialFamily):
+    """Normal(loc, scale, validate_args=None)
+
+    The normal (Gaussian) distribution with mean loc and standard deviation scale.
+
+    >>> n = ember.distributions.Normal(0.0, 1.0)
+    >>> n.log_prob(ember.tensor([0.0, 1.0]))
+    tensor([-0.9189, -1.4189])"""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

@@ -9,6 +9,13 @@ __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
+    """OneHotCategorical(probs=None, logits=None, validate_args=None)
+
+    A one-hot vector drawn with probabilities probs (or softmax(logits)).
+
+    >>> ember.distributions.OneHotCategorical(ember.tensor([0.25, 0.75])).mean
+    tensor([0.2500, 0.7500])"""
+
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
     support = constraints.one_hot
     has_enumerate_support = True

@@ -9,6 +9,13 @@ __all__ = ["Pareto"]
 
 
 class Pareto(TransformedDistribution):
+    """Pareto(scale, alpha, validate_args=None)
+
+    The Pareto distribution with minimum scale and tail index alpha.
+
+    >>> ember.distributions.Pareto(ember.tensor(1.0), ember.tensor(3.0)).mean
+    tensor(1.5000)"""
+
     arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 
     def __init__(self, scale, alpha, validate_args=None):

@@ -2,7 +2,7 @@
 (lengths of a concatenation, or the slices of a stack), part of ember.distributions.transforms."""
 import ember
 from . import constraints
-from .transforms import Transform
+from ._transform_base import Transform
 from .utils import _sum_rightmost
 
 __all__ = ["CatTransform", "StackTransform"]

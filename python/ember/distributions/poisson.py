@@ -8,6 +8,13 @@ __all__ = ["Poisson"]
 
 
 class Poisson(ExponentialFamily):
+    """Poisson(rate, validate_args=None)
+
+    The Poisson distribution with mean rate.
+
+    >>> ember.distributions.Poisson(ember.tensor(2.0)).log_prob(ember.tensor(2.0))
+    tensor(-1.3069)"""
+
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 

@@ -11,6 +11,13 @@ __all__ = ["StudentT"]
 
 
 class StudentT(Distribution):
+    """StudentT(df, loc=0.0, scale=1.0, validate_args=None)
+
+    Student's t distribution with df degrees of freedom, location loc and scale.
+
+    >>> ember.distributions.StudentT(ember.tensor(5.0)).variance
+    tensor(1.6667)"""
+
     arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

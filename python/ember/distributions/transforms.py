@@ -8,6 +8,12 @@ import ember
 import ember.nn.functional as F
 from . import constraints
 from .utils import _sum_rightmost
+from ._transform_base import Transform, _InverseTransform, _ParameterFree  # noqa: F401
+# Transforms that apply others piece by piece, and transforms onto matrices, live in their own
+# files and are part of this module's names, as in torch.
+from .piecewise_transforms import CatTransform, StackTransform
+from .matrix_transforms import (CorrCholeskyTransform, LowerCholeskyTransform,
+                                PositiveDefiniteTransform)
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
            "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
@@ -15,154 +21,6 @@ __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform"
            "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StackTransform",
            "StickBreakingTransform", "Transform", "identity_transform"]
-
-
-class Transform:
-    """An invertible (or not: `bijective`) map with a computable log |det Jacobian|.
-    cache_size=1 remembers the last (x, y) pair, so inverting a sample it just made returns the
-    exact x (needed where the inverse is not numerically exact)."""
-    bijective = False
-
-    def __init__(self, cache_size=0):
-        if cache_size not in (0, 1):
-            raise ValueError("cache_size must be 0 or 1")
-        self._cache_size = cache_size
-        self._inv = None
-        if cache_size == 1:
-            self._cached_x_y = None, None
-        super().__init__()
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_inv"] = None
-        return state
-
-    @property
-    def event_dim(self):
-        if self.domain.event_dim == self.codomain.event_dim:
-            return self.domain.event_dim
-        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
-
-    @property
-    def inv(self):
-        """The inverse transform; t.inv.inv is t."""
-        inv = None
-        if self._inv is not None:
-            inv = self._inv()
-        if inv is None:
-            inv = _InverseTransform(self)
-            self._inv = weakref.ref(inv)
-        return inv
-
-    @property
-    def sign(self):
-        raise NotImplementedError
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        if type(self).__init__ is Transform.__init__:
-            return type(self)(cache_size=cache_size)
-        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = object.__hash__
-
-    def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
-
-    def _inv_call(self, y):
-        if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
-
-    def _call(self, x):
-        raise NotImplementedError
-
-    def _inverse(self, y):
-        raise NotImplementedError
-
-    def log_abs_det_jacobian(self, x, y):
-        raise NotImplementedError
-
-    def __repr__(self):
-        return self.__class__.__name__ + "()"
-
-    def forward_shape(self, shape):
-        return shape
-
-    def inverse_shape(self, shape):
-        return shape
-
-
-class _InverseTransform(Transform):
-    """The inverse of a transform; reached through Transform.inv."""
-
-    def __init__(self, transform):
-        super().__init__(cache_size=transform._cache_size)
-        self._inv = transform  # a strong reference: the inverse keeps its forward alive
-
-    @constraints.dependent_property(is_discrete=False)
-    def domain(self):
-        return self._inv.codomain
-
-    @constraints.dependent_property(is_discrete=False)
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
-
-    @property
-    def inv(self):
-        return self._inv
-
-    def with_cache(self, cache_size=1):
-        return self.inv.with_cache(cache_size).inv
-
-    def __eq__(self, other):
-        if not isinstance(other, _InverseTransform):
-            return False
-        return self._inv == other._inv
-
-    __hash__ = object.__hash__
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}({self._inv!r})"
-
-    def __call__(self, x):
-        return self._inv._inv_call(x)
-
-    def log_abs_det_jacobian(self, x, y):
-        return -self._inv.log_abs_det_jacobian(y, x)
-
-    def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)
-
-    def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)
 
 
 class ComposeTransform(Transform):
@@ -221,13 +79,8 @@ class ComposeTransform(Transform):
 
     @property
     def inv(self):
-        inv = None
-        if self._inv is not None:
-            inv = self._inv()
-        if inv is None:
-            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-            self._inv = weakref.ref(inv)
-            inv._inv = weakref.ref(self)
+        inv = self._cached_inv(lambda: ComposeTransform([p.inv for p in reversed(self.parts)]))
+        inv._inv = weakref.ref(self)
         return inv
 
     def with_cache(self, cache_size=1):
@@ -391,17 +244,12 @@ def _numel(shape):
     return n
 
 
-class ExpTransform(Transform):
+class ExpTransform(_ParameterFree):
     """y = exp(x)."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -464,17 +312,12 @@ def _clipped_sigmoid(x):
     return ember.sigmoid(x).clamp(min=fi.tiny, max=1.0 - fi.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFree):
     """y = 1 / (1 + exp(-x)), kept inside (0, 1) in floating point."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -488,17 +331,12 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFree):
     """y = log(1 + exp(x)); its inverse is x = y + log(1 - exp(-y))."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return F.softplus(x)
@@ -510,17 +348,12 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFree):
     """y = tanh(x); log |dy/dx| = 2 (log 2 - x - softplus(-2x)), stable for large |x|."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -533,15 +366,10 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFree):
     """y = |x| (not bijective: its inverse returns the positive root)."""
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -625,16 +453,11 @@ class AffineTransform(Transform):
         return ember.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFree):
     """Real vectors to the simplex by y = softmax(x) (not bijective: x is defined up to a
     constant; the inverse returns log y)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         logprobs = x
@@ -659,17 +482,12 @@ def _pad_last(x, left, right, value):
     return F.pad(x, [left, right], value=value)
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFree):
     """Bijection from R^(K-1) to the K-simplex by stick breaking: each coordinate, offset by
     log of the sticks left, takes a sigmoid fraction of what remains."""
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - ember.arange(1, x.shape[-1] + 1, dtype=x.dtype)
@@ -730,9 +548,3 @@ class CumulativeDistributionTransform(Transform):
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
-
-# Transforms that apply others piece by piece, and transforms onto matrices, live in their own
-# files and are part of this module's names, as in torch.
-from .piecewise_transforms import CatTransform, StackTransform  # noqa: E402
-from .matrix_transforms import (CorrCholeskyTransform, LowerCholeskyTransform,  # noqa: E402
-                                PositiveDefiniteTransform)

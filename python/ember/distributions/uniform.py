@@ -7,6 +7,13 @@ __all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
+    """Uniform(low, high, validate_args=None)
+
+    The uniform distribution on [low, high).
+
+    >>> ember.distributions.Uniform(0.0, 4.0).mean
+    tensor(2.)"""
+
     has_rsample = True
 
     @property

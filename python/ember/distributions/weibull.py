@@ -10,6 +10,13 @@ __all__ = ["Weibull"]
 
 
 class Weibull(TransformedDistribution):
+    """Weibull(scale, concentration, validate_args=None)
+
+    The Weibull distribution with scale and shape concentration.
+
+    >>> ember.distributions.Weibull(ember.tensor(1.0), ember.tensor(1.0)).mean
+    tensor(1.)"""
+
     arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
 

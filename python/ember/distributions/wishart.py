@@ -6,11 +6,10 @@ from numbers import Number
 
 import ember
 from . import constraints
-from ._linalg import cholesky, cholesky_ex, solve_lower
+from ._linalg import ScaleTrilMatrices, cholesky, cholesky_ex, solve_lower
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import lazy_property
 
 __all__ = ["Wishart"]
 
@@ -24,7 +23,17 @@ def _mvdigamma(x, p):
     return ember.digamma(x.unsqueeze(-1) - ember.arange(p, dtype=x.dtype) / 2).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(ScaleTrilMatrices, ExponentialFamily):
+    """Wishart(df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
+        validate_args=None)
+
+    The Wishart distribution over positive-definite matrices with df and a covariance (or
+    precision, or scale_tril).
+
+    >>> ember.distributions.Wishart(ember.tensor(3.0), covariance_matrix=ember.eye(2)).mean
+    tensor([[3., 0.],
+            [0., 3.]])"""
+
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
@@ -92,24 +101,6 @@ class Wishart(ExponentialFamily):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return ember.matmul(L, L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        L_inv = self._scale_tril_inverse()
-        return ember.matmul(L_inv.mT, L_inv).expand(self._matrix_shape())
-
-    def _scale_tril_inverse(self):
-        L = self._unbroadcasted_scale_tril
-        return solve_lower(L, ember.eye(L.shape[-1], dtype=L.dtype))
 
     def _df_matrix(self, x):
         return x.reshape(tuple(self._batch_shape) + (1, 1))

@@ -8,7 +8,6 @@ equal to torch's fused kernels:
 Re-exported by ember.nn.functional."""
 from .. import _C
 from .._dtype import float32, float64
-from . import functional as _F  # functional imports this module: use _F.* at call time only
 
 __all__ = [
     "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish", "hardswish",
@@ -28,8 +27,19 @@ def _check_float(name, input):
                                   "floating point tensor)")
 
 
+def _inplace(name, input, op):
+    """Runs op(input) and writes the result back into input, as torch's in-place variants do.
+    With autograd, op sees a copy so the tensor it saves for backward is not overwritten."""
+    recording = input.requires_grad and _C.is_grad_enabled()
+    if recording and input.is_leaf:
+        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    input.copy_(op(input.clone() if recording else input))
+    return input
+
+
 def _maybe_inplace(name, input, inplace, op):
-    return _F._inplace(name + "_", input, op) if inplace else op(input)
+    return _inplace(name + "_", input, op) if inplace else op(input)
 
 
 # ---- smooth rectifiers ----------------------------------------------------------------------
@@ -171,7 +181,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
-    return _F._inplace("threshold_", input, lambda x: _threshold(x, threshold, value))
+    return _inplace("threshold_", input, lambda x: _threshold(x, threshold, value))
 
 
 # ---- gated and parametric -----------------------------------------------------------------

@@ -8,6 +8,7 @@ import warnings
 from .. import _C
 from .._creation import arange, zeros_like
 from .._dtype import bool as _bool, float32, float64
+from ._normalization import _verify_batch_size
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "group_norm",
            "rms_norm"]
@@ -307,7 +308,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError("group_norm: expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(shape)} and num_groups="
                            f"{num_groups}")
-    from .functional import _verify_batch_size
     _verify_batch_size([n * c // num_groups, num_groups] + list(shape[2:]))
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and (p.dim() != 1 or p.numel() != c):

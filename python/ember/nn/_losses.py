@@ -10,7 +10,7 @@ from .. import _C
 from .._dtype import float32, float64
 from .._grad_mode import no_grad
 from ._activations import softplus
-from . import functional as _F  # functional imports this module: use _F.* at call time only
+from ._reduction import legacy_reduction
 
 __all__ = [
     "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
@@ -48,7 +48,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """z = |input - target|: 0.5 z^2 / beta where z < beta, else z - 0.5 beta (beta = 0: z)."""
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -79,7 +79,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """exp(input) - target * input (log_input), or input - target * log(input + eps); full
     adds Stirling's target * log(target) - target + 0.5 log(2 pi target) where target > 1."""
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if log_input:
         loss = _C.exp(input) - target * input
@@ -130,7 +130,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """KL(target || exp(input)) pointwise: target * (log(target) - input), 0 where target = 0
     (log_target: exp(target) * (target - input)). 'batchmean' divides the sum by input.size(0)."""
     if size_average is not None or reduce is not None:
-        mode = _F._legacy_reduction(size_average, reduce)
+        mode = legacy_reduction(size_average, reduce)
     else:
         if reduction == "mean":
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
@@ -157,7 +157,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), through softplus so that it cannot overflow."""
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     return _reduce(softplus(-target * input), reduction)
 
@@ -166,7 +166,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
@@ -180,7 +180,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """max(0, margin - input) where target != 1, plus input where target != -1 (so, for
     targets in {1, -1}: input for 1, max(0, margin - input) for -1)."""
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     _broadcast_shape("hinge_embedding_loss", input.shape, target.shape)
     margin_clamp = _C.clamp(margin - input, 0.0)
@@ -193,7 +193,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """1 - cos(input1, input2) where target = 1, max(0, cos - margin) where target = -1; cos
     over the last dim, with 1e-12 added to each squared norm (torch's formula)."""
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     tdim = target.dim()
     if tdim not in (0, 1):

@@ -10,7 +10,8 @@ from .._index_grids import triu_indices as _triu_indices
 from .._pointwise import _check_tensor
 from .._dtype import float32, float64, int64
 from ._losses import _check_reduction, _reduce, pairwise_distance
-from . import functional as _F  # functional imports this module: use _F.* at call time only
+from ._activations import logsigmoid
+from ._reduction import legacy_reduction
 
 __all__ = ["multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "pdist"]
@@ -18,7 +19,7 @@ __all__ = ["multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margi
 
 def _legacy(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
-        reduction = _F._legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     return reduction
 
@@ -110,7 +111,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     _check_tensor(input, "multilabel_soft_margin_loss")
     _check_tensor(target, "multilabel_soft_margin_loss", "target")
     reduction = _legacy(size_average, reduce, reduction)
-    loss = -(target * _F.logsigmoid(input) + (1 - target) * _F.logsigmoid(-input))
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1

@@ -9,6 +9,15 @@ from ..autograd.function import Function as _Function
 __all__ = ["instance_norm", "local_response_norm"]
 
 
+def _verify_batch_size(size):
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
 def _verify_spatial_size(size):
     n = 1
     for s in size[2:]:

@@ -9,7 +9,7 @@ from .. import _creation as _cr
 from .._dtype import float32, float64
 from .._grad_mode import no_grad
 from .._pointwise import _check_tensor
-from . import functional as _F  # functional imports this module: use _F.* at call time only
+from ._activations import _inplace
 
 __all__ = ["rrelu", "rrelu_", "gumbel_softmax"]
 
@@ -37,7 +37,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, ge
     """x for x > 0, a * x otherwise; a ~ U(lower, upper) per element while training, else
     (lower + upper) / 2. The gradient is the slope used."""
     op = _rrelu_out("rrelu", input, lower, upper, training, generator)
-    return _F._inplace("rrelu_", input, op) if inplace else op(input)
+    return _inplace("rrelu_", input, op) if inplace else op(input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

@@ -7,6 +7,9 @@ import warnings
 from .. import _C
 from .._dtype import int64
 from .._grad_mode import no_grad
+from ._reduction import legacy_reduction as _legacy_reduction
+from ._activations import _inplace
+from ._normalization import _verify_batch_size
 from ._attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                          group_norm, rms_norm)
 from ._padding_conv import (pad, conv1d, conv_transpose1d, conv_transpose2d,  # noqa: F401
@@ -66,27 +69,6 @@ __all__ += ["affine_grid", "grid_sample", "ctc_loss", "multi_margin_loss",
 
 
 # ---- arguments --------------------------------------------------------------------------
-def _legacy_reduction(size_average, reduce):
-    """The reduction string PyTorch derives from the deprecated size_average / reduce flags."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
-                  "instead.", stacklevel=3)
-    return ret
-
-
-def _inplace(name, input, op):
-    """Runs op(input) and writes the result back into input, as torch's in-place variants do.
-    With autograd, op sees a copy so the tensor it saves for backward is not overwritten."""
-    recording = input.requires_grad and _C.is_grad_enabled()
-    if recording and input.is_leaf:
-        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    input.copy_(op(input.clone() if recording else input))
-    return input
-
-
 # ---- linear layers and activations ---------------------------------------------------------
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, in one BLAS call."""
@@ -94,6 +76,12 @@ def linear(input, weight, bias=None):
 
 
 def relu(input, inplace=False):
+    """relu(input, inplace=False) -> Tensor
+
+    max(0, x), elementwise; in place with inplace=True.
+
+    >>> ember.nn.functional.relu(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
     return input.relu_() if inplace else _C.relu(input)
 
 
@@ -102,6 +90,12 @@ def relu_(input):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor
+
+    x where x >= 0, negative_slope * x elsewhere.
+
+    >>> ember.nn.functional.leaky_relu(ember.tensor([-2.0, -0.5, 0.0, 1.5]), 0.1)
+    tensor([-0.2000, -0.0500,  0.0000,  1.5000])"""
     if inplace:
         return _inplace("leaky_relu_", input, lambda x: _C.leaky_relu(x, negative_slope))
     return _C.leaky_relu(input, negative_slope)
@@ -112,24 +106,54 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def gelu(input, approximate="none"):
+    """gelu(input, approximate='none') -> Tensor
+
+    x * Phi(x) (approximate='tanh': the tanh approximation).
+
+    >>> ember.nn.functional.gelu(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.0455, -0.1543,  0.0000,  1.3998])"""
     return _C.gelu(input, approximate)
 
 
 def tanh(input):
+    """tanh(input) -> Tensor
+
+    The hyperbolic tangent, elementwise.
+
+    >>> ember.nn.functional.tanh(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.9640, -0.4621,  0.0000,  0.9051])"""
     return _C.tanh(input)
 
 
 def sigmoid(input):
+    """sigmoid(input) -> Tensor
+
+    1 / (1 + exp(-x)), elementwise.
+
+    >>> ember.nn.functional.sigmoid(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.1192, 0.3775, 0.5000, 0.8176])"""
     return _C.sigmoid(input)
 
 
 def silu(input, inplace=False):
+    """silu(input, inplace=False) -> Tensor
+
+    x * sigmoid(x), elementwise.
+
+    >>> ember.nn.functional.silu(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.2384, -0.1888,  0.0000,  1.2264])"""
     if inplace:
         return _inplace("silu_", input, lambda x: x * _C.sigmoid(x))
     return input * _C.sigmoid(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor
+
+    x clamped to [min_val, max_val].
+
+    >>> ember.nn.functional.hardtanh(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-1.0000, -0.5000,  0.0000,  1.0000])"""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val) if inplace else _C.clamp(input, min_val, max_val)
@@ -149,6 +173,12 @@ def assert_int_or_pair(arg, arg_name, message):
 
 
 def relu6(input, inplace=False):
+    """relu6(input, inplace=False) -> Tensor
+
+    min(max(0, x), 6).
+
+    >>> ember.nn.functional.relu6(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -159,12 +189,24 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor
+
+    exp(x) / sum(exp(x)) along dim.
+
+    >>> ember.nn.functional.softmax(ember.tensor([1.0, 2.0, 3.0]), dim=0)
+    tensor([0.0900, 0.2447, 0.6652])"""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return _C.softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmin(input, dim=None, _stacklevel=3, dtype=None) -> Tensor
+
+    softmax(-x) along dim.
+
+    >>> ember.nn.functional.softmin(ember.tensor([1.0, 2.0, 3.0]), dim=0)
+    tensor([0.6652, 0.2447, 0.0900])"""
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
@@ -173,6 +215,12 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor
+
+    log(softmax(x)) along dim, computed stably.
+
+    >>> ember.nn.functional.log_softmax(ember.tensor([1.0, 2.0, 3.0]), dim=0)
+    tensor([-2.4076, -1.4076, -0.4076])"""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return _C.log_softmax(input, dim, dtype)
@@ -191,15 +239,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 # ---- normalization and embedding ---------------------------------------------------------
-def _verify_batch_size(size):
-    n = size[0]
-    for s in size[2:]:
-        n *= s
-    if n == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"{size}")
-
-
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalizes (N, C, *) per channel; in training, by the batch statistics, updating
@@ -210,6 +249,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Tensor
+
+    (x - mean) / sqrt(var + eps) over the last len(normalized_shape) dims, then weight and
+    bias.
+
+    >>> ember.nn.functional.layer_norm(ember.tensor([[1.0, 2.0, 3.0]]), (3,))
+    tensor([[-1.2247,  0.0000,  1.2247]])"""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return _C.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
@@ -247,11 +293,26 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 # ---- convolution and pooling ---------------------------------------------------------------
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    2-d convolution of (N, C_in, H, W) with weight (C_out, C_in / groups, kH, kW).
+
+    >>> ember.nn.functional.conv2d(ember.ones(1, 1, 3, 3), ember.ones(1, 1, 2, 2))
+    tensor([[[[4., 4.],
+              [4., 4.]]]])"""
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+        return_indices=False) -> Tensor
+
+    The maximum over kernel_size windows (return_indices=True: and where it was).
+
+    >>> ember.nn.functional.max_pool2d(ember.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])"""
     return _C.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -262,19 +323,45 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+        count_include_pad=True, divisor_override=None) -> Tensor
+
+    The mean over kernel_size windows.
+
+    >>> ember.nn.functional.avg_pool2d(ember.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])"""
     return _C.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                          divisor_override)
 
 
 def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(input, output_size) -> Tensor
+
+    The mean into an output_size grid, whatever the input's size.
+
+    >>> ember.nn.functional.adaptive_avg_pool2d(ember.arange(16.0).reshape(1, 4, 4), 1)
+    tensor([[[7.5000]]])"""
     return _C.adaptive_avg_pool2d(input, output_size)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    """flatten(input, start_dim=0, end_dim=-1) -> Tensor
+
+    input with dims start_dim..end_dim merged into one (a view when it can be).
+
+    >>> ember.nn.functional.flatten(ember.zeros(2, 3, 4), 1).shape
+    ember.Size([2, 12])"""
     return _C.flatten(input, start_dim, end_dim)
 
 
 def unflatten(input, dim, sizes):
+    """unflatten(input, dim, sizes) -> Tensor
+
+    input with dim split into sizes (one may be -1).
+
+    >>> ember.nn.functional.unflatten(ember.zeros(2, 12), 1, (3, 4)).shape
+    ember.Size([2, 3, 4])"""
     return _C.unflatten(input, dim, sizes)
 
 
@@ -335,11 +422,25 @@ def _pointwise_loss(fused, elementwise, input, target, size_average, reduce, red
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None) ->
+        Tensor
+
+    The mean (reduction='mean'), sum or elementwise value of (input - target)^2.
+
+    >>> ember.nn.functional.mse_loss(ember.tensor([1.0, 2.0]), ember.tensor([0.0, 0.0]))
+    tensor(2.5000)"""
     return _pointwise_loss(_C.mse_loss, lambda d: d.square(), input, target, size_average,
                            reduce, reduction, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None) ->
+        Tensor
+
+    The mean (reduction='mean'), sum or elementwise value of |input - target|.
+
+    >>> ember.nn.functional.l1_loss(ember.tensor([1.0, -2.0]), ember.tensor([0.0, 0.0]))
+    tensor(1.5000)"""
     return _pointwise_loss(_C.l1_loss, lambda d: d.abs(), input, target, size_average, reduce,
                            reduction, weight)
 
@@ -354,6 +455,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    """nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+        reduction='mean') -> Tensor
+
+    -input[n, target[n]] averaged over n (weights and ignore_index as torch).
+
+    >>> logp = ember.tensor([[-0.1, -2.3], [-1.2, -0.4]])
+    >>> ember.nn.functional.nll_loss(logp, ember.tensor([0, 1]))
+    tensor(0.2500)"""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     return _C.nll_loss(input, target, weight, ignore_index, reduction)
@@ -361,6 +470,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
+    """binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+        reduction='mean') -> Tensor
+
+    -(t log(p) + (1 - t) log(1 - p)), averaged; logs clamped at -100 as torch.
+
+    >>> ember.nn.functional.binary_cross_entropy(ember.tensor([0.9, 0.2]), ember.tensor([1.0, 0.0]))
+    tensor(0.1643)"""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if target.shape != input.shape:
@@ -374,6 +490,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    """binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+        reduction='mean', pos_weight=None) -> Tensor
+
+    binary_cross_entropy(sigmoid(input), target), computed stably (pos_weight as torch).
+
+    >>> logits = ember.tensor([2.0, -1.0])
+    >>> ember.nn.functional.binary_cross_entropy_with_logits(logits, ember.tensor([1.0, 0.0]))
+    tensor(0.2201)"""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if target.shape != input.shape:

@@ -2,7 +2,7 @@
 to the next at milestone epochs, ChainedScheduler steps them all each time."""
 from bisect import bisect_right
 
-from .lr_scheduler import LRScheduler, _group_values, _set_group_value
+from ._lr_base import LRScheduler, _group_values, _set_group_value
 from ._lr_plateau import ReduceLROnPlateau
 
 

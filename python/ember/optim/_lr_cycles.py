@@ -5,7 +5,7 @@ import math
 import types
 from functools import partial
 
-from .lr_scheduler import LRScheduler, _group_values, _set_group_value
+from ._lr_base import LRScheduler, _group_values, _set_group_value
 from .optimizer import Optimizer
 from .._tensor import Tensor
 

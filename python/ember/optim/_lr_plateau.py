@@ -3,7 +3,7 @@ passed to step(metric) has not improved for `patience` epochs."""
 import warnings
 from math import inf
 
-from .lr_scheduler import (LRScheduler, EPOCH_DEPRECATION_WARNING, _group_values,
+from ._lr_base import (LRScheduler, EPOCH_DEPRECATION_WARNING, _group_values,
                            _set_group_value)
 from .optimizer import Optimizer
 

@@ -10,6 +10,18 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(SingleTensorOptimizer):
+    """Adadelta(params, lr=1.0, rho=0.9, eps=1e-06, weight_decay=0, foreach=None, *,
+        capturable=False, maximize=False, differentiable=False)
+
+    Adadelta: steps scaled by running means of squared gradients and updates.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Adadelta([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9997, 0.9997])"""
+
     _capturable_devices = ["cuda", "xpu", "hpu", "privateuseone"]  # torch: no xla here
     _buffers = ("square_avg", "acc_delta")
 

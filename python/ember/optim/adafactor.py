@@ -18,6 +18,18 @@ __all__ = ["Adafactor"]
 
 
 class Adafactor(Optimizer):
+    """Adafactor(params, lr=0.01, beta2_decay=-0.8, eps=(None, 0.001), d=1.0, weight_decay=0.0, *,
+        foreach=None, maximize=False)
+
+    Adafactor: factored second moments (row and column means).
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Adafactor([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9000, 0.9000])"""
+
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
         if isinstance(lr, Tensor) and lr.numel() != 1:

@@ -8,6 +8,18 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
+    """Adagrad(params, lr=0.01, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+        foreach=None, *, maximize=False, differentiable=False, fused=None)
+
+    Adagrad: the step divided by the root of the summed squared gradients.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Adagrad([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9000, 0.9000])"""
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         _check_hyperparameters(lr, (("lr_decay value", lr_decay),

@@ -8,6 +8,19 @@ __all__ = ["Adam"]
 
 
 class Adam(Optimizer):
+    """Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, amsgrad=False, *,
+        foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+        decoupled_weight_decay=False)
+
+    Adam (Kingma and Ba), with amsgrad and L2 weight decay as torch.optim.Adam.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9000, 0.9000])"""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

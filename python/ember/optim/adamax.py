@@ -9,6 +9,18 @@ __all__ = ["Adamax"]
 
 
 class Adamax(SingleTensorOptimizer):
+    """Adamax(params, lr=0.002, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, foreach=None, *,
+        maximize=False, differentiable=False, capturable=False)
+
+    Adamax: Adam with the infinity norm.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Adamax([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9000, 0.9000])"""
+
     _buffers = ("exp_avg", "exp_inf")
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

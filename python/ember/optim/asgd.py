@@ -11,6 +11,18 @@ __all__ = ["ASGD"]
 
 
 class ASGD(SingleTensorOptimizer):
+    """ASGD(params, lr=0.01, lambd=0.0001, alpha=0.75, t0=1000000.0, weight_decay=0, foreach=None,
+        maximize=False, differentiable=False, capturable=False)
+
+    Averaged stochastic gradient descent.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.ASGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.8000, 0.8000])"""
+
     _capturable_tensors = "params, mus, etas, and state_steps"
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,

@@ -14,6 +14,19 @@ __all__ = ["NAdam"]
 
 
 class NAdam(SingleTensorOptimizer):
+    """NAdam(params, lr=0.002, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, momentum_decay=0.004,
+        decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+        differentiable=False)
+
+    Adam with Nesterov momentum.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.NAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.8944, 0.8944])"""
+
     _capturable_tensors = "params, mu_products and state_steps"
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

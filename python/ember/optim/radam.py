@@ -13,6 +13,19 @@ __all__ = ["RAdam"]
 
 
 class RAdam(SingleTensorOptimizer):
+    """RAdam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0,
+        decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+        differentiable=False)
+
+    Rectified Adam: the adaptive step switched on once its variance is tractable.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.RAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.8000, 0.8000])"""
+
     _buffers = ("exp_avg", "exp_avg_sq")
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

@@ -7,6 +7,18 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
+    """RMSprop(params, lr=0.01, alpha=0.99, eps=1e-08, weight_decay=0, momentum=0, centered=False,
+        capturable=False, foreach=None, maximize=False, differentiable=False)
+
+    RMSprop: the step divided by the root of a running mean of squared gradients.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.RMSprop([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([5.9605e-08, 5.9605e-08])"""
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):

@@ -11,6 +11,18 @@ __all__ = ["Rprop"]
 
 
 class Rprop(SingleTensorOptimizer):
+    """Rprop(params, lr=0.01, etas=(0.5, 1.2), step_sizes=(1e-06, 50), *, capturable=False,
+        foreach=None, maximize=False, differentiable=False)
+
+    Resilient backpropagation: per-element step sizes from the gradient's sign.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.Rprop([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.9000, 0.9000])"""
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check_hyperparameters(lr, ())

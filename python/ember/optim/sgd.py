@@ -7,6 +7,19 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
+    """SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+        maximize=False, foreach=None, differentiable=False, fused=None)
+
+    Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay as
+    torch.optim.SGD.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([0.8000, 0.8000])"""
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
         _check_hyperparameters(lr, (("momentum value", momentum),

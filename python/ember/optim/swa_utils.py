@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from ._lr_cycles import _format_param
-from .lr_scheduler import LRScheduler
+from ._lr_base import LRScheduler
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]

@@ -64,15 +64,16 @@ _FOREIGN_STORAGES = ("HalfStorage", "BFloat16Storage", "CharStorage", "ShortStor
 # for "ember" (ember.nn.modules.linear.Linear -> torch.nn.modules.linear.Linear), except for
 # the ember files below, whose classes torch keeps in another file, and the classes after.
 # ember.nn.modules.<torch file> re-exports each of them, so torch's path works in ember too.
-NN_FILE_RENAMES = {"activation_more": "activation", "activation_attention": "activation",
-                   "conv_more": "conv", "pooling_more": "pooling", "pooling_3d": "pooling",
-                   "loss_more": "loss", "group_rms_norm": "normalization", "unpooling": "pooling",
+NN_FILE_RENAMES = {"activation_pointwise": "activation", "activation_attention": "activation",
+                   "conv_transpose": "conv", "pooling_adaptive": "pooling",
+                   "pooling_3d": "pooling", "loss_regression": "loss",
+                   "group_rms_norm": "normalization", "unpooling": "pooling",
                    "lp_pooling": "pooling", "fractional_pooling": "pooling",
                    "loss_margin": "loss", "loss_ctc": "loss", "linear_cross_entropy": "loss",
                    "sync_batchnorm": "batchnorm"}
 NN_CLASS_FILES = {
-    "NonDynamicallyQuantizableLinear": "linear", "CosineSimilarity": "distance",
-    "PairwiseDistance": "distance", "BatchNorm1d": "batchnorm", "BatchNorm2d": "batchnorm",
+    "NonDynamicallyQuantizableLinear": "linear", "BatchNorm1d": "batchnorm",
+    "BatchNorm2d": "batchnorm",
     "LazyLinear": "linear", "LazyConv1d": "conv", "LazyConv2d": "conv",
     "LazyConvTranspose1d": "conv", "LazyConvTranspose2d": "conv",
     "LazyBatchNorm1d": "batchnorm", "LazyBatchNorm2d": "batchnorm",

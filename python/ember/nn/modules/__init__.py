@@ -27,31 +27,36 @@ from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Reflec
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
                       CircularPad2d, ZeroPad3d, ConstantPad3d, ReflectionPad3d,
                       ReplicationPad3d, CircularPad3d)
-from .conv_more import Conv1d, ConvTranspose1d, ConvTranspose2d
-from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,
-                           AdaptiveMaxPool2d)
+from .conv import Conv1d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .pooling import MaxPool1d, AvgPool1d
+from .pooling_adaptive import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
 from .pooling_3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d
 from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .lp_pooling import LPPool1d, LPPool2d, LPPool3d
 from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
-from .conv_more import Conv3d, ConvTranspose3d
+from .conv import Conv3d
+from .conv_transpose import ConvTranspose3d
 from .normalization import BatchNorm3d
 from .lazy import LazyConv3d, LazyConvTranspose3d, LazyBatchNorm3d
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
-from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,
-                              LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
-                              Threshold, GLU, PReLU)
-from .loss_more import (CosineSimilarity, PairwiseDistance, SmoothL1Loss, HuberLoss,
-                        KLDivLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
-                        CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss)
-from .loss_margin import (MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                          TripletMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d)
+from .activation_pointwise import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,
+                                   LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
+                                   Threshold, GLU, PReLU)
+from .distance import CosineSimilarity, PairwiseDistance
+from .loss_regression import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss,
+                              GaussianNLLLoss)
+from .loss_margin import (SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss,
+                          CosineEmbeddingLoss, MultiMarginLoss, MultiLabelMarginLoss,
+                          MultiLabelSoftMarginLoss, TripletMarginLoss,
+                          TripletMarginWithDistanceLoss, NLLLoss2d)
 from .loss_ctc import CTCLoss
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .linear_cross_entropy import LinearCrossEntropyLoss
 from .linear import Bilinear
 from .container import Container
-from .activation_more import RReLU, Softmax2d
+from .activation_pointwise import RReLU
+from .activation import Softmax2d
 from .normalization import CrossMapLRN2d
 from .sync_batchnorm import SyncBatchNorm
 from .adaptive import AdaptiveLogSoftmaxWithLoss

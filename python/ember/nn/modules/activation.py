@@ -4,10 +4,17 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "ReLU6", "Hardtanh",
-           "Softmax", "Softmin", "LogSoftmax"]
+           "Softmax", "Softmin", "LogSoftmax", "Softmax2d"]
 
 
 class ReLU(Module):
+    """ReLU(inplace=False)
+
+    max(0, x), elementwise.
+
+    >>> ember.nn.ReLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -20,6 +27,13 @@ class ReLU(Module):
 
 
 class LeakyReLU(Module):
+    """LeakyReLU(negative_slope=0.01, inplace=False)
+
+    x where x >= 0, negative_slope * x elsewhere.
+
+    >>> ember.nn.LeakyReLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.0200, -0.0050,  0.0000,  1.5000])"""
+
     def __init__(self, negative_slope=1e-2, inplace=False):
         super().__init__()
         self.negative_slope = negative_slope
@@ -47,16 +61,37 @@ class GELU(Module):
 
 
 class Tanh(Module):
+    """Tanh()
+
+    The hyperbolic tangent, elementwise.
+
+    >>> ember.nn.Tanh()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.9640, -0.4621,  0.0000,  0.9051])"""
+
     def forward(self, input):
         return _C.tanh(input)
 
 
 class Sigmoid(Module):
+    """Sigmoid()
+
+    1 / (1 + exp(-x)), elementwise.
+
+    >>> ember.nn.Sigmoid()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.1192, 0.3775, 0.5000, 0.8176])"""
+
     def forward(self, input):
         return _C.sigmoid(input)
 
 
 class SiLU(Module):
+    """SiLU(inplace=False)
+
+    x * sigmoid(x), elementwise.
+
+    >>> ember.nn.SiLU()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-0.2384, -0.1888,  0.0000,  1.2264])"""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -69,6 +104,13 @@ class SiLU(Module):
 
 
 class Hardtanh(Module):
+    """Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)
+
+    x clamped to [min_val, max_val].
+
+    >>> ember.nn.Hardtanh()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([-1.0000, -0.5000,  0.0000,  1.0000])"""
+
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
@@ -84,6 +126,13 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    """ReLU6(inplace=False)
+
+    min(max(0, x), 6).
+
+    >>> ember.nn.ReLU6()(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 0.0000, 1.5000])"""
+
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
 
@@ -106,22 +155,54 @@ class _SoftmaxBase(Module):
 
 
 class Softmax(_SoftmaxBase):
+    """Softmax(dim=None)
+
+    exp(x) / sum(exp(x)) along dim.
+
+    >>> ember.nn.Softmax(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([0.0900, 0.2447, 0.6652])"""
+
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
 
 
 class Softmin(_SoftmaxBase):
+    """Softmin(dim=None)
+
+    softmax(-x) along dim.
+
+    >>> ember.nn.Softmin(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([0.6652, 0.2447, 0.0900])"""
+
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):
+    """LogSoftmax(dim=None)
+
+    log(softmax(x)) along dim, computed stably.
+
+    >>> ember.nn.LogSoftmax(dim=0)(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([-2.4076, -1.4076, -0.4076])"""
+
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) at every location of a (C, H, W) or (N, C, H, W)
+    input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3)
+
+
 # torch.nn.modules.activation holds these too: the same classes at torch's path (pickles name it).
-from .activation_more import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
-                              LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
-                              Threshold, GLU, PReLU, RReLU, Softmax2d)
+from .activation_pointwise import (Softplus, ELU, SELU, CELU, Mish, Hardswish, Hardsigmoid,  # noqa: E402
+                                   LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink,
+                                   Threshold, GLU, PReLU, RReLU)
 from .activation_attention import MultiheadAttention  # noqa: E402

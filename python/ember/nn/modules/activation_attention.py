@@ -18,7 +18,12 @@ class MultiheadAttention(Module):
     out_proj. Inputs are (L, N, E) (or (N, L, E) with batch_first) or unbatched (L, E).
     Parameters as torch: in_proj_weight (3E, E) packed [q; k; v] (or q/k/v_proj_weight when
     kdim/vdim differ from embed_dim), in_proj_bias (3E), out_proj. Init: xavier_uniform_ for
-    the projections, zeros for in_proj_bias and out_proj.bias."""
+    the projections, zeros for in_proj_bias and out_proj.bias.
+
+    >>> x = ember.randn(2, 5, 8)
+    >>> attn = ember.nn.MultiheadAttention(8, 2, batch_first=True)
+    >>> attn(x, x, x)[0].shape
+    ember.Size([2, 5, 8])"""
 
     __constants__ = ["batch_first"]
 

@@ -49,7 +49,10 @@ class _ModuleSequence(Module):
 
 class Sequential(_ModuleSequence):
     """Chains modules: forward(x) runs each in order. Sequential(m0, m1, ...) names them
-    '0', '1', ...; Sequential(OrderedDict(name=module, ...)) keeps the given names."""
+    '0', '1', ...; Sequential(OrderedDict(name=module, ...)) keeps the given names.
+
+    >>> ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU())(ember.randn(2, 3)).shape
+    ember.Size([2, 4])"""
 
     def __init__(self, *args):
         super().__init__()

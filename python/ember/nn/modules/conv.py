@@ -1,43 +1,17 @@
 """_ConvNd (the arguments, checks, parameters, default initialisation and repr that every
-convolution layer shares, as PyTorch's) and Conv2d; Conv1d and ConvTranspose are in
-conv_more.py."""
+convolution layer shares, as PyTorch's) and Conv1d/2d/3d; ConvTranspose is in
+conv_transpose.py."""
 import math
 
 from ... import _C
-from ..._creation import arange
-from ..._dtype import int64
+from .. import _convolution
+from .. import _padding_conv as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 from .utils import _lazy_aliases, _empty, _ntuple, _parameter_or_none
 
-__all__ = ["Conv2d"]
-
-
-def _pad_index(n, before, after, mode):
-    """Source indices along a dim of size n padded by (before, after) in `mode`."""
-    i = arange(-before, n + after, dtype=int64)
-    if mode == "circular":
-        return i.remainder(n)
-    if mode == "replicate":
-        return i.clamp(0, n - 1)
-    return (n - 1) - ((n - 1) - i.abs()).abs()  # reflect: mirror at 0 and at n - 1
-
-
-def _pad_2d(input, padding, mode):
-    """Pads the last two dims by `padding` (ph, pw) on both sides with index_select, so
-    the gradient flows back to the padded-from elements."""
-    for dim, p in ((-2, padding[0]), (-1, padding[1])):
-        if p:
-            n = input.size(dim)
-            if mode == "reflect" and p >= n:
-                raise ValueError(f"conv2d: padding size {p} should be less than the input size "
-                                 f"{n} of dim {dim} for padding_mode='reflect'")
-            if mode == "circular" and p > n:
-                raise ValueError(f"conv2d: padding size {p} can't exceed the input size {n} of "
-                                 f"dim {dim} for padding_mode='circular'")
-            input = input.index_select(input.dim() + dim, _pad_index(n, p, p, mode))
-    return input
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -47,7 +21,6 @@ class _ConvNd(Module):
     """Shared arguments, checks, parameters and repr; `nd` spatial dims, `transposed` swaps
     the weight's channel axes as torch does."""
     nd, transposed = 1, False
-    _same_pads_any_mode = True  # padding='same' works with every padding_mode
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                  bias, padding_mode, output_padding, device, dtype):
@@ -70,9 +43,6 @@ class _ConvNd(Module):
                                  "{'valid', 'same'}")
             if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-            if padding == "same" and padding_mode != "zeros" and not self._same_pads_any_mode:
-                raise NotImplementedError(f"{name}: padding='same' with a padding_mode other "
-                                          "than 'zeros' is not supported by ember")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
                              f"padding_mode='{padding_mode}'")
@@ -112,12 +82,24 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
-class Conv2d(_ConvNd):
-    """2-d convolution over (N, C_in, H, W) or (C_in, H, W) inputs. weight:
-    (out_channels, in_channels // groups, kH, kW), initialised like PyTorch's
-    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)))."""
-    nd = 2
-    _same_pads_any_mode = False
+def _explicit_padding(conv):
+    """F.pad's (before, after) pairs, last dim first, for conv.padding: 'same' puts the odd
+    element after the input, as torch."""
+    pads = []
+    for i in reversed(range(conv.nd)):
+        if conv.padding == "valid":
+            pads += [0, 0]
+        elif conv.padding == "same":
+            total = conv.dilation[i] * (conv.kernel_size[i] - 1)
+            pads += [total // 2, total - total // 2]
+        else:
+            pads += [conv.padding[i], conv.padding[i]]
+    return tuple(pads)
+
+
+class _Conv(_ConvNd):
+    """A forward convolution: `_conv` (F.conv1d, _convolution.conv3d) after F.pad for a
+    padding_mode other than zeros."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -126,19 +108,48 @@ class Conv2d(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            return _C.conv2d(_pad_2d(input, self.padding, self.padding_mode), weight, bias,
-                             self.stride, 0, self.dilation, self.groups)
-        return _C.conv2d(input, weight, bias, self.stride, self.padding, self.dilation,
-                         self.groups)
+            input = F.pad(input, _explicit_padding(self), self.padding_mode)
+            return self._conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation,
+                          self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv1d(_Conv):
+    """1-d convolution over (N, C_in, L) or (C_in, L); weight (out, in // groups, k).
+
+    >>> ember.nn.Conv1d(2, 4, 3, padding=1)(ember.randn(1, 2, 10)).shape
+    ember.Size([1, 4, 10])"""
+    nd = 1
+    _conv = staticmethod(F.conv1d)
+
+
+class Conv2d(_Conv):
+    """2-d convolution over (N, C_in, H, W) or (C_in, H, W) inputs. weight:
+    (out_channels, in_channels // groups, kH, kW), initialised like PyTorch's
+    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
+
+    >>> ember.nn.Conv2d(3, 8, 3, stride=2)(ember.randn(1, 3, 9, 9)).shape
+    ember.Size([1, 8, 4, 4])"""
+    nd = 2
+    _conv = staticmethod(_C.conv2d)
+
+
+class Conv3d(_Conv):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W); weight (out, in // groups,
+    kD, kH, kW).
+
+    >>> ember.nn.Conv3d(1, 2, 3)(ember.randn(1, 1, 5, 5, 5)).shape
+    ember.Size([1, 2, 3, 3, 3])"""
+    nd = 3
+    _conv = staticmethod(_convolution.conv3d)
+
+
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
-    **{n: ".conv_more" for n in ("Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-                                 "ConvTranspose3d")},
+    **{n: ".conv_transpose" for n in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")},
     **{n: ".lazy" for n in ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
                             "LazyConvTranspose2d", "LazyConvTranspose3d")}})

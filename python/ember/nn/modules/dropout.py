@@ -22,6 +22,14 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
+    """Dropout(p=0.5, inplace=False)
+
+    Zeroes elements with probability p while training and scales the rest by 1 / (1 - p);
+    the identity in eval mode.
+
+    >>> ember.nn.Dropout(0.5).eval()(ember.ones(3))
+    tensor([1., 1., 1.])"""
+
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
 

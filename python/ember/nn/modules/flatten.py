@@ -6,7 +6,10 @@ __all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
-    """Flattens dims start_dim..end_dim (default: all but the batch dim)."""
+    """Flattens dims start_dim..end_dim (default: all but the batch dim).
+
+    >>> ember.nn.Flatten()(ember.zeros(2, 3, 4)).shape
+    ember.Size([2, 12])"""
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()

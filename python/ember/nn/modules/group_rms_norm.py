@@ -9,7 +9,10 @@ __all__ = ["GroupNorm", "RMSNorm"]
 
 class GroupNorm(Module):
     """Normalizes (N, C, *) over groups of C / num_groups channels; per-channel affine
-    weight (ones) and bias (zeros)."""
+    weight (ones) and bias (zeros).
+
+    >>> ember.nn.GroupNorm(2, 4)(ember.randn(2, 4, 3)).shape
+    ember.Size([2, 4, 3])"""
 
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
 

@@ -14,8 +14,8 @@ from ..._grad_mode import no_grad
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from ..._creation import tensor
 from ..._dtype import int64
-from .conv import Conv2d
-from .conv_more import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .conv import Conv1d, Conv2d, Conv3d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d

@@ -11,7 +11,10 @@ __all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
-    """Returns its input; takes (and ignores) any constructor arguments."""
+    """Returns its input; takes (and ignores) any constructor arguments.
+
+    >>> ember.nn.Identity()(ember.tensor([1.0, 2.0]))
+    tensor([1., 2.])"""
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -22,7 +25,10 @@ class Identity(Module):
 
 class Linear(Module):
     """y = x @ weight.T + bias, weight (out_features, in_features). PyTorch's init:
-    weight ~ kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in)), bias the same."""
+    weight ~ kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in)), bias the same.
+
+    >>> ember.nn.Linear(3, 2)(ember.randn(4, 3)).shape
+    ember.Size([4, 2])"""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
@@ -49,7 +55,10 @@ class Linear(Module):
 
 class Bilinear(Module):
     """y = x1^T A x2 + b, weight A (out_features, in1_features, in2_features). torch's init:
-    weight and bias ~ U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
+    weight and bias ~ U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+
+    >>> ember.nn.Bilinear(3, 4, 2)(ember.randn(5, 3), ember.randn(5, 4)).shape
+    ember.Size([5, 2])"""
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):

@@ -23,14 +23,20 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """mean |input - target| (or sum, or none)."""
+    """mean |input - target| (or sum, or none).
+
+    >>> ember.nn.L1Loss()(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 0.0]))
+    tensor(1.)"""
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
-    """mean (input - target)^2 (or sum, or none)."""
+    """mean (input - target)^2 (or sum, or none).
+
+    >>> ember.nn.MSELoss()(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 0.0]))
+    tensor(2.)"""
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
@@ -50,7 +56,10 @@ class NLLLoss(_WeightedLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    """log_softmax + NLLLoss over raw scores; target: class indices or probabilities."""
+    """log_softmax + NLLLoss over raw scores; target: class indices or probabilities.
+
+    >>> ember.nn.CrossEntropyLoss()(ember.tensor([[2.0, 0.0], [0.0, 2.0]]), ember.tensor([0, 1]))
+    tensor(0.1269)"""
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
@@ -71,7 +80,10 @@ class BCELoss(_WeightedLoss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """sigmoid + BCELoss in one numerically stable op; pos_weight weighs the positives."""
+    """sigmoid + BCELoss in one numerically stable op; pos_weight weighs the positives.
+
+    >>> ember.nn.BCEWithLogitsLoss()(ember.tensor([0.0]), ember.tensor([1.0]))
+    tensor(0.6931)"""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
@@ -88,10 +100,10 @@ class BCEWithLogitsLoss(_Loss):
 # torch's module of the same name holds these too; their files import this one, so they
 # are looked up on first use.
 __getattr__ = _lazy_aliases(__package__, {
-    **{n: ".loss_more" for n in (
-        "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
-        "HingeEmbeddingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
+    **{n: ".loss_regression" for n in (
+        "SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss")},
     **{n: ".loss_margin" for n in (
+        "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
         "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss",
         "TripletMarginWithDistanceLoss", "NLLLoss2d")},
     "CTCLoss": ".loss_ctc", "LinearCrossEntropyLoss": ".linear_cross_entropy"})

@@ -1,5 +1,6 @@
-"""The multi-class margin and triplet loss modules of torch.nn.modules.loss
-(MultiMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginLoss,
+"""The margin, ranking and embedding loss modules of torch.nn.modules.loss (SoftMarginLoss,
+MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, MultiMarginLoss,
+MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginLoss,
 TripletMarginWithDistanceLoss) and the deprecated NLLLoss2d: each holds its
 hyper-parameters and calls ember.nn.functional."""
 import warnings
@@ -7,8 +8,55 @@ import warnings
 from .. import functional as F
 from .loss import _Loss, _WeightedLoss, NLLLoss
 
-__all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
+__all__ = ["SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
            "TripletMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
+
+
+class SoftMarginLoss(_Loss):
+    """log(1 + exp(-target * input)), target in {1, -1}."""
+
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class _MarginLoss(_Loss):
+    def __init__(self, margin, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
+class MarginRankingLoss(_MarginLoss):
+    """max(0, -target * (input1 - input2) + margin)."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(margin, size_average, reduce, reduction)
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_MarginLoss):
+    """input where target = 1, max(0, margin - input) where target = -1."""
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(margin, size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_MarginLoss):
+    """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(margin, size_average, reduce, reduction)
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):

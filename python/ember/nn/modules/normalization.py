@@ -84,7 +84,10 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """BatchNorm over (N, C) or (N, C, L) inputs."""
+    """BatchNorm over (N, C) or (N, C, L) inputs.
+
+    >>> ember.nn.BatchNorm1d(3)(ember.randn(8, 3)).shape
+    ember.Size([8, 3])"""
 
     def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:
@@ -92,7 +95,10 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """BatchNorm over (N, C, H, W) inputs."""
+    """BatchNorm over (N, C, H, W) inputs.
+
+    >>> ember.nn.BatchNorm2d(3)(ember.randn(2, 3, 4, 4)).shape
+    ember.Size([2, 3, 4, 4])"""
 
     def _check_input_dim(self, input):
         if input.dim() != 4:
@@ -111,7 +117,10 @@ __all__ += ["BatchNorm3d"]
 
 
 class LayerNorm(Module):
-    """Normalizes over the trailing dims normalized_shape; weight ones, bias zeros."""
+    """Normalizes over the trailing dims normalized_shape; weight ones, bias zeros.
+
+    >>> ember.nn.LayerNorm(3)(ember.tensor([[1.0, 2.0, 3.0]]))
+    tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)"""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):

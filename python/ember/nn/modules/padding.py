@@ -42,6 +42,13 @@ class _ConstantPadNd(_PadNd):
 
 
 class ConstantPad1d(_ConstantPadNd):
+    """ConstantPad1d(padding, value)
+
+    Pads the last dim with a constant value.
+
+    >>> ember.nn.ConstantPad1d(1, 9.0)(ember.ones(1, 2))
+    tensor([[9., 1., 1., 9.]])"""
+
     ndim = 1
 
 
@@ -62,6 +69,15 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ConstantPad2d):
+    """ZeroPad2d(padding)
+
+    Pads the last two dims with zeros: an int for every side or (left, right, top, bottom).
+
+    >>> ember.nn.ZeroPad2d(1)(ember.ones(1, 1, 1))
+    tensor([[[0., 0., 0.],
+             [0., 1., 0.],
+             [0., 0., 0.]]])"""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -78,6 +94,13 @@ class ZeroPad3d(ConstantPad3d):
 
 
 class ReflectionPad1d(_PadNd):
+    """ReflectionPad1d(padding)
+
+    Pads the last dim with its reflection (the edge not repeated).
+
+    >>> ember.nn.ReflectionPad1d(2)(ember.arange(4.0).reshape(1, 4))
+    tensor([[2., 1., 0., 1., 2., 3., 2., 1.]])"""
+
     mode, ndim = "reflect", 1
 
 
@@ -90,6 +113,13 @@ class ReflectionPad3d(_PadNd):
 
 
 class ReplicationPad1d(_PadNd):
+    """ReplicationPad1d(padding)
+
+    Pads the last dim by repeating its edge values.
+
+    >>> ember.nn.ReplicationPad1d(2)(ember.arange(4.0).reshape(1, 4))
+    tensor([[0., 0., 0., 1., 2., 3., 3., 3.]])"""
+
     mode, ndim = "replicate", 1
 
 
@@ -112,6 +142,13 @@ class _CircularPadNd(_PadNd):
 
 
 class CircularPad1d(_CircularPadNd):
+    """CircularPad1d(padding)
+
+    Pads the last dim by wrapping around.
+
+    >>> ember.nn.CircularPad1d(1)(ember.arange(4.0).reshape(1, 4))
+    tensor([[3., 0., 1., 2., 3., 0.]])"""
+
     ndim = 1
 
 

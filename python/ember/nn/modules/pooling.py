@@ -1,34 +1,78 @@
-"""MaxPool2d, AvgPool2d, AdaptiveAvgPool2d."""
+"""MaxPool1d/2d, AvgPool1d/2d; the adaptive pools are in pooling_adaptive.py, the 3-d ones in
+pooling_3d.py (torch.nn.modules.pooling re-exports them all)."""
 from ... import _C
+from .. import _padding_conv as F
 from .module import Module
+from .utils import _single
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
     """Max over kernel_size windows; stride defaults to kernel_size. return_indices=True
-    returns (output, indices) as max_pool2d_with_indices."""
+    returns (output, indices)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
-
-    def forward(self, input):
-        return _C.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                             self.ceil_mode, self.return_indices)
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
                 "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
+class MaxPool1d(_MaxPoolNd):
+    """Max over kernel_size windows of (N, C, L) or (C, L)."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over kernel_size windows of (N, C, H, W) or (C, H, W), as max_pool2d_with_indices
+    when return_indices=True.
+
+    >>> ember.nn.MaxPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])"""
+
+    def forward(self, input):
+        return _C.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                             self.ceil_mode, self.return_indices)
+
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
 class AvgPool2d(Module):
+    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+        divisor_override=None)
+
+    The mean over kernel_size windows of (N, C, H, W) or (C, H, W).
+
+    >>> ember.nn.AvgPool2d(2)(ember.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])"""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
@@ -47,23 +91,9 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
-    """Averages into an output_size grid (an int, or a pair whose None keeps that size)."""
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input):
-        return _C.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
-
-
 # torch.nn.modules.pooling holds these too: the same classes at torch's path (pickles name it).
-from .pooling_more import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d,  # noqa: E402
-                           AdaptiveMaxPool2d)
+from .pooling_adaptive import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,  # noqa: E402,F401
+                               AdaptiveMaxPool2d)
 from .pooling_3d import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,  # noqa: E402,F401
                          AdaptiveMaxPool3d)
 from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401

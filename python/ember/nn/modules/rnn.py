@@ -379,7 +379,11 @@ class RNN(RNNBase):
 class GRU(RNNBase):
     """Gated recurrent unit (gates r, z, n; see _gru_step).
     GRU(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-    bidirectional=False, device=None, dtype=None)."""
+    bidirectional=False, device=None, dtype=None).
+
+    >>> out, h = ember.nn.GRU(3, 5)(ember.randn(7, 2, 3))
+    >>> out.shape, h.shape
+    (ember.Size([7, 2, 5]), ember.Size([1, 2, 5]))"""
 
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
@@ -394,7 +398,11 @@ class LSTM(RNNBase):
     """Long short-term memory (gates i, f, g, o; see _lstm_step), with an optional
     projection h_t = (o * tanh(c_t)) @ W_hr^T when proj_size > 0. Returns
     (output, (h_n, c_n)). LSTM(input_size, hidden_size, num_layers=1, bias=True,
-    batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None)."""
+    batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None).
+
+    >>> out, (h, c) = ember.nn.LSTM(3, 5, batch_first=True)(ember.randn(2, 7, 3))
+    >>> out.shape, h.shape
+    (ember.Size([2, 7, 5]), ember.Size([1, 2, 5]))"""
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)

@@ -11,7 +11,10 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 class Embedding(Module):
     """weight (num_embeddings, embedding_dim) ~ N(0, 1), with the padding_idx row zeroed
-    (and given no gradient)."""
+    (and given no gradient).
+
+    >>> ember.nn.Embedding(10, 3)(ember.tensor([[1, 2], [4, 9]])).shape
+    ember.Size([2, 2, 3])"""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,

@@ -237,7 +237,10 @@ class _TransformerLayer(Module):
 class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention then a feed-forward block (linear1, activation, linear2), each with
     dropout, a residual connection and a LayerNorm (after the residual, or before the block
-    with norm_first=True)."""
+    with norm_first=True).
+
+    >>> ember.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)(ember.randn(2, 5, 8)).shape
+    ember.Size([2, 5, 8])"""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,

@@ -6,7 +6,10 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
-    """Resamples (N, C, *spatial) to `size` or by `scale_factor` (see F.interpolate)."""
+    """Resamples (N, C, *spatial) to `size` or by `scale_factor` (see F.interpolate).
+
+    >>> ember.nn.Upsample(scale_factor=2)(ember.ones(1, 1, 2, 2)).shape
+    ember.Size([1, 1, 4, 4])"""
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):

@@ -139,104 +139,89 @@ class ResNet(nn.Module):
 _URL = "https://download.pytorch.org/models/"
 
 
-class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnet18-f37072fd.pth")
-    DEFAULT = IMAGENET1K_V1
+def _weights(name, *files):
+    """torchvision's <Model>_Weights enum: IMAGENET1K_V1, V2, ... for the checkpoint files in
+    order, DEFAULT the last (an alias)."""
+    members = [(f"IMAGENET1K_V{i}", _imagenet(_URL + f)) for i, f in enumerate(files, 1)]
+    return WeightsEnum(name, members + [("DEFAULT", members[-1][1])], module=__name__,
+                       qualname=name)
 
 
-class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnet34-b627a593.pth")
-    DEFAULT = IMAGENET1K_V1
+ResNet18_Weights = _weights("ResNet18_Weights", "resnet18-f37072fd.pth")
+ResNet34_Weights = _weights("ResNet34_Weights", "resnet34-b627a593.pth")
+ResNet50_Weights = _weights("ResNet50_Weights", "resnet50-0676ba61.pth", "resnet50-11ad3fa6.pth")
+ResNet101_Weights = _weights("ResNet101_Weights", "resnet101-63fe2227.pth")
+ResNet152_Weights = _weights("ResNet152_Weights", "resnet152-394f9c45.pth")
+ResNeXt50_32X4D_Weights = _weights("ResNeXt50_32X4D_Weights", "resnext50_32x4d-7cdf4587.pth")
+ResNeXt101_32X8D_Weights = _weights("ResNeXt101_32X8D_Weights", "resnext101_32x8d-8ba56ff5.pth")
+Wide_ResNet50_2_Weights = _weights("Wide_ResNet50_2_Weights", "wide_resnet50_2-95faca4d.pth")
+Wide_ResNet101_2_Weights = _weights("Wide_ResNet101_2_Weights", "wide_resnet101_2-32ee1156.pth")
 
 
-class ResNet50_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnet50-0676ba61.pth")
-    IMAGENET1K_V2 = _imagenet(_URL + "resnet50-11ad3fa6.pth")
-    DEFAULT = IMAGENET1K_V2
+# name: (block, blocks per stage, weights enum, what the variant changes)
+_ARCHS = {
+    "resnet18": (BasicBlock, [2, 2, 2, 2], ResNet18_Weights, {}),
+    "resnet34": (BasicBlock, [3, 4, 6, 3], ResNet34_Weights, {}),
+    "resnet50": (Bottleneck, [3, 4, 6, 3], ResNet50_Weights, {}),
+    "resnet101": (Bottleneck, [3, 4, 23, 3], ResNet101_Weights, {}),
+    "resnet152": (Bottleneck, [3, 8, 36, 3], ResNet152_Weights, {}),
+    "resnext50_32x4d": (Bottleneck, [3, 4, 6, 3], ResNeXt50_32X4D_Weights,
+                        dict(groups=32, width_per_group=4)),
+    "resnext101_32x8d": (Bottleneck, [3, 4, 23, 3], ResNeXt101_32X8D_Weights,
+                         dict(groups=32, width_per_group=8)),
+    "wide_resnet50_2": (Bottleneck, [3, 4, 6, 3], Wide_ResNet50_2_Weights,
+                        dict(width_per_group=64 * 2)),
+    "wide_resnet101_2": (Bottleneck, [3, 4, 23, 3], Wide_ResNet101_2_Weights,
+                         dict(width_per_group=64 * 2)),
+}
 
 
-class ResNet101_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnet101-63fe2227.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNet152_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnet152-394f9c45.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNeXt50_32X4D_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnext50_32x4d-7cdf4587.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNeXt101_32X8D_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "resnext101_32x8d-8ba56ff5.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-class Wide_ResNet50_2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "wide_resnet50_2-95faca4d.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-class Wide_ResNet101_2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet(_URL + "wide_resnet101_2-32ee1156.pth")
-    DEFAULT = IMAGENET1K_V1
-
-
-def _resnet(name, block, layers, enum, weights, progress, kwargs):
+def _resnet(name, weights, progress, kwargs):
+    block, layers, enum, variant = _ARCHS[name]
+    kwargs.update(variant)
     return _build(name, lambda **kw: ResNet(block, layers, **kw), enum, weights, progress, kwargs)
 
 
 def resnet18(*, weights=None, progress=True, **kwargs):
     """ResNet-18: BasicBlock x [2, 2, 2, 2]."""
-    return _resnet("resnet18", BasicBlock, [2, 2, 2, 2], ResNet18_Weights, weights, progress, kwargs)
+    return _resnet("resnet18", weights, progress, kwargs)
 
 
 def resnet34(*, weights=None, progress=True, **kwargs):
     """ResNet-34: BasicBlock x [3, 4, 6, 3]."""
-    return _resnet("resnet34", BasicBlock, [3, 4, 6, 3], ResNet34_Weights, weights, progress, kwargs)
+    return _resnet("resnet34", weights, progress, kwargs)
 
 
 def resnet50(*, weights=None, progress=True, **kwargs):
     """ResNet-50: Bottleneck x [3, 4, 6, 3]."""
-    return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], ResNet50_Weights, weights, progress, kwargs)
+    return _resnet("resnet50", weights, progress, kwargs)
 
 
 def resnet101(*, weights=None, progress=True, **kwargs):
     """ResNet-101: Bottleneck x [3, 4, 23, 3]."""
-    return _resnet("resnet101", Bottleneck, [3, 4, 23, 3], ResNet101_Weights, weights, progress, kwargs)
+    return _resnet("resnet101", weights, progress, kwargs)
 
 
 def resnet152(*, weights=None, progress=True, **kwargs):
     """ResNet-152: Bottleneck x [3, 8, 36, 3]."""
-    return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], ResNet152_Weights, weights, progress, kwargs)
+    return _resnet("resnet152", weights, progress, kwargs)
 
 
 def resnext50_32x4d(*, weights=None, progress=True, **kwargs):
     """ResNeXt-50 32x4d: ResNet-50 with 32 groups of width 4 in each 3x3 conv."""
-    kwargs.update(groups=32, width_per_group=4)
-    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], ResNeXt50_32X4D_Weights, weights, progress,
-                   kwargs)
+    return _resnet("resnext50_32x4d", weights, progress, kwargs)
 
 
 def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
     """ResNeXt-101 32x8d: ResNet-101 with 32 groups of width 8 in each 3x3 conv."""
-    kwargs.update(groups=32, width_per_group=8)
-    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], ResNeXt101_32X8D_Weights, weights, progress,
-                   kwargs)
+    return _resnet("resnext101_32x8d", weights, progress, kwargs)
 
 
 def wide_resnet50_2(*, weights=None, progress=True, **kwargs):
     """Wide ResNet-50-2: ResNet-50 with the 3x3 convs twice as wide."""
-    kwargs.update(width_per_group=64 * 2)
-    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], Wide_ResNet50_2_Weights, weights, progress,
-                   kwargs)
+    return _resnet("wide_resnet50_2", weights, progress, kwargs)
 
 
 def wide_resnet101_2(*, weights=None, progress=True, **kwargs):
     """Wide ResNet-101-2: ResNet-101 with the 3x3 convs twice as wide."""
-    kwargs.update(width_per_group=64 * 2)
-    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], Wide_ResNet101_2_Weights, weights, progress,
-                   kwargs)
+    return _resnet("wide_resnet101_2", weights, progress, kwargs)

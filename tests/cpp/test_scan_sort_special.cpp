@@ -17,7 +17,9 @@ Tensor range_f(int64_t n, DType dt = DType::Float32) {
   return arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), dt);
 }
 
-double at(const Tensor& t, int64_t i) { return contiguous(to_dtype(t, DType::Float64)).data<double>()[i]; }
+double at(const Tensor& t, int64_t i) {
+  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
+}
 
 Tensor from_vector(const std::vector<double>& v) {
   Tensor t = Tensor::empty({int64_t(v.size())}, DType::Float64);
@@ -32,7 +34,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-TEST(OpsMore, CumsumCumprodValuesAndDtypes) {
+TEST(ScanSortSpecial, CumsumCumprodValuesAndDtypes) {
   Tensor x = view(add(range_f(6), Scalar(1.0)), Dims{2, 3});  // [[1 2 3] [4 5 6]]
   Tensor c = cumsum(x, 1);
   EXPECT_EQ(c.sizes(), (Dims{2, 3}));
@@ -48,7 +50,7 @@ TEST(OpsMore, CumsumCumprodValuesAndDtypes) {
   EXPECT_THROW(cumsum(x, 2), IndexError);
 }
 
-TEST(OpsMore, CumprodGradientWithZero) {
+TEST(ScanSortSpecial, CumprodGradientWithZero) {
   Tensor x = from_vector(std::vector<double>{2.0, 0.0, 3.0, 4.0});
   autograd::set_requires_grad(x, true);
   autograd::backward(sum(cumprod(x, 0)));
@@ -60,7 +62,7 @@ TEST(OpsMore, CumprodGradientWithZero) {
   EXPECT_DOUBLE_EQ(at(g, 3), 0.0);
 }
 
-TEST(OpsMore, TrilTriuFlipRoll) {
+TEST(ScanSortSpecial, TrilTriuFlipRoll) {
   Tensor x = view(range_f(9), Dims{3, 3});
   Tensor l = tril(x), u = triu(x, 1);
   EXPECT_DOUBLE_EQ(at(l, 1), 0.0);
@@ -83,7 +85,7 @@ TEST(OpsMore, TrilTriuFlipRoll) {
   EXPECT_THROW(roll(x, {1, 2}, {0}), Error);
 }
 
-TEST(OpsMore, SortTopkNanLargest) {
+TEST(ScanSortSpecial, SortTopkNanLargest) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x = from_vector(std::vector<double>{3.0, nan, -1.0, 3.0, 0.5});
   auto [v, i] = sort(x);
@@ -99,7 +101,7 @@ TEST(OpsMore, SortTopkNanLargest) {
   EXPECT_EQ(argsort(x, 0, true).dtype(), DType::Int64);
 }
 
-TEST(OpsMore, SortGradientScattersBack) {
+TEST(ScanSortSpecial, SortGradientScattersBack) {
   Tensor x = from_vector(std::vector<double>{3.0, 1.0, 2.0});
   autograd::set_requires_grad(x, true);
   Tensor w = from_vector(std::vector<double>{10.0, 20.0, 30.0});
@@ -109,7 +111,7 @@ TEST(OpsMore, SortGradientScattersBack) {
   EXPECT_DOUBLE_EQ(at(autograd::grad(x), 2), 20.0);
 }
 
-TEST(OpsMore, SameBitsUnderOneAndTwoThreads) {
+TEST(ScanSortSpecial, SameBitsUnderOneAndTwoThreads) {
   manual_seed(7);
   Tensor x = randn({300, 500});
   const int before = get_num_threads();
@@ -124,7 +126,7 @@ TEST(OpsMore, SameBitsUnderOneAndTwoThreads) {
   EXPECT_TRUE(same_bits(e1, e2));
 }
 
-TEST(OpsMore, SpecialFunctionsAndClassifiers) {
+TEST(ScanSortSpecial, SpecialFunctionsAndClassifiers) {
   Tensor x = from_vector(std::vector<double>{0.5, -0.25});
   EXPECT_NEAR(at(sinh(x), 0), std::sinh(0.5), 1e-15);
   EXPECT_NEAR(at(erf(erfinv(x)), 1), -0.25, 1e-15);
