@@ -87,6 +87,11 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
 // ---- optimizers as objects (src/optim/optimizer.cpp), for the C++ frontend ---------------
 // Each holds its parameters and their state and calls the step function above: one call,
 // one fused loop over every parameter per step(). Parameters without a grad are skipped.
+// One set of options for all the parameters (torch's single param group). The learning
+// rate schedulers of ember/lr_scheduler.h change lr (and momentum) between steps.
+//
+//   optim::AdamW opt(model->parameters(), {.lr = 1e-3, .weight_decay = 1e-2});
+//   opt.zero_grad(); autograd::backward(loss); opt.step();
 class Optimizer {
  public:
   explicit Optimizer(std::vector<Tensor> params);
@@ -94,6 +99,14 @@ class Optimizer {
   virtual void step() = 0;
   void zero_grad();  // set_to_none, like torch's default
   const std::vector<Tensor>& params() const { return params_; }
+  // The learning rate (param_groups[0]["lr"]).
+  virtual double lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+  // torch's "momentum" (SGD, RMSprop) or beta1 (Adam, AdamW): what OneCycleLR cycles.
+  // has_momentum() is false for optimizers without either (Adagrad).
+  virtual bool has_momentum() const { return false; }
+  virtual double momentum() const { return 0.0; }
+  virtual void set_momentum(double) {}
 
  protected:
   std::vector<Tensor> grads() const;
@@ -104,6 +117,11 @@ class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, SGDOptions options);
   void step() override;
+  double lr() const override { return options.lr; }
+  void set_lr(double lr) override { options.lr = lr; }
+  bool has_momentum() const override { return true; }
+  double momentum() const override { return options.momentum; }
+  void set_momentum(double m) override { options.momentum = m; }
   SGDOptions options;
 
  private:
@@ -114,10 +132,58 @@ class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, AdamOptions options);
   void step() override;
+  double lr() const override { return options.lr; }
+  void set_lr(double lr) override { options.lr = lr; }
+  bool has_momentum() const override { return true; }
+  double momentum() const override { return options.beta1; }
+  void set_momentum(double m) override { options.beta1 = m; }
   AdamOptions options;
 
  private:
   std::vector<Tensor> exp_avgs_, exp_avg_sqs_, max_exp_avg_sqs_, steps_;
+};
+
+// Adam with decoupled weight decay; torch.optim.AdamW's default weight_decay is 1e-2.
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+  bool amsgrad = false;
+  bool maximize = false;
+};
+class AdamW : public Adam {
+ public:
+  AdamW(std::vector<Tensor> params, AdamWOptions options);
+};
+
+class RMSprop : public Optimizer {
+ public:
+  RMSprop(std::vector<Tensor> params, RMSpropOptions options);
+  void step() override;
+  double lr() const override { return options.lr; }
+  void set_lr(double lr) override { options.lr = lr; }
+  bool has_momentum() const override { return true; }
+  double momentum() const override { return options.momentum; }
+  void set_momentum(double m) override { options.momentum = m; }
+  RMSpropOptions options;
+
+ private:
+  std::vector<Tensor> square_avgs_, grad_avgs_, momentum_buffers_, steps_;
+};
+
+class Adagrad : public Optimizer {
+ public:
+  // The sums start at initial_accumulator_value (torch's default 0).
+  Adagrad(std::vector<Tensor> params, AdagradOptions options, double initial_accumulator_value = 0.0);
+  void step() override;
+  double lr() const override { return options.lr; }
+  void set_lr(double lr) override { options.lr = lr; }
+  AdagradOptions options;
+
+ private:
+  std::vector<Tensor> sums_, steps_;
 };
 
 }  // namespace ember::optim
