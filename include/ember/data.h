@@ -15,6 +15,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "ember/random.h"
 #include "ember/tensor.h"
@@ -45,6 +46,19 @@ class TensorDataset : public Dataset {
   Example get(int64_t index) const override;  // IndexError out of range; negative counts from the end
   Example get_batch(const Tensor& indices) const override;
   const Tensor data, target;
+};
+
+// Fashion-MNIST (ember.datasets.FashionMNIST, src/data/fashion_mnist.cpp): 60000 training or
+// 10000 test images of 28x28 grey pixels in 10 classes, read from the IDX files (plain or .gz)
+// in `root` or root/FashionMNIST/raw. data: float32 (N, 1, 28, 28) scaled to [0, 1]; target:
+// int64 (N). A missing or malformed file throws ValueError naming it (and the Debian package
+// dataset-fashion-mnist, which installs the files in the default root). MNIST's files have
+// the same layout and load the same way.
+class FashionMNIST : public TensorDataset {
+ public:
+  static constexpr const char* kDefaultRoot = "/usr/share/datasets/fashion-mnist";
+  static constexpr double kMean = 0.2860, kStd = 0.3530;  // of the training images in [0, 1]
+  explicit FashionMNIST(const std::string& root = kDefaultRoot, bool train = true);
 };
 
 struct DataLoaderOptions {

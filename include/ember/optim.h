@@ -113,31 +113,39 @@ class Optimizer {
   std::vector<Tensor> params_;
 };
 
-class SGD : public Optimizer {
+// What every optimizer below shares: its options by value, the lr (and momentum, where the
+// optimizer has one: the option that Momentum points to) read and written through them.
+template <class Options, double Options::*Momentum = nullptr>
+class OptimizerWith : public Optimizer {
+ public:
+  OptimizerWith(std::vector<Tensor> params, Options o) : Optimizer(std::move(params)), options(o) {}
+  double lr() const override { return options.lr; }
+  void set_lr(double lr) override { options.lr = lr; }
+  bool has_momentum() const override { return Momentum != nullptr; }
+  double momentum() const override {
+    if constexpr (Momentum != nullptr) return options.*Momentum;
+    return 0.0;
+  }
+  void set_momentum(double m) override {
+    if constexpr (Momentum != nullptr) options.*Momentum = m;
+  }
+  Options options;
+};
+
+class SGD : public OptimizerWith<SGDOptions, &SGDOptions::momentum> {
  public:
   SGD(std::vector<Tensor> params, SGDOptions options);
   void step() override;
-  double lr() const override { return options.lr; }
-  void set_lr(double lr) override { options.lr = lr; }
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options.momentum; }
-  void set_momentum(double m) override { options.momentum = m; }
-  SGDOptions options;
 
  private:
   std::vector<Tensor> momentum_buffers_;
 };
 
-class Adam : public Optimizer {
+// momentum() is beta1.
+class Adam : public OptimizerWith<AdamOptions, &AdamOptions::beta1> {
  public:
   Adam(std::vector<Tensor> params, AdamOptions options);
   void step() override;
-  double lr() const override { return options.lr; }
-  void set_lr(double lr) override { options.lr = lr; }
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options.beta1; }
-  void set_momentum(double m) override { options.beta1 = m; }
-  AdamOptions options;
 
  private:
   std::vector<Tensor> exp_avgs_, exp_avg_sqs_, max_exp_avg_sqs_, steps_;
@@ -158,29 +166,20 @@ class AdamW : public Adam {
   AdamW(std::vector<Tensor> params, AdamWOptions options);
 };
 
-class RMSprop : public Optimizer {
+class RMSprop : public OptimizerWith<RMSpropOptions, &RMSpropOptions::momentum> {
  public:
   RMSprop(std::vector<Tensor> params, RMSpropOptions options);
   void step() override;
-  double lr() const override { return options.lr; }
-  void set_lr(double lr) override { options.lr = lr; }
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options.momentum; }
-  void set_momentum(double m) override { options.momentum = m; }
-  RMSpropOptions options;
 
  private:
   std::vector<Tensor> square_avgs_, grad_avgs_, momentum_buffers_, steps_;
 };
 
-class Adagrad : public Optimizer {
+class Adagrad : public OptimizerWith<AdagradOptions> {
  public:
   // The sums start at initial_accumulator_value (torch's default 0).
   Adagrad(std::vector<Tensor> params, AdagradOptions options, double initial_accumulator_value = 0.0);
   void step() override;
-  double lr() const override { return options.lr; }
-  void set_lr(double lr) override { options.lr = lr; }
-  AdagradOptions options;
 
  private:
   std::vector<Tensor> sums_, steps_;

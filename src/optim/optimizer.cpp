@@ -24,7 +24,7 @@ std::vector<Tensor> Optimizer::grads() const {
 }
 
 SGD::SGD(std::vector<Tensor> params, SGDOptions o)
-    : Optimizer(std::move(params)), options(o), momentum_buffers_(params_.size()) {}
+    : OptimizerWith(std::move(params), o), momentum_buffers_(params_.size()) {}
 
 void SGD::step() {
   NoGradGuard guard;
@@ -39,7 +39,7 @@ std::vector<Tensor> zeros_like_each(const std::vector<Tensor>& ts) {
 }
 }  // namespace
 
-Adam::Adam(std::vector<Tensor> params, AdamOptions o) : Optimizer(std::move(params)), options(o) {
+Adam::Adam(std::vector<Tensor> params, AdamOptions o) : OptimizerWith(std::move(params), o) {
   exp_avgs_ = zeros_like_each(params_);
   exp_avg_sqs_ = zeros_like_each(params_);
   if (options.amsgrad) max_exp_avg_sqs_ = zeros_like_each(params_);
@@ -56,7 +56,7 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
                                           .weight_decay = o.weight_decay, .amsgrad = o.amsgrad,
                                           .maximize = o.maximize, .decoupled_weight_decay = true}) {}
 
-RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions o) : Optimizer(std::move(params)), options(o) {
+RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions o) : OptimizerWith(std::move(params), o) {
   square_avgs_ = zeros_like_each(params_);
   if (options.centered) grad_avgs_ = zeros_like_each(params_);
   if (options.momentum > 0) momentum_buffers_ = zeros_like_each(params_);
@@ -73,7 +73,7 @@ void RMSprop::step() {
 }
 
 Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions o, double initial_accumulator_value)
-    : Optimizer(std::move(params)), options(o) {
+    : OptimizerWith(std::move(params), o) {
   EMBER_CHECK(initial_accumulator_value >= 0, ValueError,
               "Adagrad: invalid initial_accumulator_value value: ", initial_accumulator_value);
   for (const Tensor& p : params_) sums_.push_back(full(p.sizes(), Scalar(initial_accumulator_value), p.dtype()));
