@@ -1,6 +1,7 @@
 // Datasets and the DataLoader of the C++ frontend (ember/data.h): batching, the last
 // batch, drop_last, seeded shuffling (every index once per epoch, the same orders for the
 // same seed, new orders each epoch), a Dataset without its own get_batch, and errors.
+#include <filesystem>
 #include <set>
 
 #include "frontend_helpers.h"
@@ -102,4 +103,18 @@ TEST(FrontendData, BadOptionsThrow) {
   EXPECT_ERROR_NAMES(ValueError, data::DataLoader(ds, {.batch_size = 0}), "batch_size");
   EXPECT_ERROR_NAMES(ValueError, data::DataLoader(nullptr), "null dataset");
   EXPECT_ERROR_NAMES(ValueError, data::DataLoader(ds, {.seed = 1}), "shuffle");
+}
+
+TEST(FrontendData, FashionMNISTReadsTheIDXFilesOrNamesWhatIsMissing) {
+  EXPECT_ERROR_NAMES(ValueError, data::FashionMNIST("/nonexistent/fashion"), "dataset-fashion-mnist");
+  if (!std::filesystem::exists(data::FashionMNIST::kDefaultRoot)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  data::FashionMNIST test(data::FashionMNIST::kDefaultRoot, /*train=*/false);
+  EXPECT_EQ(test.size(), 10000);
+  EXPECT_EQ(test.data.sizes(), (Dims{10000, 1, 28, 28}));
+  EXPECT_EQ(test.target.dtype(), DType::Int64);
+  EXPECT_EQ(amin(test.data).item().to_double(), 0.0);
+  EXPECT_EQ(amax(test.data).item().to_double(), 1.0);
+  EXPECT_EQ(amax(test.target).item().to_int(), 9);
+  // Each class holds 1000 of the test images.
+  EXPECT_EQ(sum(eq(test.target, Scalar(int64_t(3)))).item().to_int(), 1000);
 }
