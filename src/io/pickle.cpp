@@ -50,6 +50,7 @@ class Machine {
       : d_(data), hooks_(hooks), ctx_(context) {}
 
   PValue run();
+  Unpickled result;  // result.containers: every container pushed (emptied if run() throws)
 
  private:
   [[noreturn]] void fail(const std::string& msg) const {
@@ -77,6 +78,8 @@ class Machine {
   }
   void push(PValue v) {
     if (stack_.size() >= kMaxStack) fail("stack too deep");
+    using K = PickleValue::Kind;
+    if (v->kind == K::Tuple || v->kind == K::List || v->kind == K::Dict) result.containers.push_back(v);
     stack_.push_back(std::move(v));
   }
   PValue pop() {
@@ -257,8 +260,19 @@ PValue Machine::run() {
 
 }  // namespace
 
-PValue unpickle(std::string_view data, const UnpickleHooks& hooks, const std::string& context) {
-  return Machine(data, hooks, context).run();
+Unpickled::~Unpickled() {
+  for (const PValue& c : containers) {
+    c->items.clear();
+    c->dict.clear();
+  }
+}
+
+Unpickled unpickle(std::string_view data, const UnpickleHooks& hooks, const std::string& context) {
+  Machine m(data, hooks, context);
+  PValue root = m.run();
+  Unpickled out = std::move(m.result);
+  out.root = std::move(root);
+  return out;
 }
 
 }  // namespace ember::io

@@ -46,8 +46,20 @@ struct UnpickleHooks {
   std::function<PValue(const PickleValue& pid)> persistent_load;
 };
 
+// What unpickle returns: the object, and every container it built. A pickle can make a
+// container hold itself (through the memo); the destructor empties them all, so such cycles
+// of shared_ptrs are freed too. Use `root` only while this lives.
+struct Unpickled {
+  PValue root;
+  std::vector<PValue> containers;
+  Unpickled() = default;
+  Unpickled(Unpickled&&) = default;
+  Unpickled& operator=(Unpickled&&) = default;
+  ~Unpickled();
+};
+
 // Runs the pickle program in `data`; malformed input throws ValueError("<context>: ...").
-PValue unpickle(std::string_view data, const UnpickleHooks& hooks, const std::string& context);
+Unpickled unpickle(std::string_view data, const UnpickleHooks& hooks, const std::string& context);
 
 // Appends opcodes (protocol 2) to a byte string.
 class Pickler {

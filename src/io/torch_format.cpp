@@ -328,7 +328,8 @@ StateDict TorchLoader::load() {
   hooks.find_class = [&](const std::string& m, const std::string& n) { return find_class(m, n); };
   hooks.reduce = [&](const PickleValue& f, const PickleValue& a) { return reduce(f, a); };
   hooks.persistent_load = [&](const PickleValue& pid) { return persistent_load(pid); };
-  PValue root = io::unpickle(owned, hooks, ctx_);
+  io::Unpickled program_result = io::unpickle(owned, hooks, ctx_);
+  const PValue& root = program_result.root;
   if (root->kind != K::Dict) fail("the file holds no dict of tensors (a state dict)");
   StateDict out;
   flatten(root, "", 0, out);

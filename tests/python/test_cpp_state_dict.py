@@ -198,6 +198,11 @@ def test_cpp_refuses_what_is_not_a_state_dict(tmp_path):
     r = subprocess.run([_binary(), "inspect", str(tmp_path / "module.pt")], capture_output=True, text=True)
     assert r.returncode == 1
     assert "torch.nn.modules.linear.Linear" in r.stderr and "module.pt" in r.stderr, r.stderr
+    # A list that holds itself (through the memo): refused, and freed (ASan builds check).
+    with zipfile.ZipFile(tmp_path / "cycle.pt", "w") as z:
+        z.writestr("archive/data.pkl", b"\x80\x02}q\x00X\x01\x00\x00\x00a]q\x01h\x01as.")
+    r = subprocess.run([_binary(), "inspect", str(tmp_path / "cycle.pt")], capture_output=True, text=True)
+    assert r.returncode == 1 and "nested deeper than 64" in r.stderr, r.stderr
     raw = open(tmp_path / "module.pt", "rb").read()
     (tmp_path / "cut.pt").write_bytes(raw[:len(raw) // 2])
     r = subprocess.run([_binary(), "inspect", str(tmp_path / "cut.pt")], capture_output=True, text=True)
