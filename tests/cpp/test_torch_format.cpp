@@ -130,3 +130,29 @@ TEST(TorchFormat, TruncatedAndCorruptedFilesThrowValueError) {
   EXPECT_ERROR_NAMES(OSError, load(temp_path("does_not_exist.pt")), "load");
   EXPECT_ERROR_NAMES(ValueError, load(std::filesystem::temp_directory_path().string()), "not a regular file");
 }
+
+// The seed corpus of the PyTorch-format fuzz target (tests/fuzz/torch_corpus, written by
+// torch.save, ember.save and by hand): hostile files throw ValueError, state dicts load, and
+// nothing else may happen (no crash, no other exception).
+TEST(TorchFormat, FuzzCorpusLoadsOrThrowsValueError) {
+  const auto corpus = std::filesystem::path(__FILE__).parent_path().parent_path() / "fuzz" / "torch_corpus";
+  if (!std::filesystem::is_directory(corpus)) GTEST_SKIP() << "no corpus at " << corpus;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("pkl_")) continue;  // bare pickles, not archives
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++files;
+    try {
+      StateDict sd = load_torch_bytes(bytes.data(), bytes.size(), name);
+      EXPECT_FALSE(name.starts_with("bad_")) << name << " loaded";
+      if (name.find("state_dict") != std::string::npos) EXPECT_FALSE(sd.empty()) << name;
+    } catch (const ValueError& e) {
+      EXPECT_TRUE(name.starts_with("bad_") || name.find("state_dict") == std::string::npos) << name << ": " << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << ": " << e.what();
+    }
+  }
+  EXPECT_GT(files, 20);
+}
