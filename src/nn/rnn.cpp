@@ -133,4 +133,46 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
   return out;
 }
 
+RNNCellBase::RNNCellBase(const char* op, int64_t input_size, int64_t hidden_size, bool bias, int64_t chunks)
+    : input_size(input_size), hidden_size(hidden_size), op_(op), lstm_(chunks == 4) {
+  EMBER_CHECK(input_size > 0 && hidden_size > 0, ValueError, op,
+              ": input_size and hidden_size must be positive, got ", input_size, " and ", hidden_size);
+  const double bound = layer_init::fan_in_bound(hidden_size);
+  weight_ih = register_parameter("weight_ih", layer_init::uniform_init({chunks * hidden_size, input_size}, bound));
+  weight_hh = register_parameter("weight_hh", layer_init::uniform_init({chunks * hidden_size, hidden_size}, bound));
+  if (bias) {
+    bias_ih = register_parameter("bias_ih", layer_init::uniform_init({chunks * hidden_size}, bound));
+    bias_hh = register_parameter("bias_hh", layer_init::uniform_init({chunks * hidden_size}, bound));
+  }
+}
+
+std::array<Tensor, 2> RNNCellBase::step(const Tensor& input, const Tensor& h0, const Tensor& c0) {
+  EMBER_CHECK(input.defined() && (input.dim() == 1 || input.dim() == 2), ValueError, op_,
+              ": expected input to be 1D or 2D, got ", input.defined() ? input.dim() : 0, "D");
+  EMBER_CHECK(!lstm_ || h0.defined() == c0.defined(), ValueError, op_, ": give both h and c, or neither (zeros)");
+  const bool batched = input.dim() == 2;
+  const Tensor x = batched ? input : unsqueeze(input, 0);
+  EMBER_CHECK(x.size(1) == input_size, Error, op_, ": input has inconsistent input_size: got ", x.size(1),
+              " expected ", input_size);
+  std::array<Tensor, 2> s{h0, c0};
+  for (int k = 0; k < (lstm_ ? 2 : 1); ++k) {
+    const char* what = k ? "c" : "h";
+    if (!s[k].defined()) {
+      s[k] = zeros({x.size(0), hidden_size}, x.dtype());
+      continue;
+    }
+    EMBER_CHECK(s[k].dim() == input.dim(), ValueError, op_, ": expected ", what, " to be ", input.dim(),
+                "D like the input, got ", s[k].dim(), "D");
+    if (!batched) s[k] = unsqueeze(s[k], 0);
+    EMBER_CHECK(s[k].size(0) == x.size(0) && s[k].size(1) == hidden_size, Error, op_, ": expected ", what,
+                " of shape (", x.size(0), ", ", hidden_size, "), got ", s[k].sizes());
+  }
+  const Tensor b = lstm_ && bias_hh.defined() ? add(bias_ih, bias_hh) : bias_ih;
+  State out = (lstm_ ? lstm_step : gru_step)(linear(x, weight_ih, b), {s[0], s[1]}, t(weight_hh), bias_hh);
+  if (!batched)
+    for (Tensor& o : out)
+      if (o.defined()) o = squeeze(o, {0});
+  return out;
+}
+
 }  // namespace ember::nn

@@ -160,3 +160,28 @@ TEST(FrontendRNN, BadInputsThrowNamingTheLayer) {
   EXPECT_ERROR_NAMES(ValueError, nn::GRU(3, 0), "GRU");
   EXPECT_ERROR_NAMES(ValueError, nn::GRU(3, 4, {.dropout = 2}), "dropout");
 }
+
+TEST(FrontendRNN, CellsAreOneStepOfTheLayers) {
+  manual_seed(8);
+  nn::LSTMCell cell(3, 4);
+  nn::LSTM layer(3, 4);
+  layer.load_state_dict({{"weight_ih_l0", cell.weight_ih}, {"weight_hh_l0", cell.weight_hh},
+                         {"bias_ih_l0", cell.bias_ih}, {"bias_hh_l0", cell.bias_hh}});
+  Tensor x = randn({2, 3}), h = randn({2, 4}), c = randn({2, 4});
+  auto [h1, c1] = cell.forward(x, h, c);
+  nn::RNNOutput r = layer.forward(unsqueeze(x, 0), unsqueeze(h, 0), unsqueeze(c, 0));
+  EXPECT_EQ(max_abs_diff(h1, select(r.h_n, 0, 0)), 0);
+  EXPECT_EQ(max_abs_diff(c1, select(r.c_n, 0, 0)), 0);
+  EXPECT_EQ(cell.forward(select(x, 0, 1)).sizes(), (Dims{4}));  // unbatched, zero state
+  std::vector<std::string> keys;
+  for (auto& [k, t] : cell.state_dict()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"weight_ih", "weight_hh", "bias_ih", "bias_hh"}));
+
+  nn::GRUCell gcell(3, 4, /*bias=*/false);
+  nn::GRU glayer(3, 4, {.bias = false});
+  glayer.load_state_dict({{"weight_ih_l0", gcell.weight_ih}, {"weight_hh_l0", gcell.weight_hh}});
+  EXPECT_EQ(max_abs_diff(gcell.forward(x, h), select(glayer.forward(unsqueeze(x, 0), unsqueeze(h, 0)).h_n, 0, 0)), 0);
+  EXPECT_ERROR_NAMES(Error, gcell.forward(randn({2, 5})), "GRUCell: input has inconsistent input_size");
+  EXPECT_ERROR_NAMES(Error, gcell.forward(x, randn({3, 4})), "GRUCell: expected h of shape (2, 4)");
+  EXPECT_ERROR_NAMES(ValueError, cell.forward(randn({1, 2, 3})), "LSTMCell");
+}

@@ -39,13 +39,20 @@ class Zoo : public nn::Module {
     gru = std::make_shared<nn::GRU>(32, 12, nn::RNNOptions{.batch_first = true});
     norm = std::make_shared<nn::LayerNorm>(IntList{12});
     head = std::make_shared<nn::Linear>(12, 3);
+    lcell = std::make_shared<nn::LSTMCell>(3, 5);
+    gcell = std::make_shared<nn::GRUCell>(3, 5);
     for (auto [name, m] : std::vector<std::pair<const char*, nn::ModulePtr>>{
-             {"cnn", cnn}, {"conv1d", conv1d}, {"emb", emb}, {"lstm", lstm}, {"gru", gru}, {"norm", norm}, {"head", head}})
+             {"cnn", cnn}, {"conv1d", conv1d}, {"emb", emb}, {"lstm", lstm}, {"gru", gru}, {"norm", norm},
+             {"head", head}, {"lcell", lcell}, {"gcell", gcell}})
       register_module(name, m);
   }
   Tensor forward(const Tensor& images) override { return cnn->forward(images); }
   std::map<std::string, Tensor> outputs(const std::map<std::string, Tensor>& in) {
+    const Tensor first = select(in.at("signals"), 2, 0), h = narrow(first, 1, 0, 1);
+    const Tensor state = expand(h, {-1, 5});  // (N, 5) from the signal itself
     return {{"cnn", cnn->forward(in.at("images"))},
+            {"lcell", lcell->forward(first, state, mul(state, Scalar(0.5)))[1]},
+            {"gcell", gcell->forward(first, state)},
             {"conv1d", conv1d->forward(in.at("signals"))},
             {"seq", head->forward(norm->forward(gru->forward(lstm->forward(emb->forward(in.at("tokens"))))))}};
   }
@@ -55,6 +62,8 @@ class Zoo : public nn::Module {
   std::shared_ptr<nn::GRU> gru;
   std::shared_ptr<nn::LayerNorm> norm;
   std::shared_ptr<nn::Linear> head;
+  std::shared_ptr<nn::LSTMCell> lcell;
+  std::shared_ptr<nn::GRUCell> gcell;
 };
 
 std::map<std::string, Tensor> read(const std::string& path) {

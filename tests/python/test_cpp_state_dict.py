@@ -41,7 +41,7 @@ def cpp(*args):
 
 class Zoo:
     """The C++ Zoo (state_dict_interop.cpp) in either library: every layer kind of the C++
-    frontend, with the same state dict keys."""
+    frontend (the cells too), with the same state dict keys."""
 
     def __new__(cls, nn):
         class _Zoo(nn.Module):
@@ -55,10 +55,15 @@ class Zoo:
                 self.gru = nn.GRU(32, 12, batch_first=True)
                 self.norm = nn.LayerNorm(12)
                 self.head = nn.Linear(12, 3)
+                self.lcell = nn.LSTMCell(3, 5)
+                self.gcell = nn.GRUCell(3, 5)
 
             def forward(self, images, signals, tokens):
                 seq = self.head(self.norm(self.gru(self.lstm(self.emb(tokens))[0])[0]))
-                return {"cnn": self.cnn(images), "conv1d": self.conv1d(signals), "seq": seq}
+                first = signals[:, :, 0]
+                state = first[:, :1].expand(-1, 5)
+                return {"cnn": self.cnn(images), "conv1d": self.conv1d(signals), "seq": seq,
+                        "lcell": self.lcell(first, (state, state * 0.5))[1], "gcell": self.gcell(first, state)}
         return _Zoo()
 
 

@@ -71,4 +71,41 @@ class GRU : public RNNBase {
   const char* name() const override { return "GRU"; }
 };
 
+// One time step (torch.nn.LSTMCell / GRUCell): x (B, input) or unbatched (input); states
+// (B, hidden) / (hidden), undefined for zeros. Parameters weight_ih (chunks * hidden, input),
+// weight_hh (chunks * hidden, hidden), bias_ih, bias_hh, as torch's; the step is the one the
+// LSTM and GRU layers run.
+class RNNCellBase : public Module {
+ public:
+  const int64_t input_size, hidden_size;
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh;  // the biases undefined without bias
+
+ protected:
+  RNNCellBase(const char* op, int64_t input_size, int64_t hidden_size, bool bias, int64_t chunks);
+  std::array<Tensor, 2> step(const Tensor& x, const Tensor& h, const Tensor& c);
+
+ private:
+  const char* op_;
+  bool lstm_;
+};
+
+class LSTMCell : public RNNCellBase {
+ public:
+  LSTMCell(int64_t input_size, int64_t hidden_size, bool bias = true)
+      : RNNCellBase("LSTMCell", input_size, hidden_size, bias, 4) {}
+  Tensor forward(const Tensor& x) override { return step(x, Tensor(), Tensor())[0]; }
+  // (h', c'); h and c both given or both undefined.
+  std::array<Tensor, 2> forward(const Tensor& x, const Tensor& h, const Tensor& c) { return step(x, h, c); }
+  const char* name() const override { return "LSTMCell"; }
+};
+
+class GRUCell : public RNNCellBase {
+ public:
+  GRUCell(int64_t input_size, int64_t hidden_size, bool bias = true)
+      : RNNCellBase("GRUCell", input_size, hidden_size, bias, 3) {}
+  Tensor forward(const Tensor& x) override { return step(x, Tensor(), Tensor())[0]; }
+  Tensor forward(const Tensor& x, const Tensor& h) { return step(x, h, Tensor())[0]; }  // h'
+  const char* name() const override { return "GRUCell"; }
+};
+
 }  // namespace ember::nn
