@@ -2,6 +2,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,35 @@ std::string error_of(F&& f) {
   }
   ADD_FAILURE() << "did not throw";
   return "";
+}
+
+// Checks autograd's gradient of sum(f(inputs) * r) (r fixed random weights) with respect to
+// every element of every float64 input against central differences.
+inline void gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
+                      double eps = 1e-6, double tol = 1e-5) {
+  for (Tensor& x : inputs) {
+    x = clone(detach(x));
+    autograd::set_requires_grad(x, true);
+  }
+  Tensor out = f(inputs);
+  const Tensor r = randn(out.sizes(), DType::Float64);
+  autograd::backward(sum(mul(out, r)));
+  NoGradGuard no_grad;
+  auto value = [&] { return sum(mul(f(inputs), r)).item().to_double(); };
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Tensor flat = reshape(inputs[k], {-1});  // a view: writes reach the input
+    const std::vector<double> grad = values(autograd::grad(inputs[k]));
+    for (int64_t i = 0; i < flat.numel(); ++i) {
+      Tensor xi = select(flat, 0, i);
+      const double x0 = xi.item().to_double();
+      fill_(xi, Scalar(x0 + eps));
+      const double up = value();
+      fill_(xi, Scalar(x0 - eps));
+      const double down = value();
+      fill_(xi, Scalar(x0));
+      EXPECT_NEAR(grad[size_t(i)], (up - down) / (2 * eps), tol) << "input " << k << " element " << i;
+    }
+  }
 }
 
 }  // namespace ember::ftest

@@ -47,6 +47,16 @@ TEST(FrontendConv, Conv1dMatchesLoops) {
   EXPECT_LT(max_abs_diff(conv.forward(select(x, 0, 1)), select(y, 0, 1)), 1e-6);
 }
 
+TEST(FrontendConv, Conv1dGradcheck) {
+  manual_seed(11);
+  ftest::gradcheck(
+      [](const std::vector<Tensor>& t) { return conv1d(t[0], t[1], t[2], {2}, {1}, {1}, 2); },
+      {randn({2, 4, 7}, DType::Float64), randn({6, 2, 3}, DType::Float64), randn({6}, DType::Float64)});
+  // Non-contiguous input: a transposed (L, C) buffer.
+  ftest::gradcheck([](const std::vector<Tensor>& t) { return conv1d(transpose(t[0], 1, 2), t[1]); },
+                   {randn({1, 5, 2}, DType::Float64), randn({3, 2, 2}, DType::Float64)});
+}
+
 TEST(FrontendConv, Conv2dOptionsShapesAndInit) {
   manual_seed(2);
   nn::Conv2d conv(4, 6, {3, 5}, {.stride = {2, 1}, .padding = {1, 2}, .groups = 2});
@@ -253,6 +263,20 @@ TEST(FrontendLosses, SmoothL1AndHuberClosedForms) {
   EXPECT_ERROR_NAMES(Error, huber_loss(x, y, Reduction::Mean, 0.0), "huber_loss");
   EXPECT_ERROR_NAMES(TypeError, smooth_l1_loss(ones({2}, DType::Int64), ones({2}, DType::Int64)), "smooth_l1_loss");
   EXPECT_ANY_THROW(huber_loss(ones({2}), ones({3})));
+}
+
+TEST(FrontendLosses, SmoothL1AndHuberGradcheckWithBroadcasting) {
+  manual_seed(12);
+  for (Reduction r : {Reduction::None, Reduction::Mean, Reduction::Sum}) {
+    ftest::gradcheck([r](const std::vector<Tensor>& t) { return smooth_l1_loss(t[0], t[1], r, 0.7); },
+                     {mul(randn({3, 4}, DType::Float64), Scalar(2.0)), randn({4}, DType::Float64)});
+    ftest::gradcheck([r](const std::vector<Tensor>& t) { return huber_loss(t[0], t[1], r, 1.3); },
+                     {mul(randn({2, 1, 3}, DType::Float64), Scalar(2.0)), randn({2, 3}, DType::Float64)});
+  }
+  // 0-d and empty inputs.
+  EXPECT_EQ(smooth_l1_loss(scalar_tensor(Scalar(3.0)), scalar_tensor(Scalar(1.0))).item().to_double(), 1.5);
+  EXPECT_EQ(huber_loss(zeros({0, 2}), zeros({0, 2}), Reduction::Sum).item().to_double(), 0.0);
+  EXPECT_TRUE(std::isnan(smooth_l1_loss(zeros({0}), zeros({0})).item().to_double()));  // mean of nothing, as torch
 }
 
 TEST(FrontendLosses, TheOthersAreTheFunctionalOps) {
