@@ -4,7 +4,9 @@ outputs, and the reverse"), and the C++ optimizers and schedulers against torch.
 
 The C++ half is tests/interop/state_dict_interop.cpp, built by CMake with the tests; ctest
 runs this file with EMBER_STATE_DICT_INTEROP set to it (test cpp_python_state_dict). Run
-alone, the newest build/*/ember_state_dict_interop of this checkout is used."""
+alone, the one in the build tree of the imported ember is used (else the newest
+build/*/ember_state_dict_interop of this checkout). The bit-for-bit comparisons with ember.nn
+assume both halves come from one build (a sanitizer build rounds differently in the last bit)."""
 import glob
 import math
 import os
@@ -26,6 +28,12 @@ def _binary():
     exe = os.environ.get("EMBER_STATE_DICT_INTEROP")
     if exe:
         return exe
+    # The build tree of the ember imported here (build/<dir>/python/ember/_C...): its own C++
+    # half, compiled alike, so outputs can be compared bit for bit.
+    beside = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(ember._C.__file__))),
+                          "ember_state_dict_interop")
+    if os.path.exists(beside):
+        return beside
     found = sorted(glob.glob(os.path.join(_ROOT, "build", "*", "ember_state_dict_interop")),
                    key=os.path.getmtime)
     if not found:
