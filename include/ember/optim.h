@@ -17,8 +17,10 @@
 //   a 0-d float32 tensor in the optimizer state); the step adds 1 to it first.
 // - Any tensor may be non-contiguous; everything is checked before anything is written.
 #pragma once
+#include <utility>
 #include <vector>
 
+#include "ember/serialize.h"
 #include "ember/tensor.h"
 
 namespace ember::optim {
@@ -108,8 +110,20 @@ class Optimizer {
   virtual double momentum() const { return 0.0; }
   virtual void set_momentum(double) {}
 
+  // The per-parameter state under torch's names, flattened as ember::load flattens
+  // torch.save(optimizer.state_dict()): "state.<i>.<name>" for parameter i ("state.0.exp_avg",
+  // "state.0.step"); entries not created yet (SGD's momentum buffers before a step) are absent.
+  // Detached: the tensors share the optimizer's state.
+  StateDict state_dict() const;
+  // Copies each "state.<i>.<name>" entry into that state (entries it lacks keep their state;
+  // other names, such as a checkpoint's model weights, are ignored). A bad index, a name this
+  // optimizer does not keep or a shape mismatch throws ember::Error before anything changes.
+  void load_state_dict(const StateDict& state);
+
  protected:
   std::vector<Tensor> grads() const;
+  // (torch's name, one tensor per parameter) for each state list the optimizer keeps now.
+  virtual std::vector<std::pair<const char*, std::vector<Tensor>*>> state_lists() = 0;
   std::vector<Tensor> params_;
 };
 
@@ -137,6 +151,9 @@ class SGD : public OptimizerWith<SGDOptions, &SGDOptions::momentum> {
   SGD(std::vector<Tensor> params, SGDOptions options);
   void step() override;
 
+ protected:
+  std::vector<std::pair<const char*, std::vector<Tensor>*>> state_lists() override;
+
  private:
   std::vector<Tensor> momentum_buffers_;
 };
@@ -146,6 +163,9 @@ class Adam : public OptimizerWith<AdamOptions, &AdamOptions::beta1> {
  public:
   Adam(std::vector<Tensor> params, AdamOptions options);
   void step() override;
+
+ protected:
+  std::vector<std::pair<const char*, std::vector<Tensor>*>> state_lists() override;
 
  private:
   std::vector<Tensor> exp_avgs_, exp_avg_sqs_, max_exp_avg_sqs_, steps_;
@@ -171,6 +191,9 @@ class RMSprop : public OptimizerWith<RMSpropOptions, &RMSpropOptions::momentum> 
   RMSprop(std::vector<Tensor> params, RMSpropOptions options);
   void step() override;
 
+ protected:
+  std::vector<std::pair<const char*, std::vector<Tensor>*>> state_lists() override;
+
  private:
   std::vector<Tensor> square_avgs_, grad_avgs_, momentum_buffers_, steps_;
 };
@@ -180,6 +203,9 @@ class Adagrad : public OptimizerWith<AdagradOptions> {
   // The sums start at initial_accumulator_value (torch's default 0).
   Adagrad(std::vector<Tensor> params, AdagradOptions options, double initial_accumulator_value = 0.0);
   void step() override;
+
+ protected:
+  std::vector<std::pair<const char*, std::vector<Tensor>*>> state_lists() override;
 
  private:
   std::vector<Tensor> sums_, steps_;

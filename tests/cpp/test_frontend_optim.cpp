@@ -169,3 +169,35 @@ TEST(FrontendSchedulers, BadArgumentsThrow) {
   EXPECT_ERROR_NAMES(ValueError, optim::LambdaLR(opt, nullptr), "LambdaLR");
   EXPECT_EQ(opt.lr(), 0.1);  // a refused scheduler leaves the optimizer alone
 }
+
+TEST(FrontendOptim, StateDictRoundTripResumesExactly) {
+  Tensor a = leaf(9), b = clone(detach(a));
+  autograd::set_requires_grad(b, true);
+  optim::Adam first({a}, {.lr = 0.1, .amsgrad = true});
+  run(first, a);
+  StateDict sd = first.state_dict();
+  std::vector<std::string> keys;
+  for (auto& [k, t] : sd) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"state.0.step", "state.0.exp_avg", "state.0.exp_avg_sq",
+                                            "state.0.max_exp_avg_sq"}));
+  EXPECT_EQ(sd[0].second.item().to_double(), 3);
+  // A second optimizer over a copy of the parameter, given the state, continues identically.
+  {
+    NoGradGuard g;
+    copy_(b, a);
+  }
+  optim::Adam second({b}, {.lr = 0.1, .amsgrad = true});
+  second.load_state_dict(sd);
+  run(first, a);
+  run(second, b);
+  EXPECT_EQ(max_abs_diff(a, b), 0);
+  // SGD's buffers exist after a step only; loading creates them.
+  optim::SGD sgd({a}, {.lr = 0.1, .momentum = 0.9});
+  EXPECT_TRUE(sgd.state_dict().empty());
+  sgd.load_state_dict({{"state.0.momentum_buffer", ones({6})}, {"model.weight", ones({2})}});
+  EXPECT_EQ(sgd.state_dict().size(), 1u);
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.1.momentum_buffer", ones({6})}}), "1 parameters");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.0.exp_avg", ones({6})}}), "no state named 'exp_avg'");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.0.momentum_buffer", ones({5})}}), "shape");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.x.momentum_buffer", ones({6})}}), "state.<index>.<name>");
+}

@@ -9,6 +9,8 @@
 //                                             eval-mode outputs on DIR/inputs.safetensors
 //   ember_state_dict_interop train DIR        runs each optimizer + scheduler configuration on
 //                                             DIR/train_init.safetensors, writes the results
+//   ember_state_dict_interop resume DIR       continues DIR/torch_ckpt.pt (model + Adam state that
+//                                             torch saved) for 3 steps, writes DIR/resumed.safetensors
 //   ember_state_dict_interop inspect FILE     prints each tensor of a state dict file
 #include <cstdio>
 #include <cmath>
@@ -165,6 +167,33 @@ int train_cmd(const std::string& dir) {
   return 0;
 }
 
+// The entries of `sd` under "<prefix>.", with the prefix removed.
+StateDict under(const StateDict& sd, const std::string& prefix) {
+  StateDict out;
+  for (const auto& [k, t] : sd)
+    if (k.starts_with(prefix + ".")) out.emplace_back(k.substr(prefix.size() + 1), t);
+  return out;
+}
+
+int resume_cmd(const std::string& dir) {
+  std::map<std::string, Tensor> data = read(dir + "/train_init.safetensors");
+  const StateDict ckpt = load(dir + "/torch_ckpt.pt");
+  nn::Linear model(5, 3);
+  model.load_state_dict(under(ckpt, "model"));
+  optim::Adam opt(model.parameters(), {.lr = 0.05, .amsgrad = true});
+  opt.load_state_dict(under(ckpt, "optim"));
+  for (int step = 0; step < 3; ++step) {
+    Tensor loss = mse_loss(model.forward(data.at("x")), data.at("y"));
+    opt.zero_grad();
+    autograd::backward(loss);
+    opt.step();
+  }
+  std::map<std::string, Tensor> out = {{"weight", detach(model.weight)}, {"bias", detach(model.bias)}};
+  for (auto& [k, t] : opt.state_dict()) out[k] = t;
+  save_file(out, dir + "/resumed.safetensors");
+  return 0;
+}
+
 int inspect_cmd(const std::string& file) {
   for (auto& [name, t] : load(file)) {
     std::printf("%s %s (", name.c_str(), std::string(dtype_name(t.dtype())).c_str());
@@ -181,8 +210,9 @@ int main(int argc, char** argv) try {
   if (cmd == "save" && argc == 3) return save_cmd(argv[2]);
   if (cmd == "run" && argc == 4) return run_cmd(argv[2], argv[3]);
   if (cmd == "train" && argc == 3) return train_cmd(argv[2]);
+  if (cmd == "resume" && argc == 3) return resume_cmd(argv[2]);
   if (cmd == "inspect" && argc == 3) return inspect_cmd(argv[2]);
-  std::fprintf(stderr, "usage: %s save DIR | run DIR FILE | train DIR | inspect FILE\n", argv[0]);
+  std::fprintf(stderr, "usage: %s save DIR | run DIR FILE | train DIR | resume DIR | inspect FILE\n", argv[0]);
   return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "error: %s\n", e.what());

@@ -274,3 +274,31 @@ def test_cpp_optimizers_and_schedulers_match_torch(trained, config):
         assert math.isclose(a, b, rel_tol=1e-14, abs_tol=1e-300), (config, i, a, b)
     np.testing.assert_allclose(got["weight"], model.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got["bias"], model.bias.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_cpp_resumes_a_checkpoint_torch_saved(trained):
+    """torch trains 3 Adam (amsgrad) steps and saves {"model", "optim"} state dicts; C++ loads
+    both (the optimizer state by torch's names) and continues 3 steps; torch continues too."""
+    d, init = trained
+    model = torch.nn.Linear(5, 3)
+    model.load_state_dict({"weight": init["weight"], "bias": init["bias"]})
+    opt = torch.optim.Adam(model.parameters(), lr=0.05, amsgrad=True)
+
+    def steps(n):
+        for _ in range(n):
+            loss = torch.nn.functional.mse_loss(model(init["x"]), init["y"])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    steps(3)
+    torch.save({"model": model.state_dict(), "optim": opt.state_dict(), "epoch": 3}, d / "torch_ckpt.pt")
+    cpp("resume", d)
+    steps(3)
+    got = _read(d / "resumed.safetensors")
+    np.testing.assert_allclose(got["weight"], model.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["bias"], model.bias.detach().numpy(), rtol=1e-5, atol=1e-6)
+    state = opt.state_dict()["state"]
+    for i in (0, 1):
+        assert got[f"state.{i}.step"] == 6
+        for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+            np.testing.assert_allclose(got[f"state.{i}.{name}"], state[i][name].numpy(), rtol=1e-5, atol=1e-7)
