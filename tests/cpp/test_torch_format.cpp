@@ -135,7 +135,7 @@ TEST(TorchFormat, TruncatedAndCorruptedFilesThrowValueError) {
 // torch.save, ember.save and by hand): hostile files throw ValueError, state dicts load, and
 // nothing else may happen (no crash, no other exception).
 TEST(TorchFormat, FuzzCorpusLoadsOrThrowsValueError) {
-  const auto corpus = std::filesystem::path(__FILE__).parent_path().parent_path() / "fuzz" / "torch_corpus";
+  const auto corpus = std::filesystem::path(EMBER_SOURCE_DIR) / "tests" / "fuzz" / "torch_corpus";
   if (!std::filesystem::is_directory(corpus)) GTEST_SKIP() << "no corpus at " << corpus;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
