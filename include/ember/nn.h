@@ -9,9 +9,13 @@
 //   autograd::backward({loss});
 //   opt.step();
 //
-// A Module owns its parameters (leaf tensors that require grad) and its sub-modules, in
-// registration order, named like PyTorch's state_dict keys ("0.weight"). The math is the
-// ops of ember/functional.h; the Python package has its own, PyTorch-shaped classes.
+// A Module owns its parameters (leaf tensors that require grad), its buffers (state that is
+// saved but not trained: BatchNorm's running statistics) and its sub-modules, in
+// registration order, named like PyTorch's state_dict keys ("0.weight"), so a state dict
+// moves between C++, ember's Python modules and torch's (ember::save / ember::load,
+// ember/serialize.h). The math is the ops of ember/functional.h; the Python package has
+// its own, PyTorch-shaped classes. The layers beyond these few live in ember/nn/*.h, one
+// header per concept (docs/cpp_frontend.md lists them next to their Python names).
 #pragma once
 #include <memory>
 #include <string>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "ember/functional.h"
+#include "ember/serialize.h"
 
 namespace ember::nn {
 
@@ -30,10 +35,22 @@ class Module {
   virtual ~Module() = default;
   virtual Tensor forward(const Tensor& x) = 0;
   Tensor operator()(const Tensor& x) { return forward(x); }
+  // The class name, as torch prints it ("Conv2d", "LSTM"): what error messages name.
+  virtual const char* name() const { return "Module"; }
 
   std::vector<Tensor> parameters() const;  // this module's, then each child's, recursively
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> buffers() const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
   const std::vector<std::pair<std::string, ModulePtr>>& children() const { return children_; }
+
+  // Parameters and buffers by name in torch's order (each module's parameters, then its
+  // buffers, then its children's), detached: the tensors share the module's data.
+  StateDict state_dict() const;
+  // Copies each entry into the parameter or buffer of that name (converting the dtype), under
+  // no-grad. Everything is checked first: a shape mismatch, or with `strict` a missing or
+  // unexpected key, throws ember::Error naming the keys and changes nothing.
+  void load_state_dict(const StateDict& state, bool strict = true);
 
   void train(bool on = true);  // recursively; Dropout and BatchNorm behave by it
   void eval() { train(false); }
@@ -43,11 +60,13 @@ class Module {
  protected:
   // Makes t a leaf that requires grad, stores it under `name`, and returns it.
   Tensor register_parameter(std::string name, Tensor t);
+  // Stores t (which never requires grad) under `name`; returns it.
+  Tensor register_buffer(std::string name, Tensor t);
   ModulePtr register_module(std::string name, ModulePtr m);
-
  private:
-  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const;
-  std::vector<std::pair<std::string, Tensor>> params_;
+  enum Which : uint8_t { kParams = 1, kBuffers = 2 };
+  void collect(const std::string& prefix, int which, std::vector<std::pair<std::string, Tensor>>& out) const;
+  std::vector<std::pair<std::string, Tensor>> params_, buffers_;
   std::vector<std::pair<std::string, ModulePtr>> children_;
   bool training_ = true;
 };
@@ -57,19 +76,8 @@ class Linear : public Module {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor forward(const Tensor& x) override;
+  const char* name() const override { return "Linear"; }
   Tensor weight, bias;
-};
-
-// 2-d convolution, initialised like torch.nn.Conv2d.
-class Conv2d : public Module {
- public:
-  Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1,
-         int64_t padding = 0, bool bias = true);
-  Tensor forward(const Tensor& x) override;
-  Tensor weight, bias;
-
- private:
-  int64_t stride_, padding_;
 };
 
 class MaxPool2d : public Module {
@@ -96,10 +104,13 @@ class Flatten : public Module {
   int64_t start_, end_;
 };
 
+// Zeroes elements with probability p and scales the rest by 1 / (1 - p) in training mode;
+// the identity in eval mode. p outside [0, 1] throws ValueError.
 class Dropout : public Module {
  public:
-  explicit Dropout(double p = 0.5) : p_(p) {}
+  explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& x) override { return dropout(x, p_, is_training()); }
+  const char* name() const override { return "Dropout"; }
 
  private:
   double p_;
@@ -113,6 +124,14 @@ class Sequential : public Module {
   void push_back(ModulePtr m);
   Tensor forward(const Tensor& x) override;
   size_t size() const { return children().size(); }
+  const ModulePtr& operator[](size_t i) const;  // IndexError past the end
+  const char* name() const override { return "Sequential"; }
 };
 
 }  // namespace ember::nn
+
+// The other layers, one header per concept (each includes this one).
+#include "ember/nn/conv.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/normalization.h"
+#include "ember/nn/rnn.h"

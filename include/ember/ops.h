@@ -225,6 +225,11 @@ Tensor masked_select(const Tensor& t, const Tensor& mask);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
               IntList stride = {1, 1}, IntList padding = {0, 0}, IntList dilation = {1, 1},
               int64_t groups = 1);
+// (N, C, L) or (C, L) inputs, weight (out_channels, in_channels / groups, kernel_size): conv2d
+// over a height of 1. Misuse raises ember::Error (RuntimeError, as torch's conv1d).
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              IntList stride = {1}, IntList padding = {0}, IntList dilation = {1},
+              int64_t groups = 1);
 // torch's padding="valid" (none) and padding="same" (output size = input size, stride 1;
 // an odd total padding puts the extra row / column after the input, as PyTorch does).
 enum class PaddingMode { Valid, Same };

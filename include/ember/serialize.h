@@ -1,4 +1,9 @@
-// Saving and loading tensors in the safetensors format (docs/serialization.md).
+// Saving and loading tensors: state dicts in the formats ember's Python side and PyTorch
+// write (ember::save / ember::load), and the safetensors format itself (docs/serialization.md).
+//
+//   ember::save(model->state_dict(), "model.pt");           // torch.load / ember.load read it
+//   model->load_state_dict(ember::load("model.pt"));         // and a torch.save file loads here
+//   ember::save(model->state_dict(), "model.safetensors");   // safetensors, chosen by the suffix
 //
 //   save_file({{"w", w}, {"b", b}}, "model.safetensors", {{"epoch", "3"}});
 //   SafetensorsFile f = load_file("model.safetensors", /*mmap=*/true);
@@ -63,5 +68,32 @@ std::string save_bytes(const std::map<std::string, Tensor>& tensors,
 SafetensorsFile load_file(const std::string& path, bool mmap = false);
 // The same from bytes in memory (copied into owned tensors).
 SafetensorsFile load_bytes(const void* data, size_t size);
+
+// ---- state dicts (src/io/state_dict.cpp) -------------------------------------------------
+// Named tensors in order, as torch's OrderedDict state_dict (nn::Module::state_dict()).
+using StateDict = std::vector<std::pair<std::string, Tensor>>;
+
+enum class SaveFormat : uint8_t { Auto, Torch, Safetensors };
+
+// Writes `state` atomically (Note [Atomic save] in src/io/file.cpp). Auto: safetensors when
+// the path ends in ".safetensors", else PyTorch's zip format (what torch.save writes: a
+// pickled OrderedDict of tensors plus one raw record per storage; tensors that view one
+// storage stay views of one storage). Both load in Python with ember.load and torch.load
+// (weights_only=True). Names must be unique and tensors defined; values are saved, never
+// the autograd state.
+void save(const StateDict& state, const std::string& path, SaveFormat format = SaveFormat::Auto);
+// Reads a state dict from a file written by save, by ember.save or torch.save (of a dict /
+// OrderedDict of tensors, e.g. model.state_dict(), at any nesting depth: nested dicts give
+// dotted names, as ember.save's safetensors flattening does), or by any safetensors writer.
+// The format is recognised by the file's first bytes. PyTorch files are read by a
+// restricted unpickler that builds only dicts, lists, tuples, numbers, strings and tensors
+// and never runs code; anything else (a pickled module, say) throws ValueError naming the
+// file and the global it refused. A malformed file throws ValueError naming the problem.
+StateDict load(const std::string& path);
+
+// The PyTorch-format bytes themselves (src/io/torch_format.cpp); `archive_name` is the zip's
+// top-level folder (torch.save uses the file's stem).
+std::string save_torch_bytes(const StateDict& state, const std::string& archive_name = "archive");
+StateDict load_torch_bytes(const void* data, size_t size, const std::string& where = "<bytes>");
 
 }  // namespace ember

@@ -1,4 +1,5 @@
-// safetensors files on disk: atomic saves, and loads that read or memory-map.
+// Files on disk: atomic saves (of safetensors and PyTorch-format files), and safetensors loads
+// that read or memory-map.
 //
 // Note [Atomic save]: a crash, a kill or a full disk in the middle of writing must not
 // destroy the file a user already had. So the bytes go to a temporary file in the same
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "io/file.h"
 #include "io/safetensors.h"
 
 namespace ember {
@@ -166,23 +168,41 @@ struct Mapping {
 
 }  // namespace
 
+void io::write_file(const std::string& path, const char* op, const std::function<void(const Sink&)>& write) {
+  EMBER_CHECK(path.find('\0') == std::string::npos, ValueError, op, ": embedded null byte in path");
+  std::string target = resolve_target(path);
+  if (is_special_file(target)) {
+    Fd fd(::open(target.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.get() < 0) throw_os(op, "open", path, errno);
+    write([&](const void* p, size_t n) { write_all(fd.get(), p, n, path); });
+    return;
+  }
+  AtomicFile file(target);
+  write([&](const void* p, size_t n) { file.write(p, n); });
+  file.commit();
+}
+
+std::string io::read_file(const std::string& path, const char* op) {
+  EMBER_CHECK(path.find('\0') == std::string::npos, ValueError, op, ": embedded null byte in path");
+  const std::string context = detail::cat(op, ": '", path, "': ");
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) throw_os(op, "open", path, errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) throw_os(op, "stat", path, errno);
+  EMBER_CHECK(S_ISREG(st.st_mode), ValueError, context, "not a regular file");
+  std::string bytes(size_t(st.st_size), '\0');
+  read_at(fd.get(), bytes.data(), bytes.size(), 0, path, context);
+  return bytes;
+}
+
 void save_file(const std::map<std::string, Tensor>& tensors, const std::string& path,
                const std::map<std::string, std::string>& metadata) {
   EMBER_CHECK(path.find('\0') == std::string::npos, ValueError, "save: embedded null byte in path");
   io::Plan plan = io::plan_file(tensors, metadata, "save");  // all checks before any disk work
-  std::string target = resolve_target(path);
-  if (is_special_file(target)) {
-    Fd fd(::open(target.c_str(), O_WRONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw_os("save", "open", path, errno);
-    auto put = [&](const void* p, size_t n) { write_all(fd.get(), p, n, path); };
+  io::write_file(path, "save", [&](const io::Sink& put) {
     put(plan.head.data(), plan.head.size());
     io::write_data(plan, put);
-    return;
-  }
-  AtomicFile file(target);
-  file.write(plan.head.data(), plan.head.size());
-  io::write_data(plan, [&](const void* p, size_t n) { file.write(p, n); });
-  file.commit();
+  });
 }
 
 SafetensorsFile load_file(const std::string& path, bool mmap) {

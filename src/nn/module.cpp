@@ -1,33 +1,111 @@
 // ember::nn (include/ember/nn.h): the C++ module tree and its layers.
-#include <cmath>
+#include <map>
 
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/nn.h"
+#include "nn/init.h"
 
 namespace ember::nn {
 
-Tensor Module::register_parameter(std::string name, Tensor t) {
+Tensor Module::register_parameter(std::string key, Tensor t) {
+  EMBER_CHECK(t.defined(), ValueError, name(), ": register_parameter('", key, "') got an undefined tensor");
   autograd::set_requires_grad(t, true);
-  params_.emplace_back(std::move(name), t);
+  params_.emplace_back(std::move(key), t);
   return t;
 }
 
-ModulePtr Module::register_module(std::string name, ModulePtr m) {
-  EMBER_CHECK(m != nullptr, ValueError, "Module: register_module('", name, "') got a null module");
-  children_.emplace_back(std::move(name), m);
+Tensor Module::register_buffer(std::string key, Tensor t) {
+  EMBER_CHECK(t.defined(), ValueError, name(), ": register_buffer('", key, "') got an undefined tensor");
+  buffers_.emplace_back(std::move(key), t);
+  return t;
+}
+
+ModulePtr Module::register_module(std::string key, ModulePtr m) {
+  EMBER_CHECK(m != nullptr, ValueError, name(), ": register_module('", key, "') got a null module");
+  children_.emplace_back(std::move(key), m);
   return m;
 }
 
-void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const {
-  for (const auto& [name, p] : params_) out.emplace_back(prefix + name, p);
-  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out);
+void Module::collect(const std::string& prefix, int which,
+                     std::vector<std::pair<std::string, Tensor>>& out) const {
+  if (which & kParams)
+    for (const auto& [name, p] : params_) out.emplace_back(prefix + name, p);
+  if (which & kBuffers)
+    for (const auto& [name, b] : buffers_) out.emplace_back(prefix + name, b);
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", which, out);
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
   std::vector<std::pair<std::string, Tensor>> out;
-  collect("", out);
+  collect("", kParams, out);
   return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", kBuffers, out);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers() const {
+  std::vector<Tensor> out;
+  for (auto& [name, b] : named_buffers()) out.push_back(b);
+  return out;
+}
+
+StateDict Module::state_dict() const {
+  StateDict out;
+  collect("", kParams | kBuffers, out);
+  for (auto& [name, t] : out) t = detach(t);
+  return out;
+}
+
+namespace {
+std::string join_keys(const std::vector<std::string>& keys) {
+  std::string s;
+  for (const std::string& k : keys) s += (s.empty() ? "\"" : ", \"") + k + "\"";
+  return s;
+}
+}  // namespace
+
+// torch's message: "Error(s) in loading state_dict for Linear:\n\tMissing key(s) in
+// state_dict: ...", one line per kind of problem; nothing is copied unless all is well.
+void Module::load_state_dict(const StateDict& state, bool strict) {
+  StateDict own;
+  collect("", kParams | kBuffers, own);
+  std::map<std::string, const Tensor*> given;
+  for (const auto& [key, t] : state) given.emplace(key, &t);
+  std::vector<std::string> missing, unexpected, problems;
+  std::vector<std::pair<Tensor, const Tensor*>> copies;
+  std::map<std::string, bool> known;
+  for (const auto& [key, dst] : own) {
+    known[key] = true;
+    auto it = given.find(key);
+    if (it == given.end()) {
+      missing.push_back(key);
+      continue;
+    }
+    const Tensor& src = *it->second;
+    if (!src.defined()) {
+      problems.push_back(detail::cat("the entry for ", key, " is an undefined tensor"));
+    } else if (src.sizes() != dst.sizes()) {
+      problems.push_back(detail::cat("size mismatch for ", key, ": copying a param with shape ",
+                                     src.sizes(), " from checkpoint, the shape in current model is ",
+                                     dst.sizes(), "."));
+    } else {
+      copies.emplace_back(dst, &src);
+    }
+  }
+  for (const auto& [key, t] : state)
+    if (!known.count(key)) unexpected.push_back(key);
+  std::string msg;
+  if (strict && !unexpected.empty()) msg += "\n\tUnexpected key(s) in state_dict: " + join_keys(unexpected) + ". ";
+  if (strict && !missing.empty()) msg += "\n\tMissing key(s) in state_dict: " + join_keys(missing) + ". ";
+  for (const std::string& p : problems) msg += "\n\t" + p;
+  EMBER_CHECK(msg.empty(), Error, "Error(s) in loading state_dict for ", name(), ":", msg);
+  NoGradGuard no_grad;
+  for (auto& [dst, src] : copies) copy_(dst, *src);
 }
 
 std::vector<Tensor> Module::parameters() const {
@@ -45,44 +123,23 @@ void Module::zero_grad() {
   for (const Tensor& p : parameters()) autograd::set_grad(p, Tensor());
 }
 
-namespace {
-// torch.nn.Linear/Conv2d's reset_parameters: kaiming_uniform_(a=sqrt(5)) on the weight is
-// uniform in +-1/sqrt(fan_in), the same bound as the bias.
-Tensor uniform_init(IntList shape, int64_t fan_in) {
-  Tensor t = empty(shape);
-  double bound = fan_in > 0 ? 1.0 / std::sqrt(double(fan_in)) : 0.0;
-  uniform_(t, -bound, bound);
-  return t;
-}
-}  // namespace
-
 Linear::Linear(int64_t in_features, int64_t out_features, bool with_bias) {
   EMBER_CHECK(in_features >= 0 && out_features >= 0, ValueError,
               "Linear: feature counts must be non-negative, got (", in_features, ", ", out_features, ")");
-  weight = register_parameter("weight", uniform_init({out_features, in_features}, in_features));
-  if (with_bias) bias = register_parameter("bias", uniform_init({out_features}, in_features));
+  const double bound = layer_init::fan_in_bound(in_features);
+  weight = register_parameter("weight", layer_init::uniform_init({out_features, in_features}, bound));
+  if (with_bias) bias = register_parameter("bias", layer_init::uniform_init({out_features}, bound));
 }
 
 Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
 
-Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
-               int64_t padding, bool with_bias)
-    : stride_(stride), padding_(padding) {
-  EMBER_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0, ValueError,
-              "Conv2d: channels and kernel_size must be positive, got in_channels=", in_channels,
-              ", out_channels=", out_channels, ", kernel_size=", kernel_size);
-  int64_t fan_in = in_channels * kernel_size * kernel_size;
-  weight = register_parameter("weight",
-                              uniform_init({out_channels, in_channels, kernel_size, kernel_size}, fan_in));
-  if (with_bias) bias = register_parameter("bias", uniform_init({out_channels}, fan_in));
-}
-
-Tensor Conv2d::forward(const Tensor& x) {
-  return conv2d(x, weight, bias, {stride_}, {padding_}, {1}, 1);
-}
-
 Tensor MaxPool2d::forward(const Tensor& x) {
   return max_pool2d(x, {kernel_size_}, {}, {0}, {1}, false);
+}
+
+Dropout::Dropout(double p) : p_(p) {
+  EMBER_CHECK(p >= 0.0 && p <= 1.0, ValueError,
+              "Dropout: dropout probability has to be between 0 and 1, but got ", p);
 }
 
 Sequential::Sequential(std::vector<ModulePtr> modules) {
@@ -90,6 +147,11 @@ Sequential::Sequential(std::vector<ModulePtr> modules) {
 }
 
 void Sequential::push_back(ModulePtr m) { register_module(std::to_string(children().size()), std::move(m)); }
+
+const ModulePtr& Sequential::operator[](size_t i) const {
+  EMBER_CHECK(i < size(), IndexError, "Sequential: index ", i, " is out of range for ", size(), " modules");
+  return children()[i].second;
+}
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;

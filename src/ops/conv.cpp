@@ -303,6 +303,26 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return conv_mode(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
 }
 
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+              IntList padding, IntList dilation, int64_t groups) {
+  EMBER_PROFILE_OP("conv1d");
+  const char* op = "conv1d";
+  ops::check_defined(input, op);
+  ops::check_defined(weight, op);
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, Error, op,
+              ": expected a 2-d (unbatched) or 3-d (batched) input, but got input of shape ", input.sizes());
+  EMBER_CHECK(weight.dim() == 3, Error, op, ": expected a 3-d weight (out_channels, in_channels / "
+              "groups, kernel_size), but got weight of shape ", weight.sizes());
+  EMBER_CHECK(groups <= 0 || input.size(-2) == weight.size(1) * groups, Error, op, ": groups=", groups,
+              " and weight of shape ", weight.sizes(), " expect input of shape ", input.sizes(),
+              " to have ", weight.size(1) * groups, " channels, but it has ", input.size(-2));
+  for (auto [v, name] : {std::pair{stride, "stride"}, std::pair{padding, "padding"}, std::pair{dilation, "dilation"}})
+    EMBER_CHECK(v.size() == 1, Error, op, ": expected ", name, " to be a single int, but got ", name, "=", v);
+  Tensor y = conv2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, {1, stride[0]},
+                    {0, padding[0]}, {1, dilation[0]}, groups);
+  return squeeze(y, {-2});
+}
+
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, int64_t groups) {
   EMBER_PROFILE_OP("conv3d");
