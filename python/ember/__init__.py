@@ -4,9 +4,10 @@
     x = torch.randn(64, 1000)
 """
 from . import _C
-from ._dtype import (bfloat16, float16, half, complex32, chalf,  # noqa: F401
-                     int8, int16, short, uint16, uint32, uint64)  # named only: _dtype.PlannedDtype
-from ._dtype import complex64, cfloat, complex128, cdouble  # noqa: F401
+from ._dtype import (complex32, chalf, int8, int16, short, uint16, uint32,  # noqa: F401
+                     uint64)  # named only: _dtype.PlannedDtype
+from ._dtype import complex64, cfloat, complex128, cdouble, bfloat16, float16, half  # noqa: F401
+from ._dtype import HalfTensor, BFloat16Tensor  # noqa: F401
 from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, uint8, bool,
                      FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor,
                      get_default_dtype)

@@ -21,7 +21,7 @@ Tensor int_range(int64_t n) {
 DType scan_dtype(const Tensor& t, std::optional<DType> dtype) {
   if (is_complex(t.dtype()) || (dtype && is_complex(*dtype))) throw_unsupported_dtype(t.dtype());
   if (dtype) return *dtype;
-  return is_floating(t.dtype()) ? t.dtype() : DType::Int64;
+  return is_floating_point(t.dtype()) ? t.dtype() : DType::Int64;
 }
 
 // x scanned along d into a fresh tensor by `kernel` (cumsum or cumprod).

@@ -7,7 +7,7 @@ import math
 import warnings
 
 from .. import _C
-from .._dtype import float32, float64
+from .._dtype import float32, float64, bfloat16, float16
 from .._grad_mode import no_grad
 from ._activations import softplus
 from . import functional as _F  # functional imports this module: use _F.* at call time only
@@ -243,7 +243,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim, after broadcasting.
     Normalizing first keeps the result in [-1, 1] and avoids overflow in <x1, x2>."""
     common = _C.promote_types(x1.dtype, x2.dtype)
-    if common not in (float32, float64):
+    if common not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet "
                            f"common dtype is {common}")
     x1, x2 = x1.to(common), x2.to(common)

@@ -8,7 +8,7 @@ from .. import _C
 from .. import _creation as _cr
 from .._index_grids import triu_indices as _triu_indices
 from .._pointwise import _check_tensor
-from .._dtype import float32, float64, int64
+from .._dtype import float32, float64, int64, bfloat16, float16
 from ._losses import _check_reduction, _reduce, pairwise_distance
 from . import functional as _F  # functional imports this module: use _F.* at call time only
 
@@ -180,7 +180,7 @@ def pdist(input, p=2):
     _check_tensor(input, "pdist")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if input.dtype not in (float32, float64):
+    if input.dtype not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got p={p}")
