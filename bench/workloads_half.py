@@ -23,14 +23,14 @@ def half_op(L, fn, dtype, *shapes):
 
 
 @workload(f"matmul {N}^2 bf16", flops=2 * N**3,
-          note="ember: widened to float32 panels + OpenBLAS sgemm (Note [Half matmul]); "
-               "torch: oneDNN's AVX-512 BF16/AMX kernels")
+          note="ember: oneDNN 2.6's matmul primitive (AMX on this CPU; sgemm without libdnnl); "
+               "torch: its bundled oneDNN 3.x")
 def matmul_bf16(L):
     return half_op(L, lambda m, a, b: a @ b, "bfloat16", (N, N), (N, N))
 
 
 @workload(f"matmul {N}^2 fp16", flops=2 * N**3,
-          note="ember: F16C widening + sgemm; torch falls to a scalar loop on this CPU")
+          note="ember: F16C widening + OpenBLAS sgemm (Note [Half matmul]); compare with the f32 row")
 def matmul_fp16(L):
     return half_op(L, lambda m, a, b: a @ b, "float16", (N, N), (N, N))
 

@@ -53,31 +53,18 @@ inline uint16_t f16_bits_from_float(float f) {
   return uint16_t(sign | ((rounded - 0x38000000u) >> 13));
 }
 
-// Storage types: implicit conversion to float (arithmetic happens in float), explicit
-// construction from float (one rounding, where the code asks for it).
-struct bfloat16_t {
+// A storage type: the bits of one value; implicit conversion to float (arithmetic happens in
+// float), explicit construction from float (one rounding, where the code asks for it).
+template <uint16_t (*Narrow)(float), float (*Widen)(uint16_t)>
+struct HalfStorage {
   uint16_t bits = 0;
-  bfloat16_t() = default;
-  explicit bfloat16_t(float f) : bits(bf16_bits_from_float(f)) {}
-  operator float() const { return float_from_bf16_bits(bits); }
-  static bfloat16_t from_bits(uint16_t b) {
-    bfloat16_t r;
-    r.bits = b;
-    return r;
-  }
+  HalfStorage() = default;
+  explicit HalfStorage(float f) : bits(Narrow(f)) {}
+  operator float() const { return Widen(bits); }
 };
 
-struct float16_t {
-  uint16_t bits = 0;
-  float16_t() = default;
-  explicit float16_t(float f) : bits(f16_bits_from_float(f)) {}
-  operator float() const { return float_from_f16_bits(bits); }
-  static float16_t from_bits(uint16_t b) {
-    float16_t r;
-    r.bits = b;
-    return r;
-  }
-};
+using bfloat16_t = HalfStorage<bf16_bits_from_float, float_from_bf16_bits>;
+using float16_t = HalfStorage<f16_bits_from_float, float_from_f16_bits>;
 
 template <class T> inline constexpr bool is_half_v = false;
 template <> inline constexpr bool is_half_v<bfloat16_t> = true;

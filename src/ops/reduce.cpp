@@ -1,12 +1,14 @@
 // Reductions and softmax: argument checks, result dtypes and the output allocation, then
 // one kernel call (src/kernels/cpu/reduce.cpp). Outputs are always fresh and contiguous.
 #include <cmath>
+#include <vector>
 
 #include "autograd/function.h"
 #include "ember/autocast.h"
 #include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "kernels/cpu/half.h"
 #include "kernels/cpu/reduce.h"
 #include "ops/half_ops.h"
 #include "ops/iter.h"
@@ -24,6 +26,14 @@ kernels::ReduceShape geometry(const Tensor& t, uint64_t mask) {
 
 Tensor run_reduce(ReduceOp op, const Tensor& t, uint64_t mask, bool keepdim, DType out_dtype,
                   kernels::ReduceArgs args = {}) {
+  const uint64_t all = t.dim() >= 64 ? ~uint64_t(0) : (uint64_t(1) << t.dim()) - 1;
+  if (is_half(t.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Mean) && t.is_contiguous() &&
+      (mask & all) == all && t.numel() > 0) {  // the whole tensor: widened in blocks, no copy
+    Tensor out = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), DType::Float32);
+    const float s = kernels::sum_half(t.dtype(), static_cast<const char*>(t.data_ptr()), t.numel());
+    *out.data<float>() = op == ReduceOp::Mean ? s / float(t.numel()) : s;
+    return ops::narrowed(out, out_dtype);
+  }
   if (is_half(t.dtype()))  // Note [Half ops through float32]
     return ops::narrowed(run_reduce(op, ops::widened(t), mask, keepdim,
                                     ops::compute_dtype_of(out_dtype), args), out_dtype);
@@ -139,14 +149,31 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log, const char* name) {
   ops::check_defined(t, name);
   check_floating(t, name);
   int64_t d = wrap_dim(dim, t.dim(), name);
-  if (is_half(t.dtype()))  // Note [Half ops through float32]
-    return ops::narrowed(softmax_impl(ops::widened(t), dim, log, name), t.dtype());
-  Tensor c = contiguous(t);
   int64_t outer = 1, n = 1, inner = 1;
   if (t.dim() > 0) {
     n = t.sizes()[d];
     for (int64_t i = 0; i < d; ++i) outer *= t.sizes()[i];
     for (int64_t i = d + 1; i < t.dim(); ++i) inner *= t.sizes()[i];
+  }
+  if (is_half(t.dtype()) && inner != 1)  // Note [Half ops through float32]
+    return ops::narrowed(softmax_impl(ops::widened(t), dim, log, name), t.dtype());
+  Tensor c = contiguous(t);
+  if (is_half(t.dtype())) {  // along the last dim: blocks of rows widened on the fly, no copy
+    Tensor out = Tensor::empty(t.sizes(), t.dtype());
+    const int64_t rows = std::max<int64_t>(1, kernels::kReduceBlock / std::max<int64_t>(n, 1));
+    const auto* src = reinterpret_cast<const uint16_t*>(c.data_ptr());
+    auto* dst = reinterpret_cast<uint16_t*>(out.data_ptr());
+    kernels::parallel_for(0, (outer + rows - 1) / rows, 1, [&](int64_t b0, int64_t b1) {
+      std::vector<float> in(static_cast<size_t>(rows * n)), res(static_cast<size_t>(rows * n));
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t r0 = b * rows, m = std::min(rows, outer - r0);
+        kernels::half_to_float(t.dtype(), src + r0 * n, in.data(), m * n);
+        kernels::softmax(DType::Float32, reinterpret_cast<const char*>(in.data()),
+                         reinterpret_cast<char*>(res.data()), m, n, 1, log);
+        kernels::float_to_half(t.dtype(), res.data(), dst + r0 * n, m * n);
+      }
+    });
+    return out;
   }
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::softmax(t.dtype(), c.data_ptr(), out.data_ptr(), outer, n, inner, log);

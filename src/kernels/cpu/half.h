@@ -2,7 +2,7 @@
 // run_in_float, which runs a float32 kernel over a Loop whose operands are half.
 //
 // Note [Half kernels]: the elementwise kernels are written for float/double. A Loop over
-// bfloat16/float16 operands is cut into blocks of kHalfBlock elements; each half input block
+// bfloat16/float16 operands is cut into blocks of kHalfBlock (2048) elements; each half input block
 // is widened into a float32 buffer on the stack, the float32 kernel runs on the buffers (a
 // flat Loop, on the calling thread), and the float32 result is rounded once into the half
 // output (Note [Half rounding]). So every op computes in float32 and rounds once on store,
@@ -22,7 +22,7 @@ void half_to_float(DType dt, const void* in, float* out, int64_t n);
 // out[i] = in[i] rounded to bfloat16/float16 (NaN -> 0xFFFF for bfloat16: Note [Half rounding]).
 void float_to_half(DType dt, const float* in, void* out, int64_t n);
 
-inline constexpr int64_t kHalfBlock = 512;
+inline constexpr int64_t kHalfBlock = 2048;
 
 // Runs body(FL) with FL a flat Loop of at most kHalfBlock elements, over all of L. Operand k
 // has dtype dts[k]; half operands reach body as float32 (contiguous, or stride 0 when
