@@ -216,3 +216,29 @@ def test_grad_scaler_refuses_float16_gradients_as_torch():
         scaler.scale((p * 2).sum()).backward()
         with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients"):
             scaler.unscale_(opt)
+
+
+PY_FP32 = {
+    "smooth_l1_loss": lambda F, h, y: F.smooth_l1_loss(h, y),
+    "huber_loss": lambda F, h, y: F.huber_loss(h, y, delta=0.5),
+    "kl_div": lambda F, h, y: F.kl_div(F.log_softmax(h, 1), y.softmax(1), reduction="batchmean"),
+    "poisson_nll_loss": lambda F, h, y: F.poisson_nll_loss(h, y.abs()),
+    "soft_margin_loss": lambda F, h, y: F.soft_margin_loss(h, y.sign()),
+    "margin_ranking_loss": lambda F, h, y: F.margin_ranking_loss(h[:, 0], y[:, 0], y[:, 1].sign()),
+    "hinge_embedding_loss": lambda F, h, y: F.hinge_embedding_loss(h, y.sign()),
+    "cosine_embedding_loss": lambda F, h, y: F.cosine_embedding_loss(h, y, y[:, 0].sign()),
+    "triplet_margin_loss": lambda F, h, y: F.triplet_margin_loss(h, y, h * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PY_FP32))
+def test_python_losses_on_the_float32_list(name):
+    (x, tx), (w, tw), (y, ty) = pair((6, 5), 12), pair((5, 5), 13), pair((6, 5), 14)
+    with ember.autocast("cpu"):
+        got = PY_FP32[name](F, x @ w, y)
+        assert ember.is_autocast_enabled("cpu")
+    with torch.autocast("cpu"):
+        want = PY_FP32[name](TF, tx @ tw, ty)
+    assert dtname(got) == dtname(want) == "float32"
+    # (kl_div takes a bfloat16 log_softmax, one ulp apart between the two)
+    np.testing.assert_allclose(got.item(), want.item(), rtol=5e-3, atol=1e-6)

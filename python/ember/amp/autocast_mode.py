@@ -176,6 +176,32 @@ def _cast(value, dtype):
     return value
 
 
+def float32_op(fn):
+    """Puts a loss written in Python on torch's CPU autocast float32 list (the C++ ops on it cast
+    in C++, Note [Autocast]): inside an enabled CPU region its bfloat16/float16 tensor arguments
+    go to float32 and it runs with autocast off, as torch runs them."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not _C._autocast_cpu_enabled():
+            return fn(*args, **kwargs)
+        _C._set_autocast_cpu_enabled(False)
+        try:
+            return fn(*_half_to_float32(args), **_half_to_float32(kwargs))
+        finally:
+            _C._set_autocast_cpu_enabled(True)
+    return run
+
+
+def _half_to_float32(value):
+    if isinstance(value, _C.Tensor):
+        return value.float() if value.dtype in (bfloat16, float16) else value
+    if isinstance(value, dict):
+        return {k: _half_to_float32(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_half_to_float32(v) for v in value)
+    return value
+
+
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     """Decorator for a custom autograd Function's forward: inside an enabled autocast region with
     `cast_inputs` set, floating tensor arguments are cast to it and forward runs with autocast off
