@@ -8,7 +8,8 @@ PIP := $(VENV)/bin/pip
 # libboost-dev: Boost.Math (header-only) computes the special functions (src/kernels/cpu/special_functions.cpp).
 # libkissfft-dev: KISS FFT (BSD; its header-only C++ template) computes ember.fft's transforms.
 # pkgconf: the consumer test builds a project with `pkg-config --cflags --libs ember` (docs/cpp.md).
-DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
+# libdnnl-dev: oneDNN, bfloat16 matmul (src/kernels/cpu/blas_half.cpp; optional in CMake).
+DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libdnnl-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
   libgloo-dev redis-server libkissfft-dev pkgconf clang-format
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
@@ -61,7 +62,7 @@ NPROC ?= 1
 THREADS ?= $(shell echo $$(( $$(nproc) / $(NPROC) > 0 ? $$(nproc) / $(NPROC) : 1 )))
 train: build
 	$(PY) -m ember.examples.fashion_mnist --model $(MODEL) --epochs $(EPOCHS) --threads $(THREADS) \
-	  --nproc $(NPROC) --plot fashion_mnist_$(MODEL).png
+	  --nproc $(NPROC) --plot fashion_mnist_$(MODEL).png $(if $(AUTOCAST),--autocast $(AUTOCAST))
 
 # The same MLP trained by the C++ frontend alone (examples/cpp/fashion_mnist.cpp).
 train-cpp: build

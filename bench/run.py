@@ -23,6 +23,7 @@ import workloads_dist  # noqa: E402,F401  (registers the distributed workloads)
 import workloads_linalg  # noqa: E402,F401  (registers the linalg workloads)
 import workloads_fft  # noqa: E402,F401  (registers the fft workloads)
 import workloads_cpp_extension  # noqa: E402,F401  (registers the C++ extension workloads)
+import workloads_half  # noqa: E402,F401  (registers the bfloat16/float16 workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -6,12 +6,16 @@
 #include <string_view>
 #include <type_traits>
 
+#include "ember/half.h"
+
 namespace ember {
 
-// Ordered by promotion rank inside each category (bool < integers < floats < complex).
+// Ordered by promotion rank inside each category (bool < integers < floats < complex), except
+// the two 16-bit floats, which came last (promote_types places them below float32).
 //
-// Note [Adding a dtype] (complex64/complex128 were the first; bfloat16/float16 follow the
-// same steps):
+// Note [Adding a dtype] (complex64/complex128 were the first; bfloat16/float16 followed the
+// same steps, with visit_dtype_with_half and visit_half, and kernels/cpu/half.h converting
+// blocks to float32 for the elementwise kernels):
 //  1. the enum value (after the last one of its category), its itemsize and name in
 //     dtype.cpp, its category below, promote_types/can_cast if the category is new;
 //  2. NOT in visit_dtype: visit_dtype instantiates its lambda for every type it lists, and
@@ -24,15 +28,22 @@ namespace ember {
 //     explicit and greppable;
 //  4. ops that dispatch by hand (`dt == Float32 ? float : double`) must check is_floating
 //     first: is_floating is false for complex, as torch.is_floating_point.
-enum class DType : uint8_t { Bool, UInt8, Int32, Int64, Float32, Float64, Complex64, Complex128 };
-inline constexpr int kNumDTypes = 8;
+enum class DType : uint8_t {
+  Bool, UInt8, Int32, Int64, Float32, Float64, Complex64, Complex128, BFloat16, Float16
+};
+inline constexpr int kNumDTypes = 10;
 
 using complex64_t = std::complex<float>;
 using complex128_t = std::complex<double>;
 
 size_t itemsize(DType t);
 std::string_view dtype_name(DType t);  // "float32", "int64", ...
+// float32/float64: the types the float kernels are written for. bfloat16/float16 are not
+// is_floating (code that dispatches `float : double` after checking it stays correct);
+// is_floating_point is torch's question (all four).
 inline bool is_floating(DType t) { return t == DType::Float32 || t == DType::Float64; }
+inline bool is_half(DType t) { return t == DType::BFloat16 || t == DType::Float16; }
+inline bool is_floating_point(DType t) { return is_floating(t) || is_half(t); }
 inline bool is_integral(DType t, bool include_bool) {
   return t == DType::UInt8 || t == DType::Int32 || t == DType::Int64 ||
          (include_bool && t == DType::Bool);
@@ -40,7 +51,7 @@ inline bool is_integral(DType t, bool include_bool) {
 inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
 // 0 = bool, 1 = integer, 2 = floating, 3 = complex: promotion compares categories first.
 inline int category(DType t) {
-  return t == DType::Bool ? 0 : is_floating(t) ? 2 : is_complex(t) ? 3 : 1;
+  return t == DType::Bool ? 0 : is_floating_point(t) ? 2 : is_complex(t) ? 3 : 1;
 }
 // complex64 <-> float32, complex128 <-> float64 (torch's toRealValueType / toComplexType);
 // other dtypes map to themselves (to_complex of an integer type is complex64).
@@ -66,6 +77,8 @@ template <> struct dtype_of<float> { static constexpr DType value = DType::Float
 template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
 template <> struct dtype_of<complex64_t> { static constexpr DType value = DType::Complex64; };
 template <> struct dtype_of<complex128_t> { static constexpr DType value = DType::Complex128; };
+template <> struct dtype_of<bfloat16_t> { static constexpr DType value = DType::BFloat16; };
+template <> struct dtype_of<float16_t> { static constexpr DType value = DType::Float16; };
 template <class T> inline constexpr bool is_complex_v = false;
 template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
 
@@ -76,11 +89,11 @@ template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
 const char* current_op_name();
 
 // The dtype of a real op that computes in floating point (sinh, logsumexp, ...): t when
-// floating, float32 for bool and integers; throws for complex (no complex kernel: converting
-// would silently drop the imaginary part).
+// floating (bfloat16/float16 included), float32 for bool and integers; throws for complex
+// (no complex kernel: converting would silently drop the imaginary part).
 inline DType real_float_dtype(DType t) {
   if (t == DType::Complex64 || t == DType::Complex128) throw_unsupported_dtype(t);
-  return t == DType::Float32 || t == DType::Float64 ? t : DType::Float32;
+  return is_floating_point(t) ? t : DType::Float32;
 }
 
 // Calls f.template operator()<T>() with T the C++ type of `t`:
@@ -96,7 +109,7 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::Float64: return f.template operator()<double>();
     default: break;
   }
-  throw_unsupported_dtype(t);  // complex: see Note [Adding a dtype]
+  throw_unsupported_dtype(t);  // complex, bfloat16, float16: see Note [Adding a dtype]
 }
 
 // visit_dtype plus complex64/complex128 (std::complex<float>/<double>): for the ops that
@@ -113,6 +126,31 @@ template <class F>
 decltype(auto) visit_complex(DType t, F&& f) {
   if (t == DType::Complex64) return f.template operator()<complex64_t>();
   return f.template operator()<complex128_t>();
+}
+
+// visit_dtype_with_complex plus bfloat16/float16 (bfloat16_t/float16_t): for the ops that
+// move values without arithmetic or convert them one at a time (copies, casts, fills, item).
+template <class F>
+decltype(auto) visit_dtype_with_half(DType t, F&& f) {
+  if (t == DType::BFloat16) return f.template operator()<bfloat16_t>();
+  if (t == DType::Float16) return f.template operator()<float16_t>();
+  return visit_dtype_with_complex(t, std::forward<F>(f));
+}
+
+// visit_dtype plus bfloat16/float16 (no complex): for code that converts each value through
+// T(double) or T(int64) and back (arange, linspace, eye).
+template <class F>
+decltype(auto) visit_dtype_or_half(DType t, F&& f) {
+  if (t == DType::BFloat16) return f.template operator()<bfloat16_t>();
+  if (t == DType::Float16) return f.template operator()<float16_t>();
+  return visit_dtype(t, std::forward<F>(f));
+}
+
+// The two 16-bit floating types only (callers check is_half first).
+template <class F>
+decltype(auto) visit_half(DType t, F&& f) {
+  if (t == DType::BFloat16) return f.template operator()<bfloat16_t>();
+  return f.template operator()<float16_t>();
 }
 
 // Same, for the two floating types only (callers check is_floating first; anything else

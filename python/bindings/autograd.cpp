@@ -136,7 +136,7 @@ void bind_autograd(nb::module_& m) {
   });
   cls.def_prop_rw("data", [](const Tensor& t) { return detach(t); },
                   [](Tensor& t, const Tensor& src) {
-                    EMBER_CHECK(!autograd::requires_grad(t) || is_floating(src.dtype()) ||
+                    EMBER_CHECK(!autograd::requires_grad(t) || is_floating_point(src.dtype()) ||
                                     is_complex(src.dtype()), TypeError,
                                 "data: a tensor that requires grad needs floating point data, got ",
                                 dtype_name(src.dtype()));

@@ -123,7 +123,9 @@ NB_MODULE(_C, m) {
       .value("float32", DType::Float32)
       .value("float64", DType::Float64)
       .value("complex64", DType::Complex64)
-      .value("complex128", DType::Complex128);
+      .value("complex128", DType::Complex128)
+      .value("bfloat16", DType::BFloat16)
+      .value("float16", DType::Float16);
   m.def("promote_types", &promote_types);
   m.def("can_cast", &can_cast);
   m.def("get_num_threads", &get_num_threads);
@@ -164,5 +166,6 @@ NB_MODULE(_C, m) {
   py::bind_special(m);
   py::bind_random(m);
   py::bind_complex(m);
+  py::bind_autocast(m);
   py::bind_fft(m);
 }

@@ -8,10 +8,11 @@ namespace {
 
 nb::object to_list(const Tensor& t, int64_t d, const char* p) {
   if (d == t.dim()) {
-    return visit_dtype_with_complex(t.dtype(), [&]<class T>() -> nb::object {
+    return visit_dtype_with_half(t.dtype(), [&]<class T>() -> nb::object {
       T v;
       std::memcpy(&v, p, sizeof(T));
-      if constexpr (is_complex_v<T>)
+      if constexpr (is_half_v<T>) return nb::float_(double(float(v)));
+      else if constexpr (is_complex_v<T>)
         return nb::steal(PyComplex_FromDoubles(double(v.real()), double(v.imag())));
       else if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
       else if constexpr (std::is_floating_point_v<T>) return nb::float_(double(v));

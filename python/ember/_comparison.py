@@ -2,11 +2,11 @@
 copysign, heaviside, ...), composed from ember's C++ ops: no element loops here."""
 import builtins
 from . import _C, _creation
-from ._dtype import float32, float64, bool as _bool
+from ._dtype import float32, float64, bool as _bool, bfloat16, float16
 
 Tensor = _C.Tensor
 
-_FLOATING = (float32, float64)
+_FLOATING = (float32, float64, bfloat16, float16)
 
 
 def _tensor(x, fn, arg="input"):

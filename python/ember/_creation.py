@@ -223,6 +223,15 @@ def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None) 
     return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype, device=device)
 
 
+def _import_array(a):
+    """_C._from_numpy, plus ml_dtypes.bfloat16 arrays (NumPy has no bfloat16 of its own; the
+    bytes arrive as their uint16 view and are read as bfloat16)."""
+    if a.dtype.name == "bfloat16" and a.dtype.kind == "V":
+        from ._dtype import bfloat16
+        return _C._from_numpy_as(a.view(_np().uint16), bfloat16)
+    return _C._from_numpy(a)
+
+
 def from_numpy(a) -> _C.Tensor:
     """from_numpy(ndarray) -> Tensor
 
@@ -243,7 +252,7 @@ def from_numpy(a) -> _C.Tensor:
                       "always are: writing to this tensor writes to memory NumPy considers "
                       "read-only. Copy the array (a.copy()) to protect its data.",
                       UserWarning, stacklevel=2)
-    return _C._from_numpy(a)
+    return _import_array(a)
 
 
 def from_dlpack(obj) -> _C.Tensor:
@@ -266,6 +275,8 @@ def _infer_dtype(arr):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
         return float32
+    if arr.dtype.name == "bfloat16":  # an ml_dtypes scalar among the data
+        return _dtype_cls.bfloat16
     if np.issubdtype(arr.dtype, np.complexfloating):
         return _dtype_cls.complex64  # torch.tensor([1+2j]): complex64 under float32 default
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
@@ -305,7 +316,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if _is_numpy(data):  # NumPy data keeps its dtype
         np = _np()
         arr = np.asarray(data)  # (np.ascontiguousarray would make a 0-d array 1-d)
-        t = _C._from_numpy(arr if arr.flags.c_contiguous else arr.copy()).clone()
+        t = _import_array(arr if arr.flags.c_contiguous else arr.copy()).clone()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
     if isinstance(data, (builtins.bool, builtins.int)):  # full checks the range; floats go
         return _finish(_C.full((), data, dtype), requires_grad)  # through NumPy (1e300 -> inf)

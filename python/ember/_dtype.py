@@ -11,12 +11,15 @@ uint8 = dtype.uint8
 bool = dtype.bool
 complex64 = cfloat = dtype.complex64
 complex128 = cdouble = dtype.complex128
+bfloat16 = dtype.bfloat16
+float16 = half = dtype.float16
 
 _PY_NAMES = {"bool": "bool", "uint8": "uint8", "int32": "int32", "int64": "int64",
              "float32": "float32", "float64": "float64", "complex64": "complex64",
-             "complex128": "complex128"}
+             "complex128": "complex128", "bfloat16": "bfloat16", "float16": "float16"}
 _ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8,
-             "complex64": 8, "complex128": 16}
+             "complex64": 8, "complex128": 16, "bfloat16": 2, "float16": 2}
+_FLOATING = ("float32", "float64", "bfloat16", "float16")
 _TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _TO_COMPLEX = {"float32": "complex64", "float64": "complex128"}
 
@@ -38,7 +41,7 @@ def _to_complex(self):
 
 dtype.__repr__ = lambda self: f"ember.{self.name}"
 dtype.__str__ = dtype.__repr__
-dtype.is_floating_point = property(lambda self: self.name in ("float32", "float64"))
+dtype.is_floating_point = property(lambda self: self.name in _FLOATING)
 dtype.is_complex = property(lambda self: self.name in ("complex64", "complex128"))
 dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
 dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
@@ -47,11 +50,9 @@ dtype.to_complex = _to_complex
 
 
 class PlannedDtype:
-    """A dtype of torch's that ember does not implement yet (bfloat16, float16, complex64, int8, ...).
+    """A dtype of torch's that ember does not implement yet (complex32, int8, int16, uint16, ...).
 
-    The name exists so that programs that merely name it run: nanoGPT builds
-    `{'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}` and, on a
-    CPU, never makes a tensor of the 16-bit ones. Making a tensor of one raises
+    The name exists so that programs that merely name it run. Making a tensor of one raises
     NotImplementedError saying so; nothing silently falls back to another dtype."""
     __module__ = "ember"
 
@@ -72,8 +73,8 @@ class PlannedDtype:
 def unsupported(dt, op):
     """NotImplementedError for a tensor of a planned dtype, naming the op and the dtype."""
     return NotImplementedError(f"{op}: ember does not implement dtype {dt!r} yet; its tensors are "
-                               "bool, uint8, int32, int64, float32, float64, complex64 and "
-                               "complex128")
+                               "bool, uint8, int32, int64, bfloat16, float16, float32, float64, "
+                               "complex64 and complex128")
 
 
 def check_supported(dt, op):
@@ -82,22 +83,21 @@ def check_supported(dt, op):
     return dt
 
 
-bfloat16 = PlannedDtype("bfloat16", 2, "f")
-float16 = half = PlannedDtype("float16", 2, "f")
 complex32 = chalf = PlannedDtype("complex32", 4, "c")
 int8 = PlannedDtype("int8", 1, "i")
 int16 = short = PlannedDtype("int16", 2, "i")
 uint16 = PlannedDtype("uint16", 2, "u")
 uint32 = PlannedDtype("uint32", 4, "u")
 uint64 = PlannedDtype("uint64", 8, "u")
-PLANNED = ("bfloat16", "float16", "half", "complex32", "chalf", "int8", "int16", "short", "uint16",
+PLANNED = ("complex32", "chalf", "int8", "int16", "short", "uint16",
            "uint32", "uint64")
 
 
 # The legacy tensor-type names (torch.FloatTensor): the objects, which build tensors, are in
 # _legacy_types.py, above _creation; a dtype only needs their names here.
 LEGACY_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
-                int32: "IntTensor", uint8: "ByteTensor", bool: "BoolTensor"}
+                int32: "IntTensor", uint8: "ByteTensor", bool: "BoolTensor",
+                float16: "HalfTensor", bfloat16: "BFloat16Tensor"}
 _TYPE_NAMES = {f"{prefix}.{name}": dt for dt, name in LEGACY_NAMES.items()
                for prefix in ("ember", "torch")}
 

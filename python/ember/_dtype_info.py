@@ -12,6 +12,9 @@ _FLOAT = {
                     tiny=2.0 ** -126, resolution=1e-06),
     "float64": dict(bits=64, eps=sys.float_info.epsilon, max=sys.float_info.max,
                     tiny=sys.float_info.min, resolution=1e-15),
+    "bfloat16": dict(bits=16, eps=2.0 ** -7, max=(2 - 2.0 ** -7) * 2.0 ** 127, tiny=2.0 ** -126,
+                     resolution=0.01),
+    "float16": dict(bits=16, eps=2.0 ** -10, max=65504.0, tiny=2.0 ** -14, resolution=0.001),
 }
 _INT = {"uint8": (8, 0, 255), "int32": (32, -2 ** 31, 2 ** 31 - 1),
         "int64": (64, -2 ** 63, 2 ** 63 - 1)}

@@ -2,7 +2,8 @@
 `t.type(ember.FloatTensor)`, in isinstance checks, and called to build a tensor of that dtype.
 Above _creation, which builds them; _dtype knows only their names."""
 from ._creation import empty, tensor
-from ._dtype import LEGACY_NAMES, LegacyTypeBase, bool, float32, float64, int32, int64, uint8
+from ._dtype import (LEGACY_NAMES, LegacyTypeBase, bfloat16, bool, float16, float32, float64, int32,
+                     int64, uint8)
 
 
 class LegacyType(LegacyTypeBase):
@@ -20,3 +21,5 @@ LongTensor = LegacyType(LEGACY_NAMES[int64], int64)
 IntTensor = LegacyType(LEGACY_NAMES[int32], int32)
 ByteTensor = LegacyType(LEGACY_NAMES[uint8], uint8)
 BoolTensor = LegacyType(LEGACY_NAMES[bool], bool)
+HalfTensor = LegacyType(LEGACY_NAMES[float16], float16)
+BFloat16Tensor = LegacyType(LEGACY_NAMES[bfloat16], bfloat16)

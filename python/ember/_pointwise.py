@@ -5,10 +5,10 @@ function gets its Tensor method and, where torch has one, its in-place `_` form.
 import math
 
 from . import _C, _creation
-from ._dtype import float32, float64, int64
+from ._dtype import float32, float64, int64, bfloat16, float16
 
 Tensor = _C.Tensor
-_FLOATING = (float32, float64)
+_FLOATING = (float32, float64, bfloat16, float16)
 
 # torch name -> the ember op it is another name for (function and Tensor method alike).
 ALIASES = {

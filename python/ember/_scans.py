@@ -6,10 +6,10 @@ from collections import namedtuple
 
 from . import _C, _creation
 from ._comparison import check_dims
-from ._dtype import float32, float64, int64
+from ._dtype import float32, float64, int64, bfloat16, float16
 
 Tensor = _C.Tensor
-_FLOATING = (float32, float64)
+_FLOATING = (float32, float64, bfloat16, float16)
 
 
 def _result(name):

@@ -9,10 +9,10 @@ from collections import namedtuple
 
 from . import _C, _creation
 from ._comparison import check_dims
-from ._dtype import float32, float64, int32, int64, bool as _bool
+from ._dtype import float32, float64, int32, int64, bool as _bool, bfloat16, float16
 
 Tensor = _C.Tensor
-_FLOATING = (float32, float64)
+_FLOATING = (float32, float64, bfloat16, float16)
 
 
 def _result(name, fields=("values", "indices")):

@@ -178,7 +178,7 @@ _METHODS = {
     "size": _size,
     "type": _type,
     "to": _to,
-    "is_floating_point": lambda self: self.dtype in (float32, float64),
+    "is_floating_point": lambda self: self.dtype.is_floating_point,
     "__iter__": _iter,
     "__repr__": tensor_repr,
     "__str__": tensor_repr,

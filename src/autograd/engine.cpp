@@ -28,7 +28,7 @@ void check_nan_results(const Node& n, const Grads& outs) {
   NoGradGuard no_grad;
   for (size_t i = 0; i < outs.size(); ++i) {
     const Tensor& g = outs[i];
-    if (!g.defined() || !(is_floating(g.dtype()) || is_complex(g.dtype()))) continue;
+    if (!g.defined() || !(is_floating_point(g.dtype()) || is_complex(g.dtype()))) continue;
     EMBER_CHECK(!any(isnan(g)).item().to<bool>(), Error, "Function '", n.name(),
                 "' returned nan values in its ", i, "th output.");
   }

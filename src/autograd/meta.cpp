@@ -40,7 +40,7 @@ void set_requires_grad(const Tensor& t, bool on) {
   EMBER_CHECK(is_leaf(t), Error, "requires_grad_: you can only change requires_grad flags of "
               "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
               "require differentiation use var_no_grad = var.detach().");
-  EMBER_CHECK(!on || is_floating(t.dtype()) || is_complex(t.dtype()), Error,
+  EMBER_CHECK(!on || is_floating_point(t.dtype()) || is_complex(t.dtype()), Error,
               "requires_grad_: only Tensors of floating point and complex dtype can require gradients (got ",
               dtype_name(t.dtype()), ")");
   t.impl()->requires_grad_ = on;

@@ -6,14 +6,15 @@
 namespace ember {
 
 size_t itemsize(DType t) {
-  static constexpr size_t sizes[] = {1, 1, 4, 8, 4, 8, 8, 16};
+  static constexpr size_t sizes[] = {1, 1, 4, 8, 4, 8, 8, 16, 2, 2};
   static_assert(std::size(sizes) == kNumDTypes);
   return sizes[int(t)];
 }
 
 std::string_view dtype_name(DType t) {
   static constexpr std::string_view names[] = {"bool",    "uint8",   "int32",     "int64",
-                                               "float32", "float64", "complex64", "complex128"};
+                                               "float32", "float64", "complex64", "complex128",
+                                               "bfloat16", "float16"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
@@ -24,6 +25,11 @@ DType promote_types(DType a, DType b) {
   if (is_complex(a) && b == DType::Float64) return DType::Complex128;
   if (is_complex(b) && a == DType::Float64) return DType::Complex128;
   if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  // bfloat16 and float16 rank below float32 (the enum lists them last); together they need
+  // float32, which holds both (as torch: bfloat16 + float16 -> float32).
+  if (is_half(a) && is_half(b)) return DType::Float32;
+  if (is_half(a)) return b;
+  if (is_half(b)) return a;
   // Same category: the wider one. uint8 with a signed type promotes to the signed type
   // (int32/int64 already hold all of uint8), so the enum order is the answer.
   return int(a) > int(b) ? a : b;

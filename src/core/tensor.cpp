@@ -66,9 +66,10 @@ void Tensor::set_data(const Tensor& src) const {
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, ValueError, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (shape ", sizes(), ")");
-  return visit_dtype_with_complex(dtype(), [&]<class T>() -> Scalar {
+  return visit_dtype_with_half(dtype(), [&]<class T>() -> Scalar {
     T v = *data<T>();
-    if constexpr (is_complex_v<T>) return Scalar(std::complex<double>(v));
+    if constexpr (is_half_v<T>) return Scalar(double(float(v)));
+    else if constexpr (is_complex_v<T>) return Scalar(std::complex<double>(v));
     else if constexpr (std::is_same_v<T, bool>) return Scalar(v);
     else if constexpr (std::is_floating_point_v<T>) return Scalar(double(v));
     else return Scalar(int64_t(v));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "autograd/function.h"
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/conv.h"
@@ -147,8 +148,12 @@ std::vector<Tensor> conv_backward(const kernels::Conv2dGeom& geo, const Tensor& 
 // input is batched here; conv_any adds and removes the batch dim of an unbatched input.
 Tensor conv_batched(int nd, const char* op, const Tensor& input, const Tensor& weight,
                     const Tensor& bias, const ConvArgs& a) {
-  const kernels::Conv2dGeom geo = geometry(nd, op, input, weight, bias, a);
   const DType dt = input.dtype();
+  if (is_half(dt)) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
+    auto f32 = [](const Tensor& t) { return t.defined() ? to_dtype(t, DType::Float32) : t; };
+    return to_dtype(conv_batched(nd, op, f32(input), f32(weight), f32(bias), a), dt);
+  }
+  const kernels::Conv2dGeom geo = geometry(nd, op, input, weight, bias, a);
   Tensor out = Tensor::empty(out_sizes(nd, geo), dt);
   const Tensor w = dense(weight), b = bias.defined() ? dense(bias) : bias;
   const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
@@ -182,6 +187,11 @@ Tensor conv_any(int nd, const char* op, const Tensor& input, const Tensor& weigh
 Tensor conv_explicit(int nd, const char* op, const Tensor& input, const Tensor& weight,
                      const Tensor& bias, IntList stride, IntList padding, IntList dilation,
                      int64_t groups) {
+  if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
+    autocast::Suspend off;
+    return conv_explicit(nd, op, autocast::lower(input), autocast::lower(weight),
+                         autocast::lower(bias), stride, padding, dilation, groups);
+  }
   check_tensors(nd, op, input, weight, bias);
   const ConvArgs a = conv_args(nd, op, stride, padding, dilation, groups);
   check_args(nd, op, a);
@@ -193,6 +203,11 @@ Tensor conv_explicit(int nd, const char* op, const Tensor& input, const Tensor& 
 Tensor conv_mode(int nd, const char* op, const Tensor& input, const Tensor& weight,
                  const Tensor& bias, IntList stride, PaddingMode padding, IntList dilation,
                  int64_t groups) {
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return conv_mode(nd, op, autocast::lower(input), autocast::lower(weight), autocast::lower(bias),
+                     stride, padding, dilation, groups);
+  }
   check_tensors(nd, op, input, weight, bias);
   ConvArgs a = conv_args(nd, op, stride, {0}, dilation, groups);
   check_args(nd, op, a);
@@ -219,14 +234,23 @@ Tensor conv_mode(int nd, const char* op, const Tensor& input, const Tensor& weig
 Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor& weight,
                       IntList stride, IntList padding, IntList output_padding, int64_t groups,
                       IntList dilation) {
+  if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
+    autocast::Suspend off;
+    return conv_transpose(nd, op, autocast::lower(input), autocast::lower(weight), stride, padding,
+                          output_padding, groups, dilation);
+  }
   ops::check_defined(input, op);
   ops::check_defined(weight, op);
   SPATIAL_CHECK(nd, input.dim() == nd + 2 && weight.dim() == nd + 2, op, ": expected a ", nd + 2,
              "-d input and a ", nd + 2, "-d weight, but got input of shape ", input.sizes(),
              " and weight of shape ", weight.sizes());
-  if (!is_floating(input.dtype()) || input.dtype() != weight.dtype())
+  if (!is_floating_point(input.dtype()) || input.dtype() != weight.dtype())
     spatial_fail(nd, true, detail::cat(op, ": expected floating-point input and weight of one dtype, but got ",
                                dtype_name(input.dtype()), " and ", dtype_name(weight.dtype())));
+  if (is_half(input.dtype()))  // float32 through differentiable casts, as conv_batched
+    return to_dtype(conv_transpose(nd, op, to_dtype(input, DType::Float32), to_dtype(weight, DType::Float32),
+                                   stride, padding, output_padding, groups, dilation),
+                    input.dtype());
   const ConvArgs a = conv_args(nd, op, stride, padding, dilation, groups);
   const Dim3 opad = spatial_arg(nd, op, "output_padding", output_padding, 0);
   check_args(nd, op, a);

@@ -31,7 +31,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = ops::empty_like_inputs(t.sizes(), dtype, {&t});
   kernels::cast(dtype, t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
-  if (autograd::any_requires_grad(t) && is_floating(dtype)) {
+  if (autograd::any_requires_grad(t) && is_floating_point(dtype)) {
     autograd::record("ToCopyBackward0", {&t}, {&out}, [from = t.dtype()](Grads& g, const Node&) -> Grads {
       return {to_dtype(g[0], from)};
     });

@@ -52,7 +52,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   // step; int64 also takes its size from the truncated bounds (arange(2.5, dtype=int64)
   // is [0, 1]) while other integer dtypes use the exact ones (arange(2.5, dtype=int32)
   // is [0, 1, 2]).
-  if (!is_floating(dt)) {
+  if (!is_floating_point(dt)) {
     floating = false;
     start = Scalar(start.to_int()), end = Scalar(end.to_int()), step = Scalar(step.to_int());
     if (dt == DType::Int64) {
@@ -64,7 +64,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   EMBER_CHECK(nd < 9.2e18, ValueError, "arange: too many elements (", nd, ")");
   int64_t n = int64_t(nd);
   Tensor t = Tensor::empty({n}, dt);
-  visit_dtype(dt, [&]<class T>() {
+  visit_dtype_or_half(dt, [&]<class T>() {
     T* p = t.data<T>();
     if (!floating) {
       int64_t is = start.to_int(), ist = step.to_int();
@@ -82,12 +82,22 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   Tensor t = Tensor::empty({steps}, dtype);
   double step = steps > 1 ? (end - start) / double(steps - 1) : 0.0;
   int64_t half = steps / 2;
-  visit_dtype(dtype, [&]<class T>() {
+  visit_dtype_or_half(dtype, [&]<class T>() {
     T* p = t.data<T>();
     // Like PyTorch: the first half counts up from start, the second down from end, so
     // both ends are exact.
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = i < half ? T(start + step * double(i)) : T(end - step * double(steps - 1 - i));
+    if constexpr (is_half_v<T>) {
+      // torch's scalar loop in the half type itself: bounds, step and each product and sum
+      // rounded to T (c10's BFloat16/Half operators), so the same values.
+      auto r = [](float v) { return float(T(v)); };
+      const float s0 = r(float(start)), e0 = r(float(end));
+      const float st = steps > 1 ? r(r(e0 - s0) / r(float(steps - 1))) : 0.0f;
+      for (int64_t i = 0; i < steps; ++i)
+        p[i] = i < half ? T(s0 + r(st * r(float(i)))) : T(e0 - r(st * r(float(steps - 1 - i))));
+    } else {
+      for (int64_t i = 0; i < steps; ++i)
+        p[i] = i < half ? T(start + step * double(i)) : T(end - step * double(steps - 1 - i));
+    }
     if (steps == 1) p[0] = T(start);  // one step is the start, as in PyTorch
   });
   return t;
@@ -99,7 +109,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
   EMBER_CHECK(m >= -1, ValueError, "eye: m must be non-negative, got ", m);
   if (m == -1) m = n;  // the default: square
   Tensor t = zeros({n, m}, dtype);
-  visit_dtype(dtype, [&]<class T>() {
+  visit_dtype_or_half(dtype, [&]<class T>() {
     T* p = t.data<T>();
     for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = T(1);
   });
@@ -110,11 +120,16 @@ void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
   ops::check_defined(t, "uniform_");
-  EMBER_CHECK(is_floating(t.dtype()), NotImplementedError, "uniform_: not implemented for ",
+  EMBER_CHECK(is_floating_point(t.dtype()), NotImplementedError, "uniform_: not implemented for ",
               dtype_name(t.dtype()));
   EMBER_CHECK(low <= high, Error, "uniform_ expects to return a [from, to) range, but found from=",
               low, " > to=", high);
   autograd::check_inplace(t, "uniform_");
+  if (is_half(t.dtype())) {  // drawn in float32, rounded once (as torch's reduced-float fill)
+    Tensor f = Tensor::empty(t.sizes(), DType::Float32);
+    uniform_(f, low, high, gen);
+    return ops::write_random(t, to_dtype(f, t.dtype()), "uniform_");
+  }
   // straight into t when it is contiguous and in no graph; else through ops::write_random
   const bool direct = t.is_contiguous() && !autograd::any_requires_grad(t);
   Tensor c = direct ? t : Tensor::empty(t.sizes(), t.dtype());
@@ -129,10 +144,15 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
   EMBER_PROFILE_OP("normal_");
   ops::check_defined(t, "normal_");
-  EMBER_CHECK(is_floating(t.dtype()), NotImplementedError, "normal_: not implemented for ",
+  EMBER_CHECK(is_floating_point(t.dtype()), NotImplementedError, "normal_: not implemented for ",
               dtype_name(t.dtype()));
   EMBER_CHECK(std >= 0, Error, "normal expects std >= 0.0, but found std ", std);
   autograd::check_inplace(t, "normal_");
+  if (is_half(t.dtype())) {  // drawn in float32, rounded once (as torch's reduced-float fill)
+    Tensor f = Tensor::empty(t.sizes(), DType::Float32);
+    normal_(f, mean, std, gen);
+    return ops::write_random(t, to_dtype(f, t.dtype()), "normal_");
+  }
   // straight into t when it is contiguous and in no graph; else through ops::write_random
   const bool direct = t.is_contiguous() && !autograd::any_requires_grad(t);
   Tensor c = direct ? t : Tensor::empty(t.sizes(), t.dtype());
@@ -146,7 +166,7 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 
 namespace {
 void check_float_dtype(const char* op, DType dtype) {
-  EMBER_CHECK(is_floating(dtype), NotImplementedError, op, ": not implemented for ",
+  EMBER_CHECK(is_floating_point(dtype), NotImplementedError, op, ": not implemented for ",
               dtype_name(dtype));
 }
 }  // namespace

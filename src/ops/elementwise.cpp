@@ -31,13 +31,13 @@ DType result_type(const Tensor& a, const Tensor& b) {
   if (category(zero.dtype()) <= category(dimmed.dtype())) return dimmed.dtype();
   // A complex 0-d operand keeps a floating operand's precision (float64_t + 1j-tensor is
   // complex128, float32_t + complex128 0-d tensor is complex64), as torch's combine_categories.
-  if (is_complex(zero.dtype()) && is_floating(dimmed.dtype())) return to_complex(dimmed.dtype());
+  if (is_complex(zero.dtype()) && is_floating_point(dimmed.dtype())) return to_complex(dimmed.dtype());
   return zero.dtype();
 }
 
 DType result_type(const Tensor& a, Scalar b) {
   if (b.category() <= category(a.dtype())) return a.dtype();
-  if (b.is_complex() && is_floating(a.dtype())) return to_complex(a.dtype());
+  if (b.is_complex() && is_floating_point(a.dtype())) return to_complex(a.dtype());
   return b.default_dtype();
 }
 
@@ -49,8 +49,8 @@ std::string_view kind_dtype_error(char kind) {
 
 // The dtype a binary op computes in, from the promoted dtype and the op's kind.
 DType compute_dtype(const char* name, char kind, DType promoted) {
-  if (kind == 'D' && !is_floating(promoted) && !is_complex(promoted)) return DType::Float32;
-  EMBER_CHECK(!(kind == 'B' && is_floating(promoted)), TypeError, name, ": ",
+  if (kind == 'D' && !is_floating_point(promoted) && !is_complex(promoted)) return DType::Float32;
+  EMBER_CHECK(!(kind == 'B' && is_floating_point(promoted)), TypeError, name, ": ",
               kind_dtype_error(kind), ", got ", dtype_name(promoted));
   return promoted;
 }
@@ -78,7 +78,7 @@ void check_tensor_operand(const char* name, BinaryOp op) {
 
 // torch.add(a, b, alpha=...): a float alpha needs a floating result, a bool alpha a bool one.
 void check_alpha(const char* name, DType dt, Scalar alpha) {
-  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dt) && !is_complex(dt)), TypeError, name,
+  EMBER_CHECK(!(alpha.is_floating() && !is_floating_point(dt) && !is_complex(dt)), TypeError, name,
               ": for integral input tensors, argument alpha must not be a floating point number");
   EMBER_CHECK(!(alpha.is_bool() && dt != DType::Bool), TypeError, name,
               ": boolean alpha only supported for boolean results");
@@ -86,14 +86,14 @@ void check_alpha(const char* name, DType dt, Scalar alpha) {
 
 // int_tensor ** -1 has no integer answer; PyTorch refuses a negative scalar exponent.
 void check_int_pow(const char* name, BinaryOp op, DType dt, Scalar exponent) {
-  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating(dt) && !is_complex(dt) && !exponent.is_floating() &&
+  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating_point(dt) && !is_complex(dt) && !exponent.is_floating() &&
                 exponent.to_int() < 0),
               Error, name, ": integers to negative integer powers are not allowed");
 }
 
 // PyTorch raises RuntimeError (ZeroDivisionError) for integer x // 0 and x % 0.
 void check_int_divisor(const char* name, BinaryOp op, DType dt, const Tensor* b, const Scalar* bs) {
-  if (is_floating(dt) || (op != BinaryOp::Remainder && op != BinaryOp::FloorDivide)) return;
+  if (is_floating_point(dt) || (op != BinaryOp::Remainder && op != BinaryOp::FloorDivide)) return;
   bool zero = false;
   if (bs) {
     zero = bs->to_double() == 0;
@@ -114,6 +114,13 @@ Tensor unaliased(const Tensor& a, const Tensor& b) {
   return b;
 }
 
+// Note [Half scalars]: torch's half kernels read a Python number (or a 0-d CPU tensor) as
+// float32, unrounded, in x * s, s * x and x / s (its opmath scalar); in + and - (and s / x)
+// the number is first rounded to the half type like any operand. The same here.
+bool opmath_scalar(BinaryOp op, bool reflected) {
+  return op == BinaryOp::Mul || (op == BinaryOp::Div && !reflected);
+}
+
 Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, const Tensor& b,
                   double alpha) {
   ops::check_defined(a, name);
@@ -122,9 +129,17 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
   check_bool_arith(name, op, dt, a.dtype(), b.dtype());
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   check_int_divisor(name, op, dt, &b, nullptr);
-  Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
+  // A 0-d float operand of a half mul/div stays float32, as torch's opmath scalar.
+  auto operand_dtype = [&](const Tensor& t, const Tensor& other, bool reflected) {
+    return is_half(dt) && opmath_scalar(op, reflected) && t.dim() == 0 && other.dim() > 0 &&
+                   is_floating(t.dtype())
+               ? DType::Float32 : dt;
+  };
+  const DType da = operand_dtype(a, b, true), db = operand_dtype(b, a, false);
+  Tensor A = to_dtype(a, da), B = to_dtype(b, db);
   Tensor out = ops::empty_like_inputs(shape, dt, {&A, &B});
-  kernels::binary(op, dt, ops::make_loop(shape, {&out, &A, &B}), alpha);
+  if (da != dt || db != dt) kernels::binary_half(op, {dt, da, db}, ops::make_loop(shape, {&out, &A, &B}), alpha);
+  else kernels::binary(op, dt, ops::make_loop(shape, {&out, &A, &B}), alpha);
   return out;
 }
 
@@ -132,7 +147,7 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
 // x ** 2, x ** 0.5 and x ** -1 with a float exponent (losses, norms) take one cheap unary
 // kernel instead of std::pow per element, as PyTorch special-cases them.
 std::optional<UnaryOp> pow_as_unary(BinaryOp op, DType dt, Scalar s) {
-  if (op != BinaryOp::Pow || !is_floating(dt) || !s.is_floating()) return std::nullopt;
+  if (op != BinaryOp::Pow || !is_floating_point(dt) || !s.is_floating()) return std::nullopt;
   const double e = s.to_double();
   if (e == 2.0) return UnaryOp::Square;
   if (e == 0.5) return UnaryOp::Sqrt;
@@ -156,10 +171,13 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
     return out;
   }
   alignas(16) char buf[16];  // complex128 is 16 bytes
-  ops::store_scalar(dt, s, buf);
-  kernels::Loop L = ops::make_loop_with_scalar(a.sizes(), {&out, &A}, buf, int64_t(itemsize(dt)));
+  // Note [Half scalars]
+  const DType sdt = is_half(dt) && opmath_scalar(op, reflected) ? DType::Float32 : dt;
+  ops::store_scalar(sdt, s, buf);
+  kernels::Loop L = ops::make_loop_with_scalar(a.sizes(), {&out, &A}, buf, int64_t(itemsize(sdt)));
   if (reflected) std::swap(L.ptrs[1], L.ptrs[2]), std::swap(L.strides[1], L.strides[2]);
-  kernels::binary(op, dt, L, 1.0);
+  if (sdt != dt) kernels::binary_half(op, {dt, reflected ? sdt : dt, reflected ? dt : sdt}, L);
+  else kernels::binary(op, dt, L, 1.0);
   return out;
 }
 
@@ -208,9 +226,11 @@ Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& 
     return a;
   }
   alignas(16) char buf[16];  // complex128 is 16 bytes
-  ops::store_scalar(a.dtype(), s, buf);
-  kernels::binary(op, a.dtype(),
-                  ops::make_loop_with_scalar(a.sizes(), {&a, &a}, buf, int64_t(a.itemsize())), 1.0);
+  const DType sdt = is_half(a.dtype()) && opmath_scalar(op, false) ? DType::Float32 : a.dtype();
+  ops::store_scalar(sdt, s, buf);
+  kernels::Loop L = ops::make_loop_with_scalar(a.sizes(), {&a, &a}, buf, int64_t(itemsize(sdt)));
+  if (sdt != a.dtype()) kernels::binary_half(op, {a.dtype(), a.dtype(), sdt}, L);
+  else kernels::binary(op, a.dtype(), L, 1.0);
   a.bump_version();
   return a;
 }
@@ -224,7 +244,7 @@ DType unary_dtype(const char* name, char kind, UnaryOp op, DType in) {
                                       op == UnaryOp::Trunc || op == UnaryOp::Relu)),
               TypeError, name, ": not implemented for bool tensors");
   if (in == DType::Bool && op == UnaryOp::Square) return DType::Int64;  // torch: pow(b, 2)
-  return kind == 'F' && !is_floating(in) && !is_complex(in) ? DType::Float32 : in;
+  return kind == 'F' && !is_floating_point(in) && !is_complex(in) ? DType::Float32 : in;
 }
 
 Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {
@@ -444,8 +464,10 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
     });
     return;
   }
-  const bool inexact = is_floating(out.dtype()) || is_complex(out.dtype());
-  Tensor st = scalar_tensor(s, inexact ? out.dtype() : a.dtype());
+  const bool inexact = is_floating_point(out.dtype()) || is_complex(out.dtype());
+  // A half mul/div's scalar stays float32 (unrounded), as in the forward (Note [Half scalars]).
+  Tensor st = scalar_tensor(s, is_half(out.dtype()) && opmath_scalar(op, reflected) ? DType::Float32
+                               : inexact ? out.dtype() : a.dtype());
   if (reflected) record_binary(op, name, st, a, out, 1.0);
   else record_binary(op, name, a, st, out, 1.0);
 }
@@ -559,7 +581,7 @@ Tensor logical_not(const Tensor& a) {
 Tensor bitwise_not(const Tensor& a) {
   EMBER_PROFILE_OP("bitwise_not");
   ops::check_defined(a, "bitwise_not");
-  EMBER_CHECK(!is_floating(a.dtype()), TypeError,
+  EMBER_CHECK(!is_floating_point(a.dtype()), TypeError,
               "bitwise_not: only integer and bool tensors are supported, got ", dtype_name(a.dtype()));
   if (a.dtype() == DType::Bool) return logical_not(a);
   return bitwise_xor(a, Scalar(int64_t(-1)));

@@ -78,7 +78,7 @@ int64_t check_indices(const Tensor& t, const std::vector<TensorIndex>& indices) 
       ellipsis = true;
     } else if (i.kind == Kind::Tensor) {
       EMBER_CHECK(i.tensor.defined(), ValueError, "index: got an undefined index tensor");
-      EMBER_CHECK(!is_floating(i.tensor.dtype()), IndexError,
+      EMBER_CHECK(!is_floating_point(i.tensor.dtype()), IndexError,
                   "tensors used as indices must be long, int, byte or bool tensors (got ",
                   dtype_name(i.tensor.dtype()), ")");
     } else if (i.kind == Kind::Int) {

@@ -95,12 +95,16 @@ kernels::Loop make_loop_with_scalar(IntList shape, std::initializer_list<const T
 }
 
 void store_scalar(DType dt, Scalar v, void* buf) {
-  visit_dtype_with_complex(dt, [&]<class T>() { *static_cast<T*>(buf) = v.to<T>(); });
+  visit_dtype_with_half(dt, [&]<class T>() { *static_cast<T*>(buf) = v.to<T>(); });
 }
 
 void check_scalar_fits(DType dt, Scalar v, const char* op) {
-  bool fits = visit_dtype_with_complex(dt, [&]<class T>() {
-    if constexpr (is_complex_v<T>) {
+  bool fits = visit_dtype_with_half(dt, [&]<class T>() {
+    if constexpr (is_half_v<T>) {  // torch's checked_convert: |finite value| <= the type's max
+      if (v.is_complex() && v.imag() != 0) return false;
+      double d = v.to_double(), max = std::is_same_v<T, float16_t> ? 65504.0 : 0x1.FEp127;
+      return !std::isfinite(d) || std::fabs(d) <= max;
+    } else if constexpr (is_complex_v<T>) {
       using L = std::numeric_limits<typename T::value_type>;
       double re = v.to_double(), im = v.imag();
       return (!std::isfinite(re) || std::fabs(re) <= double(L::max())) &&

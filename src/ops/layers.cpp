@@ -10,10 +10,12 @@
 #include <cmath>
 
 #include "autograd/function.h"
+#include "ember/autocast.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
 #include "ember/random.h"
 #include "kernels/cpu/nn.h"
+#include "ops/half_ops.h"
 #include "ops/iter.h"
 #include "ops/linalg.h"
 
@@ -23,7 +25,7 @@ namespace {
 using autograd::SavedTensor;
 
 void check_floating(const char* op, const Tensor& x) {
-  EMBER_CHECK(is_floating(x.dtype()), TypeError, op,
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
               ": expected a floating point input, but got ", dtype_name(x.dtype()),
               " (input of shape ", x.sizes(), ")");
 }
@@ -119,6 +121,10 @@ Grads linear_backward(const Tensor& g, const Tensor& x, const Tensor& w, const D
 // addmm's beta * C (Note [addmm in one gemm]). One autograd node covers the whole op.
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   EMBER_PROFILE_OP("linear");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
+    autocast::Suspend off;
+    return linear(autocast::lower(x), autocast::lower(w), autocast::lower(b));
+  }
   check_linear(x, w, b);
   if (w.dim() == 1 || (b.defined() && b.dim() > 1)) {
     // Rare shapes (a vector weight, a bias over several dims): the plain composition.
@@ -229,14 +235,16 @@ Tensor dropout(const Tensor& x, double p, bool training) {
               "dropout: dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0.0) return x;
   if (p == 1.0) return mul(x, Scalar(int64_t(0)));  // as PyTorch: x * 0 (keeps NaN and -0)
-  EMBER_CHECK(is_floating(x.dtype()), TypeError,
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError,
               "dropout: expected a floating point input in training mode, but got ",
               dtype_name(x.dtype()), " (input of shape ", x.sizes(), ")");
   // One draw from the default generator seeds the whole mask (kernels::dropout_mask).
   int64_t seed = 0;
   default_generator().randint(&seed, 1, 0, INT64_MAX);
-  Tensor mask = Tensor::empty(x.sizes(), x.dtype()), out;
-  kernels::dropout_mask(x.dtype(), mask.numel(), uint64_t(seed), p, 1.0 / (1.0 - p), mask.data_ptr());
+  const DType mdt = ops::compute_dtype_of(x.dtype());  // half: drawn in float32, then rounded
+  Tensor mask = Tensor::empty(x.sizes(), mdt), out;
+  kernels::dropout_mask(mdt, mask.numel(), uint64_t(seed), p, 1.0 / (1.0 - p), mask.data_ptr());
+  mask = ops::narrowed(mask, x.dtype());
   {
     NoGradGuard no_grad;  // the node below records the product
     out = mul(x, mask);
@@ -265,11 +273,11 @@ Tensor embedding_backward(const Tensor& g, const Tensor& idx, int64_t num, int64
     index_put_(gw, {TensorIndex::of(flat)}, g2, true);
     return gw;
   }
-  const Tensor G = contiguous(g);
-  Tensor gw = zeros({num, dim}, g.dtype());
-  kernels::embedding_backward(g.dtype(), idx.data_ptr(), idx.dtype() == DType::Int32, n, dim,
+  const Tensor G = contiguous(ops::widened(g));  // half: summed in float32, rounded once
+  Tensor gw = zeros({num, dim}, G.dtype());
+  kernels::embedding_backward(G.dtype(), idx.data_ptr(), idx.dtype() == DType::Int32, n, dim,
                               G.data_ptr(), pad, gw.data_ptr());
-  return gw;
+  return ops::narrowed(gw, g.dtype());
 }
 
 }  // namespace

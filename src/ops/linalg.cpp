@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "ember/complex.h"
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/blas.h"
@@ -64,7 +65,7 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, MatRef& out
 // have none (expanded, or strided in both directions). Batch dims keep their strides.
 MatRef matrix_ref(const char* op, Tensor& t) {
   const int64_t nd = t.dim(), rows = t.size(-2), cols = t.size(-1);
-  EMBER_CHECK(!(is_floating(t.dtype()) || is_complex(t.dtype())) || (rows <= INT_MAX && cols <= INT_MAX), ValueError, op,
+  EMBER_CHECK(!(is_floating_point(t.dtype()) || is_complex(t.dtype())) || (rows <= INT_MAX && cols <= INT_MAX), ValueError, op,
               ": a matrix of shape ", t.sizes(), " is too large for BLAS");
   MatRef r;
   if (!blas_layout(rows, cols, t.strides()[nd - 2], t.strides()[nd - 1], r)) {
@@ -300,6 +301,10 @@ Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("matmul");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
+    autocast::Suspend off;
+    return matmul(autocast::lower(a), autocast::lower(b));
+  }
   Tensor out;
   {
     NoGradGuard no_grad;  // the forward's internal views are not part of the graph
@@ -313,6 +318,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("mm");
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return mm(autocast::lower(a), autocast::lower(b));
+  }
   check_operands("mm", a, b);
   check_dim("mm", a, b, 2, 2);
   return record_matmul("MmBackward0", a, b, mm_impl("mm", a, b));
@@ -320,6 +329,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("bmm");
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return bmm(autocast::lower(a), autocast::lower(b));
+  }
   check_operands("bmm", a, b);
   check_dim("bmm", a, b, 3, 3);
   EMBER_CHECK(a.size(0) == b.size(0), ValueError, "bmm: batch sizes of shapes ", a.sizes(),
@@ -355,6 +368,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // extra sweep over the output. beta == 0 never reads self (NaN there is ignored).
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   EMBER_PROFILE_OP("addmm");
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return addmm(autocast::lower(self), autocast::lower(a), autocast::lower(b), beta, alpha);
+  }
   const char* op = "addmm";
   ops::check_defined(self, op);
   check_operands(op, a, b);
@@ -368,7 +385,7 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, 
   EMBER_CHECK(bshape == shape, ValueError, op, ": self of shape ", self.sizes(),
               " cannot be broadcast to the output shape ", shape);
   Tensor out = Tensor::empty(shape, a.dtype());
-  const bool beta_zero = is_floating(a.dtype()) ? beta.to_double() == 0 : beta.to_int() == 0;
+  const bool beta_zero = is_floating_point(a.dtype()) ? beta.to_double() == 0 : beta.to_int() == 0;
   if (!beta_zero) kernels::cast(out.dtype(), self.dtype(), ops::make_loop(shape, {&out, &self}));
   mm_into(op, out, a, b, alpha, beta_zero ? Scalar(int64_t(0)) : beta);
   if (autograd::any_requires_grad(self, a, b)) {

@@ -26,6 +26,8 @@ const char* torch_type_name(DType t) {
     case DType::Float64: return "Double";
     case DType::Complex64: return "ComplexFloat";
     case DType::Complex128: return "ComplexDouble";
+    case DType::BFloat16: return "BFloat16";
+    case DType::Float16: return "Half";
     default: return "unknown";
   }
 }
@@ -33,6 +35,8 @@ const char* torch_type_name(DType t) {
 
 void ops::check_lapack_dtype(const char* op, const Tensor& a) {
   ops::check_defined(a, op);
+  EMBER_CHECK(!is_half(a.dtype()), Error, op, ": Low precision dtypes not supported. Got ",
+              torch_type_name(a.dtype()));  // torch's words; cast with .float() first
   EMBER_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, Error, op,
               ": Expected a floating point or complex tensor as input. Got ",
               torch_type_name(a.dtype()));

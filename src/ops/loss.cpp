@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "autograd/function.h"
+#include "ember/autocast.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/loss.h"
@@ -38,9 +39,13 @@ Tensor dense(const Tensor& t, IntList shape) {
 Tensor dense(const Tensor& t) { return dense(t, t.sizes()); }
 
 Tensor as_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : to_dtype(t, dt); }
+// Note [Half losses]: a bfloat16/float16 loss runs on float32 casts of its inputs (the casts
+// record their backward, so the gradients come back in the half dtype) and rounds the loss
+// once; torch computes these losses in float32 internally too.
+Tensor as_float32(const Tensor& t) { return t.defined() ? as_dtype(t, DType::Float32) : t; }
 
 void check_floating_input(const Tensor& x, const char* op) {
-  EMBER_CHECK(is_floating(x.dtype()), TypeError, op, ": expected a floating point input, but got ",
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op, ": expected a floating point input, but got ",
               dtype_name(x.dtype()), " (input of shape ", x.sizes(), ")");
 }
 
@@ -208,6 +213,10 @@ Tensor class_index_loss(bool softmax_input, const Tensor& input, const Tensor& t
               dtype_name(weight.dtype()));
   check_no_grad(weight, op, "weight");
   check_targets_in_range(t, s.classes, ignore_index, op);
+  if (is_half(input.dtype()))  // in float32, through differentiable casts: Note [Half losses]
+    return to_dtype(class_index_loss(softmax_input, to_dtype(input, DType::Float32), target,
+                                     as_float32(weight), r, ignore_index, eps, op),
+                    input.dtype());
 
   const DType dt = input.dtype();
   const Tensor x = dense(input), w = weight.defined() ? dense(weight) : Tensor();
@@ -283,7 +292,7 @@ Grads probs_backward_ops(const Tensor& g, const Tensor& x, const Tensor& y, cons
 Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tensor& weight,
                            Reduction r, double eps) {
   const char* op = "cross_entropy";
-  EMBER_CHECK(is_floating(target.dtype()), Error, op,
+  EMBER_CHECK(is_floating_point(target.dtype()), Error, op,
               ": expected a floating target for class probabilities (a target of the input's shape ",
               input.sizes(), "), but got ", dtype_name(target.dtype()),
               "; class indices need a target without the class dim");
@@ -293,6 +302,9 @@ Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tens
   // Mixed float dtypes promote (PyTorch computes log_softmax(x) * y * w).
   DType dt = promote_types(input.dtype(), target.dtype());
   if (weight.defined()) dt = promote_types(dt, weight.dtype());
+  if (is_half(dt))  // Note [Half losses]
+    return to_dtype(cross_entropy_probs(to_dtype(input, DType::Float32), to_dtype(target, DType::Float32),
+                                        as_float32(weight), r, eps), dt);
   const Tensor x = as_dtype(input, dt), y = as_dtype(target, dt);
   const Tensor w = weight.defined() ? as_dtype(weight, dt) : Tensor();
 
@@ -375,6 +387,10 @@ void check_unit_range(const Tensor& t, const char* what, const char* op) {
 // and pos_weight (same dtype, broadcastable to that shape, never requiring grad).
 Tensor point_loss(PointLoss kind, const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& pw,
                   Reduction r, const char* op, const char* node) {
+  if (is_half(x.dtype()))  // Note [Half losses]
+    return to_dtype(point_loss(kind, to_dtype(x, DType::Float32), to_dtype(y, DType::Float32),
+                               as_float32(w), as_float32(pw), r, op, node),
+                    x.dtype());
   const Dims shape = x.sizes() == y.sizes() ? x.sizes() : broadcast_shapes(x.sizes(), y.sizes(), op);
   const DType dt = x.dtype();
   const Tensor xd = dense(x, shape), yd = dense(y, shape);
@@ -436,7 +452,7 @@ Tensor diff_loss(PointLoss kind, const Tensor& input, const Tensor& target, Redu
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   const DType dt = promote_types(input.dtype(), target.dtype());
-  EMBER_CHECK(is_floating(dt), TypeError, op, ": expected floating point input and target, but got ",
+  EMBER_CHECK(is_floating_point(dt), TypeError, op, ": expected floating point input and target, but got ",
               dtype_name(input.dtype()), " and ", dtype_name(target.dtype()));
   return point_loss(kind, as_dtype(input, dt), as_dtype(target, dt), Tensor(), Tensor(), r, op, node);
 }
@@ -448,6 +464,10 @@ Tensor diff_loss(PointLoss kind, const Tensor& input, const Tensor& target, Redu
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      Reduction reduction, int64_t ignore_index, double label_smoothing) {
   EMBER_PROFILE_OP("cross_entropy");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return cross_entropy(autocast::fp32(input), target, autocast::fp32(weight), reduction, ignore_index, label_smoothing);
+  }
   const char* op = "cross_entropy";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
@@ -464,6 +484,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                 int64_t ignore_index) {
   EMBER_PROFILE_OP("nll_loss");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return nll_loss(autocast::fp32(input), target, autocast::fp32(weight), reduction, ignore_index);
+  }
   const char* op = "nll_loss";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
@@ -473,17 +497,29 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_PROFILE_OP("mse_loss");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return mse_loss(autocast::fp32(input), autocast::fp32(target), reduction);
+  }
   return diff_loss(PointLoss::Mse, input, target, reduction, "mse_loss", "MseLossBackward0");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_PROFILE_OP("l1_loss");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return l1_loss(autocast::fp32(input), autocast::fp32(target), reduction);
+  }
   return diff_loss(PointLoss::L1, input, target, reduction, "l1_loss", "L1LossBackward0");
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
   EMBER_PROFILE_OP("binary_cross_entropy");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return binary_cross_entropy(autocast::fp32(input), autocast::fp32(target), autocast::fp32(weight), reduction);
+  }
   const char* op = "binary_cross_entropy";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
@@ -500,13 +536,17 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, Reduction reduction) {
   EMBER_PROFILE_OP("binary_cross_entropy_with_logits");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return binary_cross_entropy_with_logits(autocast::fp32(input), autocast::fp32(target), autocast::fp32(weight), autocast::fp32(pos_weight), reduction);
+  }
   const char* op = "binary_cross_entropy_with_logits";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   check_floating_input(input, op);
   EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op, ": expected a target of the input's shape ",
               input.sizes(), ", but got target of shape ", target.sizes());
-  EMBER_CHECK(is_floating(target.dtype()), Error, op, ": expected a floating point target, but got ",
+  EMBER_CHECK(is_floating_point(target.dtype()), Error, op, ": expected a floating point target, but got ",
               dtype_name(target.dtype()));
   const DType dt = promote_types(input.dtype(), target.dtype());
   const Tensor w = point_weight(weight, input.sizes(), dt, op, "weight");

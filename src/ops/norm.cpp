@@ -7,6 +7,7 @@
 #include "ember/functional.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/nn.h"
+#include "ops/half_ops.h"
 #include "ops/iter.h"
 
 namespace ember {
@@ -15,7 +16,7 @@ namespace {
 using autograd::SavedTensor;
 
 void check_floating(const char* op, const Tensor& x) {
-  EMBER_CHECK(is_floating(x.dtype()), TypeError, op,
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
               ": expected a floating point input, but got ", dtype_name(x.dtype()),
               " (input of shape ", x.sizes(), ")");
 }
@@ -136,9 +137,9 @@ Grads batch_norm_backward(const Tensor& g, const BatchNormSaved& s, const Node& 
   const bool need_x = n.needs_input_grad(0), need_w = n.needs_input_grad(1),
              need_b = n.needs_input_grad(2);
   const kernels::ChannelGeom geo = channel_geom(x);
-  const DType dt = x.dtype();
-  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(x);
-  const Tensor wc = w.defined() ? contiguous(reshape(w, {geo.c})) : Tensor();
+  const DType xdt = x.dtype(), dt = ops::compute_dtype_of(xdt);  // Note [Half ops through float32]
+  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(ops::widened(x));
+  const Tensor wc = w.defined() ? contiguous(reshape(ops::widened(w), {geo.c})) : Tensor();
   Tensor sum_g, sum_gxmu, gx, gw, gb;
   if (need_w || need_b || (need_x && s.training)) {
     sum_g = Tensor::empty({geo.c}, dt);
@@ -152,9 +153,9 @@ Grads batch_norm_backward(const Tensor& g, const BatchNormSaved& s, const Node& 
                                        invstd.data_ptr(), ptr_or_null(wc), ptr_or_null(sum_g),
                                        ptr_or_null(sum_gxmu), s.training, gx.data_ptr());
   }
-  if (need_w) gw = reshape(mul(sum_gxmu, invstd), s.wshape);
-  if (need_b) gb = reshape(sum_g, s.bshape);
-  return {gx, gw, gb};
+  if (need_w) gw = ops::narrowed(reshape(mul(sum_gxmu, invstd), s.wshape), xdt);
+  if (need_b) gb = ops::narrowed(reshape(sum_g, s.bshape), xdt);
+  return {ops::narrowed(gx, xdt), gw, gb};
 }
 
 }  // namespace
@@ -169,13 +170,13 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   EMBER_CHECK(!training || m != 1, ValueError,
               "batch_norm: Expected more than 1 value per channel when training, got input of shape ",
               x.sizes());
-  const DType dt = x.dtype();
+  const DType dt = ops::compute_dtype_of(x.dtype());  // Note [Half ops through float32]
   Tensor out = Tensor::empty(x.sizes(), dt), mean, invstd;
   {
     NoGradGuard no_grad;  // statistics and running-stat updates are not part of the graph
-    const Tensor X = contiguous(x);
-    const Tensor w = weight.defined() ? contiguous(reshape(weight, {geo.c})) : Tensor();
-    const Tensor b = bias.defined() ? contiguous(reshape(bias, {geo.c})) : Tensor();
+    const Tensor X = contiguous(ops::widened(x));
+    const Tensor w = weight.defined() ? contiguous(reshape(ops::widened(weight), {geo.c})) : Tensor();
+    const Tensor b = bias.defined() ? contiguous(reshape(ops::widened(bias), {geo.c})) : Tensor();
     if (training && m > 0) {
       mean = Tensor::empty({geo.c}, dt), invstd = Tensor::empty({geo.c}, dt);
       Tensor var = Tensor::empty({geo.c}, dt);
@@ -185,11 +186,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     } else if (training) {  // an empty batch: nothing to normalize, running stats unchanged
       mean = zeros({geo.c}, dt), invstd = zeros({geo.c}, dt);
     } else {
-      mean = contiguous(running_mean);
-      invstd = rsqrt(add(running_var, Scalar(eps)));
+      mean = contiguous(ops::widened(running_mean));
+      invstd = rsqrt(add(ops::widened(running_var), Scalar(eps)));
     }
     kernels::batch_norm_apply(dt, geo, X.data_ptr(), mean.data_ptr(), invstd.data_ptr(),
                               ptr_or_null(w), ptr_or_null(b), out.data_ptr());
+    out = ops::narrowed(out, x.dtype());
   }
   const bool wg = weight.defined() && autograd::any_requires_grad(weight);
   const bool bg = bias.defined() && autograd::any_requires_grad(bias);
@@ -262,9 +264,9 @@ Grads layer_norm_backward_ops(const Tensor& g, const Tensor& x, const Tensor& w,
 Grads layer_norm_backward(const Tensor& g, const LayerNormSaved& s, const Node& n) {
   const Tensor x = s.x.get(), w = s.w.defined() ? s.w.get() : Tensor();
   if (GradMode::is_enabled()) return layer_norm_backward_ops(g, x, w, s, n);
-  const DType dt = x.dtype();
-  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(x);
-  const Tensor wc = dense(w), mean = s.mean.get(), rstd = s.rstd.get();
+  const DType xdt = x.dtype(), dt = ops::compute_dtype_of(xdt);  // Note [Half ops through float32]
+  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(ops::widened(x));
+  const Tensor wc = dense(ops::widened(w)), mean = s.mean.get(), rstd = s.rstd.get();
   const IntList ns(x.sizes().data() + (x.dim() - s.k), size_t(s.k));
   Tensor gx, gw, gb;
   if (n.needs_input_grad(0)) gx = Tensor::empty(x.sizes(), dt);
@@ -274,7 +276,7 @@ Grads layer_norm_backward(const Tensor& g, const LayerNormSaved& s, const Node& 
                                rstd.data_ptr(), ptr_or_null(wc), gx.defined() ? gx.data_ptr() : nullptr,
                                gw.defined() ? gw.data_ptr() : nullptr,
                                gb.defined() ? gb.data_ptr() : nullptr);
-  return {gx, gw, gb};
+  return {ops::narrowed(gx, xdt), ops::narrowed(gw, xdt), ops::narrowed(gb, xdt)};
 }
 
 }  // namespace
@@ -286,14 +288,16 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
   const int64_t k = int64_t(normalized_shape.size()), d = numel_of(normalized_shape);
   int64_t rows = 1;
   for (int64_t i = 0; i < x.dim() - k; ++i) rows *= x.size(i);
-  const DType dt = x.dtype();
+  const DType dt = ops::compute_dtype_of(x.dtype());  // Note [Half ops through float32]
   Tensor out = Tensor::empty(x.sizes(), dt);
   Tensor mean = Tensor::empty({rows}, dt), rstd = Tensor::empty({rows}, dt);
   {
     NoGradGuard no_grad;
-    const Tensor X = contiguous(x), w = dense(weight), b = dense(bias);
+    const Tensor X = contiguous(ops::widened(x)), w = dense(ops::widened(weight)),
+                 b = dense(ops::widened(bias));
     kernels::layer_norm(dt, rows, d, X.data_ptr(), ptr_or_null(w), ptr_or_null(b), eps,
                         out.data_ptr(), mean.data_ptr(), rstd.data_ptr());
+    out = ops::narrowed(out, x.dtype());
   }
   const bool wg = weight.defined() && autograd::any_requires_grad(weight);
   const bool bg = bias.defined() && autograd::any_requires_grad(bias);

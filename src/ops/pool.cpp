@@ -105,6 +105,11 @@ std::pair<Tensor, Tensor> max_pool_impl(int nd, const char* op, const Tensor& x,
                                         IntList kernel_size, IntList stride, IntList padding,
                                         IntList dilation, bool ceil_mode, bool want_indices) {
   check_input(nd, op, x);
+  if (is_half(x.dtype())) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
+    auto [out, idx] = max_pool_impl(nd, op, to_dtype(x, DType::Float32), kernel_size, stride,
+                                    padding, dilation, ceil_mode, want_indices);
+    return {to_dtype(out, x.dtype()), idx};
+  }
   const Pool2dGeom g =
       window_geometry(nd, op, x, kernel_size, stride, padding, dilation, ceil_mode);
   const Dims shape = out_shape(nd, x, {g.od, g.ho, g.wo});
@@ -132,6 +137,9 @@ Tensor avg_pool_impl(int nd, const char* op, const Tensor& input, IntList kernel
                      std::optional<int64_t> divisor_override) {
   check_input(nd, op, input);
   const DType dt = input.dtype();
+  if (is_half(dt))
+    return to_dtype(avg_pool_impl(nd, op, to_dtype(input, DType::Float32), kernel_size, stride,
+                                  padding, ceil_mode, count_include_pad, divisor_override), dt);
   EMBER_CHECK(is_floating(dt) || dt == DType::Int64, NotImplementedError, op,
               ": not implemented for ", dtype_name(dt), " tensors (input of shape ", input.sizes(), ")");
   SPATIAL_CHECK(nd, !divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
@@ -155,6 +163,9 @@ Tensor avg_pool_impl(int nd, const char* op, const Tensor& input, IntList kernel
 
 Tensor adaptive_avg_pool_impl(int nd, const char* op, const Tensor& input, IntList output_size) {
   check_input(nd, op, input);
+  if (is_half(input.dtype()))
+    return to_dtype(adaptive_avg_pool_impl(nd, op, to_dtype(input, DType::Float32), output_size),
+                    input.dtype());
   EMBER_CHECK(is_floating(input.dtype()), NotImplementedError, op, ": not implemented for ",
               dtype_name(input.dtype()), " tensors (input of shape ", input.sizes(), ")");
   const Dim3 o = spatial_arg(nd, op, "output_size", output_size, 1);

@@ -1,12 +1,16 @@
 // Reductions and softmax: argument checks, result dtypes and the output allocation, then
 // one kernel call (src/kernels/cpu/reduce.cpp). Outputs are always fresh and contiguous.
 #include <cmath>
+#include <vector>
 
 #include "autograd/function.h"
+#include "ember/autocast.h"
 #include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "kernels/cpu/half.h"
 #include "kernels/cpu/reduce.h"
+#include "ops/half_ops.h"
 #include "ops/iter.h"
 
 namespace ember {
@@ -22,6 +26,17 @@ kernels::ReduceShape geometry(const Tensor& t, uint64_t mask) {
 
 Tensor run_reduce(ReduceOp op, const Tensor& t, uint64_t mask, bool keepdim, DType out_dtype,
                   kernels::ReduceArgs args = {}) {
+  const uint64_t all = t.dim() >= 64 ? ~uint64_t(0) : (uint64_t(1) << t.dim()) - 1;
+  if (is_half(t.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Mean) && t.is_contiguous() &&
+      (mask & all) == all && t.numel() > 0) {  // the whole tensor: widened in blocks, no copy
+    Tensor out = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), DType::Float32);
+    const float s = kernels::sum_half(t.dtype(), static_cast<const char*>(t.data_ptr()), t.numel());
+    *out.data<float>() = op == ReduceOp::Mean ? s / float(t.numel()) : s;
+    return ops::narrowed(out, out_dtype);
+  }
+  if (is_half(t.dtype()))  // Note [Half ops through float32]
+    return ops::narrowed(run_reduce(op, ops::widened(t), mask, keepdim,
+                                    ops::compute_dtype_of(out_dtype), args), out_dtype);
   Tensor out = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), out_dtype);
   kernels::reduce(op, t.dtype(), geometry(t, mask), t.data_ptr(), out.data_ptr(), args);
   return out;
@@ -49,7 +64,7 @@ Tensor complex_reduce(const Tensor& t, uint64_t mask, bool keepdim, bool mean,
 }
 
 void check_floating(const Tensor& t, const char* op) {
-  EMBER_CHECK(is_floating(t.dtype()), TypeError, op,
+  EMBER_CHECK(is_floating_point(t.dtype()), TypeError, op,
               ": expected a floating point tensor, got ", dtype_name(t.dtype()));
 }
 
@@ -64,7 +79,7 @@ void check_nonempty(const Tensor& t, uint64_t mask, bool all_dims, const char* o
 
 DType sum_dtype(DType dt) {
   if (is_complex(dt)) throw_unsupported_dtype(dt);  // sum/mean take complex before this
-  return is_floating(dt) ? dt : DType::Int64;
+  return is_floating_point(dt) ? dt : DType::Int64;
 }
 
 // The dims mask of one optional dim: all dims when absent.
@@ -77,6 +92,10 @@ uint64_t one_dim_mask(const Tensor& t, std::optional<int64_t> dim, const char* o
 // max/min/argmax/argmin along one dim: values (optional) and int64 indices.
 std::pair<Tensor, Tensor> arg_along(bool is_max, bool want_values, const Tensor& t, int64_t dim,
                                     bool keepdim, const char* op) {
+  if (is_half(t.dtype())) {  // Note [Half ops through float32]
+    auto [v, i] = arg_along(is_max, want_values, ops::widened(t), dim, keepdim, op);
+    return {ops::narrowed(v, t.dtype()), i};
+  }
   uint64_t mask = one_dim_mask(t, dim, op);
   check_nonempty(t, mask, false, op);
   Dims shape = reduced_shape(t.sizes(), mask, keepdim);
@@ -91,7 +110,7 @@ std::pair<Tensor, Tensor> arg_along(bool is_max, bool want_values, const Tensor&
 Tensor arg_all(bool is_max, const Tensor& t, bool keepdim, const char* op) {
   uint64_t mask = checked_mask(t, {}, op);
   check_nonempty(t, mask, true, op);
-  Tensor c = contiguous(t);  // so the reduced dims coalesce into one run in logical order
+  Tensor c = contiguous(ops::widened(t));  // so the reduced dims coalesce into one run in logical order
   Tensor indices = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), DType::Int64);
   kernels::arg_reduce(is_max, c.dtype(), geometry(c, mask), c.data_ptr(), nullptr,
                       indices.data<int64_t>());
@@ -130,12 +149,31 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log, const char* name) {
   ops::check_defined(t, name);
   check_floating(t, name);
   int64_t d = wrap_dim(dim, t.dim(), name);
-  Tensor c = contiguous(t);
   int64_t outer = 1, n = 1, inner = 1;
   if (t.dim() > 0) {
     n = t.sizes()[d];
     for (int64_t i = 0; i < d; ++i) outer *= t.sizes()[i];
     for (int64_t i = d + 1; i < t.dim(); ++i) inner *= t.sizes()[i];
+  }
+  if (is_half(t.dtype()) && inner != 1)  // Note [Half ops through float32]
+    return ops::narrowed(softmax_impl(ops::widened(t), dim, log, name), t.dtype());
+  Tensor c = contiguous(t);
+  if (is_half(t.dtype())) {  // along the last dim: blocks of rows widened on the fly, no copy
+    Tensor out = Tensor::empty(t.sizes(), t.dtype());
+    const int64_t rows = std::max<int64_t>(1, kernels::kReduceBlock / std::max<int64_t>(n, 1));
+    const auto* src = reinterpret_cast<const uint16_t*>(c.data_ptr());
+    auto* dst = reinterpret_cast<uint16_t*>(out.data_ptr());
+    kernels::parallel_for(0, (outer + rows - 1) / rows, 1, [&](int64_t b0, int64_t b1) {
+      std::vector<float> in(static_cast<size_t>(rows * n)), res(static_cast<size_t>(rows * n));
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t r0 = b * rows, m = std::min(rows, outer - r0);
+        kernels::half_to_float(t.dtype(), src + r0 * n, in.data(), m * n);
+        kernels::softmax(DType::Float32, reinterpret_cast<const char*>(in.data()),
+                         reinterpret_cast<char*>(res.data()), m, n, 1, log);
+        kernels::float_to_half(t.dtype(), res.data(), dst + r0 * n, m * n);
+      }
+    });
+    return out;
   }
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::softmax(t.dtype(), c.data_ptr(), out.data_ptr(), outer, n, inner, log);
@@ -251,7 +289,7 @@ Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_PROFILE_OP("mean");
   uint64_t mask = checked_mask(t, dims, "mean");
   if (is_complex(t.dtype())) return complex_reduce(t, mask, keepdim, true, std::nullopt);
-  EMBER_CHECK(is_floating(t.dtype()), TypeError, "mean: expected a floating point input, got ",
+  EMBER_CHECK(is_floating_point(t.dtype()), TypeError, "mean: expected a floating point input, got ",
               dtype_name(t.dtype()), "; convert it first (e.g. t.float().mean())");
   Tensor out = run_reduce(ReduceOp::Mean, t, mask, keepdim, t.dtype());
   double n = double(reduced_count(t.sizes(), mask));
@@ -262,6 +300,10 @@ Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
   EMBER_PROFILE_OP("prod");
+  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
+    autocast::Suspend off;
+    return prod(autocast::fp32(t), dim, keepdim);
+  }
   uint64_t mask = one_dim_mask(t, dim, "prod");
   Tensor out = run_reduce(ReduceOp::Prod, t, mask, keepdim, sum_dtype(t.dtype()));
   // d prod / d x_i = product of the others: out / x_i, except where x_i == 0, where it is

@@ -4,6 +4,7 @@
 #include "ember/profiler.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/scan.h"
+#include "ops/half_ops.h"
 #include "ops/iter.h"
 #include "ops/rows.h"
 
@@ -21,12 +22,14 @@ Tensor int_range(int64_t n) {
 DType scan_dtype(const Tensor& t, std::optional<DType> dtype) {
   if (is_complex(t.dtype()) || (dtype && is_complex(*dtype))) throw_unsupported_dtype(t.dtype());
   if (dtype) return *dtype;
-  return is_floating(t.dtype()) ? t.dtype() : DType::Int64;
+  return is_floating_point(t.dtype()) ? t.dtype() : DType::Int64;
 }
 
 // x scanned along d into a fresh tensor by `kernel` (cumsum or cumprod).
 template <class K>
 Tensor scan_out(const Tensor& x, int64_t d, K kernel) {
+  if (is_half(x.dtype()))  // a float32 running sum/product, each output rounded once
+    return ops::narrowed(scan_out(ops::widened(x), d, kernel), x.dtype());
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   kernel(x.dtype(), ops::row_loop(x.sizes(), d, {&out, &x}), x.size(d), ops::byte_step(out, d),
          ops::byte_step(x, d));
@@ -54,11 +57,12 @@ Tensor cumprod_backward_ops(const Tensor& g, const Tensor& x, int64_t d) {
 Tensor cumprod_backward(const Tensor& g, const Tensor& x, int64_t d) {
   if (GradMode::is_enabled()) return cumprod_backward_ops(g, x, d);
   // One O(n) pass per row (not itself differentiable, hence the branch above).
-  Tensor G = to_dtype(g, x.dtype());
-  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
-  kernels::cumprod_backward(x.dtype(), ops::row_loop(x.sizes(), d, {&gx, &x, &G}), x.size(d),
-                            ops::byte_step(gx, d), ops::byte_step(x, d), ops::byte_step(G, d));
-  return gx;
+  const Tensor X = ops::widened(x);  // half: in float32 (Note [Half ops through float32])
+  Tensor G = to_dtype(g, X.dtype());
+  Tensor gx = Tensor::empty(x.sizes(), X.dtype());
+  kernels::cumprod_backward(X.dtype(), ops::row_loop(x.sizes(), d, {&gx, &X, &G}), x.size(d),
+                            ops::byte_step(gx, d), ops::byte_step(X, d), ops::byte_step(G, d));
+  return ops::narrowed(gx, x.dtype());
 }
 
 }  // namespace

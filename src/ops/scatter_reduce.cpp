@@ -277,12 +277,12 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const std::op
   Tensor len;
   if (lengths) {
     ops::check_defined(*lengths, op);
-    EMBER_CHECK(!is_floating(lengths->dtype()) && lengths->dtype() != DType::Bool, TypeError, op,
+    EMBER_CHECK(!is_floating_point(lengths->dtype()) && lengths->dtype() != DType::Bool, TypeError, op,
                 "(): lengths must be an integer tensor, got ", dtype_name(lengths->dtype()));
     len = to_dtype(*lengths, DType::Int64);
   } else {
     ops::check_defined(*offsets, op);
-    EMBER_CHECK(!is_floating(offsets->dtype()) && offsets->dtype() != DType::Bool, TypeError, op,
+    EMBER_CHECK(!is_floating_point(offsets->dtype()) && offsets->dtype() != DType::Bool, TypeError, op,
                 "(): offsets must be an integer tensor, got ", dtype_name(offsets->dtype()));
     EMBER_CHECK(offsets->dim() >= 1 && offsets->sizes().back() >= 1, Error, op,
                 "(): offsets must have at least one element along the last dim, got ", offsets->sizes());

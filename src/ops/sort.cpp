@@ -5,6 +5,7 @@
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/scan.h"
+#include "ops/half_ops.h"
 #include "ops/iter.h"
 #include "ops/rows.h"
 
@@ -19,10 +20,12 @@ std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t d, int64_t k, boo
                                       const char* node) {
   Dims shape(t.sizes());
   shape[size_t(d)] = k;
-  Tensor values = Tensor::empty(shape, t.dtype()), indices = Tensor::empty(shape, DType::Int64);
-  kernels::sort(t.dtype(), ops::row_loop(t.sizes(), d, {&values, &indices, &t}), t.size(d), k,
+  const Tensor src = ops::widened(t);  // half: sorted as float32, the values narrowed back exactly
+  Tensor values = Tensor::empty(shape, src.dtype()), indices = Tensor::empty(shape, DType::Int64);
+  kernels::sort(src.dtype(), ops::row_loop(src.sizes(), d, {&values, &indices, &src}), src.size(d), k,
                 descending, ops::byte_step(values, d), ops::byte_step(indices, d),
-                ops::byte_step(t, d));
+                ops::byte_step(src, d));
+  values = ops::narrowed(values, t.dtype());
   if (autograd::any_requires_grad(t)) {
     // Each value came from one input element: the gradient goes back there, zeros elsewhere.
     autograd::record(node, {&t}, {&values},

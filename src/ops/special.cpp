@@ -61,7 +61,7 @@ Tensor special_op(SpecialOp op, const char* name, const char* node, const Tensor
 
 Tensor& special_inplace(SpecialOp op, const char* name, Tensor& a, Tensor (*f)(const Tensor&)) {
   ops::check_defined(a, name);
-  EMBER_CHECK(is_floating(a.dtype()), Error, name, ": result type Float can't be cast to the "
+  EMBER_CHECK(is_floating_point(a.dtype()), Error, name, ": result type Float can't be cast to the "
               "desired output type ", dtype_name(a.dtype()));
   if (autograd::any_requires_grad(a)) return autograd::apply_inplace(a, name, f);
   ops::check_no_internal_overlap(a, name);
@@ -79,7 +79,7 @@ Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
     Tensor re = classify_op(op, name, real(a)), im = classify_op(op, name, imag(a));
     return op == ClassifyOp::IsFinite ? logical_and(re, im) : logical_or(re, im);
   }
-  if (!is_floating(a.dtype())) return full(a.sizes(), Scalar(op == ClassifyOp::IsFinite), DType::Bool);
+  if (!is_floating_point(a.dtype())) return full(a.sizes(), Scalar(op == ClassifyOp::IsFinite), DType::Bool);
   Tensor out = Tensor::empty(a.sizes(), DType::Bool);
   kernels::classify(op, a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));
   return out;
@@ -125,7 +125,7 @@ using kernels::TernaryOp;
 void check_lerp(const char* name, const Tensor& start, const Tensor& end, const Tensor* weight) {
   ops::check_defined(start, name);
   ops::check_defined(end, name);
-  EMBER_CHECK(is_floating(start.dtype()), NotImplementedError, name, ": not implemented for ",
+  EMBER_CHECK(is_floating_point(start.dtype()), NotImplementedError, name, ": not implemented for ",
               dtype_name(start.dtype()), " tensors (floating point only)");
   EMBER_CHECK(end.dtype() == start.dtype(), Error, name, ": expected dtype ",
               dtype_name(start.dtype()), " for `end` but got dtype ", dtype_name(end.dtype()));

@@ -29,7 +29,7 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
         // Python floats, as torch computes them: beta**step, (1 - beta2**step)**0.5.
         const double step = detail::advance_step(steps[i]);
         const double bc1 = 1 - std::pow(o.beta1, step), bc2 = 1 - std::pow(o.beta2, step);
-        return kernels::AdamSlot{p.dtype(), p.numel(), st.write(p), st.read(grads[i], p),
+        return kernels::AdamSlot{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p),
                                  st.write(exp_avgs[i]), st.write(exp_avg_sqs[i]),
                                  o.amsgrad ? st.write(max_exp_avg_sqs[i]) : nullptr,
                                  o.lr / bc1, std::pow(bc2, 0.5)};

@@ -31,8 +31,8 @@ void check_step_args(const char* op, const std::vector<Tensor>& params,
   for (size_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
     EMBER_CHECK(p.defined(), ValueError, op, ": params[", i, "] is undefined");
-    EMBER_CHECK(is_floating(p.dtype()), TypeError, op, ": params[", i, "] has dtype ",
-                dtype_name(p.dtype()), "; optimizers update float32 and float64 tensors only");
+    EMBER_CHECK(is_floating_point(p.dtype()), TypeError, op, ": params[", i, "] has dtype ",
+                dtype_name(p.dtype()), "; optimizers update floating point tensors only");
     if (!grads[i].defined()) continue;  // skipped, like a parameter whose .grad is None
     if (p.numel() > 0) ops::check_no_internal_overlap(p, op);
     check_like(op, "grads", i, grads[i], p);
@@ -63,6 +63,11 @@ double advance_step(const Tensor& step) {
 }
 
 void* Staging::write(const Tensor& t) {
+  if (is_half(t.dtype())) {  // the kernels update a float32 copy, rounded back once by finish()
+    Tensor copy = contiguous(to_dtype(t, DType::Float32));
+    back_.emplace_back(t, copy);
+    return copy.data_ptr();
+  }
   if (t.is_contiguous() || t.numel() == 0) {
     written_.push_back(t);
     return t.data_ptr();
@@ -73,6 +78,10 @@ void* Staging::write(const Tensor& t) {
 }
 
 const void* Staging::read(const Tensor& t, const Tensor& written) {
+  if (is_half(t.dtype())) {
+    keep_.push_back(contiguous(to_dtype(t, DType::Float32)));
+    return keep_.back().data_ptr();
+  }
   if (t.numel() == 0 || (t.is_contiguous() && t.storage() != written.storage()))
     return t.data_ptr();
   keep_.push_back(clone(t));

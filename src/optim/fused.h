@@ -27,7 +27,11 @@ void check_step_args(const char* op, const std::vector<Tensor>& params,
 // Adds one to a step counter (in its own dtype, as torch's `step_t += 1`) and returns it.
 double advance_step(const Tensor& step);
 
-// Gives the kernels contiguous memory: a tensor's own when it is contiguous, else a
+// The dtype an optimizer kernel updates a parameter in: float32 for bfloat16/float16 ones
+// (Staging hands the kernel float32 copies of them and rounds the results back once).
+inline DType kernel_dtype(const Tensor& p) { return is_half(p.dtype()) ? DType::Float32 : p.dtype(); }
+
+// Gives the kernels contiguous memory (float32 copies of bfloat16/float16 tensors): a tensor's own when it is contiguous, else a
 // contiguous copy, which finish() copies back for tensors the kernel writes.
 // finish() also bumps the version of every written tensor.
 class Staging {

@@ -25,7 +25,7 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
       [&](size_t i, detail::Staging& st) {
         const Tensor& p = params[i];
         detail::advance_step(steps[i]);  // counted, as in torch; the update does not use it
-        return kernels::RMSpropSlot{p.dtype(), p.numel(), st.write(p), st.read(grads[i], p),
+        return kernels::RMSpropSlot{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p),
                                     st.write(square_avgs[i]),
                                     o.centered ? st.write(grad_avgs[i]) : nullptr,
                                     momentum ? st.write(momentum_buffers[i]) : nullptr};

@@ -21,7 +21,7 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
       params, grads,
       [&](size_t i, detail::Staging& st) {
         const Tensor& p = params[i];
-        kernels::SGDSlot s{p.dtype(), p.numel(), st.write(p), st.read(grads[i], p), nullptr, false};
+        kernels::SGDSlot s{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p), nullptr, false};
         if (momentum) {
           Tensor& buf = momentum_buffers[i];
           // torch starts the buffer as a copy of the first (decayed) gradient.

@@ -51,6 +51,14 @@ def f64():
     return ember.randn(3, 4, dtype=ember.float64)
 
 
+def bf():
+    return ember.randn(3, 4, dtype=ember.bfloat16)
+
+
+def hf():
+    return ember.randn(3, 4, dtype=ember.float16)
+
+
 def i64():
     return ember.arange(12).reshape(3, 4)
 
@@ -115,7 +123,7 @@ def rgv():  # a non-leaf that requires grad
     return ember.randn(3, 4).requires_grad_() * 2
 
 
-TENSORS = ["f32()", "f32b()", "f64()", "i64()", "i32()", "u8()", "bl()", "t0()", "t0i()", "e0()",
+TENSORS = ["f32()", "f32b()", "f64()", "bf()", "hf()", "i64()", "i32()", "u8()", "bl()", "t0()", "t0i()", "e0()",
            "e03()", "naninf()", "nct()", "ncs()", "exp()", "hd()", "vec()", "rg()", "rgv()"]
 
 BAD = ["'abc'", "None", "['a', 'b']", "object()", "99", "-99", "0", "-1", "2**62", "-2**63",
@@ -129,7 +137,7 @@ BAD = ["'abc'", "None", "['a', 'b']", "object()", "99", "-99", "0", "-1", "2**62
 VALUES = TENSORS + BAD
 
 # Receivers for calls with one or two arguments: one of each kind that matters.
-RECV = ["f32()", "i64()", "bl()", "t0()", "e0()", "nct()", "hd()", "rg()"]
+RECV = ["f32()", "i64()", "bl()", "t0()", "e0()", "nct()", "hd()", "rg()", "bf()"]
 
 # Second and third arguments: dims, sizes, mismatched tensors, special floats.
 PAIRS = ["0, 99", "99, 0", "-99, -1", "0, 'a'", "1, None", "2**62, 2**62", "-1, -2**63",

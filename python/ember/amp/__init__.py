@@ -1,6 +1,5 @@
-"""ember.amp: torch.amp (autocast, GradScaler) as PyTorch's CPU build answers it; ember has no
-bfloat16/float16 tensors yet, so an enabled CPU autocast region refuses to start
-(autocast_mode.py)."""
+"""ember.amp: torch.amp (autocast, GradScaler) as PyTorch's CPU build answers it: CPU autocast to
+bfloat16 or float16 (autocast_mode.py, docs/half.md) and loss scaling (grad_scaler.py)."""
 from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available
 from .grad_scaler import GradScaler
 

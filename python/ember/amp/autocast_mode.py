@@ -1,41 +1,25 @@
 """ember.autocast / ember.amp.autocast: PyTorch's automatic mixed precision region.
 
-Autocast runs chosen ops in a lower precision (bfloat16 on the CPU, float16 on CUDA). ember has no
-bfloat16 or float16 tensors yet (issue 15), so an autocast region that would be ENABLED on the CPU
-raises NotImplementedError when entered, instead of silently running in float32. Everything torch's
-CPU build does before that is the same: autocast('cuda') warns and disables itself (no CUDA),
-an unsupported dtype warns and disables, enabled=False is a plain no-op region, and the region
-works as a context manager and as a decorator. (docs/devices.md)
+On the CPU, autocast runs the ops of torch's lower-precision list (matmul, mm, bmm, addmm, linear,
+conv*) in bfloat16 (or float16), the ops of its float32 list (the losses, prod, ...) in float32, and
+everything else in its inputs' dtypes. The casts happen in C++ at each listed op's entry, from a
+per-thread state this module sets (Note [Autocast] in include/ember/autocast.h; docs/half.md).
+As torch's CPU build: autocast('cuda') warns and disables itself (no CUDA), an unsupported dtype
+warns and disables, enabled=False is a plain region, regions nest, and autocast works as a
+context manager and as a decorator.
 """
 import functools
 import warnings
 
+from .. import _C
 from .._device import DEVICE_TYPES
-
-
-class _UnsupportedDtype:
-    """A dtype ember names but cannot hold yet (bfloat16, float16): it exists only as autocast's
-    fast_dtype, so `autocast('cpu').fast_dtype` prints as torch's does; ember.bfloat16 itself is
-    not exported until ember can make tensors of it."""
-
-    def __init__(self, name, itemsize):
-        self.name, self.itemsize = name, itemsize
-        self.is_floating_point, self.is_signed = True, True
-
-    def __repr__(self):
-        return f"ember.{self.name}"
-
-    __str__ = __repr__
-
-
-bfloat16 = _UnsupportedDtype("bfloat16", 2)
-float16 = _UnsupportedDtype("float16", 2)
+from .._dtype import bfloat16, float16
 
 # torch._C._is_autocast_available and torch's default autocast dtypes, per device type.
 _AVAILABLE = ("cpu", "cuda", "mps", "xpu", "xla", "hpu", "ipu", "mtia", "maia", "privateuseone")
 _DEFAULT_DTYPE = {"cpu": bfloat16, "xla": bfloat16, "hpu": bfloat16, "maia": bfloat16}
-_enabled = {}   # device type -> bool (False when absent)
-_dtype = {}     # device type -> dtype set by set_autocast_dtype
+_enabled = {}   # device type -> bool (False when absent); the CPU's state lives in C++
+_dtype = {}     # device type -> dtype set by set_autocast_dtype (not the CPU's)
 _cache = [True]
 _nesting = [0]
 
@@ -54,7 +38,10 @@ def is_autocast_available(device_type):
 
 def is_autocast_enabled(device_type=None):
     """Whether an autocast region is active for `device_type` (no argument: CUDA, as torch)."""
-    return _enabled.get(_check_type("cuda" if device_type is None else device_type), False)
+    device_type = _check_type("cuda" if device_type is None else device_type)
+    if device_type == "cpu":
+        return _C._autocast_cpu_enabled()
+    return _enabled.get(device_type, False)
 
 
 def get_autocast_dtype(device_type):
@@ -62,19 +49,23 @@ def get_autocast_dtype(device_type):
     _check_type(device_type)
     if device_type not in _AVAILABLE:
         raise RuntimeError("unsupported scalarType")
+    if device_type == "cpu":
+        return _C._autocast_cpu_dtype()
     return _dtype.get(device_type, _DEFAULT_DTYPE.get(device_type, float16))
 
 
 def _refuse(device_type, dtype):
     raise NotImplementedError(
-        f"autocast: ember does not implement autocast to {dtype} on device '{device_type}' yet "
-        f"(ember has no bfloat16/float16 tensors, issue 15); use autocast(..., enabled=False) "
-        f"or run in float32")
+        f"autocast: ember has no '{device_type}' device to autocast to {dtype}; CPU autocast "
+        f"works (autocast('cpu', dtype=torch.bfloat16))")
 
 
 def set_autocast_enabled(device_type, enabled):
-    """Turns autocast on or off for `device_type`; turning it on raises (see the module doc)."""
+    """Turns autocast on or off for `device_type` on this thread (only the CPU can be on)."""
     _check_type(device_type)
+    if device_type == "cpu":
+        _C._set_autocast_cpu_enabled(bool(enabled))
+        return
     if enabled:
         _refuse(device_type, get_autocast_dtype(device_type))
     _enabled[device_type] = False
@@ -82,6 +73,10 @@ def set_autocast_enabled(device_type, enabled):
 
 def set_autocast_dtype(device_type, dtype):
     get_autocast_dtype(device_type)  # validates the device type
+    if device_type == "cpu":
+        if dtype in (bfloat16, float16):  # anything else only disables the region (autocast)
+            _C._set_autocast_cpu_dtype(dtype)
+        return
     _dtype[device_type] = dtype
 
 
@@ -135,11 +130,12 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
-        if self._enabled:  # before any state changes: a refused region leaves none behind
+        if self._enabled and self.device != "cpu":  # before any state changes
             _refuse(self.device, self.fast_dtype)
         self.prev_cache_enabled = is_autocast_cache_enabled()
         self.prev = is_autocast_enabled(self.device)
         self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_enabled(self.device, self._enabled)
         set_autocast_dtype(self.device, self.fast_dtype)
         autocast_increment_nesting()
         set_autocast_cache_enabled(self._cache_enabled)
@@ -148,8 +144,8 @@ class autocast:
     def __exit__(self, exc_type, exc_val, exc_tb):
         if autocast_decrement_nesting() == 0:
             clear_autocast_cache()
-        _enabled[self.device] = self.prev
-        _dtype[self.device] = self.prev_fastdtype
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_fastdtype)
         set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
 
@@ -167,9 +163,49 @@ class autocast:
         return decorate_autocast
 
 
+def _cast(value, dtype):
+    """torch.amp.autocast_mode._cast: floating tensors (in containers too) cast to dtype."""
+    if isinstance(value, _C.Tensor):
+        return value.to(dtype) if value.is_floating_point() else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, dict):
+        return {_cast(k, dtype): _cast(v, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, dtype) for v in value)
+    return value
+
+
+def float32_op(fn):
+    """Puts a loss written in Python on torch's CPU autocast float32 list (the C++ ops on it cast
+    in C++, Note [Autocast]): inside an enabled CPU region its bfloat16/float16 tensor arguments
+    go to float32 and it runs with autocast off, as torch runs them."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not _C._autocast_cpu_enabled():
+            return fn(*args, **kwargs)
+        _C._set_autocast_cpu_enabled(False)
+        try:
+            return fn(*_half_to_float32(args), **_half_to_float32(kwargs))
+        finally:
+            _C._set_autocast_cpu_enabled(True)
+    return run
+
+
+def _half_to_float32(value):
+    if isinstance(value, _C.Tensor):
+        return value.float() if value.dtype in (bfloat16, float16) else value
+    if isinstance(value, dict):
+        return {k: _half_to_float32(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_half_to_float32(v) for v in value)
+    return value
+
+
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
-    """Decorator for a custom autograd Function's forward: inside an enabled autocast region it
-    would cast inputs to `cast_inputs`; ember never has such a region, so forward runs as is."""
+    """Decorator for a custom autograd Function's forward: inside an enabled autocast region with
+    `cast_inputs` set, floating tensor arguments are cast to it and forward runs with autocast off
+    (as torch); otherwise forward runs as is."""
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if fwd is None:
@@ -179,14 +215,21 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     def decorate_fwd(*args, **kwargs):
         ctx = args[0]  # the Function's ctx: backward runs under the same autocast state
         ctx._dtype = get_autocast_dtype(device_type)
-        ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        autocast_context = is_autocast_enabled(device_type)
+        ctx._fwd_used_autocast = False
+        if autocast_context:
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast(args, cast_inputs), **_cast(kwargs, cast_inputs))
         return fwd(*args, **kwargs)
     return decorate_fwd
 
 
 def custom_bwd(bwd=None, *, device_type):
     """Decorator for a custom autograd Function's backward (runs it with forward's autocast
-    state, which in ember is always off)."""
+    state)."""
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if bwd is None:

@@ -11,6 +11,8 @@ ember keeps the scale as a Python float (one CPU device: nothing to keep asynchr
 import warnings
 from enum import Enum
 
+from .._dtype import float16
+
 __all__ = ["OptState", "GradScaler"]
 
 
@@ -70,9 +72,13 @@ class GradScaler:
         if self._scale is None:
             self._scale, self._growth_tracker = float(self._init_scale), self._init_growth_tracker
 
+        from .._C import full
+        from .._dtype import float32
+        scale = full((1,), self._scale, float32)  # as torch's: a float16 loss * 2**16 stays finite
+
         def apply(val):
             if isinstance(val, Tensor):
-                return val * self._scale
+                return val * scale
             if isinstance(val, (list, tuple)):
                 return type(val)(apply(v) for v in val)
             if hasattr(val, "__iter__"):
@@ -99,6 +105,8 @@ class GradScaler:
                 if p.grad is None:
                     continue
                 g = p.grad
+                if g.dtype == float16:  # torch's allow_fp16=False
+                    raise ValueError("Attempting to unscale FP16 gradients.")
                 g.mul_(inv_scale)
                 if not found_inf and not bool(g.isfinite().all()):
                     found_inf = True

@@ -14,6 +14,7 @@ DistributedSampler share with batches of batch_size / N, so the global batch and
 rate are those of one process. Only rank 0 prints, evaluates and plots.
 """
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -60,13 +61,21 @@ def copy_parameters(src, dst, dst_lib):
             q.copy_(dst_lib.from_numpy(p.detach().numpy().copy()))
 
 
-def evaluate(lib, model, x, y, batch_size=1000):
+def autocast_region(lib, kind):
+    """A fresh autocast('cpu') region for --autocast bf16/fp16, or a region doing nothing."""
+    if kind is None:
+        return contextlib.nullcontext()
+    return lib.autocast("cpu", dtype=lib.bfloat16 if kind == "bf16" else lib.float16)
+
+
+def evaluate(lib, model, x, y, batch_size=1000, amp=None):
     """(mean loss, accuracy) of `model` on (x, y), in eval mode without autograd."""
     model.eval()
     loss_sum, correct = 0.0, 0
     with lib.no_grad():
         for i in range(0, x.shape[0], batch_size):
-            out = model(x[i:i + batch_size])
+            with autocast_region(lib, amp):
+                out = model(x[i:i + batch_size])
             yb = y[i:i + batch_size]
             loss_sum += float(lib.nn.functional.cross_entropy(out, yb, reduction="sum"))
             correct += int((out.argmax(1) == yb).sum())
@@ -74,16 +83,18 @@ def evaluate(lib, model, x, y, batch_size=1000):
     return loss_sum / x.shape[0], correct / x.shape[0]
 
 
-def train_epoch(lib, model, opt, loader, progress=None, world=1):
+def train_epoch(lib, model, opt, loader, progress=None, world=1, amp=None):
     """One pass over `loader`; returns (mean loss, accuracy, seconds). With `world` ranks
-    training alike, the progress bar counts every rank's samples."""
+    training alike, the progress bar counts every rank's samples. `amp` ('bf16', 'fp16' or
+    None): the forward pass and the loss run under autocast('cpu') with that dtype."""
     F = lib.nn.functional
     model.train()
     loss_sum, correct, seen = 0.0, 0, 0
     start = time.perf_counter()
     for xb, yb in loader:
-        out = model(xb)
-        loss = F.cross_entropy(out, yb)
+        with autocast_region(lib, amp):
+            out = model(xb)
+            loss = F.cross_entropy(out, yb)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -191,6 +202,8 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=None,
                    help="threads per process (default: the cores divided among the processes)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--autocast", choices=("bf16", "fp16"), default=None,
+                   help="train and evaluate under autocast('cpu') to bfloat16 or float16")
     p.add_argument("--limit", type=int, default=None, help="use only the first N images of each split")
     p.add_argument("--plot", default=None, help="PNG of the training curves (default: fashion_mnist_<model>.png)")
     p.add_argument("--backend", choices=("ember", "torch"), default="ember",
@@ -263,7 +276,7 @@ def main(argv=None):
             sampler.set_epoch(epoch)
         bar = (tqdm(total=x_train.shape[0], desc=f"epoch {epoch}/{args.epochs}", unit="img",
                     leave=True, file=sys.stdout) if show_bar else None)
-        train_loss, train_acc, seconds = train_epoch(lib, model, opt, loader, bar, world)
+        train_loss, train_acc, seconds = train_epoch(lib, model, opt, loader, bar, world, args.autocast)
         if bar is not None:
             bar.close()
         schedule.step()
@@ -271,7 +284,7 @@ def main(argv=None):
             train_loss, train_acc = all_ranks_mean(lib, train_loss, train_acc, len(sampler))
         if not lead:
             continue
-        test_loss, test_acc = evaluate(lib, net, x_test, y_test)
+        test_loss, test_acc = evaluate(lib, net, x_test, y_test, amp=args.autocast)
         history.append(dict(epoch=epoch, train_loss=train_loss, train_acc=train_acc, test_loss=test_loss,
                             test_acc=test_acc, seconds=seconds))
         print(f"epoch {epoch:2d}: train loss {train_loss:.4f} acc {train_acc:.4f} | "

@@ -7,7 +7,7 @@ equal to torch's fused kernels:
 - at a kink, the gradient is the one torch's kernel defines (noted at each function).
 Re-exported by ember.nn.functional."""
 from .. import _C
-from .._dtype import float32, float64
+from .._dtype import float32, float64, bfloat16, float16
 
 __all__ = [
     "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish", "hardswish",
@@ -22,7 +22,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def _check_float(name, input):
     """torch's kernels for these are defined for floating dtypes only."""
-    if input.dtype not in (float32, float64):
+    if input.dtype not in (float32, float64, bfloat16, float16):
         raise NotImplementedError(f"{name}: not implemented for dtype {input.dtype} (expected a "
                                   "floating point tensor)")
 

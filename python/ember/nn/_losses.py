@@ -7,10 +7,11 @@ import math
 import warnings
 
 from .. import _C
-from .._dtype import float32, float64
+from .._dtype import float32, float64, bfloat16, float16
 from .._grad_mode import no_grad
 from ._activations import softplus
 from ._reduction import legacy_reduction
+from ..amp.autocast_mode import float32_op  # torch's CPU autocast float32 list
 
 __all__ = [
     "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
@@ -44,6 +45,7 @@ def _sizes(t):
 
 
 # ---- regression --------------------------------------------------------------------------------
+@float32_op
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """z = |input - target|: 0.5 z^2 / beta where z < beta, else z - 0.5 beta (beta = 0: z)."""
     _size_warning(input, target)
@@ -58,6 +60,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(_C.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
 
 
+@float32_op
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """z = |input - target|: 0.5 z^2 where z < delta, else delta (z - 0.5 delta). With weight,
     the weighted loss's plain mean (torch divides by numel here, not by weight.sum())."""
@@ -74,6 +77,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+@float32_op
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """exp(input) - target * input (log_input), or input - target * log(input + eps); full
@@ -126,6 +130,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@float32_op
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise: target * (log(target) - input), 0 where target = 0
     (log_target: exp(target) * (target - input)). 'batchmean' divides the sum by input.size(0)."""
@@ -154,6 +159,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ---- margins -----------------------------------------------------------------------------------
+@float32_op
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), through softplus so that it cannot overflow."""
     if size_average is not None or reduce is not None:
@@ -162,6 +168,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _reduce(softplus(-target * input), reduction)
 
 
+@float32_op
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
@@ -175,6 +182,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce(_C.clamp(-target * (input1 - input2) + margin, 0.0), reduction)
 
 
+@float32_op
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """max(0, margin - input) where target != 1, plus input where target != -1 (so, for
@@ -188,6 +196,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(loss, reduction)
 
 
+@float32_op
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(input1, input2) where target = 1, max(0, cos - margin) where target = -1; cos
@@ -243,7 +252,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim, after broadcasting.
     Normalizing first keeps the result in [-1, 1] and avoids overflow in <x1, x2>."""
     common = _C.promote_types(x1.dtype, x2.dtype)
-    if common not in (float32, float64):
+    if common not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet "
                            f"common dtype is {common}")
     x1, x2 = x1.to(common), x2.to(common)

@@ -8,10 +8,11 @@ from .. import _C
 from .. import _creation as _cr
 from .._index_grids import triu_indices as _triu_indices
 from .._pointwise import _check_tensor
-from .._dtype import float32, float64, int64
+from .._dtype import float32, float64, int64, bfloat16, float16
 from ._losses import _check_reduction, _reduce, pairwise_distance
 from ._activations import logsigmoid
 from ._reduction import legacy_reduction
+from ..amp.autocast_mode import float32_op  # torch's CPU autocast float32 list
 
 __all__ = ["multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "pdist"]
@@ -39,6 +40,7 @@ def _check_long(name, target):
                            f"of shape {list(target.shape)})")
 
 
+@float32_op
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Per sample: sum over classes i != y of w[y] * max(0, margin - x[y] + x[i])^p / C."""
@@ -76,6 +78,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@float32_op
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """target holds class indices up to the first -1. Per sample: sum over target classes j
     and non-target classes i of max(0, 1 - (x[j] - x[i])) / C."""
@@ -128,6 +131,7 @@ def _check_triplet_dims(a, p, n, name="triplet_margin_loss"):
                            f"{p.dim()}D, and negative {n.dim()}D inputs")
 
 
+@float32_op
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)), d the pairwise p-norm distance (swap: d(a, n) is
@@ -181,7 +185,7 @@ def pdist(input, p=2):
     _check_tensor(input, "pdist")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if input.dtype not in (float32, float64):
+    if input.dtype not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got p={p}")

@@ -6,7 +6,7 @@ import warnings
 
 from .. import _C
 from .. import _creation as _cr
-from .._dtype import float32, float64
+from .._dtype import float32, float64, bfloat16, float16
 from .._grad_mode import no_grad
 from .._pointwise import _check_tensor
 from ._activations import _inplace
@@ -16,7 +16,7 @@ __all__ = ["rrelu", "rrelu_", "gumbel_softmax"]
 
 def _rrelu_out(name, input, lower, upper, training, generator):
     _check_tensor(input, name)
-    if input.dtype not in (float32, float64):
+    if input.dtype not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"{name}: not implemented for dtype {input.dtype} (expected a floating "
                            "point tensor)")
     if lower > upper:

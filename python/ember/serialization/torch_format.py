@@ -39,8 +39,7 @@ from .class_paths import STORAGE_TYPES, StorageType, TorchGlobal, torch_name
 
 __all__ = ["save_torch", "load_torch", "REBUILD_FUNCTIONS", "is_zip"]
 
-_ITEMSIZE = {dt: np.dtype(np.bool_ if dt.name == "bool" else dt.name).itemsize
-             for dt in STORAGE_TYPES}
+_ITEMSIZE = {dt: dt.itemsize for dt in STORAGE_TYPES}
 _ALIGN = 64
 _MAX_INT = 2 ** 62           # sizes, strides and offsets beyond this are refused
 _INFLATE_RATIO = 1100        # deflate cannot expand more than 1032:1; a record claiming more lies

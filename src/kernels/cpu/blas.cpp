@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/cpu/blas_half.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::kernels {
@@ -208,7 +209,7 @@ void visit_matmul_dtype(DType dt, F&& f) {
     case DType::UInt8: f.template operator()<uint8_t>(); break;
     case DType::Complex64: f.template operator()<complex64_t>(); break;  // cgemm/cgemv
     case DType::Complex128: f.template operator()<complex128_t>(); break;  // zgemm/zgemv
-    case DType::Bool: break;
+    case DType::Bool: case DType::BFloat16: case DType::Float16: break;  // half: blas_half.h
   }
 }
 
@@ -221,6 +222,7 @@ MatRef shifted(MatRef r, int64_t bytes) {
 
 void gemm(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b,
           Scalar beta, void* c, int64_t ldc) {
+  if (is_half(dt)) return gemm_half(dt, m, n, k, alpha, a, b, beta, c, ldc);
   visit_matmul_dtype(dt, [&]<class T>() {
     gemm_typed<T>(m, n, k, alpha, a, b, beta, static_cast<T*>(c), ldc);
   });
@@ -243,6 +245,7 @@ void gemm_batched(DType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Scal
 
 void gemv(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x, int64_t incx,
           Scalar beta, void* y, int64_t incy) {
+  if (is_half(dt)) return gemv_half(dt, m, n, alpha, a, x, incx, beta, y, incy);
   visit_matmul_dtype(dt, [&]<class T>() {
     gemv_typed<T>(m, n, alpha, a, static_cast<const T*>(x), incx, beta, static_cast<T*>(y), incy);
   });
@@ -250,6 +253,7 @@ void gemv(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x,
 
 void dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy,
          void* out) {
+  if (is_half(dt)) return dot_half(dt, n, x, incx, y, incy, out);
   visit_matmul_dtype(dt, [&]<class T>() {
     *static_cast<T*>(out) =
         dot_typed<T>(n, static_cast<const T*>(x), incx, static_cast<const T*>(y), incy);

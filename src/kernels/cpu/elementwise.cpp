@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/elementwise_hwy.h"
+#include "kernels/cpu/half.h"
 
 namespace ember::kernels {
 namespace {
@@ -311,6 +312,8 @@ void abs_complex(DType dt, const Loop& L) {
 }
 
 void unary(UnaryOp op, DType dt, const Loop& L) {
+  if (is_half(dt))  // Note [Half kernels]
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { unary(op, DType::Float32, F); });
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { unary_complex<T>(op, L); });
   visit_dtype(dt, [&]<class T>() {
     constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
@@ -348,7 +351,12 @@ static bool pow_as_unary(DType dt, const Loop& L) {
   return true;
 }
 
+void binary_half(BinaryOp op, std::initializer_list<DType> dts, const Loop& L, double alpha) {
+  run_in_float(L, dts, [&](const Loop& F) { binary(op, DType::Float32, F, alpha); });
+}
+
 void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
+  if (is_half(dt)) return binary_half(op, {dt, dt, dt}, L, alpha_d);
   if (op == BinaryOp::Pow && (dt == DType::Float32 || dt == DType::Float64) && pow_as_unary(dt, L))
     return;
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { binary_complex<T>(op, L, alpha_d); });
@@ -372,6 +380,8 @@ void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
 }
 
 void compare(CompareOp op, DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {DType::Bool, dt, dt}, [&](const Loop& F) { compare(op, DType::Float32, F); });
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { compare_complex<T>(op, L); });
   visit_dtype(dt, [&]<class T>() {
     switch (op) {
@@ -384,7 +394,7 @@ void compare(CompareOp op, DType dt, const Loop& L) {
 }
 
 void logical_not(DType dt, const Loop& L) {
-  visit_dtype_with_complex(dt, [&]<class T>() { run1<bool, T>(L, [](T a) { return a == T(0); }); });
+  visit_dtype_with_half(dt, [&]<class T>() { run1<bool, T>(L, [](T a) { return a == T(0); }); });
 }
 
 template <class D, class S>
@@ -408,14 +418,44 @@ D convert(S x) {
   }
 }
 
+// Casts to or from bfloat16/float16 go through float32 (as torch: a float64 or int64 value
+// rounds to float32, then to the half type). NaN as Note [Half rounding]: a bfloat16 from a
+// float64/complex128 value takes the scalar conversion (0x7FC0).
+void cast_half(DType dst, DType src, const Loop& L) {
+  if (dst == src) return run1<uint16_t, uint16_t>(L, [](uint16_t x) { return x; });
+  // bfloat16 <-> float16 one value at a time, as torch: a NaN becomes 0x7FC0 in bfloat16 (its
+  // scalar rule) and keeps sign and payload in float16 (F16C's).
+  if (dst == DType::BFloat16 && src == DType::Float16)
+    return run1<bfloat16_t, float16_t>(L, [](float16_t x) { return bfloat16_t(float(x)); });
+  if (dst == DType::Float16 && src == DType::BFloat16)
+    return run1<float16_t, bfloat16_t>(L, [](bfloat16_t x) { return float16_t(float(x)); });
+  if (dst == DType::BFloat16 && src == DType::Float32) {
+    // torch's vectorized loop (contiguous runs) writes NaN as 0xFFFF, its scalar loop (strided
+    // runs) as 0x7FC0: the same split here.
+    return for_each(L, [](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == 2 && s[1] == 4) return float_to_half(DType::BFloat16, reinterpret_cast<const float*>(p[1]), p[0], n);
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<bfloat16_t*>(p[0] + i * s[0]) = bfloat16_t(*reinterpret_cast<const float*>(p[1] + i * s[1]));
+    });
+  }
+  if (dst == DType::BFloat16 && src == DType::Float64)
+    return run1<bfloat16_t, double>(L, [](double x) { return bfloat16_t(float(x)); });
+  if (dst == DType::BFloat16 && src == DType::Complex128)
+    return run1<bfloat16_t, complex128_t>(L, [](complex128_t x) { return bfloat16_t(float(x.real())); });
+  run_in_float(L, {dst, src}, [&](const Loop& F) {
+    cast(is_half(dst) ? DType::Float32 : dst, is_half(src) ? DType::Float32 : src, F);
+  });
+}
+
 void cast(DType dst, DType src, const Loop& L) {
+  if (is_half(dst) || is_half(src)) return cast_half(dst, src, L);
   visit_dtype_with_complex(dst, [&]<class D>() {
     visit_dtype_with_complex(src, [&]<class S>() { run1<D, S>(L, [](S x) { return convert<D, S>(x); }); });
   });
 }
 
 void fill(DType dt, const Loop& L, Scalar value) {
-  visit_dtype_with_complex(dt, [&]<class T>() {
+  visit_dtype_with_half(dt, [&]<class T>() {
     const T v = value.to<T>();
     // All-zero bytes (zero_, zeros, zero_grad): memset, whose AVX2 stores run at twice the
     // speed of this file's baseline-ISA loop (400 KB: 2.7 us against 6.5 us). -0.0 is not.
@@ -445,7 +485,7 @@ void where_run(T* out, const uint8_t* c, const T* a, const T* b, int64_t n) {
 }
 
 void where(DType dt, const Loop& L) {
-  visit_dtype_with_complex(dt, [&]<class T>() {
+  auto body = [&]<class T>() {
     for_each(L, [&](char** p, const int64_t* s, int64_t n) {
       const int64_t e = int64_t(sizeof(T));
       if (s[0] == e && s[1] == 1 && (s[2] == e || s[2] == 0) && (s[3] == e || s[3] == 0)) {
@@ -465,10 +505,14 @@ void where(DType dt, const Loop& L) {
                 ? *reinterpret_cast<const T*>(p[2] + i * s[2])
                 : *reinterpret_cast<const T*>(p[3] + i * s[3]);
     });
-  });
+  };
+  if (is_half(dt)) return body.template operator()<uint16_t>();  // moves bits only
+  visit_dtype_with_complex(dt, body);
 }
 
 void clamp(DType dt, const Loop& L, const Scalar* lo_s, const Scalar* hi_s) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { clamp(DType::Float32, F, lo_s, hi_s); });
   visit_dtype(dt, [&]<class T>() {
     const bool has_lo = lo_s != nullptr, has_hi = hi_s != nullptr;
     const T lo = has_lo ? lo_s->to<T>() : T(0), hi = has_hi ? hi_s->to<T>() : T(0);

@@ -2,6 +2,8 @@
 // All operands of a Loop share one dtype unless the function says otherwise;
 // operand 0 is the output.
 #pragma once
+#include <initializer_list>
+
 #include "ember/dtype.h"
 #include "ember/scalar.h"
 #include "kernels/cpu/loop.h"
@@ -28,6 +30,9 @@ enum class CompareOp {
 void unary(UnaryOp op, DType dt, const Loop& L);
 // out = op(a, b) over Loop{out, a, b}; for Add/Sub, out = a ± alpha * b.
 void binary(BinaryOp op, DType dt, const Loop& L, double alpha = 1.0);
+// binary for bfloat16/float16 operands whose dtypes differ: dts lists out, a, b (a Python
+// number stays a float32 operand, unrounded, as torch's opmath scalar). Note [Half kernels].
+void binary_half(BinaryOp op, std::initializer_list<DType> dts, const Loop& L, double alpha = 1.0);
 // out(bool) = op(a, b) over Loop{out, a, b}; a and b have dtype `dt`.
 void compare(CompareOp op, DType dt, const Loop& L);
 // out(real) = |a| over Loop{out, a} for a complex a (out is float32 for complex64).

@@ -328,7 +328,7 @@ void index_put(const IndexLoop& L, DType dt, bool accumulate) {
                  });
   };
   if (accumulate) {
-    visit_dtype_with_complex(dt, [&]<class T>() {
+    visit_dtype_with_half(dt, [&]<class T>() {
       put_rows([&](const Run& r, bool& bad) {
         if (L.wrap_negative) run<Acc<T>, true, false>(L, r, bad);
         else run<Acc<T>, false, false>(L, r, bad);
@@ -411,7 +411,7 @@ bool find_bad_index(const int64_t* ptr, IntList shape, IntList strides, int64_t 
 
 void masked_fill(DType dt, const Loop& L, Scalar value) {
   alignas(8) char bytes[16];
-  visit_dtype_with_complex(dt, [&]<class T>() {
+  visit_dtype_with_half(dt, [&]<class T>() {
     const T v = value.to<T>();
     std::memcpy(bytes, &v, sizeof(T));
   });

@@ -14,6 +14,7 @@
 #include "kernels/cpu/elementwise_hwy.h"
 #include "kernels/cpu/nn_hwy.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/half.h"
 
 #define EMBER_NN_ISA generic
 #define EMBER_NN_VBYTES 16
@@ -105,6 +106,8 @@ void gelu_backward_run(const T* g, const T* x, T* out, int64_t n, bool tanh_appr
 // ---- activations ----------------------------------------------------------------------------
 
 void gelu(DType dt, const Loop& L, bool tanh_approx) {
+  if (is_half(dt))  // Note [Half kernels]
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { gelu(DType::Float32, F, tanh_approx); });
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     const bool simd = has_simd<T>(tanh_approx);
@@ -123,6 +126,8 @@ void gelu(DType dt, const Loop& L, bool tanh_approx) {
 }
 
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { gelu_backward(DType::Float32, F, tanh_approx); });
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     const bool simd = has_simd<T>(tanh_approx);
@@ -169,16 +174,22 @@ void dropout_mask(DType dt, int64_t n, uint64_t seed, double p, double scale, vo
 // ---- the per-ISA kernels (nn_impl.h), picked once per process ------------------------------
 
 void leaky_relu(DType dt, const Loop& L, double slope) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { leaky_relu(DType::Float32, F, slope); });
   if (use_avx2()) return avx2::leaky_relu(dt, L, slope);
   generic::leaky_relu(dt, L, slope);
 }
 
 void leaky_relu_backward(DType dt, const Loop& L, double slope) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { leaky_relu_backward(DType::Float32, F, slope); });
   if (use_avx2()) return avx2::leaky_relu_backward(dt, L, slope);
   generic::leaky_relu_backward(dt, L, slope);
 }
 
 void relu_backward(DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { relu_backward(DType::Float32, F); });
   if (use_avx2()) return avx2::relu_backward(dt, L);
   generic::relu_backward(dt, L);
 }
@@ -260,6 +271,10 @@ void embedding_forward(DType dt, const void* idx, bool is_int32, int64_t n, int6
     case 1:
       copy_rows(idx, is_int32, n, dim, static_cast<const uint8_t*>(weight), ws0, ws1,
                 static_cast<uint8_t*>(out));
+      break;
+    case 2:  // bfloat16, float16
+      copy_rows(idx, is_int32, n, dim, static_cast<const uint16_t*>(weight), ws0, ws1,
+                static_cast<uint16_t*>(out));
       break;
     case 4:
       copy_rows(idx, is_int32, n, dim, static_cast<const uint32_t*>(weight), ws0, ws1,

@@ -2,10 +2,12 @@
 // baseline and the AVX2 build of the kernels in reduce_impl.h.
 #include "kernels/cpu/cpu.h"
 #include "kernels/cpu/reduce.h"
+#include "kernels/cpu/half.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #define EMBER_REDUCE_ISA generic
 #include "kernels/cpu/reduce_impl.h"
@@ -76,6 +78,24 @@ void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* o
             const ReduceArgs& args) {
   if (use_avx2()) avx2::reduce(op, dt, g, in, out, args);
   else generic::reduce(op, dt, g, in, out, args);
+}
+
+float sum_half(DType dt, const char* in, int64_t n) {
+  const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
+  std::vector<float> partial(size_t(std::max<int64_t>(blocks, 1)), 0.0f);
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<float> buf(static_cast<size_t>(kReduceBlock));
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t m = std::min(kReduceBlock, n - b * kReduceBlock);
+      half_to_float(dt, in + b * kReduceBlock * 2, buf.data(), m);
+      const ReduceShape g({m}, {1}, {1}, 1);
+      reduce(ReduceOp::Sum, DType::Float32, g, reinterpret_cast<const char*>(buf.data()),
+             reinterpret_cast<char*>(&partial[size_t(b)]));
+    }
+  });
+  float total = 0.0f;
+  for (float v : partial) total += v;
+  return total;
 }
 
 void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, char* values,

@@ -63,6 +63,11 @@ struct ReduceArgs {
 void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* out,
             const ReduceArgs& args = {});
 
+// The sum of n contiguous bfloat16/float16 values, widened block by block (no float32 copy of
+// the whole input): float32 sums of fixed blocks of kReduceBlock values, added in order, so
+// the result does not depend on the thread count.
+float sum_half(DType dt, const char* in, int64_t n);
+
 // Max (is_max) or min and its index along the reduced dims, which must be a single dim
 // (or a contiguous run, for argmax over all elements). NaN wins; ties give the first index.
 // `values` (dtype dt) may be null when only the indices are wanted.

@@ -1,6 +1,7 @@
 #include "kernels/cpu/special.h"
 
 #include "kernels/cpu/special_hwy.h"
+#include "kernels/cpu/half.h"
 
 #include <cmath>
 #include <limits>
@@ -70,6 +71,8 @@ bool test(ClassifyOp op, T a) {
 }  // namespace
 
 void special(SpecialOp op, DType dt, const Loop& L) {
+  if (is_half(dt))  // Note [Half kernels]
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { special(op, DType::Float32, F); });
   visit_floating(dt, [&]<class T>() {
     // Transcendentals cost ~20x an add: split over threads earlier than kGrain.
     const bool simd = simd_special_enabled(op);
@@ -85,6 +88,8 @@ void special(SpecialOp op, DType dt, const Loop& L) {
 }
 
 void classify(ClassifyOp op, DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {DType::Bool, dt}, [&](const Loop& F) { classify(op, DType::Float32, F); });
   visit_floating(dt, [&]<class T>() {
     for_each(L, [op](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
@@ -94,6 +99,8 @@ void classify(ClassifyOp op, DType dt, const Loop& L) {
 }
 
 void ternary(TernaryOp op, DType dt, const Loop& L, double value) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt, dt}, [&](const Loop& F) { ternary(op, DType::Float32, F, value); });
   visit_floating(dt, [&]<class T>() {
     const T v = T(value);
     for_each(L, [op, v](char** p, const int64_t* s, int64_t n) {

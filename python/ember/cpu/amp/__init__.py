@@ -1,14 +1,14 @@
-"""ember.cpu.amp: torch.cpu.amp's deprecated aliases of ember.amp (torch's FutureWarning). An
-enabled CPU autocast region refuses to start in ember (no bfloat16/float16 tensors yet)."""
+"""ember.cpu.amp: torch.cpu.amp's deprecated aliases of ember.amp (torch's FutureWarning)."""
 import warnings
 
 from ...amp import autocast_mode as _autocast_mode, grad_scaler as _grad_scaler
+from ..._dtype import bfloat16 as _bfloat16
 
 
 class autocast(_autocast_mode.autocast):
     """Deprecated: ember.amp.autocast('cpu', ...)."""
 
-    def __init__(self, enabled=True, dtype=_autocast_mode.bfloat16, cache_enabled=True):
+    def __init__(self, enabled=True, dtype=_bfloat16, cache_enabled=True):
         warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)

@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, unsupported, bfloat16, float16
+from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, bfloat16, float16
 from ..._grad_mode import no_grad
 from ..parameter import Parameter, Buffer
 
@@ -486,7 +486,7 @@ class Module:
                 tensor_to_device(device, "Module.to")
         if dtype is None:
             return self
-        if dtype not in (float32, float64):
+        if dtype not in (float32, float64, float16, bfloat16):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -501,10 +501,10 @@ class Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self):
-        raise unsupported(float16, "Module.half")
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self):
-        raise unsupported(bfloat16, "Module.bfloat16")
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def cpu(self):
         return self

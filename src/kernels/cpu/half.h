@@ -1,0 +1,67 @@
+// bfloat16/float16 in the kernels: contiguous conversions to and from float32, and
+// run_in_float, which runs a float32 kernel over a Loop whose operands are half.
+//
+// Note [Half kernels]: the elementwise kernels are written for float/double. A Loop over
+// bfloat16/float16 operands is cut into blocks of kHalfBlock (2048) elements; each half input block
+// is widened into a float32 buffer on the stack, the float32 kernel runs on the buffers (a
+// flat Loop, on the calling thread), and the float32 result is rounded once into the half
+// output (Note [Half rounding]). So every op computes in float32 and rounds once on store,
+// as torch's CPU kernels do, with no whole-tensor copy.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+
+#include "ember/dtype.h"
+#include "kernels/cpu/loop.h"
+
+namespace ember::kernels {
+
+// out[i] = float(in[i]) for a contiguous run of n bfloat16/float16 values (exact).
+void half_to_float(DType dt, const void* in, float* out, int64_t n);
+// out[i] = in[i] rounded to bfloat16/float16 (NaN -> 0xFFFF for bfloat16: Note [Half rounding]).
+void float_to_half(DType dt, const float* in, void* out, int64_t n);
+
+inline constexpr int64_t kHalfBlock = 2048;
+
+// Runs body(FL) with FL a flat Loop of at most kHalfBlock elements, over all of L. Operand k
+// has dtype dts[k]; half operands reach body as float32 (contiguous, or stride 0 when
+// broadcast), the others unchanged. Operand 0 is the output: when it is half, body writes
+// float32 that is rounded into it; it is never read.
+template <class F>
+void run_in_float(const Loop& L, std::initializer_list<DType> dts, F&& body) {
+  DType dt[Loop::kMaxArgs] = {};
+  int na = 0;
+  for (DType d : dts) dt[na++] = d;
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    alignas(64) float buf[Loop::kMaxArgs][kHalfBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kHalfBlock) {
+      const int64_t m = std::min(kHalfBlock, n - i0);
+      char* ptrs[Loop::kMaxArgs];
+      int64_t bs[Loop::kMaxArgs];
+      for (int k = 0; k < na; ++k) {
+        char* base = p[k] + i0 * s[k];
+        if (!is_half(dt[k])) {
+          ptrs[k] = base;
+          bs[k] = s[k];
+          continue;
+        }
+        ptrs[k] = reinterpret_cast<char*>(buf[k]);
+        bs[k] = s[k] == 0 ? 0 : 4;
+        if (k == 0) continue;
+        if (s[k] == 0) half_to_float(dt[k], base, buf[k], 1);
+        else if (s[k] == 2) half_to_float(dt[k], base, buf[k], m);
+        else
+          for (int64_t j = 0; j < m; ++j) half_to_float(dt[k], base + j * s[k], buf[k] + j, 1);
+      }
+      body(Loop::flat(m, na, ptrs, bs));
+      if (!is_half(dt[0])) continue;
+      char* out = p[0] + i0 * s[0];
+      if (s[0] == 2) float_to_half(dt[0], buf[0], out, m);
+      else
+        for (int64_t j = 0; j < m; ++j) float_to_half(dt[0], buf[0] + j, out + j * s[0], 1);
+    }
+  });
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,105 @@
+// Contiguous bfloat16/float16 <-> float32 conversions (kernels/cpu/half.h), compiled once per
+// instruction set by Highway and picked at run time, as elementwise_hwy.cpp. Rounding and NaN
+// as Note [Half rounding] in include/ember/half.h: float16 through F16C (AVX2 and AVX-512
+// targets; the scalar functions of half.h elsewhere, which give the same bits), bfloat16 with
+// integer arithmetic (round to nearest even, NaN -> 0xFFFF).
+#include <cstdint>
+
+#include "ember/half.h"
+#include "kernels/cpu/half.h"
+
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS HWY_SSSE3
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/half_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void Bf16ToF32(const uint16_t* in, float* out, int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du32;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const int64_t N = int64_t(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto w = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, in + i)));
+    hn::StoreU(hn::BitCast(df, w), df, out + i);
+  }
+  for (; i < n; ++i) out[i] = float_from_bf16_bits(in[i]);
+}
+
+void F32ToBf16(const float* in, uint16_t* out, int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du32;
+  const hn::RebindToSigned<decltype(df)> di32;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const int64_t N = int64_t(hn::Lanes(df));
+  const auto bias = hn::Set(du32, 0x7FFFu), one = hn::Set(du32, 1u), nan = hn::Set(du32, 0xFFFFu);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(df, in + i);
+    const auto u = hn::BitCast(du32, v);
+    auto r = hn::ShiftRight<16>(hn::Add(u, hn::Add(bias, hn::And(hn::ShiftRight<16>(u), one))));
+    r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), nan, r);
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, out + i);
+  }
+  for (; i < n; ++i) {
+    const float f = in[i];
+    out[i] = f != f ? uint16_t(0xFFFF) : bf16_bits_from_float(f);
+  }
+}
+
+void F16ToF32(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtph2ps
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t N = int64_t(hn::Lanes(df));
+  const auto* src = reinterpret_cast<const hwy::float16_t*>(in);
+  for (; i + N <= n; i += N) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, src + i)), df, out + i);
+#endif
+  for (; i < n; ++i) out[i] = float_from_f16_bits(in[i]);
+}
+
+void F32ToF16(const float* in, uint16_t* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtps2ph, round to nearest even
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t N = int64_t(hn::Lanes(df));
+  auto* dst = reinterpret_cast<hwy::float16_t*>(out);
+  for (; i + N <= n; i += N) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, in + i)), dh, dst + i);
+#endif
+  for (; i < n; ++i) out[i] = f16_bits_from_float(in[i]);
+}
+
+}  // namespace ember::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ember::kernels {
+HWY_EXPORT(Bf16ToF32);
+HWY_EXPORT(F32ToBf16);
+HWY_EXPORT(F16ToF32);
+HWY_EXPORT(F32ToF16);
+
+void half_to_float(DType dt, const void* in, float* out, int64_t n) {
+  const auto* p = static_cast<const uint16_t*>(in);
+  if (dt == DType::BFloat16) HWY_DYNAMIC_DISPATCH(Bf16ToF32)(p, out, n);
+  else HWY_DYNAMIC_DISPATCH(F16ToF32)(p, out, n);
+}
+
+void float_to_half(DType dt, const float* in, void* out, int64_t n) {
+  auto* p = static_cast<uint16_t*>(out);
+  if (dt == DType::BFloat16) HWY_DYNAMIC_DISPATCH(F32ToBf16)(in, p, n);
+  else HWY_DYNAMIC_DISPATCH(F32ToF16)(in, p, n);
+}
+
+}  // namespace ember::kernels
+#endif  // HWY_ONCE
