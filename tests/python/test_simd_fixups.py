@@ -140,3 +140,22 @@ def test_float64_narrow_bands_are_libm_bitwise():
     x = np.array([-709.75, -709.78, 708.5, 720.0, 745.0] * 5)
     want = np.array([1 / (1 + math.exp(-v)) for v in x])
     np.testing.assert_array_equal(run("sigmoid", x), want)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_special_and_large_inputs(approximate):
+    """gelu and its gradient on NaN and |x| > 13 (where exp(-x^2) is below the smallest
+    normal float and is clamped there): torch's values. (At +inf ember's gelu is inf, as the
+    math says, where torch's is NaN: not compared.)"""
+    x = np.concatenate([[nan, 13.0, -13.0, 13.5, -13.5, 20.0, -20.0, 1e4, -1e4, 1e30],
+                        np.linspace(-30, 30, 121)]).astype(np.float32)
+    e = ember.from_numpy(x.copy()).requires_grad_(True)
+    t = torch.from_numpy(x.copy()).requires_grad_(True)
+    ye = ember.nn.functional.gelu(e, approximate=approximate)
+    yt = torch.nn.functional.gelu(t, approximate=approximate)
+    ye.sum().backward()
+    yt.sum().backward()
+    for got, want in [(to_numpy(ye.detach()), yt.detach().numpy()), (to_numpy(e.grad), t.grad.numpy())]:
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_allclose(got[ok], want[ok], rtol=1e-6, atol=1e-6)
