@@ -6,6 +6,12 @@ correctly rounded value (as std::erff's is):
     1 <= |x| < 4: erf(x) = sign(x) * Q((|x| - 2.5) / 1.5)  Q of degree 18
     |x| >= 4:     erf(x) = sign(x)                         (1 - erf(4) = 1.5e-8 < half an ulp)
 
+and erfc, which must stay relatively accurate where it is tiny:
+
+    |x| < 1:      erfc(x) = 1 - x P(x^2)
+    x >= 1:       erfc(x) = exp(-x^2) / x * R((1/x - c) / h), R of degree 16, u = 1/x in
+                  [1/10.5, 1] (erfc(10.5) = 7e-50: 0 in float32); x <= -1: 2 - erfc(-x)
+
 Least squares on Chebyshev nodes against mpmath's erf at 40 digits; prints the C++ arrays
 (highest degree first, for Horner) and the worst errors seen on a fine grid.
 Run: python tools/fit_erf.py (needs numpy and mpmath, both in the dev venv)."""
@@ -14,6 +20,7 @@ import numpy as np
 
 mp.mp.dps = 40
 DEG_SMALL, DEG_LARGE = 7, 18  # the lowest degrees whose errors stay near 1e-11
+DEG_TAIL = 16
 
 
 def nodes(lo, hi, n=800):
@@ -41,6 +48,21 @@ def large():
     return c, np.max(np.abs(np.polynomial.polynomial.polyval((xt - 2.5) / 1.5, c) - ref))
 
 
+U_LO, U_HI = 1 / 10.5, 1.0
+U_C, U_H = (U_HI + U_LO) / 2, (U_HI - U_LO) / 2
+
+
+def tail():
+    u = nodes(U_LO, U_HI)
+    y = np.array([float(mp.erfc(1 / mp.mpf(v)) * mp.exp(1 / mp.mpf(v) ** 2) / mp.mpf(v)) for v in u])
+    c = np.polynomial.chebyshev.Chebyshev.fit((u - U_C) / U_H, y, DEG_TAIL, domain=[-1, 1]).convert(
+        kind=np.polynomial.Polynomial).coef
+    xt = np.linspace(1.0, 10.5, 4000)
+    ref = np.array([float(mp.erfc(mp.mpf(v))) for v in xt])
+    got = np.exp(-xt * xt) / xt * np.polynomial.polynomial.polyval((1 / xt - U_C) / U_H, c)
+    return c, np.max(np.abs(got / ref - 1))
+
+
 def show(name, c, err, what):
     print(f"// {what}: {err:.2e}")
     print(f"constexpr double {name}[] = {{")
@@ -53,3 +75,5 @@ def show(name, c, err, what):
 if __name__ == "__main__":
     show("kErfSmall", *small(), "largest relative error on [0, 1]")
     show("kErfLarge", *large(), "largest absolute error on [1, 4]")
+    print(f"constexpr double kErfcTailC = {U_C:.17g}, kErfcTailH = {U_H:.17g};")
+    show("kErfcTail", *tail(), "largest relative error of erfc on [1, 10.5]")
