@@ -2,7 +2,9 @@
 // (src/kernels/cpu/attention.h), recorded as torch's CPU flash-attention node. The Python
 // function (ember.nn.functional.scaled_dot_product_attention) takes this path when it can
 // and composes ember ops otherwise (masks, dropout, broadcast heads).
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/function.h"
 #include "ember/functional.h"
@@ -37,12 +39,40 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v) {
   EMBER_CHECK(k.size(-2) > 0, ValueError, op, ": the fused kernel needs at least one key");
 }
 
+// A view the kernel can read in place: rows contiguous, row stride at least a row (BLAS's
+// leading dimension). Otherwise a contiguous copy.
+Tensor rows_readable(const Tensor& t) {
+  const int64_t n = t.dim();
+  const bool ok = t.stride(n - 1) == 1 && t.stride(n - 2) >= std::max<int64_t>(1, t.size(n - 1));
+  return ok ? t : contiguous(t);
+}
+
+// Where each head of t starts (elements from t's data pointer), over its leading dims.
+std::vector<int64_t> head_offsets(const Tensor& t, int64_t heads) {
+  std::vector<int64_t> off(size_t(heads), 0);
+  const int64_t lead = t.dim() - 2;
+  for (int64_t h = 0; h < heads; ++h) {
+    int64_t rest = h, o = 0;
+    for (int64_t d = lead - 1; d >= 0; --d) {
+      o += (rest % t.size(d)) * t.stride(d);
+      rest /= t.size(d);
+    }
+    off[size_t(h)] = o;
+  }
+  return off;
+}
+
+// The kernel's view of (q, k, v); `offsets` keeps the head offsets it points to alive.
 kernels::AttentionShape shape_of(const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
-                                 double scale) {
+                                 double scale, std::vector<int64_t> (&offsets)[3]) {
   const int64_t L = q.size(-2), S = k.size(-2), E = q.size(-1), Ev = v.size(-1);
   int64_t heads = 1;
   for (int64_t d = 0; d < q.dim() - 2; ++d) heads *= q.size(d);
-  return {heads, L, S, E, Ev, causal, scale};
+  offsets[0] = head_offsets(q, heads);
+  offsets[1] = head_offsets(k, heads);
+  offsets[2] = head_offsets(v, heads);
+  return {heads, L, S, E, Ev, causal, scale, offsets[0].data(), offsets[1].data(),
+          offsets[2].data(), q.stride(-2), k.stride(-2), v.stride(-2)};
 }
 
 // The backward written with ember ops, for create_graph (Note [Fused backward and
@@ -67,13 +97,14 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     bool is_causal, double scale) {
   EMBER_PROFILE_OP("scaled_dot_product_attention");
   check_attention(query, key, value);
-  const kernels::AttentionShape a = shape_of(query, key, value, is_causal, scale);
   const DType dt = query.dtype();
+  const Tensor q = rows_readable(query), k = rows_readable(key), v = rows_readable(value);
+  std::vector<int64_t> offsets[3];
+  const kernels::AttentionShape a = shape_of(q, k, v, is_causal, scale, offsets);
   Dims out_shape(query.sizes());
   out_shape[out_shape.size() - 1] = a.Ev;
   Dims lse_shape(IntList(query.sizes().data(), size_t(query.dim() - 1)));
   Tensor out = Tensor::empty(out_shape, dt), lse = Tensor::empty(lse_shape, dt);
-  const Tensor q = contiguous(query), k = contiguous(key), v = contiguous(value);
   kernels::attention_forward(dt, a, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                              lse.data_ptr());
   if (autograd::any_requires_grad(query) || autograd::any_requires_grad(key) ||
@@ -81,11 +112,13 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     autograd::record(
         "ScaledDotProductFlashAttentionForCpuBackward0", {&query, &key, &value}, {&out},
         [sq = SavedTensor(q), sk = SavedTensor(k), sv = SavedTensor(v), so = SavedTensor(out, true),
-         sl = SavedTensor(lse), a](Grads& g, const Node& n) -> Grads {
+         sl = SavedTensor(lse), causal = is_causal, scale](Grads& g, const Node& n) -> Grads {
           const Tensor q = sq.get(), k = sk.get(), v = sv.get();
           const Tensor go = contiguous(g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
-          if (GradMode::is_enabled()) return attention_backward_ops(go, q, k, v, a.causal, a.scale);
+          if (GradMode::is_enabled()) return attention_backward_ops(go, q, k, v, causal, scale);
           const Tensor o = so.get(), l = sl.get();
+          std::vector<int64_t> offsets[3];
+          const kernels::AttentionShape a = shape_of(q, k, v, causal, scale, offsets);
           Tensor gq, gk, gv;
           if (n.needs_input_grad(0)) gq = Tensor::empty(q.sizes(), q.dtype());
           if (n.needs_input_grad(1)) gk = Tensor::empty(k.sizes(), k.dtype());

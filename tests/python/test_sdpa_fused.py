@@ -119,3 +119,22 @@ def test_default_scale():
     p = np.exp(s - s.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
     np.testing.assert_allclose(to_numpy(e), p @ v, rtol=1e-5, atol=1e-6)
+
+
+def test_head_views_read_in_place():
+    """nanoGPT's q, k, v: a split of one (B, T, 3C) projection, viewed as heads and
+    transposed, so rows are contiguous but heads interleave. Same values and gradients as
+    torch, and the inputs are not modified."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 10, 3 * 8)).astype(np.float64)
+    res = []
+    for m in (ember, torch):
+        xt = m.from_numpy(x.copy()).requires_grad_(True)
+        q, k, v = xt.split(8, dim=2)
+        q, k, v = (t.view(3, 10, 2, 4).transpose(1, 2) for t in (q, k, v))
+        y = getattr(m.nn.functional, SDPA)(q, k, v, is_causal=True)
+        (y * y).sum().backward()
+        res.append((to_numpy(y.detach()), to_numpy(xt.grad), to_numpy(xt.detach())))
+    for e, t in zip(*res):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(res[0][2], x)

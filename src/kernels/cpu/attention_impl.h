@@ -45,8 +45,8 @@ inline int64_t block_cols(const AttentionShape& a, int64_t i0, int64_t rows) {
 template <class T>
 void block_scores(const AttentionShape& a, const T* qb, const T* k, int64_t rows, int64_t cols,
                   T* p) {
-  gemm(dtype_of_v<T>, rows, cols, a.E, Scalar(a.scale), MatRef{qb, false, a.E},
-       MatRef{k, true, a.E}, Scalar(0.0), p, cols);
+  gemm(dtype_of_v<T>, rows, cols, a.E, Scalar(a.scale), MatRef{qb, false, a.q_ld},
+       MatRef{k, true, a.k_ld}, Scalar(0.0), p, cols);
 }
 
 template <class T>
@@ -54,7 +54,7 @@ void forward_head(const AttentionShape& a, const T* q, const T* k, const T* v, T
                   T* p) {
   for (int64_t i0 = 0; i0 < a.L; i0 += kBlock) {
     const int64_t rows = a.L - i0 < kBlock ? a.L - i0 : kBlock, cols = block_cols(a, i0, rows);
-    block_scores(a, q + i0 * a.E, k, rows, cols, p);
+    block_scores(a, q + i0 * a.q_ld, k, rows, cols, p);
     for (int64_t r = 0; r < rows; ++r) {
       T* s = p + r * cols;
       const int64_t n = visible(a, i0 + r);
@@ -70,7 +70,7 @@ void forward_head(const AttentionShape& a, const T* q, const T* k, const T* v, T
       lse[i0 + r] = T(double(shift) + std::log(sum));
     }
     gemm(dtype_of_v<T>, rows, a.Ev, cols, Scalar(1.0), MatRef{p, false, cols},
-         MatRef{v, false, a.Ev}, Scalar(0.0), out + i0 * a.Ev, a.Ev);
+         MatRef{v, false, a.v_ld}, Scalar(0.0), out + i0 * a.Ev, a.Ev);
   }
 }
 
@@ -83,7 +83,7 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
   if (gv) for (int64_t x = 0; x < a.S * Ev; ++x) gv[x] = T(0);
   for (int64_t i0 = 0; i0 < a.L; i0 += kBlock) {
     const int64_t rows = a.L - i0 < kBlock ? a.L - i0 : kBlock, cols = block_cols(a, i0, rows);
-    const T* qb = q + i0 * E;
+    const T* qb = q + i0 * a.q_ld;
     const T* gob = go + i0 * Ev;
     block_scores(a, qb, k, rows, cols, p);
     for (int64_t r = 0; r < rows; ++r) {  // p = exp(s - lse), 0 where masked
@@ -98,7 +98,7 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
            Scalar(1.0), gv, Ev);
     if (!gq && !gk) continue;
     // dp = dO v^T, then d score = p (dp - D) scale with D = rowsum(dO o) = rowsum(p dp)
-    gemm(dt, rows, cols, Ev, Scalar(1.0), MatRef{gob, false, Ev}, MatRef{v, true, Ev},
+    gemm(dt, rows, cols, Ev, Scalar(1.0), MatRef{gob, false, Ev}, MatRef{v, true, a.v_ld},
          Scalar(0.0), dp, cols);
     for (int64_t r = 0; r < rows; ++r) {
       double D = 0;
@@ -111,10 +111,10 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
       for (int64_t j = 0; j < cols; ++j) d[j] = s[j] * (d[j] - Dt) * scale;
     }
     if (gq)  // dQ = ds k
-      gemm(dt, rows, E, cols, Scalar(1.0), MatRef{dp, false, cols}, MatRef{k, false, E},
+      gemm(dt, rows, E, cols, Scalar(1.0), MatRef{dp, false, cols}, MatRef{k, false, a.k_ld},
            Scalar(0.0), gq + i0 * E, E);
     if (gk)  // dK += ds^T q
-      gemm(dt, cols, E, rows, Scalar(1.0), MatRef{dp, true, cols}, MatRef{qb, false, E},
+      gemm(dt, cols, E, rows, Scalar(1.0), MatRef{dp, true, cols}, MatRef{qb, false, a.q_ld},
            Scalar(1.0), gk, E);
   }
 }
@@ -127,8 +127,8 @@ void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out
   parallel_for(0, a.heads, work >= kGrain ? 1 : kGrain / (work + 1), [&](int64_t h0, int64_t h1) {
     T* buf = new T[kBlock * a.S];
     for (int64_t h = h0; h < h1; ++h)
-      forward_head(a, q + h * a.L * a.E, k + h * a.S * a.E, v + h * a.S * a.Ev,
-                   out + h * a.L * a.Ev, lse + h * a.L, buf);
+      forward_head(a, q + a.q_off[h], k + a.k_off[h], v + a.v_off[h], out + h * a.L * a.Ev,
+                   lse + h * a.L, buf);
     delete[] buf;
   });
 }
@@ -141,7 +141,8 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
     T* buf = new T[2 * kBlock * a.S];
     for (int64_t h = h0; h < h1; ++h) {
       const int64_t qo = h * a.L * a.E, ko = h * a.S * a.E, vo = h * a.S * a.Ev, oo = h * a.L * a.Ev;
-      backward_head(a, go + oo, q + qo, k + ko, v + vo, out + oo, lse + h * a.L,
+      backward_head(a, go + oo, q + a.q_off[h], k + a.k_off[h], v + a.v_off[h], out + oo,
+                    lse + h * a.L,
                     gq ? gq + qo : nullptr, gk ? gk + ko : nullptr, gv ? gv + vo : nullptr, buf,
                     buf + kBlock * a.S);
     }
