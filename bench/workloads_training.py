@@ -36,15 +36,20 @@ def _copy_weights(src, dst, dst_lib):
             theirs[name].copy_(dst_lib.from_numpy(p.detach().numpy().copy()))
 
 
-def _check(L, name, steps, rtol=2e-3):
-    """steps: {lib: callable running one checked step and returning its loss (float)}.
-    Three steps each; a library whose losses are not within rtol of torch's is skipped."""
+def _checked_steps(L, name, stepper, eval_models=(), rtol=2e-3):
+    """{lib: stepper(lib)}, a step returning its loss (float). Three steps each are run first
+    (with `eval_models` in eval mode: no dropout, whose random streams differ); ember's row
+    becomes a Skip when its losses are not within rtol of torch's."""
+    steps = _per_lib(stepper)
+    for model in eval_models:
+        model.eval()
     ref = [steps["torch"]() for _ in range(3)]
     got = [steps["ember"]() for _ in range(3)]
-    bad = [(g, r) for g, r in zip(got, ref) if not math.isclose(g, r, rel_tol=rtol, abs_tol=1e-5)]
-    if bad:
-        return Skip(f"WRONG RESULT: {name} losses {got} vs torch's {ref}")
-    return None
+    for model in eval_models:
+        model.train()
+    if any(not math.isclose(g, r, rel_tol=rtol, abs_tol=1e-5) for g, r in zip(got, ref)):
+        steps["ember"] = Skip(f"WRONG RESULT: {name} losses {got} vs torch's {ref}")
+    return steps
 
 
 # ---------------------------------------------------------------- GPT (nanoGPT's model.py)
@@ -175,11 +180,7 @@ def _gpt_workload(sdpa):
                 opt.zero_grad(set_to_none=True)
                 return loss.item()
             return step
-        steps = _per_lib(stepper)
-        bad = _check(L, "GPT", steps)
-        if bad:
-            steps["ember"] = bad
-        return steps
+        return _checked_steps(L, "GPT", stepper)
     return make
 
 
@@ -293,15 +294,7 @@ def _wlm_workload(kind):
                     p.data.add_(p.grad, alpha=-c["lr"])
                 return loss.item()
             return step
-        steps = _per_lib(stepper)
-        for lib in ("ember", "torch"):
-            models[lib].eval()  # the check runs without dropout (the streams differ)
-        bad = _check(L, f"{kind} LM", steps)
-        for lib in ("ember", "torch"):
-            models[lib].train()
-        if bad:
-            steps["ember"] = bad
-        return steps
+        return _checked_steps(L, f"{kind} LM", stepper, models.values())
     return make
 
 
@@ -391,11 +384,7 @@ def dcgan_step(L):
             optG.step()
             return (errD_real + errD_fake).item() + errG.item()
         return step
-    steps = _per_lib(stepper)
-    bad = _check(L, "DCGAN", steps)
-    if bad:
-        steps["ember"] = bad
-    return steps
+    return _checked_steps(L, "DCGAN", stepper)
 
 
 # ---------------------------------------------------------------- REINFORCE
@@ -453,15 +442,7 @@ def reinforce_episode(L):
             opt.step()
             return loss.item()
         return episode
-    steps = _per_lib(stepper)
-    for lib in ("ember", "torch"):
-        models[lib].eval()
-    bad = _check(L, "REINFORCE", steps)
-    for lib in ("ember", "torch"):
-        models[lib].train()
-    if bad:
-        steps["ember"] = bad
-    return steps
+    return _checked_steps(L, "REINFORCE", stepper, models.values())
 
 
 # ---------------------------------------------------------------- the pieces alone
