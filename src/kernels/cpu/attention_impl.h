@@ -36,6 +36,36 @@ inline int64_t visible(const AttentionShape& a, int64_t i) {
   return a.causal ? (i + 1 < a.S ? i + 1 : a.S) : a.S;
 }
 
+// The max and the sum of a row in kLanes independent lanes, so they vectorize (a single
+// running max or sum is a chain the compiler may not reorder); the lanes' sums are added in
+// double. NaN scores: the max ignores them, the exp and the sum carry them to the output.
+constexpr int kLanes = 8;
+
+template <class T>
+T row_max(const T* s, int64_t n) {
+  T lane[kLanes];
+  for (int l = 0; l < kLanes; ++l) lane[l] = s[0];
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
+  T m = lane[0];
+  for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+  for (; j < n; ++j) m = s[j] > m ? s[j] : m;
+  return m;
+}
+
+template <class T>
+double row_sum(const T* s, int64_t n) {
+  T lane[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] += s[j + l];
+  double sum = 0;
+  for (int l = 0; l < kLanes; ++l) sum += double(lane[l]);
+  for (; j < n; ++j) sum += double(s[j]);
+  return sum;
+}
+
 // Columns a block of rows [i0, i0 + rows) needs: the widest row's.
 inline int64_t block_cols(const AttentionShape& a, int64_t i0, int64_t rows) {
   return visible(a, i0 + rows - 1);
@@ -58,12 +88,10 @@ void forward_head(const AttentionShape& a, const T* q, const T* k, const T* v, T
     for (int64_t r = 0; r < rows; ++r) {
       T* s = p + r * cols;
       const int64_t n = visible(a, i0 + r);
-      T m = s[0];
-      for (int64_t j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+      const T m = row_max(s, n);
       const T shift = std::isinf(m) ? T(0) : m;  // a row of infinite scores: no inf - inf
       for (int64_t j = 0; j < n; ++j) s[j] = exp_of(T(s[j] - shift));
-      double sum = 0;
-      for (int64_t j = 0; j < n; ++j) sum += double(s[j]);
+      const double sum = row_sum(s, n);
       const T inv = T(1.0 / sum);
       for (int64_t j = 0; j < n; ++j) s[j] *= inv;
       for (int64_t j = n; j < cols; ++j) s[j] = T(0);  // masked (causal)
@@ -101,10 +129,15 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
     gemm(dt, rows, cols, Ev, Scalar(1.0), MatRef{gob, false, Ev}, MatRef{v, true, a.v_ld},
          Scalar(0.0), dp, cols);
     for (int64_t r = 0; r < rows; ++r) {
-      double D = 0;
       const T* gr = gob + r * Ev;
       const T* orow = out + (i0 + r) * Ev;
-      for (int64_t e = 0; e < Ev; ++e) D += double(gr[e]) * double(orow[e]);
+      T prod[kLanes] = {};
+      int64_t e = 0;
+      for (; e + kLanes <= Ev; e += kLanes)
+        for (int l = 0; l < kLanes; ++l) prod[l] += gr[e + l] * orow[e + l];
+      double D = 0;
+      for (int l = 0; l < kLanes; ++l) D += double(prod[l]);
+      for (; e < Ev; ++e) D += double(gr[e]) * double(orow[e]);
       const T Dt = T(D), scale = T(a.scale);
       T* d = dp + r * cols;
       const T* s = p + r * cols;
