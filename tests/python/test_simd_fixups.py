@@ -183,3 +183,42 @@ def test_erfc_erfinv_float32_within_one_ulp():
     # the float64 path (the scalar loop) is the reference: float32 within 1 ulp of it
     ref = run("erfinv", y.astype(np.float64)).astype(np.float32)
     assert ulps32(got[ok], ref[ok]).max() <= 1
+
+
+FIXUP_CHILD = r"""
+import sys, numpy as np, ember
+rng = np.random.default_rng(0)
+x = np.concatenate([rng.standard_normal(300) * 3, rng.standard_normal(50) * 1e30,
+                    [np.nan, np.inf, -np.inf, 0, -0.0, 1, -1, 100, -100, 88.71, -104, -90]])
+x = x.astype(np.float32)
+y = np.concatenate([rng.uniform(-1, 1, 300), [1, -1, 0, -0.0, np.nan, 2]]).astype(np.float32)
+out = {n: getattr(ember, n)(ember.from_numpy(x)).numpy()
+       for n in ["sin", "cos", "exp", "expm1", "sigmoid", "erf", "erfc"]}
+out["erfinv"] = ember.erfinv(ember.from_numpy(y)).numpy()
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_fixups_agree_on_every_instruction_set(tmp_path):
+    """The float64-lane fix-ups (Widened) exist per target, the scalar target included
+    (its own demotion to float32): every target gives the same values within an ulp."""
+    import os
+    import subprocess
+    import sys
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    results = {}
+    for target in ["avx3", "avx2", "sse4", "scalar"]:
+        env = {**os.environ, "EMBER_SIMD_TARGET": target,
+               "PYTHONPATH": pkg + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        env.pop("EMBER_DISABLE_SIMD", None)
+        path = tmp_path / f"{target}.npz"
+        r = subprocess.run([sys.executable, "-c", FIXUP_CHILD, str(path)], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        results[target] = dict(np.load(path))
+    ref = results.pop("avx3")
+    for target, got in results.items():
+        for name, want in ref.items():
+            np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(want), err_msg=target + name)
+            ok = ~np.isnan(want)
+            assert ulps32(got[name][ok], want[ok]).max() <= 1, (target, name)
