@@ -19,6 +19,9 @@ import statistics
 import time
 
 LIBS = ("ember", "torch", "numpy")
+# A workload may also time ember on a reference input under this key (the edge-range rows:
+# the same op on randn); the table then shows ember's time over that one as "ember/own".
+OWN = "ember@reference"
 
 # Environment variables that decide which BLAS kernels and how many threads run; printed with
 # every result because they change the sgemm row by 2x (e.g. a forced OPENBLAS_CORETYPE).
@@ -160,12 +163,14 @@ def fmt_cell(seconds, flops=None, nbytes=None):
 def table(rows, libs=LIBS):
     """Plain-text table: time per call of each library, then ember's time over each peer's."""
     peers = [p for p in libs if p != "ember"]
-    head = ["workload"] + list(libs) + [f"ember/{p}" for p in peers]
+    own = any(r["ratios"].get("own") for r in rows)
+    head = ["workload"] + list(libs) + [f"ember/{p}" for p in peers] + (["ember/own"] if own else [])
     body = []
     for r in rows:
         cells = [r["name"]] + [fmt_cell(r["times"].get(lib), r["flops"], r.get("bytes"))
                                for lib in libs]
-        cells += [f"{r['ratios'][p]:.2f}" if r["ratios"].get(p) else "-" for p in peers]
+        cells += [f"{r['ratios'][p]:.2f}" if r["ratios"].get(p) else "-"
+                  for p in peers + (["own"] if own else [])]
         body.append(cells)
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
     line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENV_VARS, LIBS, WORKLOADS, Skip, chart, data, import_libs, measure,  # noqa: E402
+from common import (ENV_VARS, LIBS, OWN, WORKLOADS, Skip, chart, data, import_libs, measure,  # noqa: E402
                     same_op, set_thread_env, table, workload)
 import workloads_nn  # noqa: E402,F401  (registers the nn and training workloads)
 import workloads_programs  # noqa: E402,F401  (registers the whole-program workloads)
@@ -24,6 +24,8 @@ import workloads_linalg  # noqa: E402,F401  (registers the linalg workloads)
 import workloads_fft  # noqa: E402,F401  (registers the fft workloads)
 import workloads_cpp_extension  # noqa: E402,F401  (registers the C++ extension workloads)
 import workloads_half  # noqa: E402,F401  (registers the bfloat16/float16 workloads)
+import workloads_edge  # noqa: E402,F401  (registers the special-value elementwise workloads)
+import workloads_training  # noqa: E402,F401  (registers the transformer/RNN/GAN training steps)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -97,6 +99,8 @@ def run_one(w, L, repeats, warmup, target):
                     warm_calls=w["warm_calls"]) if runnable else {}
     ratios = {p: times["ember"] / times[p] for p in LIBS
               if p != "ember" and "ember" in times and p in times}
+    if OWN in times and "ember" in times:  # ember's time over its own on the reference input
+        ratios["own"] = times["ember"] / times[OWN]
     notes = [w["note"]] if w["note"] else []
     if "ember" in skipped:
         notes.append(f"skipped: {skipped['ember']}")

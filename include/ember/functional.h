@@ -31,6 +31,13 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
 // Rows at padding_idx get no gradient.
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::optional<int64_t> padding_idx = std::nullopt);
+// softmax(query key^T * scale) value over the last two dims, in one fused kernel each way
+// (src/ops/attention.cpp): the (L, S) scores never exist as a tensor. query (*, L, E),
+// key (*, S, E), value (*, S, Ev) with the same leading dims and S >= 1; is_causal keeps
+// key j <= query i. No mask tensor, no dropout: ember.nn.functional's
+// scaled_dot_product_attention composes ops for those.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    bool is_causal, double scale);
 
 // ---- losses (src/ops/loss.cpp) -----------------------------------------------------------
 enum class Reduction : uint8_t { None, Mean, Sum };

@@ -53,6 +53,9 @@ void bind_layers(nb::module_& m) {
 
   m.def("embedding", &embedding, nb::arg("input"), nb::arg("weight"),
         nb::arg("padding_idx").none() = nb::none());
+
+  m.def("scaled_dot_product_attention_fused", &scaled_dot_product_attention, nb::arg("query"),
+        nb::arg("key"), nb::arg("value"), nb::arg("is_causal"), nb::arg("scale"));
 }
 
 }  // namespace ember::py

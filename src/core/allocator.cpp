@@ -1,5 +1,5 @@
 // Note [Caching allocator]: MiniTorch pays a fresh NumPy array per op. ember keeps
-// freed blocks in power-of-two size classes (from 64 B up to 64 MB) and hands them out
+// freed blocks in power-of-two size classes (from 64 B up to 256 MB) and hands them out
 // again, so a training step allocates from the OS only in its first iteration. Blocks
 // above the largest class go straight to the OS. The cache is bounded so a burst of
 // big temporaries is not held forever.
@@ -29,7 +29,7 @@ namespace {
 
 constexpr size_t kAlign = 64;
 constexpr int kMinShift = 6;    // 64 B
-constexpr int kMaxShift = 26;   // 64 MB
+constexpr int kMaxShift = 28;   // 256 MB
 constexpr size_t kCacheLimit = size_t(1) << 30;
 
 struct Cache {

@@ -259,6 +259,17 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
                      int64_t d = y.dim() == 0 ? 0 : dim;
                      Dims dd{d};
                      if (y.dim() == 0) return {mul(g[0], Scalar(0.0))};
+                     // Rows along the last dim (attention, logits): one fused pass, unless
+                     // create_graph (Note [Fused backward and create_graph]).
+                     if (d == y.dim() - 1 && !GradMode::is_enabled() && g[0].dtype() == y.dtype() &&
+                         g[0].sizes() == y.sizes() && is_floating(y.dtype()) && y.is_contiguous()) {
+                       Tensor gc = contiguous(g[0]);
+                       Tensor gx = Tensor::empty(y.sizes(), y.dtype());
+                       const int64_t n = y.sizes()[d];
+                       kernels::softmax_backward(y.dtype(), gc.data_ptr(), y.data_ptr(), gx.data_ptr(),
+                                                 n ? y.numel() / n : 0, n, log);
+                       return {gx};
+                     }
                      if (log) return {sub(g[0], mul(exp(y), sum(g[0], dd, true)))};
                      return {mul(y, sub(g[0], sum(mul(g[0], y), dd, true)))};
                    });

@@ -1,6 +1,9 @@
 """Gradients of reductions and softmax against PyTorch and by finite differences."""
+import numpy as np
 import pytest
+import torch
 
+import ember
 from helpers import LAYOUTS, check_grad, gradcheck_op
 
 CASES = {
@@ -68,3 +71,24 @@ def test_max_ties_split_like_torch():
 def test_reduce_double_backward():
     gradcheck_op(lambda m, x: m.autograd.grad([x.softmax(1).sum(0).norm()], [x], create_graph=True)[0], [(3, 4)])
     gradcheck_op(lambda m, x: m.autograd.grad([x.var(1).sum()], [x], create_graph=True)[0], [(3, 4)])
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_backward_fused_rows(log, dtype):
+    """Along the last dim the backward is one kernel pass per row (softmax_backward): long
+    rows, rows with -inf (a causal mask), a non-contiguous incoming gradient, empty rows."""
+    rng = np.random.default_rng(0)
+    for shape in [(5, 33), (2, 3, 1000), (4, 0), (0, 7), (7,)]:
+        x = rng.standard_normal(shape).astype(dtype)
+        if len(shape) == 2 and shape[0] and shape[1] > 1:
+            x[np.triu_indices(shape[0], 1, shape[1])] = -np.inf
+        g = rng.standard_normal(shape[::-1]).astype(dtype).T  # a transposed (strided) gradient
+        outs = []
+        for m in (ember, torch):
+            t = m.from_numpy(x.copy()).requires_grad_(True)
+            y = (m.log_softmax if log else m.softmax)(t, -1)
+            y.backward(m.from_numpy(np.ascontiguousarray(g.T)).T if g.ndim == 2 else m.from_numpy(g.copy()))
+            outs.append(t.grad.numpy())
+        np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-6 if dtype == "float32" else 1e-13)

@@ -1,7 +1,7 @@
 """The SIMD kernels (src/kernels/cpu/elementwise_hwy.cpp: Highway, one copy per instruction
 set, picked at run time) against PyTorch. Unary ops: edge values (NaN, ±inf, ±0, denormals,
 exp overflow/underflow, log of 0 and negatives, sin/cos of huge |x|, tanh saturation,
-sigmoid of large |x|) mixed into vectors at every offset, random data of every length 1..67
+sigmoid of large |x|, erf's tails) mixed into vectors at every offset, random data of every length 1..67
 (the tails), in-place calls, results that don't depend on the position or the thread split.
 add/sub/mul/div: bitwise equal to torch on every pair of special values, with scalars and
 broadcasts. Every instruction set (EMBER_SIMD_TARGET) and the scalar loops
@@ -20,7 +20,7 @@ import ember
 from helpers import to_numpy
 
 SIMD_OPS = ["exp", "expm1", "log", "log1p", "log2", "sin", "cos", "tanh", "sigmoid",
-            "sqrt", "rsqrt", "reciprocal"]
+            "sqrt", "rsqrt", "reciprocal", "erf"]
 FLOATS = ["float32", "float64"]
 NP = {"float32": np.float32, "float64": np.float64}
 # Highway's contrib/math is within 4 ULP, PyTorch's (SLEEF) within 1: a few ULP apart.

@@ -88,6 +88,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if enable_gqa and query.dim() >= 3:
         key = _repeat_heads(key, query.size(-3) // key.size(-3))
         value = _repeat_heads(value, query.size(-3) // value.size(-3))
+    if (attn_mask is None and dropout_p == 0.0 and S > 0 and query.dim() == key.dim() == value.dim()
+            and _shape(query)[:-2] == _shape(key)[:-2] == _shape(value)[:-2]):
+        # One fused kernel each way (src/ops/attention.cpp): no (L, S) score tensor.
+        return _C.scaled_dot_product_attention_fused(query, key, value, is_causal, scale)
     scores = _C.matmul(query, key.transpose(-2, -1)) * scale
     # Only an explicit mask can mask a whole row (then torch's SDPA gives zeros, not NaN): a
     # causal mask always keeps key 0, so causal attention alone takes the plain softmax.

@@ -187,7 +187,36 @@ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, boo
   });
 }
 
+// The backward of softmax_rows: one row's sum (in double, as the forward's), then one pass.
+template <class T>
+void softmax_backward_rows(const T* g, const T* y, T* gx, int64_t rows, int64_t n, bool log) {
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* gr = g + r * n;
+      const T* yr = y + r * n;
+      T* o = gx + r * n;
+      if (log) {
+        const T s = T(reduce_run(SumOp<T, double>{}, gr, n, 1, 0.0));
+        for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - exp_of(yr[i]) * s;
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i] = gr[i] * yr[i];  // g * y, summed next
+        const T s = T(reduce_run(SumOp<T, double>{}, o, n, 1, 0.0));
+        for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
+      }
+    }
+  });
+}
+
 }  // namespace
+
+void softmax_backward(DType dt, const char* g, const char* y, char* gx, int64_t rows, int64_t n,
+                      bool log) {
+  if (rows * n == 0) return;
+  visit_floating(dt, [&]<class T>() {
+    softmax_backward_rows(reinterpret_cast<const T*>(g), reinterpret_cast<const T*>(y),
+                          reinterpret_cast<T*>(gx), rows, n, log);
+  });
+}
 
 void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, char* values,
                 int64_t* indices) {

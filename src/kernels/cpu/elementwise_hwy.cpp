@@ -24,6 +24,8 @@
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
+#include "kernels/cpu/erf_hwy-inl.h"
+#include "kernels/cpu/trig_large_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
@@ -55,12 +57,60 @@ HWY_INLINE V Log2Exact(D d, V x) {
   return hn::MulAdd(hn::Log(d, m), hn::Set(d, T(1.442695040888963407359924681)), kf);
 }
 
+template <class D>
+HWY_INLINE auto NoLanes(D d) {
+  return hn::FirstN(d, 0);
+}
+
+// exp of the lanes outside ExpOp's range [lo, hi]: inf above kExpInf, 0 below kExpZero (where
+// std::exp rounds to those), NaN for NaN; float32 in the bands between, where the result is
+// finite but near overflow or denormal, in float64 lanes (whose range covers float32's)
+// rounded once. float64's bands are ExpRest's (std::).
+template <class T> constexpr T kExpLo = kF32<T> ? T(-87.3) : T(-708.3);  // Highway's exp is
+template <class T> constexpr T kExpHi = kF32<T> ? T(88.7) : T(709.7);    // accurate in between
+template <class T> constexpr T kExpInf = kF32<T> ? T(88.7229) : T(709.8);     // > log(max)
+template <class T> constexpr T kExpZero = kF32<T> ? T(-103.98) : T(-745.2);  // < log(min/2)
+template <class D, class V>
+HWY_INLINE V ExpFix(D d, V x) {
+  using T = hn::TFromD<D>;
+  V r = hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), hn::Inf(d));
+  if constexpr (kF32<T>) {
+    const auto band = hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
+    const auto inside = hn::And(hn::Ge(x, hn::Set(d, kExpLo<T>)), hn::Le(x, hn::Set(d, kExpHi<T>)));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(inside, band)))) {
+      const V y = Widened(d, hn::IfThenElseZero(band, x), [](auto dd, auto xd) { return hn::Exp(dd, xd); });
+      r = hn::IfThenElse(band, y, r);
+    }
+  }
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+template <class D, class V>
+HWY_INLINE auto ExpRest(D d, V x) {  // float64 exp with a finite, nonzero result
+  using T = hn::TFromD<D>;
+  if constexpr (kF32<T>) return NoLanes(d);
+  else return hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
+}
+
+// log, log2, log1p outside their range: the pole (-inf), below it NaN, +inf, NaN.
+template <class D, class V>
+HWY_INLINE V LogFix(D d, V x, V pole) {
+  V r = hn::IfThenElse(hn::Eq(x, pole), hn::Neg(hn::Inf(d)), hn::NaN(d));
+  r = hn::IfThenElse(hn::Eq(x, hn::Inf(d)), x, r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
 // One struct per op: Vec (Highway), One (std::, exactly the scalar loop's formula in
 // elementwise.cpp) and the input range [lo, hi] where Vec is accurate. NaN is never in range.
+// Fix (unary_hwy-inl.h) computes the elements outside the range in the vector loop: the
+// same values as One, within the rounding of a float64 evaluation for float32. Where a
+// float64 result has no vector formula (exp in the bands where it is denormal or just
+// below overflow, sin/cos of |x| > 39000), Rest sends those elements to One.
 struct ExpOp {
-  template <class T> static constexpr T lo = kF32<T> ? T(-87.3) : T(-708.3);
-  template <class T> static constexpr T hi = kF32<T> ? T(88.7) : T(709.7);
+  template <class T> static constexpr T lo = kExpLo<T>;
+  template <class T> static constexpr T hi = kExpHi<T>;
   template <class D, class V> static V Vec(D d, V x) { return hn::Exp(d, x); }
+  template <class D, class V> static V Fix(D d, V x) { return ExpFix(d, x); }
+  template <class D, class V> static auto Rest(D d, V x) { return ExpRest(d, x); }
   template <class T> static T One(T x) { return std::exp(x); }
 };
 struct Expm1Op {
@@ -69,56 +119,106 @@ struct Expm1Op {
   template <class D, class V> static V Vec(D d, V x) {
     return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));  // keeps -0
   }
+  template <class D, class V> static V Fix(D d, V x) {
+    using T = hn::TFromD<D>;
+    if constexpr (kF32<T>) {
+      const V y = Widened(d, x, [](auto dd, auto xd) {
+        return hn::Expm1(dd, hn::Min(hn::Max(xd, hn::Set(dd, -200.0)), hn::Set(dd, 700.0)));
+      });
+      return hn::IfThenElse(hn::IsNaN(x), x, y);
+    } else {  // below lo, expm1 is -1; above the Rest band, inf
+      return hn::IfThenElse(hn::IsNaN(x), x,
+                            hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Inf(d), hn::Set(d, T(-1))));
+    }
+  }
+  template <class D, class V> static auto Rest(D d, V x) {
+    using T = hn::TFromD<D>;
+    if constexpr (kF32<T>) return NoLanes(d);
+    else return hn::And(hn::Gt(x, hn::Zero(d)), hn::Le(x, hn::Set(d, T(709.8))));
+  }
   template <class T> static T One(T x) { return std::expm1(x); }
 };
-struct LogOp {  // x <= 0 gives -inf or NaN: std::
+struct LogOp {  // x <= 0 gives -inf or NaN
   template <class T> static constexpr T lo = std::numeric_limits<T>::denorm_min();
   template <class T> static constexpr T hi = kMax<T>;
   template <class D, class V> static V Vec(D d, V x) { return hn::Log(d, x); }
+  template <class D, class V> static V Fix(D d, V x) { return LogFix(d, x, hn::Zero(d)); }
   template <class T> static T One(T x) { return std::log(x); }
 };
 struct Log2Op {
   template <class T> static constexpr T lo = LogOp::lo<T>;
   template <class T> static constexpr T hi = kMax<T>;
   template <class D, class V> static V Vec(D d, V x) { return Log2Exact(d, x); }
+  template <class D, class V> static V Fix(D d, V x) { return LogFix(d, x, hn::Zero(d)); }
   template <class T> static T One(T x) { return std::log2(x); }
 };
 struct Log1pOp {  // the smallest T above -1
   template <class T> static constexpr T lo = T(-1) + std::numeric_limits<T>::epsilon() / 2;
   template <class T> static constexpr T hi = kMax<T>;
   template <class D, class V> static V Vec(D d, V x) { return hn::Log1p(d, x); }
+  template <class D, class V> static V Fix(D d, V x) {
+    return LogFix(d, x, hn::Set(d, hn::TFromD<D>(-1)));
+  }
   template <class T> static T One(T x) { return std::log1p(x); }
 };
 // Sin/Cos reduce the argument with a 4-part pi: accurate for |x| <= 39000 (Highway's
-// documented range); larger arguments need Payne-Hanek reduction, which std:: has.
-struct SinOp {
+// documented range). Beyond, float32 takes the exact reduction of trig_large_hwy-inl.h;
+// float64's finite elements go to std:: (Rest), inf and NaN give NaN.
+template <bool Cos>
+struct SinCosOp {
   template <class T> static constexpr T lo = T(-39000);
   template <class T> static constexpr T hi = T(39000);
   template <class D, class V> static V Vec(D d, V x) {
-    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));  // keeps -0
+    if constexpr (Cos) return hn::Cos(d, x);
+    else return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));  // keeps -0
   }
-  template <class T> static T One(T x) { return std::sin(x); }
+  template <class D, class V> static V Fix(D d, V x) {
+    using T = hn::TFromD<D>;
+    const auto finite_large =
+        hn::And(hn::Gt(hn::Abs(x), hn::Set(d, T(39000))), hn::Lt(hn::Abs(x), hn::Inf(d)));
+    if (kF32<T> && !hn::AllFalse(d, finite_large)) {
+      if constexpr (kF32<T>) return SinCosLargeF32<Cos>(d, x);
+    }
+    return hn::Sub(x, x);  // NaN for inf and NaN (float64's finite ones are Rest's)
+  }
+  template <class D, class V> static auto Rest(D d, V x) {
+    if constexpr (kF32<hn::TFromD<D>>) return NoLanes(d);
+    else return hn::Lt(hn::Abs(x), hn::Inf(d));
+  }
+  template <class T> static T One(T x) { return Cos ? std::cos(x) : std::sin(x); }
 };
-struct CosOp {
-  template <class T> static constexpr T lo = T(-39000);
-  template <class T> static constexpr T hi = T(39000);
-  template <class D, class V> static V Vec(D d, V x) { return hn::Cos(d, x); }
-  template <class T> static T One(T x) { return std::cos(x); }
-};
-struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN go to std::
+using SinOp = SinCosOp<false>;
+using CosOp = SinCosOp<true>;
+struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN are outside
   template <class T> static constexpr T lo = -kMax<T>;
   template <class T> static constexpr T hi = kMax<T>;
   template <class D, class V> static V Vec(D d, V x) { return hn::Tanh(d, x); }
+  template <class D, class V> static V Fix(D d, V x) {
+    return hn::IfThenElse(hn::IsNaN(x), x, hn::CopySign(hn::Set(d, hn::TFromD<D>(1)), x));
+  }
   template <class T> static T One(T x) { return std::tanh(x); }
 };
-struct SigmoidOp {  // below lo, exp(-x) overflows
+struct SigmoidOp {  // below lo, exp(-x) overflows: the same formula on ExpOp's fix-up
   template <class T> static constexpr T lo = -ExpOp::hi<T>;
   template <class T> static constexpr T hi = kMax<T>;
   template <class D, class V> static V Vec(D d, V x) {
-    const V one = hn::Set(d, hn::TFromD<D>(1));
-    return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
+    // exp(-x) clamped at exp(lo): beyond, 1 + e rounds to 1 anyway, and a denormal e would
+    // cost a microcode assist per vector.
+    using T = hn::TFromD<D>;
+    const V one = hn::Set(d, T(1));
+    return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Max(hn::Neg(x), hn::Set(d, kExpLo<T>)))));
   }
+  template <class D, class V> static V Fix(D d, V x) {
+    const V one = hn::Set(d, hn::TFromD<D>(1));
+    return hn::Div(one, hn::Add(one, ExpFix(d, hn::Neg(x))));
+  }
+  template <class D, class V> static auto Rest(D d, V x) { return ExpRest(d, hn::Neg(x)); }
   template <class T> static T One(T x) { return T(1) / (T(1) + std::exp(-x)); }
+};
+// erf: float32 on erf_hwy-inl.h everywhere (NaN and ±inf included); float64 stays on std::.
+struct ErfOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) { return ErfF32(d, x); }
 };
 
 // Square root, its reciprocal and 1/x are exact IEEE operations in every instruction set:
@@ -153,6 +253,10 @@ HWY_INLINE void Unary(int op, const T* in, T* out, int64_t n) {
     case UnaryOp::Cos: return Run<CosOp>(in, out, n);
     case UnaryOp::Tanh: return Run<TanhOp>(in, out, n);
     case UnaryOp::Sigmoid: return Run<SigmoidOp>(in, out, n);
+    case UnaryOp::Erf:
+      if constexpr (kF32<T>) return Run<ErfOp>(in, out, n);
+      for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
+      return;
     case UnaryOp::Sqrt: return Run<SqrtOp>(in, out, n);
     case UnaryOp::Rsqrt: return Run<RsqrtOp>(in, out, n);
     case UnaryOp::Reciprocal: return Run<ReciprocalOp>(in, out, n);
@@ -274,6 +378,7 @@ bool simd_unary_enabled(UnaryOp op) {
     case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log: case UnaryOp::Log1p:
     case UnaryOp::Log2: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tanh:
     case UnaryOp::Sigmoid: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal:
+    case UnaryOp::Erf:
       return enabled();
     default:
       return false;

@@ -23,6 +23,8 @@ void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, cha
                 int64_t* indices);
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
              bool log);
+void softmax_backward(DType dt, const char* g, const char* y, char* gx, int64_t rows, int64_t n,
+                      bool log);
 }  // namespace avx2
 
 namespace {
@@ -107,6 +109,12 @@ void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, cha
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner, bool log) {
   if (use_avx2()) avx2::softmax(dt, in, out, outer, n, inner, log);
   else generic::softmax(dt, in, out, outer, n, inner, log);
+}
+
+void softmax_backward(DType dt, const char* g, const char* y, char* gx, int64_t rows, int64_t n,
+                      bool log) {
+  if (use_avx2()) avx2::softmax_backward(dt, g, y, gx, rows, n, log);
+  else generic::softmax_backward(dt, g, y, gx, rows, n, log);
 }
 
 }  // namespace ember::kernels

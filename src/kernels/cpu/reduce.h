@@ -79,4 +79,10 @@ void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, cha
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
              bool log);
 
+// The gradient of softmax / log_softmax along rows of n contiguous elements, from the output
+// y and its gradient g (both contiguous, `rows` x n), in one pass per row:
+//   softmax:     gx = y * (g - sum(g * y)),   log_softmax: gx = g - exp(y) * sum(g).
+void softmax_backward(DType dt, const char* g, const char* y, char* gx, int64_t rows, int64_t n,
+                      bool log);
+
 }  // namespace ember::kernels

@@ -76,10 +76,17 @@ void special(SpecialOp op, DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
     // Transcendentals cost ~20x an add: split over threads earlier than kGrain.
     const bool simd = simd_special_enabled(op);
-    for_each(L, [op, simd](char** p, const int64_t* s, int64_t n) {
+    // float32 erfinv has its own SIMD kernel (erf_hwy-inl.h); float64 stays on erfinv_of.
+    const bool simd_erfinv_f32 = op == SpecialOp::Erfinv && sizeof(T) == 4 &&
+                                 simd_special_enabled(SpecialOp::Sinh);
+    for_each(L, [op, simd, simd_erfinv_f32](char** p, const int64_t* s, int64_t n) {
       if (simd && s[0] == sizeof(T) && s[1] == sizeof(T)) {
         simd_special(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n);
         return;
+      }
+      if constexpr (sizeof(T) == 4) {
+        if (simd_erfinv_f32 && s[0] == 4 && s[1] == 4)
+          return simd_erfinv(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
       }
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<T*>(p[0] + i * s[0]) = apply(op, *reinterpret_cast<const T*>(p[1] + i * s[1]));

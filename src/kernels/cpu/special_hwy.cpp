@@ -17,6 +17,7 @@
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
+#include "kernels/cpu/erf_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
@@ -90,6 +91,17 @@ struct Log10Op {  // x <= 0, subnormals and inf go to std::
   template <class T> static T One(T x) { return std::log10(x); }
 };
 
+struct ErfcOp {  // float32 only: erf_hwy-inl.h
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) { return ErfcF32(d, x); }
+};
+void ErfcF32Run(const float* in, float* out, int64_t n) { Run<ErfcOp>(in, out, n); }
+struct ErfinvOp {  // float32 only: erf_hwy-inl.h
+  static constexpr bool kAnyInput = true;
+  template <class D, class V> static V Vec(D d, V x) { return ErfinvF32(d, x); }
+};
+void ErfinvF32Run(const float* in, float* out, int64_t n) { Run<ErfinvOp>(in, out, n); }
+
 template <class T>
 void Special(int op, const T* in, T* out, int64_t n) {
   switch (SpecialOp(op)) {
@@ -117,6 +129,16 @@ namespace ember::kernels {
 
 HWY_EXPORT(SpecialF32);
 HWY_EXPORT(SpecialF64);
+HWY_EXPORT(ErfcF32Run);
+HWY_EXPORT(ErfinvF32Run);
+
+void simd_erfinv(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ErfinvF32Run)(in, out, n);
+}
+
+void simd_erfc(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ErfcF32Run)(in, out, n);
+}
 
 bool simd_special_enabled(SpecialOp op) {
   // elementwise_hwy.cpp owns the EMBER_DISABLE_SIMD / EMBER_SIMD_TARGET switches.

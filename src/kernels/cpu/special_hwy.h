@@ -16,5 +16,10 @@ bool simd_special_enabled(SpecialOp op);
 // out[i] = op(in[i]) for i in [0, n); `out` may be `in`.
 void simd_special(SpecialOp op, const float* in, float* out, int64_t n);
 void simd_special(SpecialOp op, const double* in, double* out, int64_t n);
+// out[i] = erfc(in[i]) for float32 (erf_hwy-inl.h: float64 lanes, rounded once); `out` may
+// be `in`. On when simd_special_enabled is.
+void simd_erfc(const float* in, float* out, int64_t n);
+// The same for erfinv (float32; within 1 ulp of special.cpp's double evaluation).
+void simd_erfinv(const float* in, float* out, int64_t n);
 
 }  // namespace ember::kernels

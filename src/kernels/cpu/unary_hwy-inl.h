@@ -1,6 +1,7 @@
 // The per-target loop of the one-input SIMD kernels (elementwise_hwy.cpp, special_hwy.cpp):
 // a vector at a time through Op::Vec, elements outside Op's accurate range [lo, hi] through
-// Op::One (the scalar formula), and the tail through a padded copy. Like Highway's own
+// Op::Fix (a vectorized fix-up: special values, overflow, large arguments) or, where an Op
+// has none, Op::One (the scalar formula); the tail goes through a padded copy. Like Highway's own
 // -inl.h headers it is included once per target from the files foreach_target.h re-includes;
 // the guard flips with HWY_TARGET_TOGGLE so that each target gets its copy.
 #if defined(EMBER_KERNELS_CPU_UNARY_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -39,25 +40,79 @@ constexpr T pad_value() {
   else return T(0.5);
 }
 
-// Stores y, except that elements of x outside Op's range get Op::One(x) instead.
+// Whether Op has a vectorized fix-up Fix(d, x), and a Rest(d, x) mask of the lanes it leaves
+// to Op::One.
+template <class Op>
+constexpr bool has_fix() {
+  return requires(hn::ScalableTag<float> d, hn::Vec<hn::ScalableTag<float>> v) { Op::Fix(d, v); };
+}
+template <class Op>
+constexpr bool has_rest() {
+  return requires(hn::ScalableTag<float> d, hn::Vec<hn::ScalableTag<float>> v) { Op::Rest(d, v); };
+}
+
+// f(dd, xd) applied to the float32 lanes of x in float64 lanes (half a vector at a time),
+// rounded once back to float32: the fix-ups of float32 ops that need more range or
+// precision than float32 has (exp near overflow, denormal results, huge sin/cos arguments).
+template <class D, class F>
+HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f) {
+  static_assert(sizeof(hn::TFromD<D>) == 4, "Widened takes float32 lanes");
+#if HWY_TARGET == HWY_SCALAR
+  // Not hn::DemoteTo: on this target it saturates at the largest float instead of rounding
+  // to inf. The cast is IEEE conversion (round to nearest, inf beyond) under GCC.
+  const hn::Rebind<double, D> dd;
+  return hn::Set(d, static_cast<float>(hn::GetLane(f(dd, hn::PromoteTo(dd, x)))));
+#else
+  const hn::Repartition<double, D> dd;  // half the lanes, twice as wide
+  const hn::Rebind<float, decltype(dd)> dh;
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  HWY_ALIGN float buf[kLanes];
+  hn::Store(x, d, buf);
+  for (size_t i = 0; i < hn::Lanes(d); i += hn::Lanes(dd))
+    hn::StoreU(hn::DemoteTo(dh, f(dd, hn::PromoteTo(dd, hn::LoadU(dh, buf + i)))), dh, buf + i);
+  return hn::Load(d, buf);
+#endif
+}
+
+// Stores Op::Vec(x), except that elements of x outside Op's range [lo, hi] get Op::Fix(d, x)
+// (a whole vector computed for them alone; Vec is skipped when no element needs it), and
+// those of them in Op::Rest(d, x) (narrow bands a vector formula can't match, e.g. float64
+// exp whose result is denormal) get Op::One(x). An Op without Fix takes Op::One for every
+// element outside its range.
 template <class Op, class D, class V>
-HWY_INLINE void Patch(D d, V x, V y, hn::TFromD<D>* dst) {
+HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   using T = hn::TFromD<D>;
   const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
                           hn::Le(x, hn::Set(d, Op::template hi<T>)));
   if (HWY_LIKELY(hn::AllTrue(d, ok))) {
-    hn::StoreU(y, d, dst);
+    hn::StoreU(Op::Vec(d, x), d, dst);
     return;
+  }
+  V y;
+  if constexpr (has_fix<Op>()) {
+    y = hn::AllFalse(d, ok) ? Op::Fix(d, x) : hn::IfThenElse(ok, Op::Vec(d, x), Op::Fix(d, x));
+    bool rest = false;
+    if constexpr (has_rest<Op>()) rest = !hn::AllFalse(d, hn::AndNot(ok, Op::Rest(d, x)));
+    if (HWY_LIKELY(!rest)) {
+      hn::StoreU(y, d, dst);
+      return;
+    }
+  } else {
+    y = Op::Vec(d, x);
   }
   constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
   HWY_ALIGN T xs[kLanes];
   HWY_ALIGN T ys[kLanes];
+  HWY_ALIGN T rest[kLanes];
   hn::Store(x, d, xs);
   hn::Store(y, d, ys);
+  if constexpr (has_rest<Op>()) hn::Store(hn::IfThenElseZero(Op::Rest(d, x), hn::Set(d, T(1))), d, rest);
   const size_t n = hn::Lanes(d);
   for (size_t j = 0; j < n; ++j) {
     const T v = xs[j];
-    dst[j] = v >= Op::template lo<T> && v <= Op::template hi<T> ? ys[j] : Op::One(v);
+    const bool in = v >= Op::template lo<T> && v <= Op::template hi<T>;
+    if constexpr (has_rest<Op>()) dst[j] = !in && rest[j] != T(0) ? Op::One(v) : ys[j];
+    else dst[j] = in ? ys[j] : Op::One(v);
   }
 }
 
@@ -66,9 +121,8 @@ template <class Op, class T>
 HWY_INLINE void Block(const T* src, T* dst) {
   const hn::ScalableTag<T> d;
   const auto x = hn::LoadU(d, src);
-  const auto y = Op::Vec(d, x);
-  if constexpr (any_input<Op>()) hn::StoreU(y, d, dst);
-  else Patch<Op>(d, x, y, dst);
+  if constexpr (any_input<Op>()) hn::StoreU(Op::Vec(d, x), d, dst);
+  else Patch<Op>(d, x, dst);
 }
 
 // The tail goes through a padded copy, so every element gets the same formula whatever its

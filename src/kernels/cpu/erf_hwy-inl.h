@@ -1,0 +1,140 @@
+// erf, erfc and erfinv of float32 lanes, computed in float64 lanes and rounded once, so that it is within a
+// hair of the correctly rounded value, as std::erff is (float32 erf went through std::erf
+// one element at a time: 8x PyTorch's time). The coefficients are fitted by
+// tools/fit_erf.py (least squares on Chebyshev nodes against mpmath; it prints the errors).
+// Included once per target like unary_hwy-inl.h (see there).
+#if defined(EMBER_KERNELS_CPU_ERF_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EMBER_KERNELS_CPU_ERF_HWY_INL_H_
+#undef EMBER_KERNELS_CPU_ERF_HWY_INL_H_
+#else
+#define EMBER_KERNELS_CPU_ERF_HWY_INL_H_
+#endif
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+#include "kernels/cpu/unary_hwy-inl.h"  // Widened
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// |x| < 1: erf(x) = x P(x^2), relative error 3.7e-11.
+constexpr double kErfSmall[] = {
+    -9.6736075881926915e-06, 0.00011268276222328147, -0.00084844023049851589,
+    0.0052210540357974745,   -0.02686543864061022,   0.11283782630571304,
+    -0.37612638476925175,    1.1283791670626497,
+};
+// 1 <= |x| < 4: erf(|x|) = Q((|x| - 2.5) / 1.5), absolute error 1.1e-11.
+constexpr double kErfLarge[] = {
+    -1.5397579247508329e-05, 3.2935544208498858e-05, 7.6693552411229138e-05,
+    -0.00029380799571269783, 0.00010032235203759133, 0.00091885871317634192,
+    -0.0018600287557197792,  0.00044345158594584163, 0.0045585291064025903,
+    -0.0096221841833439656,  0.0066768545644399066,  0.0092677831751414707,
+    -0.031875965645882152,   0.046453578033444909,   -0.043650819388803386,
+    0.028181554648515877,    -0.012252847421527428,  0.0032674262996301301,
+    0.99959304797570991,
+};
+
+// x >= 1: erfc(x) = exp(-x^2) / x * R((1/x - C) / H), relative error 1.7e-11 up to 10.5.
+constexpr double kErfcTailC = 0.54761904761904767, kErfcTailH = 0.45238095238095238;
+constexpr double kErfcTail[] = {
+    1.0731101181951073e-06, -1.3445934933519771e-06, -3.9178983336591255e-06,
+    8.4204562846164633e-06, -5.3833286240462059e-06, 1.710141679508908e-06,
+    1.0122629525310328e-05, -5.798790815411388e-05, 0.00015441333585581178,
+    -0.00025061539973791463, 0.00010960270389058942, 0.00094373306851594258,
+    -0.0040879093285277664, 0.0091914131828260224, -0.0043118915343533775,
+    -0.07687601453165499, 0.50275815205692731,
+};
+
+template <size_t N, class D, class V>
+HWY_INLINE V Horner(D d, const double (&c)[N], V t) {
+  V r = hn::Set(d, c[0]);
+  for (size_t i = 1; i < N; ++i) r = hn::MulAdd(r, t, hn::Set(d, c[i]));
+  return r;
+}
+
+// erf of float64 lanes holding float32 values: |x| >= 4 is ±1 (1 - erf(4) = 1.5e-8 is below
+// half a float32 ulp of 1), ±inf too; NaN stays NaN; -0 stays -0 (x P(0)).
+template <class DD, class VD>
+HWY_INLINE VD ErfOfFloatValues(DD dd, VD x) {
+  const VD ax = hn::Abs(x);
+  const VD small = hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x)));
+  const VD t = hn::Mul(hn::Sub(hn::Min(ax, hn::Set(dd, 4.0)), hn::Set(dd, 2.5)),
+                       hn::Set(dd, 1.0 / 1.5));
+  VD large = hn::CopySign(Horner(dd, kErfLarge, t), x);
+  large = hn::IfThenElse(hn::Ge(ax, hn::Set(dd, 4.0)), hn::CopySign(hn::Set(dd, 1.0), x), large);
+  const VD y = hn::IfThenElse(hn::Lt(ax, hn::Set(dd, 1.0)), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);  // (Min(NaN, 4) is 4 on x86)
+}
+
+template <class D, class V>
+HWY_INLINE V ErfF32(D d, V x) {
+  return Widened(d, x, [](auto dd, auto xd) { return ErfOfFloatValues(dd, xd); });
+}
+
+// erfc of float64 lanes holding float32 values: 1 - x P(x^2) below 1; above, the tail
+// formula, whose relative error does not grow as erfc(x) shrinks toward float32's denormals
+// (|x| is clamped at 10.5, where erfc is 7e-50 and float32 has 0, so exp(-x^2) stays a
+// normal double: no microcode assist); x <= -1 is 2 - erfc(-x); NaN stays NaN.
+template <class DD, class VD>
+HWY_INLINE VD ErfcOfFloatValues(DD dd, VD x) {
+  const VD one = hn::Set(dd, 1.0);
+  const VD small = hn::NegMulAdd(x, Horner(dd, kErfSmall, hn::Mul(x, x)), one);
+  const VD ax = hn::Min(hn::Max(hn::Abs(x), one), hn::Set(dd, 10.5));
+  const VD u = hn::Div(one, ax);
+  const VD w = hn::Mul(hn::Sub(u, hn::Set(dd, kErfcTailC)), hn::Set(dd, 1.0 / kErfcTailH));
+  const VD tail = hn::Mul(hn::Mul(hn::Exp(dd, hn::Neg(hn::Mul(ax, ax))), u), Horner(dd, kErfcTail, w));
+  const VD large = hn::IfThenElse(hn::Lt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 2.0), tail), tail);
+  const VD y = hn::IfThenElse(hn::Lt(hn::Abs(x), one), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+template <class D, class V>
+HWY_INLINE V ErfcF32(D d, V x) {
+  return Widened(d, x, [](auto dd, auto xd) { return ErfcOfFloatValues(dd, xd); });
+}
+
+// erfinv of float64 lanes holding float32 values: Giles' single-precision approximation
+// (the scalar erfinv_of's start, special.cpp), then one Newton step in float64, which
+// squares its ~4e-7 relative error. Near ±1 the step solves erfc(|x|) = 1 - |y| (exact in
+// float64 for a float32 y) instead of erf(x) = y, whose difference would cancel. ±1 gives
+// ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
+template <class DD, class VD>
+HWY_INLINE VD ErfinvOfFloatValues(DD dd, VD y) {
+  const VD one = hn::Set(dd, 1.0);
+  const VD ay = hn::Abs(y);
+  const VD r = hn::Sub(one, ay);  // 1 - |y|, exact
+  const VD yc = hn::Min(ay, hn::Set(dd, 1.0 - 0x1p-30));  // keeps log finite (±1 fixed below)
+  VD w = hn::Neg(hn::Log(dd, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc))));
+  const auto central = hn::Lt(w, hn::Set(dd, 5.0));
+  VD pc = hn::Set(dd, 2.81022636e-08), pt = hn::Set(dd, -0.000200214257);
+  const VD wc = hn::Sub(w, hn::Set(dd, 2.5));
+  const VD wt = hn::Sub(hn::Sqrt(w), hn::Set(dd, 3.0));
+  for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                   -0.00417768164, 0.246640727, 1.50140941})
+    pc = hn::MulAdd(pc, wc, hn::Set(dd, c));
+  for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                   0.00943887047, 1.00167406, 2.83297682})
+    pt = hn::MulAdd(pt, wt, hn::Set(dd, c));
+  const VD x = hn::Mul(hn::IfThenElse(central, pc, pt), yc);  // |x|
+  // Newton on f(x) = erf(x) - |y| (|y| <= 1/2, so x < 0.48: erf's small-|x| polynomial)
+  // or erfc(x) - (1 - |y|); f' = ±2/sqrt(pi) e^{-x^2}.
+  const auto tail = hn::Gt(ay, hn::Set(dd, 0.5));
+  const VD f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)),
+                              hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), ay));
+  const VD slope = hn::Mul(hn::Set(dd, 1.12837916709551257390), hn::Exp(dd, hn::Neg(hn::Mul(x, x))));
+  VD v = hn::Sub(x, hn::Div(f, slope));
+  v = hn::IfThenElse(hn::Eq(ay, one), hn::Inf(dd), v);
+  v = hn::Xor(v, hn::And(hn::SignBit(dd), y));  // erfinv(-y) = -erfinv(y), and -0
+  return hn::IfThenElse(hn::Or(hn::IsNaN(y), hn::Gt(ay, one)), hn::NaN(dd), v);
+}
+
+template <class D, class V>
+HWY_INLINE V ErfinvF32(D d, V x) {
+  return Widened(d, x, [](auto dd, auto xd) { return ErfinvOfFloatValues(dd, xd); });
+}
+
+}  // namespace ember::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // EMBER_KERNELS_CPU_ERF_HWY_INL_H_

@@ -1,0 +1,224 @@
+"""The vectorized fix-ups of the SIMD kernels (src/kernels/cpu/unary_hwy-inl.h: Patch, Fix,
+Rest): elements outside a Highway formula's accurate range are computed in the vector loop,
+not by a scalar retry. float32: sin/cos of |x| > 39000 through an exact reduction with the
+bits of 2/pi in float64 lanes, exp/expm1/sigmoid near overflow and in the denormal range in
+float64 lanes, erf in float64 lanes; each rounded once, so within 1 ulp of the float64 value
+rounded to float32 (std:: is too). NaN, ±inf and the saturated ranges give exactly what
+std:: gives; whole vectors of them take a short path. float64's narrow bands (exp's result
+denormal or near overflow, sin/cos of huge arguments) still go to std:: (Rest): bitwise
+equal to Python's math module, which is the same libm."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from helpers import to_numpy
+
+nan, inf = float("nan"), float("inf")
+
+
+def ulps32(a, b):
+    """Distance in float32 ulps (the integer order of the bit patterns)."""
+    def key(v):
+        i = np.asarray(v, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return np.abs(key(a) - key(b))
+
+
+def rounded(fn, x):
+    """fn on the float64 value of each float32 element, rounded to float32."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return np.array([fn(float(v)) for v in x], dtype=np.float64).astype(np.float32)
+
+
+def run(name, x):
+    return to_numpy(getattr(ember, name)(ember.from_numpy(np.ascontiguousarray(x))))
+
+
+def safe(fn):
+    def f(v):
+        try:
+            return fn(v)
+        except OverflowError:
+            return inf
+        except ValueError:
+            return nan
+    return f
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_large_arguments_within_one_ulp(name):
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(4000) * 1e30,
+                        np.exp(rng.uniform(np.log(39000), 88, 4000)) * rng.choice([-1, 1], 4000),
+                        [39000.5, -39000.5, 1e5, 3.4028235e38, -3.4028235e38, 2.0 ** 100,
+                         1e10 * math.pi, 8.4e6, 16777216.0, 1.0e22]]).astype(np.float32)
+    got = run(name, x)
+    expected = rounded(getattr(math, name), x)  # glibc's double sin/cos reduce exactly
+    assert ulps32(got, expected).max() <= 1
+    assert (ulps32(got, expected) == 0).mean() > 0.99
+    # and against torch's (SLEEF, 1 ulp): within 2
+    assert ulps32(got, getattr(torch, name)(torch.from_numpy(x)).numpy()).max() <= 2
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "exp", "expm1", "sigmoid", "tanh", "log", "log2",
+                                  "log1p", "erf"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_vectors_of_special_values(name, dtype):
+    """A whole vector outside the range (the short path that skips the formula) and the
+    same values between ordinary ones: the same results as torch, bitwise where they are
+    NaN, infinite or zero."""
+    for v in [nan, inf, -inf, 1e30, -1e30, 100.0, -100.0, 1000.0, -1000.0, -1.0, 0.0, -0.0]:
+        x = np.full(67, v, dtype=dtype)
+        x[40:] = np.linspace(-3, 3, 27)
+        got, want = run(name, x), getattr(torch, name)(torch.from_numpy(x)).numpy()
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6 if dtype == np.float32 else 1e-13,
+                                   atol=float(np.finfo(dtype).tiny))
+        if abs(v) < 100:
+            continue  # in range: Highway's formulas, a few ulp from torch's
+        head = slice(0, 40)  # the special values themselves
+        exact = ok[head] & (np.isinf(want[head]) | (want[head] == 0) | (np.abs(want[head]) == 1))
+        np.testing.assert_array_equal(got[head][exact], want[head][exact])
+
+
+def test_exp_bands_float32_within_one_ulp():
+    """float32 exp where the result is near overflow or denormal: in float64 lanes."""
+    x = np.concatenate([np.linspace(88.69, 88.7235, 3001), np.linspace(-104.5, -87.2, 3001),
+                        [88.72283935546875, 88.72283172607422, -103.97207, -103.972084]])
+    x = x.astype(np.float32)
+    got = run("exp", x)
+    want = rounded(safe(math.exp), x)
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    assert ulps32(got, want).max() <= 1
+    np.testing.assert_array_equal(run("expm1", x) + 1 >= 0, True)
+    assert ulps32(run("expm1", x[:3001]), rounded(safe(math.expm1), x[:3001])).max() <= 1
+
+
+def test_sigmoid_float32_same_formula_outside():
+    """sigmoid outside its range is 1 / (1 + exp(-x)) with exp in float32, as the scalar
+    loop computes it: 0 once exp(-x) overflows (torch gives the denormal there)."""
+    x = np.concatenate([np.linspace(-110, -87, 4001), np.linspace(80, 120, 101),
+                        [-inf, inf, nan]]).astype(np.float32)
+    got = run("sigmoid", x)
+    with np.errstate(over="ignore"):
+        e = rounded(safe(math.exp), -x)  # float32 exp(-x)
+        want = (np.float32(1) / (np.float32(1) + e)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert ulps32(got[ok], want[ok]).max() <= 1
+    assert (got[x < -88.8] == 0).all() and (got[x > 20] == 1).all()
+
+
+def test_erf_float32_within_one_ulp():
+    x = np.concatenate([np.linspace(-6, 6, 24001), [0.0, -0.0, 1e-30, -1e-30, 1e-45, 0.9999999,
+                                                    1.0, 3.9999998, 4.0, inf, -inf, nan]])
+    x = x.astype(np.float32)
+    got = run("erf", x)
+    want = rounded(math.erf, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert ulps32(got[ok], want[ok]).max() <= 1
+    assert (ulps32(got[ok], want[ok]) == 0).mean() > 0.999
+    np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
+    # torch agrees within its own 1 ulp
+    assert ulps32(got[ok], torch.erf(torch.from_numpy(x)).numpy()[ok]).max() <= 2
+
+
+def test_float64_narrow_bands_are_libm_bitwise():
+    """float64 elements with no vector formula go to std::, which is Python's libm."""
+    cases = {"exp": [709.75, 709.78, -708.5, -720.0, -745.0, -745.13],
+             "sin": [1e10, -1e22, 1e300, 39000.5], "cos": [1e10, -1e22, 1e300, 39000.5]}
+    for name, vals in cases.items():
+        x = np.array(vals * 5, dtype=np.float64)
+        got = run(name, x)
+        want = np.array([getattr(math, name)(v) for v in x])
+        np.testing.assert_array_equal(got, want)
+    x = np.array([-709.75, -709.78, 708.5, 720.0, 745.0] * 5)
+    want = np.array([1 / (1 + math.exp(-v)) for v in x])
+    np.testing.assert_array_equal(run("sigmoid", x), want)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_special_and_large_inputs(approximate):
+    """gelu and its gradient on NaN and |x| > 13 (where exp(-x^2) is below the smallest
+    normal float and is clamped there): torch's values. (At +inf ember's gelu is inf, as the
+    math says, where torch's is NaN: not compared.)"""
+    x = np.concatenate([[nan, 13.0, -13.0, 13.5, -13.5, 20.0, -20.0, 1e4, -1e4, 1e30],
+                        np.linspace(-30, 30, 121)]).astype(np.float32)
+    e = ember.from_numpy(x.copy()).requires_grad_(True)
+    t = torch.from_numpy(x.copy()).requires_grad_(True)
+    ye = ember.nn.functional.gelu(e, approximate=approximate)
+    yt = torch.nn.functional.gelu(t, approximate=approximate)
+    ye.sum().backward()
+    yt.sum().backward()
+    for got, want in [(to_numpy(ye.detach()), yt.detach().numpy()), (to_numpy(e.grad), t.grad.numpy())]:
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_allclose(got[ok], want[ok], rtol=1e-6, atol=1e-6)
+
+
+def test_erfc_erfinv_float32_within_one_ulp():
+    """float32 erfc and erfinv on their SIMD kernels (float64 lanes): within 1 ulp of the
+    float64 evaluation rounded (what the scalar loops compute), edges exact."""
+    x = np.concatenate([np.linspace(-6, 11, 17001), [0.0, -0.0, 1.0, -1.0, 10.05, 10.5, 11.0,
+                                                     inf, -inf, nan]]).astype(np.float32)
+    got = run("erfc", x)
+    want = rounded(math.erfc, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert ulps32(got[ok], want[ok]).max() <= 1
+    y = np.concatenate([np.linspace(-1, 1, 20001), 1 - np.geomspace(1e-7, 1e-2, 500),
+                        [0.0, -0.0, 1.5, -1.5, nan, 1e-40]]).astype(np.float32)
+    got = run("erfinv", y)
+    t = torch.erfinv(torch.from_numpy(y)).numpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(t))
+    ok = ~np.isnan(t)
+    np.testing.assert_array_equal(got[np.isinf(t)], t[np.isinf(t)])
+    assert ulps32(got[ok], t[ok]).max() <= 2  # torch's is within 1 ulp too
+    assert np.signbit(run("erfinv", np.array([-0.0] * 20, np.float32))).all()
+    # the float64 path (the scalar loop) is the reference: float32 within 1 ulp of it
+    ref = run("erfinv", y.astype(np.float64)).astype(np.float32)
+    assert ulps32(got[ok], ref[ok]).max() <= 1
+
+
+FIXUP_CHILD = r"""
+import sys, numpy as np, ember
+rng = np.random.default_rng(0)
+x = np.concatenate([rng.standard_normal(300) * 3, rng.standard_normal(50) * 1e30,
+                    [np.nan, np.inf, -np.inf, 0, -0.0, 1, -1, 100, -100, 88.71, -104, -90]])
+x = x.astype(np.float32)
+y = np.concatenate([rng.uniform(-1, 1, 300), [1, -1, 0, -0.0, np.nan, 2]]).astype(np.float32)
+out = {n: getattr(ember, n)(ember.from_numpy(x)).numpy()
+       for n in ["sin", "cos", "exp", "expm1", "sigmoid", "erf", "erfc"]}
+out["erfinv"] = ember.erfinv(ember.from_numpy(y)).numpy()
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_fixups_agree_on_every_instruction_set(tmp_path):
+    """The float64-lane fix-ups (Widened) exist per target, the scalar target included
+    (its own demotion to float32): every target gives the same values within an ulp."""
+    import os
+    import subprocess
+    import sys
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    results = {}
+    for target in ["avx3", "avx2", "sse4", "scalar"]:
+        env = {**os.environ, "EMBER_SIMD_TARGET": target,
+               "PYTHONPATH": pkg + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        env.pop("EMBER_DISABLE_SIMD", None)
+        path = tmp_path / f"{target}.npz"
+        r = subprocess.run([sys.executable, "-c", FIXUP_CHILD, str(path)], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        results[target] = dict(np.load(path))
+    ref = results.pop("avx3")
+    for target, got in results.items():
+        for name, want in ref.items():
+            np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(want), err_msg=target + name)
+            ok = ~np.isnan(want)
+            assert ulps32(got[name][ok], want[ok]).max() <= 1, (target, name)
