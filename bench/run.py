@@ -22,6 +22,7 @@ import workloads_programs  # noqa: E402,F401  (registers the whole-program workl
 import workloads_dist  # noqa: E402,F401  (registers the distributed workloads)
 import workloads_linalg  # noqa: E402,F401  (registers the linalg workloads)
 import workloads_fft  # noqa: E402,F401  (registers the fft workloads)
+import workloads_compile  # noqa: E402,F401  (registers the ember.compile workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -164,5 +164,6 @@ NB_MODULE(_C, m) {
   py::bind_special(m);
   py::bind_random(m);
   py::bind_complex(m);
+  py::bind_capture(m);
   py::bind_fft(m);
 }

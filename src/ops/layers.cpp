@@ -12,6 +12,7 @@
 #include "autograd/function.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/random.h"
 #include "kernels/cpu/nn.h"
 #include "ops/iter.h"
@@ -118,6 +119,7 @@ Grads linear_backward(const Tensor& g, const Tensor& x, const Tensor& w, const D
 // strides allow), w.T reaches BLAS as a transposed operand (no copy), and the bias rides in
 // addmm's beta * C (Note [addmm in one gemm]). One autograd node covers the whole op.
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  EMBER_RECORD(linear, x, w, b);
   EMBER_PROFILE_OP("linear");
   check_linear(x, w, b);
   if (w.dim() == 1 || (b.defined() && b.dim() > 1)) {
@@ -180,6 +182,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x, bool tanh_approx) {
 }  // namespace
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  EMBER_RECORD(gelu, x, tanh_approximation);
   EMBER_PROFILE_OP("gelu");
   ops::check_defined(x, "gelu");
   check_floating("gelu", x);
@@ -196,6 +199,7 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
 // ---- leaky_relu -------------------------------------------------------------------------
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  EMBER_RECORD(leaky_relu, x, negative_slope);
   EMBER_PROFILE_OP("leaky_relu");
   ops::check_defined(x, "leaky_relu");
   check_floating("leaky_relu", x);
@@ -223,6 +227,7 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
 // The mask (0 or 1 / (1 - p), in x's dtype) is seeded from the default generator, so
 // ember.manual_seed makes it reproducible. The backward is g * mask.
 Tensor dropout(const Tensor& x, double p, bool training) {
+  EMBER_RECORD(dropout, x, p, training);
   EMBER_PROFILE_OP("dropout");
   ops::check_defined(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, ValueError,
@@ -275,6 +280,7 @@ Tensor embedding_backward(const Tensor& g, const Tensor& idx, int64_t num, int64
 }  // namespace
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  EMBER_RECORD(embedding, indices, weight, padding_idx);
   EMBER_PROFILE_OP("embedding");
   const char* op = "embedding";
   ops::check_defined(indices, op);

@@ -16,6 +16,7 @@
 #include "autograd/function.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/loss.h"
 #include "ops/iter.h"
 
@@ -447,6 +448,7 @@ Tensor diff_loss(PointLoss kind, const Tensor& input, const Tensor& target, Redu
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      Reduction reduction, int64_t ignore_index, double label_smoothing) {
+  EMBER_RECORD(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
   EMBER_PROFILE_OP("cross_entropy");
   const char* op = "cross_entropy";
   ops::check_defined(input, op);
@@ -463,6 +465,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                 int64_t ignore_index) {
+  EMBER_RECORD(nll_loss, input, target, weight, reduction, ignore_index);
   EMBER_PROFILE_OP("nll_loss");
   const char* op = "nll_loss";
   ops::check_defined(input, op);
@@ -472,17 +475,20 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_RECORD(mse_loss, input, target, reduction);
   EMBER_PROFILE_OP("mse_loss");
   return diff_loss(PointLoss::Mse, input, target, reduction, "mse_loss", "MseLossBackward0");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_RECORD(l1_loss, input, target, reduction);
   EMBER_PROFILE_OP("l1_loss");
   return diff_loss(PointLoss::L1, input, target, reduction, "l1_loss", "L1LossBackward0");
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
+  EMBER_RECORD(binary_cross_entropy, input, target, weight, reduction);
   EMBER_PROFILE_OP("binary_cross_entropy");
   const char* op = "binary_cross_entropy";
   ops::check_defined(input, op);
@@ -499,6 +505,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, Reduction reduction) {
+  EMBER_RECORD(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   EMBER_PROFILE_OP("binary_cross_entropy_with_logits");
   const char* op = "binary_cross_entropy_with_logits";
   ops::check_defined(input, op);
