@@ -2,12 +2,13 @@
 (imported by run.py to register them).
 
 The `ember` column is the compiled program (replayed from its recording); each row's note
-adds ember's eager time, the capture time (ember's first call, minus nothing), and
-torch.compile's time per call and its compile time (first call), measured here once.
+adds ember's eager time and the compiled/eager ratio (timed interleaved), the capture time
+(ember's first recording call, its eager run included), and torch.compile's time per call
+and its compile time (its first call).
 """
 import time
 
-from common import WORKLOADS, Skip, data, workload
+from common import WORKLOADS, Skip, data, measure, workload
 from workloads_programs import _checked, _linreg, _linreg_numpy
 
 
@@ -35,22 +36,27 @@ def _fmt(s):
     return f"{s * 1e6:.0f} us" if s < 1e-3 else (f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.1f} s")
 
 
-def _torch_compiled(L, fn):
+def _torch_compiled(L, fn, args):
     """torch.compile(fn): (its first call's time, a callable), or (None, Skip) if it fails."""
     torch = L["torch"]
     try:
         import torch._dynamo
         torch._dynamo.reset()
         cf = torch.compile(fn)
-        return _first_call(cf), cf
+        return _first_call(lambda: cf(*args)), cf
     except Exception as e:  # no compiler toolchain, ...
-        return None, Skip(f"torch.compile failed: {type(e).__name__}")
+        return None, Skip(f"torch.compile failed: {type(e).__name__}: {str(e)[:120]}")
 
 
-def _notes(name, ember_eager, capture, t_compile, t_call):
-    parts = [f"ember eager {_fmt(ember_eager)}", f"ember capture {_fmt(capture)}"]
+def _notes(name, compiled, eager, capture, t_compile, t_call):
+    """compiled/eager: ember's two callables, timed here interleaved (medians) for the ratio."""
+    t = measure({"compiled": compiled, "eager": eager}, repeats=11, warmup=0.05, target=0.05)
+    parts = [f"ember eager {_fmt(t['eager'])}, compiled/eager {t['compiled'] / t['eager']:.2f}",
+             f"ember capture (first call, its eager run included) {_fmt(capture)}"]
     if t_compile is not None:
         parts.append(f"torch.compile {_fmt(t_call)}/call after {_fmt(t_compile)} compiling")
+    else:
+        parts.append(str(t_call))
     _set_note(name, "; ".join(parts))
 
 
@@ -69,13 +75,15 @@ def linreg_compiled(L):
            for lib in ("ember", "torch")}
     args = {lib: (x[lib], y[lib], w0[lib], b0[lib]) for lib in ("ember", "torch")}
     compiled = E.compile(fns["ember"])
+    fns["ember"](*args["ember"])  # warm (first allocations); the capture is then comparable
     capture = _first_call(lambda: compiled(*args["ember"]))
     progs = {"ember": lambda: compiled(*args["ember"]),
              "torch": lambda: fns["torch"](*args["torch"]),
              "numpy": lambda: _linreg_numpy(np, x["numpy"], y_np, w0["numpy"], b0["numpy"])[1:]}
-    t_compile, tc = _torch_compiled(L, fns["torch"])
-    t_call = None if t_compile is None else _per_call(lambda: tc(*args["torch"]), 5)
-    _notes(LINREG, _per_call(lambda: fns["ember"](*args["ember"])), capture, t_compile, t_call)
+    t_compile, tc = _torch_compiled(L, fns["torch"], args["torch"])
+    t_call = tc if t_compile is None else _per_call(lambda: tc(*args["torch"]), 5)
+    _notes(LINREG, lambda: compiled(*args["ember"]), lambda: fns["ember"](*args["ember"]), capture,
+           t_compile, t_call)
     return _checked(L, LINREG, progs)
 
 
@@ -109,9 +117,9 @@ def mlp_step_compiled(L):
     capture = _first_call(lambda: compiled(*ea))
     e2, e2a = make(L["ember"])
     t2, t2a = make(L["torch"])
-    t_compile, tc = _torch_compiled(L, t2)
-    t_call = None if t_compile is None else _per_call(lambda: tc(*t2a), 20)
-    _notes(MLP, _per_call(lambda: e2(*e2a), 50), capture, t_compile, t_call)
+    t_compile, tc = _torch_compiled(L, t2, t2a)
+    t_call = tc if t_compile is None else _per_call(lambda: tc(*t2a), 20)
+    _notes(MLP, lambda: compiled(*ea), lambda: e2(*e2a), capture, t_compile, t_call)
     return {"ember": lambda: compiled(*ea), "torch": lambda: ts(*ta),
             "numpy": Skip("no autograd")}
 
@@ -127,10 +135,11 @@ def sincos_compiled(L):
     def f(m, x):
         return (m.sin(x) ** 2 + m.cos(x) ** 2).sum()
     compiled = E.compile(lambda x: f(E, x))
+    f(E, x["ember"])  # warm (first allocations); the capture is then comparable
     capture = _first_call(lambda: compiled(x["ember"]))
-    t_compile, tc = _torch_compiled(L, lambda x: f(T, x))
-    t_call = None if t_compile is None else _per_call(lambda: tc(x["torch"]), 10)
-    _notes(SINCOS, _per_call(lambda: f(E, x["ember"]), 10), capture, t_compile, t_call)
+    t_compile, tc = _torch_compiled(L, lambda x: f(T, x), (x["torch"],))
+    t_call = tc if t_compile is None else _per_call(lambda: tc(x["torch"]), 10)
+    _notes(SINCOS, lambda: compiled(x["ember"]), lambda: f(E, x["ember"]), capture, t_compile, t_call)
     return {"ember": lambda: compiled(x["ember"]), "torch": lambda: f(T, x["torch"]),
             "numpy": lambda: (L["numpy"].sin(x["numpy"]) ** 2
                               + L["numpy"].cos(x["numpy"]) ** 2).sum()}

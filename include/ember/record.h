@@ -26,6 +26,10 @@
 
 #include "ember/tensor.h"
 
+namespace ember {
+class Generator;
+}
+
 namespace ember::capture {
 
 // What the fusion pass needs to know about an elementwise call (src/capture/fusion.cpp).
@@ -46,6 +50,7 @@ struct Call {
   std::function<void(std::vector<Tensor>& in, std::vector<Tensor>& out)> replay;
   Fusable fuse;
   bool mutates_list = false;    // a std::vector<Tensor>& argument was given new tensors
+  bool own_generator = false;   // a Generator object of Python's: it may not outlive the call
 };
 
 class Sink {
@@ -195,6 +200,10 @@ decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
     return ids;
   };
   const std::vector<TensorImpl*> before = lists();
+  auto note_gen = [&](auto& a) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Generator*>) call.own_generator |= a != nullptr;
+  };
+  (note_gen(args), ...);
   detail::t_sink->on_enter(name);
   detail::Depth depth;
   if constexpr (std::is_void_v<R>) {

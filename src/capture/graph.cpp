@@ -210,6 +210,11 @@ void Recorder::on_enter(const char* op) {
 }
 
 void Recorder::on_call(Call&& call) {
+  if (call.own_generator) {
+    breaks(std::string(call.op) + " draws from a Generator object: not captured (the default "
+           "generator is)");
+    return;
+  }
   if (call.mutates_list) {
     breaks(std::string(call.op) + " created state that Python keeps (first optimizer step?)");
     return;

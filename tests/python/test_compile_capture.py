@@ -314,3 +314,30 @@ def test_fusion_stops_at_autograd():
     x.grad = None
     f(x).backward()
     _bits(g1, x.grad)
+
+
+def test_random_ops_replay_the_default_generator_stream():
+    def f(x):
+        return x + ember.randn(3) * ember.rand(3)
+    cf = ember.compile(f)
+    x = _x(3)
+    ember.manual_seed(7)
+    got = [cf(x) for _ in range(4)]
+    ember.manual_seed(7)
+    want = [f(x) for _ in range(4)]
+    _bits(got, want)
+    assert _graphs(cf) == 1
+
+
+def test_generator_object_is_not_captured():
+    g = ember.Generator()
+
+    def f(x):
+        return x + ember.randn(3, generator=g)
+    cf = ember.compile(f)
+    x = _x(3)
+    g.manual_seed(1)
+    got = [cf(x) for _ in range(3)]
+    g.manual_seed(1)
+    _bits(got, [f(x) for _ in range(3)])
+    assert "Generator" in ember.compile.explain(cf).break_reasons[0].reason
