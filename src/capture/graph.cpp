@@ -98,8 +98,9 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
   std::vector<Tensor> v(static_cast<size_t>(num_slots));
   for (size_t i = 0; i < inputs.size(); ++i) v[size_t(input_slots[i])] = inputs[i];
   for (auto& [s, t] : externals) v[size_t(s)] = t;
+  Suspend quiet;  // a replay inside another recording is not recorded op by op (nor is the
+                  // grad mode switch below, which this outlives)
   AutoGradMode mode(grad_mode);
-  Suspend quiet;  // a replay inside another recording is not recorded op by op
   std::vector<Tensor> in, out;
   for (Step& st : steps) {
     if (st.fused) {
