@@ -341,3 +341,40 @@ def test_generator_object_is_not_captured():
     g.manual_seed(1)
     _bits(got, [f(x) for _ in range(3)])
     assert "Generator" in ember.compile.explain(cf).break_reasons[0].reason
+
+
+def _layers():
+    nn = ember.nn
+    return {
+        "batchnorm_train": (lambda: nn.BatchNorm1d(6), lambda: (_x(5, 6),)),
+        "dropout": (lambda: nn.Dropout(0.3), lambda: (_x(5, 6),)),
+        "lstm": (lambda: nn.LSTM(6, 4, batch_first=True), lambda: (_x(2, 3, 6),)),
+        "gru": (lambda: nn.GRU(6, 4), lambda: (_x(3, 2, 6),)),
+        "transformer_layer": (lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True),
+                              lambda: (_x(2, 5, 8),)),
+        "conv_pool": (lambda: nn.Sequential(nn.Conv2d(1, 2, 3), nn.MaxPool2d(2), nn.Flatten()),
+                      lambda: (_x(2, 1, 6, 6),)),
+        "group_norm": (lambda: nn.GroupNorm(2, 4), lambda: (_x(2, 4, 3),)),
+        "attention": (lambda: nn.MultiheadAttention(8, 2, batch_first=True),
+                      lambda: (_x(2, 4, 8), _x(2, 4, 8, seed=1), _x(2, 4, 8, seed=2))),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_layers()))
+def test_compiled_layer_equals_eager_with_its_state(name):
+    make, args = _layers()[name]
+    ember.manual_seed(0)
+    eager = make()
+    ember.manual_seed(0)
+    mod = make()
+    compiled = ember.compile(mod)
+    a = args()
+    for i in range(3):
+        ember.manual_seed(i)
+        want = eager(*a)
+        ember.manual_seed(i)
+        _bits(compiled(*a), want)
+    for (k, v), (k2, v2) in zip(eager.state_dict().items(), mod.state_dict().items()):
+        assert k == k2
+        _bits(v, v2)
+    assert _graphs(compiled) == 1
