@@ -43,6 +43,10 @@ struct FusedProgram {
   bool reduce = false;             // the last instruction's value is summed, not stored
   double divisor = 1;              // mean: numel
   int reduce_slot = -1;
+  // Note [Planned buffers]: the memory each stored value (and the reduction) got on the last
+  // replay; reused when nothing else holds it any more (tensor and storage referenced only
+  // here), so a steady replay allocates nothing for them.
+  std::vector<Tensor> planned;
   std::string name;
 };
 
@@ -111,6 +115,18 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
   }
 }
 
+// The buffer kept in `keep` when only `keep` references it (Note [Planned buffers]), else a
+// new one, which `keep` then holds for the next replay.
+Tensor planned_buffer(Tensor& keep, IntList shape, DType dt) {
+  if (keep.defined() && keep.impl()->use_count() == 1 && keep.storage()->use_count() == 1 &&
+      !keep.impl()->autograd_ && !keep.impl()->requires_grad_) {
+    keep.bump_version();  // as a fresh tensor would differ from what anyone saw before
+    return keep;
+  }
+  keep = Tensor::empty(shape, dt);
+  return keep;
+}
+
 }  // namespace
 
 void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
@@ -118,8 +134,10 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
   const int64_t isz = int64_t(itemsize(p.dt));
   std::vector<char*> base(nreg, nullptr);
   for (size_t k = 0; k < nin; ++k) base[k] = v[size_t(p.in_slots[k])].data_ptr();
-  for (auto [r, slot] : p.out) {
-    Tensor t = Tensor::empty(p.shape, p.dt);
+  if (p.planned.size() != p.out.size() + 1) p.planned.resize(p.out.size() + 1);
+  for (size_t k = 0; k < p.out.size(); ++k) {
+    auto [r, slot] = p.out[k];
+    Tensor t = planned_buffer(p.planned[k], p.shape, p.dt);
     base[size_t(r)] = t.data_ptr();
     v[size_t(slot)] = std::move(t);
   }
@@ -148,7 +166,7 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
       part[size_t(k)] = kernels::sum_block(p.dt, b2[size_t(rr)] + s * isz, e - s);
     }
   });
-  Tensor out = Tensor::empty({}, p.dt);
+  Tensor out = planned_buffer(p.planned.back(), {}, p.dt);
   kernels::sum_finish(p.dt, part.data(), nb, p.divisor, out.data_ptr());
   v[size_t(p.reduce_slot)] = std::move(out);
 }

@@ -378,3 +378,27 @@ def test_compiled_layer_equals_eager_with_its_state(name):
         assert k == k2
         _bits(v, v2)
     assert _graphs(compiled) == 1
+
+
+def test_fused_buffers_are_reused_only_when_nobody_holds_them():
+    def f(x):
+        y = x.exp() * 2 + 1    # a fused chain whose value is read by the next op
+        return y.t().sum(0)    # (t() is no elementwise op: y is stored)
+    cf = ember.compile(f)
+    x = _x(6, 5)
+    cf(x)
+    a = cf(x)
+    b = cf(x)
+    _bits(a, f(x))
+    _bits(b, f(x))
+    assert a.data_ptr() != b.data_ptr() or a is b  # a is still held: b got other memory
+
+    def g(x):
+        return x.sin() * 3
+    cg = ember.compile(g)
+    cg(x)
+    kept = cg(x)
+    again = cg(x)
+    assert kept.data_ptr() != again.data_ptr()  # the caller holds `kept`: never overwritten
+    _bits(kept, g(x))
+    _bits(again, g(x))
