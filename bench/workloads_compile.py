@@ -9,7 +9,7 @@ and its compile time (its first call).
 import time
 
 from common import WORKLOADS, Skip, data, measure, workload
-from workloads_programs import _checked, _linreg, _linreg_numpy
+from workloads_programs import _checked, _linreg_numpy
 
 
 def _set_note(name, text):
@@ -63,6 +63,23 @@ def _notes(name, compiled, eager, capture, t_compile, t_call):
 LINREG = "ember.compile: linear regression, 100 samples, 100 epochs"
 
 
+def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1):
+    """workloads_programs._linreg without its final loss.item(), which would end a recording
+    (a value read into Python): the loss is returned as a tensor."""
+    w = w0.clone().requires_grad_(True)
+    b = b0.clone().requires_grad_(True)
+    for _ in range(epochs):
+        loss = ((x.mm(w) + b - y) ** 2).mean()
+        loss.backward()
+        with m.no_grad():
+            w -= lr * w.grad
+            b -= lr * b.grad
+            w.grad.zero_()
+            b.grad.zero_()
+    return loss, w, b
+
+
+
 @workload(LINREG)
 def linreg_compiled(L):
     np, E = L["numpy"], L["ember"]
@@ -71,15 +88,16 @@ def linreg_compiled(L):
     y_np = 2 * x["numpy"] + 1 + 0.1 * noise
     y = {"numpy": y_np, "torch": L["torch"].tensor(y_np), "ember": E.tensor(y_np)}
     w0, b0 = data(L, 1, 1, seed=2), data(L, 1, seed=3)
-    fns = {lib: (lambda xx, yy, ww, bb, m=L[lib]: _linreg(m, xx, yy, ww, bb)[1:])
+    fns = {lib: (lambda xx, yy, ww, bb, m=L[lib]: _linreg(m, xx, yy, ww, bb))
            for lib in ("ember", "torch")}
     args = {lib: (x[lib], y[lib], w0[lib], b0[lib]) for lib in ("ember", "torch")}
     compiled = E.compile(fns["ember"])
     fns["ember"](*args["ember"])  # warm (first allocations); the capture is then comparable
     capture = _first_call(lambda: compiled(*args["ember"]))
+    assert E.compile.explain(compiled).graph_count == 1, str(E.compile.explain(compiled))
     progs = {"ember": lambda: compiled(*args["ember"]),
              "torch": lambda: fns["torch"](*args["torch"]),
-             "numpy": lambda: _linreg_numpy(np, x["numpy"], y_np, w0["numpy"], b0["numpy"])[1:]}
+             "numpy": lambda: _linreg_numpy(np, x["numpy"], y_np, w0["numpy"], b0["numpy"])}
     t_compile, tc = _torch_compiled(L, fns["torch"], args["torch"])
     t_call = tc if t_compile is None else _per_call(lambda: tc(*args["torch"]), 5)
     _notes(LINREG, lambda: compiled(*args["ember"]), lambda: fns["ember"](*args["ember"]), capture,
@@ -115,6 +133,7 @@ def mlp_step_compiled(L):
     compiled = L["ember"].compile(es)
     compiled(*ea)  # first step: the optimizer creates its state (recorded again next call)
     capture = _first_call(lambda: compiled(*ea))
+    assert L["ember"].compile.explain(compiled).graph_count == 1, str(L["ember"].compile.explain(compiled))
     e2, e2a = make(L["ember"])
     t2, t2a = make(L["torch"])
     t_compile, tc = _torch_compiled(L, t2, t2a)
@@ -137,6 +156,7 @@ def sincos_compiled(L):
     compiled = E.compile(lambda x: f(E, x))
     f(E, x["ember"])  # warm (first allocations); the capture is then comparable
     capture = _first_call(lambda: compiled(x["ember"]))
+    assert E.compile.explain(compiled).ops_per_graph == [["fused[sin,pow,cos,pow,add,sum]"]]
     t_compile, tc = _torch_compiled(L, lambda x: f(T, x), (x["torch"],))
     t_call = tc if t_compile is None else _per_call(lambda: tc(x["torch"]), 10)
     _notes(SINCOS, lambda: compiled(x["ember"]), lambda: f(E, x["ember"]), capture, t_compile, t_call)
