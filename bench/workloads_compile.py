@@ -9,7 +9,7 @@ and its compile time (its first call).
 import time
 
 from common import WORKLOADS, Skip, data, measure, workload
-from workloads_programs import _checked, _linreg_numpy
+from workloads_programs import _checked, _linreg, _linreg_numpy
 
 
 def _set_note(name, text):
@@ -63,23 +63,6 @@ def _notes(name, compiled, eager, capture, t_compile, t_call):
 LINREG = "ember.compile: linear regression, 100 samples, 100 epochs"
 
 
-def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1):
-    """workloads_programs._linreg without its final loss.item(), which would end a recording
-    (a value read into Python): the loss is returned as a tensor."""
-    w = w0.clone().requires_grad_(True)
-    b = b0.clone().requires_grad_(True)
-    for _ in range(epochs):
-        loss = ((x.mm(w) + b - y) ** 2).mean()
-        loss.backward()
-        with m.no_grad():
-            w -= lr * w.grad
-            b -= lr * b.grad
-            w.grad.zero_()
-            b.grad.zero_()
-    return loss, w, b
-
-
-
 @workload(LINREG)
 def linreg_compiled(L):
     np, E = L["numpy"], L["ember"]
@@ -88,7 +71,7 @@ def linreg_compiled(L):
     y_np = 2 * x["numpy"] + 1 + 0.1 * noise
     y = {"numpy": y_np, "torch": L["torch"].tensor(y_np), "ember": E.tensor(y_np)}
     w0, b0 = data(L, 1, 1, seed=2), data(L, 1, seed=3)
-    fns = {lib: (lambda xx, yy, ww, bb, m=L[lib]: _linreg(m, xx, yy, ww, bb))
+    fns = {lib: (lambda xx, yy, ww, bb, m=L[lib]: _linreg(m, xx, yy, ww, bb, read_loss=False))
            for lib in ("ember", "torch")}
     args = {lib: (x[lib], y[lib], w0[lib], b0[lib]) for lib in ("ember", "torch")}
     compiled = E.compile(fns["ember"])
