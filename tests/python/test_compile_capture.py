@@ -402,3 +402,12 @@ def test_fused_buffers_are_reused_only_when_nobody_holds_them():
     assert kept.data_ptr() != again.data_ptr()  # the caller holds `kept`: never overwritten
     _bits(kept, g(x))
     _bits(again, g(x))
+
+
+def test_dynamo_namespace_names():
+    d = ember._dynamo
+    d.mark_dynamic(_x(2), 0)
+    d.mark_static(_x(2), 0)
+    assert d.config.cache_size_limit == 8 and not d.is_compiling()
+    assert d.disable(len) is len and "inductor" in d.list_backends()
+    d.reset()

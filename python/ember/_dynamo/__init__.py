@@ -5,8 +5,17 @@ returns an ExplainOutput, torch._dynamo.explain's shape: graphs, graph_count,
 graph_break_count, break_reasons, op_count, ops_per_graph, out_guards, compile_times.
 """
 from .._compile import _C, _Compiled, _explain_compiled, config  # noqa: F401
+from ..compiler import allow_in_graph, disable, is_compiling, list_backends  # noqa: F401
 
-__all__ = ["explain", "ExplainOutput", "config", "reset"]
+__all__ = ["explain", "ExplainOutput", "config", "reset", "mark_dynamic", "mark_static",
+           "maybe_mark_dynamic", "disable", "allow_in_graph", "is_compiling", "list_backends"]
+
+
+def mark_dynamic(t, index, **kwargs):
+    """A hint for torch's symbolic shapes; ember records each shape it meets (docs/compile.md)."""
+
+
+mark_static = maybe_mark_dynamic = mark_dynamic
 
 
 class BreakReason:
