@@ -26,6 +26,7 @@ import workloads_cpp_extension  # noqa: E402,F401  (registers the C++ extension 
 import workloads_half  # noqa: E402,F401  (registers the bfloat16/float16 workloads)
 import workloads_edge  # noqa: E402,F401  (registers the special-value elementwise workloads)
 import workloads_training  # noqa: E402,F401  (registers the transformer/RNN/GAN training steps)
+import workloads_compile  # noqa: E402,F401  (registers the ember.compile workloads)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -47,9 +47,10 @@ def _checked(L, name, progs, rtol=1e-3, atol=1e-3):
 # ---------------------------------------------------------------- linear regression
 
 
-def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1):
+def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1, read_loss=True):
     """MiniTorch's linear regression: a Linear(1, 1) as two leaf tensors, full-batch MSE,
-    backward, manual SGD under no_grad."""
+    backward, manual SGD under no_grad. read_loss=False returns the loss as a tensor (what
+    ember.compile's row needs: reading a value into Python ends a recording)."""
     w = w0.clone().requires_grad_(True)
     b = b0.clone().requires_grad_(True)
     for _ in range(epochs):
@@ -60,7 +61,7 @@ def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1):
             b -= lr * b.grad
             w.grad.zero_()
             b.grad.zero_()
-    return loss.item(), w, b
+    return (loss.item() if read_loss else loss), w, b
 
 
 def _linreg_numpy(np, x, y, w0, b0, epochs=100, lr=0.1):

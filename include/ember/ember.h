@@ -23,6 +23,7 @@
 // the shapes involved; they never leave their inputs half-modified.
 #pragma once
 #include "ember/autograd.h"
+#include "ember/capture.h"
 #include "ember/complex.h"
 #include "ember/data.h"
 #include "ember/dtype.h"

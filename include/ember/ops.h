@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/random.h"
+#include "ember/record.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -197,6 +198,28 @@ struct TensorIndex {
     return i;
   }
 };
+// A recording keeps an index list's tensors by position (include/ember/record.h).
+namespace capture {
+template <>
+struct Kept<std::vector<TensorIndex>> {
+  std::vector<TensorIndex> v;
+  std::vector<size_t> at;  // input position of each tensor entry
+  Kept(const std::vector<TensorIndex>& x, std::vector<Tensor>& in) : v(x) {
+    for (TensorIndex& i : v) {
+      at.push_back(in.size());
+      if (i.kind == TensorIndex::Kind::Tensor) {
+        in.push_back(i.tensor);
+        i.tensor = Tensor();
+      }
+    }
+  }
+  std::vector<TensorIndex>& get(std::vector<Tensor>& in) {
+    for (size_t k = 0; k < v.size(); ++k)
+      if (v[k].kind == TensorIndex::Kind::Tensor) v[k].tensor = in[at[k]];
+    return v;
+  }
+};
+}  // namespace capture
 Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices);          // t[...]
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value);
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, Scalar value);

@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ember/record.h"
+
 namespace ember::profiler {
 
 struct OpStats {
@@ -51,6 +53,7 @@ class Scope {
  public:
   explicit Scope(const char* name, bool backward = false) : prev_op_(detail::t_op) {
     detail::t_op = name;
+    capture::unrecorded(name);  // an op a capture would miss: it refuses to replay
     if (detail::g_on.load(std::memory_order_relaxed)) begin(name, backward);
   }
   explicit Scope(const std::string& name, bool backward) : prev_op_(detail::t_op) {

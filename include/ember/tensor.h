@@ -32,6 +32,10 @@ class TensorImpl : public RefCounted {
   bool requires_grad_ = false;
   std::unique_ptr<AutogradMetaBase> autograd_;  // null for most tensors
   void* pyobj_ = nullptr;  // reserved for the Python binding (identity of wrappers)
+  // Order of creation (process-wide): capture tells a tensor made while it recorded from
+  // one that existed before (src/capture, Note [What capture sees] in docs/compile.md).
+  const uint64_t serial_ = next_serial();
+  static uint64_t next_serial();
 };
 
 class Tensor {

@@ -71,6 +71,7 @@ void bind_special(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_complex(nb::module_& m);
 void bind_autocast(nb::module_& m);
+void bind_capture(nb::module_& m);
 
 }  // namespace ember::py
 

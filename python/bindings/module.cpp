@@ -167,5 +167,6 @@ NB_MODULE(_C, m) {
   py::bind_random(m);
   py::bind_complex(m);
   py::bind_autocast(m);
+  py::bind_capture(m);
   py::bind_fft(m);
 }

@@ -105,7 +105,10 @@ Tensor import_array(const nb::ndarray<nb::ro>& a, const char* op, std::optional<
 
 void bind_numpy(nb::module_& m) {
   auto& cls = tensor_class();
-  cls.def("numpy", [](const Tensor& t) { return to_numpy(t); });
+  cls.def("numpy", [](const Tensor& t) {
+    capture::data_read("Tensor.numpy()");
+    return to_numpy(t);
+  });
   // np.asarray(t) shares memory; np.array(t) (copy=True) and a dtype change copy.
   cls.def("__array__", [](const Tensor& t, nb::handle dtype, nb::handle copy) {
     nb::object a = to_numpy(t);

@@ -104,7 +104,10 @@ void bind_tensor(nb::module_& m) {
         return t.size(dim);
       })
       .def("item", [](const Tensor& t) { return one_element(t, "item"); })
-      .def("tolist", [](const Tensor& t) { return to_list(t, 0, t.data_ptr()); })
+      .def("tolist", [](const Tensor& t) {
+        capture::data_read("Tensor.tolist()");
+        return to_list(t, 0, t.data_ptr());
+      })
       .def("__len__", [](const Tensor& t) {
         EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
         return t.sizes()[0];

@@ -15,6 +15,7 @@
 #include "ember/anomaly.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ops/iter.h"
 
 namespace ember::autograd {
@@ -247,6 +248,9 @@ Tensor grad_destination(const Node& n, size_t i) {
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+  // A recording keeps the whole backward as one call: its replay runs this engine again on
+  // the graph the replayed forward built (docs/compile.md).
+  EMBER_RECORD(backward, outputs, grad_outputs, retain_graph, create_graph, inputs);
   std::vector<Edge> roots;
   Grads seeds;
   collect_roots(outputs, grad_outputs, roots, seeds);
@@ -279,6 +283,7 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs, bool retain_graph,
                          bool create_graph, bool allow_unused) {
+  EMBER_RECORD(grad, outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused);
   std::vector<Edge> roots;
   Grads seeds;
   collect_roots(outputs, grad_outputs, roots, seeds);

@@ -3,6 +3,7 @@
 
 #include "autograd/accumulate.h"
 #include "autograd/function.h"
+#include "ember/record.h"
 #include "ember/saved_hooks.h"
 
 namespace ember {
@@ -13,7 +14,11 @@ std::atomic<uint64_t> g_sequence{0};
 }  // namespace
 
 bool GradMode::is_enabled() { return g_grad_enabled; }
-void GradMode::set_enabled(bool on) { g_grad_enabled = on; }
+// Recorded: a function that turns grad mode off (no_grad) is replayed with it off there.
+void GradMode::set_enabled(bool on) {
+  EMBER_RECORD(GradMode::set_enabled, on);
+  g_grad_enabled = on;
+}
 
 Node::Node() : sequence_nr(g_sequence.fetch_add(1, std::memory_order_relaxed)) {}
 Node::~Node() = default;
@@ -37,6 +42,7 @@ bool is_leaf(const Tensor& t) {
 }
 
 void set_requires_grad(const Tensor& t, bool on) {
+  EMBER_RECORD(set_requires_grad, t, on);
   EMBER_CHECK(is_leaf(t), Error, "requires_grad_: you can only change requires_grad flags of "
               "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
               "require differentiation use var_no_grad = var.detach().");
@@ -48,6 +54,7 @@ void set_requires_grad(const Tensor& t, bool on) {
 }
 
 Tensor grad(const Tensor& t) {
+  EMBER_RECORD(grad, t);
   AutogradMeta* m = meta(t);
   if (!m) return Tensor();
   if (m->grad_fn) return m->retained ? m->retained->grad : Tensor();
@@ -55,6 +62,7 @@ Tensor grad(const Tensor& t) {
 }
 
 void set_grad(const Tensor& t, const Tensor& g) {
+  EMBER_RECORD(set_grad, t, g);
   if (g.defined()) {
     EMBER_CHECK(g.sizes() == t.sizes(), ValueError, "assigned grad has data of a different size: ",
                 g.sizes(), " vs the tensor's ", t.sizes());

@@ -1,8 +1,20 @@
 #include "ember/tensor.h"
 
+#include <atomic>
 #include <limits>
 
+#include "ember/record.h"
+
 namespace ember {
+
+void capture::data_read(const char* what) {
+  if (recording()) detail::t_sink->on_data_read(what);
+}
+
+uint64_t TensorImpl::next_serial() {
+  static std::atomic<uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
 
 TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset,
                        DType dtype)
@@ -64,6 +76,7 @@ void Tensor::set_data(const Tensor& src) const {
 }
 
 Scalar Tensor::item() const {
+  capture::data_read("Tensor.item()");
   EMBER_CHECK(numel() == 1, ValueError, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (shape ", sizes(), ")");
   return visit_dtype_with_half(dtype(), [&]<class T>() -> Scalar {

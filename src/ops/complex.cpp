@@ -9,6 +9,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
 
@@ -25,6 +26,7 @@ Tensor retyped_view(const Tensor& t, Dims sizes, Dims strides, int64_t offset, D
 }  // namespace
 
 Tensor view_as_real(const Tensor& t) {
+  EMBER_RECORD(view_as_real, t);
   EMBER_PROFILE_OP("view_as_real");
   ops::check_defined(t, "view_as_real");
   EMBER_CHECK(is_complex(t.dtype()), Error,
@@ -42,6 +44,7 @@ Tensor view_as_real(const Tensor& t) {
 }
 
 Tensor view_as_complex(const Tensor& t) {
+  EMBER_RECORD(view_as_complex, t);
   EMBER_PROFILE_OP("view_as_complex");
   ops::check_defined(t, "view_as_complex");
   EMBER_CHECK(is_floating(t.dtype()), Error,
@@ -70,12 +73,14 @@ Tensor view_as_complex(const Tensor& t) {
 }
 
 Tensor real(const Tensor& t) {
+  EMBER_RECORD(real, t);
   ops::check_defined(t, "real");
   if (!is_complex(t.dtype())) return t;
   return select(view_as_real(t), -1, 0);
 }
 
 Tensor imag(const Tensor& t) {
+  EMBER_RECORD(imag, t);
   ops::check_defined(t, "imag");
   EMBER_CHECK(is_complex(t.dtype()), Error,
               "imag is not implemented for tensors with non-complex dtypes (got ",
@@ -84,6 +89,7 @@ Tensor imag(const Tensor& t) {
 }
 
 Tensor complex(const Tensor& re, const Tensor& im) {
+  EMBER_RECORD(complex, re, im);
   EMBER_PROFILE_OP("complex");
   ops::check_defined(re, "complex");
   ops::check_defined(im, "complex");
@@ -112,6 +118,7 @@ Tensor complex(const Tensor& re, const Tensor& im) {
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
+  EMBER_RECORD(polar, abs, angle);
   EMBER_PROFILE_OP("polar");
   ops::check_defined(abs, "polar");
   ops::check_defined(angle, "polar");
@@ -122,6 +129,7 @@ Tensor polar(const Tensor& abs, const Tensor& angle) {
 }
 
 Tensor angle(const Tensor& t) {
+  EMBER_RECORD(angle, t);
   EMBER_PROFILE_OP("angle");
   ops::check_defined(t, "angle");
   if (!is_complex(t.dtype())) {
@@ -148,6 +156,7 @@ Tensor angle(const Tensor& t) {
 }
 
 Tensor conj_physical(const Tensor& t) {
+  EMBER_RECORD(conj_physical, t);
   EMBER_PROFILE_OP("conj_physical");
   ops::check_defined(t, "conj_physical");
   if (!is_complex(t.dtype())) return clone(t);
@@ -166,6 +175,7 @@ Tensor conj_physical(const Tensor& t) {
 }
 
 Tensor& conj_physical_(Tensor& t) {
+  EMBER_RECORD(conj_physical_, t);
   EMBER_PROFILE_OP("conj_physical_");
   ops::check_defined(t, "conj_physical_");
   if (!is_complex(t.dtype())) return t;
@@ -177,6 +187,7 @@ Tensor& conj_physical_(Tensor& t) {
 }
 
 Tensor conj(const Tensor& t) {
+  EMBER_RECORD(conj, t);
   ops::check_defined(t, "conj");
   return is_complex(t.dtype()) ? conj_physical(t) : t;
 }

@@ -10,6 +10,7 @@
 #include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/conv.h"
 #include "ops/iter.h"
 #include "ops/spatial.h"
@@ -317,12 +318,14 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, int64_t groups) {
+  EMBER_RECORD(conv2d, input, weight, bias, stride, padding, dilation, groups);
   EMBER_PROFILE_OP("conv2d");
   return conv_explicit(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               PaddingMode padding, IntList dilation, int64_t groups) {
+  EMBER_RECORD(conv2d, input, weight, bias, stride, padding, dilation, groups);
   EMBER_PROFILE_OP("conv2d");
   return conv_mode(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
 }
@@ -349,18 +352,21 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, int64_t groups) {
+  EMBER_RECORD(conv3d, input, weight, bias, stride, padding, dilation, groups);
   EMBER_PROFILE_OP("conv3d");
   return conv_explicit(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               PaddingMode padding, IntList dilation, int64_t groups) {
+  EMBER_RECORD(conv3d, input, weight, bias, stride, padding, dilation, groups);
   EMBER_PROFILE_OP("conv3d");
   return conv_mode(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList stride, IntList padding,
                         IntList output_padding, int64_t groups, IntList dilation) {
+  EMBER_RECORD(conv_transpose2d, input, weight, stride, padding, output_padding, groups, dilation);
   EMBER_PROFILE_OP("conv_transpose2d");
   return conv_transpose(2, "conv_transpose2d", input, weight, stride, padding, output_padding,
                         groups, dilation);
@@ -368,6 +374,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList strid
 
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, IntList stride, IntList padding,
                         IntList output_padding, int64_t groups, IntList dilation) {
+  EMBER_RECORD(conv_transpose3d, input, weight, stride, padding, output_padding, groups, dilation);
   EMBER_PROFILE_OP("conv_transpose3d");
   return conv_transpose(3, "conv_transpose3d", input, weight, stride, padding, output_padding,
                         groups, dilation);

@@ -2,18 +2,21 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
 
 namespace ember {
 
 Tensor contiguous(const Tensor& t) {
+  EMBER_RECORD(contiguous, t);
   EMBER_PROFILE_OP("contiguous");
   ops::check_defined(t, "contiguous");
   return t.is_contiguous() ? t : clone(t);
 }
 
 Tensor clone(const Tensor& t) {
+  EMBER_RECORD(clone, t);
   EMBER_PROFILE_OP("clone");
   ops::check_defined(t, "clone");
   // Contiguous (contiguous() and BLAS operand copies rely on it), where torch's default
@@ -26,6 +29,7 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, DType dtype) {
+  EMBER_RECORD(to_dtype, t, dtype);
   EMBER_PROFILE_OP("to_dtype");
   ops::check_defined(t, "to");
   if (t.dtype() == dtype) return t;
@@ -40,6 +44,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
+  EMBER_RECORD(copy_, dst, src);
   EMBER_PROFILE_OP("copy_");
   ops::check_defined(dst, "copy_");
   ops::check_defined(src, "copy_");
@@ -70,6 +75,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 }
 
 Tensor& fill_(Tensor& t, Scalar value) {
+  EMBER_RECORD(fill_, t, value);
   EMBER_PROFILE_OP("fill_");
   ops::check_defined(t, "fill_");
   ops::check_scalar_fits(t.dtype(), value, "fill_");
@@ -87,6 +93,7 @@ Tensor& fill_(Tensor& t, Scalar value) {
 // fill_ with a 0-d tensor as the value (torch's overload): a broadcasting copy, so the value's
 // dtype is cast and its gradient is the sum of t's.
 Tensor& fill_(Tensor& t, const Tensor& value) {
+  EMBER_RECORD(fill_, t, value);
   ops::check_defined(t, "fill_");
   ops::check_defined(value, "fill_");
   EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ",
@@ -97,6 +104,7 @@ Tensor& fill_(Tensor& t, const Tensor& value) {
 Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
 
 Tensor detach(const Tensor& t) {
+  EMBER_RECORD(detach, t);
   ops::check_defined(t, "detach");
   return t.alias();
 }

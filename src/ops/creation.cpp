@@ -5,6 +5,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/random.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
@@ -13,11 +14,13 @@
 namespace ember {
 
 Tensor empty(IntList shape, DType dtype) {
+  EMBER_RECORD(empty, shape, dtype);
   EMBER_PROFILE_OP("empty");
   return Tensor::empty(shape, dtype);
 }
 
 Tensor full(IntList shape, Scalar value, std::optional<DType> dtype) {
+  EMBER_RECORD(full, shape, value, dtype);
   EMBER_PROFILE_OP("full");
   ops::check_scalar_fits(dtype.value_or(value.default_dtype()), value, "full");
   Tensor t = Tensor::empty(shape, dtype.value_or(value.default_dtype()));
@@ -37,6 +40,7 @@ Tensor scalar_tensor(Scalar value, std::optional<DType> dtype) {
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
+  EMBER_RECORD(arange, start, end, step, dtype);
   EMBER_PROFILE_OP("arange");
   bool floating = start.is_floating() || end.is_floating() || step.is_floating();
   DType dt = dtype.value_or(floating ? DType::Float32 : DType::Int64);
@@ -77,6 +81,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 }
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  EMBER_RECORD(linspace, start, end, steps, dtype);
   EMBER_PROFILE_OP("linspace");
   EMBER_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ", steps);
   Tensor t = Tensor::empty({steps}, dtype);
@@ -104,6 +109,7 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
 }
 
 Tensor eye(int64_t n, int64_t m, DType dtype) {
+  EMBER_RECORD(eye, n, m, dtype);
   EMBER_PROFILE_OP("eye");
   EMBER_CHECK(n >= 0, ValueError, "eye: n must be non-negative, got ", n);
   EMBER_CHECK(m >= -1, ValueError, "eye: m must be non-negative, got ", m);
@@ -142,6 +148,7 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_RECORD(normal_, t, mean, std, gen);
   EMBER_PROFILE_OP("normal_");
   ops::check_defined(t, "normal_");
   EMBER_CHECK(is_floating_point(t.dtype()), NotImplementedError, "normal_: not implemented for ",
@@ -172,6 +179,7 @@ void check_float_dtype(const char* op, DType dtype) {
 }  // namespace
 
 Tensor rand(IntList shape, DType dtype, Generator* gen) {
+  EMBER_RECORD(rand, shape, dtype, gen);
   EMBER_PROFILE_OP("rand");
   check_float_dtype("rand", dtype);
   Tensor t = Tensor::empty(shape, dtype);
@@ -179,6 +187,7 @@ Tensor rand(IntList shape, DType dtype, Generator* gen) {
 }
 
 Tensor randn(IntList shape, DType dtype, Generator* gen) {
+  EMBER_RECORD(randn, shape, dtype, gen);
   EMBER_PROFILE_OP("randn");
   check_float_dtype("randn", dtype);
   Tensor t = Tensor::empty(shape, dtype);
@@ -186,6 +195,7 @@ Tensor randn(IntList shape, DType dtype, Generator* gen) {
 }
 
 Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator* gen) {
+  EMBER_RECORD(randint, low, high, shape, dtype, gen);
   EMBER_PROFILE_OP("randint");
   EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
               " high=", high);
@@ -195,6 +205,7 @@ Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator*
 }
 
 Tensor randperm(int64_t n, DType dtype, Generator* gen) {
+  EMBER_RECORD(randperm, n, dtype, gen);
   EMBER_PROFILE_OP("randperm");
   EMBER_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
   Tensor t = arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);

@@ -4,6 +4,7 @@
 // with ember ops (python/ember/nn/_ctc_loss.py). One kernel call each way
 // (src/kernels/cpu/ctc.cpp); the backward is torch's formula, which assumes log_probs came
 // from a log_softmax, and is not itself differentiable (as torch's).
+#include "ember/record.h"
 #include <limits>
 
 #include "autograd/function.h"
@@ -15,6 +16,7 @@ namespace ember {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_lengths,
                 IntList target_lengths, int64_t blank, bool zero_infinity) {
+  EMBER_RECORD(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
   const char* op = "ctc_loss";
   ops::check_defined(log_probs, op);
   ops::check_defined(targets, op);

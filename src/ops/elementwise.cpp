@@ -7,6 +7,7 @@
 #include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/index.h"
 #include "kernels/cpu/nn.h"
@@ -474,14 +475,41 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 
 }  // namespace
 
+namespace {
+// What the fusion pass of a recording needs to know (include/ember/record.h).
+capture::Fusable fuse_unary(UnaryOp op) {
+  capture::Fusable f;
+  f.kind = capture::Fusable::Kind::Unary;
+  f.op = int(op);
+  return f;
+}
+capture::Fusable fuse_binary(BinaryOp op, double alpha) {
+  capture::Fusable f;
+  f.kind = capture::Fusable::Kind::Binary;
+  f.op = int(op);
+  f.alpha = alpha;
+  return f;
+}
+capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
+  capture::Fusable f;
+  f.kind = capture::Fusable::Kind::BinaryScalar;
+  f.op = int(op);
+  f.scalar = s;
+  f.reflected = reflected;
+  return f;
+}
+}  // namespace
+
 #define EMBER_UNARY(name, Enum, kind)                                                    \
   Tensor name(const Tensor& a) {                                                         \
+    EMBER_RECORD_FUSABLE(name, fuse_unary(UnaryOp::Enum), a);                            \
     EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                           \
     if (autograd::any_requires_grad(a)) record_unary(UnaryOp::Enum, #Enum "Backward0", a, out); \
     return out;                                                                          \
   }                                                                                      \
   Tensor& name##_(Tensor& a) {                                                           \
+    EMBER_RECORD(name##_, a);                                                            \
     EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a))                                                  \
       return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); }); \
@@ -492,6 +520,7 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 
 #define EMBER_BINARY(name, Enum, kind)                                                    \
   Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    EMBER_RECORD_FUSABLE(name, fuse_binary(BinaryOp::Enum, 1.0), a, b);                  \
     EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                   \
     if (autograd::any_requires_grad(a, b))                                                 \
@@ -499,6 +528,7 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
     return out;                                                                            \
   }                                                                                        \
   Tensor name(const Tensor& a, Scalar b) {                                               \
+    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, b, false), a, b);             \
     EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);              \
     if (autograd::any_requires_grad(a))                                                    \
@@ -506,6 +536,7 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
     return out;                                                                            \
   }                                                                                        \
   Tensor name(Scalar a, const Tensor& b) {                                               \
+    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, a, true), a, b);              \
     EMBER_PROFILE_OP(#name);                                                             \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);               \
     if (autograd::any_requires_grad(b))                                                    \
@@ -513,12 +544,14 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
     return out;                                                                            \
   }                                                                                        \
   Tensor& name##_(Tensor& a, const Tensor& b) {                                          \
+    EMBER_RECORD(name##_, a, b);                                                         \
     EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a, b))                                                 \
       return autograd::apply_inplace(a, #name "_", [&b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                 \
   }                                                                                        \
   Tensor& name##_(Tensor& a, Scalar b) {                                                 \
+    EMBER_RECORD(name##_, a, b);                                                         \
     EMBER_PROFILE_OP(#name "_");                                                         \
     if (autograd::any_requires_grad(a))                                                    \
       return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); }); \
@@ -529,10 +562,12 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 
 #define EMBER_COMPARE(name, Enum)                                                              \
   Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    EMBER_RECORD(name, a, b);                                                            \
     EMBER_PROFILE_OP(#name);                                                             \
     return compare_out(CompareOp::Enum, #name, a, b);                                          \
   }                                                                                            \
   Tensor name(const Tensor& a, Scalar b) {                                               \
+    EMBER_RECORD(name, a, b);                                                            \
     EMBER_PROFILE_OP(#name);                                                             \
     return compare_scalar(CompareOp::Enum, #name, a, b);                                       \
   }
@@ -540,6 +575,7 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
 #undef EMBER_COMPARE
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_RECORD_FUSABLE(add, fuse_binary(BinaryOp::Add, alpha.to_double()), a, b, alpha);
   EMBER_PROFILE_OP("add");
   check_alpha("add", result_type(a, b), alpha);
   Tensor out = binary_out(BinaryOp::Add, 'A', "add", a, b, alpha.to_double());
@@ -548,6 +584,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_RECORD_FUSABLE(sub, fuse_binary(BinaryOp::Sub, alpha.to_double()), a, b, alpha);
   EMBER_PROFILE_OP("sub");
   check_alpha("sub", result_type(a, b), alpha);
   Tensor out = binary_out(BinaryOp::Sub, 'A', "sub", a, b, alpha.to_double());
@@ -556,6 +593,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_RECORD(add_, a, b, alpha);
   EMBER_PROFILE_OP("add_");
   check_alpha("add_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))
@@ -563,6 +601,7 @@ Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
   return binary_inplace(BinaryOp::Add, 'A', "add_", a, b, alpha.to_double());
 }
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_RECORD(sub_, a, b, alpha);
   EMBER_PROFILE_OP("sub_");
   check_alpha("sub_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))
@@ -571,6 +610,7 @@ Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor logical_not(const Tensor& a) {
+  EMBER_RECORD(logical_not, a);
   EMBER_PROFILE_OP("logical_not");
   ops::check_defined(a, "logical_not");
   Tensor out = ops::empty_like_inputs(a.sizes(), DType::Bool, {&a});
@@ -579,6 +619,7 @@ Tensor logical_not(const Tensor& a) {
 }
 
 Tensor bitwise_not(const Tensor& a) {
+  EMBER_RECORD(bitwise_not, a);
   EMBER_PROFILE_OP("bitwise_not");
   ops::check_defined(a, "bitwise_not");
   EMBER_CHECK(!is_floating_point(a.dtype()), TypeError,
@@ -603,6 +644,7 @@ void check_clamp_args(const char* name, DType dt, const std::optional<Scalar>& l
 }  // namespace
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_RECORD(clamp, a, lo, hi);
   EMBER_PROFILE_OP("clamp");
   ops::check_defined(a, "clamp");
   DType dt = clamp_dtype(a, lo, hi);
@@ -623,6 +665,7 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
 }
 
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  EMBER_RECORD(clamp_, a, lo, hi);
   EMBER_PROFILE_OP("clamp_");
   ops::check_defined(a, "clamp_");
   if (autograd::any_requires_grad(a))
@@ -637,6 +680,7 @@ Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(where, cond, a, b);
   EMBER_PROFILE_OP("where");
   ops::check_defined(cond, "where");
   EMBER_CHECK(cond.dtype() == DType::Bool, TypeError,
@@ -671,6 +715,7 @@ void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
 }  // namespace
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
+  EMBER_RECORD(masked_fill, t, mask, value);
   EMBER_PROFILE_OP("masked_fill");
   check_mask("masked_fill", t, mask);
   ops::check_scalar_fits(t.dtype(), value, "masked_fill");
@@ -688,6 +733,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
 }
 
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
+  EMBER_RECORD(masked_fill_, t, mask, value);
   EMBER_PROFILE_OP("masked_fill_");
   check_mask("masked_fill_", t, mask);
   ops::check_scalar_fits(t.dtype(), value, "masked_fill_");

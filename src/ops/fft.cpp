@@ -9,6 +9,7 @@
 #include "ember/fft.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/shape.h"
 #include "kernels/cpu/fft.h"
 
@@ -99,6 +100,7 @@ void check_points(int64_t n, const char* op) {
 }  // namespace
 
 Tensor fft_c2c(const Tensor& x, IntList dims, FftNorm norm, bool forward) {
+  EMBER_RECORD(fft_c2c, x, dims, norm, forward);
   EMBER_PROFILE_OP("fft_c2c");
   const char* op = "fft_c2c";
   const auto d = canonical_dims(dims, complex_dims(x, op), op);
@@ -115,6 +117,7 @@ Tensor fft_c2c(const Tensor& x, IntList dims, FftNorm norm, bool forward) {
 }
 
 Tensor fft_r2c(const Tensor& x, IntList dims, FftNorm norm, bool onesided) {
+  EMBER_RECORD(fft_r2c, x, dims, norm, onesided);
   EMBER_PROFILE_OP("fft_r2c");
   const char* op = "fft_r2c";
   EMBER_CHECK(is_floating(x.dtype()), Error, op, ": expected a float32 or float64 tensor, got ",
@@ -155,6 +158,7 @@ Tensor fft_r2c(const Tensor& x, IntList dims, FftNorm norm, bool onesided) {
 }
 
 Tensor fft_c2r(const Tensor& x, IntList dims, FftNorm norm, int64_t last_dim_size) {
+  EMBER_RECORD(fft_c2r, x, dims, norm, last_dim_size);
   EMBER_PROFILE_OP("fft_c2r");
   const char* op = "fft_c2r";
   const auto d = canonical_dims(dims, complex_dims(x, op), op);

@@ -4,12 +4,14 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/float_bits.h"
 #include "ops/iter.h"
 
 namespace ember {
 
 std::pair<Tensor, Tensor> frexp(const Tensor& a) {
+  EMBER_RECORD(frexp, a);
   EMBER_PROFILE_OP("frexp");
   ops::check_defined(a, "frexp");
   EMBER_CHECK(is_floating(a.dtype()), Error, "torch.frexp() only supports floating-point dtypes, got ",
@@ -44,6 +46,7 @@ Tensor nextafter_out(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor nextafter(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(nextafter, a, b);
   EMBER_PROFILE_OP("nextafter");
   Tensor out = nextafter_out(a, b);
   if (autograd::any_requires_grad(a, b)) {
@@ -60,6 +63,7 @@ Tensor nextafter(const Tensor& a, const Tensor& b) {
 }
 
 Tensor& nextafter_(Tensor& a, const Tensor& b) {
+  EMBER_RECORD(nextafter_, a, b);
   EMBER_PROFILE_OP("nextafter_");
   ops::check_defined(a, "nextafter_");
   ops::check_defined(b, "nextafter_");

@@ -2,6 +2,7 @@
 // kernel call (src/kernels/cpu/grid_sample.cpp), and the backward right below the forward.
 // The backward kernel is fused (a scatter into the input's gradient), so, as torch's, it is
 // not itself differentiable.
+#include "ember/record.h"
 #include <vector>
 
 #include "autograd/function.h"
@@ -85,6 +86,7 @@ GridSampleGeom check_geometry(const Tensor& input, const Tensor& grid, int64_t m
 
 Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding_mode,
                     bool align_corners) {
+  EMBER_RECORD(grid_sampler, input, grid, mode, padding_mode, align_corners);
   const GridSampleGeom g = check_geometry(input, grid, mode, padding_mode, align_corners);
   Dims shape{g.n, g.c};
   for (int d = 0; d < g.ndim; ++d) shape.push_back(g.out[d]);

@@ -5,6 +5,7 @@
 
 #include "autograd/function.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ops/indexing.h"
 #include "ops/iter.h"
 
@@ -92,6 +93,7 @@ Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index
 }  // namespace
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  EMBER_RECORD(index_select, t, dim, index);
   EMBER_PROFILE_OP("index_select");
   ops::check_defined(t, "index_select");
   ops::check_defined(index, "index_select");
@@ -138,6 +140,7 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
 }
 
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
+  EMBER_RECORD(gather, t, dim, index);
   EMBER_PROFILE_OP("gather");
   ops::check_defined(t, "gather");
   ops::check_defined(index, "gather");
@@ -200,36 +203,43 @@ Tensor& scatter_inplace(const char* op, Tensor& t, int64_t dim, const Tensor& in
 }  // namespace
 
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_RECORD(scatter_, t, dim, index, src);
   EMBER_PROFILE_OP("scatter_");
   return scatter_inplace("scatter_", t, dim, index, &src, Scalar(), false);
 }
 
 Tensor& scatter_(Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
+  EMBER_RECORD(scatter_, t, dim, index, value);
   EMBER_PROFILE_OP("scatter_");
   return scatter_inplace("scatter_", t, dim, index, nullptr, value, false);
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_RECORD(scatter, t, dim, index, src);
   EMBER_PROFILE_OP("scatter");
   return scatter_out("scatter", t, dim, index, &src, Scalar(), false);
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
+  EMBER_RECORD(scatter, t, dim, index, value);
   EMBER_PROFILE_OP("scatter");
   return scatter_out("scatter", t, dim, index, nullptr, value, false);
 }
 
 Tensor& scatter_add_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_RECORD(scatter_add_, t, dim, index, src);
   EMBER_PROFILE_OP("scatter_add_");
   return scatter_inplace("scatter_add_", t, dim, index, &src, Scalar(), true);
 }
 
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_RECORD(scatter_add, t, dim, index, src);
   EMBER_PROFILE_OP("scatter_add");
   return scatter_out("scatter_add", t, dim, index, &src, Scalar(), true);
 }
 
 Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_RECORD(take_along_dim, t, indices, dim);
   EMBER_PROFILE_OP("take_along_dim");
   ops::check_defined(t, "take_along_dim");
   ops::check_defined(indices, "take_along_dim");
@@ -252,6 +262,7 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
 }
 
 Tensor nonzero(const Tensor& t) {
+  EMBER_RECORD(nonzero, t);
   EMBER_PROFILE_OP("nonzero");
   ops::check_defined(t, "nonzero");
   Tensor m = contiguous(t.dtype() == DType::Bool ? t : ne(t, Scalar(int64_t(0))));
@@ -262,6 +273,7 @@ Tensor nonzero(const Tensor& t) {
 }
 
 Tensor masked_select(const Tensor& t, const Tensor& mask) {
+  EMBER_RECORD(masked_select, t, mask);
   EMBER_PROFILE_OP("masked_select");
   ops::check_defined(t, "masked_select");
   ops::check_defined(mask, "masked_select");

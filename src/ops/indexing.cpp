@@ -7,6 +7,7 @@
 
 #include "autograd/function.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ops/iter.h"
 
 namespace ember {
@@ -14,6 +15,7 @@ namespace ember {
 namespace ops {
 
 Tensor index_int64(const Tensor& idx, const char* op) {
+  EMBER_RECORD(index_int64, idx, op);
   EMBER_PROFILE_OP("index_int64");
   EMBER_CHECK(idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32, TypeError, op,
               ": expected an int64 or int32 index tensor, got ", dtype_name(idx.dtype()));
@@ -22,6 +24,7 @@ Tensor index_int64(const Tensor& idx, const char* op) {
 
 void check_index_range(const Tensor& idx, int64_t size, int64_t dim, bool wrap_negative,
                        const char* op) {
+  EMBER_RECORD(check_index_range, idx, size, dim, wrap_negative, op);
   EMBER_PROFILE_OP("check_index_range");
   int64_t bad = 0;
   bool found = kernels::find_bad_index(idx.data<int64_t>(), idx.sizes(), idx.strides(), size,
@@ -247,6 +250,7 @@ void check_empty_dims(const Tensor& view, const Plan& p) {
 }  // namespace
 
 Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices) {
+  EMBER_RECORD(index, t, indices);
   EMBER_PROFILE_OP("index");
   ops::check_defined(t, "index");
   Sliced s = apply_slicing(t, indices);
@@ -420,17 +424,20 @@ Tensor& put_checked(Tensor& t, const std::vector<TensorIndex>& indices, const Te
 }  // namespace
 
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  EMBER_RECORD(index_put_, t, indices, value);
   EMBER_PROFILE_OP("index_put_");
   return put_checked(t, indices, &value, Scalar(), false);
 }
 
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, Scalar value) {
+  EMBER_RECORD(index_put_, t, indices, value);
   EMBER_PROFILE_OP("index_put_");
   return put_checked(t, indices, nullptr, value, false);
 }
 
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value,
                    bool accumulate) {
+  EMBER_RECORD(index_put_, t, indices, value, accumulate);
   EMBER_PROFILE_OP("index_put_");
   return put_checked(t, indices, &value, Scalar(), accumulate);
 }

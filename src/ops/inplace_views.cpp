@@ -7,6 +7,7 @@
 // base when x was not a view). The data are untouched; the version counter bumps, as in
 // PyTorch. A leaf that requires grad refuses, as for every in-place op.
 #include "autograd/function.h"
+#include "ember/record.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
 
@@ -33,6 +34,7 @@ Tensor& become(Tensor& self, const Tensor& view) {
 }  // namespace
 
 Tensor& t_(Tensor& x) {
+  EMBER_RECORD(t_, x);
   ops::check_defined(x, "t_");
   EMBER_CHECK(x.dim() <= 2, Error, "t_: expects a tensor with <= 2 dimensions, but self is ",
               x.dim(), "D (shape ", x.sizes(), ")");
@@ -41,36 +43,42 @@ Tensor& t_(Tensor& x) {
 }
 
 Tensor& transpose_(Tensor& x, int64_t dim0, int64_t dim1) {
+  EMBER_RECORD(transpose_, x, dim0, dim1);
   ops::check_defined(x, "transpose_");
   autograd::check_inplace(x, "transpose_");
   return become(x, transpose(x, dim0, dim1));
 }
 
 Tensor& squeeze_(Tensor& x) {
+  EMBER_RECORD(squeeze_, x);
   ops::check_defined(x, "squeeze_");
   autograd::check_inplace(x, "squeeze_");
   return become(x, squeeze(x));
 }
 
 Tensor& squeeze_(Tensor& x, IntList dims) {
+  EMBER_RECORD(squeeze_, x, dims);
   ops::check_defined(x, "squeeze_");
   autograd::check_inplace(x, "squeeze_");
   return become(x, squeeze(x, dims));
 }
 
 Tensor& unsqueeze_(Tensor& x, int64_t dim) {
+  EMBER_RECORD(unsqueeze_, x, dim);
   ops::check_defined(x, "unsqueeze_");
   autograd::check_inplace(x, "unsqueeze_");
   return become(x, unsqueeze(x, dim));
 }
 
 Tensor& as_strided_(Tensor& x, IntList sizes, IntList strides, std::optional<int64_t> storage_offset) {
+  EMBER_RECORD(as_strided_, x, sizes, strides, storage_offset);
   ops::check_defined(x, "as_strided_");
   autograd::check_inplace(x, "as_strided_");
   return become(x, as_strided(x, sizes, strides, storage_offset));
 }
 
 Tensor& resize_(Tensor& x, IntList sizes) {
+  EMBER_RECORD(resize_, x, sizes);
   ops::check_defined(x, "resize_");
   EMBER_CHECK(!x.impl()->requires_grad_, Error, "resize_: cannot resize variables that require grad");
   int64_t n = 1;
@@ -90,6 +98,7 @@ Tensor& resize_(Tensor& x, IntList sizes) {
 }
 
 Tensor& set_(Tensor& x, const Tensor& src) {
+  EMBER_RECORD(set_, x, src);
   ops::check_defined(x, "set_");
   ops::check_defined(src, "set_");
   autograd::check_inplace(x, "set_");
@@ -101,6 +110,7 @@ Tensor& set_(Tensor& x, const Tensor& src) {
 }
 
 Tensor& set_(Tensor& x, const Tensor& storage, int64_t storage_offset, IntList sizes, IntList strides) {
+  EMBER_RECORD(set_, x, storage, storage_offset, sizes, strides);
   ops::check_defined(x, "set_");
   ops::check_defined(storage, "set_");
   autograd::check_inplace(x, "set_");
@@ -127,6 +137,7 @@ Tensor& set_(Tensor& x, const Tensor& storage, int64_t storage_offset, IntList s
 }
 
 Tensor& set_(Tensor& x) {
+  EMBER_RECORD(set_, x);
   ops::check_defined(x, "set_");
   autograd::check_inplace(x, "set_");
   x.set_data(empty({0}, x.dtype()));
@@ -135,6 +146,7 @@ Tensor& set_(Tensor& x) {
 }
 
 Tensor storage_view(const Tensor& t, DType dtype) {
+  EMBER_RECORD(storage_view, t, dtype);
   ops::check_defined(t, "storage_view");
   int64_t n = int64_t(t.storage()->nbytes() / itemsize(dtype));
   return Tensor(make_intrusive<TensorImpl>(t.storage(), Dims{n}, Dims{1}, 0, dtype));

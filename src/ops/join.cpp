@@ -2,11 +2,13 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ops/iter.h"
 
 namespace ember {
 
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
+  EMBER_RECORD(cat, ts, dim);
   EMBER_PROFILE_OP("cat");
   EMBER_CHECK(!ts.empty(), ValueError, "cat: expected a non-empty list of tensors");
   // PyTorch skips 1-d empty tensors (legacy behaviour kept for compatibility).
@@ -73,6 +75,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
+  EMBER_RECORD(stack, ts, dim);
   EMBER_PROFILE_OP("stack");
   EMBER_CHECK(!ts.empty(), ValueError, "stack: expected a non-empty list of tensors");
   int64_t d = wrap_dim(dim, ts[0].dim() + 1, "stack");

@@ -13,6 +13,7 @@
 #include "ember/autocast.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/random.h"
 #include "kernels/cpu/nn.h"
 #include "ops/half_ops.h"
@@ -120,6 +121,7 @@ Grads linear_backward(const Tensor& g, const Tensor& x, const Tensor& w, const D
 // strides allow), w.T reaches BLAS as a transposed operand (no copy), and the bias rides in
 // addmm's beta * C (Note [addmm in one gemm]). One autograd node covers the whole op.
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  EMBER_RECORD(linear, x, w, b);
   EMBER_PROFILE_OP("linear");
   if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
     autocast::Suspend off;
@@ -186,6 +188,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x, bool tanh_approx) {
 }  // namespace
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  EMBER_RECORD(gelu, x, tanh_approximation);
   EMBER_PROFILE_OP("gelu");
   ops::check_defined(x, "gelu");
   check_floating("gelu", x);
@@ -202,6 +205,7 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
 // ---- leaky_relu -------------------------------------------------------------------------
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  EMBER_RECORD(leaky_relu, x, negative_slope);
   EMBER_PROFILE_OP("leaky_relu");
   ops::check_defined(x, "leaky_relu");
   check_floating("leaky_relu", x);
@@ -229,6 +233,7 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
 // The mask (0 or 1 / (1 - p), in x's dtype) is seeded from the default generator, so
 // ember.manual_seed makes it reproducible. The backward is g * mask.
 Tensor dropout(const Tensor& x, double p, bool training) {
+  EMBER_RECORD(dropout, x, p, training);
   EMBER_PROFILE_OP("dropout");
   ops::check_defined(x, "dropout");
   EMBER_CHECK(p >= 0.0 && p <= 1.0, ValueError,
@@ -283,6 +288,7 @@ Tensor embedding_backward(const Tensor& g, const Tensor& idx, int64_t num, int64
 }  // namespace
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  EMBER_RECORD(embedding, indices, weight, padding_idx);
   EMBER_PROFILE_OP("embedding");
   const char* op = "embedding";
   ops::check_defined(indices, op);

@@ -9,6 +9,7 @@
 #include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/iter.h"
@@ -300,6 +301,7 @@ Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(matmul, a, b);
   EMBER_PROFILE_OP("matmul");
   if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
     autocast::Suspend off;
@@ -317,6 +319,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(mm, a, b);
   EMBER_PROFILE_OP("mm");
   if (autocast::is_enabled()) {
     autocast::Suspend off;
@@ -328,6 +331,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(bmm, a, b);
   EMBER_PROFILE_OP("bmm");
   if (autocast::is_enabled()) {
     autocast::Suspend off;
@@ -341,6 +345,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  EMBER_RECORD(mv, a, v);
   EMBER_PROFILE_OP("mv");
   check_operands("mv", a, v);
   check_dim("mv", a, v, 2, 1);
@@ -348,6 +353,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(dot, a, b);
   EMBER_PROFILE_OP("dot");
   check_operands("dot", a, b);
   check_dim("dot", a, b, 1, 1);
@@ -356,6 +362,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 
 // As in PyTorch, outer is a broadcast multiply: it promotes dtypes and accepts bool.
 Tensor outer(const Tensor& a, const Tensor& b) {
+  EMBER_RECORD(outer, a, b);
   EMBER_PROFILE_OP("outer");
   ops::check_defined(a, "outer");
   ops::check_defined(b, "outer");
@@ -367,6 +374,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // scales it in the same pass that adds alpha * a @ b, so a Linear layer's bias costs no
 // extra sweep over the output. beta == 0 never reads self (NaN there is ignored).
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  EMBER_RECORD(addmm, self, a, b, beta, alpha);
   EMBER_PROFILE_OP("addmm");
   if (autocast::is_enabled()) {
     autocast::Suspend off;

@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "ember/linalg.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/lapack.h"
 #include "ops/linalg_lapack.h"
 
@@ -31,6 +32,7 @@ Tensor cholesky_backward(const Tensor& L, const Tensor& G) {
 }  // namespace
 
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  EMBER_RECORD(linalg_cholesky_ex, A, upper, check_errors);
   EMBER_PROFILE_OP("linalg_cholesky_ex");
   const char* op = "linalg.cholesky";
   ops::check_lapack_dtype(op, A);
@@ -54,6 +56,7 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool c
 }
 
 Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  EMBER_RECORD(linalg_cholesky, A, upper);
   return linalg_cholesky_ex(A, upper, true).first;
 }
 

@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "ember/linalg.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/lapack.h"
 #include "ops/linalg_lapack.h"
 
@@ -171,6 +172,7 @@ Tensor qr_backward(Tensor gQ, Tensor gR, const Tensor& Q, const Tensor& R, const
 }  // namespace
 
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool lower) {
+  EMBER_RECORD(linalg_eigh, A, lower);
   EMBER_PROFILE_OP("linalg_eigh");
   auto [L, V] = eigh_impl("linalg.eigh", A, lower, true);
   if (autograd::any_requires_grad(A)) {
@@ -185,6 +187,7 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool lower) {
 }
 
 Tensor linalg_eigvalsh(const Tensor& A, bool lower) {
+  EMBER_RECORD(linalg_eigvalsh, A, lower);
   EMBER_PROFILE_OP("linalg_eigvalsh");
   if (!autograd::any_requires_grad(A)) return eigh_impl("linalg.eigh", A, lower, false).first;
   auto [L, V] = eigh_impl("linalg.eigh", A, lower, true);
@@ -196,6 +199,7 @@ Tensor linalg_eigvalsh(const Tensor& A, bool lower) {
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices) {
+  EMBER_RECORD(linalg_svd, A, full_matrices);
   EMBER_PROFILE_OP("linalg_svd");
   Svd r = svd_impl("linalg.svd", A, true, full_matrices);
   if (autograd::any_requires_grad(A)) {
@@ -221,6 +225,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
 }
 
 Tensor linalg_svdvals(const Tensor& A) {
+  EMBER_RECORD(linalg_svdvals, A);
   EMBER_PROFILE_OP("linalg_svdvals");
   if (!autograd::any_requires_grad(A)) return svd_impl("linalg.svd", A, false, false).S;
   Svd r = svd_impl("linalg.svd", A, true, false);
@@ -232,6 +237,7 @@ Tensor linalg_svdvals(const Tensor& A) {
 }
 
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
+  EMBER_RECORD(linalg_qr, A, mode);
   EMBER_PROFILE_OP("linalg_qr");
   const char* op = "linalg.qr";
   check_matrix(op, A);
@@ -291,6 +297,7 @@ Grads no_derivative(const char* what) {
 }  // namespace
 
 std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
+  EMBER_RECORD(geqrf, A);
   EMBER_PROFILE_OP("geqrf");
   ops::check_lapack_kernel_dtype("geqrf_cpu", A);
   check_matrix("geqrf", A);
@@ -307,6 +314,7 @@ std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
 }
 
 Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  EMBER_RECORD(linalg_householder_product, A, tau);
   EMBER_PROFILE_OP("linalg_householder_product");
   const char* op = "torch.linalg.householder_product";
   check_matrix(op, A);

@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "ember/linalg.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/lapack.h"
 #include "ops/linalg_lapack.h"
 
@@ -43,6 +44,7 @@ Tensor lu_factor_backward(const Tensor& G, const Tensor& LU, const Tensor& pivot
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot,
                                                        bool check_errors) {
+  EMBER_RECORD(linalg_lu_factor_ex, A, pivot, check_errors);
   EMBER_PROFILE_OP("linalg_lu_factor_ex");
   const char* op = "linalg.lu_factor";
   ops::check_lapack_kernel_dtype("lu_cpu", A);
@@ -78,6 +80,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
 
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data, bool unpack_pivots) {
+  EMBER_RECORD(lu_unpack, LU, pivots, unpack_data, unpack_pivots);
   EMBER_PROFILE_OP("lu_unpack");
   const char* op = "lu_unpack";
   ops::check_lapack_dtype(op, LU);
@@ -123,6 +126,7 @@ std::string singular_d(int32_t info) {
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool check_errors) {
+  EMBER_RECORD(linalg_ldl_factor_ex, A, check_errors);
   EMBER_PROFILE_OP("linalg_ldl_factor_ex");
   const char* op = "torch.linalg.ldl_factor_ex";
   ops::check_lapack_dtype(op, A);
@@ -144,6 +148,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool ch
 }
 
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B) {
+  EMBER_RECORD(linalg_ldl_solve, LD, pivots, B);
   EMBER_PROFILE_OP("linalg_ldl_solve");
   const char* op = "torch.linalg.ldl_solve";
   ops::check_lapack_dtype(op, LD);

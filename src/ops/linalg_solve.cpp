@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "ember/linalg.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/lapack.h"
 #include "ops/iter.h"
 #include "ops/linalg_lapack.h"
@@ -148,6 +149,7 @@ Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
 // reuses the forward's LU (getrs with the transpose) instead of factoring A^T again.
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B) {
+  EMBER_RECORD(linalg_solve, A, B);
   EMBER_PROFILE_OP("linalg_solve");
   const char* op = "linalg.solve";
   check_pair(op, A, B);
@@ -183,6 +185,7 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B) {
 // dA = -A^-T G A^-T, from the saved inverse.
 
 std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  EMBER_RECORD(linalg_inv_ex, A, check_errors);
   EMBER_PROFILE_OP("linalg_inv_ex");
   const char* op = "linalg.inv";
   ops::check_lapack_dtype(op, A);
@@ -213,6 +216,7 @@ Tensor linalg_inv(const Tensor& A) { return linalg_inv_ex(A, true).first; }
 // out nan (torch goes through an SVD there; ember does not yet).
 
 Tensor linalg_det(const Tensor& A) {
+  EMBER_RECORD(linalg_det, A);
   EMBER_PROFILE_OP("linalg_det");
   const char* op = "linalg.det";
   ops::check_lapack_dtype(op, A);
@@ -237,6 +241,7 @@ Tensor linalg_det(const Tensor& A) {
 }
 
 std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  EMBER_RECORD(linalg_slogdet, A);
   EMBER_PROFILE_OP("linalg_slogdet");
   const char* op = "linalg.slogdet";
   ops::check_lapack_dtype(op, A);
@@ -280,6 +285,7 @@ Tensor solve_triangular_left(const Tensor& A, const Tensor& B, bool upper, bool 
 
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
                                bool unitriangular) {
+  EMBER_RECORD(linalg_solve_triangular, A, B, upper, left, unitriangular);
   EMBER_PROFILE_OP("linalg_solve_triangular");
   const char* op = "linalg.solve_triangular";
   check_pair(op, A, B);

@@ -17,6 +17,7 @@
 #include "ember/autocast.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/loss.h"
 #include "ops/iter.h"
 
@@ -463,6 +464,7 @@ Tensor diff_loss(PointLoss kind, const Tensor& input, const Tensor& target, Redu
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      Reduction reduction, int64_t ignore_index, double label_smoothing) {
+  EMBER_RECORD(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
   EMBER_PROFILE_OP("cross_entropy");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -483,6 +485,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                 int64_t ignore_index) {
+  EMBER_RECORD(nll_loss, input, target, weight, reduction, ignore_index);
   EMBER_PROFILE_OP("nll_loss");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -496,6 +499,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_RECORD(mse_loss, input, target, reduction);
   EMBER_PROFILE_OP("mse_loss");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -505,6 +509,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_RECORD(l1_loss, input, target, reduction);
   EMBER_PROFILE_OP("l1_loss");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -515,6 +520,7 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
+  EMBER_RECORD(binary_cross_entropy, input, target, weight, reduction);
   EMBER_PROFILE_OP("binary_cross_entropy");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -535,6 +541,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, Reduction reduction) {
+  EMBER_RECORD(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   EMBER_PROFILE_OP("binary_cross_entropy_with_logits");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;

@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/nn.h"
 #include "ops/half_ops.h"
 #include "ops/iter.h"
@@ -163,6 +164,7 @@ Grads batch_norm_backward(const Tensor& g, const BatchNormSaved& s, const Node& 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
+  EMBER_RECORD(batch_norm, x, running_mean, running_var, weight, bias, training, momentum, eps);
   EMBER_PROFILE_OP("batch_norm");
   check_batch_norm(x, running_mean, running_var, weight, bias, training);
   const kernels::ChannelGeom geo = channel_geom(x);
@@ -283,6 +285,7 @@ Grads layer_norm_backward(const Tensor& g, const LayerNormSaved& s, const Node& 
 
 Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  EMBER_RECORD(layer_norm, x, normalized_shape, weight, bias, eps);
   EMBER_PROFILE_OP("layer_norm");
   check_layer_norm(x, normalized_shape, weight, bias);
   const int64_t k = int64_t(normalized_shape.size()), d = numel_of(normalized_shape);

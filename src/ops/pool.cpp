@@ -10,6 +10,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/pool.h"
 #include "ops/iter.h"
 #include "ops/spatial.h"
@@ -192,6 +193,7 @@ Tensor adaptive_avg_pool_impl(int nd, const char* op, const Tensor& input, IntLi
 
 Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {
+  EMBER_RECORD(max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool2d");
   return max_pool_impl(2, "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
                        false).first;
@@ -200,6 +202,7 @@ Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
                                                   IntList stride, IntList padding,
                                                   IntList dilation, bool ceil_mode) {
+  EMBER_RECORD(max_pool2d_with_indices, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool2d_with_indices");
   return max_pool_impl(2, "max_pool2d_with_indices", input, kernel_size, stride, padding,
                        dilation, ceil_mode, true);
@@ -207,6 +210,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList k
 
 Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {
+  EMBER_RECORD(max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool3d");
   return max_pool_impl(3, "max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
                        false).first;
@@ -215,6 +219,7 @@ Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntList kernel_size,
                                                   IntList stride, IntList padding,
                                                   IntList dilation, bool ceil_mode) {
+  EMBER_RECORD(max_pool3d_with_indices, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool3d_with_indices");
   return max_pool_impl(3, "max_pool3d_with_indices", input, kernel_size, stride, padding,
                        dilation, ceil_mode, true);
@@ -222,6 +227,7 @@ std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntList k
 
 Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_RECORD(avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   EMBER_PROFILE_OP("avg_pool2d");
   return avg_pool_impl(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override);
@@ -229,17 +235,20 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 
 Tensor avg_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_RECORD(avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   EMBER_PROFILE_OP("avg_pool3d");
   return avg_pool_impl(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
+  EMBER_RECORD(adaptive_avg_pool2d, input, output_size);
   EMBER_PROFILE_OP("adaptive_avg_pool2d");
   return adaptive_avg_pool_impl(2, "adaptive_avg_pool2d", input, output_size);
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& input, IntList output_size) {
+  EMBER_RECORD(adaptive_avg_pool3d, input, output_size);
   EMBER_PROFILE_OP("adaptive_avg_pool3d");
   return adaptive_avg_pool_impl(3, "adaptive_avg_pool3d", input, output_size);
 }

@@ -9,6 +9,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/sampling.h"
 #include "ops/iter.h"
 #include "ops/random_fill.h"
@@ -60,6 +61,7 @@ Tensor& ops::write_random(Tensor& t, const Tensor& values, const char* op) {
 
 // ---- bernoulli ------------------------------------------------------------------------
 Tensor bernoulli(const Tensor& p, Generator* gen) {
+  EMBER_RECORD(bernoulli, p, gen);
   EMBER_PROFILE_OP("bernoulli");
   check_floating(p, "bernoulli", "probabilities");
   Tensor P = f64(p);
@@ -70,6 +72,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
 }
 
 Tensor bernoulli(const Tensor& self, double p, Generator* gen) {
+  EMBER_RECORD(bernoulli, self, p, gen);
   EMBER_PROFILE_OP("bernoulli");
   ops::check_defined(self, "bernoulli");
   Tensor out = Tensor::empty(self.sizes(), self.dtype());
@@ -77,6 +80,7 @@ Tensor bernoulli(const Tensor& self, double p, Generator* gen) {
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
+  EMBER_RECORD(bernoulli_, t, p, gen);
   EMBER_PROFILE_OP("bernoulli_");
   ops::check_defined(t, "bernoulli_");
   EMBER_CHECK(p >= 0 && p <= 1, Error, "bernoulli_ expects p to be in [0, 1], but got p=", p);
@@ -86,6 +90,7 @@ Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
 }
 
 Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
+  EMBER_RECORD(bernoulli_, t, p, gen);
   EMBER_PROFILE_OP("bernoulli_");
   ops::check_defined(t, "bernoulli_");
   check_floating(p, "bernoulli_", "probabilities");
@@ -101,6 +106,7 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
 
 // ---- multinomial ----------------------------------------------------------------------
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  EMBER_RECORD(multinomial, probs, num_samples, replacement, gen);
   EMBER_PROFILE_OP("multinomial");
   ops::check_defined(probs, "multinomial");
   EMBER_CHECK(is_floating(probs.dtype()), Error, "multinomial only supports floating-point "
@@ -145,6 +151,7 @@ void check_std(double std) {
 }  // namespace
 
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  EMBER_RECORD(normal, mean, std, gen);
   EMBER_PROFILE_OP("normal");
   check_floating(mean, "normal", "mean");
   check_floating(std, "normal", "std");
@@ -154,6 +161,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 }
 
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  EMBER_RECORD(normal, mean, std, gen);
   EMBER_PROFILE_OP("normal");
   check_floating(mean, "normal", "mean");
   check_std(std);
@@ -161,6 +169,7 @@ Tensor normal(const Tensor& mean, double std, Generator* gen) {
 }
 
 Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  EMBER_RECORD(normal, mean, std, gen);
   EMBER_PROFILE_OP("normal");
   check_floating(std, "normal", "std");
   check_std(std);
@@ -168,6 +177,7 @@ Tensor normal(double mean, const Tensor& std, Generator* gen) {
 }
 
 Tensor normal(double mean, double std, IntList size, DType dtype, Generator* gen) {
+  EMBER_RECORD(normal, mean, std, size, dtype, gen);
   EMBER_PROFILE_OP("normal");
   check_std(std);
   EMBER_CHECK(is_floating(dtype), NotImplementedError, "normal: not implemented for ",
@@ -178,6 +188,7 @@ Tensor normal(double mean, double std, IntList size, DType dtype, Generator* gen
 
 // ---- poisson, binomial ----------------------------------------------------------------
 Tensor poisson(const Tensor& rates, Generator* gen) {
+  EMBER_RECORD(poisson, rates, gen);
   EMBER_PROFILE_OP("poisson");
   check_floating(rates, "poisson", "rates");
   Tensor R = f64(rates);
@@ -190,6 +201,7 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
 }
 
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
+  EMBER_RECORD(binomial, count, prob, gen);
   EMBER_PROFILE_OP("binomial");
   ops::check_defined(count, "binomial");
   ops::check_defined(prob, "binomial");
@@ -206,6 +218,7 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
 
 // ---- gamma and Dirichlet --------------------------------------------------------------
 Tensor _standard_gamma_grad(const Tensor& alpha, const Tensor& output) {
+  EMBER_RECORD(_standard_gamma_grad, alpha, output);
   EMBER_PROFILE_OP("_standard_gamma_grad");
   check_floating(alpha, "_standard_gamma_grad", "alpha");
   check_floating(output, "_standard_gamma_grad", "samples");
@@ -218,6 +231,7 @@ Tensor _standard_gamma_grad(const Tensor& alpha, const Tensor& output) {
 
 // Gamma(alpha, 1) samples; reparameterized: d sample / d alpha = _standard_gamma_grad.
 Tensor _standard_gamma(const Tensor& alpha, Generator* gen) {
+  EMBER_RECORD(_standard_gamma, alpha, gen);
   EMBER_PROFILE_OP("_standard_gamma");
   check_floating(alpha, "_standard_gamma", "concentrations");
   Tensor A = f64(alpha);
@@ -235,6 +249,7 @@ Tensor _standard_gamma(const Tensor& alpha, Generator* gen) {
 
 // Gamma samples normalized along the last dim (torch records no gradient for it).
 Tensor _sample_dirichlet(const Tensor& alpha, Generator* gen) {
+  EMBER_RECORD(_sample_dirichlet, alpha, gen);
   EMBER_PROFILE_OP("_sample_dirichlet");
   check_floating(alpha, "_sample_dirichlet", "concentrations");
   NoGradGuard no_grad;
@@ -259,6 +274,7 @@ void check_continuous(const Tensor& t, const char* what, const char* op) {
 }  // namespace
 
 Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
+  EMBER_RECORD(exponential_, t, lambd, gen);
   EMBER_PROFILE_OP("exponential_");
   check_continuous(t, "Exponential", "exponential_");
   EMBER_CHECK(lambd > 0, Error, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
@@ -266,6 +282,7 @@ Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
 }
 
 Tensor& geometric_(Tensor& t, double p, Generator* gen) {
+  EMBER_RECORD(geometric_, t, p, gen);
   EMBER_PROFILE_OP("geometric_");
   ops::check_defined(t, "geometric_");
   EMBER_CHECK(p > 0 && p < 1, Error, "geometric_ expects p to be in (0, 1), but got p=", p);
@@ -273,6 +290,7 @@ Tensor& geometric_(Tensor& t, double p, Generator* gen) {
 }
 
 Tensor& cauchy_(Tensor& t, double median, double sigma, Generator* gen) {
+  EMBER_RECORD(cauchy_, t, median, sigma, gen);
   EMBER_PROFILE_OP("cauchy_");
   check_continuous(t, "Cauchy", "cauchy_");
   EMBER_CHECK(sigma > 0, Error, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
@@ -280,6 +298,7 @@ Tensor& cauchy_(Tensor& t, double median, double sigma, Generator* gen) {
 }
 
 Tensor& log_normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_RECORD(log_normal_, t, mean, std, gen);
   EMBER_PROFILE_OP("log_normal_");
   check_continuous(t, "LogNormal", "log_normal_");
   EMBER_CHECK(std > 0, Error, "log_normal_ expects std > 0.0, but found std=", std);
@@ -289,6 +308,7 @@ Tensor& log_normal_(Tensor& t, double mean, double std, Generator* gen) {
 // Integers in [from, to); without `to`, up to the largest integer the dtype holds exactly
 // (2^24 for float32, 2^53 for float64, as torch), inclusive.
 Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* gen) {
+  EMBER_RECORD(random_, t, from, to, gen);
   EMBER_PROFILE_OP("random_");
   ops::check_defined(t, "random_");
   int64_t hi = 0;  // exclusive

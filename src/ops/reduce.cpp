@@ -9,6 +9,7 @@
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/half.h"
+#include "ember/record.h"
 #include "kernels/cpu/reduce.h"
 #include "ops/half_ops.h"
 #include "ops/iter.h"
@@ -277,7 +278,20 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
 
 }  // namespace
 
+namespace {
+// A reduction over all elements may end a fused chain (src/capture/fusion.cpp).
+capture::Fusable fuse_reduce(bool over_all, ReduceOp op) {
+  capture::Fusable f;
+  if (!over_all) return f;
+  f.kind = capture::Fusable::Kind::Reduce;
+  f.op = int(op);
+  return f;
+}
+}  // namespace
+
 Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dtype) {
+  EMBER_RECORD_FUSABLE(sum, fuse_reduce(dims.empty() && !keepdim && !dtype, ReduceOp::Sum), t,
+                       dims, keepdim, dtype);
   EMBER_PROFILE_OP("sum");
   uint64_t mask = checked_mask(t, dims, "sum");
   if (is_complex(t.dtype()) || (dtype && is_complex(*dtype)))
@@ -297,6 +311,8 @@ Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dty
 }
 
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD_FUSABLE(mean, fuse_reduce(dims.empty() && !keepdim, ReduceOp::Mean), t, dims,
+                       keepdim);
   EMBER_PROFILE_OP("mean");
   uint64_t mask = checked_mask(t, dims, "mean");
   if (is_complex(t.dtype())) return complex_reduce(t, mask, keepdim, true, std::nullopt);
@@ -310,6 +326,7 @@ Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_RECORD(prod, t, dim, keepdim);
   EMBER_PROFILE_OP("prod");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
@@ -331,24 +348,28 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor amax(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD(amax, t, dims, keepdim);
   EMBER_PROFILE_OP("amax");
   Tensor out = extreme(ReduceOp::Max, t, dims, keepdim, "amax");
   record_extreme("AmaxBackward0", t, out, dim_mask(dims, t.dim(), "amax"), keepdim);
   return out;
 }
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD(amin, t, dims, keepdim);
   EMBER_PROFILE_OP("amin");
   Tensor out = extreme(ReduceOp::Min, t, dims, keepdim, "amin");
   record_extreme("AminBackward0", t, out, dim_mask(dims, t.dim(), "amin"), keepdim);
   return out;
 }
 Tensor max(const Tensor& t) {
+  EMBER_RECORD(max, t);
   EMBER_PROFILE_OP("max");
   Tensor out = extreme(ReduceOp::Max, t, {}, false, "max");
   record_extreme("MaxBackward1", t, out, dim_mask({}, t.dim(), "max"), false);
   return out;
 }
 Tensor min(const Tensor& t) {
+  EMBER_RECORD(min, t);
   EMBER_PROFILE_OP("min");
   Tensor out = extreme(ReduceOp::Min, t, {}, false, "min");
   record_extreme("MinBackward1", t, out, dim_mask({}, t.dim(), "min"), false);
@@ -372,6 +393,7 @@ void record_indexed(const char* name, const Tensor& t, const Tensor& values, con
 }  // namespace
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
+  EMBER_RECORD(max, t, dim, keepdim);
   EMBER_PROFILE_OP("max");
   ops::check_defined(t, "max");
   auto r = arg_along(true, true, t, dim, keepdim, "max");
@@ -379,6 +401,7 @@ std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
   return r;
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
+  EMBER_RECORD(min, t, dim, keepdim);
   EMBER_PROFILE_OP("min");
   ops::check_defined(t, "min");
   auto r = arg_along(false, true, t, dim, keepdim, "min");
@@ -387,10 +410,12 @@ std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_RECORD(argmax, t, dim, keepdim);
   EMBER_PROFILE_OP("argmax");
   return arg_reduce_op(true, t, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_RECORD(argmin, t, dim, keepdim);
   EMBER_PROFILE_OP("argmin");
   return arg_reduce_op(false, t, dim, keepdim, "argmin");
 }
@@ -413,12 +438,14 @@ void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dim
 }  // namespace
 
 Tensor var(const Tensor& t, IntList dims, double correction, bool keepdim) {
+  EMBER_RECORD(var, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("var");
   Tensor out = var_std(ReduceOp::Var, t, dims, correction, keepdim, "var");
   record_var_std(false, t, out, dims, correction, keepdim);
   return out;
 }
 Tensor std(const Tensor& t, IntList dims, double correction, bool keepdim) {
+  EMBER_RECORD(std, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("std");
   Tensor out = var_std(ReduceOp::Std, t, dims, correction, keepdim, "std");
   record_var_std(true, t, out, dims, correction, keepdim);
@@ -426,6 +453,7 @@ Tensor std(const Tensor& t, IntList dims, double correction, bool keepdim) {
 }
 
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
+  EMBER_RECORD(norm, t, p, dims, keepdim);
   EMBER_PROFILE_OP("norm");
   uint64_t mask = checked_mask(t, dims, "norm");
   check_floating(t, "norm");
@@ -440,6 +468,7 @@ Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD(logsumexp, t, dims, keepdim);
   EMBER_PROFILE_OP("logsumexp");
   uint64_t mask = checked_mask(t, dims, "logsumexp");
   // Integer and bool inputs compute in float32, as in PyTorch.
@@ -451,21 +480,25 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
 }
 
 Tensor all(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD(all, t, dims, keepdim);
   EMBER_PROFILE_OP("all");
   return logical(ReduceOp::All, t, dims, keepdim, "all");
 }
 Tensor any(const Tensor& t, IntList dims, bool keepdim) {
+  EMBER_RECORD(any, t, dims, keepdim);
   EMBER_PROFILE_OP("any");
   return logical(ReduceOp::Any, t, dims, keepdim, "any");
 }
 
 Tensor softmax(const Tensor& t, int64_t dim) {
+  EMBER_RECORD(softmax, t, dim);
   EMBER_PROFILE_OP("softmax");
   Tensor out = softmax_impl(t, dim, false, "softmax");
   record_softmax(t, out, wrap_dim(dim, t.dim(), "softmax"), false);
   return out;
 }
 Tensor log_softmax(const Tensor& t, int64_t dim) {
+  EMBER_RECORD(log_softmax, t, dim);
   EMBER_PROFILE_OP("log_softmax");
   Tensor out = softmax_impl(t, dim, true, "log_softmax");
   record_softmax(t, out, wrap_dim(dim, t.dim(), "log_softmax"), true);

@@ -2,6 +2,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/scan.h"
 #include "ops/half_ops.h"
@@ -68,6 +69,7 @@ Tensor cumprod_backward(const Tensor& g, const Tensor& x, int64_t d) {
 }  // namespace
 
 Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  EMBER_RECORD(cumsum, t, dim, dtype);
   EMBER_PROFILE_OP("cumsum");
   ops::check_defined(t, "cumsum");
   if (t.dim() == 0) {
@@ -87,6 +89,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  EMBER_RECORD(cumprod, t, dim, dtype);
   EMBER_PROFILE_OP("cumprod");
   ops::check_defined(t, "cumprod");
   if (t.dim() == 0) {
@@ -106,6 +109,7 @@ Tensor cumprod(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
 
 // The scan out of place (it is computed in int64 for integers), then copied into t.
 Tensor& cumsum_(Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  EMBER_RECORD(cumsum_, t, dim, dtype);
   EMBER_PROFILE_OP("cumsum_");
   ops::check_defined(t, "cumsum_");
   if (autograd::any_requires_grad(t))
@@ -115,6 +119,7 @@ Tensor& cumsum_(Tensor& t, int64_t dim, std::optional<DType> dtype) {
 }
 
 Tensor& cumprod_(Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  EMBER_RECORD(cumprod_, t, dim, dtype);
   EMBER_PROFILE_OP("cumprod_");
   ops::check_defined(t, "cumprod_");
   if (autograd::any_requires_grad(t))
@@ -140,24 +145,29 @@ Tensor outside_triangle(const Tensor& t, int64_t diagonal, bool lower, const cha
 
 // masked_fill records the backward: the gradient is the same triangle of g.
 Tensor tril(const Tensor& t, int64_t diagonal) {
+  EMBER_RECORD(tril, t, diagonal);
   EMBER_PROFILE_OP("tril");
   return masked_fill(t, outside_triangle(t, diagonal, true, "tril"), Scalar(int64_t(0)));
 }
 Tensor triu(const Tensor& t, int64_t diagonal) {
+  EMBER_RECORD(triu, t, diagonal);
   EMBER_PROFILE_OP("triu");
   return masked_fill(t, outside_triangle(t, diagonal, false, "triu"), Scalar(int64_t(0)));
 }
 Tensor& tril_(Tensor& t, int64_t diagonal) {
+  EMBER_RECORD(tril_, t, diagonal);
   EMBER_PROFILE_OP("tril_");
   return masked_fill_(t, outside_triangle(t, diagonal, true, "tril_"), Scalar(int64_t(0)));
 }
 Tensor& triu_(Tensor& t, int64_t diagonal) {
+  EMBER_RECORD(triu_, t, diagonal);
   EMBER_PROFILE_OP("triu_");
   return masked_fill_(t, outside_triangle(t, diagonal, false, "triu_"), Scalar(int64_t(0)));
 }
 
 // ---- flip / roll ----------------------------------------------------------------------
 Tensor flip(const Tensor& t, IntList dims) {
+  EMBER_RECORD(flip, t, dims);
   EMBER_PROFILE_OP("flip");
   ops::check_defined(t, "flip");
   uint64_t mask = 0;
@@ -191,6 +201,7 @@ Tensor flip(const Tensor& t, IntList dims) {
 
 // Built from narrow + cat, which record the backward (a roll by -shifts).
 Tensor roll(const Tensor& t, IntList shifts, IntList dims) {
+  EMBER_RECORD(roll, t, shifts, dims);
   EMBER_PROFILE_OP("roll");
   ops::check_defined(t, "roll");
   if (dims.empty()) {

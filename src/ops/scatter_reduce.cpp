@@ -11,6 +11,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ops/indexing.h"
 #include "ops/iter.h"
 
@@ -192,12 +193,14 @@ Tensor scatter_reduce_out(const char* op, const Tensor& t, int64_t dim, const Te
 
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
                       std::string_view reduce, bool include_self) {
+  EMBER_RECORD(scatter_reduce, t, dim, index, src, reduce, include_self);
   EMBER_PROFILE_OP("scatter_reduce");
   return scatter_reduce_out("scatter_reduce", t, dim, index, src, reduce, include_self);
 }
 
 Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
                         std::string_view reduce, bool include_self) {
+  EMBER_RECORD(scatter_reduce_, t, dim, index, src, reduce, include_self);
   EMBER_PROFILE_OP("scatter_reduce_");
   parse_reduce(reduce);
   check("scatter_reduce_", t, dim, index, src);  // nothing is written on a bad call
@@ -249,6 +252,7 @@ Tensor expanded_index(const char* op, const Tensor& t, int64_t dim, const Tensor
 
 Tensor index_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
                     std::string_view reduce, bool include_self) {
+  EMBER_RECORD(index_reduce, t, dim, index, source, reduce, include_self);
   EMBER_PROFILE_OP("index_reduce");
   Tensor idx = expanded_index("index_reduce", t, dim, index, source, reduce);
   return scatter_reduce_out("index_reduce", t, dim, idx, source, reduce, include_self);
@@ -256,6 +260,7 @@ Tensor index_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Ten
 
 Tensor& index_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
                       std::string_view reduce, bool include_self) {
+  EMBER_RECORD(index_reduce_, t, dim, index, source, reduce, include_self);
   EMBER_PROFILE_OP("index_reduce_");
   Tensor idx = expanded_index("index_reduce_", t, dim, index, source, reduce);
   return scatter_reduce_(t, dim, idx, source, reduce, include_self);
@@ -264,6 +269,7 @@ Tensor& index_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tensor&
 Tensor segment_reduce(const Tensor& data, std::string_view reduce, const std::optional<Tensor>& lengths,
                       const std::optional<Tensor>& offsets, int64_t axis, bool unsafe,
                       std::optional<double> initial) {
+  EMBER_RECORD(segment_reduce, data, reduce, lengths, offsets, axis, unsafe, initial);
   EMBER_PROFILE_OP("segment_reduce");
   const char* op = "segment_reduce";
   ops::check_defined(data, op);

@@ -4,6 +4,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/scan.h"
 #include "ops/half_ops.h"
 #include "ops/iter.h"
@@ -48,6 +49,7 @@ std::pair<Tensor, Tensor> on_0d(const Tensor& t, int64_t dim, const char* op, F 
 }  // namespace
 
 std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable) {
+  EMBER_RECORD(sort, t, dim, descending, stable);
   EMBER_PROFILE_OP("sort");
   ops::check_defined(t, "sort");
   (void)stable;  // the kernel's order is always the stable one
@@ -58,6 +60,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bo
 }
 
 Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool stable) {
+  EMBER_RECORD(argsort, t, dim, descending, stable);
   EMBER_PROFILE_OP("argsort");
   NoGradGuard no_grad;  // only the indices are kept
   ops::check_defined(t, "argsort");
@@ -66,6 +69,7 @@ Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool stable) {
 }
 
 std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
+  EMBER_RECORD(topk, t, k, dim, largest, sorted);
   EMBER_PROFILE_OP("topk");
   ops::check_defined(t, "topk");
   (void)sorted;  // always sorted: a valid order for sorted=False too

@@ -6,6 +6,7 @@
 #include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/special.h"
 #include "ops/iter.h"
 
@@ -71,6 +72,7 @@ Tensor& special_inplace(SpecialOp op, const char* name, Tensor& a, Tensor (*f)(c
 }
 
 Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
+  EMBER_RECORD(classify_op, op, name, a);
   EMBER_PROFILE_OP(name);
   ops::check_defined(a, name);
   if (is_complex(a.dtype())) {  // from the parts: NaN/inf if either part is, finite if both are
@@ -205,6 +207,7 @@ Tensor lerp_ops(const Tensor& start, const Tensor& end, const Tensor& weight) {
 
 // PyTorch's two-sided formula: for |w| >= 0.5 it computes from `end`, so lerp(a, b, 1) == b.
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  EMBER_RECORD(lerp, start, end, weight);
   EMBER_PROFILE_OP("lerp");
   check_lerp("lerp", start, end, nullptr);
   Tensor w = scalar_tensor(weight, start.dtype());
@@ -213,6 +216,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  EMBER_RECORD(lerp, start, end, weight);
   EMBER_PROFILE_OP("lerp");
   check_lerp("lerp", start, end, &weight);
   if (fusable(start, end, weight)) return fused(TernaryOp::Lerp, "lerp", start, end, weight, 0.0);
@@ -220,6 +224,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
 }
 
 Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight) {
+  EMBER_RECORD(lerp_, self, end, weight);
   EMBER_PROFILE_OP("lerp_");
   check_lerp("lerp_", self, end, nullptr);
   Tensor w = scalar_tensor(weight, self.dtype());
@@ -228,6 +233,7 @@ Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight) {
 }
 
 Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
+  EMBER_RECORD(lerp_, self, end, weight);
   EMBER_PROFILE_OP("lerp_");
   check_lerp("lerp_", self, end, &weight);
   Dims other = broadcast_shapes(end.sizes(), weight.sizes(), "lerp_");
@@ -236,6 +242,7 @@ Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_RECORD(addcmul, self, t1, t2, value);
   EMBER_PROFILE_OP("addcmul");
   check_addc("addcmul", self, t1, t2);
   if (fusable(self, t1, t2)) return fused(TernaryOp::Addcmul, "addcmul", self, t1, t2, value.to_double());
@@ -246,6 +253,7 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
 }
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_RECORD(addcdiv, self, t1, t2, value);
   EMBER_PROFILE_OP("addcdiv");
   check_addc("addcdiv", self, t1, t2);
   EMBER_CHECK(is_floating(t1.dtype()) || is_floating(t2.dtype()), Error,
@@ -259,6 +267,7 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
 }
 
 Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_RECORD(addcmul_, self, t1, t2, value);
   EMBER_PROFILE_OP("addcmul_");
   check_addc("addcmul_", self, t1, t2);
   Dims other = broadcast_shapes(t1.sizes(), t2.sizes(), "addcmul_");
@@ -267,6 +276,7 @@ Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value)
 }
 
 Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_RECORD(addcdiv_, self, t1, t2, value);
   EMBER_PROFILE_OP("addcdiv_");
   check_addc("addcdiv_", self, t1, t2);
   Dims other = broadcast_shapes(t1.sizes(), t2.sizes(), "addcdiv_");

@@ -7,6 +7,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/special_functions.h"
 #include "ops/iter.h"
 
@@ -140,6 +141,7 @@ Tensor& i0_(Tensor& a) { return inplace("i0_", a, [](const Tensor& x) { return i
 Tensor& sinc_(Tensor& a) { return inplace("sinc_", a, [](const Tensor& x) { return sinc(x); }); }
 
 Tensor polygamma(int64_t n, const Tensor& a) {
+  EMBER_RECORD(polygamma, n, a);
   EMBER_PROFILE_OP("polygamma");
   EMBER_CHECK(n >= 0, Error, "polygamma(n, x) does not support negative n, got n=", n);
   if (n == 0) return digamma(a);  // the same node name as torch
@@ -153,6 +155,7 @@ Tensor& polygamma_(Tensor& a, int64_t n) {
 
 // sum_{i<p} lgamma(a - i/2) + p (p - 1) / 4 log(pi), a composite (its gradient follows).
 Tensor mvlgamma(const Tensor& a, int64_t p) {
+  EMBER_RECORD(mvlgamma, a, p);
   EMBER_PROFILE_OP("mvlgamma");
   ops::check_defined(a, "mvlgamma");
   EMBER_CHECK(p >= 1, Error, "mvlgamma: p has to be greater than or equal to 1, got p=", p);
@@ -168,6 +171,7 @@ Tensor& mvlgamma_(Tensor& a, int64_t p) {
 
 // log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.
 Tensor logit(const Tensor& a, std::optional<double> eps) {
+  EMBER_RECORD(logit, a, eps);
   EMBER_PROFILE_OP("logit");
   ops::check_defined(a, "logit");
   Tensor x = to_dtype(a, float_result(a.dtype()));
@@ -243,6 +247,7 @@ Tensor xlog_op(BinaryFn f, const char* name, const Tensor& x, const Tensor& y) {
 }  // namespace
 
 Tensor xlogy(const Tensor& x, const Tensor& y) {
+  EMBER_RECORD(xlogy, x, y);
   EMBER_PROFILE_OP("xlogy");
   return xlog_op(BinaryFn::Xlogy, "xlogy", x, y);
 }
@@ -263,14 +268,17 @@ Tensor special_xlog1py(const Tensor& x, Scalar y) {
   return special_xlog1py(x, scalar_tensor(y, result_type(x, y)));
 }
 Tensor special_xlog1py(Scalar x, const Tensor& y) {
+  EMBER_RECORD(special_xlog1py, x, y);
   return special_xlog1py(scalar_tensor(x, result_type(y, x)), y);
 }
 
 Tensor igamma(const Tensor& a, const Tensor& x) {
+  EMBER_RECORD(igamma, a, x);
   EMBER_PROFILE_OP("igamma");
   return gammainc_op(BinaryFn::GammaInc, "igamma", a, x);
 }
 Tensor igammac(const Tensor& a, const Tensor& x) {
+  EMBER_RECORD(igammac, a, x);
   EMBER_PROFILE_OP("igammac");
   return gammainc_op(BinaryFn::GammaIncc, "igammac", a, x);
 }

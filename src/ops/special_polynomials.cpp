@@ -5,6 +5,7 @@
 #include "autograd/function.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/special_polynomials.h"
 #include "kernels/cpu/special_polynomials.h"
 #include "ops/iter.h"
@@ -32,6 +33,7 @@ Tensor binary_floating(const char* name, const Tensor& x, const Tensor& y, K ker
 }
 
 Tensor polynomial(PolyFn f, const char* name, const Tensor& x, const Tensor& n) {
+  EMBER_RECORD(polynomial, f, name, x, n);
   EMBER_PROFILE_OP(name);
   return binary_floating(name, x, n, [f](DType dt, const kernels::Loop& L) {
     kernels::polynomial_fn(f, dt, L);
@@ -81,6 +83,7 @@ Tensor special_zeta(const Tensor& x, Scalar q) {
   return special_zeta(x, scalar_tensor(q, result_type(x, q)));
 }
 Tensor special_zeta(Scalar x, const Tensor& q) {
+  EMBER_RECORD(special_zeta, x, q);
   return special_zeta(scalar_tensor(x, result_type(q, x)), q);
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "autograd/function.h"
+#include "ember/record.h"
 #include "ember/ops.h"
 #include "ops/iter.h"
 
@@ -182,6 +183,7 @@ Layout unfold_layout(const Layout& in, int64_t d, int64_t size, int64_t step) {
 
 Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
                   std::optional<int64_t> storage_offset) {
+  EMBER_RECORD(as_strided, t, sizes, strides, storage_offset);
   ops::check_defined(t, "as_strided");
   EMBER_CHECK(sizes.size() == strides.size(), Error, "as_strided: mismatch in length of strides ",
               strides, " and shape ", sizes);
@@ -221,6 +223,7 @@ Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
 }
 
 Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
+  EMBER_RECORD(unfold, t, dimension, size, step);
   ops::check_defined(t, "unfold");
   int64_t d = wrap_dim(dimension, std::max<int64_t>(t.dim(), 1), "unfold");
   int64_t n = t.dim() == 0 ? 1 : t.sizes()[d];
@@ -239,6 +242,7 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
 }
 
 Tensor view(const Tensor& t, IntList shape) {
+  EMBER_RECORD(view, t, shape);
   ops::check_defined(t, "view");
   check_numel(shape, "view");
   Dims target = infer_shape(shape, t.numel(), "view");
@@ -254,6 +258,7 @@ Tensor view(const Tensor& t, IntList shape) {
 }
 
 Tensor reshape(const Tensor& t, IntList shape) {
+  EMBER_RECORD(reshape, t, shape);
   ops::check_defined(t, "reshape");
   check_numel(shape, "reshape");
   Dims target = infer_shape(shape, t.numel(), "reshape");
@@ -267,6 +272,7 @@ Tensor reshape(const Tensor& t, IntList shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
+  EMBER_RECORD(flatten, t, start_dim, end_dim);
   ops::check_defined(t, "flatten");
   if (t.dim() == 0) return reshape(t, {1});
   int64_t s = wrap_dim(start_dim, t.dim(), "flatten"), e = wrap_dim(end_dim, t.dim(), "flatten");
@@ -282,6 +288,7 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
+  EMBER_RECORD(unflatten, t, dim, sizes);
   ops::check_defined(t, "unflatten");
   int64_t d = wrap_dim(dim, t.dim(), "unflatten");
   EMBER_CHECK(!sizes.empty(), ValueError, "unflatten: sizes must be non-empty");
@@ -296,6 +303,7 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
 }
 
 Tensor squeeze(const Tensor& t) {
+  EMBER_RECORD(squeeze, t);
   ops::check_defined(t, "squeeze");
   Dims sh, st;
   for (int64_t i = 0; i < t.dim(); ++i)
@@ -306,6 +314,7 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, IntList dims) {
+  EMBER_RECORD(squeeze, t, dims);
   ops::check_defined(t, "squeeze");
   uint64_t mask = dim_mask(dims, t.dim(), "squeeze");
   if (dims.empty()) mask = 0;  // squeeze(dim=()) squeezes nothing, as in PyTorch
@@ -321,6 +330,7 @@ Tensor squeeze(const Tensor& t, IntList dims) {
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  EMBER_RECORD(unsqueeze, t, dim);
   ops::check_defined(t, "unsqueeze");
   int64_t d = wrap_dim(dim, t.dim() + 1, "unsqueeze");
   Dims sh(t.sizes()), st(t.strides());
@@ -333,6 +343,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  EMBER_RECORD(transpose, t, dim0, dim1);
   ops::check_defined(t, "transpose");
   int64_t a = wrap_dim(dim0, t.dim(), "transpose"), b = wrap_dim(dim1, t.dim(), "transpose");
   if (t.dim() == 0) return view(t, IntList{});
@@ -347,6 +358,7 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor t(const Tensor& x) {
+  EMBER_RECORD(t, x);
   ops::check_defined(x, "t");
   EMBER_CHECK(x.dim() <= 2, ValueError, "t: expects a tensor with <= 2 dimensions, but self is ",
               x.dim(), "D (shape ", x.sizes(), ")");
@@ -354,6 +366,7 @@ Tensor t(const Tensor& x) {
 }
 
 Tensor permute(const Tensor& t, IntList dims) {
+  EMBER_RECORD(permute, t, dims);
   ops::check_defined(t, "permute");
   EMBER_CHECK(int64_t(dims.size()) == t.dim(), ValueError, "permute: number of dims ",
               IntList(dims), " doesn't match the number of dims of the tensor of shape ", t.sizes());
@@ -374,6 +387,7 @@ Tensor permute(const Tensor& t, IntList dims) {
 }
 
 Tensor expand(const Tensor& t, IntList shape) {
+  EMBER_RECORD(expand, t, shape);
   ops::check_defined(t, "expand");
   int64_t n = int64_t(shape.size());
   EMBER_CHECK(n >= t.dim(), ValueError, "expand: the number of sizes provided (", n,
@@ -410,6 +424,7 @@ Tensor expand(const Tensor& t, IntList shape) {
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  EMBER_RECORD(narrow, t, dim, start, length);
   ops::check_defined(t, "narrow");
   EMBER_CHECK(t.dim() > 0, IndexError, "narrow: cannot be applied to a 0-dim tensor");
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
@@ -423,6 +438,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  EMBER_RECORD(select, t, dim, index);
   ops::check_defined(t, "select");
   EMBER_CHECK(t.dim() > 0, IndexError, "select: invalid index of a 0-dim tensor");
   int64_t d = wrap_dim(dim, t.dim(), "select");
@@ -438,6 +454,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step) {
+  EMBER_RECORD(slice, t, dim, start, stop, step);
   ops::check_defined(t, "slice");
   EMBER_CHECK(step > 0, ValueError, "slice: step must be greater than zero, got ", step);
   int64_t d = wrap_dim(dim, t.dim(), "slice");
@@ -457,6 +474,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  EMBER_RECORD(diagonal, t, offset, dim1, dim2);
   ops::check_defined(t, "diagonal");
   int64_t a = wrap_dim(dim1, t.dim(), "diagonal"), b = wrap_dim(dim2, t.dim(), "diagonal");
   EMBER_CHECK(a != b, ValueError, "diagonal: dimensions cannot be identical ", dim1, ", ", dim2);
@@ -467,6 +485,7 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim) {
+  EMBER_RECORD(split_with_sizes, t, sizes, dim);
   ops::check_defined(t, "split_with_sizes");
   EMBER_CHECK(t.dim() > 0, ValueError, "split: cannot split a 0-dim tensor");
   int64_t d = wrap_dim(dim, t.dim(), "split");
@@ -487,6 +506,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
+  EMBER_RECORD(split, t, split_size, dim);
   ops::check_defined(t, "split");
   EMBER_CHECK(t.dim() > 0, ValueError, "split: cannot split a 0-dim tensor");
   int64_t d = wrap_dim(dim, t.dim(), "split");
@@ -500,6 +520,7 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  EMBER_RECORD(chunk, t, chunks, dim);
   ops::check_defined(t, "chunk");
   EMBER_CHECK(chunks > 0, ValueError, "chunk: chunks must be greater than 0, got ", chunks);
   EMBER_CHECK(t.dim() > 0, ValueError, "chunk: expects at least a 1-dimensional tensor");
@@ -512,6 +533,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  EMBER_RECORD(unbind, t, dim);
   ops::check_defined(t, "unbind");
   EMBER_CHECK(t.dim() > 0, ValueError, "unbind: dimension specified as ", dim,
               " but tensor has no dimensions");

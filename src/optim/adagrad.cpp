@@ -2,6 +2,7 @@
 // (torch/optim/adagrad.py, _single_tensor_adagrad; dense gradients only).
 #include "ember/optim.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/optim.h"
 #include "optim/fused.h"
 
@@ -10,6 +11,7 @@ namespace ember::optim {
 void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   const std::vector<Tensor>& sums, const std::vector<Tensor>& steps,
                   const AdagradOptions& o) {
+  EMBER_RECORD(adagrad_step, params, grads, sums, steps, o);
   EMBER_PROFILE_OP("adagrad_step");
   detail::check_step_args("adagrad_step", params, grads, {{"sums", &sums}}, &steps);
   const kernels::AdagradArgs args{o.weight_decay, o.eps, o.maximize};

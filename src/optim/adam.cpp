@@ -4,6 +4,7 @@
 
 #include "ember/optim.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/optim.h"
 #include "optim/fused.h"
 
@@ -13,6 +14,7 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
                const AdamOptions& o) {
+  EMBER_RECORD(adam_step, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, o);
   EMBER_PROFILE_OP("adam_step");
   const char* op = o.decoupled_weight_decay ? "adamw_step" : "adam_step";
   std::vector<detail::StateList> states = {{"exp_avgs", &exp_avgs}, {"exp_avg_sqs", &exp_avg_sqs}};

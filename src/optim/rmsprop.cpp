@@ -2,6 +2,7 @@
 // (torch/optim/rmsprop.py, _single_tensor_rmsprop).
 #include "ember/optim.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "kernels/cpu/optim.h"
 #include "optim/fused.h"
 
@@ -11,6 +12,7 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
                   const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
                   const RMSpropOptions& o) {
+  EMBER_RECORD(rmsprop_step, params, grads, square_avgs, grad_avgs, momentum_buffers, steps, o);
   EMBER_PROFILE_OP("rmsprop_step");
   const char* op = "rmsprop_step";
   const bool momentum = o.momentum > 0;  // torch tests momentum > 0 here, not != 0

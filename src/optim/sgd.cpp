@@ -2,6 +2,7 @@
 // (torch/optim/sgd.py, _single_tensor_sgd).
 #include "ember/ops.h"
 #include "ember/profiler.h"
+#include "ember/record.h"
 #include "ember/optim.h"
 #include "kernels/cpu/optim.h"
 #include "optim/fused.h"
@@ -10,6 +11,7 @@ namespace ember::optim {
 
 void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
               std::vector<Tensor>& momentum_buffers, const SGDOptions& o) {
+  EMBER_RECORD(sgd_step, params, grads, momentum_buffers, o);
   EMBER_PROFILE_OP("sgd_step");
   const char* op = "sgd_step";
   const bool momentum = o.momentum != 0;

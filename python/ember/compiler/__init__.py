@@ -1,15 +1,15 @@
-"""ember.compiler: torch.compiler's queries and decorators. Nothing is ever being compiled
-(ember.compile runs eagerly until the capture issue), so is_compiling() is False and the
-decorators return their function unchanged."""
-from .._compile import compile  # noqa: F401
+"""ember.compiler: torch.compiler's queries and decorators. is_compiling() is True while
+ember.compile records a function's first call (docs/compile.md); the decorators return
+their function unchanged."""
+from .._compile import _recording, compile  # noqa: F401
 
 
 def is_compiling():
-    return False
+    return _recording()
 
 
 def is_dynamo_compiling():
-    return False
+    return _recording()
 
 
 def is_exporting():

@@ -25,6 +25,7 @@ void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int6
              bool log);
 void softmax_backward(DType dt, const char* g, const char* y, char* gx, int64_t rows, int64_t n,
                       bool log);
+double sum_block(DType dt, const char* in, int64_t n);
 }  // namespace avx2
 
 namespace {
@@ -104,6 +105,20 @@ void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, cha
                 int64_t* indices) {
   if (use_avx2()) avx2::arg_reduce(is_max, dt, g, in, values, indices);
   else generic::arg_reduce(is_max, dt, g, in, values, indices);
+}
+
+double sum_block(DType dt, const char* in, int64_t n) {
+  return use_avx2() ? avx2::sum_block(dt, in, n) : generic::sum_block(dt, in, n);
+}
+
+void sum_finish(DType dt, const double* partials, int64_t nblocks, double divisor, char* out) {
+  double a = partials[0];
+  if (nblocks > 1) {  // reduce_inner's order: init, then every block in turn
+    a = 0.0;
+    for (int64_t b = 0; b < nblocks; ++b) a = a + partials[b];
+  }
+  if (dt == DType::Float32) *reinterpret_cast<float*>(out) = float(a / divisor);
+  else *reinterpret_cast<double*>(out) = a / divisor;
 }
 
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner, bool log) {

@@ -74,6 +74,13 @@ float sum_half(DType dt, const char* in, int64_t n);
 void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, char* values,
                 int64_t* indices);
 
+// A Sum (divisor 1) or Mean (divisor n) of all n elements of a contiguous float32/float64
+// run, computed in pieces: sum_block of each kReduceBlock block (the last one shorter) in
+// any order, then sum_finish of the partials in block order. The bits are reduce()'s, so a
+// fused pass (src/capture/fusion.cpp) can reduce values it never writes to memory.
+double sum_block(DType dt, const char* in, int64_t n);
+void sum_finish(DType dt, const double* partials, int64_t nblocks, double divisor, char* out);
+
 // out = softmax (or log_softmax) of a contiguous input viewed as (outer, n, inner), along n.
 // Floating dtypes only. Stable: the max along n is subtracted before exp.
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,

@@ -619,4 +619,13 @@ void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* o
   });
 }
 
+// The fused-reduction path (reduce.h: sum_block): one long-row block, as reduce_inner.
+double sum_block(DType dt, const char* in, int64_t n) {
+  double r = 0;
+  visit_dtype(dt, [&]<class T>() {
+    if constexpr (is_float_v<T>) r = reduce_run(SumOp<T>{}, reinterpret_cast<const T*>(in), n, 1, 0.0);
+  });
+  return r;
+}
+
 }  // namespace ember::kernels::EMBER_REDUCE_ISA

@@ -1,0 +1,115 @@
+// A captured program: the C++ calls a function made, in order, over numbered values
+// ("slots"), with the guards a later call must pass to be replayed by it.
+// See include/ember/capture.h for the public side and docs/compile.md for the design.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/capture.h"
+#include "ember/record.h"
+
+namespace ember::capture {
+
+// What a slot held when it was recorded (the fusion pass and the guards read it).
+struct SlotInfo {
+  enum class Kind : uint8_t { Input, External, Produced };
+  Kind kind = Kind::Produced;
+  Dims sizes, strides;
+  int64_t offset = 0;
+  DType dtype = DType::Float32;
+  bool requires_grad = false;
+  bool contiguous = true;
+};
+
+struct FusedProgram;  // fusion.cpp
+
+struct Step {
+  Call call;                 // op name, replay closure, what fusion may know
+  std::vector<int> in, out;  // slots of call's tensor inputs / outputs (-1: undefined)
+  std::vector<int> release;  // slots last used here: dropped after the step
+  std::shared_ptr<FusedProgram> fused;  // set: this step runs a fused chain instead
+};
+
+// A tensor's metadata, as guarded.
+struct Meta {
+  Dims sizes, strides;
+  int64_t offset = 0;
+  DType dtype = DType::Float32;
+  bool requires_grad = false;
+  static Meta of(const Tensor& t);
+  bool matches(const Tensor& t) const;
+};
+
+class Graph {
+ public:
+  // True when `inputs` (and the tensors read from outside: parameters, state) may be
+  // replayed by this graph; else `why` names the first guard that failed.
+  bool check(const std::vector<Tensor>& inputs, std::string* why) const;
+  // Runs the recording on `inputs`; the caller has checked it.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+
+  // For explain() and the tests.
+  std::vector<std::string> op_names() const;
+  int64_t num_fused() const;
+  std::string describe() const;
+
+  int num_slots = 0;
+  std::vector<int> input_slots, output_slots;
+  std::vector<Meta> input_meta;
+  std::vector<int> input_alias;  // per input: an earlier input sharing its storage, or -1
+  std::vector<std::pair<int, Tensor>> externals;
+  std::vector<Meta> external_meta;
+  std::vector<SlotInfo> slots;
+  std::vector<Step> steps;
+  bool grad_mode = true;
+};
+
+// A step's name: the op's, or "fused[sin,pow,...]" for a fused chain.
+std::string fused_name(const Step& s);
+
+// Plans and fuses a finished recording (fusion.cpp): merges chains of elementwise steps
+// into one pass over memory and sets each step's `release` list.
+void optimize(Graph& g);
+
+// The recording sink: installed on the calling thread while a function runs.
+class Recorder final : public Sink {
+ public:
+  explicit Recorder(const std::vector<Tensor>& inputs);
+  ~Recorder() override;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // Stops recording. The graph, or null when the run cannot be replayed (why()).
+  std::shared_ptr<Graph> finish(const std::vector<Tensor>& outputs);
+  // Stops recording without a graph (the function raised).
+  void abandon();
+  bool broken() const { return !why_.empty(); }
+  const std::string& why() const { return why_; }
+
+  void on_enter(const char* op) override;
+  void on_call(Call&& call) override;
+  void on_unrecorded(const char* op) override;
+  void on_data_read(const char* what) override;
+
+ private:
+  int slot_of(const Tensor& t, const char* op);  // -1 for an undefined tensor
+  int new_slot(const Tensor& t, SlotInfo::Kind kind);
+  void breaks(std::string why);
+  void uninstall();
+
+  std::shared_ptr<Graph> g_;
+  struct Seen {
+    int slot;
+    uint64_t serial;
+  };
+  std::unordered_map<TensorImpl*, Seen> seen_;  // an address reused later has a new serial
+  uint64_t start_serial_;
+  int64_t bytes_;
+  bool installed_ = false;
+  Sink* prev_ = nullptr;
+  std::string why_;
+};
+
+}  // namespace ember::capture
