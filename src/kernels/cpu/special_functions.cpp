@@ -187,6 +187,8 @@ double apply(MathFn f, int64_t n, double x) {
 
 }  // namespace
 
+double i0e(double x) { return bessel_ie(0, x); }
+
 void math_fn(MathFn f, DType dt, const Loop& L, int64_t n) {
   visit_floating(dt, [&]<class T>() {
     for_each(L, [f, n](char** p, const int64_t* s, int64_t len) {
