@@ -16,12 +16,12 @@ Tensor operand_like(const Tensor& t, const Operand& o) {
 // clamp with tensor bounds (torch.clamp(x, min=lo_t, max=hi_t)): maximum then minimum,
 // which propagates NaN and lets max win when min > max, as in PyTorch.
 Tensor clamp_tensors(const Tensor& a, const std::optional<Operand>& lo,
-                     const std::optional<Operand>& hi) {
+                     const std::optional<Operand>& hi, const char* name = "clamp") {
   if (!lo && !hi) return clamp(a, std::nullopt, std::nullopt);  // raises
   // Check shapes first so that a mismatch names clamp, not the maximum/minimum below.
   Dims shape(a.sizes());
-  if (lo && lo->is_tensor) shape = broadcast_shapes(shape, lo->tensor.sizes(), "clamp");
-  if (hi && hi->is_tensor) broadcast_shapes(shape, hi->tensor.sizes(), "clamp");
+  if (lo && lo->is_tensor) shape = broadcast_shapes(shape, lo->tensor.sizes(), name);
+  if (hi && hi->is_tensor) broadcast_shapes(shape, hi->tensor.sizes(), name);
   Tensor r = a;
   if (lo) r = maximum(r, operand_like(a, *lo));
   if (hi) r = minimum(r, operand_like(a, *hi));
@@ -145,7 +145,7 @@ void bind_elementwise(nb::module_& m) {
       clamp_(t, scalar_of(lo), scalar_of(hi));
       return nb::borrow(self);
     }
-    Tensor r = clamp_tensors(t, lo, hi);
+    Tensor r = clamp_tensors(t, lo, hi, "clamp_");
     EMBER_CHECK(can_cast(r.dtype(), t.dtype()), TypeError, "clamp_: result type ",
                 dtype_name(r.dtype()), " can't be cast to the desired output type ", dtype_name(t.dtype()));
     copy_(t, r);
