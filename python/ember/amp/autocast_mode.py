@@ -10,7 +10,9 @@ works as a context manager and as a decorator. (docs/devices.md)
 import functools
 import warnings
 
+from .. import _C
 from .._device import DEVICE_TYPES
+from .._dtype import PlannedDtype
 
 
 class _UnsupportedDtype:
@@ -82,6 +84,9 @@ def set_autocast_enabled(device_type, enabled):
 
 def set_autocast_dtype(device_type, dtype):
     get_autocast_dtype(device_type)  # validates the device type
+    if not isinstance(dtype, (_UnsupportedDtype, PlannedDtype, _C.dtype)):
+        raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be "
+                        f"ember.dtype, not {type(dtype).__name__}")
     _dtype[device_type] = dtype
 
 
@@ -90,7 +95,9 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
-    _cache[0] = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _cache[0] = enabled
 
 
 def clear_autocast_cache():
@@ -103,7 +110,7 @@ def autocast_increment_nesting():
 
 
 def autocast_decrement_nesting():
-    _nesting[0] = max(0, _nesting[0] - 1)
+    _nesting[0] -= 1  # below 0 as torch's counter goes (an unmatched decrement is the caller's)
     return _nesting[0]
 
 
