@@ -2,6 +2,7 @@
 // family is implemented (forward next to backward) in src/ops/<family>.cpp.
 #pragma once
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,10 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha);
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha);
+// torch.div(a, b, rounding_mode="trunc" | "floor"): the quotient rounded toward zero or down,
+// integers staying integers; zero gradients, as torch.
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
+Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode);
 Tensor logical_not(const Tensor& a);
 Tensor bitwise_not(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);

@@ -82,6 +82,16 @@ void bind_elementwise(nb::module_& m) {
   def_both(m, cls, "sub", [](const Tensor& a, const Operand& b, Scalar alpha) {
     return sub(a, operand_like(a, b), alpha);
   }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  // div with rounding_mode (None: true division, the plain overload's)
+  def_both(m, cls, "div", [](const Tensor& a, const Operand& b, std::optional<std::string> mode) {
+    return mode ? div(a, operand_like(a, b), *mode) : div(a, operand_like(a, b));
+  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+  cls.def("div_", [](nb::handle self, const Operand& b, std::optional<std::string> mode) {
+    Tensor& t = self_of(self);
+    if (mode) div_(t, operand_like(t, b), *mode);
+    else div_(t, operand_like(t, b));
+    return nb::borrow(self);
+  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   cls.def("add_", [](nb::handle self, const Operand& b, Scalar alpha) {
     add_(self_of(self), operand_like(self_of(self), b), alpha);
     return nb::borrow(self);

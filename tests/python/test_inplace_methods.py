@@ -39,6 +39,10 @@ BINARY = {
     "arctan2_": (lambda x, y: x.arctan2_(y), FLOATS, (-2, 2), True),
     "div_": (lambda x, y: x.div_(y), FLOATS, (0.5, 3), True),
     "divide_": (lambda x, y: x.divide_(y), FLOATS, (0.5, 3), True),
+    "div_floor": (lambda x, y: x.div_(y, rounding_mode="floor"), FLOATS + ("int64",), (1, 9),
+                  False),
+    "divide_trunc": (lambda x, y: x.divide_(y, rounding_mode="trunc"), FLOATS + ("int64",),
+                     (1, 9), False),
     "multiply_": (lambda x, y: x.multiply_(y), FLOATS + INTS, (-3, 4), True),
     "subtract_": (lambda x, y: x.subtract_(y, alpha=2), FLOATS + ("int64", "int32"), (-3, 4),
                   True),
@@ -307,3 +311,44 @@ def test_retains_grad():
         assert other.grad is None and not other.retains_grad
         with pytest.raises(AttributeError):
             mid.retains_grad = False  # read-only, as torch's
+
+
+# ---- div / divide with rounding_mode --------------------------------------------------------
+@pytest.mark.parametrize("mode", ["trunc", "floor", None])
+@pytest.mark.parametrize("name", ["div", "divide"])
+def test_div_rounding_mode(name, mode):
+    for dtype in FLOATS + ("int64", "int32", "uint8"):
+        rng = np.random.default_rng(5)
+        lo = 0 if dtype == "uint8" else -9
+        a = rng.integers(lo, 10, (3, 4)).astype(dtype)
+        b = rng.integers(1, 5, (4,)).astype(dtype) * (1 if dtype == "uint8" else
+                                                       rng.choice([-1, 1], 4).astype(dtype))
+        (ea, ta), (eb, tb) = _pair(a), _pair(b)
+        assert_same(getattr(ember, name)(ea.t().contiguous().t(), eb, rounding_mode=mode),
+                    getattr(torch, name)(ta.t().contiguous().t(), tb, rounding_mode=mode))
+        assert_same(getattr(ea, name)(3, rounding_mode=mode), getattr(ta, name)(3, rounding_mode=mode))
+        assert_same(getattr(ember, name)(ea, 2.5, rounding_mode=mode),
+                    getattr(torch, name)(ta, 2.5, rounding_mode=mode))
+        assert_same(getattr(ember, name)(ea[:0], eb, rounding_mode=mode),
+                    getattr(torch, name)(ta[:0], tb, rounding_mode=mode))
+    if mode is not None:  # torch's gradient of a rounded quotient: zeros
+        check_grad(lambda m, x, y: getattr(m, name)(x, y, rounding_mode=mode), [(3, 4), (4,)],
+                   low=0.5, high=3.0)
+
+
+def test_div_rounding_mode_errors():
+    for lib in (torch, ember):
+        a = lib.tensor([7, -7])
+        with pytest.raises(RuntimeError, match="rounding_mode to be one of None, 'trunc', or "
+                                               "'floor' but found 'round'"):
+            lib.div(a, 2, rounding_mode="round")
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            lib.div(a, lib.tensor([0, 1]), rounding_mode="trunc")
+        with pytest.raises(NotImplementedError, match="Bool"):
+            lib.div(lib.tensor([True]), lib.tensor([True]), rounding_mode="trunc")
+        with pytest.raises(RuntimeError, match="can't be cast"):
+            a.clone().div_(2.5, rounding_mode="floor")
+        with pytest.raises((RuntimeError, ValueError)):  # ember's broadcast error: ValueError
+            lib.ones(3, 4).div(lib.ones(5, 6), rounding_mode="floor")
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            lib.ones(2, requires_grad=True).div_(2, rounding_mode="trunc")
