@@ -38,6 +38,10 @@ Tensor clone(const Tensor& t);                  // always a fresh contiguous cop
 Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when the dtype matches
 // dst[...] = src (broadcast to dst's shape, converted to dst's dtype); bumps dst's version.
 Tensor& copy_(Tensor& dst, const Tensor& src);
+// torch's out=: result written into out (resized to its shape, cast to out's dtype, which must
+// hold it); refused when autograd records. True when out had elements and was resized (torch
+// warns then).
+bool write_out(Tensor& out, const Tensor& result, const char* op);
 Tensor& fill_(Tensor& t, Scalar value);
 Tensor& fill_(Tensor& t, const Tensor& value);  // value: a 0-d tensor
 Tensor& zero_(Tensor& t);

@@ -43,6 +43,22 @@ Scalar fill_value(const Operand& v) {
   return v.tensor.item();
 }
 
+// out= (torch's keyword of every elementwise function): result written into out, which is
+// returned; torch's warning when a non-empty out had to be resized.
+nb::object into(nb::handle out, const Tensor& result, const char* op) {
+  if (!nb::isinstance<Tensor>(out))
+    throw TypeError(detail::cat(op, "(): argument 'out' must be Tensor, not ",
+                                nb::type_name(out.type()).c_str()));
+  Dims before(self_of(out).sizes());
+  if (write_out(self_of(out), result, op)) {
+    std::string msg = detail::cat("An output with one or more elements was resized since it had "
+                                  "shape ", before, ", which does not match the required output "
+                                  "shape ", result.sizes(), " (", op, ")");
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+  }
+  return nb::borrow(out);
+}
+
 }  // namespace
 
 void bind_elementwise(nb::module_& m) {
@@ -50,7 +66,9 @@ void bind_elementwise(nb::module_& m) {
 
 #define EMBER_UNARY(name, Enum, kind)                                                        \
   def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                         \
-  cls.def(#name "_", [](nb::handle self) { name##_(self_of(self)); return nb::borrow(self); });
+  cls.def(#name "_", [](nb::handle self) { name##_(self_of(self)); return nb::borrow(self); });  \
+  m.def(#name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); },     \
+        nb::arg("input"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
@@ -63,14 +81,20 @@ void bind_elementwise(nb::module_& m) {
     else name##_(self_of(self), b.scalar);                                                 \
     return nb::borrow(self);                                                               \
   });                                                                                      \
-  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */
+  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */   \
+  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
+    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
 #define EMBER_COMPARE(name, Enum)                                                           \
   def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                          \
     return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                            \
-  });
+  });                                                                                      \
+  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
+    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
