@@ -2,6 +2,7 @@
 // family is implemented (forward next to backward) in src/ops/<family>.cpp.
 #pragma once
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,10 @@ Tensor clone(const Tensor& t);                  // always a fresh contiguous cop
 Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when the dtype matches
 // dst[...] = src (broadcast to dst's shape, converted to dst's dtype); bumps dst's version.
 Tensor& copy_(Tensor& dst, const Tensor& src);
+// torch's out=: result written into out (resized to its shape, cast to out's dtype, which must
+// hold it); refused when autograd records. True when out had elements and was resized (torch
+// warns then).
+bool write_out(Tensor& out, const Tensor& result, const char* op);
 Tensor& fill_(Tensor& t, Scalar value);
 Tensor& fill_(Tensor& t, const Tensor& value);  // value: a 0-d tensor
 Tensor& zero_(Tensor& t);
@@ -119,6 +124,10 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha);
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha);
+// torch.div(a, b, rounding_mode="trunc" | "floor"): the quotient rounded toward zero or down,
+// integers staying integers; zero gradients, as torch.
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
+Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode);
 Tensor logical_not(const Tensor& a);
 Tensor bitwise_not(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);

@@ -1,5 +1,6 @@
 // Creation ops. Shapes arrive as a sequence (the Python layer turns *size into one).
 #include "common.h"
+#include "ember/window.h"
 
 namespace ember::py {
 
@@ -21,6 +22,13 @@ void bind_creation(nb::module_& m) {
     // eye(n, m) takes m = -1 as "not given": a negative m from the user must not mean that.
     EMBER_CHECK(!k || *k >= 0, ValueError, "eye: m must be greater or equal to 0, got ", k.value_or(0));
     return eye(n, k.value_or(-1), d.value_or(DType::Float32));
+  });
+  nb::enum_<WindowKind>(m, "WindowKind")
+      .value("CosineSum", WindowKind::CosineSum).value("Bartlett", WindowKind::Bartlett)
+      .value("Kaiser", WindowKind::Kaiser).value("Gaussian", WindowKind::Gaussian)
+      .value("Exponential", WindowKind::Exponential).value("Sine", WindowKind::Sine);
+  m.def("_window", [](WindowKind k, int64_t n, double denom, const std::vector<double>& p, DType d) {
+    return window(k, n, denom, p, d);
   });
   m.def("scalar_tensor", [](Scalar v, OptD d) { return scalar_tensor(v, d); });
   m.def("manual_seed", [](int64_t s) { manual_seed(uint64_t(s)); });

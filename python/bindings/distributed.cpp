@@ -29,6 +29,20 @@ std::shared_ptr<dist::ProcessGroup> group_or_default(nb::object group, const cha
   throw TypeError(detail::cat(op, ": group must be None or a ProcessGroup, got ", nb::type_name(group.type()).c_str()));
 }
 
+// torch's ProcessGroup methods take a tensor or a list of one tensor (one per device).
+Tensor one_tensor(nb::handle x, const char* op) {
+  if (nb::isinstance<Tensor>(x)) return nb::cast<Tensor>(x);
+  if (nb::isinstance<nb::list>(x) || nb::isinstance<nb::tuple>(x)) {
+    nb::sequence seq = nb::borrow<nb::sequence>(x);
+    EMBER_CHECK(nb::len(seq) == 1 && nb::isinstance<Tensor>(seq[0]), TypeError, op,
+                ": expected a tensor or a list of one tensor (one device per process), got ",
+                nb::len(seq), " items");
+    return nb::cast<Tensor>(seq[0]);
+  }
+  throw TypeError(detail::cat(op, ": expected a tensor or a list of one tensor, got ",
+                              nb::type_name(x.type()).c_str()));
+}
+
 }  // namespace
 
 void bind_distributed(nb::module_& parent) {
@@ -60,6 +74,14 @@ void bind_distributed(nb::module_& parent) {
   nb::class_<dist::ProcessGroup>(m, "ProcessGroup")
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size)
+      .def("name", [](const dist::ProcessGroup&) { return "gloo"; })
+      .def("allreduce", [](dist::ProcessGroup& g, nb::handle t, dist::ReduceOp op) {
+        return g.all_reduce(one_tensor(t, "ProcessGroup.allreduce"), op);
+      }, nb::arg("tensors"), nb::arg("op") = dist::ReduceOp::Sum)
+      .def("broadcast", [](dist::ProcessGroup& g, nb::handle t, int root) {
+        return g.broadcast(one_tensor(t, "ProcessGroup.broadcast"), root);
+      }, nb::arg("tensors"), nb::arg("root") = 0)
+      .def("barrier", [](dist::ProcessGroup& g) { return g.barrier(); })
       .def("__repr__", [](const dist::ProcessGroup& g) {
         return detail::cat("<ember.distributed.ProcessGroup gloo rank ", g.rank(), " of ", g.size(), ">");
       });

@@ -16,12 +16,12 @@ Tensor operand_like(const Tensor& t, const Operand& o) {
 // clamp with tensor bounds (torch.clamp(x, min=lo_t, max=hi_t)): maximum then minimum,
 // which propagates NaN and lets max win when min > max, as in PyTorch.
 Tensor clamp_tensors(const Tensor& a, const std::optional<Operand>& lo,
-                     const std::optional<Operand>& hi) {
+                     const std::optional<Operand>& hi, const char* name = "clamp") {
   if (!lo && !hi) return clamp(a, std::nullopt, std::nullopt);  // raises
   // Check shapes first so that a mismatch names clamp, not the maximum/minimum below.
   Dims shape(a.sizes());
-  if (lo && lo->is_tensor) shape = broadcast_shapes(shape, lo->tensor.sizes(), "clamp");
-  if (hi && hi->is_tensor) broadcast_shapes(shape, hi->tensor.sizes(), "clamp");
+  if (lo && lo->is_tensor) shape = broadcast_shapes(shape, lo->tensor.sizes(), name);
+  if (hi && hi->is_tensor) broadcast_shapes(shape, hi->tensor.sizes(), name);
   Tensor r = a;
   if (lo) r = maximum(r, operand_like(a, *lo));
   if (hi) r = minimum(r, operand_like(a, *hi));
@@ -43,6 +43,22 @@ Scalar fill_value(const Operand& v) {
   return v.tensor.item();
 }
 
+// out= (torch's keyword of every elementwise function): result written into out, which is
+// returned; torch's warning when a non-empty out had to be resized.
+nb::object into(nb::handle out, const Tensor& result, const char* op) {
+  if (!nb::isinstance<Tensor>(out))
+    throw TypeError(detail::cat(op, "(): argument 'out' must be Tensor, not ",
+                                nb::type_name(out.type()).c_str()));
+  Dims before(self_of(out).sizes());
+  if (write_out(self_of(out), result, op)) {
+    std::string msg = detail::cat("An output with one or more elements was resized since it had "
+                                  "shape ", before, ", which does not match the required output "
+                                  "shape ", result.sizes(), " (", op, ")");
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+  }
+  return nb::borrow(out);
+}
+
 }  // namespace
 
 void bind_elementwise(nb::module_& m) {
@@ -50,7 +66,9 @@ void bind_elementwise(nb::module_& m) {
 
 #define EMBER_UNARY(name, Enum, kind)                                                        \
   def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                         \
-  cls.def(#name "_", [](nb::handle self) { name##_(self_of(self)); return nb::borrow(self); });
+  cls.def(#name "_", [](nb::handle self) { name##_(self_of(self)); return nb::borrow(self); });  \
+  m.def(#name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); },     \
+        nb::arg("input"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
@@ -63,14 +81,20 @@ void bind_elementwise(nb::module_& m) {
     else name##_(self_of(self), b.scalar);                                                 \
     return nb::borrow(self);                                                               \
   });                                                                                      \
-  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */
+  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */   \
+  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
+    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
 #define EMBER_COMPARE(name, Enum)                                                           \
   def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                          \
     return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                            \
-  });
+  });                                                                                      \
+  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
+    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
@@ -82,6 +106,16 @@ void bind_elementwise(nb::module_& m) {
   def_both(m, cls, "sub", [](const Tensor& a, const Operand& b, Scalar alpha) {
     return sub(a, operand_like(a, b), alpha);
   }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  // div with rounding_mode (None: true division, the plain overload's)
+  def_both(m, cls, "div", [](const Tensor& a, const Operand& b, std::optional<std::string> mode) {
+    return mode ? div(a, operand_like(a, b), *mode) : div(a, operand_like(a, b));
+  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+  cls.def("div_", [](nb::handle self, const Operand& b, std::optional<std::string> mode) {
+    Tensor& t = self_of(self);
+    if (mode) div_(t, operand_like(t, b), *mode);
+    else div_(t, operand_like(t, b));
+    return nb::borrow(self);
+  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   cls.def("add_", [](nb::handle self, const Operand& b, Scalar alpha) {
     add_(self_of(self), operand_like(self_of(self), b), alpha);
     return nb::borrow(self);
@@ -145,7 +179,7 @@ void bind_elementwise(nb::module_& m) {
       clamp_(t, scalar_of(lo), scalar_of(hi));
       return nb::borrow(self);
     }
-    Tensor r = clamp_tensors(t, lo, hi);
+    Tensor r = clamp_tensors(t, lo, hi, "clamp_");
     EMBER_CHECK(can_cast(r.dtype(), t.dtype()), TypeError, "clamp_: result type ",
                 dtype_name(r.dtype()), " can't be cast to the desired output type ", dtype_name(t.dtype()));
     copy_(t, r);

@@ -24,6 +24,21 @@ def check_broadcast(fn, a, b):
             raise RuntimeError(f"{fn}: shapes {sa} and {sb} cannot be broadcast ({x} != {y})")
 
 
+_RENAMED = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
+
+
+def renamed_error(fn, error):
+    """`error` (raised by the op that `fn` runs) as raised by `fn`: same type, the message's
+    leading `op:` or `op():` replaced by `fn:`; None for another type (re-raise it as is)."""
+    if type(error) not in _RENAMED:
+        return None
+    msg = str(error)
+    head, sep, rest = msg.partition(": ")
+    if sep and head.rstrip("()").isidentifier():
+        msg = rest
+    return type(error)(f"{fn}: {msg}")
+
+
 def check_dims(fn, dim, ndim):
     """Raises IndexError naming fn unless every dim in `dim` (an int or a sequence) is valid."""
     n = max(ndim, 1)

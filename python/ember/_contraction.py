@@ -6,6 +6,7 @@ import functools
 import warnings
 
 from . import _C, _creation
+from ._inplace_and_copy import inplace_form
 
 Tensor = _C.Tensor
 
@@ -384,4 +385,4 @@ FUNCTIONS = {
 METHODS = {n: FUNCTIONS[n] for n in ("kron", "inner", "ger", "vdot", "cross", "addmv", "addbmm",
                                      "baddbmm", "addr", "dist")}
 for _name in ("addmv", "addbmm", "baddbmm", "addr"):
-    METHODS[_name + "_"] = (lambda f: lambda self, *a, **k: self.copy_(f(self, *a, **k)))(FUNCTIONS[_name])
+    METHODS[_name + "_"] = inplace_form(FUNCTIONS[_name], _name + "_")

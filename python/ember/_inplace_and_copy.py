@@ -13,6 +13,7 @@ import builtins
 import warnings
 
 from . import _C
+from ._comparison import renamed_error
 from ._dtype import int64
 
 Tensor = _C.Tensor
@@ -55,7 +56,25 @@ def fill(input, value):
 
 
 # ---- Tensor.name_ from an out-of-place op ------------------------------------------------------
-def _write_back(self, result, name):
+def _records(self, args, kwargs):
+    return _C.is_grad_enabled() and any(
+        isinstance(a, Tensor) and a.requires_grad for a in (self, *args, *kwargs.values()))
+
+
+def write_back(self, fn, name, *args, **kwargs):
+    """fn(self, *args, **kwargs) written into self, as torch's in-place form `name` (the
+    in-place form of every out-of-place op ember composes): the result must keep self's shape
+    and cast to its dtype, and an error names `name`. While autograd records, fn runs on a
+    clone of self, so what it saves for backward is not the tensor that copy_ then changes
+    (x.hypot_(y) on a non-leaf used to fail at backward)."""
+    source = self.clone() if _records(self, args, kwargs) else self
+    try:
+        result = fn(source, *args, **kwargs)
+    except Exception as e:
+        err = renamed_error(name, e)
+        if err is None:
+            raise
+        raise err from None
     if tuple(result.shape) != tuple(self.shape):
         raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the "
                            f"broadcast shape {list(result.shape)}")
@@ -65,9 +84,18 @@ def _write_back(self, result, name):
     return self.copy_(result)
 
 
+def inplace_form(fn, name):
+    """The Tensor method `name` (e.g. hypot_) that writes fn's result into self."""
+    def method(self, *args, **kwargs):
+        return write_back(self, fn, name, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The in-place form of {getattr(fn, '__name__', name[:-1])}, written into self."
+    return method
+
+
 def _inplace_method(name, op):
     def method(self, *args, **kwargs):
-        return _write_back(self, getattr(self, op)(*args, **kwargs), name)
+        return write_back(self, getattr(Tensor, op), name, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Tensor.{op}(...) written into self (torch's Tensor.{name})."
     return method
@@ -203,7 +231,13 @@ def _into(result, out, name):
 def _copy_form(name, view_op, many):
     def fn(input, *args, out=None, **kwargs):
         _check_input(input, name)
-        result = view_op(input, *args, **kwargs)
+        try:
+            result = view_op(input, *args, **kwargs)
+        except Exception as e:  # the view op's error, naming the function that was called
+            err = renamed_error(name, e)
+            if err is None:
+                raise
+            raise err from None
         if not many:
             result = result.clone()
             return result if out is None else _into(result, out, name)

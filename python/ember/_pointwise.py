@@ -252,17 +252,8 @@ def movedim(input, source, destination):
 
 def _inplace(fn, name):
     """The in-place `_` form of an out-of-place function: same dtype and shape as self."""
-    def method(self, *args, **kwargs):
-        result = fn(self, *args, **kwargs)
-        if tuple(result.shape) != tuple(self.shape):
-            raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(result.shape)}")
-        if not _C.can_cast(result.dtype, self.dtype):
-            raise RuntimeError(f"{name}: result type {result.dtype} can't be cast to the desired "
-                               f"output type {self.dtype}")
-        return self.copy_(result)
-    method.__name__ = name
-    return method
+    from ._inplace_and_copy import inplace_form
+    return inplace_form(fn, name)
 
 
 FUNCTIONS = {

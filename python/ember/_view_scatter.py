@@ -28,7 +28,7 @@ def _scatter(name, input, src, view):
     region = view(positions)
     if tuple(src.shape) != tuple(region.shape):
         raise RuntimeError(f"{name}: expected src to have a size equal to the slice of self. src "
-                           f"size = {list(src.shape)}, slice size = {list(region.shape)}")
+                           f"size = {tuple(src.shape)}, slice size = {tuple(region.shape)}")
     values = src.reshape(-1).to(input.dtype)  # torch casts src to input's dtype
     flat = input.reshape(-1).index_put((region.reshape(-1),), values, False)
     return flat.view(list(input.shape))
@@ -77,7 +77,11 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     input.as_strided(src.shape, src.stride(), src.storage_offset())."""
     _check(input, "slice_inverse")
     _check(src, "slice_inverse", "src", 2)
-    return input.as_strided(list(src.shape), list(src.stride()), src.storage_offset())
+    try:
+        return input.as_strided(list(src.shape), list(src.stride()), src.storage_offset())
+    except RuntimeError as e:
+        raise RuntimeError(f"slice_inverse: src of shape {tuple(src.shape)} is no base of input "
+                           f"of shape {tuple(input.shape)}: {e}") from None
 
 
 # ---- splits -----------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """torch's top-level window functions (hann_window, hamming_window, blackman_window,
 bartlett_window, kaiser_window) with their arguments and errors. `periodic=True` (the default)
 is ember.signal.windows' sym=False: the same sample points, computed there."""
+from numbers import Real as numbers_Real
+
 from .signal import windows as _w
 
 
@@ -9,11 +11,20 @@ def _ember():
     return ember
 
 
-def _check(name, window_length, dtype):
+def _check(name, window_length, dtype, periodic, **numbers):
+    """torch's argument types (periodic must be a bool, as torch's parser wants: an int there
+    is a TypeError, not a truth value), dtype and length; returns the dtype."""
     E = _ember()
     if isinstance(window_length, bool) or not isinstance(window_length, int):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}")
+    if not isinstance(periodic, bool):
+        raise TypeError(f"{name}(): argument 'periodic' (position 2) must be bool, not "
+                        f"{type(periodic).__name__}")
+    for pos, (arg, value) in enumerate(numbers.items(), 3):
+        if not isinstance(value, numbers_Real):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be float, not "
+                            f"{type(value).__name__}")
     dtype = E.get_default_dtype() if dtype is None else dtype
     if dtype not in (E.float32, E.float64):
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
@@ -26,7 +37,7 @@ def _check(name, window_length, dtype):
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
     """0.5 - 0.5 cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
-    dtype = _check("hann_window", window_length, dtype)
+    dtype = _check("hann_window", window_length, dtype, periodic)
     return _w.general_cosine(window_length, a=[0.5, 0.5], sym=not periodic, dtype=dtype,
                              requires_grad=requires_grad)
 
@@ -34,7 +45,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
                    layout=None, device=None, pin_memory=False, requires_grad=False):
     """alpha - beta cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
-    dtype = _check("hamming_window", window_length, dtype)
+    dtype = _check("hamming_window", window_length, dtype, periodic, alpha=alpha,
+                   beta=beta)
     return _w.general_cosine(window_length, a=[alpha, beta], sym=not periodic, dtype=dtype,
                              requires_grad=requires_grad)
 
@@ -42,7 +54,7 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))."""
-    dtype = _check("blackman_window", window_length, dtype)
+    dtype = _check("blackman_window", window_length, dtype, periodic)
     return _w.general_cosine(window_length, a=[0.42, 0.5, 0.08], sym=not periodic, dtype=dtype,
                              requires_grad=requires_grad)
 
@@ -50,14 +62,14 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """The triangle 1 - |2n / (N - 1) - 1|."""
-    dtype = _check("bartlett_window", window_length, dtype)
+    dtype = _check("bartlett_window", window_length, dtype, periodic)
     return _w.bartlett(window_length, sym=not periodic, dtype=dtype, requires_grad=requires_grad)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
                   device=None, pin_memory=False, requires_grad=False):
     """i0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / i0(beta)."""
-    dtype = _check("kaiser_window", window_length, dtype)
+    dtype = _check("kaiser_window", window_length, dtype, periodic, beta=beta)
     return _w.kaiser(window_length, beta=abs(beta), sym=not periodic, dtype=dtype,
                      requires_grad=requires_grad)
 

@@ -125,6 +125,7 @@ Tensor polar(const Tensor& abs, const Tensor& angle) {
   EMBER_CHECK(is_floating(abs.dtype()) && abs.dtype() == angle.dtype(), Error,
               "polar: expected abs and angle to be float or double tensors of one dtype, got ",
               dtype_name(abs.dtype()), " and ", dtype_name(angle.dtype()));
+  broadcast_shapes(abs.sizes(), angle.sizes(), "polar");  // a mismatch names polar, not mul
   return complex(mul(abs, cos(angle)), mul(abs, sin(angle)));
 }
 

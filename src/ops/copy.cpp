@@ -74,6 +74,25 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   return dst;
 }
 
+// torch's out=: refused under autograd (torch: out= has no derivative), out's dtype must hold
+// the result's, out takes the result's shape (resized when it differs) and then its values.
+bool write_out(Tensor& out, const Tensor& result, const char* op) {
+  ops::check_defined(out, op);
+  EMBER_CHECK(!autograd::any_requires_grad(result, out), Error, op,
+              "(): functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad.");
+  EMBER_CHECK(can_cast(result.dtype(), out.dtype()), Error, op, ": result type ",
+              dtype_name(result.dtype()), " can't be cast to the desired output type ",
+              dtype_name(out.dtype()));
+  bool resized = false;
+  if (!Dims::equal(out.sizes(), result.sizes())) {
+    resized = out.numel() != 0;
+    resize_(out, result.sizes());
+  }
+  copy_(out, result);
+  return resized;
+}
+
 Tensor& fill_(Tensor& t, Scalar value) {
   EMBER_RECORD(fill_, t, value);
   EMBER_PROFILE_OP("fill_");

@@ -732,6 +732,50 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   return out;
 }
 
+// torch.div(a, b, rounding_mode=): "floor" is floor_divide; "trunc" rounds toward zero (in the
+// promoted dtype: integers stay integers, as torch). The gradients are zeros, as torch's.
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  EMBER_PROFILE_OP("div");
+  ops::check_defined(a, "div");
+  ops::check_defined(b, "div");
+  EMBER_CHECK(rounding_mode == "trunc" || rounding_mode == "floor", Error,
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+              rounding_mode, "'");
+  const DType dt = result_type(a, b);
+  EMBER_CHECK(dt != DType::Bool, NotImplementedError, "\"div_", rounding_mode,
+              "_cpu\" not implemented for 'Bool'");
+  broadcast_shapes(a.sizes(), b.sizes(), "div");  // a mismatch names div
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (rounding_mode == "floor") {
+      out = floor_divide(a, b);
+    } else if (is_floating(dt) || is_complex(dt)) {
+      out = trunc(div(a, b));
+    } else {  // floor division, one up where it rounded a negative quotient down
+      Tensor q = floor_divide(a, b);
+      Tensor down = logical_and(ne(remainder(a, b), Scalar(0)),
+                                ne(lt(a, Scalar(0)), lt(b, Scalar(0))));
+      out = where(down, add(q, Scalar(1)), q);
+    }
+  }
+  if (autograd::any_requires_grad(a, b))
+    autograd::record("DivBackward1", {&a, &b}, {&out},
+                     [sa = Dims(a.sizes()), sb = Dims(b.sizes()), da = a.dtype(),
+                      db = b.dtype()](Grads&, const Node&) -> Grads {
+                       return {zeros(sa, da), zeros(sb, db)};
+                     });
+  return out;
+}
+
+Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  EMBER_PROFILE_OP("div_");
+  ops::check_defined(a, "div_");
+  return autograd::apply_inplace(a, "div_", [&](const Tensor& x) {
+    return div(x, b, rounding_mode);
+  });
+}
+
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
   EMBER_RECORD(masked_fill_, t, mask, value);
   EMBER_PROFILE_OP("masked_fill_");

@@ -287,12 +287,45 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
 
 // ---- geqrf, householder_product -------------------------------------------------------------
 // LAPACK's raw QR (torch.geqrf: no derivative in torch either) and Q from Householder vectors
-// (torch.linalg.householder_product / orgqr). ember has no gradient for the latter yet: its
-// node raises at backward instead of dropping the gradient.
+// (torch.linalg.householder_product / orgqr, and ormqr through it; torch's gradients).
 
 namespace {
 Grads no_derivative(const char* what) {
   throw NotImplementedError(detail::cat("the derivative for '", what, "' is not implemented."));
+}
+
+// Q = H_0 ... H_{k-1} E (E: the first n columns of I_m), H_i = I - tau_i v_i v_i^T, v_i column
+// i of A below the diagonal with a unit diagonal. Reverse mode through X_i = H_i X_{i+1}
+// (X_k = E, Q = X_0): dL/dH_i = G_i X_{i+1}^T and G_{i+1} = H_i^T G_i, so with w = v^T G_i and
+// u = X_{i+1}^T v: dtau_i = -w u and dv_i = -tau_i (G_i u + X_{i+1} w^T). The X_i are rebuilt
+// here (k m n numbers) rather than recovered by inverting H_i, which is singular for some tau.
+std::pair<Tensor, Tensor> householder_product_backward(const Tensor& A, const Tensor& tau,
+                                                       const Tensor& gQ) {
+  EMBER_CHECK(!is_complex(A.dtype()), NotImplementedError,
+              "the derivative for 'linalg.householder_product' of complex inputs is not "
+              "implemented in ember");
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  Tensor V = add(tril(A, -1), eye(m, n, A.dtype()));
+  auto column = [&](int64_t i) { return narrow(V, -1, i, 1); };                 // (..., m, 1)
+  auto scale = [&](int64_t i) { return unsqueeze(unsqueeze(select(tau, -1, i), -1), -1); };
+  std::vector<Tensor> X(k + 1);
+  X[k] = eye(m, n, A.dtype());
+  for (int64_t i = k - 1; i >= 0; --i)
+    X[i] = sub(X[i + 1], mul(scale(i), matmul(column(i), matmul(mT(column(i)), X[i + 1]))));
+  Tensor G = gQ;
+  std::vector<Tensor> gv, gtau;
+  for (int64_t i = 0; i < k; ++i) {
+    Tensor v = column(i), t = scale(i);
+    Tensor w = matmul(mT(v), G), u = matmul(mT(X[i + 1]), v);
+    gtau.push_back(neg(select(select(matmul(w, u), -1, 0), -1, 0)));
+    gv.push_back(mul(neg(t), add(matmul(G, u), matmul(X[i + 1], mT(w)))));
+    G = sub(G, mul(t, matmul(v, w)));
+  }
+  Tensor gA = tril(cat(gv, -1), -1);  // only the strictly lower part of A is read
+  if (k < n) {
+    gA = cat({gA, zeros(with(ops::batch_dims(A), {m, n - k}), A.dtype())}, -1);
+  }
+  return {gA, stack(gtau, -1)};
 }
 }  // namespace
 
@@ -339,8 +372,11 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
   Tensor Q = ops::from_colmajor(q);
   if (autograd::any_requires_grad(A, tau))
     autograd::record("LinalgHouseholderProductBackward0", {&A, &tau}, {&Q},
-                     [](Grads&, const Node&) -> Grads {
-                       return no_derivative("linalg.householder_product (in ember)");
+                     [sa = SavedTensor(A), st = SavedTensor(tau)](Grads& g, const Node&) -> Grads {
+                       // no reflectors: Q = E depends on neither (torch: no gradients)
+                       if (!g[0].defined() || st.get().size(-1) == 0) return {Tensor(), Tensor()};
+                       auto [gA, gtau] = householder_product_backward(sa.get(), st.get(), g[0]);
+                       return {gA, gtau};
                      });
   return Q;
 }

@@ -587,3 +587,57 @@ def test_training_steps_match_torch():
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
     for (k, e), (_, t) in zip(e_net.state_dict().items(), t_net.state_dict().items()):
         assert_same(e, t, rtol=1e-4, atol=1e-6)
+
+
+# ---- hardtanh, relu6 and leaky_relu_ (clamps) ------------------------------------------------
+CLAMPS = [("hardtanh", {}), ("hardtanh", {"min_val": -0.5, "max_val": 2.0}), ("relu6", {})]
+
+
+@pytest.mark.parametrize("name,kw", CLAMPS)
+@pytest.mark.parametrize("shape", SHAPES + [(0, 3)])
+def test_clamp_activations(name, kw, shape):
+    check_grad(_f(name, **kw), [shape], DTYPES, LAYOUTS if len(shape) == 2 else ("contiguous",),
+               low=-8.0, high=8.0)
+
+
+@pytest.mark.parametrize("name,kw", CLAMPS)
+def test_clamp_activations_gradcheck_inplace_and_errors(name, kw):
+    gradcheck_op(_f(name, **kw), [(3, 4)], low=-8.0, high=8.0)
+
+    def inplace(m, x):
+        y = x * 1.0
+        z = getattr(m.nn.functional, name)(y, inplace=True, **kw)
+        assert z is y
+        return z
+    check_grad(inplace, [(3, 4)], DTYPES, low=-8.0, high=8.0)
+    for m in (torch, ember):
+        with pytest.raises(RuntimeError, match="in-place|leaf"):
+            getattr(m.nn.functional, name)(m.ones(3, requires_grad=True), inplace=True, **kw)
+        with pytest.raises(TypeError):
+            getattr(m.nn.functional, name)([1.0, 2.0], **kw)
+    # integer inputs keep their dtype, as torch's clamp
+    assert_same(getattr(ember.nn.functional, name)(ember.tensor([-9, 3, 9]), **kw),
+                getattr(torch.nn.functional, name)(torch.tensor([-9, 3, 9]), **kw))
+
+
+def test_hardtanh_min_above_max_is_refused():
+    for m in (torch, ember):
+        with pytest.raises((ValueError, RuntimeError)):
+            m.nn.functional.hardtanh(m.ones(3), min_val=2.0, max_val=1.0)
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.2])
+def test_leaky_relu_(slope):
+    def fn(m, x):
+        y = x * 1.0
+        z = m.nn.functional.leaky_relu_(y, slope)
+        assert z is y
+        return z
+    check_grad(fn, [(3, 4)], DTYPES, LAYOUTS, low=-3.0, high=3.0)
+    check_grad(fn, [()], DTYPES, low=-3.0, high=3.0)
+    gradcheck_op(fn, [(3, 4)])
+    for m in (torch, ember):
+        with pytest.raises(RuntimeError, match="in-place|leaf"):
+            m.nn.functional.leaky_relu_(m.ones(3, requires_grad=True), slope)
+        with pytest.raises((TypeError, AttributeError)):
+            m.nn.functional.leaky_relu_([1.0], slope)

@@ -159,3 +159,37 @@ def test_grad_scaler_misuse_as_torch():
         s2 = m.amp.GradScaler("cpu")
         s2.load_state_dict(s.state_dict())
         assert s2.get_scale() == 8.0
+
+
+def test_autocast_state_functions_as_torch():
+    # torch.autocast_increment_nesting / autocast_decrement_nesting count nested regions (an
+    # unmatched decrement goes below 0 in both); set_autocast_dtype / set_autocast_cache_enabled
+    # set what get_autocast_dtype / is_autocast_cache_enabled read; clear_autocast_cache drops
+    # the region's cached casts (ember caches none)
+    for lib in (torch, ember):
+        dtype, cache = lib.get_autocast_dtype("cpu"), lib.is_autocast_cache_enabled()
+        try:
+            base = lib.autocast_increment_nesting()
+            assert lib.autocast_increment_nesting() == base + 1
+            assert lib.autocast_decrement_nesting() == base
+            assert lib.autocast_decrement_nesting() == base - 1
+            assert lib.autocast_decrement_nesting() == base - 2
+            lib.autocast_increment_nesting()
+            lib.autocast_increment_nesting()
+            lib.set_autocast_dtype("cpu", lib.float16)
+            assert str(lib.get_autocast_dtype("cpu")).endswith("float16")
+            lib.set_autocast_cache_enabled(False)
+            assert lib.is_autocast_cache_enabled() is False
+            assert lib.clear_autocast_cache() is None
+            with pytest.raises(TypeError, match="set_autocast_dtype"):
+                lib.set_autocast_dtype("cpu", 3)
+            with pytest.raises(TypeError, match="enabled must be a bool"):
+                lib.set_autocast_cache_enabled("a")
+            with pytest.raises(RuntimeError, match="Expected one of cpu"):
+                lib.set_autocast_dtype("nodev", lib.float32)
+            with pytest.raises(TypeError):
+                lib.autocast_increment_nesting(1)
+        finally:
+            lib.set_autocast_dtype("cpu", dtype)
+            lib.set_autocast_cache_enabled(cache)
+        assert lib.get_autocast_dtype("cpu") == dtype

@@ -2,6 +2,7 @@
 committed docs/compatibility.md is what the script writes for the current code."""
 import difflib
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -20,13 +21,20 @@ ROW = re.compile(r"^\| \[`([\w.]+)`\]\(#\w+\) \| (\d+) \| (\d+) \| ([\d.]+)% \|$
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    out = tmp_path_factory.mktemp("compat") / "compatibility.md"
+def measured(tmp_path_factory):
+    """One run of the script: the page it writes and the rows it measured."""
+    folder = tmp_path_factory.mktemp("compat")
+    out, rows = folder / "compatibility.md", folder / "rows.json"
     env = {k: v for k, v in os.environ.items() if k != "EMBER_AS_TORCH"}  # the real torch
-    run = subprocess.run([sys.executable, SCRIPT, "--out", str(out)], env=env, cwd=ROOT,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, SCRIPT, "--out", str(out), "--rows", str(rows)],
+                         env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
-    return out.read_text(encoding="utf-8")
+    return out.read_text(encoding="utf-8"), json.loads(rows.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def page(measured):
+    return measured[0]
 
 
 def _section(page, ns):
@@ -201,3 +209,18 @@ def test_committed_page_is_current(page):
         pytest.fail("docs/compatibility.md is stale: ember's names changed since it was written. "
                     "Run `make compat` (or .venv/bin/python tools/compat_table.py) and commit "
                     f"docs/compatibility.md.\n{diff}")
+
+
+# --- every present name has a test ------------------------------------------------------------
+def test_every_present_name_is_named_by_a_test(measured):
+    """Issue 14: each name the page counts as present appears (as a whole word) in some file of
+    tests/python: tools/untested_names.py on the same measurement must list nothing."""
+    spec = importlib.util.spec_from_file_location(
+        "untested_names", os.path.join(ROOT, "tools", "untested_names.py"))
+    un = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(un)
+    rows = measured[1]
+    assert sum(r["have"] for r in rows) > 1900  # the measurement itself is not empty
+    missing = {ns: names for ns, names in un.untested(rows, un.test_text()).items() if names}
+    assert not missing, ("present names that no test in tests/python names; add a test against "
+                         f"torch for each: {missing}")

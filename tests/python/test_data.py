@@ -458,6 +458,28 @@ def test_lazy_imports():
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
 
 
+def test_dataloader_module_at_torchs_path():
+    """torch.utils.data.dataloader: the module holding DataLoader, default_collate,
+    default_convert and get_worker_info, the same objects as torch.utils.data's; a loader
+    built through it batches as torch's."""
+    import torch
+    import torch.utils.data.dataloader as tdl
+    import ember.utils.data.dataloader as edl
+    assert ember.utils.data.dataloader is edl
+    for name in ("DataLoader", "default_collate", "default_convert", "get_worker_info"):
+        assert getattr(tdl, name) is getattr(torch.utils.data, name)
+        assert getattr(edl, name) is getattr(ember.utils.data, name), name
+    x = np.arange(20.0, dtype=np.float32).reshape(10, 2)
+    e_batches = list(edl.DataLoader(ember.utils.data.TensorDataset(ember.tensor(x)), batch_size=4))
+    t_batches = list(tdl.DataLoader(torch.utils.data.TensorDataset(torch.tensor(x)), batch_size=4))
+    assert [b[0].tolist() for b in e_batches] == [b[0].tolist() for b in t_batches]
+    assert edl.get_worker_info() is None  # in the main process
+    with pytest.raises(ValueError, match="batch_size"):
+        edl.DataLoader([1, 2], batch_size=0)
+    with pytest.raises(ValueError):
+        tdl.DataLoader([1, 2], batch_size=0)
+
+
 # ---------------------------------------------------------------- FashionMNIST
 
 needs_fmnist = pytest.mark.skipif(not os.path.isdir(FMNIST), reason="dataset-fashion-mnist is not installed")

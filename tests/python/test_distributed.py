@@ -211,3 +211,98 @@ def test_argument_checks(group1):
     x = ember.ones(3)
     dist.all_reduce(x)
     assert x.numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+# ---- torch's names: FileStore as a key-value store, GroupMember, ProcessGroup ---------------
+def test_file_store_api_as_torch(tmp_path):
+    import datetime
+    import torch.distributed as tdist
+    stores = [dist.FileStore(str(tmp_path / "e"), 1), tdist.FileStore(str(tmp_path / "t"), 1)]
+    seen = []
+    for s in stores:
+        base = s.num_keys()  # torch's FileStore counts one key of its own
+        s.set("a", "1")
+        s.set("b", b"\x00\xff")
+        got = [s.get("a"), s.get("b"), s.add("n", 3), s.add("n", -5), s.get("n"),
+               s.check(["a", "n"]), s.check(["a", "zz"]), s.num_keys() - base,
+               s.compare_set("a", "1", "2"), s.compare_set("a", "1", "3"),
+               s.compare_set("new", "", "v"), s.delete_key("a"), s.num_keys() - base]
+        s.append("b", "x")
+        got += [s.get("b"), s.multi_get(["n", "new"])]
+        s.multi_set(["p", "q"], ["1", b"2"])
+        got += [s.get("q")]
+        s.wait(["p", "q"])
+        s.set_timeout(datetime.timedelta(milliseconds=300))
+        got.append(s.timeout)
+        with pytest.raises(RuntimeError, match="missing"):
+            s.get("missing")
+        with pytest.raises(RuntimeError):
+            s.wait(["missing"], datetime.timedelta(milliseconds=100))
+        with pytest.raises(TypeError):
+            s.set("k", 5)
+        with pytest.raises(TypeError):
+            s.add("n", "x")
+        seen.append(got)
+    assert seen[0] == seen[1]
+    # deleting a key that is not there: False, as torch documents (its FileStore says True)
+    assert stores[0].delete_key("a") is False
+    with pytest.raises(TypeError, match="FileStore"):
+        dist.FileStore(3, 1)
+
+
+def test_file_store_add_is_atomic_across_processes(tmp_path):
+    code = ("import ember.distributed as d, sys\n"
+            "s = d.FileStore(sys.argv[1], 2)\n"
+            "for _ in range(40): s.add('n', 1)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "kv")],
+                              env=dict(os.environ)) for _ in range(2)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    assert dist.FileStore(str(tmp_path / "kv")).get("n") == b"80"
+
+
+def test_file_store_rendezvous_and_keys_share_the_folder(tmp_path):
+    store = dist.FileStore(str(tmp_path / "shared"), 1)
+    store.set("before", "x")
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1, timeout=10)
+    try:
+        assert store.get("before") == b"x" and dist.get_world_size() == 1
+    finally:
+        dist.destroy_process_group()
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(RuntimeError, match="is a file"):
+        dist.FileStore(str(tmp_path / "afile")).set("k", "v")
+
+
+def test_group_member_and_process_group(group1):
+    import torch.distributed as tdist
+    assert tdist.GroupMember.NON_GROUP_MEMBER == dist.GroupMember.NON_GROUP_MEMBER == -100
+    world = dist.GroupMember.WORLD
+    assert isinstance(world, dist.ProcessGroup) and dist.group.WORLD is world
+    assert (world.rank(), world.size(), world.name()) == (0, 1, "gloo")
+    x = ember.arange(4.0)
+    work = world.allreduce(x)
+    assert isinstance(work, dist.Work) and work.wait() and x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    world.allreduce([x], dist.ReduceOp.MAX).wait()
+    world.broadcast(x, 0).wait()
+    world.barrier().wait()
+    dist.all_reduce(x, group=world)  # a ProcessGroup where a collective takes group=
+    assert dist.get_rank(world) == 0 and dist.get_world_size(dist.group.WORLD) == 1
+    with pytest.raises(TypeError, match="ProcessGroup.allreduce"):
+        world.allreduce("x")
+    with pytest.raises(TypeError, match="one tensor"):
+        world.allreduce([x, x])
+    with pytest.raises(RuntimeError, match="invalid src rank 5"):
+        world.broadcast(x, 5).wait()
+    with pytest.raises(TypeError):
+        dist.ProcessGroup()
+
+
+def test_backend_availability_as_torch():
+    import torch.distributed as tdist
+    # a CPU build with Gloo: ember's answers are torch's CPU build's
+    for name in ("is_gloo_available", "is_mpi_available", "is_nccl_available", "is_available"):
+        assert getattr(dist, name)() == getattr(tdist, name)(), name
+    assert dist.is_gloo_available() and not dist.is_nccl_available() and not dist.is_mpi_available()
+    with pytest.raises(TypeError):
+        dist.is_gloo_available(1)
+    assert dist.GroupMember.WORLD is None  # no group before init_process_group

@@ -283,3 +283,121 @@ def test_proxies_work_outside_a_trace():
     assert ember.relu(ember.tensor([-1.0])).tolist() == [0.0]  # tensors still run eagerly
     del p
     assert type(ember.relu).__name__ == "nb_func"
+
+
+# ---- torch.fx.subgraph_rewriter: replace_pattern_with_filters, ReplacedPatterns -------------
+def _two_adds(m):
+    class M(m.nn.Module):
+        def forward(self, x, y):
+            a = m.relu(x + y)
+            b = m.relu(x + 2.0)
+            return a * b
+    return M()
+
+
+@pytest.mark.parametrize("variant", ["filter", "literals", "callback", "name"])
+def test_replace_pattern_with_filters_as_torch(variant):
+    results, codes, outs = [], [], []
+    x = np.random.default_rng(0).standard_normal(4).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal(4).astype(np.float32)
+    for m in (torch, ember):
+        gm = m.fx.symbolic_trace(_two_adds(m))
+        sr = m.fx.subgraph_rewriter
+
+        def pattern(a, b):
+            return m.relu(a + b)
+
+        def replacement(a, b):
+            return m.sigmoid(a - b)
+        kw = {}
+        if variant == "filter":  # keep the match whose second operand is a graph input
+            kw["match_filters"] = [lambda match, g, pg: all(
+                isinstance(n, m.fx.Node) for n in match.placeholder_nodes)]
+        if variant == "literals":  # pattern with a literal: matches x + 2.0 only if ignored
+            pattern = lambda a: m.relu(a + 5.0)  # noqa: E731
+            replacement = lambda a: m.tanh(a)  # noqa: E731
+            kw["ignore_literals"] = True
+        if variant == "callback":
+            kw["replacement_callback"] = lambda match, g, pg: m.fx.symbolic_trace(
+                lambda a, b: m.sigmoid(a * b)).graph
+        if variant == "name":
+            pattern = lambda a, b: m.sigmoid(a + b)  # noqa: E731  (relu, matched by name)
+            kw["node_name_match"] = "relu"
+        rep = sr.replace_pattern_with_filters(
+            gm, pattern, None if variant == "callback" else replacement, **kw)
+        assert all(isinstance(r, sr.ReplacedPatterns) for r in rep)
+        results.append(sorted((sorted(str(getattr(n, "op", n)) for n in r.nodes_map.values()),
+                               [n.op for n in r.replacements]) for r in rep))
+        codes.append(gm.code.replace("torch.", "ember."))
+        outs.append(np.array(gm(m.tensor(x), m.tensor(y)).detach().numpy()))
+    assert results[1] == results[0]
+    assert codes[1] == codes[0]
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+
+
+def test_replace_pattern_with_filters_errors():
+    for m in (torch, ember):
+        gm = m.fx.symbolic_trace(_two_adds(m))
+        sr = m.fx.subgraph_rewriter
+        with pytest.raises(AssertionError, match="replacement"):
+            sr.replace_pattern_with_filters(gm, lambda a, b: m.relu(a + b), None)
+        assert sr.replace_pattern_with_filters(  # a filter that refuses everything
+            gm, lambda a, b: m.relu(a + b), lambda a, b: a, [lambda *_: False]) == []
+    with pytest.raises(ValueError, match="inputs"):
+        ember.fx.subgraph_rewriter.replace_pattern_with_filters(
+            ember.fx.symbolic_trace(_two_adds(ember)), lambda a, b: ember.relu(a + b),
+            lambda a: a)
+
+
+# ---- torch.fx.has_side_effect, torch.fx.graph_module ---------------------------------------
+def _side_effect_graph(m):
+    def note(x):
+        return None
+    assert m.fx.has_side_effect(note) is note
+    g = m.fx.Graph()
+    x = g.placeholder("x")
+    g.call_function(note, (x,))
+    g.call_function(operator.add, (x, 1))  # unused and pure: dead code
+    g.output(x)
+    return g
+
+
+def test_has_side_effect_keeps_calls_from_dead_code_elimination():
+    graphs = [_side_effect_graph(m) for m in (torch, ember)]
+    assert [n.is_impure() for n in graphs[1].nodes] == [n.is_impure() for n in graphs[0].nodes]
+    assert graphs[1].eliminate_dead_code() == graphs[0].eliminate_dead_code() is True
+    assert [n.name for n in graphs[1].nodes] == [n.name for n in graphs[0].nodes] == \
+        ["x", "note", "output"]
+    for m in (torch, ember):  # a function never registered is dropped when unused
+        g = m.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(abs, (x,))
+        g.output(x)
+        g.eliminate_dead_code()
+        assert [n.name for n in g.nodes] == ["x", "output"]
+
+
+def test_graph_module_module():
+    import copy
+    import pickle
+    outs = []
+    x = np.random.default_rng(2).standard_normal((2, 3)).astype(np.float32)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    em = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.ReLU())
+    em.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    for m, mod in ((torch, tm), (ember, em)):
+        assert m.fx.graph_module.GraphModule is m.fx.GraphModule
+        gm = m.fx.symbolic_trace(mod)
+        renamed = m.fx.graph_module.GraphModule(gm, gm.graph, class_name="Renamed")
+        assert type(renamed).__name__ == "Renamed"
+        assert copy.deepcopy(renamed).code == renamed.code
+        back = pickle.loads(pickle.dumps(renamed))
+        outs.append([np.array(g(m.tensor(x)).detach().numpy()) for g in (gm, renamed, back)])
+        with pytest.raises(RuntimeError, match="Unsupported type 3 passed for root"):
+            m.fx.graph_module.GraphModule(3, gm.graph)
+        with pytest.raises(RuntimeError, match="referenced target .* not provided in ``root``"):
+            m.fx.graph_module.GraphModule({}, gm.graph)
+        with pytest.raises(AttributeError):
+            m.fx.graph_module.GraphModule(gm, "not a graph")
+    for e_out, t_out in zip(*outs[::-1]):
+        np.testing.assert_allclose(e_out, t_out, rtol=1e-6)

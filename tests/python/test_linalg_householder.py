@@ -1,11 +1,12 @@
 """torch.geqrf and torch.linalg.householder_product (torch.orgqr) on LAPACK geqrf/orgqr against
-torch 2.13: values, batches, views, empty shapes, errors, and the missing derivatives (torch
-has none for geqrf; ember has none yet for householder_product, and says so at backward)."""
+torch 2.13: values, batches, views, empty shapes, errors; the gradients of householder_product,
+orgqr and ormqr against torch's and by finite differences, and geqrf's missing derivative (torch
+has none either: both say so at backward)."""
 import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, check_op, make_inputs
+from helpers import LAYOUTS, check_grad, check_op, gradcheck_op, make_inputs
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -37,13 +38,48 @@ def test_bad_shapes(shapes):
     assert str(eexc.value) == str(texc.value)
 
 
-def test_no_derivative():
-    for fn in (lambda m, x: m.geqrf(x)[0], lambda m, x: m.linalg.householder_product(x, x[:2, 0])):
-        x = ember.randn(4, 3, requires_grad=True)
-        y = fn(ember, x)
+def test_geqrf_has_no_derivative():
+    for lib in (torch, ember):
+        x = lib.randn(4, 3, requires_grad=True)
+        y = lib.geqrf(x)[0]
         assert y.requires_grad
-        with pytest.raises(NotImplementedError, match="derivative"):
+        with pytest.raises((NotImplementedError, RuntimeError), match="derivative"):
             y.sum().backward()
+
+
+# (A, tau) shapes: square, tall, fewer reflectors than columns, batched
+GRAD_SHAPES = [[(4, 4), (4,)], [(5, 3), (3,)], [(6, 4), (2,)], [(2, 5, 3), (2, 3)]]
+
+
+@pytest.mark.parametrize("shapes", GRAD_SHAPES)
+def test_householder_product_gradient(shapes):
+    """Any tau (not only geqrf's): the gradients of A's strictly lower part and of tau."""
+    check_grad(lambda m, a, t: m.linalg.householder_product(a, t), shapes, dtypes=("float64",),
+               layouts=("contiguous", "transposed"), rtol=1e-7, atol=1e-9, low=-1.0, high=1.0)
+    check_grad(lambda m, a, t: m.orgqr(a, t), shapes, dtypes=("float32",), rtol=1e-4, atol=1e-5,
+               low=-1.0, high=1.0)
+    gradcheck_op(lambda m, a, t: m.linalg.householder_product(a, t), shapes, low=-1.0, high=1.0)
+
+
+@pytest.mark.parametrize("left,transpose", [(True, False), (False, True)])
+def test_ormqr_gradient(left, transpose):
+    def fn(m, a, t, c):
+        return m.ormqr(a, t, c if left else c.mT, left, transpose)
+    shapes = [(5, 3), (3,), (5, 2)]
+    check_grad(fn, shapes, dtypes=("float64",), rtol=1e-7, atol=1e-9, low=-1.0, high=1.0)
+    gradcheck_op(fn, shapes, low=-1.0, high=1.0)
+
+
+def test_householder_product_gradient_edges():
+    # no reflectors: Q does not depend on A or tau, neither gets a gradient (as torch)
+    for lib in (torch, ember):
+        a = lib.randn(3, 3, dtype=lib.float64, requires_grad=True)
+        t = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        lib.linalg.householder_product(a, t).sum().backward()
+        assert a.grad is None and t.grad is None
+    # an upstream gradient through only part of Q (the other outputs' None)
+    check_grad(lambda m, a, t: m.linalg.householder_product(a, t)[:, :1], [(4, 3), (3,)],
+               dtypes=("float64",), rtol=1e-7, atol=1e-9)
 
 
 @pytest.mark.parametrize("left", [True, False])

@@ -170,3 +170,25 @@ def test_margin_losses_bad_inputs():
         F.pdist(ember.zeros(3, 4, dtype=ember.int64))
     with pytest.raises(ValueError, match="only p == 1 and p == 2"):
         ember.nn.MultiMarginLoss(p=3)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_triplet_margin_loss_module(reduction):
+    a, p, n = _pair((6, 5), 20), _pair((6, 5), 21), _pair((6, 5), 22)
+    _check(lambda x, y, z: ember.nn.TripletMarginLoss(margin=0.5, p=1.5, swap=True,
+                                                      reduction=reduction)(x, y, z),
+           lambda x, y, z: torch.nn.TripletMarginLoss(margin=0.5, p=1.5, swap=True,
+                                                      reduction=reduction)(x, y, z), [a, p, n])
+    assert repr(ember.nn.TripletMarginLoss(margin=0.5)) == repr(torch.nn.TripletMarginLoss(margin=0.5))
+    # broadcasting a single anchor against a batch, and a non-contiguous positive
+    a, p, n = _pair((1, 5), 23), _pair((5, 6), 24), _pair((6, 5), 25)
+    _check(lambda x, y, z: ember.nn.TripletMarginLoss(reduction=reduction)(x, y.t(), z),
+           lambda x, y, z: torch.nn.TripletMarginLoss(reduction=reduction)(x, y.t(), z), [a, p, n])
+    x = ember.randn(4, 3, dtype=ember.float64, requires_grad=True)
+    y, z = ember.randn(4, 3, dtype=ember.float64), ember.randn(4, 3, dtype=ember.float64)
+    assert ember.autograd.gradcheck(lambda v: ember.nn.TripletMarginLoss(margin=2.0)(v, y, z), [x])
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError):
+            lib.nn.TripletMarginLoss()(lib.ones(4, 3), lib.ones(4, 3), lib.ones(5, 2))
+        with pytest.raises((ValueError, RuntimeError)):
+            lib.nn.TripletMarginLoss(margin=-1.0)(lib.ones(4, 3), lib.ones(4, 3), lib.ones(4, 3))

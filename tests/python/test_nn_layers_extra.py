@@ -374,3 +374,35 @@ def test_embedding_bag_aten_matches_torch(dtype):
         ember.embedding_bag(ember.zeros(3, 2), ember.tensor([0]), ember.tensor([0]), False, 3)
     with pytest.raises(TypeError, match="argument 'offsets' must be Tensor"):
         ember.embedding_bag(ember.zeros(3, 2), ember.tensor([0]), [0])
+
+
+def test_gumbel_softmax_against_torch_on_the_same_noise():
+    """The noise is random in both libraries; given ember's sample, the Gumbel noise it used is
+    tau log(y) - logits (up to a per-row constant), and torch's softmax((logits + g) / tau)
+    on that noise, and its gradient, must be ember's."""
+    rng = np.random.default_rng(7)
+    l = rng.standard_normal((6, 5))
+    for tau, dim in ((0.5, -1), (2.0, 0)):
+        ember.manual_seed(3)
+        el = ember.from_numpy(l.copy()).requires_grad_()
+        y = F.gumbel_softmax(el, tau=tau, dim=dim)
+        g = tau * np.log(y.detach().numpy()) - l  # the noise, up to a constant along dim
+        tl = torch.from_numpy(l.copy()).requires_grad_()
+        ty = torch.softmax((tl + torch.from_numpy(g)) / tau, dim)
+        _close(y, ty.detach().numpy())
+        w = rng.standard_normal(l.shape)
+        (y * ember.from_numpy(w.copy())).sum().backward()
+        (ty * torch.from_numpy(w.copy())).sum().backward()
+        _close(el.grad, tl.grad.numpy())
+    # hard=True: one-hot forward, the soft sample's gradient (straight-through), as torch
+    ember.manual_seed(4)
+    el = ember.from_numpy(l.copy()).requires_grad_()
+    h = F.gumbel_softmax(el, tau=1.0, hard=True)
+    ember.manual_seed(4)
+    soft = F.gumbel_softmax(ember.from_numpy(l.copy()), tau=1.0)
+    assert bool((h.argmax(-1) == soft.argmax(-1)).all())
+    for lib, x in ((torch, torch.ones(2, 3)), (ember, ember.ones(2, 3))):
+        with pytest.raises(IndexError):
+            lib.nn.functional.gumbel_softmax(x, dim=5)
+        with pytest.raises((TypeError, AttributeError)):
+            lib.nn.functional.gumbel_softmax([1.0, 2.0])

@@ -210,3 +210,73 @@ def test_unsupported_and_bad_arguments(tmp_path):
         ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, foo=1)
     with pytest.warns(UserWarning, match="not a valid input/output name"):
         ember.onnx.export(ember.nn.ReLU(), (ember.ones(3),), path, dynamic_axes={"nope": [0]})
+
+
+# ---- ONNXProgram and TrainingMode (torch.onnx's names) ---------------------------------------
+def _program(tmp_path):
+    ember.manual_seed(3)
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
+    prog = ember.onnx.export(model.eval(), (ember.ones(5, 3),), input_names=["x"],
+                             output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    return model, prog
+
+
+def test_onnx_program(tmp_path):
+    import torch
+    model, prog = _program(tmp_path)
+    assert isinstance(prog, ember.onnx.ONNXProgram) and prog.model_proto is prog.model
+    assert {"save", "apply_weights", "call_reference", "compute_values", "release",
+            "initialize_inference_session", "rename_axes"} <= set(dir(torch.onnx.ONNXProgram))
+    x = ember.tensor(_rand(7, 3))  # another batch size: the axis is dynamic
+    with ember.no_grad():
+        want = model(x).numpy()
+    np.testing.assert_allclose(prog(x)[0].numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(prog.call_reference(x)[0].numpy(), want, rtol=1e-5, atol=1e-6)
+    # an intermediate value: the first Linear's output, the ReLU's input
+    relu_in = [n.input[0] for n in prog.model_proto.graph.node if n.op_type == "Relu"][0]
+    (h,) = prog.compute_values([relu_in], (x,))
+    with ember.no_grad():
+        np.testing.assert_allclose(h.numpy(), model[0](x).numpy(), rtol=1e-5, atol=1e-6)
+    # save, reload: the same program
+    path = tmp_path / "p.onnx"
+    prog.save(str(path))
+    onnx.checker.check_model(onnx.load(str(path)))
+    # new weights into the program: the output follows them
+    inits = {t.name: tuple(t.dims) for t in prog.model_proto.graph.initializer}
+    name = next(n for n, d in inits.items() if d == (2,))  # the last bias
+    prog.initialize_inference_session()
+    prog.apply_weights({name: ember.full((2,), 5.0)})
+    with ember.no_grad():
+        shifted = (model[2](model[1](model[0](x))) - model[2].bias + 5.0).numpy()
+    np.testing.assert_allclose(prog(x)[0].numpy(), shifted, rtol=1e-5, atol=1e-5)
+    with pytest.warns(ember.onnx.errors.OnnxExporterWarning, match="not found"):
+        prog.apply_weights({"no_such_weight": ember.ones(2)})
+    with pytest.raises(ValueError, match="apply_weights"):
+        prog.apply_weights({name: ember.ones(3)})
+    prog.rename_axes({"batch": "N"})
+    assert prog.model_proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "N"
+    prog.release()
+    assert prog(x)[0].shape == (7, 2)  # a new session after release
+    with pytest.raises(ValueError, match="no value named"):
+        prog.compute_values(["nope"], (x,))
+    assert "ONNXProgram(" in repr(prog)
+
+
+def test_training_mode_as_torch(tmp_path):
+    import torch
+    assert {m.name: int(m) for m in ember.onnx.TrainingMode} == \
+        {m.name: int(m.value) for m in torch.onnx.TrainingMode.__members__.values()}
+    path = str(tmp_path / "m.onnx")
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Dropout(0.5)).train()
+    # EVAL (the default) exports in eval mode and restores the module's mode
+    ember.onnx.export(model, (ember.ones(2, 3),), path, training=ember.onnx.TrainingMode.EVAL)
+    assert model.training
+    # PRESERVE keeps the mode: in eval mode it exports, in train mode dropout cannot be written
+    ember.onnx.export(model.eval(), (ember.ones(2, 3),), path,
+                      training=ember.onnx.TrainingMode.PRESERVE)
+    with pytest.raises(ember.onnx.OnnxExporterError, match="dropout"):
+        ember.onnx.export(model.train(), (ember.ones(2, 3),), path,
+                          training=ember.onnx.TrainingMode.PRESERVE)
+    with pytest.raises(NotImplementedError, match="TRAINING"):
+        ember.onnx.export(model, (ember.ones(2, 3),), path,
+                          training=ember.onnx.TrainingMode.TRAINING)

@@ -423,3 +423,43 @@ def test_small_generator_and_audio_net_match_torch():
 
     run_pair(generator, [(2, 8, 1, 1)], "float32")
     run_pair(audio, [(3, 2, 40)], "float32")
+
+
+# F.upsample (interpolate's deprecated name), F.upsample_nearest and F.upsample_bilinear (the
+# latter with align_corners=True, as torch's): torch warns that they are deprecated, so do we.
+UPSAMPLE_FUNCTIONS = [
+    ("upsample", (2, 3, 5, 6), dict(scale_factor=2)),
+    ("upsample", (2, 3, 5), dict(size=9, mode="linear")),
+    ("upsample", (2, 3, 5, 6), dict(size=(3, 9), mode="bilinear", align_corners=False)),
+    ("upsample_nearest", (2, 3, 5, 6), dict(size=(7, 4))),
+    ("upsample_nearest", (2, 3, 4), dict(scale_factor=3)),
+    ("upsample_bilinear", (2, 3, 5, 6), dict(size=(7, 4))),
+    ("upsample_bilinear", (1, 2, 3, 4), dict(scale_factor=2)),
+]
+
+
+@pytest.mark.parametrize("name,shape,kw", UPSAMPLE_FUNCTIONS)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_upsample_functions(name, shape, kw):
+    check_grad(lambda m, x: getattr(F(m), name)(x, **kw), [shape], DT,
+               layouts=("contiguous", "transposed"))
+    check_op(lambda m, x: getattr(F(m), name)(x, **kw), [(0,) + shape[1:]], ["float32"])
+    gradcheck_op(lambda m, x: getattr(F(m), name)(x, **kw), [(1, 2) + shape[2:]])
+
+
+def test_upsample_functions_warn_and_refuse_as_torch():
+    for m in (torch, ember):
+        with pytest.warns((UserWarning, FutureWarning)):
+            F(m).upsample_nearest(m.ones(1, 1, 2, 2), scale_factor=2)
+        with pytest.warns((UserWarning, FutureWarning)):
+            F(m).upsample_bilinear(m.ones(1, 1, 2, 2), size=3)
+    with pytest.warns((UserWarning, FutureWarning)):
+        same_error(lambda m: F(m).upsample(m.ones(1, 2, 3), size=4, scale_factor=2), ValueError,
+                   "only one of size or scale_factor")
+    with pytest.warns((UserWarning, FutureWarning)):
+        same_error(lambda m: F(m).upsample_bilinear(m.ones(1, 2, 3), size=4),
+                   (ValueError, NotImplementedError), "4D|bilinear")
+    with pytest.warns((UserWarning, FutureWarning)):
+        same_error(lambda m: F(m).upsample_nearest(m.ones(1, 2, 3)), ValueError,
+                   "either size or scale_factor")

@@ -373,3 +373,56 @@ def test_bad_pack_inputs():
         ernn.pad_sequence([ember.ones(2)], padding_side="mid")
     with pytest.raises(RuntimeError):
         torch.nn.utils.rnn.pack_padded_sequence(torch.randn(5, 3, 2), [2, 5, 1])
+
+
+# ---- the base classes ------------------------------------------------------------------------
+@pytest.mark.parametrize("mode,kw", [("LSTM", dict(num_layers=2, bidirectional=True)),
+                                     ("GRU", dict(bias=False, batch_first=True)),
+                                     ("RNN_TANH", {}), ("RNN_RELU", dict(dropout=0.5)),
+                                     ("LSTM", dict(proj_size=2))])
+def test_rnn_base(mode, kw):
+    """nn.RNNBase: the parameters every recurrent layer is built on (LSTM/GRU/RNN subclass it)."""
+    e, t = nn.RNNBase(mode, 3, 4, **kw), torch.nn.RNNBase(mode, 3, 4, **kw)
+    assert [(n, tuple(p.shape)) for n, p in e.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t.named_parameters()]
+    assert repr(e) == repr(t)
+    assert len(e.all_weights) == len(t.all_weights)
+    e.flatten_parameters()
+    for cls in ("RNN", "LSTM", "GRU"):
+        assert issubclass(getattr(nn, cls), nn.RNNBase)
+    # a subclass gets RNNBase's parameters; loading torch's state gives torch's outputs
+    e_lstm, t_lstm = nn.LSTM(3, 4), torch.nn.LSTM(3, 4)
+    assert isinstance(e_lstm, nn.RNNBase)
+    e_lstm.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                            for k, v in t_lstm.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    assert_same(e_lstm(ember.from_numpy(x.copy()))[0], t_lstm(torch.from_numpy(x.copy()))[0],
+                **tol("float32"))
+
+
+def test_rnn_cell_base():
+    e, t = nn.RNNCellBase(3, 4, True, 4), torch.nn.RNNCellBase(3, 4, True, 4)
+    assert [(n, tuple(p.shape)) for n, p in e.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t.named_parameters()]
+    assert repr(e) == repr(t)
+    assert repr(nn.RNNCellBase(3, 4, False, 1)) == repr(torch.nn.RNNCellBase(3, 4, False, 1))
+    for cls in ("RNNCell", "LSTMCell", "GRUCell"):
+        assert issubclass(getattr(nn, cls), nn.RNNCellBase)
+    bound = 1 / 2  # reset_parameters: U(-1/sqrt(hidden), 1/sqrt(hidden)), as torch
+    assert all(float(p.abs().max()) <= bound for p in e.parameters())
+
+
+@pytest.mark.parametrize("lib", [torch, ember])
+def test_rnn_bases_refuse_as_torch(lib):
+    with pytest.raises(ValueError, match="Unrecognized RNN mode: FOO"):
+        lib.nn.RNNBase("FOO", 3, 4)
+    with pytest.raises(ValueError, match="hidden_size must be greater than zero"):
+        lib.nn.RNNBase("LSTM", 3, 0)
+    with pytest.raises(ValueError, match="dropout should be a number in range"):
+        lib.nn.RNNBase("LSTM", 3, 4, dropout=2)
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        lib.nn.RNNBase("LSTM", 3, 4, proj_size=5)
+    with pytest.raises(NotImplementedError, match="missing the required \"forward\""):
+        lib.nn.RNNBase("LSTM", 3, 4)(lib.ones(2, 3, 3))
+    with pytest.raises(NotImplementedError, match="missing the required \"forward\""):
+        lib.nn.RNNCellBase(3, 4, True, 4)(lib.ones(2, 3))

@@ -31,6 +31,9 @@ UNARY = {  # name -> (function of the module, low, high): inputs away from the p
     "special.i0e": (lambda m, x: m.special.i0e(x), -900.0, 900.0),
     "special.i1e": (lambda m, x: m.special.i1e(x), -900.0, 900.0),
     "special.entr": (lambda m, x: m.special.entr(x), 0.01, 3.0),
+    # torch.special's other names of sigmoid and digamma
+    "special.expit": (lambda m, x: m.special.expit(x), -8.0, 8.0),
+    "special.psi": (lambda m, x: m.special.psi(x), -4.0, 6.0),
 }
 NO_GRAD = {  # torch records no gradient for these
     "special.bessel_j0": (lambda m, x: m.special.bessel_j0(x), -30.0, 30.0),
@@ -283,3 +286,18 @@ def test_module_level_inplace_forms_refuse_a_non_tensor_input(bad):
             lib.logit_(bad)
     with pytest.raises(TypeError, match="xlogy_: argument 'input' must be Tensor"):
         ember.xlogy_("abc", ember.ones(2))
+
+
+@pytest.mark.parametrize("name,same_as", [("expit", "sigmoid"), ("psi", "digamma")])
+def test_special_alias_broadcast_out_and_bad_input(name, same_as):
+    fn = lambda m, x: getattr(m.special, name)(x)  # noqa: E731
+    check_op(fn, [(2, 3, 4)], dtypes=["float32", "float64"], layouts=["sliced", "expanded"])
+    check_op(fn, [(5,)], dtypes=["int64", "bool"])  # integers compute in float32, as torch
+    x = ember.linspace(0.1, 3.0, 7)
+    assert getattr(ember.special, name)(x).tolist() == getattr(ember, same_as)(x).tolist()
+    out = ember.empty(7)
+    assert getattr(ember.special, name)(x, out=out) is out
+    assert_same(out, getattr(torch.special, name)(torch.linspace(0.1, 3.0, 7)))
+    for lib in (torch, ember):
+        with pytest.raises(TypeError):
+            getattr(lib.special, name)([0.5])

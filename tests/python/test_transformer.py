@@ -273,15 +273,99 @@ def test_mha_init_and_state_dict():
     assert list(e2.state_dict()) == list(t2.state_dict())
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("bias_kv,zero_attn", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("kind", ["none", "both"])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_bias_kv_and_zero_attn(dtype, bias_kv, zero_attn, kind, need_weights):
+    """add_bias_kv appends a learned key/value, add_zero_attn one of zeros; the masks widen."""
+    kpm, am = _masks(kind, dtype) if kind != "none" else (None, None)
+    e_mod, t_mod = run_modules(
+        lambda m: m.nn.MultiheadAttention(8, 2, add_bias_kv=bias_kv, add_zero_attn=zero_attn),
+        [(3, 4, 8), (5, 4, 8)],
+        lambda mod, m, q, kv: mod(q, kv, kv, key_padding_mask=arr(m, kpm), attn_mask=arr(m, am),
+                                  need_weights=need_weights), dtype)
+    assert list(e_mod.state_dict()) == list(t_mod.state_dict())
+    if bias_kv:
+        assert tuple(e_mod.bias_k.shape) == (1, 1, 8) and float(e_mod.bias_k.abs().sum()) > 0
+
+
+# F.multi_head_attention_forward: the function under nn.MultiheadAttention, called directly
+def _mha_forward_args(m, rng, E=8, H=2, N=3, L=4, S=5, bias_kv=False):
+    def t(*shape):
+        return m.from_numpy(rng.standard_normal(shape))
+    q, k, v = t(L, N, E), t(S, N, E), t(S, N, E)
+    args = dict(embed_dim_to_check=E, num_heads=H, in_proj_weight=t(3 * E, E),
+                in_proj_bias=t(3 * E), bias_k=t(1, 1, E) if bias_kv else None,
+                bias_v=t(1, 1, E) if bias_kv else None, add_zero_attn=False, dropout_p=0.0,
+                out_proj_weight=t(E, E), out_proj_bias=t(E))
+    return q, k, v, args
+
+
+@pytest.mark.parametrize("case", ["plain", "separate", "static", "bias_kv_zero", "unbatched",
+                                  "no_weights_causal"])
+def test_multi_head_attention_forward(case):
+    outs, grads = [], []
+    for m in (torch, ember):
+        rng = np.random.default_rng(4)
+        q, k, v, args = _mha_forward_args(m, rng, bias_kv=case == "bias_kv_zero")
+        kw = {}
+        if case == "separate":
+            kw = dict(use_separate_proj_weight=True, q_proj_weight=args["in_proj_weight"][:8],
+                      k_proj_weight=args["in_proj_weight"][8:16],
+                      v_proj_weight=args["in_proj_weight"][16:])
+        if case == "static":
+            kw = dict(static_k=m.from_numpy(rng.standard_normal((6, 7, 4))),
+                      static_v=m.from_numpy(rng.standard_normal((6, 7, 4))))
+        if case == "bias_kv_zero":
+            args["add_zero_attn"] = True
+            kw = dict(key_padding_mask=m.from_numpy(np.array([[False] * 4 + [True]] * 3)))
+        if case == "unbatched":
+            q, k, v = q[:, 0], k[:, 0], v[:, 0]
+        if case == "no_weights_causal":
+            kv_len = 4
+            k, v = k[:kv_len], v[:kv_len]
+            kw = dict(need_weights=False, is_causal=True,
+                      attn_mask=m.from_numpy(np.triu(np.full((4, 4), -np.inf), 1)))
+        q.requires_grad_(True)
+        args["in_proj_weight"].requires_grad_(True)
+        out, w = F(m).multi_head_attention_forward(q, k, v, **args, **kw)
+        out.sum().backward()
+        outs.append((out, w))
+        grads.append((q.grad, args["in_proj_weight"].grad))
+    assert_same(outs[1], outs[0], 1e-9, 1e-10)
+    assert_same(grads[1], grads[0], 1e-9, 1e-10)
+
+
+def test_multi_head_attention_forward_gradcheck_and_errors():
+    rng = np.random.default_rng(5)
+    q, k, v, args = _mha_forward_args(ember, rng, bias_kv=True)
+    args["add_zero_attn"] = True
+
+    def fn(query, weight, bias_k):
+        a = dict(args, in_proj_weight=weight, bias_k=bias_k)
+        return ember.nn.functional.multi_head_attention_forward(query, k, v, **a)[0]
+    inputs = [q.requires_grad_(), args["in_proj_weight"].requires_grad_(),
+              args["bias_k"].requires_grad_()]
+    assert ember.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+    for m in (torch, ember):
+        q, k, v, args = _mha_forward_args(m, np.random.default_rng(6))
+        with pytest.raises(AssertionError, match="embedding dimension of 6"):
+            F(m).multi_head_attention_forward(q, k, v, **dict(args, embed_dim_to_check=6))
+        with pytest.raises(AssertionError, match="static_k"):
+            F(m).multi_head_attention_forward(q, k, v, **args, static_k=m.zeros(5, 5, 4),
+                                              static_v=m.zeros(6, 5, 4))
+        with pytest.raises(AssertionError, match="bias cannot be added to static key"):
+            F(m).multi_head_attention_forward(
+                q, k, v, **dict(args, bias_k=m.zeros(1, 1, 8), bias_v=m.zeros(1, 1, 8)),
+                static_k=m.zeros(6, 5, 4), static_v=m.zeros(6, 5, 4))
+
+
 def test_mha_bad_arguments():
     with pytest.raises(AssertionError, match="divisible"):
         ember.nn.MultiheadAttention(10, 3)
     with pytest.raises(ValueError, match="greater than 0"):
         ember.nn.MultiheadAttention(0, 2)
-    with pytest.raises(NotImplementedError):
-        ember.nn.MultiheadAttention(8, 2, add_bias_kv=True)
-    with pytest.raises(NotImplementedError):
-        ember.nn.MultiheadAttention(8, 2, add_zero_attn=True)
     mod = ember.nn.MultiheadAttention(8, 2)
     x = ember.randn(3, 4, 8)
     with pytest.raises(RuntimeError, match="2D attn_mask"):
@@ -397,6 +481,27 @@ def test_decoder_layer(dtype, norm_first, batch_first):
     run_modules(lambda m: _dec_layer(m, norm_first=norm_first, batch_first=batch_first,
                                      activation="gelu"),
                 [tgt, mem], lambda mod, m, t, mm: mod(t, mm), dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("with_norm,masks", [(True, True), (False, False)])
+def test_decoder_stack(dtype, with_norm, masks):
+    """nn.TransformerDecoder: num_layers deep copies of the layer, then the optional norm."""
+    def build(m):
+        return m.nn.TransformerDecoder(_dec_layer(m), 2,
+                                       norm=m.nn.LayerNorm(8) if with_norm else None)
+    tgt_mask = torch.nn.Transformer.generate_square_subsequent_mask(3).numpy() if masks else None
+    mkpm = _masks("kpm_bool", dtype, S=6, N=4)[0] if masks else None
+    e_mod, t_mod = run_modules(build, [(3, 4, 8), (6, 4, 8)],
+                               lambda mod, m, t, mm: mod(t, mm, tgt_mask=arr(m, tgt_mask),
+                                                         memory_key_padding_mask=arr(m, mkpm),
+                                                         tgt_is_causal=masks or None), dtype)
+    assert list(e_mod.state_dict()) == list(t_mod.state_dict())
+    assert e_mod.num_layers == 2 and e_mod.layers[0] is not e_mod.layers[1]
+    run_modules(build, [(3, 8), (6, 8)], lambda mod, m, t, mm: mod(t, mm))  # unbatched
+    for m in (torch, ember):
+        with pytest.raises((RuntimeError, ValueError)):  # torch: RuntimeError; ember: linear's
+            build(m)(m.ones(3, 4, 8), m.ones(6, 4, 5))  # memory of another width
 
 
 def test_decoder_layer_masks_and_unbatched():

@@ -37,7 +37,7 @@ UNPOOL_CASES = [  # (nd, input shape, pool kwargs, output_size)
 @pytest.mark.parametrize("nd,shape,kw,size", UNPOOL_CASES, ids=str)
 def test_max_unpool(nd, shape, kw, size):
     pool = {1: "max_pool1d", 2: "max_pool2d", 3: "max_pool3d"}[nd]
-    unpool = f"max_unpool{nd}d"
+    unpool = {1: "max_unpool1d", 2: "max_unpool2d", 3: "max_unpool3d"}[nd]
 
     def fn(m, x):
         y, i = getattr(F(m), pool)(x.detach(), return_indices=True, **kw)
@@ -64,7 +64,7 @@ def test_max_unpool_gradcheck_and_layers():
         out = []
         for lib, x in ((ember, es[0]), (torch, ts[0])):
             pool = getattr(lib.nn, f"MaxPool{nd}d")(2, return_indices=True)
-            unpool = getattr(lib.nn, f"MaxUnpool{nd}d")(2)
+            unpool = getattr(lib.nn, {1: "MaxUnpool1d", 2: "MaxUnpool2d", 3: "MaxUnpool3d"}[nd])(2)
             y, i = pool(x)
             out.append((unpool(y, i), unpool(y, i, output_size=x.shape), repr(unpool)))
         assert_same(out[0][:2], out[1][:2])
@@ -109,8 +109,9 @@ def test_lp_pool(nd, shape, p, kw):
     low = 0.1 if p != 2 else -2.0  # x^1.5 and x^3 of negatives: NaN / negative sums
     check_op(fn, [shape], dtypes=["float32", "float64"], low=low, high=2.0, rtol=1e-4, atol=1e-5)
     check_grad(fn, [shape], low=low, high=2.0)
-    e_mod = getattr(ember.nn, f"LPPool{nd}d")(p, **kw)
-    t_mod = getattr(torch.nn, f"LPPool{nd}d")(p, **kw)
+    layer = {1: "LPPool1d", 2: "LPPool2d", 3: "LPPool3d"}[nd]
+    e_mod = getattr(ember.nn, layer)(p, **kw)
+    t_mod = getattr(torch.nn, layer)(p, **kw)
     assert repr(e_mod) == repr(t_mod)
     es, ts = make_inputs([shape], "float64", low=low, high=2.0)
     assert_same(e_mod(es[0]), t_mod(ts[0]))
@@ -142,7 +143,9 @@ def test_fractional_max_pool(nd, shape, k, size, ratio, dtype):
     n = shape[0] if len(shape) == nd + 2 else 1
     c = shape[-nd - 1]
     samples = np.random.default_rng(3).random((n, c, nd)).astype(dtype)
-    name = f"fractional_max_pool{nd}d"
+    name = {2: "fractional_max_pool2d", 3: "fractional_max_pool3d"}[nd]
+    with_indices = {2: "fractional_max_pool2d_with_indices",
+                    3: "fractional_max_pool3d_with_indices"}[nd]
 
     def fn(m, x):
         s = m.from_numpy(samples.copy())
@@ -150,7 +153,7 @@ def test_fractional_max_pool(nd, shape, k, size, ratio, dtype):
                                    return_indices=True, _random_samples=s)
 
     check_op(fn, [shape], dtypes=[dtype])
-    check_op(lambda m, x: getattr(F(m), name + "_with_indices")(
+    check_op(lambda m, x: getattr(F(m), with_indices)(
         x, k, size, ratio, _random_samples=m.from_numpy(samples.copy())), [shape], dtypes=[dtype])
     check_grad(lambda m, x: fn(m, x)[0], [shape], dtypes=[dtype])
 
@@ -211,3 +214,23 @@ def test_non_tensor_arguments_raise_type_error_naming_the_op():
                        r"convolution.*input")]:
         with pytest.raises(TypeError, match=match):
             fn()
+
+
+@pytest.mark.parametrize("mod", [ember, torch])
+def test_unpool_lp_layers_and_with_indices_bad_inputs(mod):
+    nn, f = mod.nn, mod.nn.functional
+    y, i = f.max_pool3d(mod.ones(1, 2, 4, 4, 4), 2, return_indices=True)
+    with pytest.raises(RuntimeError):
+        f.max_unpool3d(y, i * 9, 2)  # an index past the output
+    with pytest.raises(RuntimeError):
+        nn.MaxUnpool3d(2)(y[0, 0], i[0, 0])  # 3-d input to a 3-d unpool
+    with pytest.raises(RuntimeError):
+        nn.MaxUnpool1d(2)(mod.ones(2), mod.zeros(2, dtype=mod.int64))
+    with pytest.raises(RuntimeError):
+        nn.LPPool1d(2, 3)(mod.ones(1, 2, 2))  # window larger than the input
+    with pytest.raises(RuntimeError):
+        nn.LPPool3d(2, 2)(mod.ones(2, 3))
+    with pytest.raises(RuntimeError):
+        f.fractional_max_pool2d_with_indices(mod.ones(1, 2, 4, 4), 3, 3)
+    with pytest.raises(RuntimeError):
+        f.fractional_max_pool3d_with_indices(mod.ones(1, 2, 4, 4, 4), 2, (2, 3, 3))

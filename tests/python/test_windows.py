@@ -75,3 +75,60 @@ def test_signal_window_parameters_and_errors():
             fn(5, **kw)
     with pytest.raises(TypeError, match="Coefficients must be a list/tuple"):
         W.general_cosine(5, a=3)
+
+
+@pytest.mark.parametrize("call", ["hamming_window(5, 1)", "kaiser_window(5, 2**31, 4)",
+                                  "hann_window(5, None)", "hamming_window(5, True, 'a')",
+                                  "kaiser_window(5, True, [1.0])"])
+def test_window_argument_types_as_torch(call):
+    # an int `periodic` is torch's TypeError, not a truth value (the misuse sweep's
+    # hamming_window(2**31, 2**31, 4) used to build an 8 GB window)
+    with pytest.raises(TypeError):
+        eval("torch." + call)
+    with pytest.raises(TypeError, match=call.split("(")[0]):
+        eval("ember." + call)
+
+
+def test_window_numbers_accepted_as_torch():
+    # ints and bools are floats for alpha/beta, as torch's parser takes them
+    same(ember.hamming_window(5, True, 1, 2), torch.hamming_window(5, True, 1, 2))
+    same(ember.kaiser_window(5, True, True), torch.kaiser_window(5, True, True))
+
+
+def test_kaiser_large_beta_is_finite():
+    # torch overflows I0 past beta ~ 90 (float32) and returns NaN; ember's ratio stays finite,
+    # and equals torch's where torch's is finite
+    same(ember.kaiser_window(9, False, 80.0), torch.kaiser_window(9, False, 80.0))
+    for dtype in (ember.float32, ember.float64):
+        w = ember.kaiser_window(9, False, 1000.0, dtype=dtype)
+        assert ember.isfinite(w).all() and w[4].item() == 1.0 and w[0].item() == 0.0
+    w = ember.signal.windows.kaiser(7, beta=900.0, dtype=ember.float64)
+    assert ember.isfinite(w).all() and w.max().item() == 1.0
+
+
+def test_windows_long_and_views_of_the_c_op():
+    # one pass from the index: long windows agree with torch's in float64 (the rotation that
+    # computes the cosines stays within a few ulp far from the start)
+    for name in TOP:
+        for periodic in (True, False):
+            e = getattr(ember, name)(100003, periodic, dtype=ember.float64)
+            t = getattr(torch, name)(100003, periodic, dtype=torch.float64)
+            np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
+    for name, kw in sorted(SIGNAL.items()):
+        e = getattr(ember.signal.windows, name)(4097, sym=False, dtype=ember.float64, **kw)
+        t = getattr(torch.signal.windows, name)(4097, sym=False, dtype=torch.float64, **kw)
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_window_op_checks_its_arguments():
+    K = ember._C.WindowKind
+    with pytest.raises(ValueError, match="window: length must be non-negative"):
+        ember._C._window(K.Sine, -1, 1.0, [], ember.float32)
+    with pytest.raises(ValueError, match="window: expects float32 or float64"):
+        ember._C._window(K.Sine, 3, 1.0, [], ember.int64)
+    with pytest.raises(ValueError, match="denom must be positive"):
+        ember._C._window(K.CosineSum, 3, 0.0, [1.0], ember.float32)
+    with pytest.raises(ValueError, match="expected 1 parameters"):
+        ember._C._window(K.Kaiser, 3, 2.0, [], ember.float32)
+    with pytest.raises(ValueError, match="beta must be non-negative"):
+        ember._C._window(K.Kaiser, 3, 2.0, [-1.0], ember.float32)

@@ -13,7 +13,7 @@ import warnings
 
 from .. import _C
 from .._device import DEVICE_TYPES
-from .._dtype import bfloat16, float16
+from .._dtype import PlannedDtype, bfloat16, float16
 
 # torch._C._is_autocast_available and torch's default autocast dtypes, per device type.
 _AVAILABLE = ("cpu", "cuda", "mps", "xpu", "xla", "hpu", "ipu", "mtia", "maia", "privateuseone")
@@ -73,6 +73,9 @@ def set_autocast_enabled(device_type, enabled):
 
 def set_autocast_dtype(device_type, dtype):
     get_autocast_dtype(device_type)  # validates the device type
+    if not isinstance(dtype, (PlannedDtype, _C.dtype)):
+        raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be "
+                        f"ember.dtype, not {type(dtype).__name__}")
     if device_type == "cpu":
         if dtype in (bfloat16, float16):  # anything else only disables the region (autocast)
             _C._set_autocast_cpu_dtype(dtype)
@@ -85,7 +88,9 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
-    _cache[0] = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _cache[0] = enabled
 
 
 def clear_autocast_cache():
@@ -98,7 +103,7 @@ def autocast_increment_nesting():
 
 
 def autocast_decrement_nesting():
-    _nesting[0] = max(0, _nesting[0] - 1)
+    _nesting[0] -= 1  # below 0 as torch's counter goes (an unmatched decrement is the caller's)
     return _nesting[0]
 
 

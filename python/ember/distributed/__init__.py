@@ -15,6 +15,7 @@ import datetime as _datetime
 
 from .. import _C
 from .._tensor import Tensor as _Tensor
+from ._file_store import FileStore
 
 _d = _C._distributed
 
@@ -40,21 +41,20 @@ class Backend(str):
         return str.__new__(cls, str(name).lower())
 
 
-class GroupMember:
-    # None stands for the default group in every collective (as torch accepts).
-    WORLD = None
-    NON_GROUP_MEMBER = object()
+class _GroupMemberType(type):
+    @property
+    def WORLD(cls):
+        """The default ProcessGroup once init_process_group ran, else None (as torch)."""
+        return _d.default_group() if _d.is_initialized() else None
+
+
+class GroupMember(metaclass=_GroupMemberType):
+    """torch's GroupMember: WORLD (the default group) and NON_GROUP_MEMBER. A collective's
+    group=None also means the default group."""
+    NON_GROUP_MEMBER = -100  # as torch
 
 
 group = GroupMember
-
-
-class FileStore:
-    """A rendezvous through files in a folder (Gloo's FileStore): init_process_group(store=...)."""
-
-    def __init__(self, file_name, world_size=-1):
-        self.url = "file://" + str(file_name)
-        self.world_size = world_size
 
 
 class RedisStore:

@@ -188,6 +188,26 @@ def _in_projection(query, key, value, embed_dim, in_proj_weight, in_proj_bias,
     return (_C.linear(query, w_q, b_q), _C.linear(key, w_k, b_k), _C.linear(value, w_v, b_v))
 
 
+def _one_more_key(attn_mask, key_padding_mask):
+    """The (float) masks widened by one attended key at the end (bias_k, add_zero_attn)."""
+    from .functional import pad
+    return (None if attn_mask is None else pad(attn_mask, (0, 1)),
+            None if key_padding_mask is None else pad(key_padding_mask, (0, 1)))
+
+
+def _heads(x, static, name, batch_heads, head_dim):
+    """(S, N, E) -> (N*H, S, head_dim), or the given static_k / static_v of that shape."""
+    if static is None:
+        return x.reshape(x.shape[0], batch_heads, head_dim).transpose(0, 1)
+    if static.size(0) != batch_heads:
+        raise AssertionError(f"expecting static_{name[0]}.size(0) of {batch_heads}, but got "
+                             f"{static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting static_{name[0]}.size(2) of {head_dim}, but got "
+                             f"{static.size(2)}")
+    return static
+
+
 def _mha_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
     """attn_mask as (1 or N*H, L, S), checked against torch's expected shapes."""
     if attn_mask.dim() == 2:
@@ -212,12 +232,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """torch's F.multi_head_attention_forward on (L, N, E) / (L, E) inputs (sequence first).
     Masks: True in a bool key_padding_mask / attn_mask means "do not attend"."""
-    if bias_k is not None or bias_v is not None or add_zero_attn:
-        raise NotImplementedError("multi_head_attention_forward: add_bias_kv / add_zero_attn are "
-                                  "not supported by ember yet")
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: static_k / static_v are not "
-                                  "supported by ember yet")
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:  # run as a batch of one, squeeze at the end
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -254,10 +268,23 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                              use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight)
     if attn_mask is not None:
         attn_mask = _mha_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len)
+    if bias_k is not None and bias_v is not None:  # one more key/value: the learned bias
+        if static_k is not None or static_v is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        k = _C.cat([k, bias_k.repeat(1, bsz, 1)], 0)
+        v = _C.cat([v, bias_v.repeat(1, bsz, 1)], 0)
+        attn_mask, key_padding_mask = _one_more_key(attn_mask, key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
     # (L, N, E) -> (N*H, L, head_dim): batch and heads become one batch dim
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = _heads(k, static_k, "key", bsz * num_heads, head_dim)
+    v = _heads(v, static_v, "value", bsz * num_heads, head_dim)
+    if add_zero_attn:  # one more key/value of zeros
+        zeros = _C.zeros([bsz * num_heads, 1, head_dim], k.dtype)
+        k, v = _C.cat([k, zeros], 1), _C.cat([v, zeros], 1)
+        attn_mask, key_padding_mask = _one_more_key(attn_mask, key_padding_mask)
+    src_len = k.size(1)
     if key_padding_mask is not None:  # (N, S) -> (N*H, 1, S), merged into attn_mask
         if _shape(key_padding_mask) != (bsz, src_len):
             raise AssertionError(f"Expected key_padded_mask.shape to be {(bsz, src_len)}, but got "

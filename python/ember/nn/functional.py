@@ -156,6 +156,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     tensor([-1.0000, -0.5000,  0.0000,  1.0000])"""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, _C.Tensor) and not input.is_floating_point():
+        min_val, max_val = int(min_val), int(max_val)  # torch's int kernel: bounds truncated
     return input.clamp_(min_val, max_val) if inplace else _C.clamp(input, min_val, max_val)
 
 

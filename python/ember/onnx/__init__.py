@@ -11,6 +11,7 @@ import enum
 import os
 
 from . import errors
+from ._program import ONNXProgram
 from .errors import OnnxExporterError
 
 __all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram", "TrainingMode",
@@ -28,36 +29,6 @@ class TrainingMode(enum.IntEnum):
 def is_in_onnx_export():
     """Whether an ONNX export is running."""
     return _exporting
-
-
-class ONNXProgram:
-    """What export returns: the ModelProto, save(path), and a call that runs it on
-    onnxruntime (ember tensors in, ember tensors out)."""
-
-    def __init__(self, model_proto):
-        self.model_proto = model_proto
-        self.model = model_proto
-        self._session = None
-
-    def save(self, destination, **_ignored):
-        import onnx
-        onnx.save_model(self.model_proto, destination)
-
-    def __call__(self, *args, **kwargs):
-        import numpy as np
-        import onnxruntime as ort
-        import ember
-        if self._session is None:
-            self._session = ort.InferenceSession(self.model_proto.SerializeToString(),
-                                                 providers=["CPUExecutionProvider"])
-        names = [i.name for i in self._session.get_inputs()]
-        feed = dict(zip(names, [a.detach().numpy() for a in args]))
-        feed.update({k: v.detach().numpy() for k, v in kwargs.items()})
-        return [ember.from_numpy(np.asarray(o)) for o in self._session.run(None, feed)]
-
-    def __repr__(self):
-        import onnx
-        return "ONNXProgram(\n    model=\n" + onnx.printer.to_text(self.model_proto) + "\n)"
 
 
 def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None,

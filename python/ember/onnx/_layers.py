@@ -115,6 +115,9 @@ def _layer_norm(b, m, args, kwargs, out):
 
 @converts("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Identity")
 def _identity(b, m, args, kwargs, out):
+    if m.training and getattr(m, "p", 0) > 0:  # training=PRESERVE on a module in train mode
+        fail(f"{type(m).__name__} with dropout in training mode (export with "
+             f"training=TrainingMode.EVAL)")
     return args[0]
 
 

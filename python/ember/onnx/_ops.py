@@ -140,9 +140,18 @@ def _leaky_relu(b, args, kwargs, out):
     return b.op("LeakyRelu", [args[0]], args[0].elem, args[0].rank, alpha=float(slope))
 
 
-@converts("dropout", "contiguous", "clone", "detach", "alpha_dropout", "feature_alpha_dropout")
+@converts("contiguous", "clone", "detach")
 def _identity(b, args, kwargs, out):
-    return args[0]  # exported in eval mode: dropout is the identity
+    return args[0]
+
+
+@converts("dropout", "alpha_dropout", "feature_alpha_dropout")
+def _dropout(b, args, kwargs, out):
+    p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    training = kwargs.get("training", args[2] if len(args) > 2 else True)
+    if training and p > 0:  # a traced F.dropout(training=True): random, not exportable
+        fail("dropout with dropout in training mode (export with training=TrainingMode.EVAL)")
+    return args[0]  # the identity in eval mode
 
 
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "pow": "Pow",

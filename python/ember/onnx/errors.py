@@ -1,6 +1,6 @@
 """ember.onnx.errors: the exporter's exceptions (torch.onnx.errors)."""
 
-__all__ = ["OnnxExporterError", "UnsupportedOperatorError"]
+__all__ = ["OnnxExporterError", "OnnxExporterWarning", "UnsupportedOperatorError"]
 
 
 class OnnxExporterError(RuntimeError):
@@ -9,3 +9,7 @@ class OnnxExporterError(RuntimeError):
 
 class UnsupportedOperatorError(OnnxExporterError):
     """The model uses an op, layer or argument the exporter cannot write."""
+
+
+class OnnxExporterWarning(UserWarning):
+    """Warnings of the ONNX exporter (e.g. a weight apply_weights did not find)."""

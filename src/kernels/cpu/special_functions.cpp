@@ -189,6 +189,8 @@ double apply(MathFn f, int64_t n, double x) {
 
 }  // namespace
 
+double i0e(double x) { return bessel_ie(0, x); }
+
 void math_fn(MathFn f, DType dt, const Loop& L, int64_t n) {
   // float32 erfc: contiguous runs on the SIMD kernel (erf_hwy-inl.h), within 1 ulp of this
   // loop's double evaluation.

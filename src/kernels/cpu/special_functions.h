@@ -18,6 +18,9 @@ void math_fn(MathFn f, DType dt, const Loop& L, int64_t n = 0);
 
 // Over Loop{out, x, y}: x * log(y) and x * log1p(y), 0 where x == 0 unless y is NaN; the
 // regularized incomplete gamma functions P(x, y) and Q(x, y) (torch.igamma / igammac).
+// exp(-|x|) I0(x) for one double (what math_fn(MathFn::I0e) computes per element).
+double i0e(double x);
+
 enum class BinaryFn { Xlogy, Xlog1py, GammaInc, GammaIncc };
 void binary_fn(BinaryFn f, DType dt, const Loop& L);
 

@@ -1,9 +1,13 @@
 """torch.signal.windows' window functions, with its arguments, checks and errors (scipy's
-definitions). Each is a vectorized composition: linspace for the sample points, then cos, exp,
-abs or i0; nothing loops over elements. M is the window length; sym=False gives the periodic
-window (the first M points of the symmetric window of length M + 1), as used for spectra."""
-import math
+definitions). Each is one call of the C++ op `window` (include/ember/window.h), which computes
+every sample from its index in one pass: no temporaries, no math here. M is the window length;
+sym=False gives the periodic window (the first M points of the symmetric window of length
+M + 1), as used for spectra."""
 from collections.abc import Iterable
+
+from ... import _C
+
+_K = _C.WindowKind
 
 
 def _ember():
@@ -25,23 +29,18 @@ def _dtype(dtype):
     return _ember().get_default_dtype() if dtype is None else dtype
 
 
-def _done(w, requires_grad):
+def _window(kind, M, denom, params, dtype, requires_grad, one=True):
+    """The window; of length 1 (when `one`) a single 1, as torch."""
+    if M == 1 and one:
+        w = _C.ones([1], dtype)
+    else:
+        w = _C._window(kind, M, float(denom), [float(p) for p in params], dtype)
     return w.requires_grad_(True) if requires_grad else w
 
 
-def _trivial(M, dtype, requires_grad, one=True):
-    """The windows of length 0 (empty) and, when `one`, 1 (a single 1)."""
-    E = _ember()
-    if M == 0:
-        return _done(E.empty((0,), dtype=dtype), requires_grad)
-    if M == 1 and one:
-        return _done(E.ones((1,), dtype=dtype), requires_grad)
-    return None
-
-
-def _points(start, step, M, dtype):
-    """start, start + step, ..., start + (M - 1) step (torch's linspace form)."""
-    return _ember().linspace(start, start + (M - 1) * step, M, dtype=dtype)
+def _denom(M, sym):
+    """N - 1 for the symmetric window, N for the periodic one."""
+    return M - 1 if sym else M
 
 
 def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None,
@@ -53,22 +52,17 @@ def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, d
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
     if sym and center is not None:
         raise ValueError("Center must be None for symmetric windows")
-    if M == 0:
-        return _trivial(M, dtype, requires_grad)
     if center is None:
         center = (M if not sym and M > 1 else M - 1) / 2.0
-    k = _points(-center / tau, 1.0 / tau, M, dtype)
-    return _done(_ember().exp(-k.abs()), requires_grad)
+    return _window(_K.Exponential, M, 1.0, [center, tau], dtype, requires_grad, one=False)
 
 
 def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """sin(pi (n + 1/2) / M) (the sine window)."""
     dtype = _dtype(dtype)
     _checks("cosine", M, dtype, layout)
-    if M == 0:
-        return _trivial(M, dtype, requires_grad)
-    step = math.pi / (M + 1 if not sym and M > 1 else M)
-    return _done(_ember().sin(_points(0.5 * step, step, M, dtype)), requires_grad)
+    return _window(_K.Sine, M, M + 1 if not sym and M > 1 else M, [], dtype, requires_grad,
+                   one=False)
 
 
 def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None,
@@ -78,51 +72,31 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None,
     _checks("gaussian", M, dtype, layout)
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
-    if M == 0:
-        return _trivial(M, dtype, requires_grad)
-    c = 1.0 / (std * math.sqrt(2))
-    start = -(M if not sym and M > 1 else M - 1) / 2.0
-    k = _points(start * c, c, M, dtype)
-    return _done(_ember().exp(-(k * k)), requires_grad)
+    denom = M if not sym and M > 1 else max(M - 1, 0)
+    return _window(_K.Gaussian, M, denom, [std], dtype, requires_grad, one=False)
 
 
 def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None,
            requires_grad=False):
     """i0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / i0(beta)."""
-    E = _ember()
     dtype = _dtype(dtype)
     _checks("kaiser", M, dtype, layout)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-    t = _trivial(M, dtype, requires_grad)
-    if t is not None:
-        return t
-    b = E.tensor(float(beta), dtype=dtype)
-    step = 2.0 * float(beta) / (M if not sym else M - 1)
-    end = min(float(b), -float(b) + (M - 1) * step)
-    k = E.linspace(-float(b), end, M, dtype=dtype)
-    return _done(E.i0(E.sqrt((b * b - k * k).clamp(min=0))) / E.i0(b), requires_grad)
+    return _window(_K.Kaiser, M, _denom(M, sym), [beta], dtype, requires_grad)
 
 
 def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None,
                    requires_grad=False):
     """sum_i (-1)^i a_i cos(2 pi i n / (M - 1))."""
-    E = _ember()
     dtype = _dtype(dtype)
     _checks("general_cosine", M, dtype, layout)
-    t = _trivial(M, dtype, requires_grad)
-    if t is not None:
-        return t
-    if not isinstance(a, Iterable):
-        raise TypeError("Coefficients must be a list/tuple")
-    if not a:
-        raise ValueError("Coefficients cannot be empty")
-    step = 2 * math.pi / (M if not sym else M - 1)
-    k = _points(0.0, step, M, dtype)
-    coef = E.tensor([(-1) ** i * float(w) for i, w in enumerate(a)], dtype=dtype)
-    i = E.arange(coef.shape[0], dtype=dtype)
-    w = (coef.unsqueeze(-1) * E.cos(i.unsqueeze(-1) * k)).sum(0)
-    return _done(w, requires_grad)
+    if M > 1:  # torch checks the coefficients only when it uses them
+        if not isinstance(a, Iterable):
+            raise TypeError("Coefficients must be a list/tuple")
+        if not a:
+            raise ValueError("Coefficients cannot be empty")
+    return _window(_K.CosineSum, M, _denom(M, sym), a if M > 1 else [1.0], dtype, requires_grad)
 
 
 def general_hamming(M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None,
@@ -156,11 +130,7 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     """The triangle 1 - |2n / (M - 1) - 1|."""
     dtype = _dtype(dtype)
     _checks("bartlett", M, dtype, layout)
-    t = _trivial(M, dtype, requires_grad)
-    if t is not None:
-        return t
-    k = _points(-1.0, 2.0 / (M if not sym else M - 1), M, dtype)
-    return _done(1 - k.abs(), requires_grad)
+    return _window(_K.Bartlett, M, _denom(M, sym), [], dtype, requires_grad)
 
 
 def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
