@@ -97,9 +97,6 @@ NOTES = {
     ("torch.Tensor", "share_memory_"): "an anonymous memfd, not a /dev/shm file.",
     ("torch.nn", "Embedding"): "`sparse=True` gives a dense gradient (same values); "
                                "`scale_grad_by_freq=True` raises NotImplementedError.",
-    # (stale since add_bias_kv/add_zero_attn work: drop this NOTE when docs/compatibility.md
-    # is next regenerated; kept so that the committed page stays current until then)
-    ("torch.nn", "MultiheadAttention"): "`add_bias_kv`/`add_zero_attn` raise NotImplementedError.",
     ("torch.nn", "TransformerEncoder"): "no nested-tensor fast path: in eval, padded positions "
                                         "hold computed values, not zeros.",
     ("torch.nn.functional", "interpolate"): "no `bicubic`, no `antialias=True`, no `area` on 5-D "

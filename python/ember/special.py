@@ -1,5 +1,7 @@
 """ember.special: torch.special's names over ember's ops. The functions are C++ ops
 (src/ops/special_functions.cpp: Boost.Math and the C++ library); this module only names them."""
+from typing import TYPE_CHECKING, Any
+
 from . import _C
 
 def _with_out(name, fn, doc):
@@ -47,6 +49,21 @@ for _name in _POLYNOMIALS + ["zeta"]:
                                  "elementwise over broadcast operands "
                                  "(src/ops/special_polynomials.cpp).")
 del _name, _fn
+
+if TYPE_CHECKING:  # the loops above bind these names; a type checker sees them here
+    from ._C import Tensor
+
+    def _op(*args: Any, out: Any = None, **kwargs: Any) -> Tensor: ...
+    gammaln = digamma = psi = polygamma = erf = erfc = erfcx = erfinv = expit = expm1 = log1p = \
+        logit = i0 = i1 = ndtr = ndtri = log_ndtr = sinc = xlogy = xlog1py = i0e = i1e = entr = \
+        bessel_j0 = bessel_j1 = gammainc = gammaincc = bessel_y0 = bessel_y1 = \
+        modified_bessel_i0 = modified_bessel_i1 = modified_bessel_k0 = modified_bessel_k1 = \
+        scaled_modified_bessel_k0 = scaled_modified_bessel_k1 = spherical_bessel_j0 = airy_ai = \
+        exp2 = logsumexp = chebyshev_polynomial_t = chebyshev_polynomial_u = \
+        chebyshev_polynomial_v = chebyshev_polynomial_w = shifted_chebyshev_polynomial_t = \
+        shifted_chebyshev_polynomial_u = shifted_chebyshev_polynomial_v = \
+        shifted_chebyshev_polynomial_w = hermite_polynomial_h = hermite_polynomial_he = \
+        laguerre_polynomial_l = legendre_polynomial_p = zeta = _op
 
 
 def round(input, *, decimals=0, out=None):

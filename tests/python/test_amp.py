@@ -176,6 +176,9 @@ def test_autocast_state_functions_as_torch():
             assert lib.autocast_decrement_nesting() == base - 2
             lib.autocast_increment_nesting()
             lib.autocast_increment_nesting()
+            # back to the count before this test (base - 1): a count left above 0 keeps torch's
+            # autocast cast cache alive after every later region (stale float16 weights)
+            assert lib.autocast_decrement_nesting() == base - 1
             lib.set_autocast_dtype("cpu", lib.float16)
             assert str(lib.get_autocast_dtype("cpu")).endswith("float16")
             lib.set_autocast_cache_enabled(False)
