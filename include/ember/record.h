@@ -161,10 +161,21 @@ void flatten(const std::tuple<T...>& t, std::vector<Tensor>& out) {
 }
 
 template <class R>
-constexpr bool kTensorResult =
-    std::is_void_v<R> || std::is_same_v<std::decay_t<R>, Tensor> ||
-    std::is_same_v<std::decay_t<R>, std::vector<Tensor>> ||
-    requires(const std::decay_t<R>& r, std::vector<Tensor>& o) { flatten(r, o); };
+concept FlattensToTensors = requires(const R& r, std::vector<Tensor>& o) { flatten(r, o); };
+// A class template, not one || chain: clang 14 forms `const void&` for R = void even where
+// is_void_v<R> already decided.
+template <class R>
+struct TensorResult {
+  static constexpr bool value = std::is_same_v<std::decay_t<R>, Tensor> ||
+                                std::is_same_v<std::decay_t<R>, std::vector<Tensor>> ||
+                                FlattensToTensors<std::decay_t<R>>;
+};
+template <>
+struct TensorResult<void> {
+  static constexpr bool value = true;
+};
+template <class R>
+constexpr bool kTensorResult = TensorResult<R>::value;
 
 // Runs f(args...) as op `name` and hands the call to the recording sink. The caller has
 // checked recording(). The result is f's own (references into the arguments stay such).
