@@ -32,7 +32,8 @@ Tensor read_idx(const std::string& path, int ndim) {
   uint32_t magic = read_u32();
   if (magic != (0x800u | uint32_t(ndim))) {
     gzclose(f);
-    throw std::runtime_error(path + ": not an IDX file of uint8 with " + std::to_string(ndim) + " dims");
+    throw std::runtime_error(path + ": not an IDX file of uint8 with " + std::to_string(ndim) +
+                             " dims");
   }
   Dims shape;
   for (int i = 0; i < ndim; ++i) shape.push_back(read_u32());
@@ -57,8 +58,9 @@ Split load(const std::string& dir, const char* prefix, int64_t limit) {
     y = narrow(y, 0, 0, limit);
   }
   // [0, 1], then the training set's mean and std (as the Python example does).
-  Tensor images = div(sub(div(to_dtype(unsqueeze(x, 1), DType::Float32), Scalar(255.0)), Scalar(0.2860)),
-                      Scalar(0.3530));
+  Tensor images =
+      div(sub(div(to_dtype(unsqueeze(x, 1), DType::Float32), Scalar(255.0)), Scalar(0.2860)),
+          Scalar(0.3530));
   return {images, to_dtype(y, DType::Int64)};
 }
 
@@ -101,7 +103,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--limit") a.limit = std::atoll(v);
     else throw std::runtime_error("unknown option " + k);
   }
-  if (a.epochs < 1 || a.batch_size < 1) throw std::runtime_error("--epochs and --batch-size must be >= 1");
+  if (a.epochs < 1 || a.batch_size < 1)
+    throw std::runtime_error("--epochs and --batch-size must be >= 1");
   return a;
 }
 
@@ -111,16 +114,18 @@ int main(int argc, char** argv) try {
   const Args args = parse(argc, argv);
   if (args.threads > 0) set_num_threads(args.threads);
   manual_seed(0);
-  const Split train = load(args.data, "train", args.limit), test = load(args.data, "t10k", args.limit);
+  const Split train = load(args.data, "train", args.limit),
+              test = load(args.data, "t10k", args.limit);
 
   nn::Sequential model({std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(784, 256),
                         std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(256, 128),
                         std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(128, 10)});
   optim::Adam opt(model.parameters(), {.lr = args.lr});
   const int64_t n = train.images.size(0);
-  std::printf("C++ MLP: %lld training / %lld test images, batch %lld, Adam lr %g (cosine), %d thread(s)\n",
-              (long long)n, (long long)test.images.size(0), (long long)args.batch_size, args.lr,
-              get_num_threads());
+  std::printf(
+      "C++ MLP: %lld training / %lld test images, batch %lld, Adam lr %g (cosine), %d thread(s)\n",
+      (long long)n, (long long)test.images.size(0), (long long)args.batch_size, args.lr,
+      get_num_threads());
 
   double final_acc = 0;
   for (int epoch = 1; epoch <= args.epochs; ++epoch) {
@@ -142,12 +147,14 @@ int main(int argc, char** argv) try {
       loss_sum += loss.item().to_double() * double(b);
       correct += sum(eq(argmax(out, 1), y)).item().to_int();
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto [test_loss, test_acc] = evaluate(model, test);
     final_acc = test_acc;
-    std::printf("epoch %2d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.1f s (%.0f samples/s)\n",
-                epoch, loss_sum / double(n), double(correct) / double(n), test_loss, test_acc, seconds,
-                double(n) / seconds);
+    std::printf(
+        "epoch %2d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.1f s (%.0f samples/s)\n",
+        epoch, loss_sum / double(n), double(correct) / double(n), test_loss, test_acc, seconds,
+        double(n) / seconds);
     std::fflush(stdout);
   }
   std::printf("summary: C++ mlp, %d epochs: final test accuracy %.4f\n", args.epochs, final_acc);

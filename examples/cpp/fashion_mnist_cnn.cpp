@@ -40,7 +40,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--save") a.save_path = v;
     else throw std::runtime_error("unknown option " + k);
   }
-  if (a.epochs < 1 || a.batch_size < 1) throw std::runtime_error("--epochs and --batch-size must be >= 1");
+  if (a.epochs < 1 || a.batch_size < 1)
+    throw std::runtime_error("--epochs and --batch-size must be >= 1");
   return a;
 }
 
@@ -48,18 +49,24 @@ Args parse(int argc, char** argv) {
 std::shared_ptr<data::TensorDataset> split(const std::string& root, bool train, int64_t limit) {
   data::FashionMNIST ds(root, train);
   const int64_t n = limit > 0 ? std::min(limit, ds.size()) : ds.size();
-  Tensor x = div(sub(narrow(ds.data, 0, 0, n), Scalar(data::FashionMNIST::kMean)), Scalar(data::FashionMNIST::kStd));
+  Tensor x = div(sub(narrow(ds.data, 0, 0, n), Scalar(data::FashionMNIST::kMean)),
+                 Scalar(data::FashionMNIST::kStd));
   return std::make_shared<data::TensorDataset>(x, narrow(ds.target, 0, 0, n));
 }
 
 std::shared_ptr<nn::Sequential> cnn() {
   using namespace nn;
-  return std::make_shared<Sequential>(std::vector<ModulePtr>{
-      std::make_shared<Conv2d>(1, 16, IntList{3}, ConvOptions{.padding = {1}}), std::make_shared<BatchNorm2d>(16),
-      std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2),
-      std::make_shared<Conv2d>(16, 32, IntList{3}, ConvOptions{.padding = {1}}), std::make_shared<BatchNorm2d>(32),
-      std::make_shared<ReLU>(), std::make_shared<MaxPool2d>(2), std::make_shared<Flatten>(),
-      std::make_shared<Dropout>(0.25), std::make_shared<Linear>(32 * 7 * 7, 10)});
+  return std::make_shared<Sequential>(
+      std::vector<ModulePtr>{std::make_shared<Conv2d>(1, 16, IntList{3},
+                                                      ConvOptions{.padding = {1}}),
+                             std::make_shared<BatchNorm2d>(16), std::make_shared<ReLU>(),
+                             std::make_shared<MaxPool2d>(2),
+                             std::make_shared<Conv2d>(16, 32, IntList{3},
+                                                      ConvOptions{.padding = {1}}),
+                             std::make_shared<BatchNorm2d>(32), std::make_shared<ReLU>(),
+                             std::make_shared<MaxPool2d>(2), std::make_shared<Flatten>(),
+                             std::make_shared<Dropout>(0.25),
+                             std::make_shared<Linear>(32 * 7 * 7, 10)});
 }
 
 double accuracy(nn::Module& model, const std::shared_ptr<data::TensorDataset>& test) {
@@ -83,9 +90,10 @@ int main(int argc, char** argv) try {
   auto model = cnn();
   optim::AdamW opt(model->parameters(), {.lr = args.lr});
   optim::OneCycleLR sched(opt, args.lr, {.total_steps = args.epochs * loader.size()});
-  std::printf("C++ CNN: %lld training / %lld test images, batch %lld, AdamW + OneCycleLR (max lr %g), %d thread(s)\n",
-              (long long)train->size(), (long long)test->size(), (long long)args.batch_size, args.lr,
-              get_num_threads());
+  std::printf(
+      "C++ CNN: %lld training / %lld test images, batch %lld, AdamW + OneCycleLR (max lr %g), %d thread(s)\n",
+      (long long)train->size(), (long long)test->size(), (long long)args.batch_size, args.lr,
+      get_num_threads());
   double acc = 0;
   for (int epoch = 1; epoch <= args.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
@@ -107,7 +115,8 @@ int main(int argc, char** argv) try {
       }
     }
     if (prof) prof->stop();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     acc = accuracy(*model, test);
     std::printf("epoch %d: train loss %.4f | test acc %.4f | %.1f s (%.0f images/s)\n", epoch,
                 loss_sum / double(train->size()), acc, seconds, double(train->size()) / seconds);
@@ -115,7 +124,8 @@ int main(int argc, char** argv) try {
   }
   if (!args.save_path.empty()) {
     save(model->state_dict(), args.save_path);
-    std::printf("saved the state dict to %s (torch.load / ember.load read it)\n", args.save_path.c_str());
+    std::printf("saved the state dict to %s (torch.load / ember.load read it)\n",
+                args.save_path.c_str());
   }
   std::printf("summary: C++ cnn, %d epochs: final test accuracy %.4f\n", args.epochs, acc);
   return 0;

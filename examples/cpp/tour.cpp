@@ -12,9 +12,9 @@ int main() {
   Tensor w = randn({3, 2});
   autograd::set_requires_grad(w, true);
 
-  Tensor y = matmul(x, w);                      // (4, 2), BLAS sgemm
+  Tensor y = matmul(x, w);                         // (4, 2), BLAS sgemm
   Tensor h = clamp(y, Scalar(0.0), std::nullopt);  // relu
-  Tensor loss = sum(mul(h, h));                 // 0-d
+  Tensor loss = sum(mul(h, h));                    // 0-d
   autograd::backward({loss}, {}, false, false);
 
   std::printf("loss = %.4f\n", loss.item().to_double());
@@ -35,6 +35,7 @@ int main() {
   opt.zero_grad();
   autograd::backward(l);
   opt.step();
-  std::printf("MLP cross-entropy before the step: %.4f (about log(10) = 2.30)\n", l.item().to_double());
+  std::printf("MLP cross-entropy before the step: %.4f (about log(10) = 2.30)\n",
+              l.item().to_double());
   return 0;
 }

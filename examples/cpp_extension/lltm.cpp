@@ -82,8 +82,8 @@ struct LLTMFunction : public torch::autograd::Function<LLTMFunction> {
                                                 torch::Tensor bias, torch::Tensor old_h,
                                                 torch::Tensor old_cell) {
     auto outputs = lltm_forward(input, weights, bias, old_h, old_cell);
-    ctx->save_for_backward({outputs[1], outputs[2], outputs[3], outputs[4], outputs[5],
-                            outputs[6], weights});
+    ctx->save_for_backward(
+        {outputs[1], outputs[2], outputs[3], outputs[4], outputs[5], outputs[6], weights});
     return {outputs[0], outputs[1]};
   }
 

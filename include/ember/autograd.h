@@ -77,15 +77,15 @@ struct GradSlot : RefCounted {
 
 // Per-tensor state, created on first need (most tensors never have one).
 struct AutogradMeta : AutogradMetaBase {
-  Tensor grad;                         // a leaf's .grad
-  IntrusivePtr<Node> grad_fn;          // null for leaves
+  Tensor grad;                 // a leaf's .grad
+  IntrusivePtr<Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;
   Node* grad_accumulator = nullptr;    // a leaf's AccumulateGrad while it exists (non-owning)
   IntrusivePtr<GradSlot> retained;     // set by retain_grad() on a non-leaf
   std::vector<TensorHook> leaf_hooks;  // hooks on a leaf's gradient
   std::vector<PostAccumulateGradHook> post_acc_hooks;  // run after a leaf's .grad is updated
-  bool is_view_of_leaf = false;        // in-place writes through it must raise, as in PyTorch
-  Tensor view_base;                    // for a view recorded by autograd: the tensor it views
+  bool is_view_of_leaf = false;  // in-place writes through it must raise, as in PyTorch
+  Tensor view_base;              // for a view recorded by autograd: the tensor it views
   // Tensor.grad_dtype: a leaf's incoming gradients are cast to this dtype before they
   // accumulate into .grad (unset: the leaf's own dtype; any_grad_dtype: kept as they come).
   std::optional<DType> grad_dtype;
@@ -93,7 +93,7 @@ struct AutogradMeta : AutogradMetaBase {
 };
 // The dtype AccumulateGrad gives `leaf`'s .grad for an incoming gradient of dtype `incoming`.
 DType accumulated_grad_dtype(const Tensor& leaf, DType incoming);
-AutogradMeta* meta(const Tensor& t);          // null when the tensor has none
+AutogradMeta* meta(const Tensor& t);  // null when the tensor has none
 AutogradMeta& ensure_meta(const Tensor& t);
 
 bool requires_grad(const Tensor& t);

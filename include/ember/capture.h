@@ -33,8 +33,8 @@ class Recording {
   std::shared_ptr<Graph> finish(const std::vector<Tensor>& outputs);
   // Stops recording and keeps nothing (the function raised).
   void abandon();
-  bool broken() const;       // an op or a data read stopped the recording early
-  std::string why() const;   // why it stopped ("" when it did not)
+  bool broken() const;      // an op or a data read stopped the recording early
+  std::string why() const;  // why it stopped ("" when it did not)
 
  private:
   std::unique_ptr<Recorder> r_;
@@ -46,7 +46,7 @@ bool check(const Graph& g, const std::vector<Tensor>& inputs, std::string* why =
 std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs);
 // The recorded calls by name, in order (a fused chain counts once, named "fused[...]").
 std::vector<std::string> op_names(const Graph& g);
-int64_t num_fused(const Graph& g);  // fused chains
+int64_t num_fused(const Graph& g);     // fused chains
 std::string describe(const Graph& g);  // one line per step: op(%in...) -> %out...
 
 }  // namespace ember::capture

@@ -3,7 +3,8 @@
 //
 //   struct MulAdd : ember::autograd::Function<MulAdd> {
 //     // any arguments; tensors among them become inputs of the graph
-//     static ember::Tensor forward(AutogradContext* ctx, ember::Tensor x, ember::Tensor y, double a) {
+//     static ember::Tensor forward(AutogradContext* ctx, ember::Tensor x, ember::Tensor y, double
+//     a) {
 //       ctx->save_for_backward({x, y});
 //       ctx->saved_data["a"] = a;
 //       return ember::add(ember::mul(x, y), ember::Scalar(a));
@@ -123,7 +124,7 @@ class FunctionNode final : public Node {
   std::vector<bool> is_tensor_arg_;  // per forward argument
   std::vector<Dims> input_sizes_;    // per tensor input: what its gradient must match
   std::vector<DType> input_dtypes_;
-  std::vector<Dims> output_sizes_;   // per differentiable output: for materialized zeros
+  std::vector<Dims> output_sizes_;  // per differentiable output: for materialized zeros
   std::vector<DType> output_dtypes_;
   bool released_ = false;
 };

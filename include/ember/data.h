@@ -43,7 +43,8 @@ class TensorDataset : public Dataset {
   // data (N, ...) and target (N, ...) or undefined; sizes differing in dim 0 throw ValueError.
   explicit TensorDataset(Tensor data, Tensor target = Tensor());
   int64_t size() const override;
-  Example get(int64_t index) const override;  // IndexError out of range; negative counts from the end
+  Example get(
+      int64_t index) const override;  // IndexError out of range; negative counts from the end
   Example get_batch(const Tensor& indices) const override;
   const Tensor data, target;
 };

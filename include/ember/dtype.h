@@ -29,7 +29,16 @@ namespace ember {
 //  4. ops that dispatch by hand (`dt == Float32 ? float : double`) must check is_floating
 //     first: is_floating is false for complex, as torch.is_floating_point.
 enum class DType : uint8_t {
-  Bool, UInt8, Int32, Int64, Float32, Float64, Complex64, Complex128, BFloat16, Float16
+  Bool,
+  UInt8,
+  Int32,
+  Int64,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128,
+  BFloat16,
+  Float16
 };
 inline constexpr int kNumDTypes = 10;
 
@@ -68,19 +77,52 @@ DType promote_types(DType a, DType b);
 // (torch.can_cast: no float -> integer, no integer -> bool).
 bool can_cast(DType from, DType to);
 
-template <class T> struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
-template <> struct dtype_of<complex64_t> { static constexpr DType value = DType::Complex64; };
-template <> struct dtype_of<complex128_t> { static constexpr DType value = DType::Complex128; };
-template <> struct dtype_of<bfloat16_t> { static constexpr DType value = DType::BFloat16; };
-template <> struct dtype_of<float16_t> { static constexpr DType value = DType::Float16; };
-template <class T> inline constexpr bool is_complex_v = false;
-template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
+template <>
+struct dtype_of<complex64_t> {
+  static constexpr DType value = DType::Complex64;
+};
+template <>
+struct dtype_of<complex128_t> {
+  static constexpr DType value = DType::Complex128;
+};
+template <>
+struct dtype_of<bfloat16_t> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct dtype_of<float16_t> {
+  static constexpr DType value = DType::Float16;
+};
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 // Throws NotImplementedError "<op>: not implemented for '<dtype>'" (the op named by the innermost
 // EMBER_PROFILE_OP scope on this thread): what visit_dtype does for a dtype it does not list.

@@ -13,10 +13,18 @@ namespace ember {
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-struct ValueError : Error { using Error::Error; };            // -> ValueError
-struct IndexError : Error { using Error::Error; };            // -> IndexError
-struct TypeError : Error { using Error::Error; };             // -> TypeError
-struct NotImplementedError : Error { using Error::Error; };   // -> NotImplementedError
+struct ValueError : Error {
+  using Error::Error;
+};  // -> ValueError
+struct IndexError : Error {
+  using Error::Error;
+};  // -> IndexError
+struct TypeError : Error {
+  using Error::Error;
+};  // -> TypeError
+struct NotImplementedError : Error {
+  using Error::Error;
+};  // -> NotImplementedError
 // Plain Error maps to RuntimeError (PyTorch raises RuntimeError for most misuse).
 
 namespace detail {
@@ -31,8 +39,8 @@ std::string cat(const Args&... args) {
 }  // namespace ember
 
 // EMBER_CHECK(cond, Kind, "op: message ", value, ...) throws ember::Kind when cond is false.
-#define EMBER_CHECK(cond, Kind, ...)                              \
-  do {                                                            \
-    if (!(cond)) [[unlikely]]                                     \
-      throw ::ember::Kind(::ember::detail::cat(__VA_ARGS__));     \
+#define EMBER_CHECK(cond, Kind, ...)                          \
+  do {                                                        \
+    if (!(cond)) [[unlikely]]                                 \
+      throw ::ember::Kind(::ember::detail::cat(__VA_ARGS__)); \
   } while (0)

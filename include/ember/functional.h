@@ -53,13 +53,13 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 // z = |input - target|: 0.5 z^2 / beta where z < beta, else z - 0.5 beta (beta = 0: l1).
 // Composed of ember ops (src/ops/robust_loss.cpp); beta < 0 throws ember::Error.
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
-                      double beta = 1.0);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      Reduction reduction = Reduction::Mean, double beta = 1.0);
 // z = |input - target|: 0.5 z^2 where z < delta, else delta (z - 0.5 delta); delta > 0.
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
                   double delta = 1.0);
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                            Reduction reduction = Reduction::Mean);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const Tensor& weight = Tensor(), Reduction reduction = Reduction::Mean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight = Tensor(),
                                         const Tensor& pos_weight = Tensor(),

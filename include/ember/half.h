@@ -43,7 +43,7 @@ inline uint16_t f16_bits_from_float(float f) {
   const uint32_t a = u & 0x7FFFFFFFu;
   if (a > 0x7F800000u) return uint16_t(sign | 0x7E00u | ((a >> 13) & 0x3FFu));  // NaN
   if (a >= 0x477FF000u) return uint16_t(sign | 0x7C00u);  // >= 65520: rounds to inf
-  if (a < 0x38800000u) {                                   // below 2^-14: subnormal or zero
+  if (a < 0x38800000u) {                                  // below 2^-14: subnormal or zero
     // Adding 0.5 (2^-1) puts the value's 2^-24 units in the low mantissa bits of a float
     // whose rounding is the hardware's round-to-nearest-even.
     const float r = std::bit_cast<float>(a) + 0.5f;
@@ -66,8 +66,11 @@ struct HalfStorage {
 using bfloat16_t = HalfStorage<bf16_bits_from_float, float_from_bf16_bits>;
 using float16_t = HalfStorage<f16_bits_from_float, float_from_f16_bits>;
 
-template <class T> inline constexpr bool is_half_v = false;
-template <> inline constexpr bool is_half_v<bfloat16_t> = true;
-template <> inline constexpr bool is_half_v<float16_t> = true;
+template <class T>
+inline constexpr bool is_half_v = false;
+template <>
+inline constexpr bool is_half_v<bfloat16_t> = true;
+template <>
+inline constexpr bool is_half_v<float16_t> = true;
 
 }  // namespace ember

@@ -22,10 +22,13 @@ struct Histogram {
 // bounds (min0, max0, min1, ...), else each dim's min and max (widened by 0.5 each way when
 // equal, [0, 1] for no points); weight: input's shape without the last dim. `op` names the
 // caller in errors ("histogram" or "histogramdd").
-Histogram histogramdd(const Tensor& input, IntList bins, const std::optional<std::vector<double>>& range,
-                      const std::optional<Tensor>& weight, bool density, const char* op = "histogramdd");
+Histogram histogramdd(const Tensor& input, IntList bins,
+                      const std::optional<std::vector<double>>& range,
+                      const std::optional<Tensor>& weight, bool density,
+                      const char* op = "histogramdd");
 // The same with the edges given, one increasing 1-d tensor per dim.
 Histogram histogramdd(const Tensor& input, const std::vector<Tensor>& bin_edges,
-                      const std::optional<Tensor>& weight, bool density, const char* op = "histogramdd");
+                      const std::optional<Tensor>& weight, bool density,
+                      const char* op = "histogramdd");
 
 }  // namespace ember

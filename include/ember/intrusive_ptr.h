@@ -35,13 +35,20 @@ class IntrusivePtr {
  public:
   IntrusivePtr() = default;
   IntrusivePtr(std::nullptr_t) {}
-  explicit IntrusivePtr(T* p) : p_(p) { if (p_) p_->incref(); }
-  IntrusivePtr(const IntrusivePtr& o) : p_(o.p_) { if (p_) p_->incref(); }
+  explicit IntrusivePtr(T* p) : p_(p) {
+    if (p_) p_->incref();
+  }
+  IntrusivePtr(const IntrusivePtr& o) : p_(o.p_) {
+    if (p_) p_->incref();
+  }
   IntrusivePtr(IntrusivePtr&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   template <class U>
   IntrusivePtr(IntrusivePtr<U> o) : p_(o.release()) {}
   ~IntrusivePtr() { reset(); }
-  IntrusivePtr& operator=(IntrusivePtr o) noexcept { std::swap(p_, o.p_); return *this; }
+  IntrusivePtr& operator=(IntrusivePtr o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
   void reset() {
     if (p_ && p_->decref()) delete p_;
     p_ = nullptr;

@@ -19,7 +19,9 @@
 namespace ember {
 
 // A factorization failed (singular matrix, not positive-definite): torch's _LinAlgError.
-struct LinAlgError : Error { using Error::Error; };
+struct LinAlgError : Error {
+  using Error::Error;
+};
 
 // X with A X = B. A (*, n, n), B (*, n, k); batch dims broadcast.
 Tensor linalg_solve(const Tensor& A, const Tensor& B);

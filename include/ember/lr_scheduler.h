@@ -107,10 +107,10 @@ class LinearLR : public LRScheduler {
 };
 
 struct OneCycleOptions {
-  int64_t total_steps = 0;        // > 0
+  int64_t total_steps = 0;  // > 0
   double pct_start = 0.3;
-  bool cos_anneal = true;         // false: torch's anneal_strategy="linear"
-  bool cycle_momentum = true;     // SGD/RMSprop momentum or Adam's beta1
+  bool cos_anneal = true;      // false: torch's anneal_strategy="linear"
+  bool cycle_momentum = true;  // SGD/RMSprop momentum or Adam's beta1
   double base_momentum = 0.85;
   double max_momentum = 0.95;
   double div_factor = 25.0;

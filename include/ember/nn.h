@@ -63,9 +63,11 @@ class Module {
   // Stores t (which never requires grad) under `name`; returns it.
   Tensor register_buffer(std::string name, Tensor t);
   ModulePtr register_module(std::string name, ModulePtr m);
+
  private:
   enum Which : uint8_t { kParams = 1, kBuffers = 2 };
-  void collect(const std::string& prefix, int which, std::vector<std::pair<std::string, Tensor>>& out) const;
+  void collect(const std::string& prefix, int which,
+               std::vector<std::pair<std::string, Tensor>>& out) const;
   std::vector<std::pair<std::string, Tensor>> params_, buffers_;
   std::vector<std::pair<std::string, ModulePtr>> children_;
   bool training_ = true;
@@ -97,7 +99,8 @@ class ReLU : public Module {
 // Flattens dims start..end (default: all but the batch dim).
 class Flatten : public Module {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1) : start_(start_dim), end_(end_dim) {}
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : start_(start_dim), end_(end_dim) {}
   Tensor forward(const Tensor& x) override { return flatten(x, start_, end_); }
 
  private:

@@ -106,11 +106,11 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);
   Tensor& name##_(Tensor& a);
 #include "ember/ops.def"
 #undef EMBER_UNARY
-#define EMBER_BINARY(name, Enum, kind)                  \
-  Tensor name(const Tensor& a, const Tensor& b);        \
-  Tensor name(const Tensor& a, Scalar b);               \
-  Tensor name(Scalar a, const Tensor& b);               \
-  Tensor& name##_(Tensor& a, const Tensor& b);          \
+#define EMBER_BINARY(name, Enum, kind)           \
+  Tensor name(const Tensor& a, const Tensor& b); \
+  Tensor name(const Tensor& a, Scalar b);        \
+  Tensor name(Scalar a, const Tensor& b);        \
+  Tensor& name##_(Tensor& a, const Tensor& b);   \
   Tensor& name##_(Tensor& a, Scalar b);
 #include "ember/ops.def"
 #undef EMBER_BINARY
@@ -147,7 +147,8 @@ Tensor mean(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor prod(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor amax(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& t, IntList dims = {}, bool keepdim = false);
-std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);  // values, indices
+std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim,
+                              bool keepdim = false);  // values, indices
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor max(const Tensor& t);  // over all elements
 Tensor min(const Tensor& t);
@@ -179,10 +180,10 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta =
 struct TensorIndex {
   enum class Kind : uint8_t { Int, Slice, None, Ellipsis, Tensor };
   Kind kind = Kind::None;
-  int64_t value = 0;                      // Int
-  std::optional<int64_t> start, stop;     // Slice
-  int64_t step = 1;                       // Slice
-  ember::Tensor tensor;                   // Tensor
+  int64_t value = 0;                   // Int
+  std::optional<int64_t> start, stop;  // Slice
+  int64_t step = 1;                    // Slice
+  ember::Tensor tensor;                // Tensor
   static TensorIndex integer(int64_t v) { return make(Kind::Int, v); }
   static TensorIndex none() { return make(Kind::None); }
   static TensorIndex ellipsis() { return make(Kind::Ellipsis); }
@@ -229,7 +230,7 @@ struct Kept<std::vector<TensorIndex>> {
   }
 };
 }  // namespace capture
-Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices);          // t[...]
+Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices);  // t[...]
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& value);
 Tensor& index_put_(Tensor& t, const std::vector<TensorIndex>& indices, Scalar value);
 // accumulate: t[indices] += value, duplicates adding up (what the backward of t[idx] needs).
@@ -247,7 +248,7 @@ Tensor& scatter_add_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
 // dim, over the flattened tensor.
 Tensor take_along_dim(const Tensor& t, const Tensor& indices,
                       std::optional<int64_t> dim = std::nullopt);
-Tensor nonzero(const Tensor& t);      // (n, ndim) int64
+Tensor nonzero(const Tensor& t);  // (n, ndim) int64
 Tensor masked_select(const Tensor& t, const Tensor& mask);
 
 // ---- neural-network ops (src/ops/conv.cpp, src/ops/pool.cpp) ----------------------------
@@ -276,8 +277,8 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, IntList strid
 // kD, kH, kW), each spatial argument one value or a triple; misuse raises ember::Error
 // (RuntimeError, as torch's conv3d).
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
-              IntList stride = {1, 1, 1}, IntList padding = {0, 0, 0},
-              IntList dilation = {1, 1, 1}, int64_t groups = 1);
+              IntList stride = {1, 1, 1}, IntList padding = {0, 0, 0}, IntList dilation = {1, 1, 1},
+              int64_t groups = 1);
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
               PaddingMode padding, IntList dilation = {1, 1, 1}, int64_t groups = 1);
 // weight (in_channels, out_channels / groups, kD, kH, kW), a 5-d floating input.
@@ -382,29 +383,29 @@ Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value 
 // Floating results (integer inputs compute in float32); PyTorch's values at poles and edges.
 Tensor lgamma(const Tensor& a);
 Tensor digamma(const Tensor& a);
-Tensor polygamma(int64_t n, const Tensor& a);      // n >= 0
-Tensor mvlgamma(const Tensor& a, int64_t p);       // multivariate log-gamma, p >= 1
+Tensor polygamma(int64_t n, const Tensor& a);  // n >= 0
+Tensor mvlgamma(const Tensor& a, int64_t p);   // multivariate log-gamma, p >= 1
 Tensor erfc(const Tensor& a);
 Tensor i0(const Tensor& a);
-Tensor sinc(const Tensor& a);                      // sin(pi x) / (pi x), 1 at 0
+Tensor sinc(const Tensor& a);  // sin(pi x) / (pi x), 1 at 0
 Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
-Tensor special_erfcx(const Tensor& a);             // exp(x^2) erfc(x)
+Tensor special_erfcx(const Tensor& a);  // exp(x^2) erfc(x)
 Tensor special_i1(const Tensor& a);
-Tensor special_ndtr(const Tensor& a);              // the standard normal CDF
-Tensor special_ndtri(const Tensor& a);             // its inverse
+Tensor special_ndtr(const Tensor& a);   // the standard normal CDF
+Tensor special_ndtri(const Tensor& a);  // its inverse
 Tensor special_log_ndtr(const Tensor& a);
-Tensor special_i0e(const Tensor& a);               // exp(-|x|) i0(x)
+Tensor special_i0e(const Tensor& a);  // exp(-|x|) i0(x)
 Tensor special_i1e(const Tensor& a);
-Tensor special_entr(const Tensor& a);              // -x log x
-Tensor special_bessel_j0(const Tensor& a);         // not differentiable, as torch
+Tensor special_entr(const Tensor& a);       // -x log x
+Tensor special_bessel_j0(const Tensor& a);  // not differentiable, as torch
 Tensor special_bessel_j1(const Tensor& a);
-Tensor special_bessel_y0(const Tensor& a);         // these too: no gradient, as torch
+Tensor special_bessel_y0(const Tensor& a);  // these too: no gradient, as torch
 Tensor special_bessel_y1(const Tensor& a);
 Tensor special_modified_bessel_k0(const Tensor& a);
 Tensor special_modified_bessel_k1(const Tensor& a);
 Tensor special_scaled_modified_bessel_k0(const Tensor& a);  // exp(x) K0(x)
 Tensor special_scaled_modified_bessel_k1(const Tensor& a);
-Tensor special_spherical_bessel_j0(const Tensor& a);        // sin(x) / x
+Tensor special_spherical_bessel_j0(const Tensor& a);  // sin(x) / x
 Tensor special_airy_ai(const Tensor& a);
 // The regularized lower / upper incomplete gamma functions P(a, x), Q(a, x); gradient in x only.
 Tensor igamma(const Tensor& a, const Tensor& x);
@@ -430,7 +431,7 @@ Tensor special_xlog1py(const Tensor& x, Scalar y);
 Tensor special_xlog1py(Scalar x, const Tensor& y);
 
 // ---- sampling (src/ops/random.cpp); `gen` null: the default generator -------------------
-Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);             // 1 with probability p
+Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);               // 1 with probability p
 Tensor bernoulli(const Tensor& self, double p, Generator* gen = nullptr);  // self's shape and dtype
 Tensor& bernoulli_(Tensor& t, double p = 0.5, Generator* gen = nullptr);
 Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen = nullptr);

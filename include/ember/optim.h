@@ -201,7 +201,8 @@ class RMSprop : public OptimizerWith<RMSpropOptions, &RMSpropOptions::momentum> 
 class Adagrad : public OptimizerWith<AdagradOptions> {
  public:
   // The sums start at initial_accumulator_value (torch's default 0).
-  Adagrad(std::vector<Tensor> params, AdagradOptions options, double initial_accumulator_value = 0.0);
+  Adagrad(std::vector<Tensor> params, AdagradOptions options,
+          double initial_accumulator_value = 0.0);
   void step() override;
 
  protected:

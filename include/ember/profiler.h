@@ -37,8 +37,8 @@ struct OpStats {
   int64_t total_bytes = 0, self_bytes = 0;  // allocated by the caching allocator
 };
 
-void start();                  // clears the counts and turns the profiler on
-std::vector<OpStats> stop();   // turns it off; the counts, by self time descending
+void start();                 // clears the counts and turns the profiler on
+std::vector<OpStats> stop();  // turns it off; the counts, by self time descending
 bool enabled();
 
 namespace detail {
@@ -46,7 +46,7 @@ extern std::atomic<bool> g_on;
 // The innermost op scope's name on this thread (for errors that name the op: see
 // current_op_name in dtype.h); one thread-local store per scope, on or off.
 inline thread_local const char* t_op = nullptr;
-}
+}  // namespace detail
 
 // Times the enclosing block as op `name` (a string literal) while the profiler is on.
 class Scope {
@@ -90,10 +90,11 @@ class Profile {
   ~Profile();  // stops, if stop() was not called
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
-  const std::vector<OpStats>& stop();  // once; later calls return the same rows
+  const std::vector<OpStats>& stop();        // once; later calls return the same rows
   const std::vector<OpStats>& rows() const;  // Error before stop()
   int64_t wall_ns() const { return wall_ns_; }
-  std::string table(std::string_view sort_by = "self_cpu_time_total", int64_t row_limit = 100) const;
+  std::string table(std::string_view sort_by = "self_cpu_time_total",
+                    int64_t row_limit = 100) const;
 
  private:
   int64_t start_ns_, wall_ns_ = 0;

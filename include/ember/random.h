@@ -29,8 +29,8 @@ class Generator {
   // Every draw holds the lock: take it once around a batch of draws (`auto l = g.lock();`),
   // then call next_u64 / next_double / operator() while holding it.
   std::unique_lock<std::mutex> lock() const { return std::unique_lock<std::mutex>(mu_); }
-  uint64_t next_u64();    // uniform 64 bits
-  double next_double();   // uniform [0, 1), 53 bits
+  uint64_t next_u64();   // uniform 64 bits
+  double next_double();  // uniform [0, 1), 53 bits
 
   // A UniformRandomBitGenerator, so <random>'s distributions draw from it (lock held).
   using result_type = uint64_t;

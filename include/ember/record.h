@@ -36,10 +36,10 @@ namespace ember::capture {
 struct Fusable {
   enum class Kind : uint8_t { None, Unary, Binary, BinaryScalar, Reduce };
   Kind kind = Kind::None;
-  int op = 0;                // kernels::UnaryOp / BinaryOp / ReduceOp as an int
-  double alpha = 1.0;        // Binary add/sub
-  Scalar scalar;             // BinaryScalar: the scalar operand
-  bool reflected = false;    // BinaryScalar: scalar op tensor
+  int op = 0;              // kernels::UnaryOp / BinaryOp / ReduceOp as an int
+  double alpha = 1.0;      // Binary add/sub
+  Scalar scalar;           // BinaryScalar: the scalar operand
+  bool reflected = false;  // BinaryScalar: scalar op tensor
 };
 
 struct Call {
@@ -49,8 +49,8 @@ struct Call {
   // Calls the op again on `in` (same count and order as `inputs`), filling `out`.
   std::function<void(std::vector<Tensor>& in, std::vector<Tensor>& out)> replay;
   Fusable fuse;
-  bool mutates_list = false;    // a std::vector<Tensor>& argument was given new tensors
-  bool own_generator = false;   // a Generator object of Python's: it may not outlive the call
+  bool mutates_list = false;   // a std::vector<Tensor>& argument was given new tensors
+  bool own_generator = false;  // a Generator object of Python's: it may not outlive the call
 };
 
 class Sink {
@@ -116,7 +116,8 @@ struct Kept<std::optional<Tensor>> {
   bool has;
   size_t at;
   std::optional<Tensor> scratch;
-  Kept(const std::optional<Tensor>& t, std::vector<Tensor>& in) : has(t.has_value()), at(in.size()) {
+  Kept(const std::optional<Tensor>& t, std::vector<Tensor>& in)
+      : has(t.has_value()), at(in.size()) {
     if (has) in.push_back(*t);
   }
   std::optional<Tensor>& get(std::vector<Tensor>& in) {
@@ -161,7 +162,9 @@ void flatten(const std::tuple<T...>& t, std::vector<Tensor>& out) {
 }
 
 template <class R>
-concept FlattensToTensors = requires(const R& r, std::vector<Tensor>& o) { flatten(r, o); };
+concept FlattensToTensors = requires(const R& r, std::vector<Tensor>& o) {
+  flatten(r, o);
+};
 // A class template, not one || chain: clang 14 forms `const void&` for R = void even where
 // is_void_v<R> already decided.
 template <class R>
@@ -212,7 +215,8 @@ decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
   };
   const std::vector<TensorImpl*> before = lists();
   auto note_gen = [&](auto& a) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Generator*>) call.own_generator |= a != nullptr;
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Generator*>)
+      call.own_generator |= a != nullptr;
   };
   (note_gen(args), ...);
   detail::t_sink->on_enter(name);
@@ -235,7 +239,7 @@ decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
 // Records the enclosing op (named `fn`, taking `args...`) when a capture is recording.
 #define EMBER_RECORD(fn, ...) EMBER_RECORD_FUSABLE(fn, {}, __VA_ARGS__)
 // The same, for an op the fusion pass may merge (`fuse`: a capture::Fusable).
-#define EMBER_RECORD_FUSABLE(fn, fuse, ...)                                            \
-  if (::ember::capture::recording())                                                   \
-  return ::ember::capture::record(                                                     \
+#define EMBER_RECORD_FUSABLE(fn, fuse, ...) \
+  if (::ember::capture::recording())        \
+  return ::ember::capture::record(          \
       #fn, fuse, [](auto&&... a) -> decltype(auto) { return fn(a...); }, __VA_ARGS__)

@@ -42,7 +42,8 @@ class Scalar {
   template <class T>
   T to() const {
     if constexpr (is_complex_v<T>) return T(to_complex());
-    else if constexpr (std::is_same_v<T, bool>) return kind_ >= Kind::Float ? (d_ != 0 || imag() != 0) : i_ != 0;
+    else if constexpr (std::is_same_v<T, bool>)
+      return kind_ >= Kind::Float ? (d_ != 0 || imag() != 0) : i_ != 0;
     else if constexpr (std::is_floating_point_v<T>) return T(to_double());
     else return kind_ >= Kind::Float ? T(d_) : T(i_);
   }

@@ -33,8 +33,8 @@ namespace ember {
 struct OSError : Error {
   // what() is "<reason>: '<path>'"; reason is e.g. "load: cannot open (No such file ...)".
   OSError(std::string reason, int errno_value, std::string path)
-      : Error(reason + ": '" + path + "'"),
-        reason(std::move(reason)), errno_value(errno_value), path(std::move(path)) {}
+      : Error(reason + ": '" + path + "'"), reason(std::move(reason)), errno_value(errno_value),
+        path(std::move(path)) {}
   std::string reason;
   int errno_value;
   std::string path;

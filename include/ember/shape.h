@@ -24,7 +24,10 @@ class Dims {
     return *this;
   }
   Dims& operator=(Dims&& o) noexcept {
-    if (this != &o) { release(); steal(o); }
+    if (this != &o) {
+      release();
+      steal(o);
+    }
     return *this;
   }
   ~Dims() { release(); }
@@ -65,11 +68,19 @@ class Dims {
   }
   void grow(size_t n);
   void steal(Dims& o) {
-    size_ = o.size_; cap_ = o.cap_; heap_ = o.heap_;
+    size_ = o.size_;
+    cap_ = o.cap_;
+    heap_ = o.heap_;
     if (!heap_) std::memcpy(inline_, o.inline_, sizeof(inline_));
-    o.heap_ = nullptr; o.size_ = 0; o.cap_ = kInline;
+    o.heap_ = nullptr;
+    o.size_ = 0;
+    o.cap_ = kInline;
   }
-  void release() { delete[] heap_; heap_ = nullptr; cap_ = kInline; }
+  void release() {
+    delete[] heap_;
+    heap_ = nullptr;
+    cap_ = kInline;
+  }
   int64_t inline_[kInline];
   int64_t* heap_ = nullptr;
   uint32_t size_ = 0, cap_ = kInline;

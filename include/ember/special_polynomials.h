@@ -35,8 +35,8 @@ EMBER_POLYNOMIAL(special_legendre_polynomial_p)
 #undef EMBER_POLYNOMIAL
 
 // The Hurwitz zeta function zeta(x, q) = sum_{k>=0} (k + q)^-x (Cephes' algorithm): inf at x == 1
-// and at the poles q = 0, -1, ...; NaN for x < 1. Differentiable in q only (d/dq = -x zeta(x+1, q));
-// asking for the gradient in x raises NotImplementedError at backward, as torch.
+// and at the poles q = 0, -1, ...; NaN for x < 1. Differentiable in q only (d/dq = -x zeta(x+1,
+// q)); asking for the gradient in x raises NotImplementedError at backward, as torch.
 Tensor special_zeta(const Tensor& x, const Tensor& q);
 Tensor special_zeta(const Tensor& x, Scalar q);
 Tensor special_zeta(Scalar x, const Tensor& q);

@@ -55,7 +55,7 @@ class Tensor {
   const Dims& sizes() const { return impl_->sizes_; }
   const Dims& strides() const { return impl_->strides_; }
   const Dims& shape() const { return impl_->sizes_; }
-  int64_t size(int64_t d) const;    // negative d counts from the end
+  int64_t size(int64_t d) const;  // negative d counts from the end
   int64_t stride(int64_t d) const;
   int64_t numel() const { return impl_->numel_; }
   DType dtype() const { return impl_->dtype_; }
@@ -68,7 +68,9 @@ class Tensor {
     return static_cast<char*>(impl_->storage_->data()) + impl_->offset_ * int64_t(itemsize());
   }
   template <class T>
-  T* data() const { return reinterpret_cast<T*>(data_ptr()); }
+  T* data() const {
+    return reinterpret_cast<T*>(data_ptr());
+  }
   uint32_t version() const { return impl_->storage_->version(); }
   void bump_version() const { impl_->storage_->bump_version(); }
 

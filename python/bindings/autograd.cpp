@@ -78,16 +78,22 @@ std::vector<Tensor> tensors_or_empty(nb::handle h) {
 
 void bind_autograd(nb::module_& m) {
   auto& cls = tensor_class();
-  cls.def_prop_rw("requires_grad", [](const Tensor& t) { return autograd::requires_grad(t); },
-                  [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); });
-  cls.def("requires_grad_", [](nb::handle self, bool on) {
-    autograd::set_requires_grad(nb::cast<Tensor&>(self), on);
-    return nb::borrow(self);
-  }, nb::arg("requires_grad") = true);
-  cls.def_prop_rw("grad", [](const Tensor& t) { return grad_or_none(autograd::grad(t)); },
-                  [](Tensor& t, nb::handle g) {
-                    autograd::set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
-                  }, nb::arg("value").none());
+  cls.def_prop_rw(
+      "requires_grad", [](const Tensor& t) { return autograd::requires_grad(t); },
+      [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); });
+  cls.def(
+      "requires_grad_",
+      [](nb::handle self, bool on) {
+        autograd::set_requires_grad(nb::cast<Tensor&>(self), on);
+        return nb::borrow(self);
+      },
+      nb::arg("requires_grad") = true);
+  cls.def_prop_rw(
+      "grad", [](const Tensor& t) { return grad_or_none(autograd::grad(t)); },
+      [](Tensor& t, nb::handle g) {
+        autograd::set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
+      },
+      nb::arg("value").none());
   cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); });
   cls.def_prop_ro("is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); });
   // Which output of its grad_fn this tensor is (0 for leaves).
@@ -96,25 +102,33 @@ void bind_autograd(nb::module_& m) {
     return m && m->grad_fn ? m->output_nr : 0u;
   });
   // Tensor.grad_dtype (leaves only): the dtype backward gives .grad; None keeps any dtype.
-  cls.def_prop_rw("grad_dtype", [](const Tensor& t) -> nb::object {
-    EMBER_CHECK(autograd::is_leaf(t), Error, "grad_dtype can only be accessed on leaf tensors.");
-    autograd::AutogradMeta* m = autograd::meta(t);
-    if (m && m->any_grad_dtype) return nb::none();
-    return nb::cast(m && m->grad_dtype ? *m->grad_dtype : t.dtype());
-  }, [](Tensor& t, nb::handle v) {
-    EMBER_CHECK(autograd::is_leaf(t), Error, "grad_dtype can only be set on leaf tensors.");
-    EMBER_CHECK(v.is_none() || nb::isinstance<DType>(v), Error,
-                "grad_dtype must be a dtype or None, but got ", Py_TYPE(v.ptr())->tp_name);
-    std::optional<DType> d = v.is_none() ? std::nullopt : std::optional<DType>(nb::cast<DType>(v));
-    autograd::AutogradMeta& m = autograd::ensure_meta(t);
-    EMBER_CHECK(!d || !m.grad.defined() || m.grad.dtype() == *d, Error, "Cannot set grad_dtype to ",
-                dtype_name(d.value_or(t.dtype())), " because there is already a gradient with dtype ",
-                dtype_name(m.grad.defined() ? m.grad.dtype() : t.dtype()), ". Please clear the gradient "
-                "(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches "
-                "the existing gradient's dtype.");
-    m.any_grad_dtype = !d;
-    m.grad_dtype = d;
-  }, nb::arg("value").none());
+  cls.def_prop_rw(
+      "grad_dtype",
+      [](const Tensor& t) -> nb::object {
+        EMBER_CHECK(autograd::is_leaf(t), Error,
+                    "grad_dtype can only be accessed on leaf tensors.");
+        autograd::AutogradMeta* m = autograd::meta(t);
+        if (m && m->any_grad_dtype) return nb::none();
+        return nb::cast(m && m->grad_dtype ? *m->grad_dtype : t.dtype());
+      },
+      [](Tensor& t, nb::handle v) {
+        EMBER_CHECK(autograd::is_leaf(t), Error, "grad_dtype can only be set on leaf tensors.");
+        EMBER_CHECK(v.is_none() || nb::isinstance<DType>(v), Error,
+                    "grad_dtype must be a dtype or None, but got ", Py_TYPE(v.ptr())->tp_name);
+        std::optional<DType> d =
+            v.is_none() ? std::nullopt : std::optional<DType>(nb::cast<DType>(v));
+        autograd::AutogradMeta& m = autograd::ensure_meta(t);
+        EMBER_CHECK(
+            !d || !m.grad.defined() || m.grad.dtype() == *d, Error, "Cannot set grad_dtype to ",
+            dtype_name(d.value_or(t.dtype())), " because there is already a gradient with dtype ",
+            dtype_name(m.grad.defined() ? m.grad.dtype() : t.dtype()),
+            ". Please clear the gradient "
+            "(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches "
+            "the existing gradient's dtype.");
+        m.any_grad_dtype = !d;
+        m.grad_dtype = d;
+      },
+      nb::arg("value").none());
   cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
   cls.def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); });
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {
@@ -126,22 +140,25 @@ void bind_autograd(nb::module_& m) {
   });
   // hook(leaf) after the leaf's .grad was updated; it must return None (as in torch).
   cls.def("_register_post_accumulate_grad_hook", [](const Tensor& t, nb::object fn) {
-    autograd::register_post_accumulate_grad_hook(t, [fn = shared_callable(std::move(fn))](const Tensor& leaf) {
+    autograd::register_post_accumulate_grad_hook(t, [fn = shared_callable(std::move(fn))](
+                                                        const Tensor& leaf) {
       nb::gil_scoped_acquire gil;
       nb::object r = (*fn)(leaf);
-      EMBER_CHECK(r.is_none(), TypeError, "register_post_accumulate_grad_hook: post accumulate "
+      EMBER_CHECK(r.is_none(), TypeError,
+                  "register_post_accumulate_grad_hook: post accumulate "
                   "grad hooks should return None, but the hook returned '",
                   nb::type_name(r.type()).c_str(), "'");
     });
   });
-  cls.def_prop_rw("data", [](const Tensor& t) { return detach(t); },
-                  [](Tensor& t, const Tensor& src) {
-                    EMBER_CHECK(!autograd::requires_grad(t) || is_floating_point(src.dtype()) ||
-                                    is_complex(src.dtype()), TypeError,
-                                "data: a tensor that requires grad needs floating point data, got ",
-                                dtype_name(src.dtype()));
-                    t.set_data(src);
-                  });
+  cls.def_prop_rw(
+      "data", [](const Tensor& t) { return detach(t); },
+      [](Tensor& t, const Tensor& src) {
+        EMBER_CHECK(!autograd::requires_grad(t) || is_floating_point(src.dtype()) ||
+                        is_complex(src.dtype()),
+                    TypeError, "data: a tensor that requires grad needs floating point data, got ",
+                    dtype_name(src.dtype()));
+        t.set_data(src);
+      });
   cls.def("detach_", [](nb::handle self) {
     Tensor& t = nb::cast<Tensor&>(self);
     if (auto* mt = autograd::meta(t)) mt->grad_fn.reset();
@@ -151,32 +168,40 @@ void bind_autograd(nb::module_& m) {
 
   nb::class_<NodeRef>(m, "Node")
       .def("name", [](const NodeRef& n) { return n.node->name(); })
-      .def_prop_ro("next_functions", [](const NodeRef& n) {
-        nb::list out;
-        for (const Edge& e : n.node->next_edges)
-          out.append(nb::make_tuple(node_or_none(e.fn), e.input_nr));
-        return nb::tuple(out);
-      })
+      .def_prop_ro("next_functions",
+                   [](const NodeRef& n) {
+                     nb::list out;
+                     for (const Edge& e : n.node->next_edges)
+                       out.append(nb::make_tuple(node_or_none(e.fn), e.input_nr));
+                     return nb::tuple(out);
+                   })
       .def("__eq__", [](const NodeRef& a, const NodeRef& b) { return a.node == b.node; })
       .def("__hash__", [](const NodeRef& a) { return reinterpret_cast<intptr_t>(a.node.get()); })
       .def("__repr__", [](const NodeRef& n) { return "<" + n.node->name() + ">"; });
 
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
-  m.def("_backward", [](nb::handle outputs, nb::handle grads, bool retain, bool create, nb::handle inputs) {
-    autograd::backward(tensors_or_empty(outputs), tensors_or_empty(grads), retain, create,
-                       tensors_or_empty(inputs));
-  }, nb::arg("outputs"), nb::arg("grads").none(), nb::arg("retain_graph"), nb::arg("create_graph"),
-     nb::arg("inputs").none());
-  m.def("_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grads, bool retain,
-                    bool create, bool allow_unused) {
-    std::vector<Tensor> r = autograd::grad(tensors_or_empty(outputs), tensors_or_empty(inputs),
-                                           tensors_or_empty(grads), retain, create, allow_unused);
-    nb::list out;
-    for (const Tensor& g : r) out.append(grad_or_none(g));
-    return nb::tuple(out);
-  }, nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none(), nb::arg("retain_graph"),
-     nb::arg("create_graph"), nb::arg("allow_unused"));
+  m.def(
+      "_backward",
+      [](nb::handle outputs, nb::handle grads, bool retain, bool create, nb::handle inputs) {
+        autograd::backward(tensors_or_empty(outputs), tensors_or_empty(grads), retain, create,
+                           tensors_or_empty(inputs));
+      },
+      nb::arg("outputs"), nb::arg("grads").none(), nb::arg("retain_graph"), nb::arg("create_graph"),
+      nb::arg("inputs").none());
+  m.def(
+      "_grad",
+      [](nb::handle outputs, nb::handle inputs, nb::handle grads, bool retain, bool create,
+         bool allow_unused) {
+        std::vector<Tensor> r =
+            autograd::grad(tensors_or_empty(outputs), tensors_or_empty(inputs),
+                           tensors_or_empty(grads), retain, create, allow_unused);
+        nb::list out;
+        for (const Tensor& g : r) out.append(grad_or_none(g));
+        return nb::tuple(out);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none(), nb::arg("retain_graph"),
+      nb::arg("create_graph"), nb::arg("allow_unused"));
   // Records a Python Function: `backward_fn(list_of_output_grads) -> grads per input`.
   m.def("_record_function", [](const std::string& name, const std::vector<Tensor>& inputs,
                                const std::vector<Tensor>& outputs, nb::object backward_fn) {
@@ -201,11 +226,14 @@ void bind_autograd(nb::module_& m) {
   // unpack(object) -> tensor. The packed object is released with the GIL held.
   m.def("_push_saved_tensors_hooks", [](nb::object pack, nb::object unpack) {
     if (!PyCallable_Check(pack.ptr()) || !PyCallable_Check(unpack.ptr()))
-      throw nb::type_error(detail::cat("saved_tensors_hooks: pack_hook and unpack_hook must be callable, got ",
-                                       nb::type_name(pack.type()).c_str(), " and ",
-                                       nb::type_name(unpack.type()).c_str()).c_str());
+      throw nb::type_error(
+          detail::cat("saved_tensors_hooks: pack_hook and unpack_hook must be callable, got ",
+                      nb::type_name(pack.type()).c_str(), " and ",
+                      nb::type_name(unpack.type()).c_str())
+              .c_str());
     autograd::SavedTensorHooks hooks;
-    hooks.pack = [fn = shared_callable(std::move(pack))](const Tensor& t) -> autograd::PackedTensor {
+    hooks.pack = [fn =
+                      shared_callable(std::move(pack))](const Tensor& t) -> autograd::PackedTensor {
       nb::gil_scoped_acquire gil;
       nb::object packed = (*fn)(t);
       return autograd::PackedTensor(new nb::object(std::move(packed)), [](void* p) {

@@ -8,14 +8,20 @@ namespace ember::py {
 
 void bind_complex(nb::module_& m) {
   auto& cls = tensor_class();
-  m.def("view_as_real", [](const Tensor& t) { return view_as_real(t); }, nb::arg("input"));
-  m.def("view_as_complex", [](const Tensor& t) { return view_as_complex(t); }, nb::arg("input"));
-  m.def("_real", [](const Tensor& t) { return real(t); }, nb::arg("input"));
-  m.def("_imag", [](const Tensor& t) { return imag(t); }, nb::arg("input"));
-  m.def("_complex", [](const Tensor& re, const Tensor& im) { return complex(re, im); },
-        nb::arg("real"), nb::arg("imag"));
-  m.def("_polar", [](const Tensor& abs, const Tensor& angle) { return polar(abs, angle); },
-        nb::arg("abs"), nb::arg("angle"));
+  m.def(
+      "view_as_real", [](const Tensor& t) { return view_as_real(t); }, nb::arg("input"));
+  m.def(
+      "view_as_complex", [](const Tensor& t) { return view_as_complex(t); }, nb::arg("input"));
+  m.def(
+      "_real", [](const Tensor& t) { return real(t); }, nb::arg("input"));
+  m.def(
+      "_imag", [](const Tensor& t) { return imag(t); }, nb::arg("input"));
+  m.def(
+      "_complex", [](const Tensor& re, const Tensor& im) { return complex(re, im); },
+      nb::arg("real"), nb::arg("imag"));
+  m.def(
+      "_polar", [](const Tensor& abs, const Tensor& angle) { return polar(abs, angle); },
+      nb::arg("abs"), nb::arg("angle"));
   def_both(m, cls, "angle", [](const Tensor& t) { return angle(t); });
   def_both(m, cls, "conj", [](const Tensor& t) { return conj(t); });
   def_both(m, cls, "conj_physical", [](const Tensor& t) { return conj_physical(t); });

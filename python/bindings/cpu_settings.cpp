@@ -6,7 +6,8 @@ namespace ember::py {
 
 void bind_cpu_settings(nb::module_& m) {
   m.def("init_num_threads", &init_num_threads);
-  m.def("set_flush_denormal", [](bool on) { return set_flush_denormal(on); }, nb::arg("mode"));
+  m.def(
+      "set_flush_denormal", [](bool on) { return set_flush_denormal(on); }, nb::arg("mode"));
 }
 
 }  // namespace ember::py

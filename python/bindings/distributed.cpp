@@ -25,8 +25,10 @@ nb::object finish(WorkPtr w, bool async_op) {
 
 std::shared_ptr<dist::ProcessGroup> group_or_default(nb::object group, const char* op) {
   if (group.is_none()) return dist::default_group(op);
-  if (nb::isinstance<dist::ProcessGroup>(group)) return nb::cast<std::shared_ptr<dist::ProcessGroup>>(group);
-  throw TypeError(detail::cat(op, ": group must be None or a ProcessGroup, got ", nb::type_name(group.type()).c_str()));
+  if (nb::isinstance<dist::ProcessGroup>(group))
+    return nb::cast<std::shared_ptr<dist::ProcessGroup>>(group);
+  throw TypeError(detail::cat(op, ": group must be None or a ProcessGroup, got ",
+                              nb::type_name(group.type()).c_str()));
 }
 
 // torch's ProcessGroup methods take a tensor or a list of one tensor (one per device).
@@ -55,45 +57,59 @@ void bind_distributed(nb::module_& parent) {
       .value("PRODUCT", dist::ReduceOp::Product);
 
   nb::class_<dist::Work>(m, "Work")
-      .def("wait", [](dist::Work& w, nb::object timeout) {
-        // timeout: None, seconds, or a datetime.timedelta (torch's type)
-        double s = -1;
-        if (!timeout.is_none())
-          s = nb::cast<double>(nb::hasattr(timeout, "total_seconds") ? timeout.attr("total_seconds")() : timeout);
-        nb::gil_scoped_release unlocked;
-        if (s >= 0) w.wait(std::chrono::milliseconds(int64_t(s * 1000.0 + 0.5)));
-        else w.wait();
-        return true;
-      }, nb::arg("timeout").none() = nb::none())
+      .def(
+          "wait",
+          [](dist::Work& w, nb::object timeout) {
+            // timeout: None, seconds, or a datetime.timedelta (torch's type)
+            double s = -1;
+            if (!timeout.is_none())
+              s = nb::cast<double>(nb::hasattr(timeout, "total_seconds")
+                                       ? timeout.attr("total_seconds")()
+                                       : timeout);
+            nb::gil_scoped_release unlocked;
+            if (s >= 0) w.wait(std::chrono::milliseconds(int64_t(s * 1000.0 + 0.5)));
+            else w.wait();
+            return true;
+          },
+          nb::arg("timeout").none() = nb::none())
       .def("is_completed", &dist::Work::is_completed)
       .def("is_success", &dist::Work::is_success)
       .def("__repr__", [](const dist::Work& w) {
-        return detail::cat("<ember.distributed.Work ", w.name(), w.is_completed() ? " completed>" : " pending>");
+        return detail::cat("<ember.distributed.Work ", w.name(),
+                           w.is_completed() ? " completed>" : " pending>");
       });
 
   nb::class_<dist::ProcessGroup>(m, "ProcessGroup")
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size)
       .def("name", [](const dist::ProcessGroup&) { return "gloo"; })
-      .def("allreduce", [](dist::ProcessGroup& g, nb::handle t, dist::ReduceOp op) {
-        return g.all_reduce(one_tensor(t, "ProcessGroup.allreduce"), op);
-      }, nb::arg("tensors"), nb::arg("op") = dist::ReduceOp::Sum)
-      .def("broadcast", [](dist::ProcessGroup& g, nb::handle t, int root) {
-        return g.broadcast(one_tensor(t, "ProcessGroup.broadcast"), root);
-      }, nb::arg("tensors"), nb::arg("root") = 0)
+      .def(
+          "allreduce",
+          [](dist::ProcessGroup& g, nb::handle t, dist::ReduceOp op) {
+            return g.all_reduce(one_tensor(t, "ProcessGroup.allreduce"), op);
+          },
+          nb::arg("tensors"), nb::arg("op") = dist::ReduceOp::Sum)
+      .def(
+          "broadcast",
+          [](dist::ProcessGroup& g, nb::handle t, int root) {
+            return g.broadcast(one_tensor(t, "ProcessGroup.broadcast"), root);
+          },
+          nb::arg("tensors"), nb::arg("root") = 0)
       .def("barrier", [](dist::ProcessGroup& g) { return g.barrier(); })
       .def("__repr__", [](const dist::ProcessGroup& g) {
-        return detail::cat("<ember.distributed.ProcessGroup gloo rank ", g.rank(), " of ", g.size(), ">");
+        return detail::cat("<ember.distributed.ProcessGroup gloo rank ", g.rank(), " of ", g.size(),
+                           ">");
       });
 
-  m.def("init_process_group", [](const std::string& backend, const std::string& init_method, int rank,
-                                 int world_size, double timeout_s) {
+  m.def("init_process_group", [](const std::string& backend, const std::string& init_method,
+                                 int rank, int world_size, double timeout_s) {
     dist::InitOptions o;
     o.backend = backend;
     o.init_method = init_method;
     o.rank = rank;
     o.world_size = world_size;
-    EMBER_CHECK(timeout_s > 0, ValueError, "init_process_group: timeout must be positive, got ", timeout_s, " s");
+    EMBER_CHECK(timeout_s > 0, ValueError, "init_process_group: timeout must be positive, got ",
+                timeout_s, " s");
     o.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000.0 + 0.5));
     nb::gil_scoped_release unlocked;  // blocks until every rank joined
     dist::init_process_group(o);
@@ -104,32 +120,64 @@ void bind_distributed(nb::module_& parent) {
     dist::destroy_process_group();
   });
   m.def("default_group", [] { return dist::default_group("group.WORLD"); });
-  m.def("get_rank", [](nb::object g) { return group_or_default(g, "get_rank")->rank(); }, nb::arg("group").none());
-  m.def("get_world_size", [](nb::object g) { return group_or_default(g, "get_world_size")->size(); }, nb::arg("group").none());
+  m.def(
+      "get_rank", [](nb::object g) { return group_or_default(g, "get_rank")->rank(); },
+      nb::arg("group").none());
+  m.def(
+      "get_world_size", [](nb::object g) { return group_or_default(g, "get_world_size")->size(); },
+      nb::arg("group").none());
 
-  m.def("all_reduce", [](const Tensor& t, dist::ReduceOp op, nb::object g, bool async_op) {
-    return finish(group_or_default(g, "all_reduce")->all_reduce(t, op), async_op);
-  }, nb::arg("tensor"), nb::arg("op"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("broadcast", [](const Tensor& t, int src, nb::object g, bool async_op) {
-    return finish(group_or_default(g, "broadcast")->broadcast(t, src), async_op);
-  }, nb::arg("tensor"), nb::arg("src"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("all_gather", [](const std::vector<Tensor>& outs, const Tensor& in, nb::object g, bool async_op) {
-    return finish(group_or_default(g, "all_gather")->all_gather(outs, in), async_op);
-  }, nb::arg("tensor_list"), nb::arg("tensor"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("all_gather_into_tensor", [](const Tensor& out, const Tensor& in, nb::object g, bool async_op) {
-    return finish(group_or_default(g, "all_gather_into_tensor")->all_gather_into_tensor(out, in), async_op);
-  }, nb::arg("output_tensor"), nb::arg("input_tensor"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("reduce_scatter", [](const Tensor& out, const std::vector<Tensor>& ins, dist::ReduceOp op,
-                             nb::object g, bool async_op) {
-    return finish(group_or_default(g, "reduce_scatter")->reduce_scatter(out, ins, op), async_op);
-  }, nb::arg("output"), nb::arg("input_list"), nb::arg("op"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("reduce_scatter_tensor", [](const Tensor& out, const Tensor& in, dist::ReduceOp op, nb::object g,
-                                    bool async_op) {
-    return finish(group_or_default(g, "reduce_scatter_tensor")->reduce_scatter_tensor(out, in, op), async_op);
-  }, nb::arg("output"), nb::arg("input"), nb::arg("op"), nb::arg("group").none(), nb::arg("async_op"));
-  m.def("barrier", [](nb::object g, bool async_op) {
-    return finish(group_or_default(g, "barrier")->barrier(), async_op);
-  }, nb::arg("group").none(), nb::arg("async_op"));
+  m.def(
+      "all_reduce",
+      [](const Tensor& t, dist::ReduceOp op, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "all_reduce")->all_reduce(t, op), async_op);
+      },
+      nb::arg("tensor"), nb::arg("op"), nb::arg("group").none(), nb::arg("async_op"));
+  m.def(
+      "broadcast",
+      [](const Tensor& t, int src, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "broadcast")->broadcast(t, src), async_op);
+      },
+      nb::arg("tensor"), nb::arg("src"), nb::arg("group").none(), nb::arg("async_op"));
+  m.def(
+      "all_gather",
+      [](const std::vector<Tensor>& outs, const Tensor& in, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "all_gather")->all_gather(outs, in), async_op);
+      },
+      nb::arg("tensor_list"), nb::arg("tensor"), nb::arg("group").none(), nb::arg("async_op"));
+  m.def(
+      "all_gather_into_tensor",
+      [](const Tensor& out, const Tensor& in, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "all_gather_into_tensor")
+                          ->all_gather_into_tensor(out, in),
+                      async_op);
+      },
+      nb::arg("output_tensor"), nb::arg("input_tensor"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "reduce_scatter",
+      [](const Tensor& out, const std::vector<Tensor>& ins, dist::ReduceOp op, nb::object g,
+         bool async_op) {
+        return finish(group_or_default(g, "reduce_scatter")->reduce_scatter(out, ins, op),
+                      async_op);
+      },
+      nb::arg("output"), nb::arg("input_list"), nb::arg("op"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "reduce_scatter_tensor",
+      [](const Tensor& out, const Tensor& in, dist::ReduceOp op, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "reduce_scatter_tensor")
+                          ->reduce_scatter_tensor(out, in, op),
+                      async_op);
+      },
+      nb::arg("output"), nb::arg("input"), nb::arg("op"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "barrier",
+      [](nb::object g, bool async_op) {
+        return finish(group_or_default(g, "barrier")->barrier(), async_op);
+      },
+      nb::arg("group").none(), nb::arg("async_op"));
 }
 
 }  // namespace ember::py

@@ -7,7 +7,9 @@ namespace {
 
 // A Python number as the 0-d tensor that promotes like the number would next to `t`
 // (for the overloads whose C++ form takes tensors only).
-Tensor scalar_like(const Tensor& t, Scalar s) { return to_dtype(scalar_tensor(s), result_type(t, s)); }
+Tensor scalar_like(const Tensor& t, Scalar s) {
+  return to_dtype(scalar_tensor(s), result_type(t, s));
+}
 
 Tensor operand_like(const Tensor& t, const Operand& o) {
   return o.is_tensor ? o.tensor : scalar_like(t, o.scalar);
@@ -38,8 +40,10 @@ std::optional<Scalar> scalar_of(const std::optional<Operand>& o) {
 // masked_fill's value may be a number or a 0-d tensor.
 Scalar fill_value(const Operand& v) {
   if (!v.is_tensor) return v.scalar;
-  EMBER_CHECK(v.tensor.dim() == 0, ValueError, "masked_fill: only supports a 0-dimensional value "
-              "tensor, but got tensor with ", v.tensor.dim(), " dimension(s)");
+  EMBER_CHECK(v.tensor.dim() == 0, ValueError,
+              "masked_fill: only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              v.tensor.dim(), " dimension(s)");
   return v.tensor.item();
 }
 
@@ -51,9 +55,13 @@ nb::object into(nb::handle out, const Tensor& result, const char* op) {
                                 nb::type_name(out.type()).c_str()));
   Dims before(self_of(out).sizes());
   if (write_out(self_of(out), result, op)) {
-    std::string msg = detail::cat("An output with one or more elements was resized since it had "
-                                  "shape ", before, ", which does not match the required output "
-                                  "shape ", result.sizes(), " (", op, ")");
+    std::string msg = detail::
+        cat("An output with one or more elements was resized since it had "
+            "shape ",
+            before,
+            ", which does not match the required output "
+            "shape ",
+            result.sizes(), " (", op, ")");
     if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
   }
   return nb::borrow(out);
@@ -64,127 +72,203 @@ nb::object into(nb::handle out, const Tensor& result, const char* op) {
 void bind_elementwise(nb::module_& m) {
   auto& cls = tensor_class();
 
-#define EMBER_UNARY(name, Enum, kind)                                                        \
-  def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                         \
-  cls.def(#name "_", [](nb::handle self) { name##_(self_of(self)); return nb::borrow(self); });  \
-  m.def(#name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); },     \
-        nb::arg("input"), nb::kw_only(), nb::arg("out"));
+#define EMBER_UNARY(name, Enum, kind)                                                   \
+  def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                     \
+  cls.def(#name "_", [](nb::handle self) {                                              \
+    name##_(self_of(self));                                                             \
+    return nb::borrow(self);                                                            \
+  });                                                                                   \
+  m.def(                                                                                \
+      #name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); }, \
+      nb::arg("input"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
 #define EMBER_BINARY(name, Enum, kind)                                                      \
-  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                          \
-    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                            \
-  });                                                                                      \
-  cls.def(#name "_", [](nb::handle self, const Operand& b) {                               \
-    if (b.is_tensor) name##_(self_of(self), b.tensor);                                     \
-    else name##_(self_of(self), b.scalar);                                                 \
-    return nb::borrow(self);                                                               \
-  });                                                                                      \
-  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */   \
-  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
-    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
-  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
+  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                           \
+    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                             \
+  });                                                                                       \
+  cls.def(#name "_", [](nb::handle self, const Operand& b) {                                \
+    if (b.is_tensor) name##_(self_of(self), b.tensor);                                      \
+    else name##_(self_of(self), b.scalar);                                                  \
+    return nb::borrow(self);                                                                \
+  });                                                                                       \
+  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */ \
+  m.def(                                                                                    \
+      #name,                                                                                \
+      [](const Tensor& a, const Operand& b, nb::handle out) {                               \
+        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);       \
+      },                                                                                    \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
-#define EMBER_COMPARE(name, Enum)                                                           \
-  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                          \
-    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                            \
-  });                                                                                      \
-  m.def(#name, [](const Tensor& a, const Operand& b, nb::handle out) {                     \
-    return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);           \
-  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
+#define EMBER_COMPARE(name, Enum)                                                     \
+  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                     \
+    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                       \
+  });                                                                                 \
+  m.def(                                                                              \
+      #name,                                                                          \
+      [](const Tensor& a, const Operand& b, nb::handle out) {                         \
+        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
+      },                                                                              \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
   // add/sub with alpha (torch.add(a, b, alpha=2)); registered after the plain ones so the
   // two-argument form stays the fast first overload.
-  def_both(m, cls, "add", [](const Tensor& a, const Operand& b, Scalar alpha) {
-    return add(a, operand_like(a, b), alpha);
-  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
-  def_both(m, cls, "sub", [](const Tensor& a, const Operand& b, Scalar alpha) {
-    return sub(a, operand_like(a, b), alpha);
-  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  def_both(
+      m, cls, "add",
+      [](const Tensor& a, const Operand& b, Scalar alpha) {
+        return add(a, operand_like(a, b), alpha);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  def_both(
+      m, cls, "sub",
+      [](const Tensor& a, const Operand& b, Scalar alpha) {
+        return sub(a, operand_like(a, b), alpha);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
   // div with rounding_mode (None: true division, the plain overload's)
-  def_both(m, cls, "div", [](const Tensor& a, const Operand& b, std::optional<std::string> mode) {
-    return mode ? div(a, operand_like(a, b), *mode) : div(a, operand_like(a, b));
-  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
-  cls.def("div_", [](nb::handle self, const Operand& b, std::optional<std::string> mode) {
-    Tensor& t = self_of(self);
-    if (mode) div_(t, operand_like(t, b), *mode);
-    else div_(t, operand_like(t, b));
-    return nb::borrow(self);
-  }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
-  cls.def("add_", [](nb::handle self, const Operand& b, Scalar alpha) {
-    add_(self_of(self), operand_like(self_of(self), b), alpha);
-    return nb::borrow(self);
-  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
-  cls.def("sub_", [](nb::handle self, const Operand& b, Scalar alpha) {
-    sub_(self_of(self), operand_like(self_of(self), b), alpha);
-    return nb::borrow(self);
-  }, nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  def_both(
+      m, cls, "div",
+      [](const Tensor& a, const Operand& b, std::optional<std::string> mode) {
+        return mode ? div(a, operand_like(a, b), *mode) : div(a, operand_like(a, b));
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+  cls.def(
+      "div_",
+      [](nb::handle self, const Operand& b, std::optional<std::string> mode) {
+        Tensor& t = self_of(self);
+        if (mode) div_(t, operand_like(t, b), *mode);
+        else div_(t, operand_like(t, b));
+        return nb::borrow(self);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+  cls.def(
+      "add_",
+      [](nb::handle self, const Operand& b, Scalar alpha) {
+        add_(self_of(self), operand_like(self_of(self), b), alpha);
+        return nb::borrow(self);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+  cls.def(
+      "sub_",
+      [](nb::handle self, const Operand& b, Scalar alpha) {
+        sub_(self_of(self), operand_like(self_of(self), b), alpha);
+        return nb::borrow(self);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
 
   // Python operators. nb::is_operator() makes a wrong operand type return NotImplemented.
   auto op = nb::is_operator();
-#define EMBER_OPERATOR(py, fn)                                                                      \
-  cls.def(py, [](const Tensor& a, const Operand& b) { return b.is_tensor ? fn(a, b.tensor) : fn(a, b.scalar); }, op);
-#define EMBER_REFLECTED(py, fn)                                                                     \
-  cls.def(py, [](const Tensor& a, const Operand& b) { return b.is_tensor ? fn(b.tensor, a) : fn(b.scalar, a); }, op);
-#define EMBER_INPLACE(py, fn)                                                                       \
-  cls.def(py, [](nb::handle self, const Operand& b) {                                            \
-    if (b.is_tensor) fn(self_of(self), b.tensor); else fn(self_of(self), b.scalar);              \
-    return nb::borrow(self);                                                                     \
-  }, op);
-  EMBER_OPERATOR("__add__", add) EMBER_REFLECTED("__radd__", add) EMBER_INPLACE("__iadd__", add_)
-  EMBER_OPERATOR("__sub__", sub) EMBER_REFLECTED("__rsub__", sub) EMBER_INPLACE("__isub__", sub_)
-  EMBER_OPERATOR("__mul__", mul) EMBER_REFLECTED("__rmul__", mul) EMBER_INPLACE("__imul__", mul_)
-  EMBER_OPERATOR("__truediv__", div) EMBER_REFLECTED("__rtruediv__", div) EMBER_INPLACE("__itruediv__", div_)
-  EMBER_OPERATOR("__floordiv__", floor_divide) EMBER_REFLECTED("__rfloordiv__", floor_divide)
-  EMBER_INPLACE("__ifloordiv__", floor_divide_)
-  EMBER_OPERATOR("__mod__", remainder) EMBER_REFLECTED("__rmod__", remainder) EMBER_INPLACE("__imod__", remainder_)
-  EMBER_OPERATOR("__pow__", pow) EMBER_REFLECTED("__rpow__", pow) EMBER_INPLACE("__ipow__", pow_)
-  EMBER_OPERATOR("__and__", bitwise_and) EMBER_REFLECTED("__rand__", bitwise_and) EMBER_INPLACE("__iand__", bitwise_and_)
-  EMBER_OPERATOR("__or__", bitwise_or) EMBER_REFLECTED("__ror__", bitwise_or) EMBER_INPLACE("__ior__", bitwise_or_)
-  EMBER_OPERATOR("__xor__", bitwise_xor) EMBER_REFLECTED("__rxor__", bitwise_xor) EMBER_INPLACE("__ixor__", bitwise_xor_)
-#undef EMBER_OPERATOR
-#undef EMBER_REFLECTED
-#undef EMBER_INPLACE
+// t.__add__(b), b.__radd__(t) and t.__iadd__(b) for each arithmetic operator.
+#define EMBER_ARITHMETIC(py, fn)                                \
+  cls.def(                                                      \
+      "__" py "__",                                             \
+      [](const Tensor& a, const Operand& b) {                   \
+        return b.is_tensor ? fn(a, b.tensor) : fn(a, b.scalar); \
+      },                                                        \
+      op);                                                      \
+  cls.def(                                                      \
+      "__r" py "__",                                            \
+      [](const Tensor& a, const Operand& b) {                   \
+        return b.is_tensor ? fn(b.tensor, a) : fn(b.scalar, a); \
+      },                                                        \
+      op);                                                      \
+  cls.def(                                                      \
+      "__i" py "__",                                            \
+      [](nb::handle self, const Operand& b) {                   \
+        if (b.is_tensor) fn##_(self_of(self), b.tensor);        \
+        else fn##_(self_of(self), b.scalar);                    \
+        return nb::borrow(self);                                \
+      },                                                        \
+      op)
+  EMBER_ARITHMETIC("add", add);
+  EMBER_ARITHMETIC("sub", sub);
+  EMBER_ARITHMETIC("mul", mul);
+  EMBER_ARITHMETIC("truediv", div);
+  EMBER_ARITHMETIC("floordiv", floor_divide);
+  EMBER_ARITHMETIC("mod", remainder);
+  EMBER_ARITHMETIC("pow", pow);
+  EMBER_ARITHMETIC("and", bitwise_and);
+  EMBER_ARITHMETIC("or", bitwise_or);
+  EMBER_ARITHMETIC("xor", bitwise_xor);
+#undef EMBER_ARITHMETIC
   // Comparisons with a scalar on the left arrive reflected (2 < t calls t.__gt__(2)).
-  cls.def("__lt__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? lt(a, b.tensor) : lt(a, b.scalar); }, op);
-  cls.def("__le__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? le(a, b.tensor) : le(a, b.scalar); }, op);
-  cls.def("__gt__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? gt(a, b.tensor) : gt(a, b.scalar); }, op);
-  cls.def("__ge__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? ge(a, b.tensor) : ge(a, b.scalar); }, op);
-  cls.def("__eq__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? eq(a, b.tensor) : eq(a, b.scalar); }, op);
-  cls.def("__ne__", [](const Tensor& a, const Operand& b) { return b.is_tensor ? ne(a, b.tensor) : ne(a, b.scalar); }, op);
+  cls.def(
+      "__lt__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? lt(a, b.tensor) : lt(a, b.scalar);
+      },
+      op);
+  cls.def(
+      "__le__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? le(a, b.tensor) : le(a, b.scalar);
+      },
+      op);
+  cls.def(
+      "__gt__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? gt(a, b.tensor) : gt(a, b.scalar);
+      },
+      op);
+  cls.def(
+      "__ge__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? ge(a, b.tensor) : ge(a, b.scalar);
+      },
+      op);
+  cls.def(
+      "__eq__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? eq(a, b.tensor) : eq(a, b.scalar);
+      },
+      op);
+  cls.def(
+      "__ne__",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? ne(a, b.tensor) : ne(a, b.scalar);
+      },
+      op);
   cls.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
   cls.def("__neg__", [](const Tensor& a) { return neg(a); });
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });
   cls.def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
   cls.def("__pos__", [](const Tensor& a) {
-    EMBER_CHECK(a.dtype() != DType::Bool, TypeError, "pos: the `+` operator, on a bool tensor is not supported");
+    EMBER_CHECK(a.dtype() != DType::Bool, TypeError,
+                "pos: the `+` operator, on a bool tensor is not supported");
     return a;
   });
 
   def_both(m, cls, "logical_not", [](const Tensor& a) { return logical_not(a); });
   def_both(m, cls, "bitwise_not", [](const Tensor& a) { return bitwise_not(a); });
   using OptOperand = std::optional<Operand>;
-  def_both(m, cls, "clamp", [](const Tensor& a, const OptOperand& lo, const OptOperand& hi) {
-    if (any_tensor(lo, hi)) return clamp_tensors(a, lo, hi);
-    return clamp(a, scalar_of(lo), scalar_of(hi));
-  }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  cls.def("clamp_", [](nb::handle self, const OptOperand& lo, const OptOperand& hi) {
-    Tensor& t = self_of(self);
-    if (!any_tensor(lo, hi)) {
-      clamp_(t, scalar_of(lo), scalar_of(hi));
-      return nb::borrow(self);
-    }
-    Tensor r = clamp_tensors(t, lo, hi, "clamp_");
-    EMBER_CHECK(can_cast(r.dtype(), t.dtype()), TypeError, "clamp_: result type ",
-                dtype_name(r.dtype()), " can't be cast to the desired output type ", dtype_name(t.dtype()));
-    copy_(t, r);
-    return nb::borrow(self);
-  }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  def_both(
+      m, cls, "clamp",
+      [](const Tensor& a, const OptOperand& lo, const OptOperand& hi) {
+        if (any_tensor(lo, hi)) return clamp_tensors(a, lo, hi);
+        return clamp(a, scalar_of(lo), scalar_of(hi));
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  cls.def(
+      "clamp_",
+      [](nb::handle self, const OptOperand& lo, const OptOperand& hi) {
+        Tensor& t = self_of(self);
+        if (!any_tensor(lo, hi)) {
+          clamp_(t, scalar_of(lo), scalar_of(hi));
+          return nb::borrow(self);
+        }
+        Tensor r = clamp_tensors(t, lo, hi, "clamp_");
+        EMBER_CHECK(can_cast(r.dtype(), t.dtype()), TypeError, "clamp_: result type ",
+                    dtype_name(r.dtype()), " can't be cast to the desired output type ",
+                    dtype_name(t.dtype()));
+        copy_(t, r);
+        return nb::borrow(self);
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   m.def("where", [](const Tensor& c, const Operand& a, const Operand& b) {
     Tensor ta = a.is_tensor ? a.tensor : scalar_tensor(a.scalar);
     Tensor tb = b.is_tensor ? b.tensor : scalar_tensor(b.scalar);

@@ -17,15 +17,24 @@ FftNorm norm_of(int norm) {
 }  // namespace
 
 void bind_fft(nb::module_& m) {
-  m.def("_fft_c2c", [](const Tensor& x, const std::vector<int64_t>& dim, int norm, bool forward) {
-    return fft_c2c(x, dim, norm_of(norm), forward);
-  }, nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("forward"));
-  m.def("_fft_r2c", [](const Tensor& x, const std::vector<int64_t>& dim, int norm, bool onesided) {
-    return fft_r2c(x, dim, norm_of(norm), onesided);
-  }, nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("onesided"));
-  m.def("_fft_c2r", [](const Tensor& x, const std::vector<int64_t>& dim, int norm, int64_t n) {
-    return fft_c2r(x, dim, norm_of(norm), n);
-  }, nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("last_dim_size"));
+  m.def(
+      "_fft_c2c",
+      [](const Tensor& x, const std::vector<int64_t>& dim, int norm, bool forward) {
+        return fft_c2c(x, dim, norm_of(norm), forward);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("forward"));
+  m.def(
+      "_fft_r2c",
+      [](const Tensor& x, const std::vector<int64_t>& dim, int norm, bool onesided) {
+        return fft_r2c(x, dim, norm_of(norm), onesided);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("onesided"));
+  m.def(
+      "_fft_c2r",
+      [](const Tensor& x, const std::vector<int64_t>& dim, int norm, int64_t n) {
+        return fft_c2r(x, dim, norm_of(norm), n);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("last_dim_size"));
 }
 
 }  // namespace ember::py

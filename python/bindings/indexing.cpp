@@ -11,7 +11,8 @@ PyObject* g_module = nullptr;  // ember._C, for _from_numpy (the module outlives
 bool is_tensor(PyObject* o) { return nb::isinstance<Tensor>(nb::handle(o)); }
 
 bool is_array(PyObject* o) {
-  return PyObject_HasAttrString(o, "__array_interface__") || PyObject_HasAttrString(o, "__dlpack__");
+  return PyObject_HasAttrString(o, "__array_interface__") ||
+         PyObject_HasAttrString(o, "__dlpack__");
 }
 
 // Any Python sequence other than a string, a tensor or an array is an index list, as in
@@ -23,8 +24,10 @@ bool is_index_sequence(PyObject* o) {
 
 [[noreturn]] void invalid_index(PyObject* o) {
   PyErr_Clear();
-  throw IndexError(detail::cat("only integers, slices (`:`), ellipsis (`...`), None and long or "
-                               "byte tensors are valid indices (got ", Py_TYPE(o)->tp_name, ")"));
+  throw IndexError(
+      detail::cat("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                  "byte tensors are valid indices (got ",
+                  Py_TYPE(o)->tp_name, ")"));
 }
 
 int64_t to_int64(PyObject* o) {
@@ -81,8 +84,8 @@ struct SequenceReader {
     if (is_tensor(o)) return nb::inst_ptr<Tensor>(o)->item().to_int();
     Scalar s;
     if (scalar_from_python(o, s)) return s.to_int();
-    throw TypeError(detail::cat("index: a list index may hold only ints and bools, got ",
-                                Py_TYPE(o)->tp_name));
+    throw TypeError(
+        detail::cat("index: a list index may hold only ints and bools, got ", Py_TYPE(o)->tp_name));
   }
 
   Tensor tensor() const {
@@ -98,15 +101,18 @@ struct SequenceReader {
 // None or Ellipsis is a tuple of indices (t[[0, slice(None)]] is t[0, :]).
 // Like PyTorch, it warns that this reading is deprecated.
 bool is_tuple_like(PyObject* e) {
-  return is_tensor(e) || PySequence_Check(e) || PySlice_Check(e) || e == Py_Ellipsis || e == Py_None;
+  return is_tensor(e) || PySequence_Check(e) || PySlice_Check(e) || e == Py_Ellipsis ||
+         e == Py_None;
 }
 
 void warn_sequence_as_tuple() {
-  if (PyErr_WarnEx(PyExc_UserWarning,
-                   "Using a non-tuple sequence for multidimensional indexing is deprecated and will "
-                   "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
-                   "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
-                   "result either in an error or a different result", 1) < 0)
+  if (PyErr_WarnEx(
+          PyExc_UserWarning,
+          "Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+          "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+          "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
+          "result either in an error or a different result",
+          1) < 0)
     throw nb::python_error();
 }
 
@@ -240,12 +246,13 @@ void setitem(Tensor& t, nb::handle idx, nb::handle value) {
 }
 
 // The src-or-value argument of scatter: a tensor, or a number given as src or value=.
-Tensor scatter_any(Tensor* inplace, const Tensor& t, int64_t dim, const Tensor& index, nb::handle src,
-                   nb::handle value, nb::handle reduce) {
+Tensor scatter_any(Tensor* inplace, const Tensor& t, int64_t dim, const Tensor& index,
+                   nb::handle src, nb::handle value, nb::handle reduce) {
   nb::handle v = src.is_none() ? value : src;
   if (!reduce.is_none()) {
     EMBER_CHECK(nb::isinstance<nb::str>(reduce) && nb::cast<std::string>(reduce) == "add" &&
-                    is_tensor(v.ptr()), NotImplementedError,
+                    is_tensor(v.ptr()),
+                NotImplementedError,
                 "scatter: only reduce='add' with a tensor src is supported (use scatter_add)");
     const Tensor& s = *nb::inst_ptr<Tensor>(v);
     return inplace ? scatter_add_(*inplace, dim, index, s) : scatter_add(t, dim, index, s);
@@ -271,63 +278,91 @@ std::vector<TensorIndex> tensor_indices(nb::handle indices) {
 void bind_indexing(nb::module_& m) {
   g_module = m.ptr();
   auto& cls = tensor_class();
-  cls.def("__getitem__", [](const Tensor& t, nb::handle idx) {
-    IndexList l;
-    parse_index(idx.ptr(), l.get());
-    return index(t, l.get());
-  }, nb::arg("index").none());
-  cls.def("__setitem__", [](Tensor& t, nb::handle idx, nb::handle value) { setitem(t, idx, value); },
-          nb::arg("index").none(), nb::arg("value").none());
-  cls.def("index_put_", [](nb::handle self, nb::handle indices, const Tensor& values, bool acc) {
-    index_put_(self_of(self), tensor_indices(indices), values, acc);
-    return nb::borrow(self);
-  }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
-  def_both(m, cls, "index_put", [](const Tensor& t, nb::handle indices, const Tensor& values, bool acc) {
-    Tensor out = clone(t);
-    return index_put_(out, tensor_indices(indices), values, acc);
-  }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  cls.def(
+      "__getitem__",
+      [](const Tensor& t, nb::handle idx) {
+        IndexList l;
+        parse_index(idx.ptr(), l.get());
+        return index(t, l.get());
+      },
+      nb::arg("index").none());
+  cls.def(
+      "__setitem__", [](Tensor& t, nb::handle idx, nb::handle value) { setitem(t, idx, value); },
+      nb::arg("index").none(), nb::arg("value").none());
+  cls.def(
+      "index_put_",
+      [](nb::handle self, nb::handle indices, const Tensor& values, bool acc) {
+        index_put_(self_of(self), tensor_indices(indices), values, acc);
+        return nb::borrow(self);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  def_both(
+      m, cls, "index_put",
+      [](const Tensor& t, nb::handle indices, const Tensor& values, bool acc) {
+        Tensor out = clone(t);
+        return index_put_(out, tensor_indices(indices), values, acc);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
 
-  def_both(m, cls, "index_select", [](const Tensor& t, int64_t dim, const Tensor& index) {
-    return index_select(t, dim, index);
-  }, nb::arg("dim"), nb::arg("index"));
-  def_both(m, cls, "gather", [](const Tensor& t, int64_t dim, const Tensor& index, bool) {
-    return gather(t, dim, index);
-  }, nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
-  def_both(m, cls, "take_along_dim", [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
-    return take_along_dim(t, indices, dim);
-  }, nb::arg("indices"), nb::arg("dim") = nb::none());
+  def_both(
+      m, cls, "index_select",
+      [](const Tensor& t, int64_t dim, const Tensor& index) { return index_select(t, dim, index); },
+      nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, cls, "gather",
+      [](const Tensor& t, int64_t dim, const Tensor& index, bool) { return gather(t, dim, index); },
+      nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
+  def_both(
+      m, cls, "take_along_dim",
+      [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
+        return take_along_dim(t, indices, dim);
+      },
+      nb::arg("indices"), nb::arg("dim") = nb::none());
 
-  def_both(m, cls, "scatter", [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle src,
-                                 nb::handle value, nb::handle reduce) {
-    return scatter_any(nullptr, t, dim, index, src, value, reduce);
-  }, nb::arg("dim"), nb::arg("index"), nb::arg("src").none() = nb::none(), nb::kw_only(),
-     nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none());
-  cls.def("scatter_", [](nb::handle self, int64_t dim, const Tensor& index, nb::handle src,
-                         nb::handle value, nb::handle reduce) {
-    scatter_any(&self_of(self), self_of(self), dim, index, src, value, reduce);
-    return nb::borrow(self);
-  }, nb::arg("dim"), nb::arg("index"), nb::arg("src").none() = nb::none(), nb::kw_only(),
-     nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none());
-  def_both(m, cls, "scatter_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-    return scatter_add(t, dim, index, src);
-  }, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  cls.def("scatter_add_", [](nb::handle self, int64_t dim, const Tensor& index, const Tensor& src) {
-    scatter_add_(self_of(self), dim, index, src);
-    return nb::borrow(self);
-  }, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  def_both(
+      m, cls, "scatter",
+      [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
+         nb::handle reduce) { return scatter_any(nullptr, t, dim, index, src, value, reduce); },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src").none() = nb::none(), nb::kw_only(),
+      nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none());
+  cls.def(
+      "scatter_",
+      [](nb::handle self, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
+         nb::handle reduce) {
+        scatter_any(&self_of(self), self_of(self), dim, index, src, value, reduce);
+        return nb::borrow(self);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src").none() = nb::none(), nb::kw_only(),
+      nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none());
+  def_both(
+      m, cls, "scatter_add",
+      [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add(t, dim, index, src);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  cls.def(
+      "scatter_add_",
+      [](nb::handle self, int64_t dim, const Tensor& index, const Tensor& src) {
+        scatter_add_(self_of(self), dim, index, src);
+        return nb::borrow(self);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
 
-  def_both(m, cls, "nonzero", [](const Tensor& t, bool as_tuple) -> nb::object {
-    if (!as_tuple) return nb::cast(nonzero(t));
-    // as_tuple treats a 0-d tensor as 1-d, as PyTorch does
-    Tensor nz = nonzero(t.dim() == 0 ? reshape(t, {1}) : t);
-    nb::list cols;
-    for (int64_t j = 0; j < nz.sizes()[1]; ++j) cols.append(nb::cast(select(nz, 1, j)));
-    return nb::tuple(cols);
-  }, nb::kw_only(), nb::arg("as_tuple") = false);
+  def_both(
+      m, cls, "nonzero",
+      [](const Tensor& t, bool as_tuple) -> nb::object {
+        if (!as_tuple) return nb::cast(nonzero(t));
+        // as_tuple treats a 0-d tensor as 1-d, as PyTorch does
+        Tensor nz = nonzero(t.dim() == 0 ? reshape(t, {1}) : t);
+        nb::list cols;
+        for (int64_t j = 0; j < nz.sizes()[1]; ++j) cols.append(nb::cast(select(nz, 1, j)));
+        return nb::tuple(cols);
+      },
+      nb::kw_only(), nb::arg("as_tuple") = false);
   def_both(m, cls, "argwhere", [](const Tensor& t) { return nonzero(t); });
-  def_both(m, cls, "masked_select", [](const Tensor& t, const Tensor& mask) {
-    return masked_select(t, mask);
-  }, nb::arg("mask"));
+  def_both(
+      m, cls, "masked_select",
+      [](const Tensor& t, const Tensor& mask) { return masked_select(t, mask); }, nb::arg("mask"));
 }
 
 }  // namespace ember::py

@@ -11,45 +11,49 @@ Tensor opt(const std::optional<Tensor>& t) { return t.value_or(Tensor()); }
 }  // namespace
 
 void bind_layers(nb::module_& m) {
-  m.def("linear",
-        [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-          return linear(input, weight, opt(bias));
-        },
-        nb::arg("input"), nb::arg("weight"), nb::arg("bias").none() = nb::none());
+  m.def(
+      "linear",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+        return linear(input, weight, opt(bias));
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias").none() = nb::none());
 
-  m.def("gelu",
-        [](const Tensor& input, const std::string& approximate) {
-          if (approximate != "none" && approximate != "tanh")
-            throw ValueError(detail::cat(
-                "gelu: approximate argument must be either 'none' or 'tanh', got '", approximate,
-                "'"));
-          return gelu(input, approximate == "tanh");
-        },
-        nb::arg("input"), nb::arg("approximate") = "none");
+  m.def(
+      "gelu",
+      [](const Tensor& input, const std::string& approximate) {
+        if (approximate != "none" && approximate != "tanh")
+          throw ValueError(
+              detail::cat("gelu: approximate argument must be either 'none' or 'tanh', got '",
+                          approximate, "'"));
+        return gelu(input, approximate == "tanh");
+      },
+      nb::arg("input"), nb::arg("approximate") = "none");
 
   m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01);
 
   m.def("dropout", &dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true);
 
-  m.def("batch_norm",
-        [](const Tensor& input, const std::optional<Tensor>& running_mean,
-           const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
-           const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
-          return batch_norm(input, opt(running_mean), opt(running_var), opt(weight), opt(bias),
-                            training, momentum, eps);
-        },
-        nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
-        nb::arg("weight").none() = nb::none(), nb::arg("bias").none() = nb::none(),
-        nb::arg("training") = false, nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
+  m.def(
+      "batch_norm",
+      [](const Tensor& input, const std::optional<Tensor>& running_mean,
+         const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
+        return batch_norm(input, opt(running_mean), opt(running_var), opt(weight), opt(bias),
+                          training, momentum, eps);
+      },
+      nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
+      nb::arg("weight").none() = nb::none(), nb::arg("bias").none() = nb::none(),
+      nb::arg("training") = false, nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
 
-  m.def("layer_norm",
-        [](const Tensor& input, nb::handle normalized_shape, const std::optional<Tensor>& weight,
-           const std::optional<Tensor>& bias, double eps) {
-          return layer_norm(input, shape_from_sequence(normalized_shape, "layer_norm"), opt(weight),
-                            opt(bias), eps);
-        },
-        nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none() = nb::none(),
-        nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5);
+  m.def(
+      "layer_norm",
+      [](const Tensor& input, nb::handle normalized_shape, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& bias, double eps) {
+        return layer_norm(input, shape_from_sequence(normalized_shape, "layer_norm"), opt(weight),
+                          opt(bias), eps);
+      },
+      nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none() = nb::none(),
+      nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5);
 
   m.def("embedding", &embedding, nb::arg("input"), nb::arg("weight"),
         nb::arg("padding_idx").none() = nb::none());

@@ -8,31 +8,36 @@ namespace ember::py {
 
 void bind_linalg(nb::module_& m) {
   auto& cls = tensor_class();
-  def_both(m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
-           nb::arg("other"));
-  def_both(m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); },
-           nb::arg("mat2"));
-  def_both(m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
-           nb::arg("mat2"));
-  def_both(m, cls, "mv", [](const Tensor& a, const Tensor& v) { return mv(a, v); },
-           nb::arg("vec"));
-  def_both(m, cls, "dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); },
-           nb::arg("tensor"));
-  def_both(m, cls, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); },
-           nb::arg("vec2"));
-  def_both(m, cls, "addmm",
-           [](const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
-             return addmm(self, a, b, beta, alpha);
-           },
-           nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(), nb::arg("beta") = 1,
-           nb::arg("alpha") = 1);
+  def_both(
+      m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      nb::arg("other"));
+  def_both(
+      m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, nb::arg("mat2"));
+  def_both(
+      m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, nb::arg("mat2"));
+  def_both(
+      m, cls, "mv", [](const Tensor& a, const Tensor& v) { return mv(a, v); }, nb::arg("vec"));
+  def_both(
+      m, cls, "dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); }, nb::arg("tensor"));
+  def_both(
+      m, cls, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); },
+      nb::arg("vec2"));
+  def_both(
+      m, cls, "addmm",
+      [](const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+        return addmm(self, a, b, beta, alpha);
+      },
+      nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(), nb::arg("beta") = 1, nb::arg("alpha") = 1);
 
   // a @ b. PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor, and so does
   // ember's __imatmul__. nb::is_operator() returns NotImplemented for non-tensor operands.
   auto op = nb::is_operator();
-  cls.def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
-  cls.def("__rmatmul__", [](const Tensor& a, const Tensor& b) { return matmul(b, a); }, op);
-  cls.def("__imatmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
+  cls.def(
+      "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
+  cls.def(
+      "__rmatmul__", [](const Tensor& a, const Tensor& b) { return matmul(b, a); }, op);
+  cls.def(
+      "__imatmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op);
 
   // ember.linalg's LAPACK-backed ops (include/ember/linalg.h), wrapped by python/ember/linalg.py.
   // LinAlgError is a RuntimeError, as torch._C._LinAlgError; its translator is registered

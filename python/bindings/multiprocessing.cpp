@@ -14,7 +14,8 @@ Tensor whole_storage(IntrusivePtr<Storage> storage) {
 
 // The view that the sending process pickled, checked against the storage's size (the
 // bytes come from another process: never trust them to stay in bounds).
-Tensor view_of(const Tensor& whole, DType dtype, const Dims& sizes, const Dims& strides, int64_t offset) {
+Tensor view_of(const Tensor& whole, DType dtype, const Dims& sizes, const Dims& strides,
+               int64_t offset) {
   EMBER_CHECK(sizes.size() == strides.size(), ValueError, "shared tensor: ", sizes.size(),
               " sizes but ", strides.size(), " strides");
   EMBER_CHECK(offset >= 0, ValueError, "shared tensor: negative storage offset ", offset);
@@ -36,10 +37,13 @@ Tensor view_of(const Tensor& whole, DType dtype, const Dims& sizes, const Dims& 
 
 void bind_multiprocessing(nb::module_& m) {
   auto& cls = tensor_class();
-  cls.def("share_memory_", [](nb::handle self) {
-    self_of(self).storage()->share_memory_();
-    return nb::borrow(self);
-  }, "Moves the storage into shared memory in place (a no-op if it is already shared); returns self.");
+  cls.def(
+      "share_memory_",
+      [](nb::handle self) {
+        self_of(self).storage()->share_memory_();
+        return nb::borrow(self);
+      },
+      "Moves the storage into shared memory in place (a no-op if it is already shared); returns self.");
   cls.def("is_shared", [](const Tensor& t) { return t.storage()->is_shared(); });
   // For the pickler: shares the storage in place if needed and returns (storage identity,
   // fd, nbytes). The identity is the address of the Storage object, which lives while `t` does.
@@ -48,14 +52,15 @@ void bind_multiprocessing(nb::module_& m) {
     s->share_memory_();
     return nb::make_tuple(reinterpret_cast<uintptr_t>(s), s->shared_fd(), s->nbytes());
   });
-  m.def("_shared_storage_from_fd", [](int fd, size_t nbytes) {
-    return whole_storage(Storage::from_shared_fd(fd, nbytes));
-  }, nb::arg("fd"), nb::arg("nbytes"));
-  m.def("_shared_view", [](const Tensor& whole, DType dtype, nb::handle sizes, nb::handle strides,
-                           int64_t offset) {
-    return view_of(whole, dtype, shape_from_sequence(sizes, "shared tensor"),
-                   shape_from_sequence(strides, "shared tensor"), offset);
-  });
+  m.def(
+      "_shared_storage_from_fd",
+      [](int fd, size_t nbytes) { return whole_storage(Storage::from_shared_fd(fd, nbytes)); },
+      nb::arg("fd"), nb::arg("nbytes"));
+  m.def("_shared_view",
+        [](const Tensor& whole, DType dtype, nb::handle sizes, nb::handle strides, int64_t offset) {
+          return view_of(whole, dtype, shape_from_sequence(sizes, "shared tensor"),
+                         shape_from_sequence(strides, "shared tensor"), offset);
+        });
   // Returns the previous setting, so callers can restore it.
   m.def("_set_shared_allocation", [](bool on) {
     bool was = Storage::shared_allocation();

@@ -21,7 +21,8 @@ Dims ints_from(nb::handle h, const char* op, const char* name) {
   Dims out;
   for (nb::handle item : h) {
     if (!scalar_from_python(item.ptr(), s) || s.kind() != Scalar::Kind::Int)
-      throw TypeError(detail::cat(op, ": ", name, " must be an int or a tuple of ints, got an element of type ",
+      throw TypeError(detail::cat(op, ": ", name,
+                                  " must be an int or a tuple of ints, got an element of type ",
                                   nb::type_name(item.type()).c_str()));
     out.push_back(s.to_int());
   }
@@ -45,7 +46,8 @@ Tensor conv_py(const Tensor& input, const Tensor& weight, const std::optional<Te
   if (nb::isinstance<nb::str>(padding)) {
     std::string p = nb::cast<std::string>(padding);
     if (p != "same" && p != "valid")
-      throw ValueError(detail::cat(op, ": invalid padding string '", p, "' (expected 'same' or 'valid')"));
+      throw ValueError(
+          detail::cat(op, ": invalid padding string '", p, "' (expected 'same' or 'valid')"));
     const PaddingMode mode = p == "same" ? PaddingMode::Same : PaddingMode::Valid;
     if constexpr (ND == 3) return conv3d(input, weight, b, s, mode, d, groups);
     else return conv2d(input, weight, b, s, mode, d, groups);
@@ -81,98 +83,107 @@ void bind_nn(nb::module_& m) {
 
   // (N, C, H, W) / (N, C, D, H, W) only, no bias: nn.functional.conv_transpose1d/2d/3d shape
   // the arguments.
-  m.def("_conv_transpose2d",
-        [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op, int64_t groups,
-           nb::handle d) {
-          const char* name = "conv_transpose2d";
-          return conv_transpose2d(x, w, required(s, name, "stride"), required(p, name, "padding"),
-                                  required(op, name, "output_padding"), groups,
-                                  required(d, name, "dilation"));
-        },
-        nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
-        nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
-  m.def("_conv_transpose3d",
-        [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op, int64_t groups,
-           nb::handle d) {
-          const char* name = "conv_transpose3d";
-          return conv_transpose3d(x, w, required(s, name, "stride"), required(p, name, "padding"),
-                                  required(op, name, "output_padding"), groups,
-                                  required(d, name, "dilation"));
-        },
-        nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
-        nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+  m.def(
+      "_conv_transpose2d",
+      [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op,
+         int64_t groups, nb::handle d) {
+        const char* name = "conv_transpose2d";
+        return conv_transpose2d(x, w, required(s, name, "stride"), required(p, name, "padding"),
+                                required(op, name, "output_padding"), groups,
+                                required(d, name, "dilation"));
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+  m.def(
+      "_conv_transpose3d",
+      [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op,
+         int64_t groups, nb::handle d) {
+        const char* name = "conv_transpose3d";
+        return conv_transpose3d(x, w, required(s, name, "stride"), required(p, name, "padding"),
+                                required(op, name, "output_padding"), groups,
+                                required(d, name, "dilation"));
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
 
-  m.def("max_pool2d",
-        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
-           bool return_indices) -> nb::object {
-          const char* op = "max_pool2d";
-          Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
-          Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
-          if (return_indices) return nb::cast(max_pool2d_with_indices(x, kd, sd, pd, dd, ceil_mode));
-          return nb::cast(max_pool2d(x, kd, sd, pd, dd, ceil_mode));
-        },
-        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-        nb::arg("return_indices") = false);
+  m.def(
+      "max_pool2d",
+      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
+         bool return_indices) -> nb::object {
+        const char* op = "max_pool2d";
+        Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
+        Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
+        if (return_indices) return nb::cast(max_pool2d_with_indices(x, kd, sd, pd, dd, ceil_mode));
+        return nb::cast(max_pool2d(x, kd, sd, pd, dd, ceil_mode));
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+      nb::arg("return_indices") = false);
 
-  m.def("max_pool2d_with_indices",
-        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode) {
-          const char* op = "max_pool2d_with_indices";
-          return max_pool2d_with_indices(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
-                                         required(p, op, "padding"), required(d, op, "dilation"),
-                                         ceil_mode);
-        },
-        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
+  m.def(
+      "max_pool2d_with_indices",
+      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode) {
+        const char* op = "max_pool2d_with_indices";
+        return max_pool2d_with_indices(x, required(k, op, "kernel_size"),
+                                       ints_from(s, op, "stride"), required(p, op, "padding"),
+                                       required(d, op, "dilation"), ceil_mode);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
 
-  m.def("avg_pool2d",
-        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
-           bool count_include_pad, std::optional<int64_t> divisor_override) {
-          const char* op = "avg_pool2d";
-          return avg_pool2d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
-                            required(p, op, "padding"), ceil_mode, count_include_pad,
-                            divisor_override);
-        },
-        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-        nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-        nb::arg("divisor_override") = nb::none());
+  m.def(
+      "avg_pool2d",
+      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        const char* op = "avg_pool2d";
+        return avg_pool2d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                          required(p, op, "padding"), ceil_mode, count_include_pad,
+                          divisor_override);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
+      nb::arg("divisor_override") = nb::none());
 
-  m.def("adaptive_avg_pool2d",
-        [](const Tensor& x, nb::handle output_size) {
-          return adaptive_avg_pool2d(x, adaptive_size(x, output_size, 2, "adaptive_avg_pool2d"));
-        },
-        nb::arg("input"), nb::arg("output_size"));
+  m.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& x, nb::handle output_size) {
+        return adaptive_avg_pool2d(x, adaptive_size(x, output_size, 2, "adaptive_avg_pool2d"));
+      },
+      nb::arg("input"), nb::arg("output_size"));
 
-  m.def("max_pool3d",
-        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
-           bool return_indices) -> nb::object {
-          const char* op = "max_pool3d";
-          Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
-          Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
-          if (return_indices) return nb::cast(max_pool3d_with_indices(x, kd, sd, pd, dd, ceil_mode));
-          return nb::cast(max_pool3d(x, kd, sd, pd, dd, ceil_mode));
-        },
-        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-        nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-        nb::arg("return_indices") = false);
+  m.def(
+      "max_pool3d",
+      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
+         bool return_indices) -> nb::object {
+        const char* op = "max_pool3d";
+        Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
+        Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
+        if (return_indices) return nb::cast(max_pool3d_with_indices(x, kd, sd, pd, dd, ceil_mode));
+        return nb::cast(max_pool3d(x, kd, sd, pd, dd, ceil_mode));
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+      nb::arg("return_indices") = false);
 
-  m.def("avg_pool3d",
-        [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
-           bool count_include_pad, std::optional<int64_t> divisor_override) {
-          const char* op = "avg_pool3d";
-          return avg_pool3d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
-                            required(p, op, "padding"), ceil_mode, count_include_pad,
-                            divisor_override);
-        },
-        nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-        nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-        nb::arg("divisor_override") = nb::none());
+  m.def(
+      "avg_pool3d",
+      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        const char* op = "avg_pool3d";
+        return avg_pool3d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                          required(p, op, "padding"), ceil_mode, count_include_pad,
+                          divisor_override);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
+      nb::arg("divisor_override") = nb::none());
 
-  m.def("adaptive_avg_pool3d",
-        [](const Tensor& x, nb::handle output_size) {
-          return adaptive_avg_pool3d(x, adaptive_size(x, output_size, 3, "adaptive_avg_pool3d"));
-        },
-        nb::arg("input"), nb::arg("output_size"));
+  m.def(
+      "adaptive_avg_pool3d",
+      [](const Tensor& x, nb::handle output_size) {
+        return adaptive_avg_pool3d(x, adaptive_size(x, output_size, 3, "adaptive_avg_pool3d"));
+      },
+      nb::arg("input"), nb::arg("output_size"));
 }
 
 }  // namespace ember::py

@@ -36,9 +36,10 @@ DType from_dl(nb::dlpack::dtype d) {
   if (d == nb::dtype<std::complex<double>>()) return DType::Complex128;
   if (d == to_dl(DType::Float16)) return DType::Float16;
   if (d == to_dl(DType::BFloat16)) return DType::BFloat16;
-  throw TypeError(detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
-                              " bits); ember supports bool, uint8, int32, int64, float16, bfloat16, "
-                              "float32, float64, complex64, complex128"));
+  throw TypeError(
+      detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
+                  " bits); ember supports bool, uint8, int32, int64, float16, bfloat16, "
+                  "float32, float64, complex64, complex128"));
 }
 
 // A capsule owning a Tensor handle: keeps the storage alive while NumPy uses it.
@@ -47,12 +48,13 @@ Array export_array(const Tensor& t, nb::dlpack::dtype dl) {
   t.storage()->mark_exported();  // share_memory_() must not free what NumPy points at
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
-  return Array(t.data_ptr(), size_t(t.dim()),
-                                reinterpret_cast<const size_t*>(t.sizes().data()), owner,
-                                t.strides().data(), dl, nb::device::cpu::value);
+  return Array(t.data_ptr(), size_t(t.dim()), reinterpret_cast<const size_t*>(t.sizes().data()),
+               owner, t.strides().data(), dl, nb::device::cpu::value);
 }
 template <class Array>
-Array export_array(const Tensor& t) { return export_array<Array>(t, to_dl(t.dtype())); }
+Array export_array(const Tensor& t) {
+  return export_array<Array>(t, to_dl(t.dtype()));
+}
 
 // t.numpy(): NumPy has no bfloat16; ml_dtypes (which onnx and jax bring) has, so a bfloat16
 // tensor becomes an ml_dtypes.bfloat16 array sharing its memory. Without ml_dtypes, torch's
@@ -89,8 +91,9 @@ Tensor import_array(const nb::ndarray<nb::ro>& a, const char* op, std::optional<
     shape[i] = int64_t(a.shape(i));
     strides[i] = a.stride(i);
     empty |= shape[i] == 0;
-    EMBER_CHECK(strides[i] >= 0 || shape[i] <= 1, ValueError, op,
-                ": arrays with negative strides are not supported; call .copy() on the array first");
+    EMBER_CHECK(
+        strides[i] >= 0 || shape[i] <= 1, ValueError, op,
+        ": arrays with negative strides are not supported; call .copy() on the array first");
     hi += std::max<int64_t>(strides[i], 0) * (shape[i] - 1);
   }
   size_t nbytes = empty ? 0 : size_t(hi + 1) * itemsize(dt);
@@ -110,16 +113,20 @@ void bind_numpy(nb::module_& m) {
     return to_numpy(t);
   });
   // np.asarray(t) shares memory; np.array(t) (copy=True) and a dtype change copy.
-  cls.def("__array__", [](const Tensor& t, nb::handle dtype, nb::handle copy) {
-    nb::object a = to_numpy(t);
-    bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
-    if (!dtype.is_none()) return a.attr("astype")(dtype, nb::arg("copy") = must_copy);
-    return must_copy ? a.attr("copy")() : a;
-  }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
+  cls.def(
+      "__array__",
+      [](const Tensor& t, nb::handle dtype, nb::handle copy) {
+        nb::object a = to_numpy(t);
+        bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
+        if (!dtype.is_none()) return a.attr("astype")(dtype, nb::arg("copy") = must_copy);
+        return must_copy ? a.attr("copy")() : a;
+      },
+      nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
   cls.def("__dlpack__", [](const Tensor& t, nb::kwargs) { return export_array<nb::ndarray<>>(t); });
   cls.def("__dlpack_device__", [](const Tensor&) { return std::make_pair(1, 0); });
   m.def("_from_numpy", [](nb::ndarray<nb::ro> a) { return import_array(a, "from_numpy"); });
-  m.def("_from_numpy_as", [](nb::ndarray<nb::ro> a, DType as) { return import_array(a, "from_numpy", as); });
+  m.def("_from_numpy_as",
+        [](nb::ndarray<nb::ro> a, DType as) { return import_array(a, "from_numpy", as); });
   m.def("_from_dlpack", [](nb::ndarray<nb::ro> a) { return import_array(a, "from_dlpack"); });
 }
 

@@ -52,11 +52,14 @@ void bind_random(nb::module_& m) {
   using Gen = nb::handle;
 
   nb::class_<PyGenerator>(m, "_Generator")
-      .def("__init__", [](PyGenerator* self, bool use_default) {
-             new (self) PyGenerator();
-             if (use_default) self->gen = &default_generator();
-             else self->gen = (self->owned = std::make_unique<Generator>()).get();
-           }, nb::arg("use_default") = false)
+      .def(
+          "__init__",
+          [](PyGenerator* self, bool use_default) {
+            new (self) PyGenerator();
+            if (use_default) self->gen = &default_generator();
+            else self->gen = (self->owned = std::make_unique<Generator>()).get();
+          },
+          nb::arg("use_default") = false)
       .def("_manual_seed", [](PyGenerator& g, uint64_t s) { g.gen->manual_seed(s); })
       .def("seed", [](PyGenerator& g) { return g.gen->seed(); })
       .def("initial_seed", [](PyGenerator& g) { return g.gen->initial_seed(); })
@@ -65,91 +68,159 @@ void bind_random(nb::module_& m) {
       .def("_is_default", [](PyGenerator& g) { return g.gen == &default_generator(); });
 
   // ---- creation with a generator ----
-  m.def("_rand", [](nb::handle s, OptD d, Gen g) {
-    return rand(shape_from_sequence(s, "rand"), d.value_or(DType::Float32), generator_from(g));
-  }, nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
-  m.def("_randn", [](nb::handle s, OptD d, Gen g) {
-    return randn(shape_from_sequence(s, "randn"), d.value_or(DType::Float32), generator_from(g));
-  }, nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
-  m.def("_randint", [](int64_t lo, int64_t hi, nb::handle s, OptD d, Gen g) {
-    return randint(lo, hi, shape_from_sequence(s, "randint"), d.value_or(DType::Int64), generator_from(g));
-  }, nb::arg("low"), nb::arg("high"), nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
-  m.def("_randperm", [](int64_t n, OptD d, Gen g) {
-    return randperm(n, d.value_or(DType::Int64), generator_from(g));
-  }, nb::arg("n"), nb::arg("dtype").none(), nb::arg("generator").none());
+  m.def(
+      "_rand",
+      [](nb::handle s, OptD d, Gen g) {
+        return rand(shape_from_sequence(s, "rand"), d.value_or(DType::Float32), generator_from(g));
+      },
+      nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
+  m.def(
+      "_randn",
+      [](nb::handle s, OptD d, Gen g) {
+        return randn(shape_from_sequence(s, "randn"), d.value_or(DType::Float32),
+                     generator_from(g));
+      },
+      nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
+  m.def(
+      "_randint",
+      [](int64_t lo, int64_t hi, nb::handle s, OptD d, Gen g) {
+        return randint(lo, hi, shape_from_sequence(s, "randint"), d.value_or(DType::Int64),
+                       generator_from(g));
+      },
+      nb::arg("low"), nb::arg("high"), nb::arg("size"), nb::arg("dtype").none(),
+      nb::arg("generator").none());
+  m.def(
+      "_randperm",
+      [](int64_t n, OptD d, Gen g) {
+        return randperm(n, d.value_or(DType::Int64), generator_from(g));
+      },
+      nb::arg("n"), nb::arg("dtype").none(), nb::arg("generator").none());
 
   // ---- in-place fills: Tensor.X_(..., *, generator=None) ----
   auto gen = nb::arg("generator").none() = nb::none();
-  cls.def("uniform_", [](nb::handle self, double a, double b, Gen g) {
-    return inplace(self, [&](Tensor& t) { uniform_(t, a, b, generator_from(g)); });
-  }, nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), gen);
-  cls.def("normal_", [](nb::handle self, double mean, double std, Gen g) {
-    return inplace(self, [&](Tensor& t) { normal_(t, mean, std, generator_from(g)); });
-  }, nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), gen);
-  cls.def("bernoulli_", [](nb::handle self, double p, Gen g) {
-    return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
-  }, nb::arg("p") = 0.5, nb::kw_only(), gen);
-  cls.def("bernoulli_", [](nb::handle self, const Tensor& p, Gen g) {
-    return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
-  }, nb::arg("p"), nb::kw_only(), gen);
-  cls.def("exponential_", [](nb::handle self, double l, Gen g) {
-    return inplace(self, [&](Tensor& t) { exponential_(t, l, generator_from(g)); });
-  }, nb::arg("lambd") = 1.0, nb::kw_only(), gen);
-  cls.def("geometric_", [](nb::handle self, double p, Gen g) {
-    return inplace(self, [&](Tensor& t) { geometric_(t, p, generator_from(g)); });
-  }, nb::arg("p"), nb::kw_only(), gen);
-  cls.def("cauchy_", [](nb::handle self, double median, double sigma, Gen g) {
-    return inplace(self, [&](Tensor& t) { cauchy_(t, median, sigma, generator_from(g)); });
-  }, nb::arg("median") = 0.0, nb::arg("sigma") = 1.0, nb::kw_only(), gen);
-  cls.def("log_normal_", [](nb::handle self, double mean, double std, Gen g) {
-    return inplace(self, [&](Tensor& t) { log_normal_(t, mean, std, generator_from(g)); });
-  }, nb::arg("mean") = 1.0, nb::arg("std") = 2.0, nb::kw_only(), gen);
+  cls.def(
+      "uniform_",
+      [](nb::handle self, double a, double b, Gen g) {
+        return inplace(self, [&](Tensor& t) { uniform_(t, a, b, generator_from(g)); });
+      },
+      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), gen);
+  cls.def(
+      "normal_",
+      [](nb::handle self, double mean, double std, Gen g) {
+        return inplace(self, [&](Tensor& t) { normal_(t, mean, std, generator_from(g)); });
+      },
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), gen);
+  cls.def(
+      "bernoulli_",
+      [](nb::handle self, double p, Gen g) {
+        return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
+      },
+      nb::arg("p") = 0.5, nb::kw_only(), gen);
+  cls.def(
+      "bernoulli_",
+      [](nb::handle self, const Tensor& p, Gen g) {
+        return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
+      },
+      nb::arg("p"), nb::kw_only(), gen);
+  cls.def(
+      "exponential_",
+      [](nb::handle self, double l, Gen g) {
+        return inplace(self, [&](Tensor& t) { exponential_(t, l, generator_from(g)); });
+      },
+      nb::arg("lambd") = 1.0, nb::kw_only(), gen);
+  cls.def(
+      "geometric_",
+      [](nb::handle self, double p, Gen g) {
+        return inplace(self, [&](Tensor& t) { geometric_(t, p, generator_from(g)); });
+      },
+      nb::arg("p"), nb::kw_only(), gen);
+  cls.def(
+      "cauchy_",
+      [](nb::handle self, double median, double sigma, Gen g) {
+        return inplace(self, [&](Tensor& t) { cauchy_(t, median, sigma, generator_from(g)); });
+      },
+      nb::arg("median") = 0.0, nb::arg("sigma") = 1.0, nb::kw_only(), gen);
+  cls.def(
+      "log_normal_",
+      [](nb::handle self, double mean, double std, Gen g) {
+        return inplace(self, [&](Tensor& t) { log_normal_(t, mean, std, generator_from(g)); });
+      },
+      nb::arg("mean") = 1.0, nb::arg("std") = 2.0, nb::kw_only(), gen);
   // random_(), random_(to), random_(from, to): torch's three forms (to=None: the dtype's top).
-  cls.def("random_", [](nb::handle self, Gen g) {
-    return inplace(self, [&](Tensor& t) { random_(t, 0, std::nullopt, generator_from(g)); });
-  }, nb::kw_only(), gen);
-  cls.def("random_", [](nb::handle self, int64_t to, Gen g) {
-    return inplace(self, [&](Tensor& t) { random_(t, 0, to, generator_from(g)); });
-  }, nb::arg("to"), nb::kw_only(), gen);
-  cls.def("random_", [](nb::handle self, int64_t from, std::optional<int64_t> to, Gen g) {
-    return inplace(self, [&](Tensor& t) { random_(t, from, to, generator_from(g)); });
-  }, nb::arg("from"), nb::arg("to").none(), nb::kw_only(), gen);
+  cls.def(
+      "random_",
+      [](nb::handle self, Gen g) {
+        return inplace(self, [&](Tensor& t) { random_(t, 0, std::nullopt, generator_from(g)); });
+      },
+      nb::kw_only(), gen);
+  cls.def(
+      "random_",
+      [](nb::handle self, int64_t to, Gen g) {
+        return inplace(self, [&](Tensor& t) { random_(t, 0, to, generator_from(g)); });
+      },
+      nb::arg("to"), nb::kw_only(), gen);
+  cls.def(
+      "random_",
+      [](nb::handle self, int64_t from, std::optional<int64_t> to, Gen g) {
+        return inplace(self, [&](Tensor& t) { random_(t, from, to, generator_from(g)); });
+      },
+      nb::arg("from"), nb::arg("to").none(), nb::kw_only(), gen);
 
   // ---- sampling ----
-  def_both(m, cls, "bernoulli", [](const Tensor& p, Gen g) { return bernoulli(p, generator_from(g)); },
-           nb::kw_only(), gen);
-  def_both(m, cls, "bernoulli", [](const Tensor& t, double p, Gen g) {
-    return bernoulli(t, p, generator_from(g));
-  }, nb::arg("p"), nb::kw_only(), gen);
-  def_both(m, cls, "multinomial", [](const Tensor& t, int64_t n, bool repl, Gen g) {
-    return multinomial(t, n, repl, generator_from(g));
-  }, nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(), gen);
-  m.def("normal", [](const Tensor& mean, const Tensor& std, Gen g) {
-    return normal(mean, std, generator_from(g));
-  }, nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
-  m.def("normal", [](const Tensor& mean, double std, Gen g) {
-    return normal(mean, std, generator_from(g));
-  }, nb::arg("mean"), nb::arg("std") = 1.0, nb::kw_only(), gen);
-  m.def("normal", [](double mean, const Tensor& std, Gen g) {
-    return normal(mean, std, generator_from(g));
-  }, nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
-  m.def("normal", [](double mean, double std, nb::handle size, Gen g, OptD d) {
-    return normal(mean, std, shape_from_sequence(size, "normal"), d.value_or(DType::Float32),
-                  generator_from(g));
-  }, nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), gen,
-     nb::arg("dtype") = nb::none());
-  m.def("poisson", [](const Tensor& r, Gen g) { return poisson(r, generator_from(g)); },
-        nb::arg("input"), gen);
-  m.def("binomial", [](const Tensor& c, const Tensor& p, Gen g) {
-    return binomial(c, p, generator_from(g));
-  }, nb::arg("count"), nb::arg("prob"), gen);
-  m.def("_standard_gamma", [](const Tensor& a, Gen g) { return _standard_gamma(a, generator_from(g)); },
-        nb::arg("input"), gen);
-  m.def("_standard_gamma_grad", [](const Tensor& a, const Tensor& out) {
-    return _standard_gamma_grad(a, out);
-  }, nb::arg("input"), nb::arg("output"));
-  m.def("_sample_dirichlet", [](const Tensor& a, Gen g) { return _sample_dirichlet(a, generator_from(g)); },
-        nb::arg("input"), gen);
+  def_both(
+      m, cls, "bernoulli", [](const Tensor& p, Gen g) { return bernoulli(p, generator_from(g)); },
+      nb::kw_only(), gen);
+  def_both(
+      m, cls, "bernoulli",
+      [](const Tensor& t, double p, Gen g) { return bernoulli(t, p, generator_from(g)); },
+      nb::arg("p"), nb::kw_only(), gen);
+  def_both(
+      m, cls, "multinomial",
+      [](const Tensor& t, int64_t n, bool repl, Gen g) {
+        return multinomial(t, n, repl, generator_from(g));
+      },
+      nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(), gen);
+  m.def(
+      "normal",
+      [](const Tensor& mean, const Tensor& std, Gen g) {
+        return normal(mean, std, generator_from(g));
+      },
+      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
+  m.def(
+      "normal",
+      [](const Tensor& mean, double std, Gen g) { return normal(mean, std, generator_from(g)); },
+      nb::arg("mean"), nb::arg("std") = 1.0, nb::kw_only(), gen);
+  m.def(
+      "normal",
+      [](double mean, const Tensor& std, Gen g) { return normal(mean, std, generator_from(g)); },
+      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
+  m.def(
+      "normal",
+      [](double mean, double std, nb::handle size, Gen g, OptD d) {
+        return normal(mean, std, shape_from_sequence(size, "normal"), d.value_or(DType::Float32),
+                      generator_from(g));
+      },
+      nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), gen,
+      nb::arg("dtype") = nb::none());
+  m.def(
+      "poisson", [](const Tensor& r, Gen g) { return poisson(r, generator_from(g)); },
+      nb::arg("input"), gen);
+  m.def(
+      "binomial",
+      [](const Tensor& c, const Tensor& p, Gen g) { return binomial(c, p, generator_from(g)); },
+      nb::arg("count"), nb::arg("prob"), gen);
+  m.def(
+      "_standard_gamma",
+      [](const Tensor& a, Gen g) { return _standard_gamma(a, generator_from(g)); },
+      nb::arg("input"), gen);
+  m.def(
+      "_standard_gamma_grad",
+      [](const Tensor& a, const Tensor& out) { return _standard_gamma_grad(a, out); },
+      nb::arg("input"), nb::arg("output"));
+  m.def(
+      "_sample_dirichlet",
+      [](const Tensor& a, Gen g) { return _sample_dirichlet(a, generator_from(g)); },
+      nb::arg("input"), gen);
 }
 
 }  // namespace ember::py

@@ -23,9 +23,9 @@ void bind_scatter_reduce(nb::module_& m) {
                              const std::string& reduce, bool include_self) {
     index_reduce_(self, dim, index, src, reduce, include_self);
   });
-  m.def("_segment_reduce", [](const Tensor& data, const std::string& reduce, std::optional<Tensor> lengths,
-                              std::optional<Tensor> offsets, int64_t axis, bool unsafe,
-                              std::optional<double> initial) {
+  m.def("_segment_reduce", [](const Tensor& data, const std::string& reduce,
+                              std::optional<Tensor> lengths, std::optional<Tensor> offsets,
+                              int64_t axis, bool unsafe, std::optional<double> initial) {
     return segment_reduce(data, reduce, lengths, offsets, axis, unsafe, initial);
   });
 }

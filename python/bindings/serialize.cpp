@@ -13,7 +13,8 @@ nb::tuple to_python(SafetensorsFile&& f) {
   nb::list tensors;
   for (auto& [name, t] : f.tensors) tensors.append(nb::make_tuple(name, std::move(t)));
   nb::dict metadata;
-  for (auto& [k, v] : f.metadata) metadata[nb::str(k.data(), k.size())] = nb::str(v.data(), v.size());
+  for (auto& [k, v] : f.metadata)
+    metadata[nb::str(k.data(), k.size())] = nb::str(v.data(), v.size());
   return nb::make_tuple(tensors, metadata);
 }
 
@@ -25,9 +26,11 @@ void bind_serialize(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const ember::OSError& e) {
       // OSError(errno, strerror, filename) picks the subclass (FileNotFoundError, ...).
-      nb::object err = nb::steal(PyObject_CallFunction(PyExc_OSError, "isO", e.errno_value,
-                                                       e.reason.c_str(), nb::str(e.path.c_str()).ptr()));
-      if (err.is_valid()) PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
+      nb::object err =
+          nb::steal(PyObject_CallFunction(PyExc_OSError, "isO", e.errno_value, e.reason.c_str(),
+                                          nb::str(e.path.c_str()).ptr()));
+      if (err.is_valid())
+        PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
     }
   });
   m.def("_save_file", [](const std::map<std::string, Tensor>& tensors, const std::string& path,
@@ -47,9 +50,8 @@ void bind_serialize(nb::module_& m) {
     }
     return to_python(std::move(f));
   });
-  m.def("_load_bytes", [](nb::bytes data) {
-    return to_python(load_bytes(data.c_str(), data.size()));
-  });
+  m.def("_load_bytes",
+        [](nb::bytes data) { return to_python(load_bytes(data.c_str(), data.size())); });
   // For the PyTorch-format writer (python/ember/serialization/torch_format.py): a uint8
   // tensor over all of t's storage, which torch.save writes whole as one data/N record.
   m.def("_storage_bytes", [](const Tensor& t) {

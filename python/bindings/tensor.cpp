@@ -41,20 +41,23 @@ void check_has_dims(const Tensor& t, int64_t dim, const char* op) {
 // torch's UserWarning when a cast drops the imaginary part (complex -> real keeps .real).
 void warn_if_discarding_imag(DType from, DType to) {
   if (is_complex(from) && !is_complex(to) && to != DType::Bool &&
-      PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+      PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part",
+                   1) < 0)
     throw nb::python_error();
 }
 
 // float(z) / int(z) of a complex value with an imaginary part: torch's error.
 Scalar real_value(Scalar s, const char* type) {
-  EMBER_CHECK(!(s.is_complex() && s.imag() != 0), Error, "value cannot be converted to type ",
-              type, " without overflow");
+  EMBER_CHECK(!(s.is_complex() && s.imag() != 0), Error, "value cannot be converted to type ", type,
+              " without overflow");
   return s;
 }
 
 Scalar one_element(const Tensor& t, const char* what) {
-  EMBER_CHECK(t.numel() == 1, ValueError, what, ": only one element tensors can be converted "
-              "to Python scalars (got shape ", t.sizes(), ")");
+  EMBER_CHECK(t.numel() == 1, ValueError, what,
+              ": only one element tensors can be converted "
+              "to Python scalars (got shape ",
+              t.sizes(), ")");
   return t.item();
 }
 
@@ -72,8 +75,9 @@ void bind_tensor(nb::module_& m) {
   nb::class_<Tensor>& cls = *g_cls;
   // Tensor(data) aliases data's storage as a new leaf (data.detach()): what nn.Parameter's
   // constructor needs. Python subclasses call it through super().__init__.
-  cls.def("__init__", [](Tensor* self, const Tensor& data) { new (self) Tensor(detach(data)); },
-          nb::arg("data"));
+  cls.def(
+      "__init__", [](Tensor* self, const Tensor& data) { new (self) Tensor(detach(data)); },
+      nb::arg("data"));
   // torch's legacy constructor for everything else: Tensor(), Tensor(2, 3), Tensor(Size),
   // Tensor([[1, 2]]) (float32 data); the argument shaping is ember._creation._legacy_tensor.
   cls.def("__init__", [](Tensor* self, nb::args args) {
@@ -92,61 +96,92 @@ void bind_tensor(nb::module_& m) {
       .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
       .def("storage_offset", &Tensor::offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
-      .def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
-             if (dim.is_none()) return to_tuple(t.strides());
-             int64_t d = nb::cast<int64_t>(dim);
-             check_has_dims(t, d, "stride");
-             return nb::int_(t.stride(d));
-           }, nb::arg("dim") = nb::none())
-      .def("_size", [](const Tensor& t, int64_t dim) {
-        check_has_dims(t, dim, "size");
-        return t.size(dim);
-      })
+      .def("_storage_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
+      .def(
+          "stride",
+          [](const Tensor& t, nb::handle dim) -> nb::object {
+            if (dim.is_none()) return to_tuple(t.strides());
+            int64_t d = nb::cast<int64_t>(dim);
+            check_has_dims(t, d, "stride");
+            return nb::int_(t.stride(d));
+          },
+          nb::arg("dim") = nb::none())
+      .def("_size",
+           [](const Tensor& t, int64_t dim) {
+             check_has_dims(t, dim, "size");
+             return t.size(dim);
+           })
       .def("item", [](const Tensor& t) { return one_element(t, "item"); })
-      .def("tolist", [](const Tensor& t) {
-        capture::data_read("Tensor.tolist()");
-        return to_list(t, 0, t.data_ptr());
-      })
-      .def("__len__", [](const Tensor& t) {
-        EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
-        return t.sizes()[0];
-      })
-      .def("__bool__", [](const Tensor& t) {
-        EMBER_CHECK(t.numel() == 1, Error, "Boolean value of Tensor with ", t.numel() == 0 ? "no" : "more than one",
-                    " values is ambiguous (shape ", t.sizes(), ")");
-        return t.item().to<bool>();
-      })
-      .def("__float__", [](const Tensor& t) { return real_value(one_element(t, "float"), "double").to_double(); })
-      .def("__int__", [](const Tensor& t) { return real_value(one_element(t, "int"), "int64_t").to_int(); })
-      .def("__complex__", [](const Tensor& t) {
-        std::complex<double> z = one_element(t, "complex").to_complex();
-        return nb::steal(PyComplex_FromDoubles(z.real(), z.imag()));
-      })
-      .def("__index__", [](const Tensor& t) {
-        EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
-                    "only integer tensors of a single element can be converted to an index");
-        return t.item().to_int();
-      })
-      .def("_to_dtype", [](const Tensor& t, DType d) {
-        warn_if_discarding_imag(t.dtype(), d);
-        return to_dtype(t, d);
-      })
+      .def("tolist",
+           [](const Tensor& t) {
+             capture::data_read("Tensor.tolist()");
+             return to_list(t, 0, t.data_ptr());
+           })
+      .def("__len__",
+           [](const Tensor& t) {
+             EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
+             return t.sizes()[0];
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             EMBER_CHECK(t.numel() == 1, Error, "Boolean value of Tensor with ",
+                         t.numel() == 0 ? "no" : "more than one", " values is ambiguous (shape ",
+                         t.sizes(), ")");
+             return t.item().to<bool>();
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             return real_value(one_element(t, "float"), "double").to_double();
+           })
+      .def("__int__",
+           [](const Tensor& t) { return real_value(one_element(t, "int"), "int64_t").to_int(); })
+      .def("__complex__",
+           [](const Tensor& t) {
+             std::complex<double> z = one_element(t, "complex").to_complex();
+             return nb::steal(PyComplex_FromDoubles(z.real(), z.imag()));
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
+                         "only integer tensors of a single element can be converted to an index");
+             return t.item().to_int();
+           })
+      .def("_to_dtype",
+           [](const Tensor& t, DType d) {
+             warn_if_discarding_imag(t.dtype(), d);
+             return to_dtype(t, d);
+           })
       .def("contiguous", [](const Tensor& t) { return contiguous(t); })
       // In-place methods return self (the same Python object), as in torch.
       // non_blocking is accepted as torch's CPU build accepts it: a CPU copy is synchronous.
-      .def("copy_", [](nb::handle self, const Tensor& s, bool) {
-        warn_if_discarding_imag(s.dtype(), self_of(self).dtype());
-        copy_(self_of(self), s);
-        return nb::borrow(self);
-      },
-           nb::arg("src"), nb::arg("non_blocking") = false)
-      .def("fill_", [](nb::handle self, Scalar v) { fill_(self_of(self), v); return nb::borrow(self); })
-      .def("fill_", [](nb::handle self, const Tensor& v) { fill_(self_of(self), v); return nb::borrow(self); })
-      .def("zero_", [](nb::handle self) { zero_(self_of(self)); return nb::borrow(self); })
+      .def(
+          "copy_",
+          [](nb::handle self, const Tensor& s, bool) {
+            warn_if_discarding_imag(s.dtype(), self_of(self).dtype());
+            copy_(self_of(self), s);
+            return nb::borrow(self);
+          },
+          nb::arg("src"), nb::arg("non_blocking") = false)
+      .def("fill_",
+           [](nb::handle self, Scalar v) {
+             fill_(self_of(self), v);
+             return nb::borrow(self);
+           })
+      .def("fill_",
+           [](nb::handle self, const Tensor& v) {
+             fill_(self_of(self), v);
+             return nb::borrow(self);
+           })
+      .def("zero_",
+           [](nb::handle self) {
+             zero_(self_of(self));
+             return nb::borrow(self);
+           })
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
-      .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
+      .def("_shares_storage",
+           [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });
   def_both(m, cls, "detach", [](const Tensor& t) { return detach(t); });
 }

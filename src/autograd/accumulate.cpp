@@ -47,9 +47,9 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   if (!m.grad.defined()) {
     // Steal the buffer when nobody else holds it; otherwise copy, so that later in-place
     // accumulation never writes into a tensor the user can see.
-    bool steal = GradMode::is_enabled() ||
-                 (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 && g.is_contiguous() &&
-                  !g.impl()->requires_grad_);
+    bool steal =
+        GradMode::is_enabled() || (g.impl()->use_count() == 1 && g.storage()->use_count() == 1 &&
+                                   g.is_contiguous() && !g.impl()->requires_grad_);
     m.grad = steal ? g : clone(g);
     if (!GradMode::is_enabled() && m.grad.impl()->requires_grad_) m.grad = detach(m.grad);
   } else if (GradMode::is_enabled()) {

@@ -17,9 +17,9 @@ const char* SavedValue::kind() const {
   return names[v_.index()];
 }
 
-#define EMBER_SAVED_AS(Type, want)                                                            \
-  EMBER_CHECK(std::holds_alternative<Type>(v_), TypeError, "saved_data: expected a " want     \
-              " but the value is a ", kind())
+#define EMBER_SAVED_AS(Type, want)                         \
+  EMBER_CHECK(std::holds_alternative<Type>(v_), TypeError, \
+              "saved_data: expected a " want " but the value is a ", kind())
 
 bool SavedValue::toBool() const {
   EMBER_SAVED_AS(bool, "bool");
@@ -51,10 +51,10 @@ std::vector<int64_t> SavedValue::toIntVector() const {
 // ---- AutogradContext --------------------------------------------------------------------
 
 struct AutogradContext::State {
-  std::vector<Tensor> to_save;       // what forward passed to save_for_backward
-  std::vector<SavedTensor> saved;    // the same, version-checked, once the node is recorded
-  bool recorded = false;             // finish_function recorded the node
-  bool released = false;             // backward ran without retain_graph
+  std::vector<Tensor> to_save;     // what forward passed to save_for_backward
+  std::vector<SavedTensor> saved;  // the same, version-checked, once the node is recorded
+  bool recorded = false;           // finish_function recorded the node
+  bool released = false;           // backward ran without retain_graph
   std::vector<Tensor> non_differentiable;
   bool materialize_grads = true;
   std::vector<bool> needs_input_grad;  // per tensor input
@@ -77,14 +77,15 @@ std::vector<Tensor> AutogradContext::get_saved_variables() const {
 }
 
 void AutogradContext::mark_non_differentiable(const std::vector<Tensor>& outputs) {
-  state_->non_differentiable.insert(state_->non_differentiable.end(), outputs.begin(), outputs.end());
+  state_->non_differentiable.insert(state_->non_differentiable.end(), outputs.begin(),
+                                    outputs.end());
 }
 
 void AutogradContext::set_materialize_grads(bool value) { state_->materialize_grads = value; }
 
 bool AutogradContext::needs_input_grad(size_t index) const {
-  EMBER_CHECK(index < state_->needs_input_grad.size(), IndexError, "needs_input_grad: index ", index,
-              " is out of range for a function with ", state_->needs_input_grad.size(),
+  EMBER_CHECK(index < state_->needs_input_grad.size(), IndexError, "needs_input_grad: index ",
+              index, " is out of range for a function with ", state_->needs_input_grad.size(),
               " tensor input(s)");
   return state_->needs_input_grad[index];
 }
@@ -158,8 +159,8 @@ void finish_function(const IntrusivePtr<FunctionNode>& node, const std::vector<T
     n.output_sizes_.push_back(o.sizes());
     n.output_dtypes_.push_back(o.dtype());
     // Integer and bool outputs, and those forward marked, get no gradient (as in torch).
-    const bool differentiable = (is_floating(o.dtype()) || is_complex(o.dtype())) &&
-                                !contains(st.non_differentiable, o);
+    const bool differentiable =
+        (is_floating(o.dtype()) || is_complex(o.dtype())) && !contains(st.non_differentiable, o);
     if (!differentiable) {
       meta(o)->grad_fn.reset();
       o.impl()->requires_grad_ = false;
@@ -176,20 +177,28 @@ Grads FunctionNode::apply(Grads&& grads) {
   if (released_) throw_released(name_);
   AutogradContext::State& st = *ctx_->state_;
   for (size_t i = 0; i < grads.size() && i < output_sizes_.size(); ++i)
-    if (!grads[i].defined() && st.materialize_grads) grads[i] = zeros(output_sizes_[i], output_dtypes_[i]);
+    if (!grads[i].defined() && st.materialize_grads)
+      grads[i] = zeros(output_sizes_[i], output_dtypes_[i]);
   Grads r = backward_(ctx_.get(), std::move(grads));
   const size_t nargs = is_tensor_arg_.size();
-  EMBER_CHECK(r.size() >= nargs, Error, name_, ": function backward returned an incorrect number of "
-              "gradients (expected ", nargs, ", got ", r.size(), ")");
+  EMBER_CHECK(r.size() >= nargs, Error, name_,
+              ": function backward returned an incorrect number of "
+              "gradients (expected ",
+              nargs, ", got ", r.size(), ")");
   for (size_t i = nargs; i < r.size(); ++i)
-    EMBER_CHECK(!r[i].defined(), Error, name_, ": function backward returned an incorrect number of "
-                "gradients (expected ", nargs, ", got ", r.size(), ")");
+    EMBER_CHECK(!r[i].defined(), Error, name_,
+                ": function backward returned an incorrect number of "
+                "gradients (expected ",
+                nargs, ", got ", r.size(), ")");
   Grads out;
   out.reserve(next_edges.size());
   for (size_t i = 0; i < nargs; ++i) {
     if (!is_tensor_arg_[i]) {
-      EMBER_CHECK(!r[i].defined(), Error, name_, ": function backward returned a gradient different "
-                  "than an undefined tensor at position ", i, ", but the corresponding forward "
+      EMBER_CHECK(!r[i].defined(), Error, name_,
+                  ": function backward returned a gradient different "
+                  "than an undefined tensor at position ",
+                  i,
+                  ", but the corresponding forward "
                   "input was not a tensor");
       continue;
     }

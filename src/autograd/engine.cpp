@@ -117,15 +117,19 @@ void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
 
 Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
   if (given.defined()) {
-    EMBER_CHECK(given.sizes() == out.sizes(), ValueError, "backward: mismatch in shape: grad_output[",
-                i, "] has a shape of ", given.sizes(), " and output[", i, "] has a shape of ",
-                out.sizes());
+    EMBER_CHECK(given.sizes() == out.sizes(), ValueError,
+                "backward: mismatch in shape: grad_output[", i, "] has a shape of ", given.sizes(),
+                " and output[", i, "] has a shape of ", out.sizes());
     return given;
   }
-  EMBER_CHECK(out.numel() == 1, Error, "backward: grad can be implicitly created only for scalar "
-              "outputs (output ", i, " has shape ", out.sizes(), ")");
-  EMBER_CHECK(!is_complex(out.dtype()), Error, "backward: grad can be implicitly created only for "
-              "real scalar outputs (output ", i, " is ", dtype_name(out.dtype()), ")");
+  EMBER_CHECK(out.numel() == 1, Error,
+              "backward: grad can be implicitly created only for scalar "
+              "outputs (output ",
+              i, " has shape ", out.sizes(), ")");
+  EMBER_CHECK(!is_complex(out.dtype()), Error,
+              "backward: grad can be implicitly created only for "
+              "real scalar outputs (output ",
+              i, " is ", dtype_name(out.dtype()), ")");
   Tensor one = Tensor::empty(out.sizes(), out.dtype());
   ops::store_scalar(out.dtype(), Scalar(1), one.data_ptr());
   return one;
@@ -152,7 +156,8 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
     }
   }
   for (size_t i = 0; i < roots.size(); ++i) {  // 2. seeds
-    if (roots[i].valid()) accumulate(state[roots[i].fn.get()].buffer, roots[i].input_nr, root_grads[i]);
+    if (roots[i].valid())
+      accumulate(state[roots[i].fn.get()].buffer, roots[i].input_nr, root_grads[i]);
   }
   std::vector<Node*> ready;
   for (const Edge& e : roots) {
@@ -198,7 +203,8 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
       const Edge& e = n->next_edges[i];
       if (!e.valid()) continue;
       NodeState& s = state[e.fn.get()];
-      if (i < outs.size() && outs[i].defined()) accumulate(s.buffer, e.input_nr, std::move(outs[i]));
+      if (i < outs.size() && outs[i].defined())
+        accumulate(s.buffer, e.input_nr, std::move(outs[i]));
       if (--s.deps == 0) ready.push_back(e.fn.get());
     }
   }
@@ -298,8 +304,11 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   run(roots, seeds, retain_graph || create_graph, create_graph, &caps, &got);
   task.run_callbacks();
   for (size_t i = 0; i < got.size(); ++i) {
-    EMBER_CHECK(got[i].defined() || allow_unused, Error, "grad: one of the differentiated "
-                "Tensors (input ", i, ") appears to not have been used in the graph. Set "
+    EMBER_CHECK(got[i].defined() || allow_unused, Error,
+                "grad: one of the differentiated "
+                "Tensors (input ",
+                i,
+                ") appears to not have been used in the graph. Set "
                 "allow_unused=True if this is the desired behavior.");
     if (got[i].defined() && !create_graph) got[i] = detach(got[i]);
   }

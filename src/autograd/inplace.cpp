@@ -35,7 +35,9 @@ struct Region {
   int64_t offset;
 };
 
-Tensor region_of(const Tensor& g, const Region& r) { return g.as_strided(r.sizes, r.strides, g.offset() + r.offset); }
+Tensor region_of(const Tensor& g, const Region& r) {
+  return g.as_strided(r.sizes, r.strides, g.offset() + r.offset);
+}
 
 void rebase_view(const Tensor& view, const Tensor& out) {
   Tensor base = meta(view)->view_base;

@@ -43,12 +43,14 @@ bool is_leaf(const Tensor& t) {
 
 void set_requires_grad(const Tensor& t, bool on) {
   EMBER_RECORD(set_requires_grad, t, on);
-  EMBER_CHECK(is_leaf(t), Error, "requires_grad_: you can only change requires_grad flags of "
+  EMBER_CHECK(is_leaf(t), Error,
+              "requires_grad_: you can only change requires_grad flags of "
               "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
               "require differentiation use var_no_grad = var.detach().");
-  EMBER_CHECK(!on || is_floating_point(t.dtype()) || is_complex(t.dtype()), Error,
-              "requires_grad_: only Tensors of floating point and complex dtype can require gradients (got ",
-              dtype_name(t.dtype()), ")");
+  EMBER_CHECK(
+      !on || is_floating_point(t.dtype()) || is_complex(t.dtype()), Error,
+      "requires_grad_: only Tensors of floating point and complex dtype can require gradients (got ",
+      dtype_name(t.dtype()), ")");
   t.impl()->requires_grad_ = on;
   if (on) ensure_meta(t);
 }
@@ -64,10 +66,12 @@ Tensor grad(const Tensor& t) {
 void set_grad(const Tensor& t, const Tensor& g) {
   EMBER_RECORD(set_grad, t, g);
   if (g.defined()) {
-    EMBER_CHECK(g.sizes() == t.sizes(), ValueError, "assigned grad has data of a different size: ",
-                g.sizes(), " vs the tensor's ", t.sizes());
-    EMBER_CHECK(g.dtype() == t.dtype(), TypeError, "assigned grad has data of a different type: ",
-                dtype_name(g.dtype()), " vs the tensor's ", dtype_name(t.dtype()));
+    EMBER_CHECK(g.sizes() == t.sizes(), ValueError,
+                "assigned grad has data of a different size: ", g.sizes(), " vs the tensor's ",
+                t.sizes());
+    EMBER_CHECK(g.dtype() == t.dtype(), TypeError,
+                "assigned grad has data of a different type: ", dtype_name(g.dtype()),
+                " vs the tensor's ", dtype_name(t.dtype()));
   }
   AutogradMeta& m = ensure_meta(t);
   if (m.grad_fn && m.retained) m.retained->grad = g;
@@ -99,7 +103,8 @@ bool retains_grad(const Tensor& t) {
 }
 
 void register_hook(const Tensor& t, TensorHook hook) {
-  EMBER_CHECK(requires_grad(t), Error, "register_hook: cannot register a hook on a tensor that "
+  EMBER_CHECK(requires_grad(t), Error,
+              "register_hook: cannot register a hook on a tensor that "
               "doesn't require gradient");
   AutogradMeta& m = ensure_meta(t);
   if (m.grad_fn) m.grad_fn->pre_hooks.emplace_back(m.output_nr, std::move(hook));
@@ -107,9 +112,11 @@ void register_hook(const Tensor& t, TensorHook hook) {
 }
 
 void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook) {
-  EMBER_CHECK(requires_grad(t), Error, "register_post_accumulate_grad_hook: cannot register a hook "
+  EMBER_CHECK(requires_grad(t), Error,
+              "register_post_accumulate_grad_hook: cannot register a hook "
               "on a tensor that doesn't require gradient");
-  EMBER_CHECK(is_leaf(t), Error, "register_post_accumulate_grad_hook: post accumulate grad hooks "
+  EMBER_CHECK(is_leaf(t), Error,
+              "register_post_accumulate_grad_hook: post accumulate grad hooks "
               "cannot be registered on non-leaf tensors");
   ensure_meta(t).post_acc_hooks.push_back(std::move(hook));
 }
@@ -234,7 +241,8 @@ Tensor SavedTensor::get() const {
   if (!data_.defined()) return data_;
   EMBER_CHECK(data_.version() == version_, Error,
               "one of the variables needed for gradient computation has been modified by an "
-              "inplace operation: [", is_output_ ? "an output" : "an input", " of ",
+              "inplace operation: [",
+              is_output_ ? "an output" : "an input", " of ",
               current_node() ? current_node()->name() : std::string("a node"), ", shape ",
               data_.sizes(), "] is at version ", data_.version(), "; expected version ", version_,
               " instead.");
@@ -251,18 +259,23 @@ Tensor SavedTensor::get() const {
 }
 
 void throw_released(const std::string& node) {
-  throw Error("Trying to backward through the graph a second time (or directly access saved "
-              "tensors after they have already been freed) in " + node + ". Saved intermediate "
-              "values of the graph are freed when you call .backward() or autograd.grad(). "
-              "Specify retain_graph=True if you need to backward through the graph a second time.");
+  throw Error(
+      "Trying to backward through the graph a second time (or directly access saved "
+      "tensors after they have already been freed) in " +
+      node +
+      ". Saved intermediate "
+      "values of the graph are freed when you call .backward() or autograd.grad(). "
+      "Specify retain_graph=True if you need to backward through the graph a second time.");
 }
 
 void check_inplace(const Tensor& t, const char* op) {
   if (!GradMode::is_enabled() || !t.impl()->requires_grad_) return;
   AutogradMeta* m = meta(t);
-  EMBER_CHECK(!is_leaf(t), Error, op, ": a leaf Variable that requires grad is being used in an "
+  EMBER_CHECK(!is_leaf(t), Error, op,
+              ": a leaf Variable that requires grad is being used in an "
               "in-place operation.");
-  EMBER_CHECK(!(m && m->is_view_of_leaf), Error, op, ": a view of a leaf Variable that requires "
+  EMBER_CHECK(!(m && m->is_view_of_leaf), Error, op,
+              ": a view of a leaf Variable that requires "
               "grad is being used in an in-place operation.");
 }
 

@@ -29,19 +29,19 @@ struct FusedProgram {
     Fusable::Kind kind;
     int op;
     double alpha;
-    int a = -1, b = -1;            // registers (inputs first, then one per instruction)
+    int a = -1, b = -1;  // registers (inputs first, then one per instruction)
     bool reflected = false;
-    bool simd = false;             // the SIMD kernel eager runs on a contiguous run
-    alignas(16) char scalar[16];   // BinaryScalar: the scalar in the chain's dtype
+    bool simd = false;            // the SIMD kernel eager runs on a contiguous run
+    alignas(16) char scalar[16];  // BinaryScalar: the scalar in the chain's dtype
   };
   DType dt = DType::Float32;
   Dims shape;
   int64_t numel = 0;
-  std::vector<int> in_slots;       // register k < in_slots.size() reads this slot
-  std::vector<Instr> code;         // instruction i writes register in_slots.size() + i
+  std::vector<int> in_slots;             // register k < in_slots.size() reads this slot
+  std::vector<Instr> code;               // instruction i writes register in_slots.size() + i
   std::vector<std::pair<int, int>> out;  // (register, slot) written to memory
-  bool reduce = false;             // the last instruction's value is summed, not stored
-  double divisor = 1;              // mean: numel
+  bool reduce = false;                   // the last instruction's value is summed, not stored
+  double divisor = 1;                    // mean: numel
   int reduce_slot = -1;
   // Note [Planned buffers]: the memory each stored value (and the reduction) got on the last
   // replay; reused when nothing else holds it any more (tensor and storage referenced only
@@ -81,10 +81,12 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
     char* out = reg[nin + i];
     if (ins.kind == Fusable::Kind::Unary && ins.simd) {  // what run1_simd calls on a run
       if (p.dt == DType::Float32)
-        kernels::simd_unary(kernels::UnaryOp(ins.op), reinterpret_cast<const float*>(reg[size_t(ins.a)]),
+        kernels::simd_unary(kernels::UnaryOp(ins.op),
+                            reinterpret_cast<const float*>(reg[size_t(ins.a)]),
                             reinterpret_cast<float*>(out), n);
       else
-        kernels::simd_unary(kernels::UnaryOp(ins.op), reinterpret_cast<const double*>(reg[size_t(ins.a)]),
+        kernels::simd_unary(kernels::UnaryOp(ins.op),
+                            reinterpret_cast<const double*>(reg[size_t(ins.a)]),
                             reinterpret_cast<double*>(out), n);
     } else if (ins.kind != Fusable::Kind::Unary && ins.simd) {  // what run2_simd calls
       const bool sa = ins.kind == Fusable::Kind::BinaryScalar && ins.reflected;
@@ -93,10 +95,12 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
       const char* b = sb ? ins.scalar : sa ? reg[size_t(ins.a)] : reg[size_t(ins.b)];
       if (p.dt == DType::Float32)
         kernels::simd_binary(kernels::BinaryOp(ins.op), reinterpret_cast<const float*>(a), sa,
-                             reinterpret_cast<const float*>(b), sb, reinterpret_cast<float*>(out), n);
+                             reinterpret_cast<const float*>(b), sb, reinterpret_cast<float*>(out),
+                             n);
       else
         kernels::simd_binary(kernels::BinaryOp(ins.op), reinterpret_cast<const double*>(a), sa,
-                             reinterpret_cast<const double*>(b), sb, reinterpret_cast<double*>(out), n);
+                             reinterpret_cast<const double*>(b), sb, reinterpret_cast<double*>(out),
+                             n);
     } else if (ins.kind == Fusable::Kind::Unary) {
       char* ptrs[2] = {out, reg[size_t(ins.a)]};
       const int64_t st[2] = {isz, isz};
@@ -108,7 +112,8 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
                       ins.alpha);
     } else {  // BinaryScalar: the scalar is a stride-0 operand, as make_loop_with_scalar
       char* s = const_cast<char*>(ins.scalar);
-      char* ptrs[3] = {out, ins.reflected ? s : reg[size_t(ins.a)], ins.reflected ? reg[size_t(ins.a)] : s};
+      char* ptrs[3] = {out, ins.reflected ? s : reg[size_t(ins.a)],
+                       ins.reflected ? reg[size_t(ins.a)] : s};
       const int64_t st[3] = {isz, ins.reflected ? 0 : isz, ins.reflected ? isz : 0};
       kernels::binary(kernels::BinaryOp(ins.op), p.dt, kernels::Loop::flat(n, 3, ptrs, st), 1.0);
     }
@@ -153,7 +158,8 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
   }
   // The reduced register gets a whole reduce block of scratch (unless it is also stored).
   const int rr = int(nreg) - 1;
-  const int64_t nb = std::max<int64_t>(1, (p.numel + kernels::kReduceBlock - 1) / kernels::kReduceBlock);
+  const int64_t nb =
+      std::max<int64_t>(1, (p.numel + kernels::kReduceBlock - 1) / kernels::kReduceBlock);
   std::vector<double> part(static_cast<size_t>(nb));
   kernels::parallel_for(0, nb, 1, [&](int64_t k0, int64_t k1) {
     std::vector<char> scratch(size_t(nreg * kBlock * isz));
@@ -162,7 +168,8 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
     for (int64_t k = k0; k < k1; ++k) {
       const int64_t s = k * kernels::kReduceBlock, e = std::min(p.numel, s + kernels::kReduceBlock);
       if (!base[size_t(rr)]) b2[size_t(rr)] = last.data() - s * isz;  // block-relative
-      for (int64_t b = s; b < e; b += kBlock) run_block(p, b, std::min(kBlock, e - b), reg, b2, scratch.data());
+      for (int64_t b = s; b < e; b += kBlock)
+        run_block(p, b, std::min(kBlock, e - b), reg, b2, scratch.data());
       part[size_t(k)] = kernels::sum_block(p.dt, b2[size_t(rr)] + s * isz, e - s);
     }
   });
@@ -178,11 +185,14 @@ namespace {
 void plan_releases(Graph& g) {
   std::vector<int> last(size_t(g.num_slots), -1);
   for (size_t i = 0; i < g.steps.size(); ++i) {
-    for (int s : g.steps[i].in) if (s >= 0) last[size_t(s)] = int(i);
-    for (int s : g.steps[i].out) if (s >= 0) last[size_t(s)] = int(i);
+    for (int s : g.steps[i].in)
+      if (s >= 0) last[size_t(s)] = int(i);
+    for (int s : g.steps[i].out)
+      if (s >= 0) last[size_t(s)] = int(i);
   }
   std::vector<bool> keep(size_t(g.num_slots), false);
-  for (int s : g.output_slots) if (s >= 0) keep[size_t(s)] = true;
+  for (int s : g.output_slots)
+    if (s >= 0) keep[size_t(s)] = true;
   for (size_t s = 0; s < keep.size(); ++s)
     if (g.slots[s].kind != SlotInfo::Kind::Produced) keep[s] = true;
   for (auto& st : g.steps) st.release.clear();
@@ -203,7 +213,8 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
   if (f.kind == Fusable::Kind::None || f.kind == Fusable::Kind::Reduce) return false;
   if (st.out.size() != 1 || st.out[0] < 0) return false;
   const SlotInfo& o = g.slots[size_t(st.out[0])];
-  if (o.kind != SlotInfo::Kind::Produced || o.requires_grad || !o.contiguous || !float_dtype(o.dtype))
+  if (o.kind != SlotInfo::Kind::Produced || o.requires_grad || !o.contiguous ||
+      !float_dtype(o.dtype))
     return false;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return false;
   for (int s : st.in)
@@ -253,10 +264,11 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
       ins.reflected = f.reflected;
       ops::store_scalar(p->dt, f.scalar, ins.scalar);
     }
-    ins.simd = ins.kind == Fusable::Kind::Unary
-                   ? kernels::simd_unary_enabled(kernels::UnaryOp(ins.op))
-                   : kernels::simd_binary_enabled(kernels::BinaryOp(ins.op),
-                                                  ins.kind == Fusable::Kind::Binary ? ins.alpha : 1.0);
+    ins.simd =
+        ins.kind == Fusable::Kind::Unary
+            ? kernels::simd_unary_enabled(kernels::UnaryOp(ins.op))
+            : kernels::simd_binary_enabled(kernels::BinaryOp(ins.op),
+                                           ins.kind == Fusable::Kind::Binary ? ins.alpha : 1.0);
     p->code.push_back(ins);
     int r = nin + int(c);
     reg_of[size_t(st.out[0])] = r;
@@ -278,8 +290,10 @@ void fuse(Graph& g) {
   // How often each slot is read, and whether the graph returns it.
   std::vector<int> reads(size_t(g.num_slots), 0);
   for (const Step& st : g.steps)
-    for (int s : st.in) if (s >= 0) ++reads[size_t(s)];
-  for (int s : g.output_slots) if (s >= 0) reads[size_t(s)] += 1 << 20;
+    for (int s : st.in)
+      if (s >= 0) ++reads[size_t(s)];
+  for (int s : g.output_slots)
+    if (s >= 0) reads[size_t(s)] += 1 << 20;
   for (size_t s = 0; s < g.slots.size(); ++s)
     if (g.slots[s].kind != SlotInfo::Kind::Produced) reads[s] += 1 << 20;
 
@@ -305,7 +319,8 @@ void fuse(Graph& g) {
       const int last = g.steps[chain.back()].out[0];
       if (r.call.fuse.kind == Fusable::Kind::Reduce && r.in.size() == 1 && r.in[0] == last &&
           r.out.size() == 1 && r.out[0] >= 0 && !g.slots[size_t(r.out[0])].requires_grad &&
-          g.slots[size_t(r.out[0])].dtype == dt && g.slots[size_t(r.out[0])].kind == SlotInfo::Kind::Produced) {
+          g.slots[size_t(r.out[0])].dtype == dt &&
+          g.slots[size_t(r.out[0])].kind == SlotInfo::Kind::Produced) {
         chain.push_back(j++);
         reduce = true;
       }

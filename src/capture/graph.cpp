@@ -43,11 +43,14 @@ std::string mismatch(const char* what, size_t i, const Meta& m, const Tensor& t)
     return os.str();
   }
   if (t.sizes() != m.sizes) os << "size " << t.sizes() << ", recorded " << m.sizes;
-  else if (t.dtype() != m.dtype) os << "dtype " << dtype_name(t.dtype()) << ", recorded " << dtype_name(m.dtype);
+  else if (t.dtype() != m.dtype)
+    os << "dtype " << dtype_name(t.dtype()) << ", recorded " << dtype_name(m.dtype);
   else if (t.strides() != m.strides) os << "stride " << t.strides() << ", recorded " << m.strides;
-  else if (t.offset() != m.offset) os << "storage offset " << t.offset() << ", recorded " << m.offset;
-  else os << "requires_grad " << (t.impl()->requires_grad_ ? "True" : "False") << ", recorded "
-          << (m.requires_grad ? "True" : "False");
+  else if (t.offset() != m.offset)
+    os << "storage offset " << t.offset() << ", recorded " << m.offset;
+  else
+    os << "requires_grad " << (t.impl()->requires_grad_ ? "True" : "False") << ", recorded "
+       << (m.requires_grad ? "True" : "False");
   return os.str();
 }
 
@@ -68,8 +71,9 @@ bool Graph::check(const std::vector<Tensor>& inputs, std::string* why) const {
     return false;
   }
   if (GradMode::is_enabled() != grad_mode) {
-    if (why) *why = std::string("grad mode is ") + (grad_mode ? "off" : "on") + ", recorded " +
-                    (grad_mode ? "on" : "off");
+    if (why)
+      *why = std::string("grad mode is ") + (grad_mode ? "off" : "on") + ", recorded " +
+             (grad_mode ? "on" : "off");
     return false;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -84,8 +88,9 @@ bool Graph::check(const std::vector<Tensor>& inputs, std::string* why) const {
   }
   for (size_t i = 0; i < externals.size(); ++i) {
     if (!external_meta[i].matches(externals[i].second)) {
-      if (why) *why = mismatch("tensor read from outside (parameter or state)", i, external_meta[i],
-                               externals[i].second);
+      if (why)
+        *why = mismatch("tensor read from outside (parameter or state)", i, external_meta[i],
+                        externals[i].second);
       return false;
     }
   }
@@ -200,8 +205,9 @@ int Recorder::slot_of(const Tensor& t, const char* op) {
   auto it = seen_.find(t.impl());
   if (it != seen_.end() && it->second.serial == t.impl()->serial_) return it->second.slot;
   if (t.impl()->serial_ < start_serial_) return new_slot(t, SlotInfo::Kind::External);
-  breaks(std::string("a tensor made while recording, by something that was not recorded, reached ") +
-         op + " (Note [What capture sees])");
+  breaks(
+      std::string("a tensor made while recording, by something that was not recorded, reached ") +
+      op + " (Note [What capture sees])");
   return -1;
 }
 
@@ -212,7 +218,8 @@ void Recorder::on_enter(const char* op) {
 
 void Recorder::on_call(Call&& call) {
   if (call.own_generator) {
-    breaks(std::string(call.op) + " draws from a Generator object: not captured (the default "
+    breaks(std::string(call.op) +
+           " draws from a Generator object: not captured (the default "
            "generator is)");
     return;
   }
@@ -259,7 +266,8 @@ void Recorder::on_unrecorded(const char* op) {
 }
 
 void Recorder::on_data_read(const char* what) {
-  breaks(std::string(what) + " reads a tensor's values: Python control flow may depend on "
+  breaks(std::string(what) +
+         " reads a tensor's values: Python control flow may depend on "
          "them (data-dependent), so the rest runs eagerly");
 }
 
@@ -299,7 +307,9 @@ namespace ember::capture {
 
 Recording::Recording(const std::vector<Tensor>& inputs) : r_(std::make_unique<Recorder>(inputs)) {}
 Recording::~Recording() = default;
-std::shared_ptr<Graph> Recording::finish(const std::vector<Tensor>& outputs) { return r_->finish(outputs); }
+std::shared_ptr<Graph> Recording::finish(const std::vector<Tensor>& outputs) {
+  return r_->finish(outputs);
+}
 void Recording::abandon() { r_->abandon(); }
 bool Recording::broken() const { return r_->broken(); }
 std::string Recording::why() const { return r_->why(); }

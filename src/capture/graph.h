@@ -26,9 +26,9 @@ struct SlotInfo {
 struct FusedProgram;  // fusion.cpp
 
 struct Step {
-  Call call;                 // op name, replay closure, what fusion may know
-  std::vector<int> in, out;  // slots of call's tensor inputs / outputs (-1: undefined)
-  std::vector<int> release;  // slots last used here: dropped after the step
+  Call call;                            // op name, replay closure, what fusion may know
+  std::vector<int> in, out;             // slots of call's tensor inputs / outputs (-1: undefined)
+  std::vector<int> release;             // slots last used here: dropped after the step
   std::shared_ptr<FusedProgram> fused;  // set: this step runs a fused chain instead
 };
 

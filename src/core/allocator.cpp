@@ -28,8 +28,8 @@ namespace ember {
 namespace {
 
 constexpr size_t kAlign = 64;
-constexpr int kMinShift = 6;    // 64 B
-constexpr int kMaxShift = 28;   // 256 MB
+constexpr int kMinShift = 6;   // 64 B
+constexpr int kMaxShift = 28;  // 256 MB
 constexpr size_t kCacheLimit = size_t(1) << 30;
 
 struct Cache {

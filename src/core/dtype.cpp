@@ -12,8 +12,8 @@ size_t itemsize(DType t) {
 }
 
 std::string_view dtype_name(DType t) {
-  static constexpr std::string_view names[] = {"bool",    "uint8",   "int32",     "int64",
-                                               "float32", "float64", "complex64", "complex128",
+  static constexpr std::string_view names[] = {"bool",     "uint8",   "int32",     "int64",
+                                               "float32",  "float64", "complex64", "complex128",
                                                "bfloat16", "float16"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
@@ -35,9 +35,7 @@ DType promote_types(DType a, DType b) {
   return int(a) > int(b) ? a : b;
 }
 
-bool can_cast(DType from, DType to) {
-  return category(from) <= category(to);
-}
+bool can_cast(DType from, DType to) { return category(from) <= category(to); }
 
 const char* current_op_name() {
   const char* op = profiler::detail::t_op;
@@ -46,7 +44,8 @@ const char* current_op_name() {
 
 void throw_unsupported_dtype(DType t) {
   // NotImplementedError, as torch's dispatch ("lt_cpu" not implemented for 'ComplexFloat').
-  throw NotImplementedError(detail::cat(current_op_name(), ": not implemented for '", dtype_name(t), "'"));
+  throw NotImplementedError(
+      detail::cat(current_op_name(), ": not implemented for '", dtype_name(t), "'"));
 }
 
 }  // namespace ember

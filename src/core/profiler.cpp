@@ -39,7 +39,8 @@ Table& table() {
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch()).count();
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -57,7 +58,8 @@ std::vector<OpStats> stop() {
   std::lock_guard<std::mutex> lock(t.mu);
   std::vector<OpStats> out;
   for (auto& [key, s] : t.ops) out.push_back(s);
-  std::sort(out.begin(), out.end(), [](const OpStats& a, const OpStats& b) { return a.self_ns > b.self_ns; });
+  std::sort(out.begin(), out.end(),
+            [](const OpStats& a, const OpStats& b) { return a.self_ns > b.self_ns; });
   return out;
 }
 

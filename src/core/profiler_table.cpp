@@ -11,7 +11,8 @@ namespace ember::profiler {
 namespace {
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -28,7 +29,9 @@ std::string fmt_time(double ns) {
 }
 
 std::string fmt_bytes(int64_t n) {
-  const std::pair<const char*, int64_t> units[] = {{"GB", int64_t(1) << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}};
+  const std::pair<const char*, int64_t> units[] = {{"GB", int64_t(1) << 30},
+                                                   {"MB", 1 << 20},
+                                                   {"KB", 1 << 10}};
   for (auto [unit, size] : units)
     if (std::abs(n) >= size) return fmt("%.2f ", double(n) / double(size)) + unit;
   return std::to_string(n) + " B";
@@ -44,15 +47,19 @@ int64_t sort_key(const OpStats& r, std::string_view by) {
 
 }  // namespace
 
-std::string table(const std::vector<OpStats>& all, int64_t wall_ns, std::string_view sort_by, int64_t row_limit) {
-  static const std::string_view keys[] = {"self_cpu_time_total", "cpu_time_total", "count", "calls",
-                                          "self_cpu_memory_usage", "cpu_memory_usage", "self_time", "total_time"};
+std::string table(const std::vector<OpStats>& all, int64_t wall_ns, std::string_view sort_by,
+                  int64_t row_limit) {
+  static const std::string_view keys[] =
+      {"self_cpu_time_total",   "cpu_time_total",   "count",     "calls",
+       "self_cpu_memory_usage", "cpu_memory_usage", "self_time", "total_time"};
   EMBER_CHECK(std::find(std::begin(keys), std::end(keys), sort_by) != std::end(keys), ValueError,
-              "profile.table: unknown sort_by '", sort_by, "' (one of self_cpu_time_total, cpu_time_total, "
+              "profile.table: unknown sort_by '", sort_by,
+              "' (one of self_cpu_time_total, cpu_time_total, "
               "count, calls, self_cpu_memory_usage, cpu_memory_usage, self_time, total_time)");
   std::vector<OpStats> rows = all;
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const OpStats& a, const OpStats& b) { return sort_key(a, sort_by) > sort_key(b, sort_by); });
+  std::stable_sort(rows.begin(), rows.end(), [&](const OpStats& a, const OpStats& b) {
+    return sort_key(a, sort_by) > sort_key(b, sort_by);
+  });
   if (row_limit >= 0 && size_t(row_limit) < rows.size()) rows.resize(size_t(row_limit));
   int64_t ops_ns = 0;
   for (const OpStats& r : all) ops_ns += r.self_ns;
@@ -60,9 +67,11 @@ std::string table(const std::vector<OpStats>& all, int64_t wall_ns, std::string_
   std::vector<std::vector<std::string>> cells = {
       {"Name", "Self %", "Self time", "Total time", "Calls", "Avg self", "Self alloc"}};
   for (const OpStats& r : rows)
-    cells.push_back({r.name + (r.backward ? " (backward)" : ""), fmt("%.1f%%", 100.0 * double(r.self_ns) / wall),
-                     fmt_time(double(r.self_ns)), fmt_time(double(r.total_ns)), std::to_string(r.calls),
-                     fmt_time(double(r.self_ns) / double(std::max<int64_t>(r.calls, 1))), fmt_bytes(r.self_bytes)});
+    cells.push_back({r.name + (r.backward ? " (backward)" : ""),
+                     fmt("%.1f%%", 100.0 * double(r.self_ns) / wall), fmt_time(double(r.self_ns)),
+                     fmt_time(double(r.total_ns)), std::to_string(r.calls),
+                     fmt_time(double(r.self_ns) / double(std::max<int64_t>(r.calls, 1))),
+                     fmt_bytes(r.self_bytes)});
   std::vector<size_t> width(cells[0].size(), 0);
   for (const auto& row : cells)
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -81,9 +90,10 @@ std::string table(const std::vector<OpStats>& all, int64_t wall_ns, std::string_
   }
   out += rule + "\n";
   const int64_t outside = std::max<int64_t>(wall_ns - ops_ns, 0);
-  out += "Wall time: " + fmt_time(double(wall_ns)) + "; in ember ops: " + fmt_time(double(ops_ns)) + " (" +
-         fmt("%.1f%%", 100.0 * double(ops_ns) / wall) + "); outside them (your code): " +
-         fmt_time(double(outside)) + " (" + fmt("%.1f%%", 100.0 * double(outside) / wall) + ")";
+  out += "Wall time: " + fmt_time(double(wall_ns)) + "; in ember ops: " + fmt_time(double(ops_ns)) +
+         " (" + fmt("%.1f%%", 100.0 * double(ops_ns) / wall) +
+         "); outside them (your code): " + fmt_time(double(outside)) + " (" +
+         fmt("%.1f%%", 100.0 * double(outside) / wall) + ")";
   return out;
 }
 

@@ -58,7 +58,10 @@ void Generator::set_state(const uint8_t* bytes) {
 uint64_t Generator::next_u64() {
   uint64_t* s = state_;
   uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
   s[2] ^= t;
   s[3] = rotl(s[3], 45);
   return result;
@@ -87,8 +90,12 @@ static void fill_normal(Generator& g, T* out, int64_t n, double mean, double std
   }
 }
 
-void Generator::uniform(float* o, int64_t n, double lo, double hi) { fill_uniform(*this, o, n, lo, hi); }
-void Generator::uniform(double* o, int64_t n, double lo, double hi) { fill_uniform(*this, o, n, lo, hi); }
+void Generator::uniform(float* o, int64_t n, double lo, double hi) {
+  fill_uniform(*this, o, n, lo, hi);
+}
+void Generator::uniform(double* o, int64_t n, double lo, double hi) {
+  fill_uniform(*this, o, n, lo, hi);
+}
 void Generator::normal(float* o, int64_t n, double m, double s) { fill_normal(*this, o, n, m, s); }
 void Generator::normal(double* o, int64_t n, double m, double s) { fill_normal(*this, o, n, m, s); }
 

@@ -63,8 +63,8 @@ bool is_contiguous_layout(IntList shape, IntList strides) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);
   EMBER_CHECK(dim >= -n && dim < n, IndexError, op, ": dim ", dim,
-              " is out of range for a tensor of ", ndim, " dims (expected to be in range [",
-              -n, ", ", n - 1, "])");
+              " is out of range for a tensor of ", ndim, " dims (expected to be in range [", -n,
+              ", ", n - 1, "])");
   return dim < 0 ? dim + n : dim;
 }
 

@@ -68,9 +68,7 @@ thread_local bool t_shared_allocation = false;
 std::string os_error() { return std::strerror(errno); }
 
 // memfds all live on the kernel's internal shmem mount: (dev, inode) names one.
-uint64_t key_of(const struct stat& st) {
-  return (uint64_t(st.st_dev) << 48) ^ uint64_t(st.st_ino);
-}
+uint64_t key_of(const struct stat& st) { return (uint64_t(st.st_dev) << 48) ^ uint64_t(st.st_ino); }
 
 void release_shared(void* ctx) {
   auto* s = static_cast<Shm*>(ctx);

@@ -18,20 +18,16 @@ uint64_t TensorImpl::next_serial() {
 
 TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset,
                        DType dtype)
-    : storage_(std::move(storage)),
-      sizes_(std::move(sizes)),
-      strides_(std::move(strides)),
-      offset_(offset),
-      numel_(numel_of(sizes_)),
-      dtype_(dtype),
+    : storage_(std::move(storage)), sizes_(std::move(sizes)), strides_(std::move(strides)),
+      offset_(offset), numel_(numel_of(sizes_)), dtype_(dtype),
       is_contiguous_(is_contiguous_layout(sizes_, strides_)) {}
 
 Tensor Tensor::empty(IntList shape, DType dtype) {
   int64_t n = 1;
   for (int64_t s : shape) {
     EMBER_CHECK(s >= 0, ValueError, "empty: negative dimension ", s, " in shape ", shape);
-    EMBER_CHECK(s == 0 || n <= std::numeric_limits<int64_t>::max() / 16 / s, Error,
-                "empty: shape ", shape, " is too large (numel overflows)");
+    EMBER_CHECK(s == 0 || n <= std::numeric_limits<int64_t>::max() / 16 / s, Error, "empty: shape ",
+                shape, " is too large (numel overflows)");
     n *= s;
   }
   size_t nbytes = size_t(n) * ember::itemsize(dtype);
@@ -45,16 +41,18 @@ Tensor Tensor::empty(IntList shape, DType dtype) {
 Tensor Tensor::from_blob(void* data, IntList shape, IntList strides, DType dtype,
                          void (*release)(void*), void* ctx, size_t nbytes) {
   auto storage = make_intrusive<Storage>(data, nbytes, release, ctx);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), Dims(shape), Dims(strides), 0,
-                                           dtype));
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), Dims(shape), Dims(strides), 0, dtype));
 }
 
 int64_t Tensor::size(int64_t d) const {
-  EMBER_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d,
+              " but tensor has no dimensions");
   return sizes()[wrap_dim(d, dim(), "size")];
 }
 int64_t Tensor::stride(int64_t d) const {
-  EMBER_CHECK(dim() > 0, IndexError, "stride: dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK(dim() > 0, IndexError, "stride: dimension specified as ", d,
+              " but tensor has no dimensions");
   return strides()[wrap_dim(d, dim(), "stride")];
 }
 

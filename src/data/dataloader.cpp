@@ -7,8 +7,8 @@
 namespace ember::data {
 
 Example Dataset::get_batch(const Tensor& indices) const {
-  EMBER_CHECK(indices.defined() && indices.dim() == 1 && indices.dtype() == DType::Int64, ValueError,
-              "Dataset::get_batch: expected 1-d int64 indices");
+  EMBER_CHECK(indices.defined() && indices.dim() == 1 && indices.dtype() == DType::Int64,
+              ValueError, "Dataset::get_batch: expected 1-d int64 indices");
   const Tensor idx = contiguous(indices);
   std::vector<Tensor> xs, ys;
   for (int64_t i = 0; i < idx.numel(); ++i) {
@@ -25,9 +25,9 @@ Example Dataset::get_batch(const Tensor& indices) const {
 TensorDataset::TensorDataset(Tensor d, Tensor t) : data(std::move(d)), target(std::move(t)) {
   EMBER_CHECK(data.defined() && data.dim() >= 1, ValueError,
               "TensorDataset: data must be a tensor with at least 1 dim (the examples)");
-  EMBER_CHECK(!target.defined() || (target.dim() >= 1 && target.size(0) == data.size(0)), ValueError,
-              "TensorDataset: size mismatch between tensors: data of shape ", data.sizes(),
-              " and target of shape ", target.defined() ? target.sizes() : Dims{});
+  EMBER_CHECK(!target.defined() || (target.dim() >= 1 && target.size(0) == data.size(0)),
+              ValueError, "TensorDataset: size mismatch between tensors: data of shape ",
+              data.sizes(), " and target of shape ", target.defined() ? target.sizes() : Dims{});
 }
 
 int64_t TensorDataset::size() const { return data.size(0); }
@@ -41,14 +41,16 @@ Example TensorDataset::get(int64_t index) const {
 }
 
 Example TensorDataset::get_batch(const Tensor& indices) const {
-  return {index_select(data, 0, indices), target.defined() ? index_select(target, 0, indices) : Tensor()};
+  return {index_select(data, 0, indices),
+          target.defined() ? index_select(target, 0, indices) : Tensor()};
 }
 
 DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions o)
     : options(o), dataset_(std::move(dataset)) {
   EMBER_CHECK(dataset_ != nullptr, ValueError, "DataLoader: got a null dataset");
   EMBER_CHECK(o.batch_size > 0, ValueError,
-              "DataLoader: batch_size should be a positive integer value, but got batch_size=", o.batch_size);
+              "DataLoader: batch_size should be a positive integer value, but got batch_size=",
+              o.batch_size);
   EMBER_CHECK(!o.seed || o.shuffle, ValueError, "DataLoader: a seed is for shuffle=true");
   if (o.seed) generator_ = std::make_unique<Generator>(*o.seed);
 }
@@ -60,8 +62,9 @@ int64_t DataLoader::size() const {
 
 DataLoader::Iterator DataLoader::begin() {
   const int64_t n = dataset_->size();
-  Tensor order = options.shuffle ? randperm(n, DType::Int64, generator_.get())
-                                 : arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);
+  Tensor order = options.shuffle
+                     ? randperm(n, DType::Int64, generator_.get())
+                     : arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64);
   return Iterator(this, std::move(order), 0);
 }
 

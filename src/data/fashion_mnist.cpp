@@ -12,13 +12,15 @@
 namespace ember::data {
 namespace {
 
-const char* kHint = "install it with `apt-get install dataset-fashion-mnist` (or pass another root)";
+const char* kHint =
+    "install it with `apt-get install dataset-fashion-mnist` (or pass another root)";
 
 std::string find(const std::string& root, const std::string& stem) {
   for (const std::string& dir : {root, root + "/FashionMNIST/raw"})
     for (const std::string& name : {stem, stem + ".gz"})
       if (std::filesystem::is_regular_file(dir + "/" + name)) return dir + "/" + name;
-  throw ValueError(detail::cat("FashionMNIST: ", stem, " (or ", stem, ".gz) not found in '", root, "': ", kHint));
+  throw ValueError(detail::cat("FashionMNIST: ", stem, " (or ", stem, ".gz) not found in '", root,
+                               "': ", kHint));
 }
 
 Tensor read_idx(const std::string& path, int ndim) {
@@ -39,11 +41,13 @@ Tensor read_idx(const std::string& path, int ndim) {
   Dims shape;
   for (int i = 0; i < ndim; ++i) {
     shape.push_back(u32());
-    EMBER_CHECK(shape.back() <= (1 << 24), ValueError, "FashionMNIST: '", path, "': implausible size ", shape.back());
+    EMBER_CHECK(shape.back() <= (1 << 24), ValueError, "FashionMNIST: '", path,
+                "': implausible size ", shape.back());
   }
   Tensor t = Tensor::empty(shape, DType::UInt8);
   const int64_t n = t.numel();
-  EMBER_CHECK(gzread(f, t.data_ptr(), unsigned(n)) == n, ValueError, "FashionMNIST: '", path, "': truncated data");
+  EMBER_CHECK(gzread(f, t.data_ptr(), unsigned(n)) == n, ValueError, "FashionMNIST: '", path,
+              "': truncated data");
   return t;
 }
 
@@ -51,14 +55,15 @@ TensorDataset load(const std::string& root, bool train) {
   const std::string prefix = train ? "train" : "t10k";
   Tensor images = read_idx(find(root, prefix + "-images-idx3-ubyte"), 3);
   Tensor labels = read_idx(find(root, prefix + "-labels-idx1-ubyte"), 1);
-  EMBER_CHECK(images.size(0) == labels.size(0), ValueError, "FashionMNIST: ", images.size(0), " images but ",
-              labels.size(0), " labels in '", root, "'");
+  EMBER_CHECK(images.size(0) == labels.size(0), ValueError, "FashionMNIST: ", images.size(0),
+              " images but ", labels.size(0), " labels in '", root, "'");
   return TensorDataset(div(to_dtype(unsqueeze(images, 1), DType::Float32), Scalar(255.0)),
                        to_dtype(labels, DType::Int64));
 }
 
 }  // namespace
 
-FashionMNIST::FashionMNIST(const std::string& root, bool train) : TensorDataset(load(root, train)) {}
+FashionMNIST::FashionMNIST(const std::string& root, bool train)
+    : TensorDataset(load(root, train)) {}
 
 }  // namespace ember::data

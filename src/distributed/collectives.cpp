@@ -22,28 +22,30 @@ namespace {
 // --- checks (caller's thread) ---
 
 void check_tensor(const Tensor& t, const char* op, bool bytes_ok, const char* what = "tensor") {
-  EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what, ", got an undefined tensor");
+  EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what,
+              ", got an undefined tensor");
   DType d = t.dtype();
   bool ok = is_floating(d) || d == DType::Int32 || d == DType::Int64 ||
             (bytes_ok && (d == DType::Bool || d == DType::UInt8));
-  EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d), " (supported: float32, float64, int32, int64",
-              bytes_ok ? ", bool, uint8)" : ")");
+  EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d),
+              " (supported: float32, float64, int32, int64", bytes_ok ? ", bool, uint8)" : ")");
 }
 
 // A tensor written in place must not have two elements on one memory location (expand):
 // the result would depend on the order of the writes.
 void check_writable(const Tensor& t, const char* op) {
   for (int64_t d = 0; d < t.dim(); ++d)
-    EMBER_CHECK(t.stride(d) != 0 || t.size(d) <= 1, Error, op, ": the output tensor of shape ",
-                t.sizes(), " has several elements in one memory location (an expanded tensor); clone it first");
+    EMBER_CHECK(
+        t.stride(d) != 0 || t.size(d) <= 1, Error, op, ": the output tensor of shape ", t.sizes(),
+        " has several elements in one memory location (an expanded tensor); clone it first");
 }
 
 void check_same(const Tensor& t, const Tensor& ref, const char* op, const char* what, size_t i) {
   EMBER_CHECK(t.defined(), TypeError, op, ": ", what, "[", i, "] is an undefined tensor");
   EMBER_CHECK(t.dtype() == ref.dtype(), ValueError, op, ": ", what, "[", i, "] has dtype ",
               dtype_name(t.dtype()), " but the input has dtype ", dtype_name(ref.dtype()));
-  EMBER_CHECK(t.sizes() == ref.sizes(), Error, op, ": invalid tensor size in ", what, "[", i, "] (expected ",
-              ref.sizes(), ", got ", t.sizes(), ")");
+  EMBER_CHECK(t.sizes() == ref.sizes(), Error, op, ": invalid tensor size in ", what, "[", i,
+              "] (expected ", ref.sizes(), ", got ", t.sizes(), ")");
 }
 
 void check_avg(ReduceOp op, DType d, const char* name) {
@@ -60,7 +62,8 @@ Tensor contiguous_copy(const Tensor& t) { return clone(t.alias()); }
 // contiguous buffer Gloo works on (the alias itself when the tensor is contiguous).
 struct Target {
   Tensor alias, buf;
-  explicit Target(const Tensor& t) : alias(t.alias()), buf(t.is_contiguous() ? alias : contiguous_copy(t)) {}
+  explicit Target(const Tensor& t)
+      : alias(t.alias()), buf(t.is_contiguous() ? alias : contiguous_copy(t)) {}
   char* data() const { return buf.data_ptr(); }
   // Writes the buffer back into a non-contiguous tensor (communication thread).
   void copy_back() const {
@@ -152,7 +155,8 @@ WorkPtr ProcessGroup::all_reduce(const Tensor& t, ReduceOp op) {
 
 WorkPtr ProcessGroup::broadcast(const Tensor& t, int src) {
   check_tensor(t, "broadcast", true);
-  EMBER_CHECK(src >= 0 && src < size_, Error, "broadcast: invalid src rank ", src, " for a group of size ", size_);
+  EMBER_CHECK(src >= 0 && src < size_, Error, "broadcast: invalid src rank ", src,
+              " for a group of size ", size_);
   check_writable(t, "broadcast");
   Target x(t);
   if (rank_ != src) t.bump_version();
@@ -173,8 +177,8 @@ WorkPtr ProcessGroup::broadcast(const Tensor& t, int src) {
 
 WorkPtr ProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
   check_tensor(input, "all_gather", true, "input");
-  EMBER_CHECK(int64_t(outputs.size()) == size_, Error, "all_gather: the output list has ", outputs.size(),
-              " tensors but the group has ", size_, " ranks");
+  EMBER_CHECK(int64_t(outputs.size()) == size_, Error, "all_gather: the output list has ",
+              outputs.size(), " tensors but the group has ", size_, " ranks");
   for (size_t i = 0; i < outputs.size(); ++i) {
     check_same(outputs[i], input, "all_gather", "tensor_list", i);
     check_writable(outputs[i], "all_gather");
@@ -202,9 +206,9 @@ WorkPtr ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor&
   check_tensor(output, op, true, "output");
   EMBER_CHECK(output.dtype() == input.dtype(), ValueError, op, ": output has dtype ",
               dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
-  EMBER_CHECK(output.numel() == size_ * input.numel(), Error, op, ": the output of shape ", output.sizes(),
-              " must have world_size (", size_, ") times the elements of the input of shape ",
-              input.sizes());
+  EMBER_CHECK(output.numel() == size_ * input.numel(), Error, op, ": the output of shape ",
+              output.sizes(), " must have world_size (", size_,
+              ") times the elements of the input of shape ", input.sizes());
   check_writable(output, op);
   Tensor in = input.is_contiguous() ? input.alias() : contiguous_copy(input);
   Target out(output);
@@ -220,19 +224,23 @@ WorkPtr ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor&
 // Reduce-scatter as an all-reduce of a scratch copy of the input followed by taking
 // this rank's slice: the input stays untouched (as in torch) and Gloo's tested
 // all-reduce does the work (twice the traffic of a dedicated reduce-scatter).
-static WorkPtr reduce_scatter_scratch(ProcessGroup::Impl& s, const char* op_name, const Tensor& output,
-                                      Tensor scratch, ReduceOp op, std::chrono::milliseconds timeout) {
+static WorkPtr reduce_scatter_scratch(ProcessGroup::Impl& s, const char* op_name,
+                                      const Tensor& output, Tensor scratch, ReduceOp op,
+                                      std::chrono::milliseconds timeout) {
   output.bump_version();
   Tensor dst = output.alias();
   auto ctx = s.context;
   return s.enqueue(op_name, [=](uint32_t tag) mutable {
-    run_allreduce(ctx, scratch.data_ptr(), size_t(scratch.numel()), scratch.dtype(), op, tag, timeout);
+    run_allreduce(ctx, scratch.data_ptr(), size_t(scratch.numel()), scratch.dtype(), op, tag,
+                  timeout);
     int64_t n = dst.numel();
-    copy_(dst, scratch.as_strided(dst.sizes(), contiguous_strides(dst.sizes()), int64_t(ctx->rank) * n));
+    copy_(dst,
+          scratch.as_strided(dst.sizes(), contiguous_strides(dst.sizes()), int64_t(ctx->rank) * n));
   });
 }
 
-WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs,
+                                     ReduceOp op) {
   const char* name = "reduce_scatter";
   check_tensor(output, name, false, "output");
   check_avg(op, output.dtype(), name);
@@ -243,22 +251,24 @@ WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Ten
   int64_t n = output.numel();
   Tensor scratch = Tensor::empty({size_ * n}, output.dtype());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Tensor slot = scratch.as_strided(output.sizes(), contiguous_strides(output.sizes()), int64_t(i) * n);
+    Tensor slot =
+        scratch.as_strided(output.sizes(), contiguous_strides(output.sizes()), int64_t(i) * n);
     copy_(slot, inputs[i].alias());  // copy_ takes the no-autograd path on aliases
   }
   return reduce_scatter_scratch(*impl_, name, output, scratch, op, timeout_);
 }
 
-WorkPtr ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) {
+WorkPtr ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& input,
+                                            ReduceOp op) {
   const char* name = "reduce_scatter_tensor";
   check_tensor(output, name, false, "output");
   check_tensor(input, name, false, "input");
   check_avg(op, output.dtype(), name);
   EMBER_CHECK(output.dtype() == input.dtype(), ValueError, name, ": output has dtype ",
               dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
-  EMBER_CHECK(input.numel() == size_ * output.numel(), Error, name, ": the input of shape ", input.sizes(),
-              " must have world_size (", size_, ") times the elements of the output of shape ",
-              output.sizes());
+  EMBER_CHECK(input.numel() == size_ * output.numel(), Error, name, ": the input of shape ",
+              input.sizes(), " must have world_size (", size_,
+              ") times the elements of the output of shape ", output.sizes());
   check_writable(output, name);
   return reduce_scatter_scratch(*impl_, name, output, contiguous_copy(input), op, timeout_);
 }

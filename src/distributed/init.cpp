@@ -21,8 +21,8 @@ const char* env(const char* name) {
 
 int int_from_env(const char* name, const char* method) {
   const char* v = env(name);
-  EMBER_CHECK(v, ValueError, "init_process_group: ", method, " needs the environment variable ", name,
-              " (or pass ", name[0] == 'R' ? "rank" : "world_size", "=)");
+  EMBER_CHECK(v, ValueError, "init_process_group: ", method, " needs the environment variable ",
+              name, " (or pass ", name[0] == 'R' ? "rank" : "world_size", "=)");
   char* end = nullptr;
   long x = std::strtol(v, &end, 10);
   EMBER_CHECK(*end == '\0' && x >= 0 && x < (1L << 30), ValueError, "init_process_group: ", name,
@@ -62,17 +62,19 @@ WorkPtr finish(WorkPtr w, bool async_op) {
 }  // namespace
 
 void init_process_group(const InitOptions& o) {
-  EMBER_CHECK(o.backend == "gloo" || o.backend == "cpu:gloo", ValueError, "init_process_group: unknown backend '",
-              o.backend, "' (ember supports 'gloo')");
+  EMBER_CHECK(o.backend == "gloo" || o.backend == "cpu:gloo", ValueError,
+              "init_process_group: unknown backend '", o.backend, "' (ember supports 'gloo')");
   std::string method = o.init_method.empty() ? "env://" : o.init_method;
   bool is_env = method == "env://";
   int rank = o.rank >= 0 ? o.rank : int_from_env("RANK", is_env ? "env://" : method.c_str());
-  int world = o.world_size >= 0 ? o.world_size : int_from_env("WORLD_SIZE", is_env ? "env://" : method.c_str());
+  int world = o.world_size >= 0 ? o.world_size
+                                : int_from_env("WORLD_SIZE", is_env ? "env://" : method.c_str());
   std::string url = is_env ? env_store_url() : method;
   std::string prefix;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    EMBER_CHECK(!g_default, ValueError, "init_process_group: trying to initialize the default process group twice");
+    EMBER_CHECK(!g_default, ValueError,
+                "init_process_group: trying to initialize the default process group twice");
     const char* run = env("EMBER_RUN_ID");
     prefix = detail::cat("ember-", run ? run : "default", "-", g_groups_created);
   }
@@ -80,7 +82,8 @@ void init_process_group(const InitOptions& o) {
   // Connecting blocks until every rank joined: not under the lock.
   auto group = std::make_shared<ProcessGroup>(url, prefix, rank, world, o.timeout);
   std::lock_guard<std::mutex> lock(g_mu);
-  EMBER_CHECK(!g_default, ValueError, "init_process_group: trying to initialize the default process group twice");
+  EMBER_CHECK(!g_default, ValueError,
+              "init_process_group: trying to initialize the default process group twice");
   g_default = std::move(group);
   ++g_groups_created;
 }
@@ -103,8 +106,9 @@ void destroy_process_group() {
 
 std::shared_ptr<ProcessGroup> default_group(const char* op) {
   std::lock_guard<std::mutex> lock(g_mu);
-  EMBER_CHECK(g_default, ValueError, op,
-              ": the default process group has not been initialized, call init_process_group first");
+  EMBER_CHECK(
+      g_default, ValueError, op,
+      ": the default process group has not been initialized, call init_process_group first");
   return g_default;
 }
 
@@ -121,13 +125,17 @@ WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input, bool
   return finish(default_group("all_gather")->all_gather(outputs, input), async_op);
 }
 WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input, bool async_op) {
-  return finish(default_group("all_gather_into_tensor")->all_gather_into_tensor(output, input), async_op);
+  return finish(default_group("all_gather_into_tensor")->all_gather_into_tensor(output, input),
+                async_op);
 }
-WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op, bool async_op) {
+WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
+                       bool async_op) {
   return finish(default_group("reduce_scatter")->reduce_scatter(output, inputs, op), async_op);
 }
-WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op, bool async_op) {
-  return finish(default_group("reduce_scatter_tensor")->reduce_scatter_tensor(output, input, op), async_op);
+WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op,
+                              bool async_op) {
+  return finish(default_group("reduce_scatter_tensor")->reduce_scatter_tensor(output, input, op),
+                async_op);
 }
 WorkPtr barrier(bool async_op) { return finish(default_group("barrier")->barrier(), async_op); }
 

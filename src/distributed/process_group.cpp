@@ -151,7 +151,8 @@ void ProcessGroup::Impl::learn_peer_addresses(gloo::rendezvous::Store& store) {
     size_t pos = 0;  // line `rank` is r's end of the connection to this rank
     for (int k = 0; k < rank && pos != std::string::npos; ++k) pos = theirs.find('\n', pos) + 1;
     size_t end = theirs.find('\n', pos);
-    if (pos != std::string::npos && end != std::string::npos) rank_of_address[theirs.substr(pos, end - pos)] = r;
+    if (pos != std::string::npos && end != std::string::npos)
+      rank_of_address[theirs.substr(pos, end - pos)] = r;
   }
 }
 
@@ -174,9 +175,12 @@ std::vector<int> ProcessGroup::Impl::closed_peers() const {
   return out;
 }
 
-std::string ProcessGroup::Impl::describe_failure(const std::string& name, const std::string& what) const {
-  bool timed_out = what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos;
-  bool closed = what.find("losed") != std::string::npos || what.find("reset by peer") != std::string::npos;
+std::string ProcessGroup::Impl::describe_failure(const std::string& name,
+                                                 const std::string& what) const {
+  bool timed_out =
+      what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos;
+  bool closed =
+      what.find("losed") != std::string::npos || what.find("reset by peer") != std::string::npos;
   std::vector<int> peers;
   for (const auto& [addr, r] : rank_of_address)
     if (!addr.empty() && what.find(addr) != std::string::npos) peers.push_back(r);
@@ -192,11 +196,10 @@ std::string ProcessGroup::Impl::describe_failure(const std::string& name, const 
   who = peers.empty() ? "another rank" : detail::cat(peers.size() == 1 ? "rank " : "ranks ", who);
   std::string cause;
   if (timed_out)
-    cause = "no answer within the timeout (a rank is stuck, slow, dead, or did not call " + name + ")";
-  else if (closed)
-    cause = who + " closed the connection (exited, died, or failed itself)";
-  else
-    cause = "the connection to " + who + " failed";
+    cause =
+        "no answer within the timeout (a rank is stuck, slow, dead, or did not call " + name + ")";
+  else if (closed) cause = who + " closed the connection (exited, died, or failed itself)";
+  else cause = "the connection to " + who + " failed";
   return detail::cat(name, " failed on rank ", rank, " of ", size, ": ", cause, " [timeout ",
                      timeout.count(), " ms; gloo: ", what, "]");
 }

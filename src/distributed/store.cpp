@@ -43,7 +43,8 @@ std::pair<std::string, int> parse_redis(const std::string& url, const char* op) 
 // an existing regular file gets a folder beside it.
 std::string file_store_dir(const std::string& url, const char* op) {
   std::string path = url.substr(7);
-  EMBER_CHECK(!path.empty(), ValueError, op, ": file:// needs a path, as in file:///tmp/rendezvous");
+  EMBER_CHECK(!path.empty(), ValueError, op,
+              ": file:// needs a path, as in file:///tmp/rendezvous");
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(path, ec) && !fs::is_directory(path, ec)) path += ".ember-store";
@@ -67,8 +68,10 @@ std::string local_address_toward(const std::string& host) {
     socklen_t len = sizeof(ss);
     char buf[INET6_ADDRSTRLEN] = {0};
     if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
-      const void* a = ss.ss_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
-                                               : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
+      const void* a =
+          ss.ss_family == AF_INET6
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
+              : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
       if (inet_ntop(ss.ss_family, a, buf, sizeof(buf))) out = buf;
     }
   }
@@ -80,13 +83,15 @@ std::string local_address_toward(const std::string& host) {
 }  // namespace
 
 std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op) {
-  if (starts_with(url, "file://")) return std::make_unique<gloo::rendezvous::FileStore>(file_store_dir(url, op));
+  if (starts_with(url, "file://"))
+    return std::make_unique<gloo::rendezvous::FileStore>(file_store_dir(url, op));
   if (starts_with(url, "redis://")) {
     auto [host, port] = parse_redis(url, op);
     try {
       return std::make_unique<gloo::rendezvous::RedisStore>(host, port);
     } catch (const std::exception& e) {
-      throw Error(detail::cat(op, ": cannot reach the redis server at ", host, ":", port, ": ", e.what()));
+      throw Error(
+          detail::cat(op, ": cannot reach the redis server at ", host, ":", port, ": ", e.what()));
     }
   }
   throw ValueError(detail::cat(op, ": unsupported rendezvous URL '", url,
@@ -107,7 +112,8 @@ std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_ur
   } else {
     std::string target;
     if (const char* m = std::getenv("MASTER_ADDR"); m && *m) target = m;
-    else if (starts_with(store_url, "redis://")) target = parse_redis(store_url, "init_process_group").first;
+    else if (starts_with(store_url, "redis://"))
+      target = parse_redis(store_url, "init_process_group").first;
     std::string local = target.empty() ? "" : local_address_toward(target);
     attr.hostname = local.empty() ? "127.0.0.1" : local;
   }
@@ -115,7 +121,8 @@ std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_ur
     return gloo::transport::tcp::CreateDevice(attr);
   } catch (const std::exception& e) {
     throw Error(detail::cat("init_process_group: cannot listen on ",
-                            attr.iface.empty() ? attr.hostname : "interface " + attr.iface, ": ", e.what()));
+                            attr.iface.empty() ? attr.hostname : "interface " + attr.iface, ": ",
+                            e.what()));
   }
 }
 

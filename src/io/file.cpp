@@ -144,7 +144,8 @@ void read_at(int fd, void* dst, uint64_t n, uint64_t offset, const std::string& 
     ssize_t k = ::pread(fd, p, std::min<uint64_t>(n, uint64_t(1) << 30), off_t(offset));
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) throw_os("load", "read", path, errno);
-    if (k == 0) throw ValueError(detail::cat(context, "the file ended early (it is being changed?)"));
+    if (k == 0)
+      throw ValueError(detail::cat(context, "the file ended early (it is being changed?)"));
     p += k;
     n -= uint64_t(k);
     offset += uint64_t(k);
@@ -168,7 +169,8 @@ struct Mapping {
 
 }  // namespace
 
-void io::write_file(const std::string& path, const char* op, const std::function<void(const Sink&)>& write) {
+void io::write_file(const std::string& path, const char* op,
+                    const std::function<void(const Sink&)>& write) {
   EMBER_CHECK(path.find('\0') == std::string::npos, ValueError, op, ": embedded null byte in path");
   std::string target = resolve_target(path);
   if (is_special_file(target)) {

@@ -12,7 +12,8 @@ using Sink = std::function<void(const void*, size_t)>;
 // `path` (Note [Atomic save] in file.cpp); an existing device or FIFO is written in place.
 // If write throws, the temporary file is removed and `path` is left as it was. Errors name
 // `op` ("save") and the path.
-void write_file(const std::string& path, const char* op, const std::function<void(const Sink&)>& write);
+void write_file(const std::string& path, const char* op,
+                const std::function<void(const Sink&)>& write);
 
 // The bytes of a regular file (ValueError for a directory or FIFO, OSError when unreadable).
 std::string read_file(const std::string& path, const char* op);

@@ -20,8 +20,8 @@ bool valid_utf8(std::string_view s, size_t* bad) {
       len = cont(1) ? 2 : 0;
     } else if (c >= 0xE0 && c <= 0xEF) {
       // E0 needs A0..BF next (no overlongs); ED needs 80..9F (no surrogates).
-      bool ok = cont(1) && cont(2) && !(c == 0xE0 && p[i + 1] < 0xA0) &&
-                !(c == 0xED && p[i + 1] > 0x9F);
+      bool ok =
+          cont(1) && cont(2) && !(c == 0xE0 && p[i + 1] < 0xA0) && !(c == 0xED && p[i + 1] > 0x9F);
       len = ok ? 3 : 0;
     } else if (c >= 0xF0 && c <= 0xF4) {
       // F0 needs 90..BF next (no overlongs); F4 needs 80..8F (at most U+10FFFF).
@@ -86,8 +86,8 @@ char JsonReader::peek() {
 
 void JsonReader::expect(char c, const char* what) {
   if (peek() != c) {
-    if (pos_ >= s_.size()) fail(detail::cat("malformed JSON: the text ends where ", what,
-                                            " was expected"));
+    if (pos_ >= s_.size())
+      fail(detail::cat("malformed JSON: the text ends where ", what, " was expected"));
     fail(detail::cat("malformed JSON: expected ", what));
   }
   ++pos_;
@@ -207,7 +207,8 @@ std::string JsonReader::read_string() {
         uint32_t cp = read_hex4();
         if (cp >= 0xDC00 && cp <= 0xDFFF) fail("malformed JSON: lone low surrogate in \\u escape");
         if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (s_.substr(pos_, 2) != "\\u") fail("malformed JSON: lone high surrogate in \\u escape");
+          if (s_.substr(pos_, 2) != "\\u")
+            fail("malformed JSON: lone high surrogate in \\u escape");
           pos_ += 2;
           uint32_t lo = read_hex4();
           if (lo < 0xDC00 || lo > 0xDFFF)
@@ -227,7 +228,8 @@ int64_t JsonReader::read_uint(const std::string& what) {
   size_t start = pos_;
   if (c == '-') {
     skip_number();
-    fail_at(start, detail::cat(what, " must be non-negative, got ", s_.substr(start, pos_ - start)));
+    fail_at(start,
+            detail::cat(what, " must be non-negative, got ", s_.substr(start, pos_ - start)));
   }
   if (c < '0' || c > '9') fail(detail::cat(what, ": expected a non-negative integer"));
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();

@@ -30,16 +30,16 @@ class JsonReader {
   // `context` starts every error message, e.g. "load: 'model.safetensors': ".
   JsonReader(std::string_view text, std::string context);
 
-  char peek();                     // the next non-space character, '\0' at the end
-  void begin_object();             // consumes '{'
-  bool next_key(std::string& key); // the next member's key and ':', or false at '}'
-  void begin_array();              // consumes '['
-  bool next_item();                // true if another item follows, false at ']'
+  char peek();                      // the next non-space character, '\0' at the end
+  void begin_object();              // consumes '{'
+  bool next_key(std::string& key);  // the next member's key and ':', or false at '}'
+  void begin_array();               // consumes '['
+  bool next_item();                 // true if another item follows, false at ']'
   std::string read_string();
   // A non-negative integer no larger than 2^63 - 1; `what` names it in errors.
   int64_t read_uint(const std::string& what);
-  void skip_value();               // any value (nested at most kMaxDepth deep)
-  void expect_end();               // nothing but spaces may follow
+  void skip_value();  // any value (nested at most kMaxDepth deep)
+  void expect_end();  // nothing but spaces may follow
 
   // Throws ValueError: context + msg + " (at byte N of the header)".
   [[noreturn]] void fail(const std::string& msg) const;

@@ -41,7 +41,7 @@ void Pickler::int_tuple(IntList v) {
 
 namespace {
 
-constexpr size_t kMaxStack = 1 << 20;   // values on the stack (a state dict needs a few dozen)
+constexpr size_t kMaxStack = 1 << 20;  // values on the stack (a state dict needs a few dozen)
 constexpr size_t kMaxMemo = 1 << 24;
 
 class Machine {
@@ -79,7 +79,8 @@ class Machine {
   void push(PValue v) {
     if (stack_.size() >= kMaxStack) fail("stack too deep");
     using K = PickleValue::Kind;
-    if (v->kind == K::Tuple || v->kind == K::List || v->kind == K::Dict) result.containers.push_back(v);
+    if (v->kind == K::Tuple || v->kind == K::List || v->kind == K::Dict)
+      result.containers.push_back(v);
     stack_.push_back(std::move(v));
   }
   PValue pop() {
@@ -160,22 +161,22 @@ PValue Machine::run() {
         if (p < 2 || p > 5) fail("unsupported pickle protocol " + std::to_string(p));
         break;
       }
-      case 0x95: uint(8); break;                // FRAME: a length hint only
-      case '.': {                               // STOP
+      case 0x95: uint(8); break;  // FRAME: a length hint only
+      case '.': {                 // STOP
         PValue v = pop();
         return v;
       }
       case '(': marks_.push_back(stack_.size()); break;
-      case '0': pop(); break;                   // POP
-      case '1': pop_mark(); break;              // POP_MARK
-      case '2': push(top()); break;             // DUP
+      case '0': pop(); break;        // POP
+      case '1': pop_mark(); break;   // POP_MARK
+      case '2': push(top()); break;  // DUP
       case 'N': push(scalar(K::None)); break;
       case 0x88: push(scalar(K::Bool, 1)); break;
       case 0x89: push(scalar(K::Bool, 0)); break;
       case 'J': push(scalar(K::Int, int32_t(uint32_t(uint(4))))); break;
       case 'K': push(scalar(K::Int, int64_t(uint(1)))); break;
       case 'M': push(scalar(K::Int, int64_t(uint(2)))); break;
-      case 0x8a: {                              // LONG1: n bytes, two's complement
+      case 0x8a: {  // LONG1: n bytes, two's complement
         const uint64_t n = uint(1);
         if (n > 8) fail("integer wider than 64 bits");
         uint64_t v = n ? uint(int(n)) : 0;
@@ -183,7 +184,7 @@ PValue Machine::run() {
         push(scalar(K::Int, int64_t(v)));
         break;
       }
-      case 'G': {                               // BINFLOAT: big-endian double
+      case 'G': {  // BINFLOAT: big-endian double
         uint64_t bits = 0;
         if (d_.size() - pos_ < 8) fail("truncated");
         for (int i = 0; i < 8; ++i) bits = (bits << 8) | uint8_t(d_[pos_ + size_t(i)]);
@@ -193,62 +194,101 @@ PValue Machine::run() {
         push(v);
         break;
       }
-      case 'X': push(string(K::Str, bytes(uint(4)))); break;      // BINUNICODE
-      case 0x8c: push(string(K::Str, bytes(uint(1)))); break;     // SHORT_BINUNICODE
-      case 0x8d: push(string(K::Str, bytes(uint(8)))); break;     // BINUNICODE8
-      case 'B': push(string(K::Bytes, bytes(uint(4)))); break;    // BINBYTES
-      case 'C': push(string(K::Bytes, bytes(uint(1)))); break;    // SHORT_BINBYTES
-      case 'U': push(string(K::Str, bytes(uint(1)))); break;      // SHORT_BINSTRING
-      case 'T': push(string(K::Str, bytes(uint(4)))); break;      // BINSTRING
+      case 'X': push(string(K::Str, bytes(uint(4)))); break;    // BINUNICODE
+      case 0x8c: push(string(K::Str, bytes(uint(1)))); break;   // SHORT_BINUNICODE
+      case 0x8d: push(string(K::Str, bytes(uint(8)))); break;   // BINUNICODE8
+      case 'B': push(string(K::Bytes, bytes(uint(4)))); break;  // BINBYTES
+      case 'C': push(string(K::Bytes, bytes(uint(1)))); break;  // SHORT_BINBYTES
+      case 'U': push(string(K::Str, bytes(uint(1)))); break;    // SHORT_BINSTRING
+      case 'T': push(string(K::Str, bytes(uint(4)))); break;    // BINSTRING
       case ')': push(tuple({})); break;
       case 't': push(tuple(pop_mark())); break;
-      case 0x85: { PValue a = pop(); push(tuple({a})); break; }
-      case 0x86: { PValue b = pop(), a = pop(); push(tuple({a, b})); break; }
-      case 0x87: { PValue c = pop(), b = pop(), a = pop(); push(tuple({a, b, c})); break; }
+      case 0x85: {
+        PValue a = pop();
+        push(tuple({a}));
+        break;
+      }
+      case 0x86: {
+        PValue b = pop(), a = pop();
+        push(tuple({a, b}));
+        break;
+      }
+      case 0x87: {
+        PValue c = pop(), b = pop(), a = pop();
+        push(tuple({a, b, c}));
+        break;
+      }
       case ']': push(PickleValue::make(K::List)); break;
-      case 'l': { PValue l = PickleValue::make(K::List); l->items = pop_mark(); push(l); break; }
-      case 'a': { PValue v = pop(); append(*top(), {v}); break; }
-      case 'e': { std::vector<PValue> items = pop_mark(); append(*top(), std::move(items)); break; }
+      case 'l': {
+        PValue l = PickleValue::make(K::List);
+        l->items = pop_mark();
+        push(l);
+        break;
+      }
+      case 'a': {
+        PValue v = pop();
+        append(*top(), {v});
+        break;
+      }
+      case 'e': {
+        std::vector<PValue> items = pop_mark();
+        append(*top(), std::move(items));
+        break;
+      }
       case '}': push(PickleValue::make(K::Dict)); break;
-      case 'd': { PValue dict = PickleValue::make(K::Dict); set_items(*dict, pop_mark()); push(dict); break; }
-      case 's': { PValue v = pop(), k = pop(); set_items(*top(), {k, v}); break; }
-      case 'u': { std::vector<PValue> kv = pop_mark(); set_items(*top(), kv); break; }
-      case 'c': {                               // GLOBAL module\nname\n
+      case 'd': {
+        PValue dict = PickleValue::make(K::Dict);
+        set_items(*dict, pop_mark());
+        push(dict);
+        break;
+      }
+      case 's': {
+        PValue v = pop(), k = pop();
+        set_items(*top(), {k, v});
+        break;
+      }
+      case 'u': {
+        std::vector<PValue> kv = pop_mark();
+        set_items(*top(), kv);
+        break;
+      }
+      case 'c': {  // GLOBAL module\nname\n
         std::string module = line();
         push(global(module, line()));
         break;
       }
-      case 0x93: {                              // STACK_GLOBAL
+      case 0x93: {  // STACK_GLOBAL
         PValue name = pop(), module = pop();
         if (name->kind != K::Str || module->kind != K::Str) fail("STACK_GLOBAL needs two strings");
         push(global(module->s, name->s));
         break;
       }
-      case 'R': {                               // REDUCE callable(*args)
+      case 'R': {  // REDUCE callable(*args)
         PValue args = pop(), fn = pop();
-        if (fn->kind != K::Global || args->kind != K::Tuple) fail("REDUCE needs a global and a tuple");
+        if (fn->kind != K::Global || args->kind != K::Tuple)
+          fail("REDUCE needs a global and a tuple");
         PValue v = hooks_.reduce(*fn, *args);
         if (!v) fail("REDUCE refused");
         push(v);
         break;
       }
-      case 'b': {                               // BUILD: only a dict's attributes (OrderedDict._metadata)
+      case 'b': {  // BUILD: only a dict's attributes (OrderedDict._metadata)
         PValue state = pop();
         if (top()->kind != K::Dict) fail("BUILD on something other than a dict");
         break;
       }
-      case 'Q': {                               // BINPERSID
+      case 'Q': {  // BINPERSID
         PValue pid = pop();
         PValue v = hooks_.persistent_load(*pid);
         if (!v) fail("persistent id refused");
         push(v);
         break;
       }
-      case 'q': memo_put(uint(1)); break;       // BINPUT
-      case 'r': memo_put(uint(4)); break;       // LONG_BINPUT
-      case 0x94: memo_put(memo_.size()); break; // MEMOIZE
-      case 'h': push(memo_get(uint(1))); break; // BINGET
-      case 'j': push(memo_get(uint(4))); break; // LONG_BINGET
+      case 'q': memo_put(uint(1)); break;        // BINPUT
+      case 'r': memo_put(uint(4)); break;        // LONG_BINPUT
+      case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
+      case 'h': push(memo_get(uint(1))); break;  // BINGET
+      case 'j': push(memo_get(uint(4))); break;  // LONG_BINGET
       default: {
         char hex[8];
         std::snprintf(hex, sizeof hex, "0x%02x", op);

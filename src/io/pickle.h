@@ -20,15 +20,28 @@ struct PickleValue;
 using PValue = std::shared_ptr<PickleValue>;
 
 struct PickleValue {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Global, Tensor, Opaque };
+  enum class Kind : uint8_t {
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Bytes,
+    Tuple,
+    List,
+    Dict,
+    Global,
+    Tensor,
+    Opaque
+  };
   Kind kind = Kind::None;
-  int64_t i = 0;                                  // Bool, Int
-  double f = 0;                                   // Float
-  std::string s;                                  // Str, Bytes; Global: "module.name"
-  std::vector<PValue> items;                      // Tuple, List
-  std::vector<std::pair<PValue, PValue>> dict;    // Dict, in insertion order
-  Tensor tensor;                                  // Tensor
-  std::shared_ptr<void> opaque;                   // Opaque: a callback's own object (a storage)
+  int64_t i = 0;                                // Bool, Int
+  double f = 0;                                 // Float
+  std::string s;                                // Str, Bytes; Global: "module.name"
+  std::vector<PValue> items;                    // Tuple, List
+  std::vector<std::pair<PValue, PValue>> dict;  // Dict, in insertion order
+  Tensor tensor;                                // Tensor
+  std::shared_ptr<void> opaque;                 // Opaque: a callback's own object (a storage)
 
   static PValue make(Kind k) {
     auto v = std::make_shared<PickleValue>();
@@ -74,7 +87,9 @@ class Pickler {
   void setitems() { out += 'u'; }
   void binpersid() { out += 'Q'; }
   void boolean(bool b) { out += b ? '\x88' : '\x89'; }
-  void global(const std::string& module, const std::string& name) { out += "c" + module + "\n" + name + "\n"; }
+  void global(const std::string& module, const std::string& name) {
+    out += "c" + module + "\n" + name + "\n";
+  }
   void str(const std::string& s);
   void integer(int64_t v);
   void int_tuple(IntList v);

@@ -30,14 +30,14 @@ struct DTypeName {
   int rank;  // the safetensors package's dtype order: larger alignment is written first
 };
 constexpr DTypeName kDTypes[] = {
-    {"BOOL", DType::Bool, 0},   {"U8", DType::UInt8, 1},       {"F16", DType::Float16, 2},
-    {"BF16", DType::BFloat16, 3}, {"I32", DType::Int32, 4},     {"F32", DType::Float32, 5},
-    {"C64", DType::Complex64, 6}, {"F64", DType::Float64, 7},   {"I64", DType::Int64, 8},
+    {"BOOL", DType::Bool, 0},     {"U8", DType::UInt8, 1},    {"F16", DType::Float16, 2},
+    {"BF16", DType::BFloat16, 3}, {"I32", DType::Int32, 4},   {"F32", DType::Float32, 5},
+    {"C64", DType::Complex64, 6}, {"F64", DType::Float64, 7}, {"I64", DType::Int64, 8},
 };
 // Valid safetensors dtypes that ember has no tensor type for.
-constexpr const char* kForeignDTypes[] = {"I8",      "I16",     "U16",     "U32",
-                                          "U64",     "F8_E5M2", "F8_E4M3", "F8_E8M0",
-                                          "F4",      "F6_E2M3", "F6_E3M2"};
+constexpr const char* kForeignDTypes[] = {"I8",  "I16",     "U16",     "U32",
+                                          "U64", "F8_E5M2", "F8_E4M3", "F8_E8M0",
+                                          "F4",  "F6_E2M3", "F6_E3M2"};
 
 const DTypeName& info_of(DType d) {
   for (const auto& t : kDTypes)
@@ -107,7 +107,8 @@ Entry parse_entry(JsonReader& r, std::string name) {
   Entry e{std::move(name), DType::Float32, {}, 0, 0};
   std::string tensor = quoted(e.name);
   if (r.peek() != '{')
-    r.fail(detail::cat("tensor ", tensor, ": expected an object with dtype, shape and data_offsets"));
+    r.fail(
+        detail::cat("tensor ", tensor, ": expected an object with dtype, shape and data_offsets"));
   r.begin_object();
   bool seen[3] = {false, false, false};
   static const char* kFields[3] = {"dtype", "shape", "data_offsets"};
@@ -142,7 +143,8 @@ void parse_metadata(JsonReader& r, std::map<std::string, std::string>& out) {
   r.begin_object();
   std::string key;
   while (r.next_key(key)) {
-    if (r.peek() != '"') r.fail(detail::cat("__metadata__ value of ", quoted(key), " is not a string"));
+    if (r.peek() != '"')
+      r.fail(detail::cat("__metadata__ value of ", quoted(key), " is not a string"));
     std::string value = r.read_string();
     if (!out.emplace(key, std::move(value)).second)
       r.fail(detail::cat("__metadata__: duplicate key ", quoted(key)));
@@ -164,7 +166,8 @@ uint64_t check_tiling(std::vector<Entry>& entries, const std::string& context) {
     if (e.begin > at)
       throw ValueError(detail::cat(context, "bytes [", at, ", ", e.begin,
                                    ") of the data belong to no tensor (data_offsets leave a gap "
-                                   "before tensor ", quoted(e.name), ")"));
+                                   "before tensor ",
+                                   quoted(e.name), ")"));
     at = e.end;
     prev = &e;
   }
@@ -175,8 +178,9 @@ uint64_t check_tiling(std::vector<Entry>& entries, const std::string& context) {
 
 uint64_t check_header_length(const unsigned char* prefix8, uint64_t file_size,
                              const std::string& context) {
-  EMBER_CHECK(file_size >= 8, ValueError, context, "the file is ", file_size,
-              " bytes, too short to be a safetensors file (it starts with an 8-byte header length)");
+  EMBER_CHECK(
+      file_size >= 8, ValueError, context, "the file is ", file_size,
+      " bytes, too short to be a safetensors file (it starts with an 8-byte header length)");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | prefix8[i];
   EMBER_CHECK(n <= kMaxSafetensorsHeader, ValueError, context, "header length ", n,
@@ -190,8 +194,8 @@ uint64_t check_header_length(const unsigned char* prefix8, uint64_t file_size,
 Header parse_header(std::string_view text, const std::string& context) {
   size_t bad = 0;
   if (!valid_utf8(text, &bad))
-    throw ValueError(detail::cat(context, "the header is not valid UTF-8 (at byte ", bad,
-                                 " of the header)"));
+    throw ValueError(
+        detail::cat(context, "the header is not valid UTF-8 (at byte ", bad, " of the header)"));
   JsonReader r(text, context);
   if (r.peek() != '{') r.fail("the header is not a JSON object");
   Header h;
@@ -280,8 +284,7 @@ Plan plan_file(const std::map<std::string, Tensor>& tensors,
     append_json_string(json, *name);
     uint64_t nbytes = uint64_t(t->numel()) * t->itemsize();
     json += detail::cat(":{\"dtype\":\"", info_of(t->dtype()).name, "\",\"shape\":[");
-    for (size_t d = 0; d < t->sizes().size(); ++d)
-      json += detail::cat(d ? "," : "", t->sizes()[d]);
+    for (size_t d = 0; d < t->sizes().size(); ++d) json += detail::cat(d ? "," : "", t->sizes()[d]);
     json += detail::cat("],\"data_offsets\":[", offset, ",", offset + nbytes, "]}");
     offset += nbytes;
     plan.order.push_back(*t);

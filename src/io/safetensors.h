@@ -23,7 +23,7 @@ struct Entry {
 struct Header {
   std::vector<Entry> entries;  // sorted by data offset
   std::map<std::string, std::string> metadata;
-  uint64_t data_size = 0;      // bytes of tensor data the entries cover, from 0, without gaps
+  uint64_t data_size = 0;  // bytes of tensor data the entries cover, from 0, without gaps
 };
 
 // The header length N from the first 8 bytes of a file of `file_size` bytes; throws

@@ -24,12 +24,14 @@ bool ends_with(const std::string& s, const char* suffix) {
 }  // namespace
 
 void save(const StateDict& state, const std::string& path, SaveFormat format) {
-  if (format == SaveFormat::Auto) format = ends_with(path, ".safetensors") ? SaveFormat::Safetensors : SaveFormat::Torch;
+  if (format == SaveFormat::Auto)
+    format = ends_with(path, ".safetensors") ? SaveFormat::Safetensors : SaveFormat::Torch;
   if (format == SaveFormat::Torch) return io::save_torch_file(state, path);
   std::map<std::string, Tensor> tensors;
   for (const auto& [name, t] : state) {
     EMBER_CHECK(t.defined(), ValueError, "save: the tensor '", name, "' is undefined");
-    EMBER_CHECK(tensors.emplace(name, t).second, ValueError, "save: the name '", name, "' appears twice");
+    EMBER_CHECK(tensors.emplace(name, t).second, ValueError, "save: the name '", name,
+                "' appears twice");
   }
   save_file(tensors, path);
 }
@@ -47,9 +49,10 @@ StateDict load(const std::string& path) {
   }
   const std::string_view h(head, got);
   // PROTO 2, LONG1 10 and torch's magic number: the pre-1.6 format.
-  EMBER_CHECK(h != std::string_view("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46", 8), ValueError, "load: '", path,
-              "': this is torch's legacy (pre-1.6, non-zip) format, which ember does not read; re-save it "
-              "with torch.save in the default format");
+  EMBER_CHECK(
+      h != std::string_view("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46", 8), ValueError, "load: '", path,
+      "': this is torch's legacy (pre-1.6, non-zip) format, which ember does not read; re-save it "
+      "with torch.save in the default format");
   if (!h.starts_with("PK\x03\x04") && !h.starts_with("PK\x05\x06")) return load_file(path).tensors;
   const std::string bytes = io::read_file(path, "load");
   return load_torch_bytes(bytes.data(), bytes.size(), "'" + path + "'");

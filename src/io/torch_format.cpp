@@ -36,16 +36,20 @@ struct StorageType {
   DType dtype;
   const char* name;
 };
-constexpr StorageType kStorageTypes[] = {
-    {DType::Float32, "FloatStorage"},       {DType::Float64, "DoubleStorage"},
-    {DType::Int64, "LongStorage"},          {DType::Int32, "IntStorage"},
-    {DType::UInt8, "ByteStorage"},          {DType::Bool, "BoolStorage"},
-    {DType::Complex64, "ComplexFloatStorage"}, {DType::Complex128, "ComplexDoubleStorage"}};
+constexpr StorageType kStorageTypes[] = {{DType::Float32, "FloatStorage"},
+                                         {DType::Float64, "DoubleStorage"},
+                                         {DType::Int64, "LongStorage"},
+                                         {DType::Int32, "IntStorage"},
+                                         {DType::UInt8, "ByteStorage"},
+                                         {DType::Bool, "BoolStorage"},
+                                         {DType::Complex64, "ComplexFloatStorage"},
+                                         {DType::Complex128, "ComplexDoubleStorage"}};
 
 const char* storage_name(DType dt) {
   for (const StorageType& s : kStorageTypes)
     if (s.dtype == dt) return s.name;
-  throw NotImplementedError(detail::cat("save: no PyTorch storage type for dtype ", dtype_name(dt)));
+  throw NotImplementedError(
+      detail::cat("save: no PyTorch storage type for dtype ", dtype_name(dt)));
 }
 
 constexpr int64_t kMaxInt = int64_t(1) << 62;  // sizes, strides and offsets beyond are refused
@@ -89,15 +93,18 @@ void write_torch(const StateDict& state, const std::string& archive, const io::S
     if (it != by_storage.end()) {
       index = it->second;
     } else {
-      EMBER_CHECK(s->nbytes() % t.itemsize() == 0, ValueError, "save: the storage of '", name, "' holds ",
-                  s->nbytes(), " bytes, not a whole number of ", dtype_name(t.dtype()), " elements");
+      EMBER_CHECK(s->nbytes() % t.itemsize() == 0, ValueError, "save: the storage of '", name,
+                  "' holds ", s->nbytes(), " bytes, not a whole number of ", dtype_name(t.dtype()),
+                  " elements");
       index = storages.size();
       storages.push_back({std::to_string(index), t.dtype(), storage_view(t, t.dtype())});
       if (s->nbytes()) by_storage.emplace(s, index);
     }
     const SavedStorage& st = storages[index];
-    EMBER_CHECK(st.dtype == t.dtype(), Error, "save: cannot save multiple tensors or storages that view the "
-                "same data as different types (", dtype_name(st.dtype), " and ", dtype_name(t.dtype()), ")");
+    EMBER_CHECK(st.dtype == t.dtype(), Error,
+                "save: cannot save multiple tensors or storages that view the "
+                "same data as different types (",
+                dtype_name(st.dtype), " and ", dtype_name(t.dtype()), ")");
     p.str(name);
     p.global("torch._utils", "_rebuild_tensor_v2");
     p.mark();
@@ -124,13 +131,16 @@ void write_torch(const StateDict& state, const std::string& archive, const io::S
 
   io::ZipWriter zip(sink);
   const std::string dir = archive + "/";
-  auto text = [&](const std::string& name, const std::string& s) { zip.add(dir + name, s.data(), s.size()); };
+  auto text = [&](const std::string& name, const std::string& s) {
+    zip.add(dir + name, s.data(), s.size());
+  };
   text("data.pkl", p.out);
   text(".format_version", "1");
   text(".storage_alignment", std::to_string(io::kZipAlignment));
   text("byteorder", "little");
   for (const SavedStorage& st : storages)
-    zip.add(dir + "data/" + st.key, st.whole.data_ptr(), size_t(st.whole.numel()) * st.whole.itemsize());
+    zip.add(dir + "data/" + st.key, st.whole.data_ptr(),
+            size_t(st.whole.numel()) * st.whole.itemsize());
   text("version", "3\n");
   text(".data/serialization_id", serialization_id());
   zip.finish();
@@ -140,7 +150,8 @@ void write_torch(const StateDict& state, const std::string& archive, const io::S
 
 std::string save_torch_bytes(const StateDict& state, const std::string& archive_name) {
   std::string out;
-  write_torch(state, archive_name, [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); });
+  write_torch(state, archive_name,
+              [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); });
   return out;
 }
 
@@ -188,13 +199,16 @@ class TorchLoader {
 
 PValue TorchLoader::find_class(const std::string& module, const std::string& name) {
   const std::string full = module + "." + name;
-  static const std::set<std::string> allowed = {
-      "collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor",
-      "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state"};
+  static const std::set<std::string> allowed = {"collections.OrderedDict",
+                                                "torch._utils._rebuild_tensor_v2",
+                                                "torch._utils._rebuild_tensor",
+                                                "torch._utils._rebuild_parameter",
+                                                "torch._utils._rebuild_parameter_with_state"};
   const bool storage = module == "torch" && name.size() > 7 && name.ends_with("Storage");
   if (!allowed.count(full) && !storage)
-    fail(detail::cat("the pickle needs the global '", full, "', which a state dict of tensors does not; ",
-                     "ember's C++ loader builds dicts, lists and tensors only (load the file in Python)"));
+    fail(detail::cat(
+        "the pickle needs the global '", full, "', which a state dict of tensors does not; ",
+        "ember's C++ loader builds dicts, lists and tensors only (load the file in Python)"));
   PValue g = PickleValue::make(K::Global);
   g->s = full;
   return g;
@@ -202,7 +216,8 @@ PValue TorchLoader::find_class(const std::string& module, const std::string& nam
 
 int64_t TorchLoader::int_arg(const PValue& v, const char* what) {
   if (v->kind != K::Int) fail(detail::cat("a tensor's ", what, " must be an int"));
-  if (v->i < 0 || v->i >= kMaxInt) fail(detail::cat("a tensor's ", what, " must be in [0, 2**62), got ", v->i));
+  if (v->i < 0 || v->i >= kMaxInt)
+    fail(detail::cat("a tensor's ", what, " must be in [0, 2**62), got ", v->i));
   return v->i;
 }
 
@@ -212,7 +227,8 @@ PValue TorchLoader::reduce(const PickleValue& fn, const PickleValue& args) {
     if (!a.empty()) fail("OrderedDict(...) with arguments is not part of a state dict");
     return PickleValue::make(K::Dict);
   }
-  if (fn.s == "torch._utils._rebuild_parameter" || fn.s == "torch._utils._rebuild_parameter_with_state") {
+  if (fn.s == "torch._utils._rebuild_parameter" ||
+      fn.s == "torch._utils._rebuild_parameter_with_state") {
     if (a.empty() || a[0]->kind != K::Tensor) fail(fn.s + " expects a tensor");
     return a[0];
   }
@@ -224,10 +240,12 @@ PValue TorchLoader::reduce(const PickleValue& fn, const PickleValue& args) {
   const auto& st = *static_cast<const LoadedStorage*>(a[0]->opaque.get());
   const int64_t offset = int_arg(a[1], "storage offset");
   for (int k = 2; k < 4; ++k)
-    if (a[size_t(k)]->kind != K::Tuple && a[size_t(k)]->kind != K::List) fail("a tensor's size and stride must be tuples");
+    if (a[size_t(k)]->kind != K::Tuple && a[size_t(k)]->kind != K::List)
+      fail("a tensor's size and stride must be tuples");
   const auto& sz = a[2]->items;
   const auto& sd = a[3]->items;
-  if (sz.size() != sd.size() || sz.size() > 64) fail("a tensor's size and stride must have one length (at most 64)");
+  if (sz.size() != sd.size() || sz.size() > 64)
+    fail("a tensor's size and stride must have one length (at most 64)");
   std::vector<int64_t> size, stride;
   bool empty = false;
   __int128 last = offset;
@@ -238,10 +256,12 @@ PValue TorchLoader::reduce(const PickleValue& fn, const PickleValue& args) {
     last += __int128(size.back() - 1) * stride.back();
   }
   if (!empty && last >= st.whole.numel())
-    fail(detail::cat("a tensor of size ", IntList(size), ", stride ", IntList(stride), " and offset ", offset,
-                     " reaches past the end of storage '", st.key, "', which holds ", st.whole.numel(), " elements"));
+    fail(detail::cat("a tensor of size ", IntList(size), ", stride ", IntList(stride),
+                     " and offset ", offset, " reaches past the end of storage '", st.key,
+                     "', which holds ", st.whole.numel(), " elements"));
   PValue t = PickleValue::make(K::Tensor);
-  t->tensor = empty ? Tensor::empty(size, st.whole.dtype()) : as_strided(st.whole, size, stride, offset);
+  t->tensor =
+      empty ? Tensor::empty(size, st.whole.dtype()) : as_strided(st.whole, size, stride, offset);
   return t;
 }
 
@@ -255,23 +275,28 @@ PValue TorchLoader::persistent_load(const PickleValue& pid) {
   const StorageType* found = nullptr;
   for (const StorageType& s : kStorageTypes)
     if (type == s.name) found = &s;
-  if (!found) fail(detail::cat("storage '", key, "' is a torch.", type, "; ember has no tensor type for its dtype"));
+  if (!found)
+    fail(detail::cat("storage '", key, "' is a torch.", type,
+                     "; ember has no tensor type for its dtype"));
   auto it = storages_.find(key);
   if (it == storages_.end()) {
     const int64_t numel = a[4]->i;
     const size_t item = itemsize(found->dtype);
     const io::ZipReader::Entry* e = zip_.find(prefix_ + "data/" + key);
-    if (!e) fail(detail::cat("the pickle names storage '", key, "' but the archive has no record data/", key));
+    if (!e)
+      fail(detail::cat("the pickle names storage '", key, "' but the archive has no record data/",
+                       key));
     if (numel < 0 || numel >= kMaxInt || e->size != uint64_t(numel) * item)
-      fail(detail::cat("storage '", key, "' declares ", numel, " elements of ", item, " bytes but its record holds ",
-                       e->size, " bytes"));
+      fail(detail::cat("storage '", key, "' declares ", numel, " elements of ", item,
+                       " bytes but its record holds ", e->size, " bytes"));
     std::string scratch;
     std::string_view bytes = zip_.read(*e, scratch);
     Tensor whole = Tensor::empty({numel}, found->dtype);
     if (!bytes.empty()) std::memcpy(whole.data_ptr(), bytes.data(), bytes.size());
     if (found->dtype == DType::Bool)
       for (char c : bytes)
-        if (c != 0 && c != 1) fail(detail::cat("storage '", key, "' holds a bool that is neither 0 nor 1"));
+        if (c != 0 && c != 1)
+          fail(detail::cat("storage '", key, "' holds a bool that is neither 0 nor 1"));
     it = storages_.emplace(key, LoadedStorage{whole, key}).first;
   }
   if (it->second.whole.dtype() != found->dtype)
@@ -288,13 +313,15 @@ void TorchLoader::flatten(const PValue& v, const std::string& prefix, int depth,
     case K::Tensor: out.emplace_back(prefix, v->tensor); break;
     case K::Dict:
       for (const auto& [k, x] : v->dict) {
-        if (k->kind != K::Str && k->kind != K::Int) fail("a dict key that is not a string or an int");
+        if (k->kind != K::Str && k->kind != K::Int)
+          fail("a dict key that is not a string or an int");
         flatten(x, join(k->kind == K::Str ? k->s : std::to_string(k->i)), depth + 1, out);
       }
       break;
     case K::List:
     case K::Tuple:
-      for (size_t i = 0; i < v->items.size(); ++i) flatten(v->items[i], join(std::to_string(i)), depth + 1, out);
+      for (size_t i = 0; i < v->items.size(); ++i)
+        flatten(v->items[i], join(std::to_string(i)), depth + 1, out);
       break;
     default: break;  // numbers, strings, None: not part of a state dict of tensors
   }
@@ -310,17 +337,21 @@ StateDict TorchLoader::load() {
     }
   }
   if (found != 1)
-    fail(detail::cat("expected one <archive>/data.pkl record, found ", found, " (a torch.save file holds exactly one)"));
+    fail(detail::cat("expected one <archive>/data.pkl record, found ", found,
+                     " (a torch.save file holds exactly one)"));
   prefix_ = pkl->name.substr(0, pkl->name.size() - 8);
   std::set<std::string> seen;
   for (const auto& e : zip_.entries()) {
-    if (!e.name.starts_with(prefix_)) fail(detail::cat("record '", e.name, "' lies outside the archive folder '", prefix_, "'"));
+    if (!e.name.starts_with(prefix_))
+      fail(detail::cat("record '", e.name, "' lies outside the archive folder '", prefix_, "'"));
     if (!seen.insert(e.name).second) fail(detail::cat("the record '", e.name, "' appears twice"));
   }
   std::string scratch;
   if (const auto* order = zip_.find(prefix_ + "byteorder")) {
     std::string_view b = zip_.read(*order, scratch, 16);
-    if (b != "little") fail(detail::cat("the file is '", std::string(b), "'-endian; ember reads little-endian files"));
+    if (b != "little")
+      fail(detail::cat("the file is '", std::string(b),
+                       "'-endian; ember reads little-endian files"));
   }
   std::string_view program = zip_.read(*pkl, scratch);
   const std::string owned(program);
@@ -335,7 +366,8 @@ StateDict TorchLoader::load() {
   flatten(root, "", 0, out);
   std::set<std::string> names;
   for (const auto& [name, t] : out)
-    if (!names.insert(name).second) fail(detail::cat("two tensors are both named '", name, "' once flattened"));
+    if (!names.insert(name).second)
+      fail(detail::cat("two tensors are both named '", name, "' once flattened"));
   return out;
 }
 

@@ -94,9 +94,11 @@ void ZipWriter::finish() {
     le(cd, r.offset, 4);
     cd += r.name;
   }
-  EMBER_CHECK(cd_start + cd.size() < (uint64_t(1) << 32) - 1 && records_.size() < 0xffff, NotImplementedError,
-              "save: the PyTorch-format file's directory would need zip64, which ember's C++ writer does "
-              "not write; save to a .safetensors path");
+  EMBER_CHECK(
+      cd_start + cd.size() < (uint64_t(1) << 32) - 1 && records_.size() < 0xffff,
+      NotImplementedError,
+      "save: the PyTorch-format file's directory would need zip64, which ember's C++ writer does "
+      "not write; save to a .safetensors path");
   const uint64_t cd_size = cd.size();
   le(cd, kEndSig, 4);
   le(cd, 0, 2);  // this disk
@@ -130,7 +132,8 @@ void ZipReader::fail(const std::string& msg) const {
   throw ValueError(detail::cat("load: ", where_, ": ", msg));
 }
 
-ZipReader::ZipReader(std::string_view bytes, std::string where) : bytes_(bytes), where_(std::move(where)) {
+ZipReader::ZipReader(std::string_view bytes, std::string where)
+    : bytes_(bytes), where_(std::move(where)) {
   const uint64_t n = bytes.size();
   if (n < 22) fail("not a zip archive (too short)");
   // The end record is the last 22 bytes plus a comment of up to 65535 bytes.
@@ -158,7 +161,8 @@ ZipReader::ZipReader(std::string_view bytes, std::string where) : bytes_(bytes),
     cd_offset = e.u(8);
   }
   if (cd_offset > n || cd_size > n - cd_offset) fail("the central directory lies outside the file");
-  if (count > cd_size / 46) fail("the central directory cannot hold " + std::to_string(count) + " records");
+  if (count > cd_size / 46)
+    fail("the central directory cannot hold " + std::to_string(count) + " records");
   Cursor d{bytes.substr(0, cd_offset + cd_size), cd_offset, this};
   for (uint64_t k = 0; k < count; ++k) {
     if (d.u(4) != kCentralSig) fail("bad central directory record " + std::to_string(k));
@@ -172,7 +176,8 @@ ZipReader::ZipReader(std::string_view bytes, std::string where) : bytes_(bytes),
     const uint64_t name_len = d.u(2), extra_len = d.u(2), comment_len = d.u(2);
     d.at += 8;
     e.header_offset = d.u(4);
-    if (d.at + name_len + extra_len + comment_len > d.b.size()) fail("a central directory record is truncated");
+    if (d.at + name_len + extra_len + comment_len > d.b.size())
+      fail("a central directory record is truncated");
     e.name = std::string(bytes.substr(d.at, name_len));
     Cursor x{d.b.substr(0, d.at + name_len + extra_len), d.at + name_len, this};
     while (x.at + 4 <= x.b.size()) {  // the zip64 extra field replaces the saturated values
@@ -196,9 +201,11 @@ const ZipReader::Entry* ZipReader::find(std::string_view name) const {
 }
 
 std::string_view ZipReader::read(const Entry& e, std::string& scratch, uint64_t limit) const {
-  if (e.size > limit) fail(detail::cat("record '", e.name, "' declares ", e.size, " bytes (at most ", limit, ")"));
+  if (e.size > limit)
+    fail(detail::cat("record '", e.name, "' declares ", e.size, " bytes (at most ", limit, ")"));
   Cursor c{bytes_, e.header_offset, this};
-  if (c.u(4) != kLocalSig) fail(detail::cat("record '", e.name, "': no local header at offset ", e.header_offset));
+  if (c.u(4) != kLocalSig)
+    fail(detail::cat("record '", e.name, "': no local header at offset ", e.header_offset));
   c.at = e.header_offset + 26;
   const uint64_t begin = e.header_offset + 30 + c.u(2) + c.u(2);
   if (begin > bytes_.size() || e.compressed_size > bytes_.size() - begin)
@@ -206,7 +213,8 @@ std::string_view ZipReader::read(const Entry& e, std::string& scratch, uint64_t 
                      " run past the end of the file (", bytes_.size(), " bytes): truncated?"));
   std::string_view raw = bytes_.substr(begin, e.compressed_size), out;
   if (e.method == 0) {
-    if (e.compressed_size != e.size) fail(detail::cat("stored record '", e.name, "' has two sizes"));
+    if (e.compressed_size != e.size)
+      fail(detail::cat("stored record '", e.name, "' has two sizes"));
     out = raw;
   } else if (e.method == 8) {
     // deflate expands at most 1032:1; a record claiming more lies.
@@ -221,22 +229,27 @@ std::string_view ZipReader::read(const Entry& e, std::string& scratch, uint64_t 
     uint64_t in_left = raw.size(), out_left = e.size;
     int rc = Z_OK;
     while (rc == Z_OK) {
-      const auto in_now = uInt(std::min<uint64_t>(in_left, 1u << 30)), out_now = uInt(std::min<uint64_t>(out_left, 1u << 30));
+      const auto in_now = uInt(std::min<uint64_t>(in_left, 1u << 30)),
+                 out_now = uInt(std::min<uint64_t>(out_left, 1u << 30));
       zs.avail_in = in_now;
       zs.avail_out = out_now;
       rc = inflate(&zs, Z_NO_FLUSH);
       in_left -= in_now - zs.avail_in;
       out_left -= out_now - zs.avail_out;
-      if (rc == Z_OK && in_now == zs.avail_in && out_now == zs.avail_out) rc = Z_BUF_ERROR;  // no progress
+      if (rc == Z_OK && in_now == zs.avail_in && out_now == zs.avail_out)
+        rc = Z_BUF_ERROR;  // no progress
     }
     inflateEnd(&zs);
     if (rc != Z_STREAM_END || out_left != 0)
-      fail(detail::cat("record '", e.name, "' is corrupt (deflate stream ", rc == Z_STREAM_END ? "too short" : "broken", ")"));
+      fail(detail::cat("record '", e.name, "' is corrupt (deflate stream ",
+                       rc == Z_STREAM_END ? "too short" : "broken", ")"));
     out = scratch;
   } else {
-    fail(detail::cat("record '", e.name, "' uses compression method ", e.method, "; torch files are stored or deflated"));
+    fail(detail::cat("record '", e.name, "' uses compression method ", e.method,
+                     "; torch files are stored or deflated"));
   }
-  if (crc32_of(out.data(), out.size()) != e.crc) fail(detail::cat("record '", e.name, "' fails its CRC check (corrupt)"));
+  if (crc32_of(out.data(), out.size()) != e.crc)
+    fail(detail::cat("record '", e.name, "' fails its CRC check (corrupt)"));
   return out;
 }
 

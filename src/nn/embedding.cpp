@@ -14,8 +14,9 @@ std::optional<int64_t> normalized_padding(int64_t num, std::optional<int64_t> id
 
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad)
     : padding_idx(normalized_padding(num, pad)) {
-  EMBER_CHECK(num >= 0 && dim >= 0, ValueError, "Embedding: num_embeddings and embedding_dim must be ",
-              "non-negative, got (", num, ", ", dim, ")");
+  EMBER_CHECK(num >= 0 && dim >= 0, ValueError,
+              "Embedding: num_embeddings and embedding_dim must be ", "non-negative, got (", num,
+              ", ", dim, ")");
   Tensor w = empty({num, dim});
   normal_(w);
   if (padding_idx) {

@@ -14,6 +14,8 @@ inline Tensor uniform_init(IntList shape, double bound) {
   return t;
 }
 
-inline double fan_in_bound(int64_t fan_in) { return fan_in > 0 ? 1.0 / std::sqrt(double(fan_in)) : 0.0; }
+inline double fan_in_bound(int64_t fan_in) {
+  return fan_in > 0 ? 1.0 / std::sqrt(double(fan_in)) : 0.0;
+}
 
 }  // namespace ember::nn::layer_init

@@ -9,14 +9,16 @@
 namespace ember::nn {
 
 Tensor Module::register_parameter(std::string key, Tensor t) {
-  EMBER_CHECK(t.defined(), ValueError, name(), ": register_parameter('", key, "') got an undefined tensor");
+  EMBER_CHECK(t.defined(), ValueError, name(), ": register_parameter('", key,
+              "') got an undefined tensor");
   autograd::set_requires_grad(t, true);
   params_.emplace_back(std::move(key), t);
   return t;
 }
 
 Tensor Module::register_buffer(std::string key, Tensor t) {
-  EMBER_CHECK(t.defined(), ValueError, name(), ": register_buffer('", key, "') got an undefined tensor");
+  EMBER_CHECK(t.defined(), ValueError, name(), ": register_buffer('", key,
+              "') got an undefined tensor");
   buffers_.emplace_back(std::move(key), t);
   return t;
 }
@@ -90,9 +92,9 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     if (!src.defined()) {
       problems.push_back(detail::cat("the entry for ", key, " is an undefined tensor"));
     } else if (src.sizes() != dst.sizes()) {
-      problems.push_back(detail::cat("size mismatch for ", key, ": copying a param with shape ",
-                                     src.sizes(), " from checkpoint, the shape in current model is ",
-                                     dst.sizes(), "."));
+      problems.push_back(
+          detail::cat("size mismatch for ", key, ": copying a param with shape ", src.sizes(),
+                      " from checkpoint, the shape in current model is ", dst.sizes(), "."));
     } else {
       copies.emplace_back(dst, &src);
     }
@@ -100,8 +102,10 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
   for (const auto& [key, t] : state)
     if (!known.count(key)) unexpected.push_back(key);
   std::string msg;
-  if (strict && !unexpected.empty()) msg += "\n\tUnexpected key(s) in state_dict: " + join_keys(unexpected) + ". ";
-  if (strict && !missing.empty()) msg += "\n\tMissing key(s) in state_dict: " + join_keys(missing) + ". ";
+  if (strict && !unexpected.empty())
+    msg += "\n\tUnexpected key(s) in state_dict: " + join_keys(unexpected) + ". ";
+  if (strict && !missing.empty())
+    msg += "\n\tMissing key(s) in state_dict: " + join_keys(missing) + ". ";
   for (const std::string& p : problems) msg += "\n\t" + p;
   EMBER_CHECK(msg.empty(), Error, "Error(s) in loading state_dict for ", name(), ":", msg);
   NoGradGuard no_grad;
@@ -125,9 +129,11 @@ void Module::zero_grad() {
 
 Linear::Linear(int64_t in_features, int64_t out_features, bool with_bias) {
   EMBER_CHECK(in_features >= 0 && out_features >= 0, ValueError,
-              "Linear: feature counts must be non-negative, got (", in_features, ", ", out_features, ")");
+              "Linear: feature counts must be non-negative, got (", in_features, ", ", out_features,
+              ")");
   const double bound = layer_init::fan_in_bound(in_features);
-  weight = register_parameter("weight", layer_init::uniform_init({out_features, in_features}, bound));
+  weight =
+      register_parameter("weight", layer_init::uniform_init({out_features, in_features}, bound));
   if (with_bias) bias = register_parameter("bias", layer_init::uniform_init({out_features}, bound));
 }
 
@@ -146,10 +152,13 @@ Sequential::Sequential(std::vector<ModulePtr> modules) {
   for (ModulePtr& m : modules) push_back(std::move(m));
 }
 
-void Sequential::push_back(ModulePtr m) { register_module(std::to_string(children().size()), std::move(m)); }
+void Sequential::push_back(ModulePtr m) {
+  register_module(std::to_string(children().size()), std::move(m));
+}
 
 const ModulePtr& Sequential::operator[](size_t i) const {
-  EMBER_CHECK(i < size(), IndexError, "Sequential: index ", i, " is out of range for ", size(), " modules");
+  EMBER_CHECK(i < size(), IndexError, "Sequential: index ", i, " is out of range for ", size(),
+              " modules");
   return children()[i].second;
 }
 

@@ -6,7 +6,8 @@
 
 namespace ember::nn {
 
-BatchNormBase::BatchNormBase(const char* op, int64_t c, BatchNormOptions o) : num_features(c), options(o) {
+BatchNormBase::BatchNormBase(const char* op, int64_t c, BatchNormOptions o)
+    : num_features(c), options(o) {
   EMBER_CHECK(c > 0, ValueError, op, ": num_features must be positive, got ", c);
   EMBER_CHECK(!o.momentum || (*o.momentum >= 0 && *o.momentum <= 1), ValueError, op,
               ": momentum must be in [0, 1], got ", o.momentum.value_or(0));
@@ -53,7 +54,8 @@ LayerNorm::LayerNorm(IntList shape, LayerNormOptions o)
     : normalized_shape(shape.begin(), shape.end()), options(o) {
   EMBER_CHECK(!shape.empty(), ValueError, "LayerNorm: normalized_shape must not be empty");
   for (int64_t d : shape)
-    EMBER_CHECK(d > 0, ValueError, "LayerNorm: normalized_shape must hold positive sizes, got ", shape);
+    EMBER_CHECK(d > 0, ValueError, "LayerNorm: normalized_shape must hold positive sizes, got ",
+                shape);
   if (o.elementwise_affine) {
     weight = register_parameter("weight", ones(shape));
     if (o.bias) bias = register_parameter("bias", zeros(shape));

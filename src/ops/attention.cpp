@@ -22,9 +22,10 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v) {
   for (const Tensor* t : {&q, &k, &v}) ops::check_defined(*t, op);
   EMBER_CHECK(q.dim() >= 2 && k.dim() == q.dim() && v.dim() == q.dim(), ValueError, op,
               ": expected query, key and value with the same number of dims (at least 2), but "
-              "got query ", q.sizes(), ", key ", k.sizes(), " and value ", v.sizes());
-  EMBER_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype() && is_floating(q.dtype()),
-              TypeError, op, ": expected query, key and value of the same floating dtype, but got ",
+              "got query ",
+              q.sizes(), ", key ", k.sizes(), " and value ", v.sizes());
+  EMBER_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype() && is_floating(q.dtype()), TypeError,
+              op, ": expected query, key and value of the same floating dtype, but got ",
               dtype_name(q.dtype()), ", ", dtype_name(k.dtype()), " and ", dtype_name(v.dtype()));
   for (int64_t d = 0; d < q.dim() - 2; ++d)
     EMBER_CHECK(q.size(d) == k.size(d) && q.size(d) == v.size(d), ValueError, op,
@@ -71,8 +72,19 @@ kernels::AttentionShape shape_of(const Tensor& q, const Tensor& k, const Tensor&
   offsets[0] = head_offsets(q, heads);
   offsets[1] = head_offsets(k, heads);
   offsets[2] = head_offsets(v, heads);
-  return {heads, L, S, E, Ev, causal, scale, offsets[0].data(), offsets[1].data(),
-          offsets[2].data(), q.stride(-2), k.stride(-2), v.stride(-2)};
+  return {heads,
+          L,
+          S,
+          E,
+          Ev,
+          causal,
+          scale,
+          offsets[0].data(),
+          offsets[1].data(),
+          offsets[2].data(),
+          q.stride(-2),
+          k.stride(-2),
+          v.stride(-2)};
 }
 
 // The backward written with ember ops, for create_graph (Note [Fused backward and
@@ -109,26 +121,29 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                              lse.data_ptr());
   if (autograd::any_requires_grad(query) || autograd::any_requires_grad(key) ||
       autograd::any_requires_grad(value)) {
-    autograd::record(
-        "ScaledDotProductFlashAttentionForCpuBackward0", {&query, &key, &value}, {&out},
-        [sq = SavedTensor(q), sk = SavedTensor(k), sv = SavedTensor(v), so = SavedTensor(out, true),
-         sl = SavedTensor(lse), causal = is_causal, scale](Grads& g, const Node& n) -> Grads {
-          const Tensor q = sq.get(), k = sk.get(), v = sv.get();
-          const Tensor go = contiguous(g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
-          if (GradMode::is_enabled()) return attention_backward_ops(go, q, k, v, causal, scale);
-          const Tensor o = so.get(), l = sl.get();
-          std::vector<int64_t> offsets[3];
-          const kernels::AttentionShape a = shape_of(q, k, v, causal, scale, offsets);
-          Tensor gq, gk, gv;
-          if (n.needs_input_grad(0)) gq = Tensor::empty(q.sizes(), q.dtype());
-          if (n.needs_input_grad(1)) gk = Tensor::empty(k.sizes(), k.dtype());
-          if (n.needs_input_grad(2)) gv = Tensor::empty(v.sizes(), v.dtype());
-          auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-          kernels::attention_backward(q.dtype(), a, go.data_ptr(), q.data_ptr(), k.data_ptr(),
-                                      v.data_ptr(), o.data_ptr(), l.data_ptr(), ptr(gq), ptr(gk),
-                                      ptr(gv));
-          return {gq, gk, gv};
-        });
+    autograd::record("ScaledDotProductFlashAttentionForCpuBackward0", {&query, &key, &value},
+                     {&out},
+                     [sq = SavedTensor(q), sk = SavedTensor(k), sv = SavedTensor(v),
+                      so = SavedTensor(out, true), sl = SavedTensor(lse), causal = is_causal,
+                      scale](Grads& g, const Node& n) -> Grads {
+                       const Tensor q = sq.get(), k = sk.get(), v = sv.get();
+                       const Tensor go =
+                           contiguous(g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
+                       if (GradMode::is_enabled())
+                         return attention_backward_ops(go, q, k, v, causal, scale);
+                       const Tensor o = so.get(), l = sl.get();
+                       std::vector<int64_t> offsets[3];
+                       const kernels::AttentionShape a = shape_of(q, k, v, causal, scale, offsets);
+                       Tensor gq, gk, gv;
+                       if (n.needs_input_grad(0)) gq = Tensor::empty(q.sizes(), q.dtype());
+                       if (n.needs_input_grad(1)) gk = Tensor::empty(k.sizes(), k.dtype());
+                       if (n.needs_input_grad(2)) gv = Tensor::empty(v.sizes(), v.dtype());
+                       auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
+                       kernels::attention_backward(q.dtype(), a, go.data_ptr(), q.data_ptr(),
+                                                   k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                                                   l.data_ptr(), ptr(gq), ptr(gk), ptr(gv));
+                       return {gq, gk, gv};
+                     });
   }
   return out;
 }

@@ -13,8 +13,10 @@ bool is_enabled() { return t_enabled; }
 void set_enabled(bool on) { t_enabled = on; }
 DType dtype() { return t_dtype; }
 void set_dtype(DType dt) {
-  EMBER_CHECK(is_half(dt), ValueError, "autocast: the CPU autocast dtype must be bfloat16 or "
-              "float16, got ", dtype_name(dt));
+  EMBER_CHECK(is_half(dt), ValueError,
+              "autocast: the CPU autocast dtype must be bfloat16 or "
+              "float16, got ",
+              dtype_name(dt));
   t_dtype = dt;
 }
 
@@ -38,7 +40,8 @@ std::vector<Tensor> promote(const std::vector<Tensor>& ts) {
   out.reserve(ts.size());
   for (const Tensor& t : ts)
     out.push_back(widest && t.defined() && is_floating_point(t.dtype()) && t.dtype() != *widest
-                      ? to_dtype(t, *widest) : t);
+                      ? to_dtype(t, *widest)
+                      : t);
   return out;
 }
 

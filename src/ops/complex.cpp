@@ -19,8 +19,8 @@ namespace {
 
 // A view of t's storage with another dtype (offset and strides in that dtype's elements).
 Tensor retyped_view(const Tensor& t, Dims sizes, Dims strides, int64_t offset, DType dt) {
-  return Tensor(make_intrusive<TensorImpl>(t.storage(), std::move(sizes), std::move(strides),
-                                           offset, dt));
+  return Tensor(
+      make_intrusive<TensorImpl>(t.storage(), std::move(sizes), std::move(strides), offset, dt));
 }
 
 }  // namespace
@@ -49,26 +49,34 @@ Tensor view_as_complex(const Tensor& t) {
   ops::check_defined(t, "view_as_complex");
   EMBER_CHECK(is_floating(t.dtype()), Error,
               "view_as_complex is only supported for float and double tensors, but got a tensor "
-              "of scalar type: ", dtype_name(t.dtype()));
+              "of scalar type: ",
+              dtype_name(t.dtype()));
   EMBER_CHECK(t.dim() > 0, Error, "view_as_complex: input tensor must have one or more dimensions");
-  EMBER_CHECK(t.sizes().back() == 2, Error, "view_as_complex: tensor must have a last dimension "
-              "of size 2, got shape ", t.sizes());
-  EMBER_CHECK(t.strides().back() == 1, Error, "view_as_complex: tensor must have a last "
-              "dimension with stride 1, got strides ", t.strides());
+  EMBER_CHECK(t.sizes().back() == 2, Error,
+              "view_as_complex: tensor must have a last dimension "
+              "of size 2, got shape ",
+              t.sizes());
+  EMBER_CHECK(t.strides().back() == 1, Error,
+              "view_as_complex: tensor must have a last "
+              "dimension with stride 1, got strides ",
+              t.strides());
   Dims sizes, strides;
   for (int64_t d = 0; d + 1 < t.dim(); ++d) {
-    EMBER_CHECK(t.strides()[d] % 2 == 0, Error, "view_as_complex: tensor must have a stride "
-                "divisible by 2 for all but last dimension, got strides ", t.strides());
+    EMBER_CHECK(t.strides()[d] % 2 == 0, Error,
+                "view_as_complex: tensor must have a stride "
+                "divisible by 2 for all but last dimension, got strides ",
+                t.strides());
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d] / 2);
   }
-  EMBER_CHECK(t.offset() % 2 == 0, Error, "view_as_complex: tensor must have a storage_offset "
-              "divisible by 2, got ", t.offset());
+  EMBER_CHECK(t.offset() % 2 == 0, Error,
+              "view_as_complex: tensor must have a storage_offset "
+              "divisible by 2, got ",
+              t.offset());
   Tensor out = retyped_view(t, sizes, strides, t.offset() / 2, to_complex(t.dtype()));
   if (autograd::any_requires_grad(t))
-    autograd::record_view("ViewAsComplexBackward0", t, out, [](Grads& g, const Node&) -> Grads {
-      return {view_as_real(g[0])};
-    });
+    autograd::record_view("ViewAsComplexBackward0", t, out,
+                          [](Grads& g, const Node&) -> Grads { return {view_as_real(g[0])}; });
   return out;
 }
 
@@ -110,7 +118,8 @@ Tensor complex(const Tensor& re, const Tensor& im) {
   }
   if (autograd::any_requires_grad(re, im))
     autograd::record("ComplexBackward0", {&re, &im}, {&out},
-                     [sr = Dims(re.sizes()), si = Dims(im.sizes())](Grads& g, const Node& n) -> Grads {
+                     [sr = Dims(re.sizes()), si = Dims(im.sizes())](Grads& g,
+                                                                    const Node& n) -> Grads {
                        return {n.needs_input_grad(0) ? autograd::sum_to(real(g[0]), sr) : Tensor(),
                                n.needs_input_grad(1) ? autograd::sum_to(imag(g[0]), si) : Tensor()};
                      });
@@ -147,12 +156,13 @@ Tensor angle(const Tensor& t) {
   }
   // d angle = (-y dx + x dy) / |z|^2: z.grad = g * i z / |z|^2, 0 at z == 0 (as torch).
   if (autograd::any_requires_grad(t))
-    autograd::record("AngleBackward0", {&t}, {&out}, [st = autograd::SavedTensor(t)](Grads& g, const Node&) -> Grads {
-      Tensor z = st.get();
-      Tensor r2 = add(mul(real(z), real(z)), mul(imag(z), imag(z)));
-      Tensor gz = div(mul(mul(g[0], z), Scalar(std::complex<double>(0, 1))), r2);
-      return {masked_fill(gz, eq(r2, Scalar(0.0)), Scalar(0.0))};
-    });
+    autograd::record("AngleBackward0", {&t}, {&out},
+                     [st = autograd::SavedTensor(t)](Grads& g, const Node&) -> Grads {
+                       Tensor z = st.get();
+                       Tensor r2 = add(mul(real(z), real(z)), mul(imag(z), imag(z)));
+                       Tensor gz = div(mul(mul(g[0], z), Scalar(std::complex<double>(0, 1))), r2);
+                       return {masked_fill(gz, eq(r2, Scalar(0.0)), Scalar(0.0))};
+                     });
   return out;
 }
 
@@ -169,9 +179,8 @@ Tensor conj_physical(const Tensor& t) {
     neg_(im);
   }
   if (autograd::any_requires_grad(t))
-    autograd::record("ConjPhysicalBackward0", {&t}, {&out}, [](Grads& g, const Node&) -> Grads {
-      return {conj_physical(g[0])};
-    });
+    autograd::record("ConjPhysicalBackward0", {&t}, {&out},
+                     [](Grads& g, const Node&) -> Grads { return {conj_physical(g[0])}; });
   return out;
 }
 
@@ -181,7 +190,8 @@ Tensor& conj_physical_(Tensor& t) {
   ops::check_defined(t, "conj_physical_");
   if (!is_complex(t.dtype())) return t;
   if (autograd::any_requires_grad(t))
-    return autograd::apply_inplace(t, "conj_physical_", [](const Tensor& x) { return conj_physical(x); });
+    return autograd::apply_inplace(t, "conj_physical_",
+                                   [](const Tensor& x) { return conj_physical(x); });
   Tensor im = select(view_as_real(t), -1, 1);
   neg_(im);
   return t;

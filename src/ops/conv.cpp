@@ -46,31 +46,36 @@ void check_tensors(int nd, const char* op, const Tensor& input, const Tensor& we
   ops::check_defined(input, op);
   ops::check_defined(weight, op);
   SPATIAL_CHECK(nd, input.dim() == nd + 1 || input.dim() == nd + 2, op, ": expected a ", nd + 1,
-             "-d (unbatched) or ", nd + 2, "-d (batched) input, but got input of shape ",
-             input.sizes());
-  SPATIAL_CHECK(nd, weight.dim() == nd + 2, op, ": expected a ", nd + 2,
-             "-d weight (out_channels, in_channels / groups, *kernel_size), but got weight of shape ",
-             weight.sizes());
+                "-d (unbatched) or ", nd + 2, "-d (batched) input, but got input of shape ",
+                input.sizes());
+  SPATIAL_CHECK(
+      nd, weight.dim() == nd + 2, op, ": expected a ", nd + 2,
+      "-d weight (out_channels, in_channels / groups, *kernel_size), but got weight of shape ",
+      weight.sizes());
   EMBER_CHECK(input.dtype() != DType::Bool, NotImplementedError, op,
               ": not implemented for bool tensors (input of shape ", input.sizes(), ")");
   if (input.dtype() != weight.dtype())
-    spatial_fail(nd, true, detail::cat(op, ": input (", dtype_name(input.dtype()), ") and weight (",
-                               dtype_name(weight.dtype()), ") should have the same dtype"));
+    spatial_fail(nd, true,
+                 detail::cat(op, ": input (", dtype_name(input.dtype()), ") and weight (",
+                             dtype_name(weight.dtype()), ") should have the same dtype"));
   if (bias.defined() && input.dtype() != bias.dtype())
-    spatial_fail(nd, true, detail::cat(op, ": input (", dtype_name(input.dtype()), ") and bias (",
-                               dtype_name(bias.dtype()), ") should have the same dtype"));
+    spatial_fail(nd, true,
+                 detail::cat(op, ": input (", dtype_name(input.dtype()), ") and bias (",
+                             dtype_name(bias.dtype()), ") should have the same dtype"));
 }
 
 void check_args(int nd, const char* op, const ConvArgs& a) {
   for (int i = 0; i < 3; ++i) {
-    SPATIAL_CHECK(nd, a.stride[i] > 0, op, ": non-positive stride is not supported, got stride=",
-               spatial_str(nd, a.stride));
+    SPATIAL_CHECK(nd, a.stride[i] > 0, op,
+                  ": non-positive stride is not supported, got stride=", spatial_str(nd, a.stride));
     SPATIAL_CHECK(nd, a.pad_before[i] >= 0, op, ": negative padding is not supported, got padding=",
-               spatial_str(nd, a.pad_before));
+                  spatial_str(nd, a.pad_before));
     SPATIAL_CHECK(nd, a.dilation[i] > 0, op,
-               ": non-positive dilation is not supported, got dilation=", spatial_str(nd, a.dilation));
+                  ": non-positive dilation is not supported, got dilation=",
+                  spatial_str(nd, a.dilation));
   }
-  SPATIAL_CHECK(nd, a.groups > 0, op, ": non-positive groups is not supported, got groups=", a.groups);
+  SPATIAL_CHECK(nd, a.groups > 0, op,
+                ": non-positive groups is not supported, got groups=", a.groups);
 }
 
 // Checks the shapes of x (batched: nd + 2 dims) and weight against each other and returns
@@ -81,33 +86,48 @@ kernels::Conv2dGeom geometry(int nd, const char* op, const Tensor& x, const Tens
   const Dim3 in{nd == 3 ? x.size(2) : 1, x.size(-2), x.size(-1)};
   const Dim3 k{nd == 3 ? weight.size(2) : 1, weight.size(-2), weight.size(-1)};
   SPATIAL_CHECK(nd, o >= 1 && o % g == 0, op, ": given groups=", g,
-             ", expected weight to be at least ", g, " and divisible by ", g,
-             " at dimension 0, but got weight of shape ", weight.sizes());
+                ", expected weight to be at least ", g, " and divisible by ", g,
+                " at dimension 0, but got weight of shape ", weight.sizes());
   SPATIAL_CHECK(nd, c % g == 0, op, ": given groups=", g, ", the ", c,
-             " channels of the input of shape ", x.sizes(), " are not divisible by ", g);
+                " channels of the input of shape ", x.sizes(), " are not divisible by ", g);
   SPATIAL_CHECK(nd, weight.size(1) * g == c, op, ": given groups=", g, ", weight of shape ",
-             weight.sizes(), " expects input of shape ", x.sizes(), " to have ",
-             weight.size(1) * g, " channels, but got ", c, " channels instead");
+                weight.sizes(), " expects input of shape ", x.sizes(), " to have ",
+                weight.size(1) * g, " channels, but got ", c, " channels instead");
   SPATIAL_CHECK(nd, !bias.defined() || (bias.dim() == 1 && bias.size(0) == o), op,
-             ": given weight of shape ", weight.sizes(), ", expected bias to be 1-d with ", o,
-             " elements, but got bias of shape ", bias.defined() ? bias.sizes() : Dims{});
+                ": given weight of shape ", weight.sizes(), ", expected bias to be 1-d with ", o,
+                " elements, but got bias of shape ", bias.defined() ? bias.sizes() : Dims{});
   Dim3 ek, padded, out;
   for (size_t i = 0; i < 3; ++i) {
     SPATIAL_CHECK(nd, k[i] >= 1, op, ": kernel size must be positive, but got weight of shape ",
-               weight.sizes());
+                  weight.sizes());
     ek[i] = (k[i] - 1) * a.dilation[i] + 1;
     padded[i] = in[i] + a.pad_before[i] + a.pad_after[i];
   }
   for (size_t i = 0; i < 3; ++i) {
-    SPATIAL_CHECK(nd, padded[i] >= ek[i], op, ": calculated padded input size per channel: ",
-               spatial_str(nd, padded, " x "), ". Kernel size: ", spatial_str(nd, ek, " x "),
-               ". Kernel size can't be greater than actual input size (input of shape ",
-               x.sizes(), ", weight of shape ", weight.sizes(), ")");
+    SPATIAL_CHECK(nd, padded[i] >= ek[i], op,
+                  ": calculated padded input size per channel: ", spatial_str(nd, padded, " x "),
+                  ". Kernel size: ", spatial_str(nd, ek, " x "),
+                  ". Kernel size can't be greater than actual input size (input of shape ",
+                  x.sizes(), ", weight of shape ", weight.sizes(), ")");
     out[i] = (padded[i] - ek[i]) / a.stride[i] + 1;
   }
-  kernels::Conv2dGeom geo{n, c, in[1], in[2], o, k[1], k[2], g, a.stride[1], a.stride[2],
-                          a.pad_before[1], a.pad_before[2], a.dilation[1], a.dilation[2],
-                          out[1], out[2], {x.stride(0), x.stride(1), x.stride(-2), x.stride(-1)}};
+  kernels::Conv2dGeom geo{n,
+                          c,
+                          in[1],
+                          in[2],
+                          o,
+                          k[1],
+                          k[2],
+                          g,
+                          a.stride[1],
+                          a.stride[2],
+                          a.pad_before[1],
+                          a.pad_before[2],
+                          a.dilation[1],
+                          a.dilation[2],
+                          out[1],
+                          out[2],
+                          {x.stride(0), x.stride(1), x.stride(-2), x.stride(-1)}};
   geo.d = in[0], geo.kd = k[0], geo.sd = a.stride[0], geo.pd = a.pad_before[0];
   geo.dd = a.dilation[0], geo.od = out[0], geo.in_stride_d = nd == 3 ? x.stride(2) : 0;
   // BLAS counts in int: the GEMM sizes and leading dimensions must fit.
@@ -115,8 +135,8 @@ kernels::Conv2dGeom geometry(int nd, const char* op, const Tensor& x, const Tens
   const double kg = double(c / g) * double(k[0] * k[1] * k[2]);
   const double p = double(out[0]) * double(out[1]) * double(out[2]);
   SPATIAL_CHECK(nd, kg <= INT_MAX && p <= INT_MAX && o <= INT_MAX && kg * g * p < 0x1p56, op,
-             ": input of shape ", x.sizes(), " and weight of shape ", weight.sizes(),
-             " are too large for BLAS");
+                ": input of shape ", x.sizes(), " and weight of shape ", weight.sizes(),
+                " are too large for BLAS");
   return geo;
 }
 
@@ -163,12 +183,13 @@ Tensor conv_batched(int nd, const char* op, const Tensor& input, const Tensor& w
                           b.defined() ? b.data_ptr() : nullptr, out.data_ptr(), ws.data_ptr());
 
   const bool has_bias = bias.defined();
-  if (autograd::any_requires_grad(input, weight) || (has_bias && autograd::any_requires_grad(bias))) {
+  if (autograd::any_requires_grad(input, weight) ||
+      (has_bias && autograd::any_requires_grad(bias))) {
     std::vector<Tensor> inputs{input, weight};
     if (has_bias) inputs.push_back(bias);
     autograd::record("ConvolutionBackward0", inputs, {out},
-                     [geo, has_bias, sx = SavedTensor(input), sw = SavedTensor(weight)](
-                         Grads& g, const Node& n) -> Grads {
+                     [geo, has_bias, sx = SavedTensor(input),
+                      sw = SavedTensor(weight)](Grads& g, const Node& n) -> Grads {
                        std::vector<Tensor> r =
                            conv_backward(geo, sx.get(), sw.get(), g[0], n.needs_input_grad(0),
                                          n.needs_input_grad(1), has_bias && n.needs_input_grad(2));
@@ -215,7 +236,7 @@ Tensor conv_mode(int nd, const char* op, const Tensor& input, const Tensor& weig
   if (padding == PaddingMode::Same) {
     for (size_t i = 0; i < 3; ++i) {
       SPATIAL_CHECK(nd, a.stride[i] == 1, op,
-                 ": padding='same' is not supported for strided convolutions");
+                    ": padding='same' is not supported for strided convolutions");
       const int64_t k = nd == 2 && i == 0 ? 1 : weight.size(int64_t(i) + nd - 1);
       const int64_t total = a.dilation[i] * (k - 1);
       a.pad_before[i] = total / 2;
@@ -243,34 +264,39 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
   ops::check_defined(input, op);
   ops::check_defined(weight, op);
   SPATIAL_CHECK(nd, input.dim() == nd + 2 && weight.dim() == nd + 2, op, ": expected a ", nd + 2,
-             "-d input and a ", nd + 2, "-d weight, but got input of shape ", input.sizes(),
-             " and weight of shape ", weight.sizes());
+                "-d input and a ", nd + 2, "-d weight, but got input of shape ", input.sizes(),
+                " and weight of shape ", weight.sizes());
   if (!is_floating_point(input.dtype()) || input.dtype() != weight.dtype())
-    spatial_fail(nd, true, detail::cat(op, ": expected floating-point input and weight of one dtype, but got ",
-                               dtype_name(input.dtype()), " and ", dtype_name(weight.dtype())));
+    spatial_fail(nd, true,
+                 detail::cat(op,
+                             ": expected floating-point input and weight of one dtype, but got ",
+                             dtype_name(input.dtype()), " and ", dtype_name(weight.dtype())));
   if (is_half(input.dtype()))  // float32 through differentiable casts, as conv_batched
-    return to_dtype(conv_transpose(nd, op, to_dtype(input, DType::Float32), to_dtype(weight, DType::Float32),
-                                   stride, padding, output_padding, groups, dilation),
+    return to_dtype(conv_transpose(nd, op, to_dtype(input, DType::Float32),
+                                   to_dtype(weight, DType::Float32), stride, padding,
+                                   output_padding, groups, dilation),
                     input.dtype());
   const ConvArgs a = conv_args(nd, op, stride, padding, dilation, groups);
   const Dim3 opad = spatial_arg(nd, op, "output_padding", output_padding, 0);
   check_args(nd, op, a);
   for (size_t i = 0; i < 3; ++i)
-    SPATIAL_CHECK(nd, opad[i] >= 0 && opad[i] < a.stride[i], op, ": output_padding=",
-               spatial_str(nd, opad), " must be non-negative and smaller than stride=", spatial_str(nd, a.stride));
+    SPATIAL_CHECK(nd, opad[i] >= 0 && opad[i] < a.stride[i], op,
+                  ": output_padding=", spatial_str(nd, opad),
+                  " must be non-negative and smaller than stride=", spatial_str(nd, a.stride));
   SPATIAL_CHECK(nd, weight.size(0) == input.size(1), op, ": weight of shape ", weight.sizes(),
-             " expects input of shape ", input.sizes(), " to have ", weight.size(0), " channels");
+                " expects input of shape ", input.sizes(), " to have ", weight.size(0),
+                " channels");
   const Dim3 in{nd == 3 ? input.size(2) : 1, input.size(-2), input.size(-1)};
   const Dim3 k{nd == 3 ? weight.size(2) : 1, weight.size(-2), weight.size(-1)};
   Dim3 out;
   bool empty = false;
   for (size_t i = 0; i < 3; ++i) {
-    out[i] = (in[i] - 1) * a.stride[i] - 2 * a.pad_before[i] + a.dilation[i] * (k[i] - 1) +
-             opad[i] + 1;
+    out[i] =
+        (in[i] - 1) * a.stride[i] - 2 * a.pad_before[i] + a.dilation[i] * (k[i] - 1) + opad[i] + 1;
     empty |= out[i] <= 0 || in[i] <= 0;
   }
   SPATIAL_CHECK(nd, !empty, op, ": input of shape ", input.sizes(), " and weight of shape ",
-             weight.sizes(), " give an empty output ", spatial_str(nd, out, " x "));
+                weight.sizes(), " give an empty output ", spatial_str(nd, out, " x "));
   const DType dt = input.dtype();
   Dims out_shape{input.size(0), weight.size(1) * groups, out[1], out[2]};
   if (nd == 3) out_shape.insert(2, out[0]);
@@ -283,8 +309,8 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
   {
     const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, false);
     Tensor ws = Tensor::empty({plan.workspace}, dt);
-    kernels::conv2d_backward(dt, geo, plan, y.data_ptr(), wt.data_ptr(), x.data_ptr(),
-                             y.data_ptr(), nullptr, nullptr, ws.data_ptr());
+    kernels::conv2d_backward(dt, geo, plan, y.data_ptr(), wt.data_ptr(), x.data_ptr(), y.data_ptr(),
+                             nullptr, nullptr, ws.data_ptr());
   }
   if (autograd::any_requires_grad(input, weight)) {
     autograd::record("ConvolutionBackward0", {input, weight}, {y},
@@ -294,10 +320,11 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
                        Tensor gx, gw;
                        if (node.needs_input_grad(0)) {  // conv(grad_out, weight)
                          gx = Tensor::empty(shape, dt);
-                         const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
+                         const kernels::Conv2dPlan plan =
+                             kernels::conv2d_plan(dt, geo, false, false);
                          Tensor ws = Tensor::empty({plan.workspace}, dt);
-                         kernels::conv2d_forward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(), nullptr,
-                                                 gx.data_ptr(), ws.data_ptr());
+                         kernels::conv2d_forward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(),
+                                                 nullptr, gx.data_ptr(), ws.data_ptr());
                        }
                        if (node.needs_input_grad(1)) {  // conv's weight grad of (grad_out, input)
                          const Tensor x = dense(detach(sx.get()));
@@ -337,14 +364,20 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   ops::check_defined(input, op);
   ops::check_defined(weight, op);
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, Error, op,
-              ": expected a 2-d (unbatched) or 3-d (batched) input, but got input of shape ", input.sizes());
-  EMBER_CHECK(weight.dim() == 3, Error, op, ": expected a 3-d weight (out_channels, in_channels / "
-              "groups, kernel_size), but got weight of shape ", weight.sizes());
-  EMBER_CHECK(groups <= 0 || input.size(-2) == weight.size(1) * groups, Error, op, ": groups=", groups,
-              " and weight of shape ", weight.sizes(), " expect input of shape ", input.sizes(),
-              " to have ", weight.size(1) * groups, " channels, but it has ", input.size(-2));
-  for (auto [v, name] : {std::pair{stride, "stride"}, std::pair{padding, "padding"}, std::pair{dilation, "dilation"}})
-    EMBER_CHECK(v.size() == 1, Error, op, ": expected ", name, " to be a single int, but got ", name, "=", v);
+              ": expected a 2-d (unbatched) or 3-d (batched) input, but got input of shape ",
+              input.sizes());
+  EMBER_CHECK(weight.dim() == 3, Error, op,
+              ": expected a 3-d weight (out_channels, in_channels / "
+              "groups, kernel_size), but got weight of shape ",
+              weight.sizes());
+  EMBER_CHECK(groups <= 0 || input.size(-2) == weight.size(1) * groups, Error, op,
+              ": groups=", groups, " and weight of shape ", weight.sizes(),
+              " expect input of shape ", input.sizes(), " to have ", weight.size(1) * groups,
+              " channels, but it has ", input.size(-2));
+  for (auto [v, name] : {std::pair{stride, "stride"}, std::pair{padding, "padding"},
+                         std::pair{dilation, "dilation"}})
+    EMBER_CHECK(v.size() == 1, Error, op, ": expected ", name, " to be a single int, but got ",
+                name, "=", v);
   Tensor y = conv2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, {1, stride[0]},
                     {0, padding[0]}, {1, dilation[0]}, groups);
   return squeeze(y, {-2});

@@ -24,7 +24,8 @@ Tensor clone(const Tensor& t) {
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   if (autograd::any_requires_grad(t))
-    autograd::record("CloneBackward0", {&t}, {&out}, [](Grads& g, const Node&) -> Grads { return {g[0]}; });
+    autograd::record("CloneBackward0", {&t}, {&out},
+                     [](Grads& g, const Node&) -> Grads { return {g[0]}; });
   return out;
 }
 
@@ -36,9 +37,10 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   Tensor out = ops::empty_like_inputs(t.sizes(), dtype, {&t});
   kernels::cast(dtype, t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   if (autograd::any_requires_grad(t) && is_floating_point(dtype)) {
-    autograd::record("ToCopyBackward0", {&t}, {&out}, [from = t.dtype()](Grads& g, const Node&) -> Grads {
-      return {to_dtype(g[0], from)};
-    });
+    autograd::record("ToCopyBackward0", {&t}, {&out},
+                     [from = t.dtype()](Grads& g, const Node&) -> Grads {
+                       return {to_dtype(g[0], from)};
+                     });
   }
   return out;
 }
@@ -115,8 +117,9 @@ Tensor& fill_(Tensor& t, const Tensor& value) {
   EMBER_RECORD(fill_, t, value);
   ops::check_defined(t, "fill_");
   ops::check_defined(value, "fill_");
-  EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ",
-              value.dim(), " dimensions.");
+  EMBER_CHECK(value.dim() == 0, Error,
+              "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
   return copy_(t, value);
 }
 

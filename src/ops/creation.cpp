@@ -61,7 +61,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
     start = Scalar(start.to_int()), end = Scalar(end.to_int()), step = Scalar(step.to_int());
     if (dt == DType::Int64) {
       s = start.to_double(), e = end.to_double(), st = step.to_double();
-      EMBER_CHECK(st != 0, ValueError, "arange: step must be nonzero (it truncates to 0 for int64)");
+      EMBER_CHECK(st != 0, ValueError,
+                  "arange: step must be nonzero (it truncates to 0 for int64)");
     }
   }
   double nd = std::max(0.0, std::ceil((e - s) / st));
@@ -83,7 +84,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   EMBER_RECORD(linspace, start, end, steps, dtype);
   EMBER_PROFILE_OP("linspace");
-  EMBER_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ", steps);
+  EMBER_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ",
+              steps);
   Tensor t = Tensor::empty({steps}, dtype);
   double step = steps > 1 ? (end - start) / double(steps - 1) : 0.0;
   int64_t half = steps / 2;
@@ -128,8 +130,9 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* gen) {
   ops::check_defined(t, "uniform_");
   EMBER_CHECK(is_floating_point(t.dtype()), NotImplementedError, "uniform_: not implemented for ",
               dtype_name(t.dtype()));
-  EMBER_CHECK(low <= high, Error, "uniform_ expects to return a [from, to) range, but found from=",
-              low, " > to=", high);
+  EMBER_CHECK(low <= high, Error,
+              "uniform_ expects to return a [from, to) range, but found from=", low,
+              " > to=", high);
   autograd::check_inplace(t, "uniform_");
   if (is_half(t.dtype())) {  // drawn in float32, rounded once (as torch's reduced-float fill)
     Tensor f = Tensor::empty(t.sizes(), DType::Float32);
@@ -197,8 +200,7 @@ Tensor randn(IntList shape, DType dtype, Generator* gen) {
 Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator* gen) {
   EMBER_RECORD(randint, low, high, shape, dtype, gen);
   EMBER_PROFILE_OP("randint");
-  EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
-              " high=", high);
+  EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low, " high=", high);
   Tensor t = Tensor::empty(shape, DType::Int64);
   generator_or_default(gen).randint(t.data<int64_t>(), t.numel(), low, high);
   return to_dtype(t, dtype);

@@ -28,11 +28,11 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
   EMBER_CHECK(is_integral(targets.dtype(), false), Error, op,
               ": expected integer targets (int32 or int64), but got ", dtype_name(targets.dtype()));
   const int64_t T = log_probs.size(0), N = log_probs.size(1), C = log_probs.size(2);
-  EMBER_CHECK(blank >= 0 && blank < C, Error, op, ": blank must be in label range: blank ",
-              blank, " is not in [0, ", C, ")");
+  EMBER_CHECK(blank >= 0 && blank < C, Error, op, ": blank must be in label range: blank ", blank,
+              " is not in [0, ", C, ")");
   EMBER_CHECK(int64_t(input_lengths.size()) == N, Error, op,
-              ": input_lengths must be of size batch_size (", N, "), but got ", input_lengths.size(),
-              " values");
+              ": input_lengths must be of size batch_size (", N, "), but got ",
+              input_lengths.size(), " values");
   EMBER_CHECK(int64_t(target_lengths.size()) == N, Error, op,
               ": target_lengths must be of size batch_size (", N, "), but got ",
               target_lengths.size(), " values");
@@ -40,14 +40,14 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
   int64_t max_target = 0, total = 0;
   for (int64_t b = 0; b < N; ++b) {
     const int64_t il = input_lengths[b], tl = target_lengths[b];
-    EMBER_CHECK(il >= 0 && il <= T, Error, op, ": Expected input_lengths to have value at most ",
-                T, " (and at least 0), but got value ", il, " at batch ", b);
+    EMBER_CHECK(il >= 0 && il <= T, Error, op, ": Expected input_lengths to have value at most ", T,
+                " (and at least 0), but got value ", il, " at batch ", b);
     EMBER_CHECK(tl >= 0, Error, op, ": Expected target_lengths to be non-negative, but got value ",
                 tl, " at batch ", b);
     max_target = std::max(max_target, tl);
     if (targets.dim() == 2) {
-      EMBER_CHECK(tl <= targets.size(1), Error, op, ": Expected targets to have size at least ",
-                  tl, " at dimension 1 (target_lengths[", b, "]), but got targets of shape ",
+      EMBER_CHECK(tl <= targets.size(1), Error, op, ": Expected targets to have size at least ", tl,
+                  " at dimension 1 (target_lengths[", b, "]), but got targets of shape ",
                   targets.sizes());
       offsets[size_t(b)] = b * targets.size(1);
     } else {
@@ -73,12 +73,19 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
   for (int64_t b = 0; b < N; ++b)
     for (int64_t s = 0; s < target_lengths[b]; ++s) {
       const int64_t v = tp[offsets[size_t(b)] + s];
-      EMBER_CHECK(v >= 0 && v < C, IndexError, op, ": target ", v, " (batch ", b, ", position ",
-                  s, ") is out of bounds for ", C, " classes");
+      EMBER_CHECK(v >= 0 && v < C, IndexError, op, ": target ", v, " (batch ", b, ", position ", s,
+                  ") is out of bounds for ", C, " classes");
     }
 
   const DType dt = log_probs.dtype();
-  kernels::CtcGeom g{T, N, C, blank, max_target, tp, offsets.data(), input_lengths.data(),
+  kernels::CtcGeom g{T,
+                     N,
+                     C,
+                     blank,
+                     max_target,
+                     tp,
+                     offsets.data(),
+                     input_lengths.data(),
                      target_lengths.data()};
   Tensor nll = Tensor::empty({N}, dt);
   Tensor alpha = Tensor::empty({N, T, 2 * max_target + 1}, dt);
@@ -91,31 +98,32 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_le
     out = clone(nll);
   }
   if (!autograd::any_requires_grad(log_probs)) return out;
-  autograd::record("CtcLossBackward0", {&log_probs}, {&out},
-                   [slo = autograd::SavedTensor(log_probs), slp = autograd::SavedTensor(lp), tg, nll, alpha, zero_infinity, blank, max_target,
-                    offsets, il = Dims(input_lengths), tl = Dims(target_lengths)](
-                       Grads& gs, const Node&) -> Grads {
-                     const Tensor lo = slo.get(), lp = slp.get();
-                     Tensor go;
-                     {
-                       NoGradGuard no_grad;
-                       go = contiguous(to_dtype(gs[0], lp.dtype()));
-                     }
-                     kernels::CtcGeom g{lp.size(0), lp.size(1), lp.size(2), blank, max_target,
-                                        tg.data<int64_t>(), offsets.data(), il.data(), tl.data()};
-                     Tensor grad = Tensor::empty(lp.sizes(), lp.dtype());
-                     kernels::ctc_loss_backward(lp.dtype(), g, lp.data_ptr(), nll.data_ptr(),
-                                                alpha.data_ptr(), go.data_ptr(), zero_infinity,
-                                                grad.data_ptr());
-                     // create_graph: differentiating this gradient raises, as torch (it has no
-                     // derivative for _ctc_loss_backward either), instead of silently giving 0
-                     if (GradMode::is_enabled() && autograd::any_requires_grad(lo, gs[0]))
-                       autograd::record("CtcLossBackwardBackward0", std::vector<Tensor>{lo, gs[0]},
-                                        std::vector<Tensor>{grad}, [](Grads&, const Node&) -> Grads {
-                                          throw Error("derivative for aten::_ctc_loss_backward is not implemented");
-                                        });
-                     return {grad};
-                   });
+  autograd::record(
+      "CtcLossBackward0", {&log_probs}, {&out},
+      [slo = autograd::SavedTensor(log_probs), slp = autograd::SavedTensor(lp), tg, nll, alpha,
+       zero_infinity, blank, max_target, offsets, il = Dims(input_lengths),
+       tl = Dims(target_lengths)](Grads& gs, const Node&) -> Grads {
+        const Tensor lo = slo.get(), lp = slp.get();
+        Tensor go;
+        {
+          NoGradGuard no_grad;
+          go = contiguous(to_dtype(gs[0], lp.dtype()));
+        }
+        kernels::CtcGeom g{lp.size(0),         lp.size(1),     lp.size(2), blank,    max_target,
+                           tg.data<int64_t>(), offsets.data(), il.data(),  tl.data()};
+        Tensor grad = Tensor::empty(lp.sizes(), lp.dtype());
+        kernels::ctc_loss_backward(lp.dtype(), g, lp.data_ptr(), nll.data_ptr(), alpha.data_ptr(),
+                                   go.data_ptr(), zero_infinity, grad.data_ptr());
+        // create_graph: differentiating this gradient raises, as torch (it has no
+        // derivative for _ctc_loss_backward either), instead of silently giving 0
+        if (GradMode::is_enabled() && autograd::any_requires_grad(lo, gs[0]))
+          autograd::record("CtcLossBackwardBackward0", std::vector<Tensor>{lo, gs[0]},
+                           std::vector<Tensor>{grad}, [](Grads&, const Node&) -> Grads {
+                             throw Error(
+                                 "derivative for aten::_ctc_loss_backward is not implemented");
+                           });
+        return {grad};
+      });
   return out;
 }
 

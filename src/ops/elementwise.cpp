@@ -15,10 +15,10 @@
 
 namespace ember {
 
+using autograd::SavedTensor;
 using kernels::BinaryOp;
 using kernels::CompareOp;
 using kernels::UnaryOp;
-using autograd::SavedTensor;
 
 // ---- type promotion ---------------------------------------------------------------------
 // Note [Type promotion]: as in PyTorch, tensors with dims outrank 0-d tensors, which
@@ -32,7 +32,8 @@ DType result_type(const Tensor& a, const Tensor& b) {
   if (category(zero.dtype()) <= category(dimmed.dtype())) return dimmed.dtype();
   // A complex 0-d operand keeps a floating operand's precision (float64_t + 1j-tensor is
   // complex128, float32_t + complex128 0-d tensor is complex64), as torch's combine_categories.
-  if (is_complex(zero.dtype()) && is_floating_point(dimmed.dtype())) return to_complex(dimmed.dtype());
+  if (is_complex(zero.dtype()) && is_floating_point(dimmed.dtype()))
+    return to_complex(dimmed.dtype());
   return zero.dtype();
 }
 
@@ -63,9 +64,9 @@ void check_bool_arith(const char* name, BinaryOp op, DType dt, DType a, DType b,
   EMBER_CHECK(!(op == BinaryOp::Sub && (a == DType::Bool || b == DType::Bool)), TypeError, name,
               ": subtraction, the `-` operator, with a bool tensor is not supported. If you are "
               "trying to invert a mask, use the `~` or `logical_not()` operator instead");
-  EMBER_CHECK(!(dt == DType::Bool && ((op == BinaryOp::Pow && !scalar_exponent) ||
-                                      op == BinaryOp::FloorDivide || op == BinaryOp::Remainder ||
-                                      op == BinaryOp::Gcd || op == BinaryOp::Lcm)),
+  EMBER_CHECK(!(dt == DType::Bool &&
+                ((op == BinaryOp::Pow && !scalar_exponent) || op == BinaryOp::FloorDivide ||
+                 op == BinaryOp::Remainder || op == BinaryOp::Gcd || op == BinaryOp::Lcm)),
               TypeError, name, ": not implemented for bool tensors");
 }
 
@@ -87,8 +88,8 @@ void check_alpha(const char* name, DType dt, Scalar alpha) {
 
 // int_tensor ** -1 has no integer answer; PyTorch refuses a negative scalar exponent.
 void check_int_pow(const char* name, BinaryOp op, DType dt, Scalar exponent) {
-  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating_point(dt) && !is_complex(dt) && !exponent.is_floating() &&
-                exponent.to_int() < 0),
+  EMBER_CHECK(!(op == BinaryOp::Pow && !is_floating_point(dt) && !is_complex(dt) &&
+                !exponent.is_floating() && exponent.to_int() < 0),
               Error, name, ": integers to negative integer powers are not allowed");
 }
 
@@ -109,8 +110,8 @@ void check_int_divisor(const char* name, BinaryOp op, DType dt, const Tensor* b,
 // Copies `b` when it overlaps the storage `a` writes to, so an in-place op never reads
 // an element it already overwrote.
 Tensor unaliased(const Tensor& a, const Tensor& b) {
-  if (a.storage() == b.storage() && !(a.offset() == b.offset() && a.strides() == b.strides() &&
-                                      a.sizes() == b.sizes()))
+  if (a.storage() == b.storage() &&
+      !(a.offset() == b.offset() && a.strides() == b.strides() && a.sizes() == b.sizes()))
     return clone(b);
   return b;
 }
@@ -134,12 +135,14 @@ Tensor binary_out(BinaryOp op, char kind, const char* name, const Tensor& a, con
   auto operand_dtype = [&](const Tensor& t, const Tensor& other, bool reflected) {
     return is_half(dt) && opmath_scalar(op, reflected) && t.dim() == 0 && other.dim() > 0 &&
                    is_floating(t.dtype())
-               ? DType::Float32 : dt;
+               ? DType::Float32
+               : dt;
   };
   const DType da = operand_dtype(a, b, true), db = operand_dtype(b, a, false);
   Tensor A = to_dtype(a, da), B = to_dtype(b, db);
   Tensor out = ops::empty_like_inputs(shape, dt, {&A, &B});
-  if (da != dt || db != dt) kernels::binary_half(op, {dt, da, db}, ops::make_loop(shape, {&out, &A, &B}), alpha);
+  if (da != dt || db != dt)
+    kernels::binary_half(op, {dt, da, db}, ops::make_loop(shape, {&out, &A, &B}), alpha);
   else kernels::binary(op, dt, ops::make_loop(shape, {&out, &A, &B}), alpha);
   return out;
 }
@@ -240,9 +243,9 @@ DType unary_dtype(const char* name, char kind, UnaryOp op, DType in) {
   EMBER_CHECK(!(in == DType::Bool && (op == UnaryOp::Neg)), TypeError, name,
               ": negation, the `-` operator, on a bool tensor is not supported; use "
               "logical_not() instead");
-  EMBER_CHECK(!(in == DType::Bool && (op == UnaryOp::Abs || op == UnaryOp::Floor ||
-                                      op == UnaryOp::Ceil || op == UnaryOp::Round ||
-                                      op == UnaryOp::Trunc || op == UnaryOp::Relu)),
+  EMBER_CHECK(!(in == DType::Bool &&
+                (op == UnaryOp::Abs || op == UnaryOp::Floor || op == UnaryOp::Ceil ||
+                 op == UnaryOp::Round || op == UnaryOp::Trunc || op == UnaryOp::Relu)),
               TypeError, name, ": not implemented for bool tensors");
   if (in == DType::Bool && op == UnaryOp::Square) return DType::Int64;  // torch: pow(b, 2)
   return kind == 'F' && !is_floating_point(in) && !is_complex(in) ? DType::Float32 : in;
@@ -302,8 +305,14 @@ namespace {
 
 bool unary_saves_input(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Abs: case UnaryOp::Square: case UnaryOp::Log: case UnaryOp::Log1p:
-    case UnaryOp::Log2: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Erf: return true;
+    case UnaryOp::Abs:
+    case UnaryOp::Square:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Log2:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Erf: return true;
     default: return false;
   }
 }
@@ -330,7 +339,10 @@ Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& a, const Tensor
         return mul(g, div(a, masked_fill(r, eq(r, Scalar(0.0)), Scalar(1.0))));
       }
       return mul(g, sign(a));
-    case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+    case UnaryOp::Sign:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
     case UnaryOp::Trunc: return zeros(g.sizes(), g.dtype());
     case UnaryOp::Relu: return relu_backward(g, out);
     case UnaryOp::Square: return mul(g, conj(mul(a, Scalar(2.0))));
@@ -356,9 +368,8 @@ void record_unary(UnaryOp op, const char* name, const Tensor& a, const Tensor& o
   bool in = unary_saves_input(op);
   autograd::record(name, {&a}, {&out},
                    [op, sa = in ? SavedTensor(a) : SavedTensor(),
-                    so = in ? SavedTensor() : SavedTensor(out, true)](Grads& g, const Node&) -> Grads {
-                     return {unary_backward(op, g[0], sa.get(), so.get())};
-                   });
+                    so = in ? SavedTensor() : SavedTensor(out, true)](Grads& g, const Node&)
+                       -> Grads { return {unary_backward(op, g[0], sa.get(), so.get())}; });
 }
 
 // Gradients of a binary op w.r.t. both inputs (before undoing broadcasting).
@@ -386,12 +397,16 @@ std::pair<Tensor, Tensor> binary_backward(BinaryOp op, const Tensor& g, const Te
     case BinaryOp::Pow:
       if (is_complex(out.dtype())) {  // d/da = b a^(b-1), d/db = a^b log(a), conjugated
         if (need_a)
-          ga = masked_fill(mul(g, conj(mul(b, pow(a, sub(b, Scalar(1.0)))))), eq(b, Scalar(0.0)), Scalar(0.0));
-        if (need_b) gb = masked_fill(mul(g, conj(mul(out, log(a)))), eq(a, Scalar(0.0)), Scalar(0.0));
+          ga = masked_fill(mul(g, conj(mul(b, pow(a, sub(b, Scalar(1.0)))))), eq(b, Scalar(0.0)),
+                           Scalar(0.0));
+        if (need_b)
+          gb = masked_fill(mul(g, conj(mul(out, log(a)))), eq(a, Scalar(0.0)), Scalar(0.0));
         break;
       }
       // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0, b >= 0)
-      if (need_a) ga = masked_fill(mul(g, mul(b, pow(a, sub(b, Scalar(1.0))))), eq(b, Scalar(0.0)), Scalar(0.0));
+      if (need_a)
+        ga = masked_fill(mul(g, mul(b, pow(a, sub(b, Scalar(1.0))))), eq(b, Scalar(0.0)),
+                         Scalar(0.0));
       if (need_b)
         gb = masked_fill(mul(g, mul(out, log(a))),
                          logical_and(eq(a, Scalar(0.0)), ge(b, Scalar(0.0))), Scalar(0.0));
@@ -468,7 +483,8 @@ void record_binary_scalar(BinaryOp op, const char* name, const Tensor& a, Scalar
   const bool inexact = is_floating_point(out.dtype()) || is_complex(out.dtype());
   // A half mul/div's scalar stays float32 (unrounded), as in the forward (Note [Half scalars]).
   Tensor st = scalar_tensor(s, is_half(out.dtype()) && opmath_scalar(op, reflected) ? DType::Float32
-                               : inexact ? out.dtype() : a.dtype());
+                               : inexact                                            ? out.dtype()
+                                                                                    : a.dtype());
   if (reflected) record_binary(op, name, st, a, out, 1.0);
   else record_binary(op, name, a, st, out, 1.0);
 }
@@ -500,76 +516,76 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
 }
 }  // namespace
 
-#define EMBER_UNARY(name, Enum, kind)                                                    \
-  Tensor name(const Tensor& a) {                                                         \
-    EMBER_RECORD_FUSABLE(name, fuse_unary(UnaryOp::Enum), a);                            \
-    EMBER_PROFILE_OP(#name);                                                             \
-    Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                           \
+#define EMBER_UNARY(name, Enum, kind)                                                           \
+  Tensor name(const Tensor& a) {                                                                \
+    EMBER_RECORD_FUSABLE(name, fuse_unary(UnaryOp::Enum), a);                                   \
+    EMBER_PROFILE_OP(#name);                                                                    \
+    Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                                  \
     if (autograd::any_requires_grad(a)) record_unary(UnaryOp::Enum, #Enum "Backward0", a, out); \
-    return out;                                                                          \
-  }                                                                                      \
-  Tensor& name##_(Tensor& a) {                                                           \
-    EMBER_RECORD(name##_, a);                                                            \
-    EMBER_PROFILE_OP(#name "_");                                                         \
-    if (autograd::any_requires_grad(a))                                                  \
-      return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); }); \
-    return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a);                         \
+    return out;                                                                                 \
+  }                                                                                             \
+  Tensor& name##_(Tensor& a) {                                                                  \
+    EMBER_RECORD(name##_, a);                                                                   \
+    EMBER_PROFILE_OP(#name "_");                                                                \
+    if (autograd::any_requires_grad(a))                                                         \
+      return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); });    \
+    return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a);                                \
   }
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
-#define EMBER_BINARY(name, Enum, kind)                                                    \
-  Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    EMBER_RECORD_FUSABLE(name, fuse_binary(BinaryOp::Enum, 1.0), a, b);                  \
-    EMBER_PROFILE_OP(#name);                                                             \
-    Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                   \
-    if (autograd::any_requires_grad(a, b))                                                 \
-      record_binary(BinaryOp::Enum, #Enum "Backward0", a, b, out, 1.0);                    \
-    return out;                                                                            \
-  }                                                                                        \
-  Tensor name(const Tensor& a, Scalar b) {                                               \
-    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, b, false), a, b);             \
-    EMBER_PROFILE_OP(#name);                                                             \
-    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);              \
-    if (autograd::any_requires_grad(a))                                                    \
-      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", a, b, false, out);           \
-    return out;                                                                            \
-  }                                                                                        \
-  Tensor name(Scalar a, const Tensor& b) {                                               \
-    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, a, true), a, b);              \
-    EMBER_PROFILE_OP(#name);                                                             \
-    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);               \
-    if (autograd::any_requires_grad(b))                                                    \
-      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", b, a, true, out);            \
-    return out;                                                                            \
-  }                                                                                        \
-  Tensor& name##_(Tensor& a, const Tensor& b) {                                          \
-    EMBER_RECORD(name##_, a, b);                                                         \
-    EMBER_PROFILE_OP(#name "_");                                                         \
-    if (autograd::any_requires_grad(a, b))                                                 \
+#define EMBER_BINARY(name, Enum, kind)                                                            \
+  Tensor name(const Tensor& a, const Tensor& b) {                                                 \
+    EMBER_RECORD_FUSABLE(name, fuse_binary(BinaryOp::Enum, 1.0), a, b);                           \
+    EMBER_PROFILE_OP(#name);                                                                      \
+    Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                          \
+    if (autograd::any_requires_grad(a, b))                                                        \
+      record_binary(BinaryOp::Enum, #Enum "Backward0", a, b, out, 1.0);                           \
+    return out;                                                                                   \
+  }                                                                                               \
+  Tensor name(const Tensor& a, Scalar b) {                                                        \
+    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, b, false), a, b);                      \
+    EMBER_PROFILE_OP(#name);                                                                      \
+    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);                     \
+    if (autograd::any_requires_grad(a))                                                           \
+      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", a, b, false, out);                  \
+    return out;                                                                                   \
+  }                                                                                               \
+  Tensor name(Scalar a, const Tensor& b) {                                                        \
+    EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, a, true), a, b);                       \
+    EMBER_PROFILE_OP(#name);                                                                      \
+    Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);                      \
+    if (autograd::any_requires_grad(b))                                                           \
+      record_binary_scalar(BinaryOp::Enum, #Enum "Backward0", b, a, true, out);                   \
+    return out;                                                                                   \
+  }                                                                                               \
+  Tensor& name##_(Tensor& a, const Tensor& b) {                                                   \
+    EMBER_RECORD(name##_, a, b);                                                                  \
+    EMBER_PROFILE_OP(#name "_");                                                                  \
+    if (autograd::any_requires_grad(a, b))                                                        \
       return autograd::apply_inplace(a, #name "_", [&b](const Tensor& x) { return name(x, b); }); \
-    return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                 \
-  }                                                                                        \
-  Tensor& name##_(Tensor& a, Scalar b) {                                                 \
-    EMBER_RECORD(name##_, a, b);                                                         \
-    EMBER_PROFILE_OP(#name "_");                                                         \
-    if (autograd::any_requires_grad(a))                                                    \
-      return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); }); \
-    return binary_inplace_scalar(BinaryOp::Enum, #kind[0], #name "_", a, b);               \
+    return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                        \
+  }                                                                                               \
+  Tensor& name##_(Tensor& a, Scalar b) {                                                          \
+    EMBER_RECORD(name##_, a, b);                                                                  \
+    EMBER_PROFILE_OP(#name "_");                                                                  \
+    if (autograd::any_requires_grad(a))                                                           \
+      return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); });  \
+    return binary_inplace_scalar(BinaryOp::Enum, #kind[0], #name "_", a, b);                      \
   }
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
-#define EMBER_COMPARE(name, Enum)                                                              \
-  Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    EMBER_RECORD(name, a, b);                                                            \
-    EMBER_PROFILE_OP(#name);                                                             \
-    return compare_out(CompareOp::Enum, #name, a, b);                                          \
-  }                                                                                            \
-  Tensor name(const Tensor& a, Scalar b) {                                               \
-    EMBER_RECORD(name, a, b);                                                            \
-    EMBER_PROFILE_OP(#name);                                                             \
-    return compare_scalar(CompareOp::Enum, #name, a, b);                                       \
+#define EMBER_COMPARE(name, Enum)                        \
+  Tensor name(const Tensor& a, const Tensor& b) {        \
+    EMBER_RECORD(name, a, b);                            \
+    EMBER_PROFILE_OP(#name);                             \
+    return compare_out(CompareOp::Enum, #name, a, b);    \
+  }                                                      \
+  Tensor name(const Tensor& a, Scalar b) {               \
+    EMBER_RECORD(name, a, b);                            \
+    EMBER_PROFILE_OP(#name);                             \
+    return compare_scalar(CompareOp::Enum, #name, a, b); \
   }
 #include "ember/ops.def"
 #undef EMBER_COMPARE
@@ -623,13 +639,15 @@ Tensor bitwise_not(const Tensor& a) {
   EMBER_PROFILE_OP("bitwise_not");
   ops::check_defined(a, "bitwise_not");
   EMBER_CHECK(!is_floating_point(a.dtype()), TypeError,
-              "bitwise_not: only integer and bool tensors are supported, got ", dtype_name(a.dtype()));
+              "bitwise_not: only integer and bool tensors are supported, got ",
+              dtype_name(a.dtype()));
   if (a.dtype() == DType::Bool) return logical_not(a);
   return bitwise_xor(a, Scalar(int64_t(-1)));
 }
 
 namespace {
-DType clamp_dtype(const Tensor& a, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+DType clamp_dtype(const Tensor& a, const std::optional<Scalar>& lo,
+                  const std::optional<Scalar>& hi) {
   DType dt = a.dtype();
   if (lo) dt = promote_types(dt, result_type(a, *lo));
   if (hi) dt = promote_types(dt, result_type(a, *hi));
@@ -651,15 +669,18 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
   check_clamp_args("clamp", dt, lo, hi);
   Tensor A = to_dtype(a, dt);
   Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
-  kernels::clamp(dt, ops::make_loop(a.sizes(), {&out, &A}), lo ? &*lo : nullptr, hi ? &*hi : nullptr);
+  kernels::clamp(dt, ops::make_loop(a.sizes(), {&out, &A}), lo ? &*lo : nullptr,
+                 hi ? &*hi : nullptr);
   if (autograd::any_requires_grad(a)) {
     // The gradient passes where lo <= a <= hi (boundaries included, as in PyTorch).
-    autograd::record("ClampBackward1", {&a}, {&out}, [sa = SavedTensor(a), lo, hi](Grads& g, const Node&) -> Grads {
-      Tensor x = sa.get();
-      Tensor outside = lo ? lt(x, *lo) : gt(x, *hi);  // one mask for a one-sided clamp
-      if (lo && hi) outside = logical_or(outside, gt(x, *hi));
-      return {masked_fill(g[0], outside, Scalar(0.0))};
-    });
+    autograd::record("ClampBackward1", {&a}, {&out},
+                     [sa = SavedTensor(a), lo, hi](Grads& g, const Node&) -> Grads {
+                       Tensor x = sa.get();
+                       Tensor outside =
+                           lo ? lt(x, *lo) : gt(x, *hi);  // one mask for a one-sided clamp
+                       if (lo && hi) outside = logical_or(outside, gt(x, *hi));
+                       return {masked_fill(g[0], outside, Scalar(0.0))};
+                     });
   }
   return out;
 }
@@ -686,7 +707,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(cond.dtype() == DType::Bool, TypeError,
               "where: expected condition to be a bool tensor, got ", dtype_name(cond.dtype()));
   DType dt = result_type(a, b);
-  Dims shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Dims shape =
+      broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
   Tensor out = ops::empty_like_inputs(shape, dt, {&cond, &A, &B});
   kernels::where(dt, ops::make_loop(shape, {&out, &cond, &A, &B}));
@@ -695,8 +717,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                      [c = SavedTensor(cond), sha = Dims(a.sizes()), shb = Dims(b.sizes()),
                       da = a.dtype(), db = b.dtype()](Grads& g, const Node& n) -> Grads {
                        Tensor m = c.get();
-                       return {n.needs_input_grad(0) ? reduce_grad(masked_fill(g[0], logical_not(m), Scalar(0.0)), sha, da) : Tensor(),
-                               n.needs_input_grad(1) ? reduce_grad(masked_fill(g[0], m, Scalar(0.0)), shb, db) : Tensor()};
+                       return {n.needs_input_grad(0)
+                                   ? reduce_grad(masked_fill(g[0], logical_not(m), Scalar(0.0)),
+                                                 sha, da)
+                                   : Tensor(),
+                               n.needs_input_grad(1)
+                                   ? reduce_grad(masked_fill(g[0], m, Scalar(0.0)), shb, db)
+                                   : Tensor()};
                      });
   }
   return out;
@@ -706,8 +733,8 @@ namespace {
 void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
   ops::check_defined(t, name);
   ops::check_defined(mask, name);
-  EMBER_CHECK(mask.dtype() == DType::Bool, TypeError, name,
-              ": expected a bool mask, got ", dtype_name(mask.dtype()));
+  EMBER_CHECK(mask.dtype() == DType::Bool, TypeError, name, ": expected a bool mask, got ",
+              dtype_name(mask.dtype()));
   Dims shape = broadcast_shapes(t.sizes(), mask.sizes(), name);
   EMBER_CHECK(shape == t.sizes(), ValueError, name, ": mask of shape ", mask.sizes(),
               " does not broadcast to the tensor's shape ", t.sizes());
@@ -725,9 +752,10 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
   kernels::masked_fill(t.dtype(), ops::make_loop(t.sizes(), {&out, &mask}), value);
   if (autograd::any_requires_grad(t)) {
-    autograd::record("MaskedFillBackward0", {&t}, {&out}, [m = SavedTensor(mask)](Grads& g, const Node&) -> Grads {
-      return {masked_fill(g[0], m.get(), Scalar(0.0))};
-    });
+    autograd::record("MaskedFillBackward0", {&t}, {&out},
+                     [m = SavedTensor(mask)](Grads& g, const Node&) -> Grads {
+                       return {masked_fill(g[0], m.get(), Scalar(0.0))};
+                     });
   }
   return out;
 }
@@ -754,8 +782,8 @@ Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
       out = trunc(div(a, b));
     } else {  // floor division, one up where it rounded a negative quotient down
       Tensor q = floor_divide(a, b);
-      Tensor down = logical_and(ne(remainder(a, b), Scalar(0)),
-                                ne(lt(a, Scalar(0)), lt(b, Scalar(0))));
+      Tensor down =
+          logical_and(ne(remainder(a, b), Scalar(0)), ne(lt(a, Scalar(0)), lt(b, Scalar(0))));
       out = where(down, add(q, Scalar(1)), q);
     }
   }
@@ -771,9 +799,8 @@ Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
 Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode) {
   EMBER_PROFILE_OP("div_");
   ops::check_defined(a, "div_");
-  return autograd::apply_inplace(a, "div_", [&](const Tensor& x) {
-    return div(x, b, rounding_mode);
-  });
+  return autograd::apply_inplace(a, "div_",
+                                 [&](const Tensor& x) { return div(x, b, rounding_mode); });
 }
 
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
@@ -782,7 +809,8 @@ Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
   check_mask("masked_fill_", t, mask);
   ops::check_scalar_fits(t.dtype(), value, "masked_fill_");
   if (autograd::any_requires_grad(t))
-    return autograd::apply_inplace(t, "masked_fill_", [&](const Tensor& x) { return masked_fill(x, mask, value); });
+    return autograd::apply_inplace(t, "masked_fill_",
+                                   [&](const Tensor& x) { return masked_fill(x, mask, value); });
   Tensor m = unaliased(t, mask);
   kernels::masked_fill(t.dtype(), ops::make_loop(t.sizes(), {&t, &m}), value);
   t.bump_version();

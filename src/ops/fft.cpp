@@ -16,7 +16,6 @@
 namespace ember {
 namespace {
 
-
 // dims wrapped into [0, ndim), each once; at least one.
 std::vector<int64_t> canonical_dims(IntList dims, int64_t ndim, const char* op) {
   EMBER_CHECK(!dims.empty(), Error, op, ": expected at least one dim to transform");
@@ -108,10 +107,12 @@ Tensor fft_c2c(const Tensor& x, IntList dims, FftNorm norm, bool forward) {
   for (int64_t i : d) check_points(x.size(i), op), n *= double(x.size(i));
   Tensor out = c2c_passes(detach(x), d, forward, scale_of(norm, n));
   if (autograd::any_requires_grad(x)) {
-    autograd::record("FftC2CBackward0", {&x}, {&out}, [d, norm, forward](Grads& g, const Node&) -> Grads {
-      // The adjoint of scale * F is scale * F^H: the opposite direction, same scale.
-      return {fft_c2c(g[0], d, norm, !forward)};
-    });
+    autograd::record("FftC2CBackward0", {&x}, {&out},
+                     [d, norm, forward](Grads& g, const Node&) -> Grads {
+                       // The adjoint of scale * F is scale * F^H: the opposite direction, same
+                       // scale.
+                       return {fft_c2c(g[0], d, norm, !forward)};
+                     });
   }
   return out;
 }
@@ -168,7 +169,8 @@ Tensor fft_c2r(const Tensor& x, IntList dims, FftNorm norm, int64_t last_dim_siz
               " input frequencies along dim ", last, ", got ", x.size(last));
   Tensor in = x.size(last) == half ? x : narrow(x, last, 0, half);  // recorded: grads pad back
   double npts = double(n);
-  for (size_t i = 0; i + 1 < d.size(); ++i) check_points(x.size(d[i]), op), npts *= double(x.size(d[i]));
+  for (size_t i = 0; i + 1 < d.size(); ++i)
+    check_points(x.size(d[i]), op), npts *= double(x.size(d[i]));
   const double scale = scale_of(norm, npts);
   Tensor t = detach(in);
   if (d.size() > 1) t = c2c_passes(t, std::vector<int64_t>(d.begin(), d.end() - 1), false, 1.0);

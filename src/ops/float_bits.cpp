@@ -14,8 +14,8 @@ std::pair<Tensor, Tensor> frexp(const Tensor& a) {
   EMBER_RECORD(frexp, a);
   EMBER_PROFILE_OP("frexp");
   ops::check_defined(a, "frexp");
-  EMBER_CHECK(is_floating(a.dtype()), Error, "torch.frexp() only supports floating-point dtypes, got ",
-              dtype_name(a.dtype()));
+  EMBER_CHECK(is_floating(a.dtype()), Error,
+              "torch.frexp() only supports floating-point dtypes, got ", dtype_name(a.dtype()));
   Tensor m = ops::empty_like_inputs(a.sizes(), a.dtype(), {&a});
   Tensor e = Tensor::empty(m.sizes(), DType::Int32);
   kernels::frexp(a.dtype(), ops::make_loop(a.sizes(), {&m, &e, &a}));
@@ -34,8 +34,8 @@ Tensor nextafter_out(const Tensor& a, const Tensor& b) {
   ops::check_defined(b, "nextafter");
   const DType dt = promote_types(a.dtype(), b.dtype());
   EMBER_CHECK(is_floating(dt), NotImplementedError, "\"nextafter_cpu\" not implemented for '",
-              dtype_name(dt), "' (nextafter takes floating tensors, got ", dtype_name(a.dtype()), " and ",
-              dtype_name(b.dtype()), ")");
+              dtype_name(dt), "' (nextafter takes floating tensors, got ", dtype_name(a.dtype()),
+              " and ", dtype_name(b.dtype()), ")");
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), "nextafter");
   Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
   Tensor out = ops::empty_like_inputs(shape, dt, {&A, &B});
@@ -52,7 +52,8 @@ Tensor nextafter(const Tensor& a, const Tensor& b) {
   if (autograd::any_requires_grad(a, b)) {
     // torch's formula: the step is not differentiable; self gets g, other gets zeros.
     autograd::record("NextafterBackward0", {&a, &b}, {&out},
-                     [as = Dims(a.sizes()), bs = Dims(b.sizes())](Grads& g, const Node& n) -> Grads {
+                     [as = Dims(a.sizes()), bs = Dims(b.sizes())](Grads& g,
+                                                                  const Node& n) -> Grads {
                        Tensor ga, gb;
                        if (n.needs_input_grad(0)) ga = autograd::sum_to(g[0], as);
                        if (n.needs_input_grad(1)) gb = zeros(bs, g[0].dtype());
@@ -70,10 +71,12 @@ Tensor& nextafter_(Tensor& a, const Tensor& b) {
   Tensor r = nextafter(a, b);  // checks dtypes and shapes before anything is written
   EMBER_CHECK(r.sizes() == a.sizes(), ValueError, "nextafter_: output with shape ", a.sizes(),
               " doesn't match the broadcast shape ", r.sizes());
-  EMBER_CHECK(can_cast(r.dtype(), a.dtype()), Error, "nextafter_: result type ", dtype_name(r.dtype()),
-              " can't be cast to the desired output type ", dtype_name(a.dtype()));
+  EMBER_CHECK(can_cast(r.dtype(), a.dtype()), Error, "nextafter_: result type ",
+              dtype_name(r.dtype()), " can't be cast to the desired output type ",
+              dtype_name(a.dtype()));
   if (autograd::any_requires_grad(a, b))
-    return autograd::apply_inplace(a, "nextafter_", [&](const Tensor& x) { return nextafter(x, b); });
+    return autograd::apply_inplace(a, "nextafter_",
+                                   [&](const Tensor& x) { return nextafter(x, b); });
   ops::check_no_internal_overlap(a, "nextafter_");
   copy_(a, r);
   return a;

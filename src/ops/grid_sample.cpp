@@ -30,8 +30,8 @@ void guard_double_backward(const char* what, std::vector<Tensor> inputs, const T
     if (t->defined()) outs.push_back(*t);
   if (!autograd::any_requires_grad(ins) || outs.empty()) return;
   autograd::record(what, ins, outs, [what](Grads&, const Node&) -> Grads {
-    throw NotImplementedError(detail::cat("the derivative for '", what,
-                                          "' is not implemented in ember (torch has one)"));
+    throw NotImplementedError(
+        detail::cat("the derivative for '", what, "' is not implemented in ember (torch has one)"));
   });
 }
 
@@ -55,7 +55,8 @@ GridSampleGeom check_geometry(const Tensor& input, const Tensor& grid, int64_t m
   const int64_t dim = input.dim();
   EMBER_CHECK((dim == 4 || dim == 5) && grid.dim() == dim, Error, op,
               ": expected 4D or 5D input and grid with same number of dimensions, but got input "
-              "with sizes ", input.sizes(), " and grid with sizes ", grid.sizes());
+              "with sizes ",
+              input.sizes(), " and grid with sizes ", grid.sizes());
   EMBER_CHECK(input.size(0) == grid.size(0), Error, op,
               ": expected grid and input to have same batch size, but got input with sizes ",
               input.sizes(), " and grid with sizes ", grid.sizes());
@@ -92,20 +93,26 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int64
   for (int d = 0; d < g.ndim; ++d) shape.push_back(g.out[d]);
   Tensor out = Tensor::empty(shape, input.dtype());
   const Tensor x = dense(input), gr = dense(grid);
-  if (out.numel() > 0) kernels::grid_sample_forward(x.dtype(), g, x.data_ptr(), gr.data_ptr(), out.data_ptr());
+  if (out.numel() > 0)
+    kernels::grid_sample_forward(x.dtype(), g, x.data_ptr(), gr.data_ptr(), out.data_ptr());
   if (!autograd::any_requires_grad(input, grid)) return out;
   autograd::record(g.ndim == 2 ? "GridSampler2DBackward0" : "GridSampler3DBackward0",
                    {&input, &grid}, {&out},
-                   [g, sx = SavedTensor(input), sg = SavedTensor(grid)](Grads& gs, const Node& n) -> Grads {
+                   [g, sx = SavedTensor(input), sg = SavedTensor(grid)](Grads& gs,
+                                                                        const Node& n) -> Grads {
                      const Tensor xo = sx.get(), gro = sg.get();
                      const Tensor x = dense(xo), gr = dense(gro);
                      const Tensor go = dense(detach(gs[0]));
-                     Tensor gi = n.needs_input_grad(0) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
-                     Tensor gg = n.needs_input_grad(1) ? Tensor::empty(gr.sizes(), gr.dtype()) : Tensor();
-                     kernels::grid_sample_backward(x.dtype(), g, go.data_ptr(), x.data_ptr(), gr.data_ptr(),
+                     Tensor gi =
+                         n.needs_input_grad(0) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
+                     Tensor gg =
+                         n.needs_input_grad(1) ? Tensor::empty(gr.sizes(), gr.dtype()) : Tensor();
+                     kernels::grid_sample_backward(x.dtype(), g, go.data_ptr(), x.data_ptr(),
+                                                   gr.data_ptr(),
                                                    gi.defined() ? gi.data_ptr() : nullptr,
                                                    gg.defined() ? gg.data_ptr() : nullptr);
-                     guard_double_backward(g.ndim == 2 ? "grid_sampler_2d_backward" : "grid_sampler_3d_backward",
+                     guard_double_backward(g.ndim == 2 ? "grid_sampler_2d_backward"
+                                                       : "grid_sampler_3d_backward",
                                            {xo, gro, gs[0]}, gi, gg);
                      return {gi, gg};
                    });

@@ -27,7 +27,8 @@ kernels::IndexLoop ops::along_dim(const Tensor& t, int64_t dim, const Tensor& id
   L.shape = idx.sizes();
   L.data = t.data_ptr();
   L.itemsize = isz;
-  for (int64_t d = 0; d < idx.dim(); ++d) L.data_strides.push_back(d == dim ? 0 : stride_at(t, d) * isz);
+  for (int64_t d = 0; d < idx.dim(); ++d)
+    L.data_strides.push_back(d == dim ? 0 : stride_at(t, d) * isz);
   L.idx.push_back({idx.data_ptr(), ops::byte_strides(idx.strides(), 8), size_at(t, dim),
                    stride_at(t, dim) * isz});
   return L;
@@ -78,7 +79,8 @@ Tensor& scatter_impl(const char* op, Tensor& t, int64_t dim, const Tensor& index
     if (src) {
       s = src->storage() == t.storage() ? clone(*src) : *src;
       L.vals = s.data_ptr();
-      for (int64_t k = 0; k < idx.dim(); ++k) L.vals_strides.push_back(stride_at(s, k) * L.itemsize);
+      for (int64_t k = 0; k < idx.dim(); ++k)
+        L.vals_strides.push_back(stride_at(s, k) * L.itemsize);
     } else {
       ops::store_scalar(t.dtype(), value, buf);
       L.vals = buf;
@@ -97,8 +99,8 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   EMBER_PROFILE_OP("index_select");
   ops::check_defined(t, "index_select");
   ops::check_defined(index, "index_select");
-  EMBER_CHECK(index.dim() <= 1, IndexError, "index_select: index is supposed to be a vector, got shape ",
-              index.sizes());
+  EMBER_CHECK(index.dim() <= 1, IndexError,
+              "index_select: index is supposed to be a vector, got shape ", index.sizes());
   Tensor idx = ops::index_int64(index, "index_select");
   const int64_t d = wrap_dim(dim, t.dim(), "index_select");
   EMBER_CHECK(t.dim() > 0 || idx.numel() == 1, ValueError,
@@ -127,14 +129,16 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   if (!kernels::index_get(L)) ops::check_index_range(idx, size_at(t, d), d, false, "index_select");
   if (autograd::any_requires_grad(t)) {
     // Rows picked several times get the sum of their gradients.
-    autograd::record("IndexSelectBackward0", {&t}, {&out}, [d, idx, shape = Dims(t.sizes()),
-                                                           dt = t.dtype()](Grads& g, const Node&) -> Grads {
-      std::vector<TensorIndex> at(size_t(d), TensorIndex::sliced(std::nullopt, std::nullopt));
-      at.push_back(TensorIndex::of(reshape(idx, {-1})));
-      Tensor z = zeros(shape, dt);
-      if (shape.empty()) return {add(z, reshape(g[0], {}))};
-      return {index_put_(z, at, g[0], /*accumulate=*/true)};
-    });
+    autograd::record("IndexSelectBackward0", {&t}, {&out},
+                     [d, idx, shape = Dims(t.sizes()), dt = t.dtype()](Grads& g,
+                                                                       const Node&) -> Grads {
+                       std::vector<TensorIndex> at(size_t(d),
+                                                   TensorIndex::sliced(std::nullopt, std::nullopt));
+                       at.push_back(TensorIndex::of(reshape(idx, {-1})));
+                       Tensor z = zeros(shape, dt);
+                       if (shape.empty()) return {add(z, reshape(g[0], {}))};
+                       return {index_put_(z, at, g[0], /*accumulate=*/true)};
+                     });
   }
   return out;
 }
@@ -154,10 +158,9 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   L.vals_strides = ops::byte_strides(out.strides(), L.itemsize);
   if (!kernels::index_get(L)) ops::check_index_range(idx, size_at(t, d), d, false, "gather");
   if (autograd::any_requires_grad(t)) {
-    autograd::record("GatherBackward0", {&t}, {&out}, [d, idx, shape = Dims(t.sizes()),
-                                                      dt = t.dtype()](Grads& g, const Node&) -> Grads {
-      return {scatter_add(zeros(shape, dt), d, idx, g[0])};
-    });
+    autograd::record("GatherBackward0", {&t}, {&out},
+                     [d, idx, shape = Dims(t.sizes()), dt = t.dtype()](Grads& g, const Node&)
+                         -> Grads { return {scatter_add(zeros(shape, dt), d, idx, g[0])}; });
   }
   return out;
 }
@@ -166,8 +169,8 @@ namespace {
 
 // Out-of-place scatter / scatter_add with their gradients: t's gradient is g with the
 // scattered positions zeroed (kept for scatter_add); src's is g gathered at the indices.
-Tensor scatter_out(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src,
-                   Scalar value, bool add) {
+Tensor scatter_out(const char* op, const Tensor& t, int64_t dim, const Tensor& index,
+                   const Tensor* src, Scalar value, bool add) {
   ops::check_defined(t, op);
   Tensor out;
   {
@@ -191,8 +194,8 @@ Tensor scatter_out(const char* op, const Tensor& t, int64_t dim, const Tensor& i
   return out;
 }
 
-Tensor& scatter_inplace(const char* op, Tensor& t, int64_t dim, const Tensor& index, const Tensor* src,
-                        Scalar value, bool add) {
+Tensor& scatter_inplace(const char* op, Tensor& t, int64_t dim, const Tensor& index,
+                        const Tensor* src, Scalar value, bool add) {
   bool grad = src ? autograd::any_requires_grad(t, *src) : autograd::any_requires_grad(t);
   if (!grad) return scatter_impl(op, t, dim, index, src, value, add);
   return autograd::apply_inplace(t, op, [&](const Tensor& x) {
@@ -244,11 +247,13 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
   ops::check_defined(t, "take_along_dim");
   ops::check_defined(indices, "take_along_dim");
   EMBER_CHECK(indices.dtype() == DType::Int64, TypeError,
-              "take_along_dim: dtype of indices should be int64, got ", dtype_name(indices.dtype()));
+              "take_along_dim: dtype of indices should be int64, got ",
+              dtype_name(indices.dtype()));
   if (!dim) return gather(reshape(t, {-1}), 0, reshape(indices, {-1}));
   EMBER_CHECK(t.dim() == indices.dim(), ValueError,
               "take_along_dim: input and indices should have the same number of dimensions, got ",
-              t.dim(), " (input ", t.sizes(), ") and ", indices.dim(), " (indices ", indices.sizes(), ")");
+              t.dim(), " (input ", t.sizes(), ") and ", indices.dim(), " (indices ",
+              indices.sizes(), ")");
   const int64_t d = wrap_dim(*dim, t.dim(), "take_along_dim");
   if (t.dim() == 0) return gather(t, d, indices);
   // Broadcast every dim but `dim`: each side keeps its own size along `dim`.
@@ -285,14 +290,16 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   kernels::MaskChunks ch = kernels::count_mask(m.data<bool>(), m.numel());
   Tensor out = Tensor::empty({ch.total}, t.dtype());
   if (ch.total == 0) return out;
-  kernels::masked_select(ops::make_loop(shape, {&m, &t}), ch, out.data_ptr(), int64_t(t.itemsize()));
+  kernels::masked_select(ops::make_loop(shape, {&m, &t}), ch, out.data_ptr(),
+                         int64_t(t.itemsize()));
   if (autograd::any_requires_grad(t)) {
-    autograd::record("MaskedSelectBackward0", {&t}, {&out}, [m, shape, tshape = Dims(t.sizes()),
-                                                            dt = t.dtype()](Grads& g, const Node&) -> Grads {
-      Tensor z = zeros(shape, dt);
-      index_put_(z, {TensorIndex::of(m)}, g[0], /*accumulate=*/true);
-      return {autograd::sum_to(z, tshape)};
-    });
+    autograd::record("MaskedSelectBackward0", {&t}, {&out},
+                     [m, shape, tshape = Dims(t.sizes()), dt = t.dtype()](Grads& g,
+                                                                          const Node&) -> Grads {
+                       Tensor z = zeros(shape, dt);
+                       index_put_(z, {TensorIndex::of(m)}, g[0], /*accumulate=*/true);
+                       return {autograd::sum_to(z, tshape)};
+                     });
   }
   return out;
 }

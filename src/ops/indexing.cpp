@@ -92,8 +92,8 @@ int64_t check_indices(const Tensor& t, const std::vector<TensorIndex>& indices) 
   EMBER_CHECK(!(t.dim() == 0 && has_int), IndexError,
               "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
               "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-  EMBER_CHECK(consumed <= t.dim(), IndexError, "too many indices for tensor of dimension ",
-              t.dim(), " (got ", consumed, ")");
+  EMBER_CHECK(consumed <= t.dim(), IndexError, "too many indices for tensor of dimension ", t.dim(),
+              " (got ", consumed, ")");
   return consumed;
 }
 
@@ -130,9 +130,10 @@ void apply_tensor(Sliced& s, const Tensor& x, int64_t& dim, int64_t& real) {
     return;
   }
   for (int64_t j = 0; j < x.dim(); ++j)
-    EMBER_CHECK(x.sizes()[size_t(j)] == r.sizes()[size_t(dim + j)], IndexError, "The shape of the mask ",
-                x.sizes(), " at index ", j, " does not match the shape of the indexed tensor ",
-                r.sizes(), " at index ", dim + j);
+    EMBER_CHECK(x.sizes()[size_t(j)] == r.sizes()[size_t(dim + j)], IndexError,
+                "The shape of the mask ", x.sizes(), " at index ", j,
+                " does not match the shape of the indexed tensor ", r.sizes(), " at index ",
+                dim + j);
   s.adv.push_back({dim, x, true});
   dim += x.dim();
   real += x.dim();
@@ -227,7 +228,10 @@ kernels::IndexLoop make_loop(const Tensor& view, const Plan& p) {
   for (int64_t f : p.from) L.data_strides.push_back(f >= 0 ? view.strides()[size_t(f)] * isz : 0);
   for (const auto& [d, idx] : p.idx) {
     Dims bst = broadcast_strides(idx.sizes(), idx.strides(), p.bshape);
-    kernels::IndexArg a{idx.data_ptr(), {}, view.sizes()[size_t(d)], view.strides()[size_t(d)] * isz};
+    kernels::IndexArg a{idx.data_ptr(),
+                        {},
+                        view.sizes()[size_t(d)],
+                        view.strides()[size_t(d)] * isz};
     size_t b = 0;
     for (int64_t f : p.from) a.strides.push_back(f < 0 ? bst[b++] * 8 : 0);
     L.idx.push_back(std::move(a));
@@ -236,7 +240,8 @@ kernels::IndexLoop make_loop(const Tensor& view, const Plan& p) {
 }
 
 void check_ranges(const Tensor& view, const Plan& p) {
-  for (const auto& [d, idx] : p.idx) ops::check_index_range(idx, view.sizes()[size_t(d)], d, true, "");
+  for (const auto& [d, idx] : p.idx)
+    ops::check_index_range(idx, view.sizes()[size_t(d)], d, true, "");
 }
 
 // PyTorch rejects indices into a dim of size 0 even when the result is empty because of
@@ -258,7 +263,7 @@ Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices) {
   const Advanced& a0 = s.adv[0];
   if (s.adv.size() == 1 && a0.mask && a0.dim == 0 && a0.tensor.dim() == s.view.dim())
     return masked_select(s.view, as_bool(a0.tensor));  // x[mask]: one compaction, no nonzero
-                                                         // (masked_select records its gradient)
+                                                       // (masked_select records its gradient)
   Plan p = make_plan(s);
   check_empty_dims(s.view, p);
   Tensor out = Tensor::empty(p.shape, t.dtype());
@@ -268,11 +273,12 @@ Tensor index(const Tensor& t, const std::vector<TensorIndex>& indices) {
   if (!kernels::index_get(L)) check_ranges(s.view, p);  // throws, naming the culprit
   if (autograd::any_requires_grad(t)) {
     // The gradient adds g back at the indexed positions of a zero tensor (repeats add up).
-    autograd::record("IndexBackward0", {&t}, {&out}, [indices, shape = Dims(t.sizes()),
-                                                      dt = t.dtype()](Grads& g, const Node&) -> Grads {
-      Tensor z = zeros(shape, dt);
-      return {index_put_(z, indices, g[0], /*accumulate=*/true)};
-    });
+    autograd::record("IndexBackward0", {&t}, {&out},
+                     [indices, shape = Dims(t.sizes()), dt = t.dtype()](Grads& g,
+                                                                        const Node&) -> Grads {
+                       Tensor z = zeros(shape, dt);
+                       return {index_put_(z, indices, g[0], /*accumulate=*/true)};
+                     });
   }
   return out;
 }
@@ -401,7 +407,8 @@ Tensor index_put_grad(const Tensor& t, const std::vector<TensorIndex>& indices, 
       Tensor gi = index(g[0], indices);
       // value may carry extra leading size-1 dims that put() stripped before broadcasting.
       int64_t extra = int64_t(vshape.size()) - gi.dim();
-      Dims target = extra > 0 ? Dims(IntList(vshape.data() + extra, vshape.size() - size_t(extra))) : vshape;
+      Dims target =
+          extra > 0 ? Dims(IntList(vshape.data() + extra, vshape.size() - size_t(extra))) : vshape;
       gv = reshape(autograd::sum_to(gi, target), vshape);
       if (gv.dtype() != vdt) gv = to_dtype(gv, vdt);
     }

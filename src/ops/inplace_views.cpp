@@ -70,7 +70,8 @@ Tensor& unsqueeze_(Tensor& x, int64_t dim) {
   return become(x, unsqueeze(x, dim));
 }
 
-Tensor& as_strided_(Tensor& x, IntList sizes, IntList strides, std::optional<int64_t> storage_offset) {
+Tensor& as_strided_(Tensor& x, IntList sizes, IntList strides,
+                    std::optional<int64_t> storage_offset) {
   EMBER_RECORD(as_strided_, x, sizes, strides, storage_offset);
   ops::check_defined(x, "as_strided_");
   autograd::check_inplace(x, "as_strided_");
@@ -80,11 +81,12 @@ Tensor& as_strided_(Tensor& x, IntList sizes, IntList strides, std::optional<int
 Tensor& resize_(Tensor& x, IntList sizes) {
   EMBER_RECORD(resize_, x, sizes);
   ops::check_defined(x, "resize_");
-  EMBER_CHECK(!x.impl()->requires_grad_, Error, "resize_: cannot resize variables that require grad");
+  EMBER_CHECK(!x.impl()->requires_grad_, Error,
+              "resize_: cannot resize variables that require grad");
   int64_t n = 1;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, Error, "resize_: Trying to create tensor with negative dimension ", s,
-                ": ", sizes);
+    EMBER_CHECK(s >= 0, Error, "resize_: Trying to create tensor with negative dimension ", s, ": ",
+                sizes);
     EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), Error, "resize_: shape ", sizes,
                 " is too large (numel overflows)");
   }
@@ -109,7 +111,8 @@ Tensor& set_(Tensor& x, const Tensor& src) {
   return x;
 }
 
-Tensor& set_(Tensor& x, const Tensor& storage, int64_t storage_offset, IntList sizes, IntList strides) {
+Tensor& set_(Tensor& x, const Tensor& storage, int64_t storage_offset, IntList sizes,
+             IntList strides) {
   EMBER_RECORD(set_, x, storage, storage_offset, sizes, strides);
   ops::check_defined(x, "set_");
   ops::check_defined(storage, "set_");
@@ -121,7 +124,8 @@ Tensor& set_(Tensor& x, const Tensor& storage, int64_t storage_offset, IntList s
   bool grow = sizes.size() == strides.size() && storage_offset >= 0 && numel_of(sizes) > 0;
   int64_t end = storage_offset, span = 0, need = 0;
   for (size_t i = 0; i < sizes.size() && grow; ++i)
-    grow = sizes[i] > 0 && strides[i] >= 0 && !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+    grow = sizes[i] > 0 && strides[i] >= 0 &&
+           !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
            !__builtin_add_overflow(end, span, &end);
   grow = grow && !__builtin_add_overflow(end, int64_t(1), &end) &&
          !__builtin_mul_overflow(end, int64_t(x.itemsize()), &need);

@@ -23,7 +23,8 @@ Dims memory_order(IntList strides) {
 bool non_overlapping_and_dense(IntList sizes, IntList strides) {
   Dims order(sizes.size(), 0);
   for (size_t d = 0; d < order.size(); ++d) order[d] = int64_t(d);
-  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
+  std::sort(order.begin(), order.end(),
+            [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
   int64_t expected = 1;
   for (int64_t d : order) {
     if (sizes[d] == 1) continue;
@@ -110,27 +111,29 @@ void check_scalar_fits(DType dt, Scalar v, const char* op) {
       return (!std::isfinite(re) || std::fabs(re) <= double(L::max())) &&
              (!std::isfinite(im) || std::fabs(im) <= double(L::max()));
     } else {
-    if (v.is_complex() && v.imag() != 0) return false;  // a real dtype cannot hold 1j
-    using L = std::numeric_limits<T>;
-    if constexpr (std::is_same_v<T, bool>) {
-      return true;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      double d = v.to_double();
-      return !std::isfinite(d) || std::fabs(d) <= double(L::max());
-    } else if (v.is_floating() || v.is_complex()) {
-      double d = v.to_double();  // NaN fails both comparisons
-      return d >= double(L::lowest()) && d <= double(L::max()) && d < 0x1p63;
-    } else {
-      int64_t i = v.to_int();
-      if constexpr (std::is_unsigned_v<T>) return i <= int64_t(L::max()) && i >= -int64_t(L::max());
-      else return i >= int64_t(L::lowest()) && i <= int64_t(L::max());
-    }
+      if (v.is_complex() && v.imag() != 0) return false;  // a real dtype cannot hold 1j
+      using L = std::numeric_limits<T>;
+      if constexpr (std::is_same_v<T, bool>) {
+        return true;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        double d = v.to_double();
+        return !std::isfinite(d) || std::fabs(d) <= double(L::max());
+      } else if (v.is_floating() || v.is_complex()) {
+        double d = v.to_double();  // NaN fails both comparisons
+        return d >= double(L::lowest()) && d <= double(L::max()) && d < 0x1p63;
+      } else {
+        int64_t i = v.to_int();
+        if constexpr (std::is_unsigned_v<T>)
+          return i <= int64_t(L::max()) && i >= -int64_t(L::max());
+        else return i >= int64_t(L::lowest()) && i <= int64_t(L::max());
+      }
     }
   });
   if (fits) return;
   if (v.is_complex())
     throw Error(detail::cat(op, ": value (", v.to_double(), (v.imag() < 0 ? "" : "+"), v.imag(),
-                            "j) cannot be converted to type ", dtype_name(dt), " without overflow"));
+                            "j) cannot be converted to type ", dtype_name(dt),
+                            " without overflow"));
   if (v.is_floating())
     throw Error(detail::cat(op, ": value ", v.to_double(), " cannot be converted to type ",
                             dtype_name(dt), " without overflow"));
@@ -143,8 +146,9 @@ void check_no_internal_overlap(const Tensor& t, const char* op) {
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1, Error, op,
                 ": unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location (shape ", t.sizes(), ", strides ",
-                t.strides(), "). Please clone() the tensor before performing the operation.");
+                "refers to a single memory location (shape ",
+                t.sizes(), ", strides ", t.strides(),
+                "). Please clone() the tensor before performing the operation.");
 }
 
 void check_defined(const Tensor& t, const char* op) {

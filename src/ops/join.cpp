@@ -27,13 +27,17 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   for (size_t i = 0; i < ts.size(); ++i) {
     const Tensor& t = ts[i];
     if (t.dim() == 1 && t.numel() == 0) continue;
-    EMBER_CHECK(t.dim() == ref->dim(), ValueError, "cat: tensors must have the same number of "
-                "dimensions: got ", ref->dim(), " and ", t.dim(), " (tensor ", i, ")");
+    EMBER_CHECK(t.dim() == ref->dim(), ValueError,
+                "cat: tensors must have the same number of "
+                "dimensions: got ",
+                ref->dim(), " and ", t.dim(), " (tensor ", i, ")");
     for (int64_t k = 0; k < t.dim(); ++k)
-      EMBER_CHECK(k == d || t.sizes()[k] == shape[k], ValueError, "cat: sizes of tensors must "
-                  "match except in dimension ", d, ". Expected size ", shape[k], " but got size ",
-                  t.sizes()[k], " for tensor number ", i, " in the list (shapes ", ref->sizes(),
-                  " and ", t.sizes(), ")");
+      EMBER_CHECK(k == d || t.sizes()[k] == shape[k], ValueError,
+                  "cat: sizes of tensors must "
+                  "match except in dimension ",
+                  d, ". Expected size ", shape[k], " but got size ", t.sizes()[k],
+                  " for tensor number ", i, " in the list (shapes ", ref->sizes(), " and ",
+                  t.sizes(), ")");
     total += t.sizes()[d];
   }
   shape[d] = total;
@@ -55,21 +59,22 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       sizes.push_back(t.dim() == 1 && t.numel() == 0 ? -1 : t.sizes()[d]);
       dtypes.push_back(t.dtype());
     }
-    autograd::record("CatBackward0", ts, {out}, [d, sizes, dtypes](Grads& g, const Node& n) -> Grads {
-      Grads out;
-      int64_t start = 0;
-      for (size_t i = 0; i < sizes.size(); ++i) {
-        if (sizes[i] < 0 || !n.needs_input_grad(i)) {
-          out.emplace_back();
-          if (sizes[i] > 0) start += sizes[i];
-          continue;
-        }
-        Tensor gi = slice(g[0], d, start, start + sizes[i], 1);
-        out.push_back(gi.dtype() == dtypes[i] ? gi : to_dtype(gi, dtypes[i]));
-        start += sizes[i];
-      }
-      return out;
-    });
+    autograd::record("CatBackward0", ts, {out},
+                     [d, sizes, dtypes](Grads& g, const Node& n) -> Grads {
+                       Grads out;
+                       int64_t start = 0;
+                       for (size_t i = 0; i < sizes.size(); ++i) {
+                         if (sizes[i] < 0 || !n.needs_input_grad(i)) {
+                           out.emplace_back();
+                           if (sizes[i] > 0) start += sizes[i];
+                           continue;
+                         }
+                         Tensor gi = slice(g[0], d, start, start + sizes[i], 1);
+                         out.push_back(gi.dtype() == dtypes[i] ? gi : to_dtype(gi, dtypes[i]));
+                         start += sizes[i];
+                       }
+                       return out;
+                     });
   }
   return out;
 }
@@ -83,9 +88,10 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   parts.reserve(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
     ops::check_defined(ts[i], "stack");
-    EMBER_CHECK(ts[i].sizes() == ts[0].sizes(), ValueError, "stack: expects each tensor to be "
-                "equal size, but got ", ts[0].sizes(), " at entry 0 and ", ts[i].sizes(),
-                " at entry ", i);
+    EMBER_CHECK(ts[i].sizes() == ts[0].sizes(), ValueError,
+                "stack: expects each tensor to be "
+                "equal size, but got ",
+                ts[0].sizes(), " at entry 0 and ", ts[i].sizes(), " at entry ", i);
     parts.push_back(unsqueeze(ts[i], d));
   }
   return cat(parts, d);

@@ -52,12 +52,13 @@ void check_linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   EMBER_CHECK(x.dim() >= 1 && w.dim() >= 1, ValueError, op,
               ": input and weight need to be at least 1-d, but got input of shape ", x.sizes(),
               " and weight of shape ", w.sizes());
-  EMBER_CHECK(w.dim() <= 2, ValueError, op,
-              ": expected a 1-d or 2-d weight (out_features, in_features), but got weight of shape ",
-              w.sizes());
+  EMBER_CHECK(
+      w.dim() <= 2, ValueError, op,
+      ": expected a 1-d or 2-d weight (out_features, in_features), but got weight of shape ",
+      w.sizes());
   EMBER_CHECK(x.size(-1) == w.size(-1), ValueError, op, ": input of shape ", x.sizes(),
-              " and weight of shape ", w.sizes(), " cannot be multiplied (in_features ",
-              x.size(-1), " != ", w.size(-1), ")");
+              " and weight of shape ", w.sizes(), " cannot be multiplied (in_features ", x.size(-1),
+              " != ", w.size(-1), ")");
   EMBER_CHECK(x.dtype() == w.dtype(), TypeError, op,
               ": expected input and weight to have the same dtype, but got ", dtype_name(x.dtype()),
               " and ", dtype_name(w.dtype()));
@@ -213,18 +214,18 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   kernels::leaky_relu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), slope);
   if (autograd::any_requires_grad(x))
-    autograd::record("LeakyReluBackward0", {&x}, {&out},
-                     [sx = SavedTensor(x), slope](Grads& g, const Node&) -> Grads {
-                       const Tensor x = sx.get();
-                       // create_graph: Note [Fused backward and create_graph]
-                       if (GradMode::is_enabled())
-                         return {where(gt(x, Scalar(0.0)), g[0], mul(g[0], Scalar(slope)))};
-                       Tensor gx = Tensor::empty(x.sizes(), x.dtype());
-                       const Tensor G = as_dtype_of(g[0], x);
-                       kernels::leaky_relu_backward(
-                           x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}), slope);
-                       return {gx};
-                     });
+    autograd::record(
+        "LeakyReluBackward0", {&x}, {&out},
+        [sx = SavedTensor(x), slope](Grads& g, const Node&) -> Grads {
+          const Tensor x = sx.get();
+          // create_graph: Note [Fused backward and create_graph]
+          if (GradMode::is_enabled())
+            return {where(gt(x, Scalar(0.0)), g[0], mul(g[0], Scalar(slope)))};
+          Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+          const Tensor G = as_dtype_of(g[0], x);
+          kernels::leaky_relu_backward(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}), slope);
+          return {gx};
+        });
   return out;
 }
 
@@ -303,8 +304,8 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   int64_t pad = -1;
   if (padding_idx) {
     EMBER_CHECK(*padding_idx >= -num && *padding_idx < num, ValueError, op,
-                ": padding_idx must be within num_embeddings (", num, "), but got padding_idx=",
-                *padding_idx);
+                ": padding_idx must be within num_embeddings (", num,
+                "), but got padding_idx=", *padding_idx);
     pad = *padding_idx < 0 ? *padding_idx + num : *padding_idx;
   }
   const Tensor idx = contiguous(indices);
@@ -313,7 +314,8 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   const int64_t bad = kernels::embedding_find_bad(idx.data_ptr(), is32, n, num);
   EMBER_CHECK(bad < 0, IndexError, op, ": index ",
               bad < 0 ? 0 : (is32 ? int64_t(idx.data<int32_t>()[bad]) : idx.data<int64_t>()[bad]),
-              " is out of range for num_embeddings ", num, " (weight of shape ", weight.sizes(), ")");
+              " is out of range for num_embeddings ", num, " (weight of shape ", weight.sizes(),
+              ")");
   Dims shape = indices.sizes();
   shape.push_back(dim);
   Tensor out = Tensor::empty(shape, weight.dtype());

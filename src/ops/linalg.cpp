@@ -66,8 +66,9 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, MatRef& out
 // have none (expanded, or strided in both directions). Batch dims keep their strides.
 MatRef matrix_ref(const char* op, Tensor& t) {
   const int64_t nd = t.dim(), rows = t.size(-2), cols = t.size(-1);
-  EMBER_CHECK(!(is_floating_point(t.dtype()) || is_complex(t.dtype())) || (rows <= INT_MAX && cols <= INT_MAX), ValueError, op,
-              ": a matrix of shape ", t.sizes(), " is too large for BLAS");
+  EMBER_CHECK(!(is_floating_point(t.dtype()) || is_complex(t.dtype())) ||
+                  (rows <= INT_MAX && cols <= INT_MAX),
+              ValueError, op, ": a matrix of shape ", t.sizes(), " is too large for BLAS");
   MatRef r;
   if (!blas_layout(rows, cols, t.strides()[nd - 2], t.strides()[nd - 1], r)) {
     t = clone(t);
@@ -193,8 +194,8 @@ Tensor matmul_batched(const char* op, const Tensor& a, const Tensor& b) {
   shape.push_back(m);
   shape.push_back(n);
   Tensor out = Tensor::empty(shape, a.dtype());
-  kernels::gemm_batched(a.dtype(), numel_of(batch), m, n, k, 1, ra, off_a.data(), rb,
-                        off_b.data(), 0, out.data_ptr(), std::max<int64_t>(n, 1), m * n);
+  kernels::gemm_batched(a.dtype(), numel_of(batch), m, n, k, 1, ra, off_a.data(), rb, off_b.data(),
+                        0, out.data_ptr(), std::max<int64_t>(n, 1), m * n);
   if (b.dim() == 1) shape.erase(shape.size() - 1);
   if (a.dim() == 1) shape.erase(shape.size() - (b.dim() == 1 ? 1 : 2));
   return int64_t(shape.size()) == out.dim() ? out : view(out, shape);
@@ -290,9 +291,9 @@ Tensor matmul_forward(const Tensor& a, const Tensor& b) {
 
 Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
   Tensor dest = autograd::grad_destination(n, i);
-  if (dest.defined() && dest.dim() == 2 && dest.size(0) == a.size(0) &&
-      dest.size(1) == b.size(1) && dest.dtype() == a.dtype() && a.dtype() == b.dtype() &&
-      is_floating(a.dtype()) && !overlaps(dest, a) && !overlaps(dest, b)) {
+  if (dest.defined() && dest.dim() == 2 && dest.size(0) == a.size(0) && dest.size(1) == b.size(1) &&
+      dest.dtype() == a.dtype() && a.dtype() == b.dtype() && is_floating(a.dtype()) &&
+      !overlaps(dest, a) && !overlaps(dest, b)) {
     mm_into("mm", dest, a, b, 1, 1);
     dest.bump_version();
     return dest;
@@ -313,8 +314,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     out = matmul_forward(a, b);
   }
   const char* name = a.dim() == 2 && b.dim() == 2 ? "MmBackward0"
-                     : b.dim() == 1 && a.dim() <= 2 ? (a.dim() == 1 ? "DotBackward0" : "MvBackward0")
-                                                    : "MatmulBackward0";
+                     : b.dim() == 1 && a.dim() <= 2
+                         ? (a.dim() == 1 ? "DotBackward0" : "MvBackward0")
+                         : "MatmulBackward0";
   return record_matmul(name, a, b, out);
 }
 
@@ -339,8 +341,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   }
   check_operands("bmm", a, b);
   check_dim("bmm", a, b, 3, 3);
-  EMBER_CHECK(a.size(0) == b.size(0), ValueError, "bmm: batch sizes of shapes ", a.sizes(),
-              " and ", b.sizes(), " differ (", a.size(0), " != ", b.size(0), ")");
+  EMBER_CHECK(a.size(0) == b.size(0), ValueError, "bmm: batch sizes of shapes ", a.sizes(), " and ",
+              b.sizes(), " differ (", a.size(0), " != ", b.size(0), ")");
   return record_matmul("BmmBackward0", a, b, matmul_batched("bmm", a, b));
 }
 
@@ -400,7 +402,8 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, 
     using autograd::SavedTensor;
     autograd::record("AddmmBackward0", {&self, &a, &b}, {&out},
                      [sa = SavedTensor(a), sb = SavedTensor(b), shape = Dims(self.sizes()),
-                      beta_d = beta.to_double(), alpha_d = alpha.to_double()](Grads& g, const Node& n) -> Grads {
+                      beta_d = beta.to_double(),
+                      alpha_d = alpha.to_double()](Grads& g, const Node& n) -> Grads {
                        Tensor A = sa.get(), B = sb.get(), G = g[0];
                        Tensor gs, ga, gb;
                        if (n.needs_input_grad(0))

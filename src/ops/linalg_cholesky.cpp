@@ -13,9 +13,10 @@ namespace {
 using autograd::SavedTensor;
 
 std::string not_positive_definite(int32_t info) {
-  return detail::cat("The factorization could not be completed because the input is not "
-                     "positive-definite (the leading minor of order ",
-                     info, " is not positive-definite).");
+  return detail::
+      cat("The factorization could not be completed because the input is not "
+          "positive-definite (the leading minor of order ",
+          info, " is not positive-definite).");
 }
 
 Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
@@ -39,8 +40,7 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool c
   ops::check_square(op, A);
   Tensor buf = ops::colmajor(A);  // column-major A: potrf reads A's lower triangle
   Tensor info = Tensor::empty(ops::batch_dims(A), DType::Int32);
-  kernels::potrf_batched(A.dtype(), info.numel(), A.size(-1), buf.data_ptr(),
-                         info.data<int32_t>());
+  kernels::potrf_batched(A.dtype(), info.numel(), A.size(-1), buf.data_ptr(), info.data<int32_t>());
   if (check_errors) ops::check_info(op, info, A.dim() > 2, not_positive_definite);
   // L is buf read column-major; U = L^T is buf itself read row-major.
   Tensor out = upper ? buf : ops::from_colmajor(buf);

@@ -36,15 +36,17 @@ void check_matrix(const char* op, const Tensor& A) {
 }
 
 std::string eigh_failed(int32_t info) {
-  return detail::cat("The algorithm failed to converge because the input matrix is "
-                     "ill-conditioned or has too many repeated eigenvalues (error code: ",
-                     info, ").");
+  return detail::
+      cat("The algorithm failed to converge because the input matrix is "
+          "ill-conditioned or has too many repeated eigenvalues (error code: ",
+          info, ").");
 }
 
 std::string svd_failed(int32_t info) {
-  return detail::cat("The algorithm failed to converge because the input matrix is "
-                     "ill-conditioned or has too many repeated singular values (error code: ",
-                     info, ").");
+  return detail::
+      cat("The algorithm failed to converge because the input matrix is "
+          "ill-conditioned or has too many repeated singular values (error code: ",
+          info, ").");
 }
 
 // ---- eigh ------------------------------------------------------------------------------------
@@ -178,7 +180,7 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool lower) {
   if (autograd::any_requires_grad(A)) {
     autograd::record("LinalgEighBackward0", {&A}, {&L, &V},
                      [sl = SavedTensor(L, true), sv = SavedTensor(V, true)](Grads& g,
-                                                                          const Node&) -> Grads {
+                                                                            const Node&) -> Grads {
                        if (!g[0].defined() && !g[1].defined()) return {Tensor()};
                        return {eigh_backward(sl.get(), sv.get(), g[0], g[1])};
                      });
@@ -205,21 +207,21 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
   if (autograd::any_requires_grad(A)) {
     // full_matrices: only the first k columns of U (rows of V^T) enter, as in torch.
     const int64_t k = r.S.size(-1);
-    autograd::record(
-        "LinalgSvdBackward0", {&A}, {&r.U, &r.S, &r.Vh},
-        [su = SavedTensor(r.U, true), ss = SavedTensor(r.S, true), sv = SavedTensor(r.Vh, true),
-         full_matrices, k](Grads& g, const Node&) -> Grads {
-          Tensor U = su.get(), Vh = sv.get(), gU = g[0], gVh = g[2];
-          if (!gU.defined() && !g[1].defined() && !gVh.defined()) return {Tensor()};
-          if (full_matrices) {
-            U = narrow(U, -1, 0, k);
-            Vh = narrow(Vh, -2, 0, k);
-            if (gU.defined()) gU = narrow(gU, -1, 0, k);
-            if (gVh.defined()) gVh = narrow(gVh, -2, 0, k);
-          }
-          Tensor gS = g[1].defined() ? g[1] : zeros(ss.get().sizes(), U.dtype());
-          return {svd_backward(gU, gS, gVh, U, ss.get(), Vh)};
-        });
+    autograd::record("LinalgSvdBackward0", {&A}, {&r.U, &r.S, &r.Vh},
+                     [su = SavedTensor(r.U, true), ss = SavedTensor(r.S, true),
+                      sv = SavedTensor(r.Vh, true), full_matrices,
+                      k](Grads& g, const Node&) -> Grads {
+                       Tensor U = su.get(), Vh = sv.get(), gU = g[0], gVh = g[2];
+                       if (!gU.defined() && !g[1].defined() && !gVh.defined()) return {Tensor()};
+                       if (full_matrices) {
+                         U = narrow(U, -1, 0, k);
+                         Vh = narrow(Vh, -2, 0, k);
+                         if (gU.defined()) gU = narrow(gU, -1, 0, k);
+                         if (gVh.defined()) gVh = narrow(gVh, -2, 0, k);
+                       }
+                       Tensor gS = g[1].defined() ? g[1] : zeros(ss.get().sizes(), U.dtype());
+                       return {svd_backward(gU, gS, gVh, U, ss.get(), Vh)};
+                     });
   }
   return {r.U, r.S, r.Vh};
 }
@@ -230,7 +232,8 @@ Tensor linalg_svdvals(const Tensor& A) {
   if (!autograd::any_requires_grad(A)) return svd_impl("linalg.svd", A, false, false).S;
   Svd r = svd_impl("linalg.svd", A, true, false);
   autograd::record("LinalgSvdBackward0", {&A}, {&r.S},
-                   [U = r.U, Vh = r.Vh, ss = SavedTensor(r.S, true)](Grads& g, const Node&) -> Grads {
+                   [U = r.U, Vh = r.Vh, ss = SavedTensor(r.S, true)](Grads& g,
+                                                                     const Node&) -> Grads {
                      return {svd_backward(Tensor(), g[0], Tensor(), U, ss.get(), Vh)};
                    });
   return r.S;
@@ -306,7 +309,7 @@ std::pair<Tensor, Tensor> householder_product_backward(const Tensor& A, const Te
               "implemented in ember");
   const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
   Tensor V = add(tril(A, -1), eye(m, n, A.dtype()));
-  auto column = [&](int64_t i) { return narrow(V, -1, i, 1); };                 // (..., m, 1)
+  auto column = [&](int64_t i) { return narrow(V, -1, i, 1); };  // (..., m, 1)
   auto scale = [&](int64_t i) { return unsqueeze(unsqueeze(select(tau, -1, i), -1), -1); };
   std::vector<Tensor> X(k + 1);
   X[k] = eye(m, n, A.dtype());
@@ -352,11 +355,11 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
   const char* op = "torch.linalg.householder_product";
   check_matrix(op, A);
   ops::check_lapack_dtype(op, tau);
-  EMBER_CHECK(A.dtype() == tau.dtype(), Error, op,
-              ": tau dtype ", dtype_name(tau.dtype()), " does not match input dtype ",
-              dtype_name(A.dtype()));
+  EMBER_CHECK(A.dtype() == tau.dtype(), Error, op, ": tau dtype ", dtype_name(tau.dtype()),
+              " does not match input dtype ", dtype_name(A.dtype()));
   const int64_t m = A.size(-2), n = A.size(-1);
-  EMBER_CHECK(m >= n, Error, op, ": input.shape[-2] must be greater than or equal to input.shape[-1]");
+  EMBER_CHECK(m >= n, Error, op,
+              ": input.shape[-2] must be greater than or equal to input.shape[-1]");
   EMBER_CHECK(tau.dim() >= 1 && n >= tau.size(-1), Error, op,
               ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
   EMBER_CHECK(tau.dim() == A.dim() - 1, Error, op,

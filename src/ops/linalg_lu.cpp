@@ -51,8 +51,9 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
   if (A.dim() < 2) {  // torch's wording, sizes as "[3]"
     std::string sz = "[";
     for (int64_t i = 0; i < A.dim(); ++i) sz += (i ? ", " : "") + std::to_string(A.size(i));
-    throw Error(detail::cat("torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ",
-                            sz, "] instead"));
+    throw Error(
+        detail::cat("torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ", sz,
+                    "] instead"));
   }
   EMBER_CHECK(pivot, Error, op, ": LU without pivoting is not implemented on the CPU");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
@@ -106,7 +107,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     Tensor piv = contiguous(to_dtype(pivots, DType::Int32));
     Tensor perm = Tensor::empty(with(batch, {m}), DType::Int64);
     kernels::lu_permutation(numel_of(batch), m, k, piv.data<int32_t>(), perm.data<int64_t>());
-    Tensor pt = scatter(zeros(with(batch, {m, m}), LU.dtype()), -1, unsqueeze(perm, -1), Scalar(1.0));
+    Tensor pt =
+        scatter(zeros(with(batch, {m, m}), LU.dtype()), -1, unsqueeze(perm, -1), Scalar(1.0));
     P = contiguous(mT(pt));
   } else {
     P = Tensor::empty({0}, LU.dtype());
@@ -120,8 +122,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 
 namespace {
 std::string singular_d(int32_t info) {
-  return detail::cat("The factorization could not be completed because the block diagonal "
-                     "matrix D is exactly singular (D[", info, ",", info, "] is zero).");
+  return detail::
+      cat("The factorization could not be completed because the block diagonal "
+          "matrix D is exactly singular (D[",
+          info, ",", info, "] is zero).");
 }
 }  // namespace
 
@@ -154,15 +158,20 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B)
   ops::check_lapack_dtype(op, LD);
   ops::check_lapack_dtype(op, B);
   ops::check_square(op, LD);
-  EMBER_CHECK(LD.dtype() == B.dtype(), Error, op, ": Expected LD and B to have the same dtype, "
-              "but got ", dtype_name(LD.dtype()), " and ", dtype_name(B.dtype()));
+  EMBER_CHECK(LD.dtype() == B.dtype(), Error, op,
+              ": Expected LD and B to have the same dtype, "
+              "but got ",
+              dtype_name(LD.dtype()), " and ", dtype_name(B.dtype()));
   EMBER_CHECK(B.dim() >= 2 && B.size(-2) == LD.size(-1), Error,
               "Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is ",
               LD.size(-2), " by ", LD.size(-1), " but each b matrix is ",
-              B.dim() >= 2 ? B.size(-2) : B.dim() ? B.size(-1) : 1, " by ",
-              B.dim() >= 2 ? B.size(-1) : 1);
+              B.dim() >= 2 ? B.size(-2)
+              : B.dim()    ? B.size(-1)
+                           : 1,
+              " by ", B.dim() >= 2 ? B.size(-1) : 1);
   const int64_t n = LD.size(-1), k = B.size(-1);
-  EMBER_CHECK(pivots.dtype() == DType::Int32 && pivots.dim() == LD.dim() - 1 && pivots.size(-1) == n,
+  EMBER_CHECK(pivots.dtype() == DType::Int32 && pivots.dim() == LD.dim() - 1 &&
+                  pivots.size(-1) == n,
               Error, op, ": expected int32 pivots of shape ", with(ops::batch_dims(LD), {n}),
               ", but got ", dtype_name(pivots.dtype()), " ", pivots.sizes());
   Dims batch = broadcast_shapes(ops::batch_dims(LD), ops::batch_dims(B), op);

@@ -45,8 +45,8 @@ void ops::check_lapack_dtype(const char* op, const Tensor& a) {
 
 void ops::check_lapack_kernel_dtype(const char* kernel, const Tensor& a) {
   ops::check_defined(a, kernel);
-  EMBER_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, NotImplementedError,
-              "\"", kernel, "\" not implemented for '", torch_type_name(a.dtype()), "'");
+  EMBER_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, NotImplementedError, "\"",
+              kernel, "\" not implemented for '", torch_type_name(a.dtype()), "'");
 }
 
 void ops::check_square(const char* op, const Tensor& a) {
@@ -58,7 +58,9 @@ void ops::check_square(const char* op, const Tensor& a) {
               " is too large for LAPACK");
 }
 
-Dims ops::batch_dims(const Tensor& t) { return Dims(IntList(t.sizes().data(), size_t(t.dim() - 2))); }
+Dims ops::batch_dims(const Tensor& t) {
+  return Dims(IntList(t.sizes().data(), size_t(t.dim() - 2)));
+}
 
 Tensor ops::colmajor(const Tensor& t) {
   NoGradGuard no_grad;
@@ -97,7 +99,8 @@ void check_pair(const char* op, const Tensor& A, const Tensor& B) {
   ops::check_lapack_dtype(op, B);
   EMBER_CHECK(A.dtype() == B.dtype(), Error, op,
               ": Expected A and B to have the same dtype, but found A of type ",
-              torch_type_name(A.dtype()), " and B of type ", torch_type_name(B.dtype()), " instead");
+              torch_type_name(A.dtype()), " and B of type ", torch_type_name(B.dtype()),
+              " instead");
   ops::check_square(op, A);
   EMBER_CHECK(B.dim() >= 2, Error, op, ": The input tensor B must have at least 2 dimensions.");
 }
@@ -112,8 +115,7 @@ Lu lu_factor(const Tensor& A) {
   const int64_t n = A.size(-1);
   Lu f{ops::colmajor(A), Tensor::empty(with_matrix(batch, 1, n), DType::Int32),
        Tensor::empty(batch, DType::Int32)};
-  kernels::getrf_batched(A.dtype(), numel_of(batch), n, f.lu.data_ptr(),
-                         f.ipiv.data<int32_t>(),
+  kernels::getrf_batched(A.dtype(), numel_of(batch), n, f.lu.data_ptr(), f.ipiv.data<int32_t>(),
                          f.info.data<int32_t>());
   return f;
 }
@@ -122,8 +124,8 @@ Lu lu_factor(const Tensor& A) {
 Tensor lu_solve_cm(const Lu& f, const Tensor& B, bool trans) {
   Tensor x = ops::colmajor(B);
   const int64_t n = B.size(-2), k = B.size(-1), nb = numel_of(ops::batch_dims(B));
-  kernels::getrs_batched(B.dtype(), nb, n, k, f.lu.data_ptr(), n * n,
-                         f.ipiv.data<int32_t>(), x.data_ptr(), trans);
+  kernels::getrs_batched(B.dtype(), nb, n, k, f.lu.data_ptr(), n * n, f.ipiv.data<int32_t>(),
+                         x.data_ptr(), trans);
   return ops::from_colmajor(x);
 }
 
@@ -225,14 +227,13 @@ Tensor linalg_det(const Tensor& A) {
   {
     NoGradGuard no_grad;
     Lu f = lu_factor(A);
-    kernels::lu_det(A.dtype(), det.numel(), A.size(-1), f.lu.data_ptr(),
-                    f.ipiv.data<int32_t>(), nullptr, nullptr,
-                    det.data_ptr());
+    kernels::lu_det(A.dtype(), det.numel(), A.size(-1), f.lu.data_ptr(), f.ipiv.data<int32_t>(),
+                    nullptr, nullptr, det.data_ptr());
   }
   if (autograd::any_requires_grad(A)) {
     autograd::record("LinalgDetBackward0", {&A}, {&det},
                      [sa = SavedTensor(A), sd = SavedTensor(det, true)](Grads& g,
-                                                                          const Node&) -> Grads {
+                                                                        const Node&) -> Grads {
                        Tensor it = mT(linalg_inv_ex(sa.get()).first);
                        return {mul(per_matrix(mul(g[0], sd.get())), it)};
                      });
@@ -251,9 +252,8 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   {
     NoGradGuard no_grad;
     Lu f = lu_factor(A);
-    kernels::lu_det(A.dtype(), sign.numel(), A.size(-1), f.lu.data_ptr(),
-                    f.ipiv.data<int32_t>(), sign.data_ptr(),
-                    logabs.data_ptr(), nullptr);
+    kernels::lu_det(A.dtype(), sign.numel(), A.size(-1), f.lu.data_ptr(), f.ipiv.data<int32_t>(),
+                    sign.data_ptr(), logabs.data_ptr(), nullptr);
   }
   if (autograd::any_requires_grad(A)) {
     // sign is piecewise constant: it is an output of the node (as in torch) but only
@@ -305,14 +305,16 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   if (autograd::any_requires_grad(A, B)) {
     autograd::record("LinalgSolveTriangularBackward0", {&A, &B}, {&X},
                      [sa = SavedTensor(A), sx = SavedTensor(X, true), upper, left, unitriangular,
-                      sha = Dims(A.sizes()), shb = Dims(B.sizes())](Grads& g,
-                                                                    const Node& n) -> Grads {
+                      sha = Dims(A.sizes()),
+                      shb = Dims(B.sizes())](Grads& g, const Node& n) -> Grads {
                        Tensor a = sa.get(), x = sx.get();
-                       Tensor gb = linalg_solve_triangular(mT(a), g[0], !upper, left, unitriangular);
+                       Tensor gb =
+                           linalg_solve_triangular(mT(a), g[0], !upper, left, unitriangular);
                        Tensor ga;
                        if (n.needs_input_grad(0)) {
                          ga = neg(left ? matmul(gb, mT(x)) : matmul(mT(x), gb));
-                         ga = upper ? triu(ga, unitriangular ? 1 : 0) : tril(ga, unitriangular ? -1 : 0);
+                         ga = upper ? triu(ga, unitriangular ? 1 : 0)
+                                    : tril(ga, unitriangular ? -1 : 0);
                          ga = autograd::sum_to(ga, sha);
                        }
                        return {ga, n.needs_input_grad(1) ? autograd::sum_to(gb, shb) : Tensor()};

@@ -46,8 +46,9 @@ Tensor as_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : to_dty
 Tensor as_float32(const Tensor& t) { return t.defined() ? as_dtype(t, DType::Float32) : t; }
 
 void check_floating_input(const Tensor& x, const char* op) {
-  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op, ": expected a floating point input, but got ",
-              dtype_name(x.dtype()), " (input of shape ", x.sizes(), ")");
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
+              ": expected a floating point input, but got ", dtype_name(x.dtype()),
+              " (input of shape ", x.sizes(), ")");
 }
 
 // PyTorch refuses a weight that requires grad: these losses have no gradient for it.
@@ -119,17 +120,23 @@ ClassShape class_shape(const Tensor& x, const char* op) {
 // the canonical shape.
 Tensor class_target(const Tensor& x, const Tensor& target, const ClassShape& s, const char* op) {
   EMBER_CHECK(target.dtype() == DType::Int64 || target.dtype() == DType::UInt8, Error, op,
-              ": expected a target of class indices (int64 or uint8), but got ", dtype_name(target.dtype()),
-              " (target of shape ", target.sizes(), "); class probabilities need a floating target "
-              "of the input's shape ", x.sizes());
+              ": expected a target of class indices (int64 or uint8), but got ",
+              dtype_name(target.dtype()), " (target of shape ", target.sizes(),
+              "); class probabilities need a floating target "
+              "of the input's shape ",
+              x.sizes());
   if (x.dim() == 1) {
     EMBER_CHECK(target.dim() == 0 || (target.dim() == 1 && target.size(0) == 1), ValueError, op,
-                ": for an input of shape ", x.sizes(), " (C), expected a 0-d target or one of shape (1), "
-                "but got target of shape ", target.sizes());
+                ": for an input of shape ", x.sizes(),
+                " (C), expected a 0-d target or one of shape (1), "
+                "but got target of shape ",
+                target.sizes());
   } else {
     EMBER_CHECK(target.dim() >= 1 && target.size(0) == x.size(0), ValueError, op,
-                ": expected input batch size (", x.size(0), ") to match target batch size, but got "
-                "input of shape ", x.sizes(), " and target of shape ", target.sizes());
+                ": expected input batch size (", x.size(0),
+                ") to match target batch size, but got "
+                "input of shape ",
+                x.sizes(), " and target of shape ", target.sizes());
     EMBER_CHECK(target.sizes() == s.loss_shape, Error, op, ": expected target of shape ",
                 s.loss_shape, " for input of shape ", x.sizes(), ", but got target of shape ",
                 target.sizes());
@@ -146,7 +153,8 @@ void check_class_weight(const Tensor& w, const Tensor& x, int64_t classes, const
               w.sizes(), " for input of shape ", x.sizes());
 }
 
-void check_targets_in_range(const Tensor& t, int64_t classes, int64_t ignore_index, const char* op) {
+void check_targets_in_range(const Tensor& t, int64_t classes, int64_t ignore_index,
+                            const char* op) {
   const int64_t bad = kernels::find_bad_target(t.data<int64_t>(), t.numel(), classes, ignore_index);
   EMBER_CHECK(bad < 0, IndexError, op, ": target ", bad < 0 ? 0 : t.data<int64_t>()[bad],
               " is out of bounds for ", classes, " classes (valid targets are 0 to ", classes - 1,
@@ -226,26 +234,31 @@ Tensor class_index_loss(bool softmax_input, const Tensor& input, const Tensor& t
   Tensor out = r == Reduction::None ? Tensor::empty(s.loss_shape, dt) : Tensor();
   Tensor lse = softmax_input && grad ? Tensor::empty({a.positions()}, dt) : Tensor();
   char* per = out.defined() ? out.data_ptr() : nullptr;
-  const LossSums sums = softmax_input ? kernels::cross_entropy(dt, a, x.data_ptr(), per, lse.defined() ? lse.data_ptr() : nullptr)
-                                      : kernels::nll_loss(dt, a, x.data_ptr(), per);
+  const LossSums sums = softmax_input
+                            ? kernels::cross_entropy(dt, a, x.data_ptr(), per,
+                                                     lse.defined() ? lse.data_ptr() : nullptr)
+                            : kernels::nll_loss(dt, a, x.data_ptr(), per);
   if (r != Reduction::None) out = loss_scalar(reduce_value(sums, r), dt);
   if (!grad) return out;
 
-  autograd::record(softmax_input ? "CrossEntropyLossBackward0" : "NllLossBackward0", {&input}, {&out},
+  autograd::record(softmax_input ? "CrossEntropyLossBackward0" : "NllLossBackward0", {&input},
+                   {&out},
                    [softmax_input, sx = SavedTensor(input), st = SavedTensor(t),
                     sw = w.defined() ? SavedTensor(w) : SavedTensor(), lse, a, r, s,
                     divisor = sums.weight](Grads& g, const Node&) -> Grads {
                      const Tensor x = sx.get(), t = st.get(), w = sw.get();
                      if (GradMode::is_enabled())  // create_graph
-                       return {class_backward_ops(softmax_input, g[0], x, t, w, a, r, divisor, s.cdim)};
+                       return {
+                           class_backward_ops(softmax_input, g[0], x, t, w, a, r, divisor, s.cdim)};
                      ClassLoss b = a;
                      b.target = t.data<int64_t>();
                      b.weight = w.defined() ? w.data_ptr() : nullptr;
                      const OuterGrad og = outer_grad(g[0], r, divisor, x.dtype(), s.loss_shape);
                      Tensor gx = Tensor::empty(x.sizes(), x.dtype());
                      if (softmax_input)
-                       kernels::cross_entropy_backward(x.dtype(), b, dense(x).data_ptr(), lse.data_ptr(),
-                                                       og.ptr(), og.scale, gx.data_ptr());
+                       kernels::cross_entropy_backward(x.dtype(), b, dense(x).data_ptr(),
+                                                       lse.data_ptr(), og.ptr(), og.scale,
+                                                       gx.data_ptr());
                      else
                        kernels::nll_loss_backward(x.dtype(), b, og.ptr(), og.scale, gx.data_ptr());
                      return {gx};
@@ -293,10 +306,11 @@ Grads probs_backward_ops(const Tensor& g, const Tensor& x, const Tensor& y, cons
 Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tensor& weight,
                            Reduction r, double eps) {
   const char* op = "cross_entropy";
-  EMBER_CHECK(is_floating_point(target.dtype()), Error, op,
-              ": expected a floating target for class probabilities (a target of the input's shape ",
-              input.sizes(), "), but got ", dtype_name(target.dtype()),
-              "; class indices need a target without the class dim");
+  EMBER_CHECK(
+      is_floating_point(target.dtype()), Error, op,
+      ": expected a floating target for class probabilities (a target of the input's shape ",
+      input.sizes(), "), but got ", dtype_name(target.dtype()),
+      "; class indices need a target without the class dim");
   const ClassShape s = class_shape(input, op);
   check_class_weight(weight, input, s.classes, op);
   if (eps > 0) check_smoothing(eps, op);
@@ -304,14 +318,17 @@ Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tens
   DType dt = promote_types(input.dtype(), target.dtype());
   if (weight.defined()) dt = promote_types(dt, weight.dtype());
   if (is_half(dt))  // Note [Half losses]
-    return to_dtype(cross_entropy_probs(to_dtype(input, DType::Float32), to_dtype(target, DType::Float32),
-                                        as_float32(weight), r, eps), dt);
+    return to_dtype(cross_entropy_probs(to_dtype(input, DType::Float32),
+                                        to_dtype(target, DType::Float32), as_float32(weight), r,
+                                        eps),
+                    dt);
   const Tensor x = as_dtype(input, dt), y = as_dtype(target, dt);
   const Tensor w = weight.defined() ? as_dtype(weight, dt) : Tensor();
 
   const Tensor xd = dense(x), yd = dense(y), wd = w.defined() ? dense(w) : Tensor();
   const ClassLoss a = class_args(s, Tensor(), wd, -100, eps);
-  const bool grad = autograd::any_requires_grad(x, y) || (w.defined() && autograd::any_requires_grad(w));
+  const bool grad =
+      autograd::any_requires_grad(x, y) || (w.defined() && autograd::any_requires_grad(w));
   Tensor out = r == Reduction::None ? Tensor::empty(s.loss_shape, dt) : Tensor();
   Tensor lse = grad ? Tensor::empty({a.positions()}, dt) : Tensor();
   const LossSums sums = kernels::cross_entropy_probs(dt, a, xd.data_ptr(), yd.data_ptr(),
@@ -323,19 +340,24 @@ Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tens
   std::vector<Tensor> inputs{x, y};
   if (w.defined()) inputs.push_back(w);
   autograd::record("CrossEntropyLossBackward0", inputs, {out},
-                   [sx = SavedTensor(x), sy = SavedTensor(y), sw = w.defined() ? SavedTensor(w) : SavedTensor(),
-                    lse, a, r, s, divisor = sums.weight](Grads& g, const Node& n) -> Grads {
+                   [sx = SavedTensor(x), sy = SavedTensor(y),
+                    sw = w.defined() ? SavedTensor(w) : SavedTensor(), lse, a, r, s,
+                    divisor = sums.weight](Grads& g, const Node& n) -> Grads {
                      const Tensor x = sx.get(), y = sy.get(), w = sw.get();
                      if (GradMode::is_enabled() || (w.defined() && n.needs_input_grad(2)))
                        return probs_backward_ops(g[0], x, y, w, a, r, divisor, s.cdim, n);
-                     const Tensor xd = dense(x), yd = dense(y), wd = w.defined() ? dense(w) : Tensor();
+                     const Tensor xd = dense(x), yd = dense(y),
+                                  wd = w.defined() ? dense(w) : Tensor();
                      ClassLoss b = a;
                      b.weight = wd.defined() ? wd.data_ptr() : nullptr;
                      const OuterGrad og = outer_grad(g[0], r, divisor, x.dtype(), s.loss_shape);
-                     Tensor gx = n.needs_input_grad(0) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
-                     Tensor gy = n.needs_input_grad(1) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
-                     kernels::cross_entropy_probs_backward(x.dtype(), b, xd.data_ptr(), yd.data_ptr(),
-                                                           lse.data_ptr(), og.ptr(), og.scale,
+                     Tensor gx =
+                         n.needs_input_grad(0) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
+                     Tensor gy =
+                         n.needs_input_grad(1) ? Tensor::empty(x.sizes(), x.dtype()) : Tensor();
+                     kernels::cross_entropy_probs_backward(x.dtype(), b, xd.data_ptr(),
+                                                           yd.data_ptr(), lse.data_ptr(), og.ptr(),
+                                                           og.scale,
                                                            gx.defined() ? gx.data_ptr() : nullptr,
                                                            gy.defined() ? gy.data_ptr() : nullptr);
                      if (n.next_edges.size() > 2) return {gx, gy, Tensor()};  // the weight's
@@ -380,22 +402,27 @@ std::pair<Tensor, Tensor> point_backward_ops(PointLoss kind, const Tensor& g, co
 
 void check_unit_range(const Tensor& t, const char* what, const char* op) {
   const int64_t bad = kernels::find_outside_unit(t.dtype(), t.data_ptr(), t.numel());
-  EMBER_CHECK(bad < 0, Error, op, ": all elements of ", what, " should be between 0 and 1, but found ",
-              bad < 0 ? 0.0 : t.dtype() == DType::Float64 ? t.data<double>()[bad] : double(t.data<float>()[bad]));
+  EMBER_CHECK(bad < 0, Error, op, ": all elements of ", what,
+              " should be between 0 and 1, but found ",
+              bad < 0                       ? 0.0
+              : t.dtype() == DType::Float64 ? t.data<double>()[bad]
+                                            : double(t.data<float>()[bad]));
 }
 
 // A pointwise loss of x and y (one floating dtype, broadcast together) with optional weight
 // and pos_weight (same dtype, broadcastable to that shape, never requiring grad).
-Tensor point_loss(PointLoss kind, const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& pw,
-                  Reduction r, const char* op, const char* node) {
+Tensor point_loss(PointLoss kind, const Tensor& x, const Tensor& y, const Tensor& w,
+                  const Tensor& pw, Reduction r, const char* op, const char* node) {
   if (is_half(x.dtype()))  // Note [Half losses]
     return to_dtype(point_loss(kind, to_dtype(x, DType::Float32), to_dtype(y, DType::Float32),
                                as_float32(w), as_float32(pw), r, op, node),
                     x.dtype());
-  const Dims shape = x.sizes() == y.sizes() ? x.sizes() : broadcast_shapes(x.sizes(), y.sizes(), op);
+  const Dims shape =
+      x.sizes() == y.sizes() ? x.sizes() : broadcast_shapes(x.sizes(), y.sizes(), op);
   const DType dt = x.dtype();
   const Tensor xd = dense(x, shape), yd = dense(y, shape);
-  const Tensor wd = w.defined() ? dense(w, shape) : Tensor(), pwd = pw.defined() ? dense(pw, shape) : Tensor();
+  const Tensor wd = w.defined() ? dense(w, shape) : Tensor(),
+               pwd = pw.defined() ? dense(pw, shape) : Tensor();
   if (kind == PointLoss::Bce) {
     check_unit_range(xd, "input", op);
     check_unit_range(yd, "target", op);
@@ -410,7 +437,8 @@ Tensor point_loss(PointLoss kind, const Tensor& x, const Tensor& y, const Tensor
   if (!autograd::any_requires_grad(x, y)) return out;
 
   autograd::record(node, {&x, &y}, {&out},
-                   [kind, sx = SavedTensor(x), sy = SavedTensor(y), wd, pwd, r, shape](Grads& g, const Node& n) -> Grads {
+                   [kind, sx = SavedTensor(x), sy = SavedTensor(y), wd, pwd, r,
+                    shape](Grads& g, const Node& n) -> Grads {
                      const Tensor x = sx.get(), y = sy.get();
                      const double count = double(numel_of(shape));
                      const bool nx = n.needs_input_grad(0), ny = n.needs_input_grad(1);
@@ -423,12 +451,14 @@ Tensor point_loss(PointLoss kind, const Tensor& x, const Tensor& y, const Tensor
                        kernels::PointArgs a;
                        a.n = numel_of(shape);
                        a.x = xd.data_ptr(), a.y = yd.data_ptr();
-                       a.w = wd.defined() ? wd.data_ptr() : nullptr, a.pw = pwd.defined() ? pwd.data_ptr() : nullptr;
+                       a.w = wd.defined() ? wd.data_ptr() : nullptr,
+                       a.pw = pwd.defined() ? pwd.data_ptr() : nullptr;
                        const OuterGrad og = outer_grad(g[0], r, count, x.dtype(), shape);
                        if (nx) gx = Tensor::empty(shape, x.dtype());
                        if (ny) gy = Tensor::empty(shape, x.dtype());
                        kernels::point_loss_backward(kind, x.dtype(), a, og.ptr(), og.scale,
-                                                    nx ? gx.data_ptr() : nullptr, ny ? gy.data_ptr() : nullptr);
+                                                    nx ? gx.data_ptr() : nullptr,
+                                                    ny ? gy.data_ptr() : nullptr);
                      }
                      return {nx ? autograd::sum_to(gx, x.sizes()) : Tensor(),
                              ny ? autograd::sum_to(gy, y.sizes()) : Tensor()};
@@ -453,9 +483,11 @@ Tensor diff_loss(PointLoss kind, const Tensor& input, const Tensor& target, Redu
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   const DType dt = promote_types(input.dtype(), target.dtype());
-  EMBER_CHECK(is_floating_point(dt), TypeError, op, ": expected floating point input and target, but got ",
-              dtype_name(input.dtype()), " and ", dtype_name(target.dtype()));
-  return point_loss(kind, as_dtype(input, dt), as_dtype(target, dt), Tensor(), Tensor(), r, op, node);
+  EMBER_CHECK(is_floating_point(dt), TypeError, op,
+              ": expected floating point input and target, but got ", dtype_name(input.dtype()),
+              " and ", dtype_name(target.dtype()));
+  return point_loss(kind, as_dtype(input, dt), as_dtype(target, dt), Tensor(), Tensor(), r, op,
+                    node);
 }
 
 }  // namespace
@@ -468,7 +500,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   EMBER_PROFILE_OP("cross_entropy");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
-    return cross_entropy(autocast::fp32(input), target, autocast::fp32(weight), reduction, ignore_index, label_smoothing);
+    return cross_entropy(autocast::fp32(input), target, autocast::fp32(weight), reduction,
+                         ignore_index, label_smoothing);
   }
   const char* op = "cross_entropy";
   ops::check_defined(input, op);
@@ -480,11 +513,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   if (target.sizes() == input.sizes())
     return cross_entropy_probs(input, target, weight, reduction, label_smoothing);
   if (label_smoothing > 0) check_smoothing(label_smoothing, op);
-  return class_index_loss(true, input, target, weight, reduction, ignore_index, label_smoothing, op);
+  return class_index_loss(true, input, target, weight, reduction, ignore_index, label_smoothing,
+                          op);
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
-                int64_t ignore_index) {
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                Reduction reduction, int64_t ignore_index) {
   EMBER_RECORD(nll_loss, input, target, weight, reduction, ignore_index);
   EMBER_PROFILE_OP("nll_loss");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
@@ -524,14 +558,16 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   EMBER_PROFILE_OP("binary_cross_entropy");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
-    return binary_cross_entropy(autocast::fp32(input), autocast::fp32(target), autocast::fp32(weight), reduction);
+    return binary_cross_entropy(autocast::fp32(input), autocast::fp32(target),
+                                autocast::fp32(weight), reduction);
   }
   const char* op = "binary_cross_entropy";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op, ": expected a target of the input's shape ",
-              input.sizes(), ", but got target of shape ", target.sizes());
+  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
+              ": expected a target of the input's shape ", input.sizes(),
+              ", but got target of shape ", target.sizes());
   EMBER_CHECK(target.dtype() == input.dtype(), Error, op, ": expected a target of dtype ",
               dtype_name(input.dtype()), " (the input's), but got ", dtype_name(target.dtype()));
   const Tensor w = point_weight(weight, input.sizes(), input.dtype(), op, "weight");
@@ -539,27 +575,31 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                     "BinaryCrossEntropyBackward0");
 }
 
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
-                                        const Tensor& pos_weight, Reduction reduction) {
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, const Tensor& pos_weight,
+                                        Reduction reduction) {
   EMBER_RECORD(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   EMBER_PROFILE_OP("binary_cross_entropy_with_logits");
   if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
     autocast::Suspend off;
-    return binary_cross_entropy_with_logits(autocast::fp32(input), autocast::fp32(target), autocast::fp32(weight), autocast::fp32(pos_weight), reduction);
+    return binary_cross_entropy_with_logits(autocast::fp32(input), autocast::fp32(target),
+                                            autocast::fp32(weight), autocast::fp32(pos_weight),
+                                            reduction);
   }
   const char* op = "binary_cross_entropy_with_logits";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op, ": expected a target of the input's shape ",
-              input.sizes(), ", but got target of shape ", target.sizes());
-  EMBER_CHECK(is_floating_point(target.dtype()), Error, op, ": expected a floating point target, but got ",
-              dtype_name(target.dtype()));
+  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
+              ": expected a target of the input's shape ", input.sizes(),
+              ", but got target of shape ", target.sizes());
+  EMBER_CHECK(is_floating_point(target.dtype()), Error, op,
+              ": expected a floating point target, but got ", dtype_name(target.dtype()));
   const DType dt = promote_types(input.dtype(), target.dtype());
   const Tensor w = point_weight(weight, input.sizes(), dt, op, "weight");
   const Tensor pw = point_weight(pos_weight, input.sizes(), dt, op, "pos_weight");
-  return point_loss(PointLoss::BceLogits, as_dtype(input, dt), as_dtype(target, dt), w, pw, reduction,
-                    op, "BinaryCrossEntropyWithLogitsBackward0");
+  return point_loss(PointLoss::BceLogits, as_dtype(input, dt), as_dtype(target, dt), w, pw,
+                    reduction, op, "BinaryCrossEntropyWithLogitsBackward0");
 }
 
 }  // namespace ember

@@ -44,9 +44,10 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
                       const Tensor& b, bool training) {
   const char* op = "batch_norm";
   ops::check_defined(x, op);
-  EMBER_CHECK(x.dim() >= 2, ValueError, op,
-              ": expected an input of shape (N, C, *) with at least 2 dims, but got input of shape ",
-              x.sizes());
+  EMBER_CHECK(
+      x.dim() >= 2, ValueError, op,
+      ": expected an input of shape (N, C, *) with at least 2 dims, but got input of shape ",
+      x.sizes());
   check_floating(op, x);
   EMBER_CHECK(rm.defined() == rv.defined(), ValueError, op,
               ": running_mean and running_var must either both be None or neither be None");
@@ -55,16 +56,16 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
   const int64_t c = x.size(1);
   for (auto [t, name] : {std::pair{&rm, "running_mean"}, std::pair{&rv, "running_var"}}) {
     if (!t->defined()) continue;
-    EMBER_CHECK(t->dim() == 1 && t->size(0) == c, ValueError, op, ": expected ", name,
-                " of shape ", Dims{c}, " for an input of shape ", x.sizes(), ", but got ", name,
-                " of shape ", t->sizes());
+    EMBER_CHECK(t->dim() == 1 && t->size(0) == c, ValueError, op, ": expected ", name, " of shape ",
+                Dims{c}, " for an input of shape ", x.sizes(), ", but got ", name, " of shape ",
+                t->sizes());
     check_param_dtype(op, name, *t, x);
   }
   for (auto [t, name] : {std::pair{&w, "weight"}, std::pair{&b, "bias"}}) {
     if (!t->defined()) continue;
     EMBER_CHECK(t->numel() == c, ValueError, op, ": expected ", name, " with ", c,
-                " elements (one per channel of the input of shape ", x.sizes(), "), but got ",
-                name, " of shape ", t->sizes());
+                " elements (one per channel of the input of shape ", x.sizes(), "), but got ", name,
+                " of shape ", t->sizes());
     check_param_dtype(op, name, *t, x);
   }
 }
@@ -110,11 +111,11 @@ struct BatchNormSaved {
 // from x, so the result is differentiable in x as well.
 Grads batch_norm_backward_ops(const Tensor& g, const Tensor& x, const Tensor& w,
                               const Tensor& saved_mean, const Tensor& saved_invstd,
-                              const BatchNormSaved& s,
-                              const Node& n) {
+                              const BatchNormSaved& s, const Node& n) {
   const Dims red = channel_reduce_dims(x.dim()), k = channel_shape(x);
   Tensor mu = s.training ? mean(x, red, true) : reshape(saved_mean, k);
-  Tensor inv = s.training ? rsqrt(add(var(x, red, 0, true), Scalar(s.eps))) : reshape(saved_invstd, k);
+  Tensor inv =
+      s.training ? rsqrt(add(var(x, red, 0, true), Scalar(s.eps))) : reshape(saved_invstd, k);
   Tensor xhat = mul(sub(x, mu), inv);
   Tensor gbk = sum(g, red, true), gwk = sum(mul(g, xhat), red, true);
   Tensor gx;
@@ -139,7 +140,8 @@ Grads batch_norm_backward(const Tensor& g, const BatchNormSaved& s, const Node& 
              need_b = n.needs_input_grad(2);
   const kernels::ChannelGeom geo = channel_geom(x);
   const DType xdt = x.dtype(), dt = ops::compute_dtype_of(xdt);  // Note [Half ops through float32]
-  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(ops::widened(x));
+  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)),
+               X = contiguous(ops::widened(x));
   const Tensor wc = w.defined() ? contiguous(reshape(ops::widened(w), {geo.c})) : Tensor();
   Tensor sum_g, sum_gxmu, gx, gw, gb;
   if (need_w || need_b || (need_x && s.training)) {
@@ -169,15 +171,17 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_batch_norm(x, running_mean, running_var, weight, bias, training);
   const kernels::ChannelGeom geo = channel_geom(x);
   const int64_t m = geo.n * geo.s;
-  EMBER_CHECK(!training || m != 1, ValueError,
-              "batch_norm: Expected more than 1 value per channel when training, got input of shape ",
-              x.sizes());
+  EMBER_CHECK(
+      !training || m != 1, ValueError,
+      "batch_norm: Expected more than 1 value per channel when training, got input of shape ",
+      x.sizes());
   const DType dt = ops::compute_dtype_of(x.dtype());  // Note [Half ops through float32]
   Tensor out = Tensor::empty(x.sizes(), dt), mean, invstd;
   {
     NoGradGuard no_grad;  // statistics and running-stat updates are not part of the graph
     const Tensor X = contiguous(ops::widened(x));
-    const Tensor w = weight.defined() ? contiguous(reshape(ops::widened(weight), {geo.c})) : Tensor();
+    const Tensor w =
+        weight.defined() ? contiguous(reshape(ops::widened(weight), {geo.c})) : Tensor();
     const Tensor b = bias.defined() ? contiguous(reshape(ops::widened(bias), {geo.c})) : Tensor();
     if (training && m > 0) {
       mean = Tensor::empty({geo.c}, dt), invstd = Tensor::empty({geo.c}, dt);
@@ -198,8 +202,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const bool wg = weight.defined() && autograd::any_requires_grad(weight);
   const bool bg = bias.defined() && autograd::any_requires_grad(bias);
   if (autograd::any_requires_grad(x) || wg || bg) {
-    BatchNormSaved s{SavedTensor(x), weight.defined() ? SavedTensor(weight) : SavedTensor(),
-                     SavedTensor(mean), SavedTensor(invstd), training, eps,
+    BatchNormSaved s{SavedTensor(x),
+                     weight.defined() ? SavedTensor(weight) : SavedTensor(),
+                     SavedTensor(mean),
+                     SavedTensor(invstd),
+                     training,
+                     eps,
                      weight.defined() ? Dims(weight.sizes()) : Dims(),
                      bias.defined() ? Dims(bias.sizes()) : Dims()};
     const Tensor none = x.alias();  // needs no grad: stands in for an undefined weight / bias
@@ -230,8 +238,8 @@ void check_layer_norm(const Tensor& x, IntList ns, const Tensor& w, const Tensor
               x.sizes());
   for (auto [t, name] : {std::pair{&w, "weight"}, std::pair{&b, "bias"}}) {
     if (!t->defined()) continue;
-    EMBER_CHECK(Dims::equal(t->sizes(), ns), ValueError, op, ": expected ", name,
-                " of shape ", ns, " (normalized_shape), but got ", name, " of shape ", t->sizes());
+    EMBER_CHECK(Dims::equal(t->sizes(), ns), ValueError, op, ": expected ", name, " of shape ", ns,
+                " (normalized_shape), but got ", name, " of shape ", t->sizes());
     check_param_dtype(op, name, *t, x);
   }
 }
@@ -267,7 +275,8 @@ Grads layer_norm_backward(const Tensor& g, const LayerNormSaved& s, const Node& 
   const Tensor x = s.x.get(), w = s.w.defined() ? s.w.get() : Tensor();
   if (GradMode::is_enabled()) return layer_norm_backward_ops(g, x, w, s, n);
   const DType xdt = x.dtype(), dt = ops::compute_dtype_of(xdt);  // Note [Half ops through float32]
-  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)), X = contiguous(ops::widened(x));
+  const Tensor G = contiguous(g.dtype() == dt ? g : to_dtype(g, dt)),
+               X = contiguous(ops::widened(x));
   const Tensor wc = dense(ops::widened(w)), mean = s.mean.get(), rstd = s.rstd.get();
   const IntList ns(x.sizes().data() + (x.dim() - s.k), size_t(s.k));
   Tensor gx, gw, gb;
@@ -275,7 +284,8 @@ Grads layer_norm_backward(const Tensor& g, const LayerNormSaved& s, const Node& 
   if (n.needs_input_grad(1)) gw = Tensor::empty(ns, dt);
   if (n.needs_input_grad(2)) gb = Tensor::empty(ns, dt);
   kernels::layer_norm_backward(dt, s.rows, s.d, G.data_ptr(), X.data_ptr(), mean.data_ptr(),
-                               rstd.data_ptr(), ptr_or_null(wc), gx.defined() ? gx.data_ptr() : nullptr,
+                               rstd.data_ptr(), ptr_or_null(wc),
+                               gx.defined() ? gx.data_ptr() : nullptr,
                                gw.defined() ? gw.data_ptr() : nullptr,
                                gb.defined() ? gb.data_ptr() : nullptr);
   return {ops::narrowed(gx, xdt), ops::narrowed(gw, xdt), ops::narrowed(gb, xdt)};
@@ -305,8 +315,15 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
   const bool wg = weight.defined() && autograd::any_requires_grad(weight);
   const bool bg = bias.defined() && autograd::any_requires_grad(bias);
   if (autograd::any_requires_grad(x) || wg || bg) {
-    LayerNormSaved s{SavedTensor(x), weight.defined() ? SavedTensor(weight) : SavedTensor(),
-                     SavedTensor(mean), SavedTensor(rstd), rows, d, k, eps, bias.defined()};
+    LayerNormSaved s{SavedTensor(x),
+                     weight.defined() ? SavedTensor(weight) : SavedTensor(),
+                     SavedTensor(mean),
+                     SavedTensor(rstd),
+                     rows,
+                     d,
+                     k,
+                     eps,
+                     bias.defined()};
     const Tensor none = x.alias();  // needs no grad: stands in for an undefined weight / bias
     autograd::record("NativeLayerNormBackward0",
                      {&x, &or_placeholder(weight, none), &or_placeholder(bias, none)}, {&out},

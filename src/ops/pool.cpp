@@ -34,7 +34,8 @@ void check_input(int nd, const char* op, const Tensor& x) {
   for (int64_t i = 1; ok && i <= nd + 1; ++i) ok = x.size(-i) > 0;
   SPATIAL_CHECK(nd, ok, op, ": expected a ", nd + 1, "-d or ", nd + 2,
                 "-d (batch mode) input with non-zero sizes except the batch, but got input of "
-                "shape ", x.sizes());
+                "shape ",
+                x.sizes());
   EMBER_CHECK(x.dtype() != DType::Bool, NotImplementedError, op,
               ": not implemented for bool tensors (input of shape ", x.sizes(), ")");
 }
@@ -42,8 +43,20 @@ void check_input(int nd, const char* op, const Tensor& x) {
 // The geometry of x with the window sizes left at 1 (adaptive pooling needs none).
 Pool2dGeom geometry(int nd, const Tensor& x, const Dim3& out) {
   const bool batched = x.dim() == nd + 2;
-  Pool2dGeom g{batched ? x.size(0) : 1, x.size(-nd - 1), x.size(-2), x.size(-1), out[1], out[2],
-               1, 1, 1, 1, 0, 0, 1, 1,
+  Pool2dGeom g{batched ? x.size(0) : 1,
+               x.size(-nd - 1),
+               x.size(-2),
+               x.size(-1),
+               out[1],
+               out[2],
+               1,
+               1,
+               1,
+               1,
+               0,
+               0,
+               1,
+               1,
                {batched ? x.stride(0) : 0, x.stride(-nd - 1), x.stride(-2), x.stride(-1)}};
   if (nd == 3) g.d = x.size(-3), g.od = out[0], g.in_stride_d = x.stride(-3);
   return g;
@@ -75,16 +88,18 @@ Pool2dGeom window_geometry(int nd, const char* op, const Tensor& x, IntList kern
   const Dim3 d = spatial_arg(nd, op, "dilation", dilation, 1);
   Dim3 out;
   for (size_t i = 0; i < 3; ++i) {
-    SPATIAL_CHECK(nd, k[i] > 0, op, ": kernel size should be greater than zero, but got kernel_size=",
-                  kernel_size);
-    SPATIAL_CHECK(nd, s[i] > 0, op, ": stride should be greater than zero, but got stride=", stride);
-    SPATIAL_CHECK(nd, d[i] > 0, op, ": dilation should be greater than zero, but got dilation=",
-                  dilation);
+    SPATIAL_CHECK(nd, k[i] > 0, op,
+                  ": kernel size should be greater than zero, but got kernel_size=", kernel_size);
+    SPATIAL_CHECK(nd, s[i] > 0, op,
+                  ": stride should be greater than zero, but got stride=", stride);
+    SPATIAL_CHECK(nd, d[i] > 0, op,
+                  ": dilation should be greater than zero, but got dilation=", dilation);
     SPATIAL_CHECK(nd, p[i] >= 0, op, ": pad must be non-negative, but got padding=", padding);
     // PyTorch's rule: half the kernel size in 2-d, half the dilated kernel size in 3-d.
     const int64_t half = nd == 3 ? ((k[i] - 1) * d[i] + 1) / 2 : k[i] / 2;
-    SPATIAL_CHECK(nd, p[i] <= half, op, ": pad should be at most half of kernel size, but got padding=",
-                  padding, " and kernel_size=", kernel_size);
+    SPATIAL_CHECK(nd, p[i] <= half, op,
+                  ": pad should be at most half of kernel size, but got padding=", padding,
+                  " and kernel_size=", kernel_size);
   }
   Pool2dGeom g = geometry(nd, x, {0, 0, 0});
   const Dim3 in{g.d, g.h, g.w};
@@ -106,7 +121,8 @@ std::pair<Tensor, Tensor> max_pool_impl(int nd, const char* op, const Tensor& x,
                                         IntList kernel_size, IntList stride, IntList padding,
                                         IntList dilation, bool ceil_mode, bool want_indices) {
   check_input(nd, op, x);
-  if (is_half(x.dtype())) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
+  if (is_half(
+          x.dtype())) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
     auto [out, idx] = max_pool_impl(nd, op, to_dtype(x, DType::Float32), kernel_size, stride,
                                     padding, dilation, ceil_mode, want_indices);
     return {to_dtype(out, x.dtype()), idx};
@@ -122,7 +138,8 @@ std::pair<Tensor, Tensor> max_pool_impl(int nd, const char* op, const Tensor& x,
   if (grad) {
     autograd::record(nd == 3 ? "MaxPool3DWithIndicesBackward0" : "MaxPool2DWithIndicesBackward0",
                      {&x}, {&out},
-                     [g, shape = Dims(x.sizes()), si = SavedTensor(idx)](Grads& gr, const Node&) -> Grads {
+                     [g, shape = Dims(x.sizes()), si = SavedTensor(idx)](Grads& gr,
+                                                                         const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0])), ind = si.get();
                        Tensor gi = Tensor::empty(shape, go.dtype());
                        kernels::max_pool2d_backward(go.dtype(), g, go.data_ptr(),
@@ -140,18 +157,20 @@ Tensor avg_pool_impl(int nd, const char* op, const Tensor& input, IntList kernel
   const DType dt = input.dtype();
   if (is_half(dt))
     return to_dtype(avg_pool_impl(nd, op, to_dtype(input, DType::Float32), kernel_size, stride,
-                                  padding, ceil_mode, count_include_pad, divisor_override), dt);
+                                  padding, ceil_mode, count_include_pad, divisor_override),
+                    dt);
   EMBER_CHECK(is_floating(dt) || dt == DType::Int64, NotImplementedError, op,
-              ": not implemented for ", dtype_name(dt), " tensors (input of shape ", input.sizes(), ")");
+              ": not implemented for ", dtype_name(dt), " tensors (input of shape ", input.sizes(),
+              ")");
   SPATIAL_CHECK(nd, !divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
-  const Pool2dGeom g =
-      window_geometry(nd, op, input, kernel_size, stride, padding, {1}, ceil_mode);
+  const Pool2dGeom g = window_geometry(nd, op, input, kernel_size, stride, padding, {1}, ceil_mode);
   const int64_t div = divisor_override.value_or(0);
   Tensor out = Tensor::empty(out_shape(nd, input, {g.od, g.ho, g.wo}), dt);
   kernels::avg_pool2d_forward(dt, g, count_include_pad, div, input.data_ptr(), out.data_ptr());
   if (autograd::any_requires_grad(input)) {
     autograd::record(nd == 3 ? "AvgPool3DBackward0" : "AvgPool2DBackward0", {&input}, {&out},
-                     [g, shape = Dims(input.sizes()), count_include_pad, div](Grads& gr, const Node&) -> Grads {
+                     [g, shape = Dims(input.sizes()), count_include_pad,
+                      div](Grads& gr, const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0]));
                        Tensor gi = Tensor::empty(shape, go.dtype());
                        kernels::avg_pool2d_backward(go.dtype(), g, count_include_pad, div,
@@ -182,7 +201,8 @@ Tensor adaptive_avg_pool_impl(int nd, const char* op, const Tensor& input, IntLi
                      [g, shape = Dims(input.sizes())](Grads& gr, const Node&) -> Grads {
                        const Tensor go = dense(detach(gr[0]));
                        Tensor gi = Tensor::empty(shape, go.dtype());
-                       kernels::adaptive_avg_pool2d_backward(go.dtype(), g, go.data_ptr(), gi.data_ptr());
+                       kernels::adaptive_avg_pool2d_backward(go.dtype(), g, go.data_ptr(),
+                                                             gi.data_ptr());
                        return {gi};
                      });
   }
@@ -196,16 +216,17 @@ Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
   EMBER_RECORD(max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool2d");
   return max_pool_impl(2, "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
-                       false).first;
+                       false)
+      .first;
 }
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size,
-                                                  IntList stride, IntList padding,
-                                                  IntList dilation, bool ceil_mode) {
+                                                  IntList stride, IntList padding, IntList dilation,
+                                                  bool ceil_mode) {
   EMBER_RECORD(max_pool2d_with_indices, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool2d_with_indices");
-  return max_pool_impl(2, "max_pool2d_with_indices", input, kernel_size, stride, padding,
-                       dilation, ceil_mode, true);
+  return max_pool_impl(2, "max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
+                       ceil_mode, true);
 }
 
 Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
@@ -213,21 +234,23 @@ Tensor max_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntL
   EMBER_RECORD(max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool3d");
   return max_pool_impl(3, "max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
-                       false).first;
+                       false)
+      .first;
 }
 
 std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntList kernel_size,
-                                                  IntList stride, IntList padding,
-                                                  IntList dilation, bool ceil_mode) {
+                                                  IntList stride, IntList padding, IntList dilation,
+                                                  bool ceil_mode) {
   EMBER_RECORD(max_pool3d_with_indices, input, kernel_size, stride, padding, dilation, ceil_mode);
   EMBER_PROFILE_OP("max_pool3d_with_indices");
-  return max_pool_impl(3, "max_pool3d_with_indices", input, kernel_size, stride, padding,
-                       dilation, ceil_mode, true);
+  return max_pool_impl(3, "max_pool3d_with_indices", input, kernel_size, stride, padding, dilation,
+                       ceil_mode, true);
 }
 
 Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  EMBER_RECORD(avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  EMBER_RECORD(avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+               divisor_override);
   EMBER_PROFILE_OP("avg_pool2d");
   return avg_pool_impl(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override);
@@ -235,7 +258,8 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntL
 
 Tensor avg_pool3d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  EMBER_RECORD(avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  EMBER_RECORD(avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+               divisor_override);
   EMBER_PROFILE_OP("avg_pool3d");
   return avg_pool_impl(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override);

@@ -31,7 +31,6 @@ void check_floating(const Tensor& t, const char* op, const char* what) {
               dtype_name(t.dtype()), " ", what, " (floating point only)");
 }
 
-
 bool any_true(const Tensor& b) { return b.numel() > 0 && any(b).item().to<bool>(); }
 
 void check_probabilities(const Tensor& p64, const char* op) {
@@ -109,31 +108,40 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   EMBER_RECORD(multinomial, probs, num_samples, replacement, gen);
   EMBER_PROFILE_OP("multinomial");
   ops::check_defined(probs, "multinomial");
-  EMBER_CHECK(is_floating(probs.dtype()), Error, "multinomial only supports floating-point "
-              "dtypes for input, got: ", dtype_name(probs.dtype()));
-  EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, Error, "multinomial: prob_dist must be 1 or "
-              "2 dim, got a tensor of shape ", probs.sizes());
+  EMBER_CHECK(is_floating(probs.dtype()), Error,
+              "multinomial only supports floating-point "
+              "dtypes for input, got: ",
+              dtype_name(probs.dtype()));
+  EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, Error,
+              "multinomial: prob_dist must be 1 or "
+              "2 dim, got a tensor of shape ",
+              probs.sizes());
   EMBER_CHECK(num_samples > 0, Error, "multinomial: cannot sample n_sample <= 0 samples, got ",
               num_samples);
   const int64_t cats = probs.sizes().back(), rows = probs.dim() == 2 ? probs.sizes()[0] : 1;
-  EMBER_CHECK(replacement || num_samples <= cats, Error, "multinomial: cannot sample n_sample > "
-              "prob_dist.size(-1) samples without replacement (n_sample=", num_samples,
-              ", shape ", probs.sizes(), ")");
+  EMBER_CHECK(replacement || num_samples <= cats, Error,
+              "multinomial: cannot sample n_sample > "
+              "prob_dist.size(-1) samples without replacement (n_sample=",
+              num_samples, ", shape ", probs.sizes(), ")");
   Tensor W = f64(probs);
   const double* w = dp(W);
   for (int64_t r = 0; r < rows; ++r) {
     double total = 0;
     for (int64_t c = 0; c < cats; ++c) {
       const double v = w[r * cats + c];
-      EMBER_CHECK(std::isfinite(v) && v >= 0, Error, "multinomial: probability tensor contains "
-                  "either `inf`, `nan` or element < 0 (", v, " in row ", r, ")");
+      EMBER_CHECK(std::isfinite(v) && v >= 0, Error,
+                  "multinomial: probability tensor contains "
+                  "either `inf`, `nan` or element < 0 (",
+                  v, " in row ", r, ")");
       total += v;
     }
-    EMBER_CHECK(total > 0, Error, "multinomial: invalid multinomial distribution (sum of "
-                "probabilities <= 0) in row ", r);
+    EMBER_CHECK(total > 0, Error,
+                "multinomial: invalid multinomial distribution (sum of "
+                "probabilities <= 0) in row ",
+                r);
   }
-  Tensor out = Tensor::empty(probs.dim() == 2 ? Dims{rows, num_samples} : Dims{num_samples},
-                             DType::Int64);
+  Tensor out =
+      Tensor::empty(probs.dim() == 2 ? Dims{rows, num_samples} : Dims{num_samples}, DType::Int64);
   kernels::multinomial(generator_or_default(gen), w, rows, cats, num_samples, replacement,
                        out.data<int64_t>());
   return out;
@@ -142,8 +150,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
 // ---- normal: mean + std * N(0, 1), so the gradients are the ops' ---------------------
 namespace {
 void check_std(const Tensor& std) {
-  EMBER_CHECK(!any_true(lt(std, Scalar(0.0))), Error,
-              "normal expects all elements of std >= 0.0");
+  EMBER_CHECK(!any_true(lt(std, Scalar(0.0))), Error, "normal expects all elements of std >= 0.0");
 }
 void check_std(double std) {
   EMBER_CHECK(std >= 0, Error, "normal expects std >= 0.0, but found std ", std);
@@ -193,8 +200,10 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   check_floating(rates, "poisson", "rates");
   Tensor R = f64(rates);
   for (int64_t i = 0; i < R.numel(); ++i)
-    EMBER_CHECK(dp(R)[i] >= 0, Error, "poisson: invalid Poisson rate, expected rate to be "
-                "non-negative, got ", dp(R)[i]);
+    EMBER_CHECK(dp(R)[i] >= 0, Error,
+                "poisson: invalid Poisson rate, expected rate to be "
+                "non-negative, got ",
+                dp(R)[i]);
   Tensor out = Tensor::empty(rates.sizes(), DType::Float64);
   kernels::poisson(generator_or_default(gen), dp(R), dp(out), out.numel());
   return to_dtype(out, rates.dtype());
@@ -205,10 +214,14 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
   EMBER_PROFILE_OP("binomial");
   ops::check_defined(count, "binomial");
   ops::check_defined(prob, "binomial");
-  EMBER_CHECK(is_floating(count.dtype()), ValueError, "binomial only supports floating-point "
-              "dtypes for count, got: ", dtype_name(count.dtype()));
-  EMBER_CHECK(is_floating(prob.dtype()), ValueError, "binomial only supports floating-point "
-              "dtypes for prob, got: ", dtype_name(prob.dtype()));
+  EMBER_CHECK(is_floating(count.dtype()), ValueError,
+              "binomial only supports floating-point "
+              "dtypes for count, got: ",
+              dtype_name(count.dtype()));
+  EMBER_CHECK(is_floating(prob.dtype()), ValueError,
+              "binomial only supports floating-point "
+              "dtypes for prob, got: ",
+              dtype_name(prob.dtype()));
   Dims shape = broadcast_shapes(count.sizes(), prob.sizes(), "binomial");
   Tensor C = f64(expand(count, shape)), P = f64(expand(prob, shape));
   Tensor out = Tensor::empty(shape, DType::Float64);
@@ -236,11 +249,13 @@ Tensor _standard_gamma(const Tensor& alpha, Generator* gen) {
   check_floating(alpha, "_standard_gamma", "concentrations");
   Tensor A = f64(alpha);
   Tensor s = Tensor::empty(alpha.sizes(), DType::Float64);
-  kernels::standard_gamma(generator_or_default(gen), dp(A), dp(s), s.numel(), tiny_of(alpha.dtype()));
+  kernels::standard_gamma(generator_or_default(gen), dp(A), dp(s), s.numel(),
+                          tiny_of(alpha.dtype()));
   Tensor out = to_dtype(s, alpha.dtype());
   if (autograd::any_requires_grad(alpha)) {
     autograd::record("StandardGammaBackward0", {&alpha}, {&out},
-                     [sa = SavedTensor(alpha), so = SavedTensor(out, true)](Grads& g, const Node&) -> Grads {
+                     [sa = SavedTensor(alpha), so = SavedTensor(out, true)](Grads& g,
+                                                                            const Node&) -> Grads {
                        return {mul(g[0], _standard_gamma_grad(sa.get(), detach(so.get())))};
                      });
   }
@@ -260,14 +275,16 @@ Tensor _sample_dirichlet(const Tensor& alpha, Generator* gen) {
 
 // ---- in-place fills -------------------------------------------------------------------
 namespace {
-Tensor& fill_with(Tensor& t, kernels::Fill kind, double a, double b, Generator* gen, const char* op) {
+Tensor& fill_with(Tensor& t, kernels::Fill kind, double a, double b, Generator* gen,
+                  const char* op) {
   Tensor out = Tensor::empty(t.sizes(), DType::Float64);
   kernels::fill(generator_or_default(gen), kind, a, b, dp(out), out.numel());
   return ops::write_random(t, out, op);
 }
 void check_continuous(const Tensor& t, const char* what, const char* op) {
   ops::check_defined(t, op);
-  EMBER_CHECK(is_floating(t.dtype()), Error, what, " distribution is a continuous probability "
+  EMBER_CHECK(is_floating(t.dtype()), Error, what,
+              " distribution is a continuous probability "
               "distribution. dtype must be a floating point but you specified ",
               dtype_name(t.dtype()), " (", op, ")");
 }
@@ -322,14 +339,16 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
     default: throw_unsupported_dtype(t.dtype());
   }
   if (to) {
-    EMBER_CHECK(from < *to, Error, "random_ expects 'from' to be less than 'to', but got from=",
-                from, " >= to=", *to);
-    EMBER_CHECK(is_floating(t.dtype()) || *to - 1 < hi, Error, "random_: to - 1 is out of bounds "
-                "for ", dtype_name(t.dtype()), " (to=", *to, ")");
+    EMBER_CHECK(from < *to, Error,
+                "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
+    EMBER_CHECK(is_floating(t.dtype()) || *to - 1 < hi, Error,
+                "random_: to - 1 is out of bounds "
+                "for ",
+                dtype_name(t.dtype()), " (to=", *to, ")");
     hi = *to;
   } else {
-    EMBER_CHECK(from < hi, Error, "random_ expects 'from' to be less than 'to', but got from=",
-                from, " >= to=", hi);
+    EMBER_CHECK(from < hi, Error,
+                "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", hi);
   }
   Tensor v = randint(from, hi, t.sizes(), DType::Int64, gen);
   return ops::write_random(t, v, "random_");

@@ -37,7 +37,8 @@ Tensor run_reduce(ReduceOp op, const Tensor& t, uint64_t mask, bool keepdim, DTy
   }
   if (is_half(t.dtype()))  // Note [Half ops through float32]
     return ops::narrowed(run_reduce(op, ops::widened(t), mask, keepdim,
-                                    ops::compute_dtype_of(out_dtype), args), out_dtype);
+                                    ops::compute_dtype_of(out_dtype), args),
+                         out_dtype);
   Tensor out = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), out_dtype);
   kernels::reduce(op, t.dtype(), geometry(t, mask), t.data_ptr(), out.data_ptr(), args);
   return out;
@@ -56,8 +57,10 @@ Tensor complex_reduce(const Tensor& t, uint64_t mask, bool keepdim, bool mean,
   for (int64_t d = 0; d < t.dim(); ++d)
     if (mask >> d & 1) dims.push_back(d);
   Tensor a = dtype ? to_dtype(t, *dtype) : t;
-  EMBER_CHECK(is_complex(a.dtype()), Error, mean ? "mean" : "sum", ": a complex input needs a "
-              "complex dtype, got ", dtype_name(a.dtype()));
+  EMBER_CHECK(is_complex(a.dtype()), Error, mean ? "mean" : "sum",
+              ": a complex input needs a "
+              "complex dtype, got ",
+              dtype_name(a.dtype()));
   if (dims.empty()) return clone(a);  // a 0-d tensor
   Tensor r = view_as_real(a);
   Tensor out = mean ? ember::mean(r, dims, keepdim) : ember::sum(r, dims, keepdim);
@@ -75,7 +78,8 @@ void check_nonempty(const Tensor& t, uint64_t mask, bool all_dims, const char* o
               " is empty; specify the reduction dim with the 'dim' argument");
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(!((mask >> d & 1) && t.sizes()[d] == 0), IndexError, op,
-                ": expected reduction dim ", d, " to have non-zero size (input shape ", t.sizes(), ")");
+                ": expected reduction dim ", d, " to have non-zero size (input shape ", t.sizes(),
+                ")");
 }
 
 DType sum_dtype(DType dt) {
@@ -111,7 +115,8 @@ std::pair<Tensor, Tensor> arg_along(bool is_max, bool want_values, const Tensor&
 Tensor arg_all(bool is_max, const Tensor& t, bool keepdim, const char* op) {
   uint64_t mask = checked_mask(t, {}, op);
   check_nonempty(t, mask, true, op);
-  Tensor c = contiguous(ops::widened(t));  // so the reduced dims coalesce into one run in logical order
+  Tensor c =
+      contiguous(ops::widened(t));  // so the reduced dims coalesce into one run in logical order
   Tensor indices = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), DType::Int64);
   kernels::arg_reduce(is_max, c.dtype(), geometry(c, mask), c.data_ptr(), nullptr,
                       indices.data<int64_t>());
@@ -211,13 +216,14 @@ int64_t reduced_count(const Dims& shape, uint64_t mask) {
 
 // Records `name` for out = reduce(t); fn(g_expanded, x, out_expanded) gives the input grad.
 template <class F>
-void record_reduce(const char* name, const Tensor& t, const Tensor& out, uint64_t mask, bool keepdim,
-                   bool save_input, bool save_output, F fn) {
+void record_reduce(const char* name, const Tensor& t, const Tensor& out, uint64_t mask,
+                   bool keepdim, bool save_input, bool save_output, F fn) {
   if (!autograd::any_requires_grad(t)) return;
   autograd::record(name, {&t}, {&out},
                    [fn, mask, keepdim, shape = Dims(t.sizes()), dt = t.dtype(),
                     sx = save_input ? SavedTensor(t) : SavedTensor(),
-                    so = save_output ? SavedTensor(out, true) : SavedTensor()](Grads& g, const Node&) -> Grads {
+                    so = save_output ? SavedTensor(out, true)
+                                     : SavedTensor()](Grads& g, const Node&) -> Grads {
                      Tensor o = so.get();
                      Tensor ge = expand_back(g[0], shape, mask, keepdim);
                      Tensor oe = o.defined() ? expand_back(o, shape, mask, keepdim) : o;
@@ -228,28 +234,32 @@ void record_reduce(const char* name, const Tensor& t, const Tensor& out, uint64_
 
 // max/min/amax/amin: the gradient goes to the elements equal to the result, split evenly
 // among ties (PyTorch's rule for reductions without indices).
-void record_extreme(const char* name, const Tensor& t, const Tensor& out, uint64_t mask, bool keepdim) {
-  record_reduce(name, t, out, mask, keepdim, true, true, [mask](const Tensor& ge, const Tensor& x, const Tensor& oe) {
-    Tensor hit = to_dtype(eq(x, oe), x.dtype());
-    Tensor count = sum(hit, mask_dims(mask, x.dim()), true);
-    return div(mul(ge, hit), count);
-  });
+void record_extreme(const char* name, const Tensor& t, const Tensor& out, uint64_t mask,
+                    bool keepdim) {
+  record_reduce(name, t, out, mask, keepdim, true, true,
+                [mask](const Tensor& ge, const Tensor& x, const Tensor& oe) {
+                  Tensor hit = to_dtype(eq(x, oe), x.dtype());
+                  Tensor count = sum(hit, mask_dims(mask, x.dim()), true);
+                  return div(mul(ge, hit), count);
+                });
 }
 
 void record_norm(const Tensor& t, const Tensor& out, uint64_t mask, bool keepdim, double p) {
-  record_reduce("NormBackward1", t, out, mask, keepdim, true, true, [p, mask](const Tensor& ge, const Tensor& x, const Tensor& oe) {
-    if (p == 0) return zeros(x.sizes(), x.dtype());
-    if (p == 1) return mul(ge, sign(x));
-    Tensor zero_norm = eq(oe, Scalar(0.0));
-    if (std::isinf(p)) {
-      Tensor hit = to_dtype(eq(abs(x), oe), x.dtype());
-      Tensor count = sum(hit, mask_dims(mask, x.dim()), true);
-      return div(mul(mul(ge, sign(x)), hit), count);
-    }
-    Tensor r = p == 2 ? div(mul(ge, x), oe)
-                      : div(mul(mul(ge, x), pow(abs(x), Scalar(p - 2))), pow(oe, Scalar(p - 1)));
-    return masked_fill(r, zero_norm, Scalar(0.0));
-  });
+  record_reduce("NormBackward1", t, out, mask, keepdim, true, true,
+                [p, mask](const Tensor& ge, const Tensor& x, const Tensor& oe) {
+                  if (p == 0) return zeros(x.sizes(), x.dtype());
+                  if (p == 1) return mul(ge, sign(x));
+                  Tensor zero_norm = eq(oe, Scalar(0.0));
+                  if (std::isinf(p)) {
+                    Tensor hit = to_dtype(eq(abs(x), oe), x.dtype());
+                    Tensor count = sum(hit, mask_dims(mask, x.dim()), true);
+                    return div(mul(mul(ge, sign(x)), hit), count);
+                  }
+                  Tensor r = p == 2 ? div(mul(ge, x), oe)
+                                    : div(mul(mul(ge, x), pow(abs(x), Scalar(p - 2))),
+                                          pow(oe, Scalar(p - 1)));
+                  return masked_fill(r, zero_norm, Scalar(0.0));
+                });
 }
 
 void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
@@ -267,8 +277,8 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
                        Tensor gc = contiguous(g[0]);
                        Tensor gx = Tensor::empty(y.sizes(), y.dtype());
                        const int64_t n = y.sizes()[d];
-                       kernels::softmax_backward(y.dtype(), gc.data_ptr(), y.data_ptr(), gx.data_ptr(),
-                                                 n ? y.numel() / n : 0, n, log);
+                       kernels::softmax_backward(y.dtype(), gc.data_ptr(), y.data_ptr(),
+                                                 gx.data_ptr(), n ? y.numel() / n : 0, n, log);
                        return {gx};
                      }
                      if (log) return {sub(g[0], mul(exp(y), sum(g[0], dd, true)))};
@@ -290,8 +300,8 @@ capture::Fusable fuse_reduce(bool over_all, ReduceOp op) {
 }  // namespace
 
 Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dtype) {
-  EMBER_RECORD_FUSABLE(sum, fuse_reduce(dims.empty() && !keepdim && !dtype, ReduceOp::Sum), t,
-                       dims, keepdim, dtype);
+  EMBER_RECORD_FUSABLE(sum, fuse_reduce(dims.empty() && !keepdim && !dtype, ReduceOp::Sum), t, dims,
+                       keepdim, dtype);
   EMBER_PROFILE_OP("sum");
   uint64_t mask = checked_mask(t, dims, "sum");
   if (is_complex(t.dtype()) || (dtype && is_complex(*dtype)))
@@ -299,7 +309,8 @@ Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dty
   // sum(dtype=d): PyTorch converts the input to d first and returns d.
   if (dtype && *dtype != sum_dtype(t.dtype())) {
     Tensor a = to_dtype(t, *dtype);  // records ToCopyBackward when t requires grad
-    Tensor out = to_dtype(run_reduce(ReduceOp::Sum, a, mask, keepdim, sum_dtype(a.dtype())), *dtype);
+    Tensor out =
+        to_dtype(run_reduce(ReduceOp::Sum, a, mask, keepdim, sum_dtype(a.dtype())), *dtype);
     record_reduce("SumBackward1", a, out, mask, keepdim, false, false,
                   [](const Tensor& ge, const Tensor&, const Tensor&) { return ge; });
     return out;
@@ -316,11 +327,13 @@ Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_PROFILE_OP("mean");
   uint64_t mask = checked_mask(t, dims, "mean");
   if (is_complex(t.dtype())) return complex_reduce(t, mask, keepdim, true, std::nullopt);
-  EMBER_CHECK(is_floating_point(t.dtype()), TypeError, "mean: expected a floating point input, got ",
-              dtype_name(t.dtype()), "; convert it first (e.g. t.float().mean())");
+  EMBER_CHECK(is_floating_point(t.dtype()), TypeError,
+              "mean: expected a floating point input, got ", dtype_name(t.dtype()),
+              "; convert it first (e.g. t.float().mean())");
   Tensor out = run_reduce(ReduceOp::Mean, t, mask, keepdim, t.dtype());
   double n = double(reduced_count(t.sizes(), mask));
-  record_reduce(dims.empty() ? "MeanBackward0" : "MeanBackward1", t, out, mask, keepdim, false, false,
+  record_reduce(dims.empty() ? "MeanBackward0" : "MeanBackward1", t, out, mask, keepdim, false,
+                false,
                 [n](const Tensor& ge, const Tensor&, const Tensor&) { return div(ge, Scalar(n)); });
   return out;
 }
@@ -382,13 +395,14 @@ void record_indexed(const char* name, const Tensor& t, const Tensor& values, con
                     int64_t dim, bool keepdim) {
   if (!autograd::any_requires_grad(t)) return;
   int64_t d = t.dim() == 0 ? 0 : wrap_dim(dim, t.dim(), name);
-  autograd::record(name, {&t}, {&values}, [d, keepdim, idx = indices, shape = Dims(t.sizes()),
-                                           dt = t.dtype()](Grads& g, const Node&) -> Grads {
-    if (shape.empty()) return {g[0]};
-    Tensor gi = keepdim ? g[0] : unsqueeze(g[0], d);
-    Tensor ii = keepdim ? idx : unsqueeze(idx, d);
-    return {scatter(zeros(shape, dt), d, ii, gi)};
-  });
+  autograd::record(name, {&t}, {&values},
+                   [d, keepdim, idx = indices, shape = Dims(t.sizes()),
+                    dt = t.dtype()](Grads& g, const Node&) -> Grads {
+                     if (shape.empty()) return {g[0]};
+                     Tensor gi = keepdim ? g[0] : unsqueeze(g[0], d);
+                     Tensor ii = keepdim ? idx : unsqueeze(idx, d);
+                     return {scatter(zeros(shape, dt), d, ii, gi)};
+                   });
 }
 }  // namespace
 
@@ -422,8 +436,8 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 
 namespace {
 // d var / d x_i = 2 (x_i - mean) / (n - correction); std divides that by 2 std.
-void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dims, double correction,
-                    bool keepdim) {
+void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dims,
+                    double correction, bool keepdim) {
   uint64_t mask = dim_mask(dims, t.dim(), is_std ? "std" : "var");
   double n = double(reduced_count(t.sizes(), mask)) - correction;
   Dims dd = mask_dims(mask, t.dim());
@@ -431,7 +445,8 @@ void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dim
                 [is_std, n, dd](const Tensor& ge, const Tensor& x, const Tensor& oe) {
                   Tensor centered = sub(x, mean(x, dd, true));
                   if (is_std)  // 0 where std == 0, as in PyTorch
-                    return masked_fill(div(mul(ge, centered), mul(oe, Scalar(n))), eq(oe, Scalar(0.0)), Scalar(0.0));
+                    return masked_fill(div(mul(ge, centered), mul(oe, Scalar(n))),
+                                       eq(oe, Scalar(0.0)), Scalar(0.0));
                   return mul(ge, mul(centered, Scalar(2.0 / n)));
                 });
 }
@@ -475,7 +490,9 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
   Tensor a = to_dtype(t, real_float_dtype(t.dtype()));
   Tensor out = run_reduce(ReduceOp::LogSumExp, a, mask, keepdim, a.dtype());
   record_reduce("LogsumexpBackward0", a, out, mask, keepdim, true, true,
-                [](const Tensor& ge, const Tensor& x, const Tensor& oe) { return mul(ge, exp(sub(x, oe))); });
+                [](const Tensor& ge, const Tensor& x, const Tensor& oe) {
+                  return mul(ge, exp(sub(x, oe)));
+                });
   return out;
 }
 

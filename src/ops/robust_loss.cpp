@@ -22,8 +22,9 @@ Tensor abs_diff(const Tensor& input, const Tensor& target, const char* op) {
   ops::check_defined(input, op);
   ops::check_defined(target, op);
   const DType dt = promote_types(input.dtype(), target.dtype());
-  EMBER_CHECK(is_floating(dt), TypeError, op, ": expected floating point input and target, but got ",
-              dtype_name(input.dtype()), " and ", dtype_name(target.dtype()));
+  EMBER_CHECK(is_floating(dt), TypeError, op,
+              ": expected floating point input and target, but got ", dtype_name(input.dtype()),
+              " and ", dtype_name(target.dtype()));
   return abs(sub(input, target));
 }
 
@@ -31,7 +32,8 @@ Tensor abs_diff(const Tensor& input, const Tensor& target, const char* op) {
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
   EMBER_PROFILE_OP("smooth_l1_loss");
-  EMBER_CHECK(beta >= 0, Error, "smooth_l1_loss does not support negative values for beta, got ", beta);
+  EMBER_CHECK(beta >= 0, Error, "smooth_l1_loss does not support negative values for beta, got ",
+              beta);
   const Tensor z = abs_diff(input, target, "smooth_l1_loss");
   if (beta == 0.0) return reduce(z, reduction);
   Tensor quadratic = div(mul(mul(z, Scalar(0.5)), z), Scalar(beta));
@@ -40,7 +42,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
   EMBER_PROFILE_OP("huber_loss");
-  EMBER_CHECK(delta > 0, Error, "huber_loss does not support non-positive values for delta, got ", delta);
+  EMBER_CHECK(delta > 0, Error, "huber_loss does not support non-positive values for delta, got ",
+              delta);
   const Tensor z = abs_diff(input, target, "huber_loss");
   Tensor quadratic = mul(mul(z, Scalar(0.5)), z);
   Tensor linear_part = mul(sub(z, Scalar(0.5 * delta)), Scalar(delta));

@@ -26,27 +26,27 @@ void init_num_threads() { kernels::init_num_threads(); }
 bool set_flush_denormal(bool on) { return kernels::set_flush_denormal(on); }
 
 std::vector<std::pair<std::string, std::string>> build_info() {
-  std::vector<std::pair<std::string, std::string>> info = {
-      {"git_revision", EMBER_GIT_REVISION},
+  std::vector<std::pair<std::string, std::string>> info =
+  { {"git_revision", EMBER_GIT_REVISION},
 #if defined(__clang__)
-      {"compiler", "clang " __clang_version__},
+    {"compiler", "clang " __clang_version__},
 #elif defined(__GNUC__)
-      {"compiler", "gcc " __VERSION__},
+    {"compiler", "gcc " __VERSION__},
 #else
-      {"compiler", "unknown"},
+    {"compiler", "unknown"},
 #endif
-      {"cxx_standard", std::to_string(__cplusplus)},
+    {"cxx_standard", std::to_string(__cplusplus)},
 #ifdef _GLIBCXX_USE_CXX11_ABI
-      {"cxx11_abi", std::to_string(_GLIBCXX_USE_CXX11_ABI)},
+    {"cxx11_abi", std::to_string(_GLIBCXX_USE_CXX11_ABI)},
 #else
-      {"cxx11_abi", "0"},
+    {"cxx11_abi", "0"},
 #endif
-      {"openmp", std::to_string(_OPENMP)},
-      {"num_threads", std::to_string(get_num_threads())},
+    {"openmp", std::to_string(_OPENMP)},
+    {"num_threads", std::to_string(get_num_threads())},
 #ifdef NDEBUG
-      {"build_type", "release (asserts off)"},
+    {"build_type", "release (asserts off)"},
 #else
-      {"build_type", "debug (asserts on)"},
+    {"build_type", "debug (asserts on)"},
 #endif
   };
   for (auto& kv : kernels::simd_info()) info.push_back(std::move(kv));

@@ -100,9 +100,10 @@ Tensor cumprod(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
   Tensor x = to_dtype(t, scan_dtype(t, dtype));
   Tensor out = scan_out(x, d, kernels::cumprod);
   if (autograd::any_requires_grad(x)) {
-    autograd::record("CumprodBackward0", {&x}, {&out}, [d, sx = SavedTensor(x)](Grads& g, const Node&) -> Grads {
-      return {cumprod_backward(g[0], sx.get(), d)};
-    });
+    autograd::record("CumprodBackward0", {&x}, {&out},
+                     [d, sx = SavedTensor(x)](Grads& g, const Node&) -> Grads {
+                       return {cumprod_backward(g[0], sx.get(), d)};
+                     });
   }
   return out;
 }
@@ -113,7 +114,8 @@ Tensor& cumsum_(Tensor& t, int64_t dim, std::optional<DType> dtype) {
   EMBER_PROFILE_OP("cumsum_");
   ops::check_defined(t, "cumsum_");
   if (autograd::any_requires_grad(t))
-    return autograd::apply_inplace(t, "cumsum_", [&](const Tensor& x) { return cumsum(x, dim, dtype); });
+    return autograd::apply_inplace(t, "cumsum_",
+                                   [&](const Tensor& x) { return cumsum(x, dim, dtype); });
   ops::check_no_internal_overlap(t, "cumsum_");
   return copy_(t, cumsum(t, dim, dtype));
 }
@@ -123,7 +125,8 @@ Tensor& cumprod_(Tensor& t, int64_t dim, std::optional<DType> dtype) {
   EMBER_PROFILE_OP("cumprod_");
   ops::check_defined(t, "cumprod_");
   if (autograd::any_requires_grad(t))
-    return autograd::apply_inplace(t, "cumprod_", [&](const Tensor& x) { return cumprod(x, dim, dtype); });
+    return autograd::apply_inplace(t, "cumprod_",
+                                   [&](const Tensor& x) { return cumprod(x, dim, dtype); });
   ops::check_no_internal_overlap(t, "cumprod_");
   return copy_(t, cumprod(t, dim, dtype));
 }
@@ -134,8 +137,10 @@ namespace {
 // True where the triangle op zeroes: above diagonal `diagonal` (tril), below it (triu).
 Tensor outside_triangle(const Tensor& t, int64_t diagonal, bool lower, const char* name) {
   ops::check_defined(t, name);
-  EMBER_CHECK(t.dim() >= 2, Error, name, ": input tensor must have at least 2 dimensions, got "
-              "shape ", t.sizes());
+  EMBER_CHECK(t.dim() >= 2, Error, name,
+              ": input tensor must have at least 2 dimensions, got "
+              "shape ",
+              t.sizes());
   const int64_t rows = t.size(-2), cols = t.size(-1);
   Tensor offset = sub(view(int_range(cols), Dims{1, cols}), view(int_range(rows), Dims{rows, 1}));
   return lower ? gt(offset, Scalar(diagonal)) : lt(offset, Scalar(diagonal));
@@ -189,12 +194,12 @@ Tensor flip(const Tensor& t, IntList dims) {
     }
     const int64_t isz = int64_t(t.itemsize());
     kernels::Operand ops[2] = {{out.data_ptr(), out.strides(), isz}, {start, strides, isz}};
-    kernels::cast(t.dtype(), t.dtype(), kernels::Loop(t.sizes(), std::span<const kernels::Operand>(ops, 2)));
+    kernels::cast(t.dtype(), t.dtype(),
+                  kernels::Loop(t.sizes(), std::span<const kernels::Operand>(ops, 2)));
   }
   if (autograd::any_requires_grad(t)) {
-    autograd::record("FlipBackward0", {&t}, {&out}, [d = Dims(dims)](Grads& g, const Node&) -> Grads {
-      return {flip(g[0], d)};
-    });
+    autograd::record("FlipBackward0", {&t}, {&out},
+                     [d = Dims(dims)](Grads& g, const Node&) -> Grads { return {flip(g[0], d)}; });
   }
   return out;
 }

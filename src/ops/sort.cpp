@@ -23,14 +23,15 @@ std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t d, int64_t k, boo
   shape[size_t(d)] = k;
   const Tensor src = ops::widened(t);  // half: sorted as float32, the values narrowed back exactly
   Tensor values = Tensor::empty(shape, src.dtype()), indices = Tensor::empty(shape, DType::Int64);
-  kernels::sort(src.dtype(), ops::row_loop(src.sizes(), d, {&values, &indices, &src}), src.size(d), k,
-                descending, ops::byte_step(values, d), ops::byte_step(indices, d),
+  kernels::sort(src.dtype(), ops::row_loop(src.sizes(), d, {&values, &indices, &src}), src.size(d),
+                k, descending, ops::byte_step(values, d), ops::byte_step(indices, d),
                 ops::byte_step(src, d));
   values = ops::narrowed(values, t.dtype());
   if (autograd::any_requires_grad(t)) {
     // Each value came from one input element: the gradient goes back there, zeros elsewhere.
     autograd::record(node, {&t}, {&values},
-                     [d, si = SavedTensor(indices), sizes = Dims(t.sizes())](Grads& g, const Node&) -> Grads {
+                     [d, si = SavedTensor(indices), sizes = Dims(t.sizes())](Grads& g,
+                                                                             const Node&) -> Grads {
                        return {scatter(zeros(sizes, g[0].dtype()), d, si.get(), g[0])};
                      });
   }

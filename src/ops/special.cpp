@@ -52,18 +52,18 @@ Tensor special_op(SpecialOp op, const char* name, const char* node, const Tensor
     const bool from_out = op == SpecialOp::Erfinv || op == SpecialOp::Exp2;  // grad from the result
     autograd::record(node, {&a}, {&out},
                      [op, sa = from_out ? SavedTensor() : SavedTensor(a),
-                      so = from_out ? SavedTensor(out, true) : SavedTensor()](
-                         Grads& g, const Node&) -> Grads {
-                       return {special_backward(op, g[0], sa.get(), so.get())};
-                     });
+                      so = from_out ? SavedTensor(out, true) : SavedTensor()](Grads& g, const Node&)
+                         -> Grads { return {special_backward(op, g[0], sa.get(), so.get())}; });
   }
   return out;
 }
 
 Tensor& special_inplace(SpecialOp op, const char* name, Tensor& a, Tensor (*f)(const Tensor&)) {
   ops::check_defined(a, name);
-  EMBER_CHECK(is_floating_point(a.dtype()), Error, name, ": result type Float can't be cast to the "
-              "desired output type ", dtype_name(a.dtype()));
+  EMBER_CHECK(is_floating_point(a.dtype()), Error, name,
+              ": result type Float can't be cast to the "
+              "desired output type ",
+              dtype_name(a.dtype()));
   if (autograd::any_requires_grad(a)) return autograd::apply_inplace(a, name, f);
   ops::check_no_internal_overlap(a, name);
   kernels::special(op, a.dtype(), ops::make_loop(a.sizes(), {&a, &a}));
@@ -81,7 +81,8 @@ Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
     Tensor re = classify_op(op, name, real(a)), im = classify_op(op, name, imag(a));
     return op == ClassifyOp::IsFinite ? logical_and(re, im) : logical_or(re, im);
   }
-  if (!is_floating_point(a.dtype())) return full(a.sizes(), Scalar(op == ClassifyOp::IsFinite), DType::Bool);
+  if (!is_floating_point(a.dtype()))
+    return full(a.sizes(), Scalar(op == ClassifyOp::IsFinite), DType::Bool);
   Tensor out = Tensor::empty(a.sizes(), DType::Bool);
   kernels::classify(op, a.dtype(), ops::make_loop(a.sizes(), {&out, &a}));
   return out;
@@ -89,14 +90,15 @@ Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
 
 }  // namespace
 
-#define EMBER_SPECIAL(name, Enum)                                                         \
-  Tensor name(const Tensor& a) {                                                          \
-    EMBER_PROFILE_OP(#name);                                                              \
-    return special_op(SpecialOp::Enum, #name, #Enum "Backward0", a);                      \
-  }                                                                                       \
-  Tensor& name##_(Tensor& a) {                                                            \
-    EMBER_PROFILE_OP(#name "_");                                                          \
-    return special_inplace(SpecialOp::Enum, #name "_", a, [](const Tensor& x) { return name(x); }); \
+#define EMBER_SPECIAL(name, Enum)                                    \
+  Tensor name(const Tensor& a) {                                     \
+    EMBER_PROFILE_OP(#name);                                         \
+    return special_op(SpecialOp::Enum, #name, #Enum "Backward0", a); \
+  }                                                                  \
+  Tensor& name##_(Tensor& a) {                                       \
+    EMBER_PROFILE_OP(#name "_");                                     \
+    return special_inplace(SpecialOp::Enum, #name "_", a,            \
+                           [](const Tensor& x) { return name(x); }); \
   }
 EMBER_SPECIAL(sinh, Sinh)
 EMBER_SPECIAL(cosh, Cosh)
@@ -134,7 +136,8 @@ void check_lerp(const char* name, const Tensor& start, const Tensor& end, const 
   if (!weight) return;
   ops::check_defined(*weight, name);
   EMBER_CHECK(weight->dtype() == start.dtype(), Error, name, ": expected dtype ",
-              dtype_name(start.dtype()), " for `weight` but got dtype ", dtype_name(weight->dtype()));
+              dtype_name(start.dtype()), " for `weight` but got dtype ",
+              dtype_name(weight->dtype()));
 }
 
 void check_addc(const char* name, const Tensor& self, const Tensor& t1, const Tensor& t2) {
@@ -159,8 +162,9 @@ Tensor fused(TernaryOp op, const char* name, const Tensor& a, const Tensor& b, c
 // `t` may be read while `self` is written when it is `self` element for element, or
 // elsewhere in memory.
 bool no_partial_overlap(const Tensor& self, const Tensor& t) {
-  return t.storage() != self.storage() || (t.offset() == self.offset() &&
-                                           t.strides() == self.strides() && t.sizes() == self.sizes());
+  return t.storage() != self.storage() ||
+         (t.offset() == self.offset() && t.strides() == self.strides() &&
+          t.sizes() == self.sizes());
 }
 
 // The in-place form: the broadcast result must keep self's shape and dtype. `f` computes
@@ -245,7 +249,8 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   EMBER_RECORD(addcmul, self, t1, t2, value);
   EMBER_PROFILE_OP("addcmul");
   check_addc("addcmul", self, t1, t2);
-  if (fusable(self, t1, t2)) return fused(TernaryOp::Addcmul, "addcmul", self, t1, t2, value.to_double());
+  if (fusable(self, t1, t2))
+    return fused(TernaryOp::Addcmul, "addcmul", self, t1, t2, value.to_double());
   broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), "addcmul"), t2.sizes(), "addcmul");
   Tensor p = mul(t1, t2);
   Scalar v = value_for(value, p.dtype());
@@ -260,7 +265,8 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
               "addcdiv: integer division with addcdiv is not supported (tensor1 is ",
               dtype_name(t1.dtype()), ", tensor2 is ", dtype_name(t2.dtype()),
               "); use (input + value * tensor1 / tensor2)");
-  if (fusable(self, t1, t2)) return fused(TernaryOp::Addcdiv, "addcdiv", self, t1, t2, value.to_double());
+  if (fusable(self, t1, t2))
+    return fused(TernaryOp::Addcdiv, "addcdiv", self, t1, t2, value.to_double());
   broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), "addcdiv"), t2.sizes(), "addcdiv");
   Tensor q = div(t1, t2);
   return add(self, value.to_double() == 1.0 ? q : mul(q, value));

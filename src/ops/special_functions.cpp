@@ -14,8 +14,8 @@
 namespace ember {
 
 using autograd::SavedTensor;
-using kernels::MathFn;
 using kernels::BinaryFn;
+using kernels::MathFn;
 
 namespace {
 
@@ -73,9 +73,16 @@ Tensor math_backward(MathFn f, int64_t n, const Tensor& g, const Tensor& a, cons
 // torch.special's Bessel (J, Y, K, scaled K, spherical J0) and Airy functions record no node.
 bool differentiable(MathFn f) {
   switch (f) {
-    case MathFn::BesselJ0: case MathFn::BesselJ1: case MathFn::BesselY0: case MathFn::BesselY1:
-    case MathFn::BesselK0: case MathFn::BesselK1: case MathFn::BesselK0e: case MathFn::BesselK1e:
-    case MathFn::SphericalJ0: case MathFn::AiryAi: return false;
+    case MathFn::BesselJ0:
+    case MathFn::BesselJ1:
+    case MathFn::BesselY0:
+    case MathFn::BesselY1:
+    case MathFn::BesselK0:
+    case MathFn::BesselK1:
+    case MathFn::BesselK0e:
+    case MathFn::BesselK1e:
+    case MathFn::SphericalJ0:
+    case MathFn::AiryAi: return false;
     default: return true;
   }
 }
@@ -84,10 +91,8 @@ Tensor math_op(MathFn f, const char* name, const char* node, const Tensor& a, in
   Tensor out = math_out(f, name, a, n);
   if (autograd::any_requires_grad(a) && differentiable(f)) {
     autograd::record(node, {&a}, {&out},
-                     [f, n, sa = SavedTensor(a), so = SavedTensor(out, true)](
-                         Grads& g, const Node&) -> Grads {
-                       return {math_backward(f, n, g[0], sa.get(), so.get())};
-                     });
+                     [f, n, sa = SavedTensor(a), so = SavedTensor(out, true)](Grads& g, const Node&)
+                         -> Grads { return {math_backward(f, n, g[0], sa.get(), so.get())}; });
   }
   return out;
 }
@@ -97,17 +102,19 @@ Tensor math_op(MathFn f, const char* name, const char* node, const Tensor& a, in
 template <class F>
 Tensor& inplace(const char* name, Tensor& a, F f) {
   ops::check_defined(a, name);
-  EMBER_CHECK(is_floating(a.dtype()), Error, name, ": result type Float can't be cast to the "
-              "desired output type ", dtype_name(a.dtype()));
+  EMBER_CHECK(is_floating(a.dtype()), Error, name,
+              ": result type Float can't be cast to the "
+              "desired output type ",
+              dtype_name(a.dtype()));
   return autograd::apply_inplace(a, name, f);
 }
 
 }  // namespace
 
-#define EMBER_MATH(name, Enum, Node)                                                       \
-  Tensor name(const Tensor& a) {                                                           \
-    EMBER_PROFILE_OP(#name);                                                               \
-    return math_op(MathFn::Enum, #name, Node, a);                                          \
+#define EMBER_MATH(name, Enum, Node)              \
+  Tensor name(const Tensor& a) {                  \
+    EMBER_PROFILE_OP(#name);                      \
+    return math_op(MathFn::Enum, #name, Node, a); \
   }
 EMBER_MATH(lgamma, Lgamma, "LgammaBackward0")
 EMBER_MATH(digamma, Digamma, "DigammaBackward0")
@@ -134,11 +141,21 @@ EMBER_MATH(special_spherical_bessel_j0, SphericalJ0, "")
 EMBER_MATH(special_airy_ai, AiryAi, "")
 #undef EMBER_MATH
 
-Tensor& lgamma_(Tensor& a) { return inplace("lgamma_", a, [](const Tensor& x) { return lgamma(x); }); }
-Tensor& digamma_(Tensor& a) { return inplace("digamma_", a, [](const Tensor& x) { return digamma(x); }); }
-Tensor& erfc_(Tensor& a) { return inplace("erfc_", a, [](const Tensor& x) { return erfc(x); }); }
-Tensor& i0_(Tensor& a) { return inplace("i0_", a, [](const Tensor& x) { return i0(x); }); }
-Tensor& sinc_(Tensor& a) { return inplace("sinc_", a, [](const Tensor& x) { return sinc(x); }); }
+Tensor& lgamma_(Tensor& a) {
+  return inplace("lgamma_", a, [](const Tensor& x) { return lgamma(x); });
+}
+Tensor& digamma_(Tensor& a) {
+  return inplace("digamma_", a, [](const Tensor& x) { return digamma(x); });
+}
+Tensor& erfc_(Tensor& a) {
+  return inplace("erfc_", a, [](const Tensor& x) { return erfc(x); });
+}
+Tensor& i0_(Tensor& a) {
+  return inplace("i0_", a, [](const Tensor& x) { return i0(x); });
+}
+Tensor& sinc_(Tensor& a) {
+  return inplace("sinc_", a, [](const Tensor& x) { return sinc(x); });
+}
 
 Tensor polygamma(int64_t n, const Tensor& a) {
   EMBER_RECORD(polygamma, n, a);
@@ -208,15 +225,15 @@ Tensor gammainc_op(BinaryFn f, const char* name, const Tensor& a, const Tensor& 
   if (autograd::any_requires_grad(a, x)) {
     const bool upper = f == BinaryFn::GammaIncc;
     autograd::record(upper ? "IgammacBackward0" : "IgammaBackward0", {&a, &x}, {&out},
-        [upper, name, sa = SavedTensor(a), sx = SavedTensor(x), shx = Dims(x.sizes()),
-         dx = x.dtype()](Grads& g, const Node& n) -> Grads {
-          EMBER_CHECK(!n.needs_input_grad(0), NotImplementedError, "the derivative for '", name,
-                      ": input' is not implemented.");
-          Tensor A = sa.get(), X = sx.get();
-          Tensor d = exp(sub(sub(mul(sub(A, Scalar(1.0)), log(X)), X), lgamma(A)));
-          Tensor gx = mul(g[0], upper ? neg(d) : d);
-          return {Tensor(), to_dtype(autograd::sum_to(gx, shx), dx)};
-        });
+                     [upper, name, sa = SavedTensor(a), sx = SavedTensor(x), shx = Dims(x.sizes()),
+                      dx = x.dtype()](Grads& g, const Node& n) -> Grads {
+                       EMBER_CHECK(!n.needs_input_grad(0), NotImplementedError,
+                                   "the derivative for '", name, ": input' is not implemented.");
+                       Tensor A = sa.get(), X = sx.get();
+                       Tensor d = exp(sub(sub(mul(sub(A, Scalar(1.0)), log(X)), X), lgamma(A)));
+                       Tensor gx = mul(g[0], upper ? neg(d) : d);
+                       return {Tensor(), to_dtype(autograd::sum_to(gx, shx), dx)};
+                     });
   }
   return out;
 }
@@ -226,20 +243,23 @@ Tensor xlog_op(BinaryFn f, const char* name, const Tensor& x, const Tensor& y) {
   if (autograd::any_requires_grad(x, y)) {
     const bool l1p = f == BinaryFn::Xlog1py;
     autograd::record(l1p ? "SpecialXlog1PyBackward0" : "XlogyBackward0", {&x, &y}, {&out},
-        [l1p, sx = SavedTensor(x), sy = SavedTensor(y), shx = Dims(x.sizes()),
-         shy = Dims(y.sizes()), dx = x.dtype(), dy = y.dtype()](Grads& g, const Node& n) -> Grads {
-          Tensor X = sx.get(), Y = sy.get(), gx, gy;
-          if (n.needs_input_grad(0)) {  // g log(y), 0 where x == 0 and y is at the pole or beyond
-            Tensor d = l1p ? special_xlog1py(g[0], Y) : xlogy(g[0], Y);
-            Tensor m = logical_and(eq(X, Scalar(0.0)), le(Y, Scalar(l1p ? -1.0 : 0.0)));
-            gx = to_dtype(autograd::sum_to(masked_fill(d, m, Scalar(0.0)), shx), dx);
-          }
-          if (n.needs_input_grad(1)) {  // g x / y  (or / (1 + y))
-            Tensor d = div(mul(g[0], X), l1p ? add(Y, Scalar(1.0)) : Y);
-            gy = to_dtype(autograd::sum_to(d, shy), dy);
-          }
-          return {gx, gy};
-        });
+                     [l1p, sx = SavedTensor(x), sy = SavedTensor(y), shx = Dims(x.sizes()),
+                      shy = Dims(y.sizes()), dx = x.dtype(),
+                      dy = y.dtype()](Grads& g, const Node& n) -> Grads {
+                       Tensor X = sx.get(), Y = sy.get(), gx, gy;
+                       if (n.needs_input_grad(
+                               0)) {  // g log(y), 0 where x == 0 and y is at the pole or beyond
+                         Tensor d = l1p ? special_xlog1py(g[0], Y) : xlogy(g[0], Y);
+                         Tensor m =
+                             logical_and(eq(X, Scalar(0.0)), le(Y, Scalar(l1p ? -1.0 : 0.0)));
+                         gx = to_dtype(autograd::sum_to(masked_fill(d, m, Scalar(0.0)), shx), dx);
+                       }
+                       if (n.needs_input_grad(1)) {  // g x / y  (or / (1 + y))
+                         Tensor d = div(mul(g[0], X), l1p ? add(Y, Scalar(1.0)) : Y);
+                         gy = to_dtype(autograd::sum_to(d, shy), dy);
+                       }
+                       return {gx, gy};
+                     });
   }
   return out;
 }
@@ -254,7 +274,8 @@ Tensor xlogy(const Tensor& x, const Tensor& y) {
 Tensor xlogy(const Tensor& x, Scalar y) { return xlogy(x, scalar_tensor(y, result_type(x, y))); }
 Tensor xlogy(Scalar x, const Tensor& y) { return xlogy(scalar_tensor(x, result_type(y, x)), y); }
 Tensor& xlogy_(Tensor& x, const Tensor& y) {
-  return inplace("xlogy_", x, [&y](const Tensor& t) { return xlog_op(BinaryFn::Xlogy, "xlogy_", t, y); });
+  return inplace("xlogy_", x,
+                 [&y](const Tensor& t) { return xlog_op(BinaryFn::Xlogy, "xlogy_", t, y); });
 }
 Tensor& xlogy_(Tensor& x, Scalar y) {
   return inplace("xlogy_", x, [y](const Tensor& t) { return xlogy(t, y); });

@@ -42,7 +42,7 @@ Tensor polynomial(PolyFn f, const char* name, const Tensor& x, const Tensor& n) 
 
 }  // namespace
 
-#define EMBER_POLYNOMIAL(name, Enum)                                                    \
+#define EMBER_POLYNOMIAL(name, Enum)                                                              \
   Tensor name(const Tensor& x, const Tensor& n) { return polynomial(PolyFn::Enum, #name, x, n); } \
   Tensor name(const Tensor& x, Scalar n) { return name(x, scalar_tensor(n, result_type(x, n))); } \
   Tensor name(Scalar x, const Tensor& n) { return name(scalar_tensor(x, result_type(n, x)), n); }
@@ -68,14 +68,15 @@ Tensor special_zeta(const Tensor& x, const Tensor& q) {
   });
   if (autograd::any_requires_grad(x, q)) {
     autograd::record("SpecialZetaBackward0", {&x, &q}, {&out},
-        [sx = SavedTensor(x), sq = SavedTensor(q), shq = Dims(q.sizes()), dq = q.dtype()](
-            Grads& g, const Node& n) -> Grads {
-          EMBER_CHECK(!n.needs_input_grad(0), NotImplementedError,
-                      "the derivative for 'zeta' is not implemented.");
-          Tensor X = sx.get();
-          Tensor d = mul(g[0], neg(mul(X, special_zeta(add(X, Scalar(1.0)), sq.get()))));
-          return {Tensor(), to_dtype(autograd::sum_to(d, shq), dq)};
-        });
+                     [sx = SavedTensor(x), sq = SavedTensor(q), shq = Dims(q.sizes()),
+                      dq = q.dtype()](Grads& g, const Node& n) -> Grads {
+                       EMBER_CHECK(!n.needs_input_grad(0), NotImplementedError,
+                                   "the derivative for 'zeta' is not implemented.");
+                       Tensor X = sx.get();
+                       Tensor d =
+                           mul(g[0], neg(mul(X, special_zeta(add(X, Scalar(1.0)), sq.get()))));
+                       return {Tensor(), to_dtype(autograd::sum_to(d, shq), dq)};
+                     });
   }
   return out;
 }

@@ -34,9 +34,10 @@ Tensor embed_region(const Tensor& g, IntList shape, const Layout& r) {
     copy_(region, g);
   }
   if (autograd::any_requires_grad(g)) {
-    autograd::record("EmbedBackward0", {&g}, {&out}, [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
-      return {take_region(gg[0], shape, r)};
-    });
+    autograd::record("EmbedBackward0", {&g}, {&out},
+                     [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
+                       return {take_region(gg[0], shape, r)};
+                     });
   }
   return out;
 }
@@ -50,9 +51,10 @@ Tensor take_region(const Tensor& g, IntList shape, const Layout& r) {
     out = clone(c.as_strided(r.sizes, r.strides, c.offset() + r.offset));
   }
   if (autograd::any_requires_grad(g)) {
-    autograd::record("TakeRegionBackward0", {&g}, {&out}, [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
-      return {embed_region(gg[0], shape, r)};
-    });
+    autograd::record("TakeRegionBackward0", {&g}, {&out},
+                     [shape = Dims(shape), r](Grads& gg, const Node&) -> Grads {
+                       return {embed_region(gg[0], shape, r)};
+                     });
   }
   return out;
 }
@@ -97,13 +99,16 @@ Layout diagonal_layout(const Layout& in, int64_t offset, int64_t a, int64_t b) {
   }
   Layout o{{}, {}, off};
   for (size_t i = 0; i < in.sizes.size(); ++i)
-    if (int64_t(i) != a && int64_t(i) != b) o.sizes.push_back(in.sizes[i]), o.strides.push_back(in.strides[i]);
+    if (int64_t(i) != a && int64_t(i) != b)
+      o.sizes.push_back(in.sizes[i]), o.strides.push_back(in.strides[i]);
   o.sizes.push_back(n);
   o.strides.push_back(in.strides[a] + in.strides[b]);
   return o;
 }
 
-Tensor apply_layout(const Tensor& t, const Layout& l) { return t.as_strided(l.sizes, l.strides, l.offset); }
+Tensor apply_layout(const Tensor& t, const Layout& l) {
+  return t.as_strided(l.sizes, l.strides, l.offset);
+}
 Layout layout_of(const Tensor& t) { return {t.sizes(), t.strides(), t.offset()}; }
 
 // A view whose sizes multiply past int64 would get a wrapped numel (0 for (2**40, 2**40)),
@@ -121,9 +126,10 @@ void check_numel(IntList shape, const char* op) {
 // into the position it reads: a scatter-add of g over the flat indices of region r in a
 // zero buffer of n elements (indices = r applied to arange(n)).
 Tensor scatter_add_region(const Tensor& g, int64_t n, const Layout& r) {
-  Tensor idx = reshape(contiguous(arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64)
-                                      .as_strided(r.sizes, r.strides, r.offset)),
-                       {-1});
+  Tensor idx =
+      reshape(contiguous(arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), DType::Int64)
+                             .as_strided(r.sizes, r.strides, r.offset)),
+              {-1});
   Tensor flat = zeros({n}, g.dtype());
   index_put_(flat, {TensorIndex::of(idx)}, reshape(g, {-1}), /*accumulate=*/true);
   return flat;
@@ -188,10 +194,13 @@ Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
   EMBER_CHECK(sizes.size() == strides.size(), Error, "as_strided: mismatch in length of strides ",
               strides, " and shape ", sizes);
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the "
-                "moment, got strides: ", strides);
-    EMBER_CHECK(sizes[i] >= 0, Error, "as_strided: Storage size calculation overflowed with sizes=",
-                sizes, " and strides=", strides);
+    EMBER_CHECK(strides[i] >= 0, Error,
+                "as_strided: Negative strides are not supported at the "
+                "moment, got strides: ",
+                strides);
+    EMBER_CHECK(sizes[i] >= 0, Error,
+                "as_strided: Storage size calculation overflowed with sizes=", sizes,
+                " and strides=", strides);
   }
   check_numel(sizes, "as_strided");
   int64_t offset = storage_offset.value_or(t.offset());
@@ -206,18 +215,21 @@ Tensor as_strided(const Tensor& t, IntList sizes, IntList strides,
                   __builtin_add_overflow(end, span, &end);
     overflow |= __builtin_add_overflow(end, int64_t(1), &end) ||
                 __builtin_mul_overflow(end, int64_t(t.itemsize()), &need);
-    EMBER_CHECK(!overflow, Error, "as_strided: Storage size calculation overflowed with sizes=",
-                sizes, " and strides=", strides);
+    EMBER_CHECK(!overflow, Error,
+                "as_strided: Storage size calculation overflowed with sizes=", sizes,
+                " and strides=", strides);
   }
   int64_t have = int64_t(t.storage()->nbytes());
   EMBER_CHECK(need <= have, Error, "as_strided: setStorage: sizes ", sizes, ", strides ", strides,
               ", storage offset ", offset, ", and itemsize ", t.itemsize(),
-              " requiring a storage size of ", need, " are out of bounds for storage of size ", have);
+              " requiring a storage size of ", need, " are out of bounds for storage of size ",
+              have);
   Tensor out = t.as_strided(sizes, strides, offset);
   if (autograd::any_requires_grad(t)) {
-    record_view("AsStridedBackward0", t, out, [in = layout_of(t), out_layout](Grads& g, const Node&) -> Grads {
-      return {as_strided_backward(g[0], in, out_layout)};
-    });
+    record_view("AsStridedBackward0", t, out,
+                [in = layout_of(t), out_layout](Grads& g, const Node&) -> Grads {
+                  return {as_strided_backward(g[0], in, out_layout)};
+                });
   }
   return out;
 }
@@ -233,10 +245,11 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
   EMBER_CHECK(step > 0, Error, "unfold: step is ", step, " but must be > 0");
   Tensor out = apply_layout(t, unfold_layout(layout_of(t), d, size, step));
   if (autograd::any_requires_grad(t)) {
-    record_view("UnfoldBackward0", t, out, [shape = Dims(t.sizes()), d, size, step](Grads& g, const Node&) -> Grads {
-      Layout r = unfold_layout(contiguous_layout(shape), d, size, step);
-      return {view(scatter_add_region(g[0], numel_of(shape), r), shape)};
-    });
+    record_view("UnfoldBackward0", t, out,
+                [shape = Dims(t.sizes()), d, size, step](Grads& g, const Node&) -> Grads {
+                  Layout r = unfold_layout(contiguous_layout(shape), d, size, step);
+                  return {view(scatter_add_region(g[0], numel_of(shape), r), shape)};
+                });
   }
   return out;
 }
@@ -247,9 +260,9 @@ Tensor view(const Tensor& t, IntList shape) {
   check_numel(shape, "view");
   Dims target = infer_shape(shape, t.numel(), "view");
   Dims strides;
-  EMBER_CHECK(view_strides(t.sizes(), t.strides(), target, strides), Error,
-              "view: view size ", target, " is not compatible with input tensor's size ",
-              t.sizes(), " and stride ", t.strides(),
+  EMBER_CHECK(view_strides(t.sizes(), t.strides(), target, strides), Error, "view: view size ",
+              target, " is not compatible with input tensor's size ", t.sizes(), " and stride ",
+              t.strides(),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
   Tensor out = t.as_strided(target, strides, t.offset());
@@ -296,7 +309,8 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
   Dims inner = infer_shape(sizes, t.sizes()[d], "unflatten");
   Dims shape;
   for (int64_t i = 0; i < t.dim(); ++i) {
-    if (i == d) for (int64_t s : inner) shape.push_back(s);
+    if (i == d)
+      for (int64_t s : inner) shape.push_back(s);
     else shape.push_back(t.sizes()[i]);
   }
   return view(t, shape);
@@ -352,7 +366,8 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   std::swap(st[a], st[b]);
   Tensor out = t.as_strided(sh, st, t.offset());
   if (autograd::any_requires_grad(t)) {
-    record_view("TransposeBackward0", t, out, [a, b](Grads& g, const Node&) -> Grads { return {transpose(g[0], a, b)}; });
+    record_view("TransposeBackward0", t, out,
+                [a, b](Grads& g, const Node&) -> Grads { return {transpose(g[0], a, b)}; });
   }
   return out;
 }
@@ -369,7 +384,8 @@ Tensor permute(const Tensor& t, IntList dims) {
   EMBER_RECORD(permute, t, dims);
   ops::check_defined(t, "permute");
   EMBER_CHECK(int64_t(dims.size()) == t.dim(), ValueError, "permute: number of dims ",
-              IntList(dims), " doesn't match the number of dims of the tensor of shape ", t.sizes());
+              IntList(dims), " doesn't match the number of dims of the tensor of shape ",
+              t.sizes());
   dim_mask(dims, t.dim(), "permute");  // checks range and repeats
   Dims sh(t.dim()), st(t.dim());
   for (int64_t i = 0; i < t.dim(); ++i) {
@@ -381,7 +397,8 @@ Tensor permute(const Tensor& t, IntList dims) {
   if (autograd::any_requires_grad(t)) {
     Dims inverse(size_t(t.dim()));
     for (int64_t i = 0; i < t.dim(); ++i) inverse[wrap_dim(dims[i], t.dim(), "permute")] = i;
-    record_view("PermuteBackward0", t, out, [inverse](Grads& g, const Node&) -> Grads { return {permute(g[0], inverse)}; });
+    record_view("PermuteBackward0", t, out,
+                [inverse](Grads& g, const Node&) -> Grads { return {permute(g[0], inverse)}; });
   }
   return out;
 }
@@ -391,7 +408,8 @@ Tensor expand(const Tensor& t, IntList shape) {
   ops::check_defined(t, "expand");
   int64_t n = int64_t(shape.size());
   EMBER_CHECK(n >= t.dim(), ValueError, "expand: the number of sizes provided (", n,
-              ") must be greater or equal to the number of dimensions in the tensor (", t.dim(), ")");
+              ") must be greater or equal to the number of dimensions in the tensor (", t.dim(),
+              ")");
   Dims sh(n), st(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t j = i - (n - t.dim());
@@ -401,9 +419,10 @@ Tensor expand(const Tensor& t, IntList shape) {
       if (want == -1) want = have;
       EMBER_CHECK(want >= 0, ValueError, "expand: the expanded size ", want,
                   " is not allowed at dimension ", i, ". Target sizes: ", shape);
-      EMBER_CHECK(have == want || have == 1, ValueError, "expand: the expanded size of the tensor (",
-                  want, ") must match the existing size (", have, ") at non-singleton dimension ",
-                  i, ". Target sizes: ", shape, ". Tensor sizes: ", t.sizes());
+      EMBER_CHECK(have == want || have == 1, ValueError,
+                  "expand: the expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                  ". Target sizes: ", shape, ". Tensor sizes: ", t.sizes());
       sh[i] = want;
       st[i] = have == want ? t.strides()[j] : 0;
     } else {
@@ -416,9 +435,10 @@ Tensor expand(const Tensor& t, IntList shape) {
   check_numel(sh, "expand");
   Tensor out = t.as_strided(sh, st, t.offset());
   if (autograd::any_requires_grad(t)) {
-    record_view("ExpandBackward0", t, out, [shape = Dims(t.sizes())](Grads& g, const Node&) -> Grads {
-      return {autograd::sum_to(g[0], shape)};
-    });
+    record_view("ExpandBackward0", t, out,
+                [shape = Dims(t.sizes())](Grads& g, const Node&) -> Grads {
+                  return {autograd::sum_to(g[0], shape)};
+                });
   }
   return out;
 }
@@ -448,7 +468,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   if (index < 0) index += size;
   Tensor out = apply_layout(t, select_layout(layout_of(t), d, index));
   if (autograd::any_requires_grad(t))
-    record_region_view("SelectBackward0", t, out, [d, index](const Layout& l) { return select_layout(l, d, index); });
+    record_region_view("SelectBackward0", t, out,
+                       [d, index](const Layout& l) { return select_layout(l, d, index); });
   return out;
 }
 
@@ -469,7 +490,8 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
   int64_t len = e > b ? (e - b + step - 1) / step : 0;
   Tensor out = apply_layout(t, slice_layout(layout_of(t), d, b, len, step));
   if (autograd::any_requires_grad(t))
-    record_region_view("SliceBackward0", t, out, [=](const Layout& l) { return slice_layout(l, d, b, len, step); });
+    record_region_view("SliceBackward0", t, out,
+                       [=](const Layout& l) { return slice_layout(l, d, b, len, step); });
   return out;
 }
 
@@ -480,7 +502,8 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   EMBER_CHECK(a != b, ValueError, "diagonal: dimensions cannot be identical ", dim1, ", ", dim2);
   Tensor out = apply_layout(t, diagonal_layout(layout_of(t), offset, a, b));
   if (autograd::any_requires_grad(t))
-    record_region_view("DiagonalBackward0", t, out, [=](const Layout& l) { return diagonal_layout(l, offset, a, b); });
+    record_region_view("DiagonalBackward0", t, out,
+                       [=](const Layout& l) { return diagonal_layout(l, offset, a, b); });
   return out;
 }
 
@@ -491,7 +514,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim
   int64_t d = wrap_dim(dim, t.dim(), "split");
   int64_t total = 0;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, ValueError, "split_with_sizes: split sizes must be non-negative, got ", sizes);
+    EMBER_CHECK(s >= 0, ValueError, "split_with_sizes: split sizes must be non-negative, got ",
+                sizes);
     total += s;
   }
   EMBER_CHECK(total == t.sizes()[d], ValueError, "split_with_sizes: split sizes ", sizes,

@@ -22,10 +22,10 @@ Tensor window(WindowKind kind, int64_t length, double denom, const std::vector<d
               "window: expects float32 or float64, got ", dtype_name(dtype));
   // Gaussian and Exponential use denom only for their centre; the others divide by it
   const bool divides = kind != WindowKind::Gaussian && kind != WindowKind::Exponential;
-  EMBER_CHECK(std::isfinite(denom) && (divides ? denom > 0 || length == 0 : denom >= 0),
-              ValueError, "window: denom must be ", divides ? "positive" : "non-negative",
-              " and finite, got ", denom);
-  const size_t want = kind == WindowKind::Exponential ? 2
+  EMBER_CHECK(std::isfinite(denom) && (divides ? denom > 0 || length == 0 : denom >= 0), ValueError,
+              "window: denom must be ", divides ? "positive" : "non-negative", " and finite, got ",
+              denom);
+  const size_t want = kind == WindowKind::Exponential                              ? 2
                       : kind == WindowKind::Kaiser || kind == WindowKind::Gaussian ? 1
                       : kind == WindowKind::CosineSum ? std::max<size_t>(params.size(), 1)
                                                       : 0;

@@ -20,8 +20,12 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
       [&](size_t i, detail::Staging& st) {
         const Tensor& p = params[i];
         const double step = detail::advance_step(steps[i]);
-        return kernels::AdagradSlot{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p),
-                                    st.write(sums[i]), o.lr / (1 + (step - 1) * o.lr_decay)};
+        return kernels::AdagradSlot{detail::kernel_dtype(p),
+                                    p.numel(),
+                                    st.write(p),
+                                    st.read(grads[i], p),
+                                    st.write(sums[i]),
+                                    o.lr / (1 + (step - 1) * o.lr_decay)};
       },
       [&](std::span<const kernels::AdagradSlot> slots) { kernels::adagrad(slots, args); });
 }

@@ -20,10 +20,15 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   std::vector<detail::StateList> states = {{"exp_avgs", &exp_avgs}, {"exp_avg_sqs", &exp_avg_sqs}};
   if (o.amsgrad) states.push_back({"max_exp_avg_sqs", &max_exp_avg_sqs});
   detail::check_step_args(op, params, grads, states, &steps);
-  const kernels::AdamArgs args{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay,
+  const kernels::AdamArgs args{o.lr,
+                               o.beta1,
+                               o.beta2,
+                               o.eps,
+                               o.weight_decay,
                                o.decoupled_weight_decay ? kernels::WeightDecay::Decoupled
                                                         : kernels::WeightDecay::L2,
-                               o.amsgrad, o.maximize};
+                               o.amsgrad,
+                               o.maximize};
   detail::run_step<kernels::AdamSlot>(
       params, grads,
       [&](size_t i, detail::Staging& st) {
@@ -31,10 +36,15 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
         // Python floats, as torch computes them: beta**step, (1 - beta2**step)**0.5.
         const double step = detail::advance_step(steps[i]);
         const double bc1 = 1 - std::pow(o.beta1, step), bc2 = 1 - std::pow(o.beta2, step);
-        return kernels::AdamSlot{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p),
-                                 st.write(exp_avgs[i]), st.write(exp_avg_sqs[i]),
+        return kernels::AdamSlot{detail::kernel_dtype(p),
+                                 p.numel(),
+                                 st.write(p),
+                                 st.read(grads[i], p),
+                                 st.write(exp_avgs[i]),
+                                 st.write(exp_avg_sqs[i]),
                                  o.amsgrad ? st.write(max_exp_avg_sqs[i]) : nullptr,
-                                 o.lr / bc1, std::pow(bc2, 0.5)};
+                                 o.lr / bc1,
+                                 std::pow(bc2, 0.5)};
       },
       [&](std::span<const kernels::AdamSlot> slots) { kernels::adam(slots, args); });
 }

@@ -29,11 +29,13 @@ double advance_step(const Tensor& step);
 
 // The dtype an optimizer kernel updates a parameter in: float32 for bfloat16/float16 ones
 // (Staging hands the kernel float32 copies of them and rounds the results back once).
-inline DType kernel_dtype(const Tensor& p) { return is_half(p.dtype()) ? DType::Float32 : p.dtype(); }
+inline DType kernel_dtype(const Tensor& p) {
+  return is_half(p.dtype()) ? DType::Float32 : p.dtype();
+}
 
-// Gives the kernels contiguous memory (float32 copies of bfloat16/float16 tensors): a tensor's own when it is contiguous, else a
-// contiguous copy, which finish() copies back for tensors the kernel writes.
-// finish() also bumps the version of every written tensor.
+// Gives the kernels contiguous memory (float32 copies of bfloat16/float16 tensors): a tensor's own
+// when it is contiguous, else a contiguous copy, which finish() copies back for tensors the kernel
+// writes. finish() also bumps the version of every written tensor.
 class Staging {
  public:
   void* write(const Tensor& t);
@@ -43,9 +45,9 @@ class Staging {
   void finish();
 
  private:
-  std::vector<Tensor> written_;                   // contiguous: written in place
-  std::vector<std::pair<Tensor, Tensor>> back_;   // (strided tensor, its contiguous copy)
-  std::vector<Tensor> keep_;                      // read-only copies the kernel uses
+  std::vector<Tensor> written_;                  // contiguous: written in place
+  std::vector<std::pair<Tensor, Tensor>> back_;  // (strided tensor, its contiguous copy)
+  std::vector<Tensor> keep_;                     // read-only copies the kernel uses
 };
 
 // True when two parameters (or a parameter and another one's grad) share memory: their
@@ -55,8 +57,8 @@ bool must_run_in_order(const std::vector<Tensor>& params, const std::vector<Tens
 // Builds a slot for every parameter with a grad (make(i, staging)) and runs the kernel
 // over all of them in one call, or one at a time when must_run_in_order.
 template <class Slot, class Make, class Kernel>
-void run_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-              const Make& make, const Kernel& kernel) {
+void run_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const Make& make,
+              const Kernel& kernel) {
   // Parameters are leaves that require grad: the update is not part of any graph.
   NoGradGuard no_grad;
   const bool in_order = must_run_in_order(params, grads);

@@ -47,7 +47,8 @@ double StepLR::compute_lr(bool) {
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
     : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
   EMBER_CHECK(std::is_sorted(milestones_.begin(), milestones_.end()), ValueError,
-              "MultiStepLR: milestones should be a list of increasing integers, got ", IntList(milestones_));
+              "MultiStepLR: milestones should be a list of increasing integers, got ",
+              IntList(milestones_));
   initial_step();
 }
 
@@ -58,11 +59,14 @@ double MultiStepLR::compute_lr(bool) {
   return hits == 0 ? lr : lr * std::pow(gamma_, double(hits));
 }
 
-ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma) : LRScheduler(optimizer), gamma_(gamma) {
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
+    : LRScheduler(optimizer), gamma_(gamma) {
   initial_step();
 }
 
-double ExponentialLR::compute_lr(bool initial) { return initial ? optimizer_.lr() : optimizer_.lr() * gamma_; }
+double ExponentialLR::compute_lr(bool initial) {
+  return initial ? optimizer_.lr() : optimizer_.lr() * gamma_;
+}
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
     : LRScheduler(optimizer), t_max_(T_max), eta_min_(eta_min) {
@@ -75,17 +79,22 @@ double CosineAnnealingLR::compute_lr(bool initial) {
   if (initial) return lr;
   if ((last_epoch() - 1 - t_max_) % (2 * t_max_) == 0)  // the bottom of the cosine: restart
     return lr + (base_lr() - eta_min_) * (1 - std::cos(M_PI / t)) / 2;
-  return (1 + std::cos(M_PI * e / t)) / (1 + std::cos(M_PI * (e - 1) / t)) * (lr - eta_min_) + eta_min_;
+  return (1 + std::cos(M_PI * e / t)) / (1 + std::cos(M_PI * (e - 1) / t)) * (lr - eta_min_) +
+         eta_min_;
 }
 
-LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, int64_t total_iters)
+LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
+                   int64_t total_iters)
     : LRScheduler(optimizer), start_(start_factor), end_(end_factor), total_(total_iters) {
-  EMBER_CHECK(start_factor > 0 && start_factor <= 1, ValueError,
-              "LinearLR: starting multiplicative factor expected to be greater than 0 and less or equal to 1, got ",
-              start_factor);
+  EMBER_CHECK(
+      start_factor > 0 && start_factor <= 1, ValueError,
+      "LinearLR: starting multiplicative factor expected to be greater than 0 and less or equal to 1, got ",
+      start_factor);
   EMBER_CHECK(end_factor >= 0 && end_factor <= 1, ValueError,
-              "LinearLR: ending multiplicative factor expected to be between 0 and 1, got ", end_factor);
-  EMBER_CHECK(total_iters > 0, ValueError, "LinearLR: total_iters must be positive, got ", total_iters);
+              "LinearLR: ending multiplicative factor expected to be between 0 and 1, got ",
+              end_factor);
+  EMBER_CHECK(total_iters > 0, ValueError, "LinearLR: total_iters must be positive, got ",
+              total_iters);
   initial_step();
 }
 
@@ -93,13 +102,15 @@ double LinearLR::compute_lr(bool initial) {
   const double lr = optimizer_.lr();
   if (last_epoch() == 0) return lr * start_;
   if (initial || last_epoch() > total_) return lr;
-  return lr * (1.0 + (end_ - start_) / (double(total_) * start_ + double(last_epoch() - 1) * (end_ - start_)));
+  return lr * (1.0 + (end_ - start_) /
+                         (double(total_) * start_ + double(last_epoch() - 1) * (end_ - start_)));
 }
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, OneCycleOptions o)
     : LRScheduler(optimizer), options_(o) {
   const char* op = "OneCycleLR";
-  EMBER_CHECK(o.total_steps > 0, ValueError, op, ": expected positive integer total_steps, but got ", o.total_steps);
+  EMBER_CHECK(o.total_steps > 0, ValueError, op,
+              ": expected positive integer total_steps, but got ", o.total_steps);
   EMBER_CHECK(o.pct_start >= 0 && o.pct_start <= 1, ValueError, op,
               ": expected float between 0 and 1 pct_start, but got ", o.pct_start);
   EMBER_CHECK(!o.cycle_momentum || optimizer.has_momentum(), ValueError, op,
@@ -132,7 +143,8 @@ double OneCycleLR::compute_lr(bool) {
     const Phase& p = phases_[i];
     if (double(step) <= p.end_step || i + 1 == phases_.size()) {
       const double pct = (double(step) - start_step) / (p.end_step - start_step);
-      if (options_.cycle_momentum) optimizer_.set_momentum(anneal(p.start_momentum, p.end_momentum, pct));
+      if (options_.cycle_momentum)
+        optimizer_.set_momentum(anneal(p.start_momentum, p.end_momentum, pct));
       return anneal(p.start_lr, p.end_lr, pct);
     }
     start_step = p.end_step;

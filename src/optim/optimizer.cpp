@@ -52,11 +52,17 @@ void Adam::step() {
 }
 
 AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
-    : Adam(std::move(params), AdamOptions{.lr = o.lr, .beta1 = o.beta1, .beta2 = o.beta2, .eps = o.eps,
-                                          .weight_decay = o.weight_decay, .amsgrad = o.amsgrad,
-                                          .maximize = o.maximize, .decoupled_weight_decay = true}) {}
+    : Adam(std::move(params), AdamOptions{.lr = o.lr,
+                                          .beta1 = o.beta1,
+                                          .beta2 = o.beta2,
+                                          .eps = o.eps,
+                                          .weight_decay = o.weight_decay,
+                                          .amsgrad = o.amsgrad,
+                                          .maximize = o.maximize,
+                                          .decoupled_weight_decay = true}) {}
 
-RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions o) : OptimizerWith(std::move(params), o) {
+RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions o)
+    : OptimizerWith(std::move(params), o) {
   square_avgs_ = zeros_like_each(params_);
   if (options.centered) grad_avgs_ = zeros_like_each(params_);
   if (options.momentum > 0) momentum_buffers_ = zeros_like_each(params_);
@@ -68,7 +74,8 @@ void RMSprop::step() {
   // The state lists an option needs exist from construction; an option turned on later
   // (OneCycleLR cycling momentum from 0) gets its buffers then, as torch's lazy state.
   if (options.centered && grad_avgs_.empty()) grad_avgs_ = zeros_like_each(params_);
-  if (options.momentum > 0 && momentum_buffers_.empty()) momentum_buffers_ = zeros_like_each(params_);
+  if (options.momentum > 0 && momentum_buffers_.empty())
+    momentum_buffers_ = zeros_like_each(params_);
   rmsprop_step(params_, grads(), square_avgs_, grad_avgs_, momentum_buffers_, steps_, options);
 }
 
@@ -76,7 +83,8 @@ Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions o, double initial_ac
     : OptimizerWith(std::move(params), o) {
   EMBER_CHECK(initial_accumulator_value >= 0, ValueError,
               "Adagrad: invalid initial_accumulator_value value: ", initial_accumulator_value);
-  for (const Tensor& p : params_) sums_.push_back(full(p.sizes(), Scalar(initial_accumulator_value), p.dtype()));
+  for (const Tensor& p : params_)
+    sums_.push_back(full(p.sizes(), Scalar(initial_accumulator_value), p.dtype()));
   for (size_t i = 0; i < params_.size(); ++i) steps_.push_back(zeros({}));
 }
 

@@ -20,14 +20,17 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   if (o.centered) states.push_back({"grad_avgs", &grad_avgs});
   if (momentum) states.push_back({"momentum_buffers", &momentum_buffers});
   detail::check_step_args(op, params, grads, states, &steps);
-  const kernels::RMSpropArgs args{o.lr, o.alpha, o.eps, o.weight_decay, o.momentum,
-                                  o.centered, o.maximize};
+  const kernels::RMSpropArgs args{o.lr,       o.alpha,    o.eps,     o.weight_decay,
+                                  o.momentum, o.centered, o.maximize};
   detail::run_step<kernels::RMSpropSlot>(
       params, grads,
       [&](size_t i, detail::Staging& st) {
         const Tensor& p = params[i];
         detail::advance_step(steps[i]);  // counted, as in torch; the update does not use it
-        return kernels::RMSpropSlot{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p),
+        return kernels::RMSpropSlot{detail::kernel_dtype(p),
+                                    p.numel(),
+                                    st.write(p),
+                                    st.read(grads[i], p),
                                     st.write(square_avgs[i]),
                                     o.centered ? st.write(grad_avgs[i]) : nullptr,
                                     momentum ? st.write(momentum_buffers[i]) : nullptr};

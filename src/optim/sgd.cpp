@@ -18,12 +18,14 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
   std::vector<detail::StateList> states;
   if (momentum) states.push_back({"momentum_buffers", &momentum_buffers, true});
   detail::check_step_args(op, params, grads, states, nullptr);
-  const kernels::SGDArgs args{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, o.maximize};
+  const kernels::SGDArgs args{o.lr,           o.momentum, o.dampening,
+                              o.weight_decay, o.nesterov, o.maximize};
   detail::run_step<kernels::SGDSlot>(
       params, grads,
       [&](size_t i, detail::Staging& st) {
         const Tensor& p = params[i];
-        kernels::SGDSlot s{detail::kernel_dtype(p), p.numel(), st.write(p), st.read(grads[i], p), nullptr, false};
+        kernels::SGDSlot s{detail::kernel_dtype(p), p.numel(), st.write(p),
+                           st.read(grads[i], p),    nullptr,   false};
         if (momentum) {
           Tensor& buf = momentum_buffers[i];
           // torch starts the buffer as a copy of the first (decayed) gradient.

@@ -22,7 +22,9 @@ inline Tensor from(const std::vector<double>& v, IntList shape, DType dt = DType
 }
 
 inline double max_abs_diff(const Tensor& a, const Tensor& b) {
-  return amax(abs(sub(to_dtype(detach(a), DType::Float64), to_dtype(detach(b), DType::Float64)))).item().to_double();
+  return amax(abs(sub(to_dtype(detach(a), DType::Float64), to_dtype(detach(b), DType::Float64))))
+      .item()
+      .to_double();
 }
 
 inline void expect_near(const Tensor& got, const std::vector<double>& want, double tol) {
@@ -48,8 +50,8 @@ std::string error_of(F&& f) {
 
 // Checks autograd's gradient of sum(f(inputs) * r) (r fixed random weights) with respect to
 // every element of every float64 input against central differences.
-inline void gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
-                      double eps = 1e-6, double tol = 1e-5) {
+inline void gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                      std::vector<Tensor> inputs, double eps = 1e-6, double tol = 1e-5) {
   for (Tensor& x : inputs) {
     x = clone(detach(x));
     autograd::set_requires_grad(x, true);
@@ -70,7 +72,8 @@ inline void gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
       fill_(xi, Scalar(x0 - eps));
       const double down = value();
       fill_(xi, Scalar(x0));
-      EXPECT_NEAR(grad[size_t(i)], (up - down) / (2 * eps), tol) << "input " << k << " element " << i;
+      EXPECT_NEAR(grad[size_t(i)], (up - down) / (2 * eps), tol)
+          << "input " << k << " element " << i;
     }
   }
 }

@@ -25,9 +25,11 @@ TEST(AutogradHooks, PostAccumulateSeesTheUpdatedGrad) {
   autograd::backward(sum(mul(x, x)));
   autograd::backward(sum(mul(x, x)));
   EXPECT_EQ(seen, (std::vector<double>{6.0, 12.0}));  // after each accumulation
-  EXPECT_THROW(autograd::register_post_accumulate_grad_hook(mul(x, x), [](const Tensor&) {}), Error);
+  EXPECT_THROW(autograd::register_post_accumulate_grad_hook(mul(x, x), [](const Tensor&) {}),
+               Error);
   EXPECT_THROW(autograd::register_post_accumulate_grad_hook(ones(Dims{2}, DType::Float32),
-                                                            [](const Tensor&) {}), Error);
+                                                            [](const Tensor&) {}),
+               Error);
 }
 
 TEST(AutogradHooks, FinalCallbacksRunAfterEveryHook) {

@@ -99,8 +99,8 @@ TEST(Conv, ForwardAndBackwardMatchDirectLoops) {
 
 TEST(Conv, StridedInputAndFloat32) {
   manual_seed(1);
-  Tensor base = randn({2, 6, 8, 3});               // channels last
-  Tensor x = permute(base, {0, 3, 1, 2});          // (2, 3, 6, 8), not contiguous
+  Tensor base = randn({2, 6, 8, 3});       // channels last
+  Tensor x = permute(base, {0, 3, 1, 2});  // (2, 3, 6, 8), not contiguous
   Tensor w = randn({4, 3, 3, 3}), b = randn({4});
   Reference r = reference(contiguous(x), w, b, Conv{1, 1, 1, 1});
   expect_near(conv2d(x, w, b, {1}, {1}), r.out, 1e-4);
@@ -187,7 +187,8 @@ TEST(Pool, MaxAvgAdaptiveOnASmallImage) {
 }
 
 TEST(Pool, MaxPoolBackwardAddsWhereWindowsOverlap) {
-  Tensor x = leaf(view(arange(Scalar(0.0), Scalar(9.0), Scalar(1.0), DType::Float64), Dims{1, 3, 3}));
+  Tensor x =
+      leaf(view(arange(Scalar(0.0), Scalar(9.0), Scalar(1.0), DType::Float64), Dims{1, 3, 3}));
   // 3x3 windows around each element: x[2, 2] = 8 is the max of four of them, 5 and 7 of two
   Tensor out = max_pool2d(x, {3}, {1}, {1});
   EXPECT_EQ(out.sizes(), (Dims{1, 3, 3}));

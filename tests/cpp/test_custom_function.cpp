@@ -91,7 +91,7 @@ TEST(CustomFunction, NonDifferentiableOutputsAndInputsReturnedAsIs) {
   std::vector<Tensor> out = TwoOutputs::apply(x);
   EXPECT_TRUE(autograd::requires_grad(out[0]));
   EXPECT_FALSE(autograd::requires_grad(out[1]));
-  EXPECT_FALSE(out[2].is_same(x));   // a new tensor over x's data
+  EXPECT_FALSE(out[2].is_same(x));  // a new tensor over x's data
   EXPECT_TRUE(autograd::grad_fn(out[2]));
   EXPECT_TRUE(autograd::is_leaf(x));
   autograd::backward(add(sum(out[0]), sum(out[2])));
@@ -117,7 +117,8 @@ TEST(CustomFunction, SavedValueKinds) {
   EXPECT_EQ(v.toInt(), 3);
   EXPECT_EQ(v.toDouble(), 3.0);
   EXPECT_THROW(v.toTensor(), TypeError);
-  EXPECT_EQ(autograd::SavedValue(std::vector<int64_t>{1, 2}).toIntVector(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(autograd::SavedValue(std::vector<int64_t>{1, 2}).toIntVector(),
+            (std::vector<int64_t>{1, 2}));
   EXPECT_TRUE(autograd::SavedValue().isNone());
   EXPECT_EQ(std::string(autograd::SavedValue("s").kind()), "str");
 }

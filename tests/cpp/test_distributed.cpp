@@ -82,7 +82,8 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
   EXPECT_THROW(dist::all_reduce(ones({3})), ValueError);
   EXPECT_THROW(dist::get_rank(), ValueError);
   dist::InitOptions o;
-  o.init_method = "file://" + ::testing::TempDir() + "ember_test_distributed_one_" + std::to_string(::getpid());
+  o.init_method =
+      "file://" + ::testing::TempDir() + "ember_test_distributed_one_" + std::to_string(::getpid());
   o.rank = 0;
   o.world_size = 1;
   o.timeout = std::chrono::seconds(10);

@@ -89,11 +89,11 @@ TEST(Binary, ScalarOnEitherSide) {
 
 TEST(Binary, NonContiguousOperands) {
   Tensor a = view(arange_f(12), {3, 4});
-  Tensor at = transpose(a, 0, 1);                  // (4, 3)
+  Tensor at = transpose(a, 0, 1);                          // (4, 3)
   Tensor s = narrow(view(arange_f(24), {4, 6}), 1, 1, 3);  // (4, 3), row stride 6
   Tensor r = add(at, s);
   std::vector<double> v = values(r);
-  EXPECT_EQ(v[0], 0 + 1);         // at[0,0] = 0, s[0,0] = 1
+  EXPECT_EQ(v[0], 0 + 1);          // at[0,0] = 0, s[0,0] = 1
   EXPECT_EQ(v[1 * 3 + 2], 9 + 9);  // at[1,2] = a[2,1] = 9, s[1,2] = 6 + 3
 }
 
@@ -231,9 +231,9 @@ TEST(Inplace, WritesThroughViewsAndBumpsVersion) {
 TEST(Inplace, RefusalsLeaveSelfUntouched) {
   Tensor a = vec({1, 2}, DType::Int64);
   uint32_t v0 = a.version();
-  EXPECT_THROW(add_(a, Scalar(0.5)), Error);  // RuntimeError, as torch
+  EXPECT_THROW(add_(a, Scalar(0.5)), Error);         // RuntimeError, as torch
   EXPECT_THROW(div_(a, Scalar(int64_t(2))), Error);  // RuntimeError, as torch
-  EXPECT_THROW(exp_(a), Error);  // RuntimeError, as torch
+  EXPECT_THROW(exp_(a), Error);                      // RuntimeError, as torch
   EXPECT_THROW(add_(a, ones({3, 2}, DType::Int64)), Error);
   EXPECT_THROW(floor_divide_(a, Scalar(int64_t(0))), Error);
   EXPECT_THROW(pow_(a, Scalar(int64_t(-1))), Error);
@@ -305,8 +305,11 @@ TEST(MaskedFill, ValuesRangesAndAliasing) {
   EXPECT_EQ(values(masked_fill(x, m, Scalar(9.0))), (std::vector<double>{9, 2, 9}));
   EXPECT_EQ(values(x), (std::vector<double>{1, 2, 3}));
   EXPECT_THROW(masked_fill(x, vec({1, 0, 1}, DType::Int64), Scalar(0.0)), TypeError);
-  EXPECT_THROW(masked_fill(vec({1}, DType::UInt8), vec({1}, DType::Bool), Scalar(int64_t(256))), Error);
-  EXPECT_EQ(values(masked_fill(vec({1}, DType::UInt8), vec({1}, DType::Bool), Scalar(int64_t(-1))))[0], 255);
+  EXPECT_THROW(masked_fill(vec({1}, DType::UInt8), vec({1}, DType::Bool), Scalar(int64_t(256))),
+               Error);
+  EXPECT_EQ(values(
+                masked_fill(vec({1}, DType::UInt8), vec({1}, DType::Bool), Scalar(int64_t(-1))))[0],
+            255);
   Tensor y = ones({2, 3});
   masked_fill_(y, gt(narrow(y, 1, 0, 1), Scalar(0.0)), Scalar(5.0));  // the mask aliases y
   EXPECT_EQ(values(y), std::vector<double>(6, 5.0));
@@ -420,7 +423,8 @@ TEST(Copy, CloneContiguousToDtype) {
   Tensor y = arange_f(3);
   EXPECT_TRUE(contiguous(y).is_same(y));
   EXPECT_TRUE(to_dtype(y, DType::Float32).is_same(y));
-  EXPECT_EQ(values(to_dtype(vec({1.7, -1.7, kNaN}), DType::Int32)), (std::vector<double>{1, -1, 0}));
+  EXPECT_EQ(values(to_dtype(vec({1.7, -1.7, kNaN}), DType::Int32)),
+            (std::vector<double>{1, -1, 0}));
   Tensor d = detach(y);
   EXPECT_EQ(d.storage(), y.storage());
   EXPECT_FALSE(d.is_same(y));

@@ -42,7 +42,8 @@ TEST(FrontendData, TensorDatasetRows) {
 }
 
 TEST(FrontendData, BatchesInOrderWithASmallerLastBatchOrDropLast) {
-  auto ds = std::make_shared<data::TensorDataset>(randn({10, 3}), arange(Scalar(0), Scalar(10), Scalar(1), DType::Int64));
+  auto ds = std::make_shared<data::TensorDataset>(randn({10, 3}), arange(Scalar(0), Scalar(10),
+                                                                         Scalar(1), DType::Int64));
   data::DataLoader loader(ds, {.batch_size = 4});
   EXPECT_EQ(loader.size(), 3);
   auto t = epoch_targets(loader);
@@ -64,7 +65,8 @@ TEST(FrontendData, BatchesInOrderWithASmallerLastBatchOrDropLast) {
 }
 
 TEST(FrontendData, SeededShuffleIsAPermutationEachEpochAndReproducible) {
-  auto ds = std::make_shared<data::TensorDataset>(zeros({20, 1}), arange(Scalar(0), Scalar(20), Scalar(1), DType::Int64));
+  auto ds = std::make_shared<data::TensorDataset>(zeros({20, 1}), arange(Scalar(0), Scalar(20),
+                                                                         Scalar(1), DType::Int64));
   data::DataLoader a(ds, {.batch_size = 6, .shuffle = true, .seed = 42});
   data::DataLoader b(ds, {.batch_size = 6, .shuffle = true, .seed = 42});
   data::DataLoader c(ds, {.batch_size = 6, .shuffle = true, .seed = 43});
@@ -106,8 +108,10 @@ TEST(FrontendData, BadOptionsThrow) {
 }
 
 TEST(FrontendData, FashionMNISTReadsTheIDXFilesOrNamesWhatIsMissing) {
-  EXPECT_ERROR_NAMES(ValueError, data::FashionMNIST("/nonexistent/fashion"), "dataset-fashion-mnist");
-  if (!std::filesystem::exists(data::FashionMNIST::kDefaultRoot)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  EXPECT_ERROR_NAMES(ValueError, data::FashionMNIST("/nonexistent/fashion"),
+                     "dataset-fashion-mnist");
+  if (!std::filesystem::exists(data::FashionMNIST::kDefaultRoot))
+    GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   data::FashionMNIST test(data::FashionMNIST::kDefaultRoot, /*train=*/false);
   EXPECT_EQ(test.size(), 10000);
   EXPECT_EQ(test.data.sizes(), (Dims{10000, 1, 28, 28}));

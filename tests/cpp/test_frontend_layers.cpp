@@ -15,8 +15,8 @@ using ftest::values;
 namespace {
 
 // y[n, o, l] = b[o] + sum_{c, k} w[o, c, k] x[n, c, l * stride - pad + k * dil], in double.
-std::vector<double> conv1d_loops(const Tensor& x, const Tensor& w, const Tensor& b, int64_t s, int64_t p,
-                                 int64_t d, int64_t lo) {
+std::vector<double> conv1d_loops(const Tensor& x, const Tensor& w, const Tensor& b, int64_t s,
+                                 int64_t p, int64_t d, int64_t lo) {
   const int64_t n = x.size(0), c = x.size(1), l = x.size(2), o = w.size(0), k = w.size(2);
   std::vector<double> X = values(x), W = values(w), B = values(b), y;
   for (int64_t i = 0; i < n; ++i)
@@ -26,7 +26,8 @@ std::vector<double> conv1d_loops(const Tensor& x, const Tensor& w, const Tensor&
         for (int64_t ic = 0; ic < c; ++ic)
           for (int64_t kk = 0; kk < k; ++kk) {
             const int64_t at = j * s - p + kk * d;
-            if (at >= 0 && at < l) acc += W[size_t((oc * c + ic) * k + kk)] * X[size_t((i * c + ic) * l + at)];
+            if (at >= 0 && at < l)
+              acc += W[size_t((oc * c + ic) * k + kk)] * X[size_t((i * c + ic) * l + at)];
           }
         y.push_back(acc);
       }
@@ -49,9 +50,10 @@ TEST(FrontendConv, Conv1dMatchesLoops) {
 
 TEST(FrontendConv, Conv1dGradcheck) {
   manual_seed(11);
-  ftest::gradcheck(
-      [](const std::vector<Tensor>& t) { return conv1d(t[0], t[1], t[2], {2}, {1}, {1}, 2); },
-      {randn({2, 4, 7}, DType::Float64), randn({6, 2, 3}, DType::Float64), randn({6}, DType::Float64)});
+  ftest::gradcheck([](const std::vector<Tensor>&
+                          t) { return conv1d(t[0], t[1], t[2], {2}, {1}, {1}, 2); },
+                   {randn({2, 4, 7}, DType::Float64), randn({6, 2, 3}, DType::Float64),
+                    randn({6}, DType::Float64)});
   // Non-contiguous input: a transposed (L, C) buffer.
   ftest::gradcheck([](const std::vector<Tensor>& t) { return conv1d(transpose(t[0], 1, 2), t[1]); },
                    {randn({1, 5, 2}, DType::Float64), randn({3, 2, 2}, DType::Float64)});
@@ -105,7 +107,8 @@ TEST(FrontendNorm, BatchNorm1dTrainUpdatesRunningStatsEvalUsesThem) {
   Tensor z = bn.forward(x);
   std::vector<double> X = values(x), want;
   for (size_t i = 0; i < 8; ++i)
-    for (size_t c = 0; c < 3; ++c) want.push_back((X[i * 3 + c] - want_m[c]) / std::sqrt(want_v[c] + 1e-5));
+    for (size_t c = 0; c < 3; ++c)
+      want.push_back((X[i * 3 + c] - want_m[c]) / std::sqrt(want_v[c] + 1e-5));
   expect_near(z, want, 1e-5);
   EXPECT_EQ(bn.num_batches_tracked.item().to_int(), 1);
   expect_near(bn.running_mean, want_m, 1e-6);
@@ -133,8 +136,10 @@ TEST(FrontendNorm, BatchNormStateDictKeysAndErrors) {
   nn::BatchNorm1d bn(4);
   std::vector<std::string> keys;
   for (auto& [k, t] : bn.state_dict()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"weight", "bias", "running_mean", "running_var", "num_batches_tracked"}));
-  EXPECT_ERROR_NAMES(ValueError, bn.forward(randn({2, 4, 3, 3})), "BatchNorm1d: expected 2D or 3D input");
+  EXPECT_EQ(keys, (std::vector<std::string>{"weight", "bias", "running_mean", "running_var",
+                                            "num_batches_tracked"}));
+  EXPECT_ERROR_NAMES(ValueError, bn.forward(randn({2, 4, 3, 3})),
+                     "BatchNorm1d: expected 2D or 3D input");
   EXPECT_EQ(bn.forward(randn({2, 4, 5})).sizes(), (Dims{2, 4, 5}));
   nn::BatchNorm2d bn2(4);
   EXPECT_ERROR_NAMES(ValueError, bn2.forward(randn({2, 4, 3})), "BatchNorm2d: expected 4D input");
@@ -182,20 +187,24 @@ TEST(FrontendDropout, TrainZeroesAndScalesEvalIsIdentity) {
   nn::Dropout drop(0.25);
   Tensor x = ones({10000});
   Tensor y = drop.forward(x);
-  const double zeros_frac = 1 - mean(to_dtype(ne(y, Scalar(0.0)), DType::Float32)).item().to_double();
+  const double zeros_frac =
+      1 - mean(to_dtype(ne(y, Scalar(0.0)), DType::Float32)).item().to_double();
   EXPECT_NEAR(zeros_frac, 0.25, 0.02);
   EXPECT_NEAR(amax(y).item().to_double(), 1 / 0.75, 1e-6);
   drop.eval();
   EXPECT_EQ(max_abs_diff(drop.forward(x), x), 0);
-  EXPECT_ERROR_NAMES(ValueError, nn::Dropout(1.5), "Dropout: dropout probability has to be between 0 and 1");
+  EXPECT_ERROR_NAMES(ValueError, nn::Dropout(1.5),
+                     "Dropout: dropout probability has to be between 0 and 1");
 }
 
 TEST(FrontendSequential, IndexingStateDictAndLoad) {
   manual_seed(8);
   auto make = [] {
-    return std::make_shared<nn::Sequential>(std::vector<nn::ModulePtr>{
-        std::make_shared<nn::Conv2d>(1, 2, 3), std::make_shared<nn::BatchNorm2d>(2), std::make_shared<nn::ReLU>(),
-        std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(18, 3)});
+    return std::make_shared<nn::Sequential>(
+        std::vector<nn::ModulePtr>{std::make_shared<nn::Conv2d>(1, 2, 3),
+                                   std::make_shared<nn::BatchNorm2d>(2),
+                                   std::make_shared<nn::ReLU>(), std::make_shared<nn::Flatten>(),
+                                   std::make_shared<nn::Linear>(18, 3)});
   };
   auto a = make(), b = make();
   EXPECT_STREQ((*a)[1]->name(), "BatchNorm2d");
@@ -207,8 +216,9 @@ TEST(FrontendSequential, IndexingStateDictAndLoad) {
   StateDict sd = a->state_dict();
   std::vector<std::string> keys;
   for (auto& [k, t] : sd) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean",
-                                            "1.running_var", "1.num_batches_tracked", "4.weight", "4.bias"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias",
+                                            "1.running_mean", "1.running_var",
+                                            "1.num_batches_tracked", "4.weight", "4.bias"}));
   EXPECT_FALSE(autograd::requires_grad(sd[0].second));  // detached, sharing the data
   EXPECT_EQ(sd[0].second.data_ptr(), a->named_parameters()[0].second.data_ptr());
   EXPECT_GT(max_abs_diff(a->forward(x), b->forward(x)), 0);
@@ -261,22 +271,29 @@ TEST(FrontendLosses, SmoothL1AndHuberClosedForms) {
   expect_near(autograd::grad(x), {0, 0.5 / 4, -1.0 / 4, 1.0 / 4}, 1e-7);
   EXPECT_ERROR_NAMES(Error, smooth_l1_loss(x, y, Reduction::Mean, -1.0), "smooth_l1_loss");
   EXPECT_ERROR_NAMES(Error, huber_loss(x, y, Reduction::Mean, 0.0), "huber_loss");
-  EXPECT_ERROR_NAMES(TypeError, smooth_l1_loss(ones({2}, DType::Int64), ones({2}, DType::Int64)), "smooth_l1_loss");
+  EXPECT_ERROR_NAMES(TypeError, smooth_l1_loss(ones({2}, DType::Int64), ones({2}, DType::Int64)),
+                     "smooth_l1_loss");
   EXPECT_ANY_THROW(huber_loss(ones({2}), ones({3})));
 }
 
 TEST(FrontendLosses, SmoothL1AndHuberGradcheckWithBroadcasting) {
   manual_seed(12);
   for (Reduction r : {Reduction::None, Reduction::Mean, Reduction::Sum}) {
-    ftest::gradcheck([r](const std::vector<Tensor>& t) { return smooth_l1_loss(t[0], t[1], r, 0.7); },
+    ftest::gradcheck([r](const std::vector<Tensor>&
+                             t) { return smooth_l1_loss(t[0], t[1], r, 0.7); },
                      {mul(randn({3, 4}, DType::Float64), Scalar(2.0)), randn({4}, DType::Float64)});
     ftest::gradcheck([r](const std::vector<Tensor>& t) { return huber_loss(t[0], t[1], r, 1.3); },
-                     {mul(randn({2, 1, 3}, DType::Float64), Scalar(2.0)), randn({2, 3}, DType::Float64)});
+                     {mul(randn({2, 1, 3}, DType::Float64), Scalar(2.0)),
+                      randn({2, 3}, DType::Float64)});
   }
   // 0-d and empty inputs.
-  EXPECT_EQ(smooth_l1_loss(scalar_tensor(Scalar(3.0)), scalar_tensor(Scalar(1.0))).item().to_double(), 1.5);
+  EXPECT_EQ(smooth_l1_loss(scalar_tensor(Scalar(3.0)), scalar_tensor(Scalar(1.0)))
+                .item()
+                .to_double(),
+            1.5);
   EXPECT_EQ(huber_loss(zeros({0, 2}), zeros({0, 2}), Reduction::Sum).item().to_double(), 0.0);
-  EXPECT_TRUE(std::isnan(smooth_l1_loss(zeros({0}), zeros({0})).item().to_double()));  // mean of nothing, as torch
+  EXPECT_TRUE(std::isnan(
+      smooth_l1_loss(zeros({0}), zeros({0})).item().to_double()));  // mean of nothing, as torch
 }
 
 TEST(FrontendLosses, TheOthersAreTheFunctionalOps) {
@@ -288,5 +305,6 @@ TEST(FrontendLosses, TheOthersAreTheFunctionalOps) {
   expect_near(nll_loss(log_softmax(logits, 1), target), {ce}, 1e-6);
   expect_near(mse_loss(ftest::from({1, 3}, {2}), ftest::from({0, 0}, {2})), {5}, 1e-6);
   expect_near(l1_loss(ftest::from({1, -3}, {2}), ftest::from({0, 0}, {2})), {2}, 1e-6);
-  expect_near(binary_cross_entropy_with_logits(ftest::from({0}, {1}), ftest::from({1}, {1})), {std::log(2.0)}, 1e-6);
+  expect_near(binary_cross_entropy_with_logits(ftest::from({0}, {1}), ftest::from({1}, {1})),
+              {std::log(2.0)}, 1e-6);
 }

@@ -54,14 +54,16 @@ TEST(FrontendOptim, RMSpropAndAdagradObjectsMatchTheirStepFunctions) {
   run(rms, w);
   std::vector<Tensor> sq = zeros_of(w2), ga = zeros_of(w2), mb = zeros_of(w2), steps = {zeros({})};
   for (int i = 0; i < 3; ++i)
-    optim::rmsprop_step({w2}, {grad_of(w2)}, sq, ga, mb, steps, {.lr = 0.01, .momentum = 0.9, .centered = true});
+    optim::rmsprop_step({w2}, {grad_of(w2)}, sq, ga, mb, steps,
+                        {.lr = 0.01, .momentum = 0.9, .centered = true});
   EXPECT_LT(max_abs_diff(w, w2), 1e-6);
 
   Tensor u = leaf(3), u2 = clone(detach(u));
   optim::Adagrad ada({u}, {.lr = 0.1, .lr_decay = 0.01}, 0.5);
   run(ada, u);
   std::vector<Tensor> sums = {full(u2.sizes(), Scalar(0.5))}, st = {zeros({})};
-  for (int i = 0; i < 3; ++i) optim::adagrad_step({u2}, {grad_of(u2)}, sums, st, {.lr = 0.1, .lr_decay = 0.01});
+  for (int i = 0; i < 3; ++i)
+    optim::adagrad_step({u2}, {grad_of(u2)}, sums, st, {.lr = 0.1, .lr_decay = 0.01});
   EXPECT_LT(max_abs_diff(u, u2), 1e-6);
   EXPECT_ERROR_NAMES(ValueError, optim::Adagrad({leaf(4)}, {}, -1.0), "initial_accumulator_value");
 }
@@ -139,7 +141,8 @@ TEST(FrontendSchedulers, OneCycleCyclesLrAndMomentum) {
   Tensor w = leaf(7);
   optim::SGD opt({w}, {.lr = 0.0});
   optim::OneCycleLR one(opt, 1.0, {.total_steps = 10, .pct_start = 0.3});
-  EXPECT_NEAR(opt.lr(), 1.0 / 25, 1e-15);  // max_lr / div_factor (torch's cosine gives 0.04 + 4e-17)
+  EXPECT_NEAR(opt.lr(), 1.0 / 25,
+              1e-15);  // max_lr / div_factor (torch's cosine gives 0.04 + 4e-17)
   EXPECT_DOUBLE_EQ(opt.options.momentum, 0.95);
   one.step();
   one.step();
@@ -196,8 +199,11 @@ TEST(FrontendOptim, StateDictRoundTripResumesExactly) {
   EXPECT_TRUE(sgd.state_dict().empty());
   sgd.load_state_dict({{"state.0.momentum_buffer", ones({6})}, {"model.weight", ones({2})}});
   EXPECT_EQ(sgd.state_dict().size(), 1u);
-  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.1.momentum_buffer", ones({6})}}), "1 parameters");
-  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.0.exp_avg", ones({6})}}), "no state named 'exp_avg'");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.1.momentum_buffer", ones({6})}}),
+                     "1 parameters");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.0.exp_avg", ones({6})}}),
+                     "no state named 'exp_avg'");
   EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.0.momentum_buffer", ones({5})}}), "shape");
-  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.x.momentum_buffer", ones({6})}}), "state.<index>.<name>");
+  EXPECT_ERROR_NAMES(Error, sgd.load_state_dict({{"state.x.momentum_buffer", ones({6})}}),
+                     "state.<index>.<name>");
 }

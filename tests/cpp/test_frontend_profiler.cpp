@@ -40,7 +40,8 @@ TEST(FrontendProfiler, ProfileListsForwardAndBackwardOpsAndUserScopes) {
   EXPECT_TRUE(any_backward);
   EXPECT_GT(prof.wall_ns(), 0);
   const std::string t = prof.table("cpu_time_total", 3);
-  for (const char* col : {"Name", "Self %", "Self time", "Total time", "Calls", "Avg self", "Self alloc", "Wall time"})
+  for (const char* col : {"Name", "Self %", "Self time", "Total time", "Calls", "Avg self",
+                          "Self alloc", "Wall time"})
     EXPECT_NE(t.find(col), std::string::npos) << col << "\n" << t;
   EXPECT_NE(t.find("train_step"), std::string::npos) << t;  // the largest total time
   EXPECT_ERROR_NAMES(ValueError, prof.table("nonsense"), "sort_by");

@@ -56,7 +56,8 @@ TEST(FrontendRNN, ParameterNamesShapesAndInitAreTorchs) {
   EXPECT_EQ(named[8].first, "weight_ih_l1");
   EXPECT_EQ(named[0].second.sizes(), (Dims{20, 3}));
   EXPECT_EQ(named[8].second.sizes(), (Dims{20, 10}));  // the second layer sees both directions
-  for (auto& [name, p] : named) EXPECT_LE(amax(abs(p)).item().to_double(), 1 / std::sqrt(5.0)) << name;
+  for (auto& [name, p] : named)
+    EXPECT_LE(amax(abs(p)).item().to_double(), 1 / std::sqrt(5.0)) << name;
   nn::GRU gru(3, 5, {.bias = false});
   ASSERT_EQ(gru.named_parameters().size(), 2u);
   EXPECT_EQ(gru.named_parameters()[1].second.sizes(), (Dims{15, 5}));
@@ -111,7 +112,8 @@ TEST(FrontendRNN, SequenceEqualsSteppingByHandAndReverseRunsBackwards) {
   for (int64_t t = 0; t < 6; ++t) {
     nn::RNNOutput s = fwd.forward(narrow(x, 0, t, 1), h, c);
     h = s.h_n, c = s.c_n;
-    EXPECT_LT(max_abs_diff(select(s.output, 0, 0), narrow(select(all.output, 0, t), 1, 0, 4)), 1e-6) << t;
+    EXPECT_LT(max_abs_diff(select(s.output, 0, 0), narrow(select(all.output, 0, t), 1, 0, 4)), 1e-6)
+        << t;
   }
   EXPECT_LT(max_abs_diff(h, narrow(all.h_n, 0, 0, 1)), 1e-6);
   // The reverse direction ends at t = 0: its final state is the output there.
@@ -151,10 +153,14 @@ TEST(FrontendRNN, DropoutBetweenLayersOnlyInTraining) {
 
 TEST(FrontendRNN, BadInputsThrowNamingTheLayer) {
   nn::LSTM lstm(3, 4, {.num_layers = 2});
-  EXPECT_ERROR_NAMES(Error, lstm.forward(randn({5, 2, 7})), "LSTM: input.size(-1) must be equal to input_size");
-  EXPECT_ERROR_NAMES(ValueError, lstm.forward(randn({5, 2, 3, 1})), "LSTM: expected input to be 2D or 3D");
-  EXPECT_ERROR_NAMES(Error, lstm.forward(randn({5, 2, 3}), zeros({1, 2, 4}), zeros({2, 2, 4})), "h0 of size (2, 2, 4)");
-  EXPECT_ERROR_NAMES(ValueError, lstm.forward(randn({5, 2, 3}), zeros({2, 2, 4}), Tensor()), "LSTM");
+  EXPECT_ERROR_NAMES(Error, lstm.forward(randn({5, 2, 7})),
+                     "LSTM: input.size(-1) must be equal to input_size");
+  EXPECT_ERROR_NAMES(ValueError, lstm.forward(randn({5, 2, 3, 1})),
+                     "LSTM: expected input to be 2D or 3D");
+  EXPECT_ERROR_NAMES(Error, lstm.forward(randn({5, 2, 3}), zeros({1, 2, 4}), zeros({2, 2, 4})),
+                     "h0 of size (2, 2, 4)");
+  EXPECT_ERROR_NAMES(ValueError, lstm.forward(randn({5, 2, 3}), zeros({2, 2, 4}), Tensor()),
+                     "LSTM");
   EXPECT_ERROR_NAMES(ValueError, lstm.forward(randn({5, 2, 3}, DType::Float64)), "dtype");
   EXPECT_ERROR_NAMES(Error, lstm.forward(randn({0, 2, 3})), "sequence length");
   EXPECT_ERROR_NAMES(ValueError, nn::GRU(3, 0), "GRU");
@@ -165,8 +171,10 @@ TEST(FrontendRNN, CellsAreOneStepOfTheLayers) {
   manual_seed(8);
   nn::LSTMCell cell(3, 4);
   nn::LSTM layer(3, 4);
-  layer.load_state_dict({{"weight_ih_l0", cell.weight_ih}, {"weight_hh_l0", cell.weight_hh},
-                         {"bias_ih_l0", cell.bias_ih}, {"bias_hh_l0", cell.bias_hh}});
+  layer.load_state_dict({{"weight_ih_l0", cell.weight_ih},
+                         {"weight_hh_l0", cell.weight_hh},
+                         {"bias_ih_l0", cell.bias_ih},
+                         {"bias_hh_l0", cell.bias_hh}});
   Tensor x = randn({2, 3}), h = randn({2, 4}), c = randn({2, 4});
   auto [h1, c1] = cell.forward(x, h, c);
   nn::RNNOutput r = layer.forward(unsqueeze(x, 0), unsqueeze(h, 0), unsqueeze(c, 0));
@@ -180,8 +188,11 @@ TEST(FrontendRNN, CellsAreOneStepOfTheLayers) {
   nn::GRUCell gcell(3, 4, /*bias=*/false);
   nn::GRU glayer(3, 4, {.bias = false});
   glayer.load_state_dict({{"weight_ih_l0", gcell.weight_ih}, {"weight_hh_l0", gcell.weight_hh}});
-  EXPECT_EQ(max_abs_diff(gcell.forward(x, h), select(glayer.forward(unsqueeze(x, 0), unsqueeze(h, 0)).h_n, 0, 0)), 0);
-  EXPECT_ERROR_NAMES(Error, gcell.forward(randn({2, 5})), "GRUCell: input has inconsistent input_size");
+  EXPECT_EQ(max_abs_diff(gcell.forward(x, h),
+                         select(glayer.forward(unsqueeze(x, 0), unsqueeze(h, 0)).h_n, 0, 0)),
+            0);
+  EXPECT_ERROR_NAMES(Error, gcell.forward(randn({2, 5})),
+                     "GRUCell: input has inconsistent input_size");
   EXPECT_ERROR_NAMES(Error, gcell.forward(x, randn({3, 4})), "GRUCell: expected h of shape (2, 4)");
   EXPECT_ERROR_NAMES(ValueError, cell.forward(randn({1, 2, 3})), "LSTMCell");
 }

@@ -10,7 +10,8 @@ using namespace ember;
 namespace {
 
 Tensor iota(IntList shape, DType dt = DType::Float32) {
-  return reshape(arange(Scalar(int64_t(0)), Scalar(numel_of(shape)), Scalar(int64_t(1)), dt), shape);
+  return reshape(arange(Scalar(int64_t(0)), Scalar(numel_of(shape)), Scalar(int64_t(1)), dt),
+                 shape);
 }
 
 Tensor ints(std::vector<int64_t> v, IntList shape = {}) {
@@ -74,11 +75,13 @@ TEST(Indexing, AdvancedIndexing) {
   EXPECT_NE(r.storage(), x.storage());
   EXPECT_EQ(values(r)[0], 40.0);
   // separated by a slice: the index dims go first
-  Tensor s = index(x, {TI::of(ints({0, 1})), TI::sliced(std::nullopt, std::nullopt), TI::of(ints({1, 2}))});
+  Tensor s = index(x, {TI::of(ints({0, 1})), TI::sliced(std::nullopt, std::nullopt),
+                       TI::of(ints({1, 2}))});
   EXPECT_EQ(s.sizes(), (Dims{2, 4}));
   EXPECT_EQ(values(s)[4], 20.0 + 2.0);
   // adjacent: in place
-  Tensor a = index(x, {TI::sliced(std::nullopt, std::nullopt), TI::of(ints({0, 3})), TI::of(ints({4}))});
+  Tensor a =
+      index(x, {TI::sliced(std::nullopt, std::nullopt), TI::of(ints({0, 3})), TI::of(ints({4}))});
   EXPECT_EQ(a.sizes(), (Dims{3, 2}));
   EXPECT_EQ(values(a), (std::vector<double>{4, 19, 24, 39, 44, 59}));
   // bool mask over the first dim, on a transposed (non-contiguous) base

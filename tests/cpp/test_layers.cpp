@@ -64,7 +64,8 @@ TEST(Layers, LayerNormMatchesLoops) {
   for (int r = 0; r < 3; ++r) {
     double mu = 0, var = 0;
     for (int j = 0; j < 8; ++j) mu += X[size_t(r * 8 + j)] / 8;
-    for (int j = 0; j < 8; ++j) var += (X[size_t(r * 8 + j)] - mu) * (X[size_t(r * 8 + j)] - mu) / 8;
+    for (int j = 0; j < 8; ++j)
+      var += (X[size_t(r * 8 + j)] - mu) * (X[size_t(r * 8 + j)] - mu) / 8;
     for (int j = 0; j < 8; ++j)
       want[size_t(r * 8 + j)] = (X[size_t(r * 8 + j)] - mu) / std::sqrt(var + 1e-5) * 2 + 0.5;
   }
@@ -104,7 +105,8 @@ TEST(Layers, ErrorsNameTheOpAndShapes) {
     EXPECT_NE(std::string(e.what()).find("linear: input of shape (3, 4)"), std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(batch_norm(ones({1, 3}), zeros({3}), ones({3}), Tensor(), Tensor(), true), ValueError);
+  EXPECT_THROW(batch_norm(ones({1, 3}), zeros({3}), ones({3}), Tensor(), Tensor(), true),
+               ValueError);
   EXPECT_THROW(layer_norm(ones({3, 4}), {5}), ValueError);
   EXPECT_THROW(embedding(full({2}, Scalar(int64_t(7)), DType::Int64), ones({5, 3})), IndexError);
   EXPECT_THROW(gelu(ones({3}, DType::Int64)), TypeError);

@@ -14,7 +14,9 @@ using namespace ember;
 
 namespace {
 
-double at(const Tensor& t, int64_t i) { return contiguous(to_dtype(t, DType::Float64)).data<double>()[i]; }
+double at(const Tensor& t, int64_t i) {
+  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
+}
 
 // -log_softmax(x)[i, t[i]] averaged over rows, in double, by hand.
 double reference_ce(const Tensor& x, const std::vector<int64_t>& t) {
@@ -61,7 +63,8 @@ TEST(Losses, CrossEntropyGradientIsSoftmaxMinusOneHotOverN) {
   Tensor p = softmax(detach(x), 1);
   for (int64_t i = 0; i < 8; ++i)
     for (int64_t k = 0; k < 5; ++k)
-      EXPECT_NEAR(at(g, i * 5 + k), (at(p, i * 5 + k) - (k == t[size_t(i)] ? 1.0 : 0.0)) / 8.0, 1e-12);
+      EXPECT_NEAR(at(g, i * 5 + k), (at(p, i * 5 + k) - (k == t[size_t(i)] ? 1.0 : 0.0)) / 8.0,
+                  1e-12);
 }
 
 TEST(Losses, CrossEntropyReductionsAndIgnoreIndex) {
@@ -86,7 +89,9 @@ TEST(Losses, CrossEntropyErrors) {
     cross_entropy(x, targets({0, 9, 1}));
     FAIL() << "expected IndexError";
   } catch (const IndexError& e) {
-    EXPECT_NE(std::string(e.what()).find("target 9 is out of bounds for 4 classes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("target 9 is out of bounds for 4 classes"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -15,8 +15,9 @@ bool allclose(const Tensor& a, const Tensor& b) {
 }
 
 std::shared_ptr<nn::Sequential> mlp() {
-  return std::make_shared<nn::Sequential>(std::vector<nn::ModulePtr>{
-      std::make_shared<nn::Linear>(2, 16), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(16, 1)});
+  return std::make_shared<nn::Sequential>(
+      std::vector<nn::ModulePtr>{std::make_shared<nn::Linear>(2, 16), std::make_shared<nn::ReLU>(),
+                                 std::make_shared<nn::Linear>(16, 1)});
 }
 
 }  // namespace
@@ -44,7 +45,8 @@ TEST(NN, LinearInitBoundIsOneOverSqrtFanIn) {
 
 TEST(NN, TrainAndEvalPropagate) {
   auto model = std::make_shared<nn::Sequential>(
-      std::vector<nn::ModulePtr>{std::make_shared<nn::Linear>(4, 4), std::make_shared<nn::Dropout>(0.5)});
+      std::vector<nn::ModulePtr>{std::make_shared<nn::Linear>(4, 4),
+                                 std::make_shared<nn::Dropout>(0.5)});
   model->eval();
   for (auto& [name, m] : model->children()) EXPECT_FALSE(m->is_training()) << name;
   Tensor x = ones({3, 4});

@@ -90,7 +90,8 @@ TEST(Optim, BadArgumentsThrowBeforeAnythingIsWritten) {
   Tensor s1 = zeros({}), s2 = zeros({});
   std::vector<Tensor> m = {zeros({2}, DType::Float64), zeros({1}, DType::Float64)};
   std::vector<Tensor> v = m;
-  EXPECT_THROW(optim::adam_step({a, b}, {from({1.0, 1.0}), from({1.0, 1.0})}, m, v, {}, {s1, s2}, {}),
+  EXPECT_THROW(optim::adam_step({a, b}, {from({1.0, 1.0}), from({1.0, 1.0})}, m, v, {}, {s1, s2},
+                                {}),
                ValueError);
   EXPECT_THROW(optim::adam_step({a, b}, {from({1.0, 1.0}), from({1.0}, DType::Float32)}, m, v, {},
                                 {s1, s2}, {}),

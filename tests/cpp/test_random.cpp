@@ -13,10 +13,13 @@ using namespace ember;
 
 namespace {
 
-double mean_of(const Tensor& t) { return to_dtype(mean(to_dtype(t, DType::Float64)), DType::Float64).item().to_double(); }
+double mean_of(const Tensor& t) {
+  return to_dtype(mean(to_dtype(t, DType::Float64)), DType::Float64).item().to_double();
+}
 
 bool same_values(const Tensor& a, const Tensor& b) {
-  return a.sizes() == b.sizes() && std::memcmp(a.data_ptr(), b.data_ptr(), size_t(a.numel()) * a.itemsize()) == 0;
+  return a.sizes() == b.sizes() &&
+         std::memcmp(a.data_ptr(), b.data_ptr(), size_t(a.numel()) * a.itemsize()) == 0;
 }
 
 }  // namespace
@@ -59,14 +62,16 @@ TEST(Random, OneGeneratorSharedByThreadsStaysConsistent) {
   Generator g(9);
   std::vector<Tensor> parts(2);
   std::vector<std::thread> ts;
-  for (int i = 0; i < 2; ++i) ts.emplace_back([&, i] { parts[i] = rand({50000}, DType::Float64, &g); });
+  for (int i = 0; i < 2; ++i)
+    ts.emplace_back([&, i] { parts[i] = rand({50000}, DType::Float64, &g); });
   for (auto& t : ts) t.join();
   // every draw happened under the lock: the two parts are disjoint stretches of one stream
   Generator ref(9);
   Tensor all = rand({100000}, DType::Float64, &ref);
   Tensor first = narrow(all, 0, 0, 50000), second = narrow(all, 0, 50000, 50000);
-  EXPECT_TRUE((same_values(parts[0], contiguous(first)) && same_values(parts[1], contiguous(second))) ||
-              (same_values(parts[1], contiguous(first)) && same_values(parts[0], contiguous(second))));
+  EXPECT_TRUE(
+      (same_values(parts[0], contiguous(first)) && same_values(parts[1], contiguous(second))) ||
+      (same_values(parts[1], contiguous(first)) && same_values(parts[0], contiguous(second))));
 }
 
 TEST(Random, BadInputsThrowWithoutDrawing) {

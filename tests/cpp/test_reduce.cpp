@@ -16,7 +16,9 @@ Tensor range_f(int64_t n, DType dt = DType::Float32) {
   return arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), dt);
 }
 
-double at(const Tensor& t, int64_t i) { return contiguous(to_dtype(t, DType::Float64)).data<double>()[i]; }
+double at(const Tensor& t, int64_t i) {
+  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
+}
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.sizes() == b.sizes() && a.dtype() == b.dtype() &&
@@ -150,9 +152,11 @@ TEST(Reduce, BitIdenticalAcrossThreadCounts) {
   Tensor m = view(x, Dims{1024, 1024});
   Tensor tall = view(x, Dims{262144, 4});
   auto results = [&] {
-    return std::vector<Tensor>{sum(x), mean(x), var(x), ember::std(x), norm(x), sum(m, {0}),
-                               sum(m, {1}), var(m, {0}), norm(transpose(m, 0, 1), 2, {1}),
-                               sum(tall, {0}), mean(tall, {0}), logsumexp(x, {0}), softmax(m, 0)};
+    return std::vector<Tensor>{sum(x),         mean(x),         var(x),
+                               ember::std(x),  norm(x),         sum(m, {0}),
+                               sum(m, {1}),    var(m, {0}),     norm(transpose(m, 0, 1), 2, {1}),
+                               sum(tall, {0}), mean(tall, {0}), logsumexp(x, {0}),
+                               softmax(m, 0)};
   };
   int old = get_num_threads();
   set_num_threads(1);

@@ -147,7 +147,8 @@ TEST(Serialize, RejectsHostileFiles) {
   expect_rejected(craft("{\"a\xff\":1}", ""), "not valid UTF-8");
   expect_rejected(craft(std::string(100000, '['), ""), "not a JSON object");
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":)" +
-                            std::string(1000, '[') + std::string(1000, ']') + "}}", data),
+                            std::string(1000, '[') + std::string(1000, ']') + "}}",
+                        data),
                   "nested deeper than 64");
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
                         R"("a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
@@ -158,7 +159,8 @@ TEST(Serialize, RejectsHostileFiles) {
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data),
                   "non-negative");
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],)"
-                        R"("data_offsets":[0,8]}})", data),
+                        R"("data_offsets":[0,8]}})",
+                        data),
                   "too large");
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", data),
                   "needs 12 bytes");

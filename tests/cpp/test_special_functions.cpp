@@ -21,24 +21,27 @@ Tensor vec(const std::vector<double>& v) {
   return t;
 }
 
-double at(const Tensor& t, int64_t i) { return contiguous(to_dtype(t, DType::Float64)).data<double>()[i]; }
+double at(const Tensor& t, int64_t i) {
+  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
+}
 
 }  // namespace
 
 TEST(SpecialFunctions, KnownValues) {
   Tensor x = vec({0.5, 1.0, 2.0});
-  EXPECT_NEAR(at(lgamma(x), 0), 0.5 * std::log(M_PI), 1e-14);              // Gamma(1/2) = sqrt(pi)
-  EXPECT_NEAR(at(digamma(x), 1), -0.57721566490153286, 1e-14);              // -Euler's gamma
-  EXPECT_NEAR(at(polygamma(1, x), 1), M_PI * M_PI / 6, 1e-14);             // zeta(2)
+  EXPECT_NEAR(at(lgamma(x), 0), 0.5 * std::log(M_PI), 1e-14);   // Gamma(1/2) = sqrt(pi)
+  EXPECT_NEAR(at(digamma(x), 1), -0.57721566490153286, 1e-14);  // -Euler's gamma
+  EXPECT_NEAR(at(polygamma(1, x), 1), M_PI * M_PI / 6, 1e-14);  // zeta(2)
   EXPECT_NEAR(at(polygamma(1, x), 0), M_PI * M_PI / 2, 1e-13);
   EXPECT_NEAR(at(erfc(x), 1), std::erfc(1.0), 1e-15);
   EXPECT_NEAR(at(i0(x), 1), 1.2660658777520082, 1e-14);
-  EXPECT_NEAR(at(special_i1(neg(x)), 1), -0.5651591039924851, 1e-14);      // odd
+  EXPECT_NEAR(at(special_i1(neg(x)), 1), -0.5651591039924851, 1e-14);  // odd
   EXPECT_NEAR(at(sinc(x), 0), 2 / M_PI, 1e-15);
   EXPECT_NEAR(at(special_ndtri(special_ndtr(x)), 2), 2.0, 1e-12);
   EXPECT_NEAR(at(special_log_ndtr(vec({-40.0})), 0), -804.6084420137538, 1e-9);  // no underflow
   EXPECT_NEAR(at(special_erfcx(vec({30.0})), 0), 0.018795888861416751, 1e-15);
-  EXPECT_NEAR(at(mvlgamma(vec({2.5}), 2), 0), std::lgamma(2.5) + std::lgamma(2.0) + 0.5 * std::log(M_PI), 1e-14);
+  EXPECT_NEAR(at(mvlgamma(vec({2.5}), 2), 0),
+              std::lgamma(2.5) + std::lgamma(2.0) + 0.5 * std::log(M_PI), 1e-14);
 }
 
 TEST(SpecialFunctions, PolesAsTorch) {

@@ -20,7 +20,9 @@ Tensor vec(const std::vector<double>& v) {
   return t;
 }
 
-double at(const Tensor& t, int64_t i) { return contiguous(to_dtype(t, DType::Float64)).data<double>()[i]; }
+double at(const Tensor& t, int64_t i) {
+  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
+}
 
 }  // namespace
 
@@ -38,7 +40,8 @@ TEST(SpecialPolynomials, ClosedForms) {
   EXPECT_NEAR(at(special_laguerre_polynomial_l(X, Scalar(2)), 0), (x * x - 4 * x + 2) / 2, 1e-15);
   EXPECT_NEAR(at(special_legendre_polynomial_p(X, Scalar(2)), 0), (3 * x * x - 1) / 2, 1e-15);
   // the closed form past degree 16 agrees with the trigonometric identity
-  EXPECT_NEAR(at(special_chebyshev_polynomial_t(X, Scalar(40)), 0), std::cos(40 * std::acos(x)), 1e-12);
+  EXPECT_NEAR(at(special_chebyshev_polynomial_t(X, Scalar(40)), 0), std::cos(40 * std::acos(x)),
+              1e-12);
 }
 
 TEST(SpecialPolynomials, DegreesAndBroadcasting) {
@@ -48,10 +51,11 @@ TEST(SpecialPolynomials, DegreesAndBroadcasting) {
   ASSERT_EQ(r.dim(), 2);
   ASSERT_EQ(r.size(0), 3);
   ASSERT_EQ(r.size(1), 2);
-  EXPECT_EQ(at(r, 0), 0.0);                                 // negative degree
-  EXPECT_NEAR(at(r, 2), (3 * 0.09 - 1) / 2, 1e-15);          // 2.9 truncates to 2
-  EXPECT_EQ(at(r, 4), 0.0);                                 // NaN degree
-  EXPECT_TRUE(std::isnan(at(special_hermite_polynomial_h(vec({0.1}), Scalar(600)), 0)));  // torch's cap
+  EXPECT_EQ(at(r, 0), 0.0);                          // negative degree
+  EXPECT_NEAR(at(r, 2), (3 * 0.09 - 1) / 2, 1e-15);  // 2.9 truncates to 2
+  EXPECT_EQ(at(r, 4), 0.0);                          // NaN degree
+  EXPECT_TRUE(
+      std::isnan(at(special_hermite_polynomial_h(vec({0.1}), Scalar(600)), 0)));  // torch's cap
   EXPECT_THROW(special_chebyshev_polynomial_t(vec({1, 2}), vec({1, 2, 3})), Error);
 }
 

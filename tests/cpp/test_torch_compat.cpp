@@ -38,8 +38,9 @@ TEST(TorchCompat, CreationAndOptions) {
 
 TEST(TorchCompat, OperatorsAndMethods) {
   auto x = range(6).view({2, 3});
-  EXPECT_EQ(values(1 - x * 2 + x / 2), values(ember::add(ember::sub(ember::Scalar(1), ember::mul(x, ember::Scalar(2))),
-                                                          ember::div(x, ember::Scalar(2)))));
+  EXPECT_EQ(values(1 - x * 2 + x / 2),
+            values(ember::add(ember::sub(ember::Scalar(1), ember::mul(x, ember::Scalar(2))),
+                              ember::div(x, ember::Scalar(2)))));
   EXPECT_EQ(values(-x), values(ember::neg(x)));
   EXPECT_EQ(values((x > 2).type_as(x)), (std::vector<double>{0, 0, 0, 1, 1, 1}));
   EXPECT_EQ(values(2 < x), values(x > 2));

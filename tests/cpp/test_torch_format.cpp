@@ -70,9 +70,11 @@ TEST(TorchFormat, BytesRoundTripEveryKindOfTensor) {
 TEST(TorchFormat, ModelRoundTripThroughBothFormats) {
   manual_seed(1);
   auto make = [] {
-    return std::make_shared<nn::Sequential>(std::vector<nn::ModulePtr>{
-        std::make_shared<nn::Conv1d>(2, 3, 3), std::make_shared<nn::BatchNorm1d>(3), std::make_shared<nn::Flatten>(),
-        std::make_shared<nn::Linear>(12, 2)});
+    return std::make_shared<nn::Sequential>(
+        std::vector<nn::ModulePtr>{std::make_shared<nn::Conv1d>(2, 3, 3),
+                                   std::make_shared<nn::BatchNorm1d>(3),
+                                   std::make_shared<nn::Flatten>(),
+                                   std::make_shared<nn::Linear>(12, 2)});
   };
   auto a = make();
   Tensor x = randn({4, 2, 6});
@@ -99,11 +101,15 @@ TEST(TorchFormat, ModelRoundTripThroughBothFormats) {
 }
 
 TEST(TorchFormat, SaveRefusesBadStateDicts) {
-  EXPECT_ERROR_NAMES(ValueError, save_torch_bytes({{"a", ones({1})}, {"a", ones({1})}}), "appears twice");
+  EXPECT_ERROR_NAMES(ValueError, save_torch_bytes({{"a", ones({1})}, {"a", ones({1})}}),
+                     "appears twice");
   EXPECT_ERROR_NAMES(ValueError, save_torch_bytes({{"a", Tensor()}}), "undefined");
-  EXPECT_ERROR_NAMES(ValueError, save({{"a", ones({1})}, {"a", ones({1})}}, temp_path("dup.safetensors")), "twice");
+  EXPECT_ERROR_NAMES(ValueError,
+                     save({{"a", ones({1})}, {"a", ones({1})}}, temp_path("dup.safetensors")),
+                     "twice");
   Tensor z = complex(ones({4}), zeros({4}));  // one storage seen as complex64 and as float32
-  EXPECT_ERROR_NAMES(Error, save_torch_bytes({{"z", z}, {"r", view_as_real(z)}}), "as different types");
+  EXPECT_ERROR_NAMES(Error, save_torch_bytes({{"z", z}, {"r", view_as_real(z)}}),
+                     "as different types");
 }
 
 TEST(TorchFormat, TruncatedAndCorruptedFilesThrowValueError) {
@@ -128,7 +134,8 @@ TEST(TorchFormat, TruncatedAndCorruptedFilesThrowValueError) {
   EXPECT_ERROR_NAMES(ValueError, load(path), "legacy");
   std::remove(path.c_str());
   EXPECT_ERROR_NAMES(OSError, load(temp_path("does_not_exist.pt")), "load");
-  EXPECT_ERROR_NAMES(ValueError, load(std::filesystem::temp_directory_path().string()), "not a regular file");
+  EXPECT_ERROR_NAMES(ValueError, load(std::filesystem::temp_directory_path().string()),
+                     "not a regular file");
 }
 
 // The seed corpus of the PyTorch-format fuzz target (tests/fuzz/torch_corpus, written by
@@ -149,7 +156,8 @@ TEST(TorchFormat, FuzzCorpusLoadsOrThrowsValueError) {
       EXPECT_FALSE(name.starts_with("bad_")) << name << " loaded";
       if (name.find("state_dict") != std::string::npos) EXPECT_FALSE(sd.empty()) << name;
     } catch (const ValueError& e) {
-      EXPECT_TRUE(name.starts_with("bad_") || name.find("state_dict") == std::string::npos) << name << ": " << e.what();
+      EXPECT_TRUE(name.starts_with("bad_") || name.find("state_dict") == std::string::npos)
+          << name << ": " << e.what();
     } catch (const std::exception& e) {
       ADD_FAILURE() << name << ": " << e.what();
     }

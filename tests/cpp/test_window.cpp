@@ -29,8 +29,9 @@ TEST(Window, ClosedForms) {
     const double x = 2.0 * i / d - 1;
     EXPECT_NEAR(at(hann, i), 0.5 - 0.5 * std::cos(2 * M_PI * i / d), 1e-15);
     EXPECT_NEAR(at(bart, i), 1 - std::fabs(x), 1e-15);
-    EXPECT_NEAR(at(kai, i), std::cyl_bessel_i(0.0, 4.0 * std::sqrt(1 - x * x)) /
-                                std::cyl_bessel_i(0.0, 4.0), 1e-13);
+    EXPECT_NEAR(at(kai, i),
+                std::cyl_bessel_i(0.0, 4.0 * std::sqrt(1 - x * x)) / std::cyl_bessel_i(0.0, 4.0),
+                1e-13);
     EXPECT_NEAR(at(gau, i), std::exp(-0.5 * std::pow((i - d / 2) / 1.5, 2)), 1e-15);
     EXPECT_NEAR(at(exq, i), std::exp(-std::fabs(i - 2.0) / 3.0), 1e-15);
     EXPECT_NEAR(at(sine, i), std::sin(M_PI * (i + 0.5) / n), 1e-15);

@@ -64,7 +64,8 @@ void load_as_file(const uint8_t* data, size_t size, const SafetensorsFile* expec
     try {
       SafetensorsFile f = load_file(path, mmap);
       touch(f);
-      if (!expected || !same(f, *expected)) finding("load_file accepted what load_bytes did not, or differs");
+      if (!expected || !same(f, *expected))
+        finding("load_file accepted what load_bytes did not, or differs");
     } catch (const ValueError&) {
       if (expected) finding("load_file rejected what load_bytes accepted");
     }

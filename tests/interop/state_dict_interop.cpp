@@ -10,7 +10,8 @@
 //   ember_state_dict_interop train DIR        runs each optimizer + scheduler configuration on
 //                                             DIR/train_init.safetensors, writes the results
 //   ember_state_dict_interop resume DIR       continues DIR/torch_ckpt.pt (model + Adam state that
-//                                             torch saved) for 3 steps, writes DIR/resumed.safetensors
+//                                             torch saved) for 3 steps, writes
+//                                             DIR/resumed.safetensors
 //   ember_state_dict_interop inspect FILE     prints each tensor of a state dict file
 #include <cstdio>
 #include <cmath>
@@ -30,22 +31,36 @@ namespace {
 class Zoo : public nn::Module {
  public:
   Zoo() {
-    cnn = std::make_shared<nn::Sequential>(std::vector<nn::ModulePtr>{
-        std::make_shared<nn::Conv2d>(1, 4, IntList{3}, nn::ConvOptions{.padding = {1}}),
-        std::make_shared<nn::BatchNorm2d>(4), std::make_shared<nn::ReLU>(), std::make_shared<nn::MaxPool2d>(2),
-        std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(64, 10)});
-    conv1d = std::make_shared<nn::Sequential>(std::vector<nn::ModulePtr>{
-        std::make_shared<nn::Conv1d>(3, 5, 3, nn::ConvOptions{.padding = {1}}), std::make_shared<nn::BatchNorm1d>(5)});
+    cnn = std::make_shared<nn::Sequential>(
+        std::vector<nn::ModulePtr>{std::make_shared<nn::Conv2d>(1, 4, IntList{3},
+                                                                nn::ConvOptions{.padding = {1}}),
+                                   std::make_shared<nn::BatchNorm2d>(4),
+                                   std::make_shared<nn::ReLU>(), std::make_shared<nn::MaxPool2d>(2),
+                                   std::make_shared<nn::Flatten>(),
+                                   std::make_shared<nn::Linear>(64, 10)});
+    conv1d = std::make_shared<nn::Sequential>(
+        std::vector<nn::ModulePtr>{std::make_shared<nn::Conv1d>(3, 5, 3,
+                                                                nn::ConvOptions{.padding = {1}}),
+                                   std::make_shared<nn::BatchNorm1d>(5)});
     emb = std::make_shared<nn::Embedding>(20, 8, 0);
-    lstm = std::make_shared<nn::LSTM>(8, 16, nn::RNNOptions{.num_layers = 2, .batch_first = true, .bidirectional = true});
+    lstm = std::make_shared<nn::LSTM>(8, 16,
+                                      nn::RNNOptions{.num_layers = 2,
+                                                     .batch_first = true,
+                                                     .bidirectional = true});
     gru = std::make_shared<nn::GRU>(32, 12, nn::RNNOptions{.batch_first = true});
     norm = std::make_shared<nn::LayerNorm>(IntList{12});
     head = std::make_shared<nn::Linear>(12, 3);
     lcell = std::make_shared<nn::LSTMCell>(3, 5);
     gcell = std::make_shared<nn::GRUCell>(3, 5);
-    for (auto [name, m] : std::vector<std::pair<const char*, nn::ModulePtr>>{
-             {"cnn", cnn}, {"conv1d", conv1d}, {"emb", emb}, {"lstm", lstm}, {"gru", gru}, {"norm", norm},
-             {"head", head}, {"lcell", lcell}, {"gcell", gcell}})
+    for (auto [name, m] : std::vector<std::pair<const char*, nn::ModulePtr>>{{"cnn", cnn},
+                                                                             {"conv1d", conv1d},
+                                                                             {"emb", emb},
+                                                                             {"lstm", lstm},
+                                                                             {"gru", gru},
+                                                                             {"norm", norm},
+                                                                             {"head", head},
+                                                                             {"lcell", lcell},
+                                                                             {"gcell", gcell}})
       register_module(name, m);
   }
   Tensor forward(const Tensor& images) override { return cnn->forward(images); }
@@ -56,7 +71,8 @@ class Zoo : public nn::Module {
             {"lcell", lcell->forward(first, state, mul(state, Scalar(0.5)))[1]},
             {"gcell", gcell->forward(first, state)},
             {"conv1d", conv1d->forward(in.at("signals"))},
-            {"seq", head->forward(norm->forward(gru->forward(lstm->forward(emb->forward(in.at("tokens"))))))}};
+            {"seq", head->forward(norm->forward(
+                        gru->forward(lstm->forward(emb->forward(in.at("tokens"))))))}};
   }
   std::shared_ptr<nn::Sequential> cnn, conv1d;
   std::shared_ptr<nn::Embedding> emb;
@@ -108,7 +124,8 @@ int run_cmd(const std::string& dir, const std::string& file) {
   zoo.load_state_dict(load(dir + "/" + file));
   zoo.eval();
   NoGradGuard no_grad;
-  save_file(detached(zoo.outputs(read(dir + "/inputs.safetensors"))), dir + "/" + file + ".outputs.safetensors");
+  save_file(detached(zoo.outputs(read(dir + "/inputs.safetensors"))),
+            dir + "/" + file + ".outputs.safetensors");
   return 0;
 }
 
@@ -120,26 +137,56 @@ struct Config {
 
 std::map<std::string, Config> configs() {
   using namespace optim;
-  auto sgd = [](SGDOptions o) { return [o](std::vector<Tensor> p) { return std::make_unique<SGD>(p, o); }; };
-  auto adam = [](AdamOptions o) { return [o](std::vector<Tensor> p) { return std::make_unique<Adam>(p, o); }; };
+  auto sgd = [](SGDOptions o) {
+    return [o](std::vector<Tensor> p) { return std::make_unique<SGD>(p, o); };
+  };
+  auto adam = [](AdamOptions o) {
+    return [o](std::vector<Tensor> p) { return std::make_unique<Adam>(p, o); };
+  };
   return {
-      {"sgd_nesterov_step", {sgd({.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-2, .nesterov = true}),
-                             [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.5); }}},
-      {"adam_cosine", {adam({.lr = 0.05, .amsgrad = true}),
-                       [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); }}},
-      {"adamw_linear", {[](std::vector<Tensor> p) { return std::make_unique<AdamW>(p, AdamWOptions{.lr = 0.05, .weight_decay = 0.1}); },
-                        [](Optimizer& o) { return std::make_unique<LinearLR>(o, 0.5, 1.0, 3); }}},
-      {"sgd_onecycle", {sgd({.lr = 0.1, .momentum = 0.9}),
-                        [](Optimizer& o) { return std::make_unique<OneCycleLR>(o, 0.2, OneCycleOptions{.total_steps = 6}); }}},
-      {"adam_onecycle_linear_three_phase",
-       {adam({.lr = 0.01}), [](Optimizer& o) {
-          return std::make_unique<OneCycleLR>(o, 0.1, OneCycleOptions{.total_steps = 6, .cos_anneal = false, .three_phase = true});
+      {"sgd_nesterov_step",
+       {sgd({.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-2, .nesterov = true}),
+        [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.5); }}},
+      {"adam_cosine",
+       {adam({.lr = 0.05, .amsgrad = true}),
+        [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); }}},
+      {"adamw_linear",
+       {[](std::vector<Tensor> p) {
+          return std::make_unique<AdamW>(p, AdamWOptions{.lr = 0.05, .weight_decay = 0.1});
+        },
+        [](Optimizer& o) { return std::make_unique<LinearLR>(o, 0.5, 1.0, 3); }}},
+      {"sgd_onecycle",
+       {sgd({.lr = 0.1, .momentum = 0.9}),
+        [](Optimizer& o) {
+          return std::make_unique<OneCycleLR>(o, 0.2, OneCycleOptions{.total_steps = 6});
         }}},
-      {"rmsprop_lambda", {[](std::vector<Tensor> p) { return std::make_unique<RMSprop>(p, RMSpropOptions{.lr = 0.01, .momentum = 0.5, .centered = true}); },
-                          [](Optimizer& o) { return std::make_unique<LambdaLR>(o, [](int64_t e) { return std::pow(0.9, double(e)); }); }}},
-      {"adagrad_exponential", {[](std::vector<Tensor> p) { return std::make_unique<Adagrad>(p, AdagradOptions{.lr = 0.1}); },
-                               [](Optimizer& o) { return std::make_unique<ExponentialLR>(o, 0.8); }}},
-      {"sgd_multistep", {sgd({.lr = 0.1}), [](Optimizer& o) { return std::make_unique<MultiStepLR>(o, std::vector<int64_t>{2, 4}, 0.3); }}},
+      {"adam_onecycle_linear_three_phase",
+       {adam({.lr = 0.01}),
+        [](Optimizer& o) {
+          return std::make_unique<OneCycleLR>(o, 0.1,
+                                              OneCycleOptions{.total_steps = 6,
+                                                              .cos_anneal = false,
+                                                              .three_phase = true});
+        }}},
+      {"rmsprop_lambda",
+       {[](std::vector<Tensor> p) {
+          return std::make_unique<RMSprop>(p, RMSpropOptions{.lr = 0.01,
+                                                             .momentum = 0.5,
+                                                             .centered = true});
+        },
+        [](Optimizer& o) {
+          return std::make_unique<LambdaLR>(o, [](int64_t e) { return std::pow(0.9, double(e)); });
+        }}},
+      {"adagrad_exponential",
+       {[](std::vector<Tensor> p) {
+          return std::make_unique<Adagrad>(p, AdagradOptions{.lr = 0.1});
+        },
+        [](Optimizer& o) { return std::make_unique<ExponentialLR>(o, 0.8); }}},
+      {"sgd_multistep",
+       {sgd({.lr = 0.1}),
+        [](Optimizer& o) {
+          return std::make_unique<MultiStepLR>(o, std::vector<int64_t>{2, 4}, 0.3);
+        }}},
   };
 }
 
@@ -188,7 +235,8 @@ int resume_cmd(const std::string& dir) {
     autograd::backward(loss);
     opt.step();
   }
-  std::map<std::string, Tensor> out = {{"weight", detach(model.weight)}, {"bias", detach(model.bias)}};
+  std::map<std::string, Tensor> out = {{"weight", detach(model.weight)},
+                                       {"bias", detach(model.bias)}};
   for (auto& [k, t] : opt.state_dict()) out[k] = t;
   save_file(out, dir + "/resumed.safetensors");
   return 0;
@@ -212,7 +260,9 @@ int main(int argc, char** argv) try {
   if (cmd == "train" && argc == 3) return train_cmd(argv[2]);
   if (cmd == "resume" && argc == 3) return resume_cmd(argv[2]);
   if (cmd == "inspect" && argc == 3) return inspect_cmd(argv[2]);
-  std::fprintf(stderr, "usage: %s save DIR | run DIR FILE | train DIR | resume DIR | inspect FILE\n", argv[0]);
+  std::fprintf(stderr,
+               "usage: %s save DIR | run DIR FILE | train DIR | resume DIR | inspect FILE\n",
+               argv[0]);
   return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "error: %s\n", e.what());

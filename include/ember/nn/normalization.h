@@ -28,8 +28,8 @@ struct BatchNormOptions {
 class BatchNormBase : public Module {
  public:
   Tensor forward(const Tensor& x) override;
-  Tensor weight, bias;                                      // (C) or undefined
-  Tensor running_mean, running_var, num_batches_tracked;    // undefined without tracking
+  Tensor weight, bias;                                    // (C) or undefined
+  Tensor running_mean, running_var, num_batches_tracked;  // undefined without tracking
   const int64_t num_features;
   const BatchNormOptions options;
 

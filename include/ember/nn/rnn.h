@@ -3,8 +3,8 @@
 // bias_hh_l0, ..._reverse), gate order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation
 // (uniform in +-1/sqrt(hidden_size)), so state dicts move between C++, ember.nn and torch.
 //
-//   auto lstm = std::make_shared<nn::LSTM>(8, 32, nn::RNNOptions{.num_layers = 2, .batch_first = true});
-//   nn::RNNOutput r = lstm->forward(x, h0, c0);   // x (B, T, 8): r.output (B, T, 32),
+//   auto lstm = std::make_shared<nn::LSTM>(8, 32, nn::RNNOptions{.num_layers = 2, .batch_first =
+//   true}); nn::RNNOutput r = lstm->forward(x, h0, c0);   // x (B, T, 8): r.output (B, T, 32),
 //                                                 // r.h_n, r.c_n (2, B, 32)
 //   Tensor y = lstm->forward(x);                  // the output alone, zero initial state
 //
@@ -95,7 +95,9 @@ class LSTMCell : public RNNCellBase {
       : RNNCellBase("LSTMCell", input_size, hidden_size, bias, 4) {}
   Tensor forward(const Tensor& x) override { return step(x, Tensor(), Tensor())[0]; }
   // (h', c'); h and c both given or both undefined.
-  std::array<Tensor, 2> forward(const Tensor& x, const Tensor& h, const Tensor& c) { return step(x, h, c); }
+  std::array<Tensor, 2> forward(const Tensor& x, const Tensor& h, const Tensor& c) {
+    return step(x, h, c);
+  }
   const char* name() const override { return "LSTMCell"; }
 };
 

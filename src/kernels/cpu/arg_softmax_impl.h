@@ -89,7 +89,8 @@ void arg_inner(const ReduceShape& g, const T* x, T* values, int64_t* indices) {
   }
   parallel_for(0, no, std::max<int64_t>(1, kGrain / nr), [&](int64_t o0, int64_t o1) {
     Walker w = kept_walker(g, o0);
-    for (int64_t o = o0; o < o1; ++o, w.next()) store(w.off1, arg_range<T, IsMax>(g, x + w.off0, 0, nr));
+    for (int64_t o = o0; o < o1; ++o, w.next())
+      store(w.off1, arg_range<T, IsMax>(g, x + w.off0, 0, nr));
   });
 }
 
@@ -101,34 +102,35 @@ void arg_outer(const ReduceShape& g, const T* x, T* values, int64_t* indices) {
   const T init = ExtremeOp<T, IsMax>{}.init();
   parallel_for(0, units, std::max<int64_t>(1, kGrain / (std::min(p.D, kTile) * g.num_red)),
                [&](int64_t u0, int64_t u1) {
-    T best[kTile];
-    int64_t idx[kTile];
-    for (int64_t u = u0; u < u1; ++u) {
-      const int64_t t = u % p.tiles, ko = u / p.tiles;
-      Walker w(g.kept.data(), g.kept_in.data(), g.kept_out.data(), nko, ko);
-      const int64_t j0 = t * kTile, wd = std::min(kTile, p.D - j0);
-      // The identity never beats a first element equal to it, so index 0 is then right.
-      for (int64_t j = 0; j < wd; ++j) best[j] = init, idx[j] = 0;
-      const T* base = x + w.off0 + j0 * p.ks;
-      int64_t pos = 0;
-      for_runs(g.red, g.red_in, 0, g.num_red, [&](int64_t off, int64_t n) {
-        for (int64_t k = 0; k < n; ++k, ++pos) {
-          const T* row = base + off + k * rs;
-          for (int64_t j = 0; j < wd; ++j) {
-            const T v = row[j * p.ks];
-            const bool b = beats_arg<T, IsMax>(v, best[j]);
-            best[j] = b ? v : best[j];
-            idx[j] = b ? pos : idx[j];
-          }
-        }
-      });
-      const int64_t out0 = w.off1 + j0 * p.kos;
-      for (int64_t j = 0; j < wd; ++j) {
-        if (values) values[out0 + j * p.kos] = best[j];
-        indices[out0 + j * p.kos] = idx[j];
-      }
-    }
-  });
+                 T best[kTile];
+                 int64_t idx[kTile];
+                 for (int64_t u = u0; u < u1; ++u) {
+                   const int64_t t = u % p.tiles, ko = u / p.tiles;
+                   Walker w(g.kept.data(), g.kept_in.data(), g.kept_out.data(), nko, ko);
+                   const int64_t j0 = t * kTile, wd = std::min(kTile, p.D - j0);
+                   // The identity never beats a first element equal to it, so index 0 is then
+                   // right.
+                   for (int64_t j = 0; j < wd; ++j) best[j] = init, idx[j] = 0;
+                   const T* base = x + w.off0 + j0 * p.ks;
+                   int64_t pos = 0;
+                   for_runs(g.red, g.red_in, 0, g.num_red, [&](int64_t off, int64_t n) {
+                     for (int64_t k = 0; k < n; ++k, ++pos) {
+                       const T* row = base + off + k * rs;
+                       for (int64_t j = 0; j < wd; ++j) {
+                         const T v = row[j * p.ks];
+                         const bool b = beats_arg<T, IsMax>(v, best[j]);
+                         best[j] = b ? v : best[j];
+                         idx[j] = b ? pos : idx[j];
+                       }
+                     }
+                   });
+                   const int64_t out0 = w.off1 + j0 * p.kos;
+                   for (int64_t j = 0; j < wd; ++j) {
+                     if (values) values[out0 + j * p.kos] = best[j];
+                     indices[out0 + j * p.kos] = idx[j];
+                   }
+                 }
+               });
 }
 
 // ---- softmax ----------------------------------------------------------------------------------
@@ -136,29 +138,31 @@ void arg_outer(const ReduceShape& g, const T* x, T* values, int64_t* indices) {
 // Softmax along contiguous rows of n: max, exp (kept in y) and its sum, then normalize.
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
-  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* xr = x + r * n;
-      T* yr = y + r * n;
-      const T m = reduce_run(ExtremeOp<T, true>{}, xr, n, 1, 0.0);
-      for (int64_t i = 0; i < n; ++i) yr[i] = exp_of(T(xr[i] - m));
-      const double s = reduce_run(SumOp<T, double>{}, yr, n, 1, 0.0);
-      if (log) {
-        const T ls = T(std::log(s));
-        for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - m - ls;
-      } else {
-        const T inv = T(1.0 / s);
-        for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
-      }
-    }
-  });
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t r = r0; r < r1; ++r) {
+                   const T* xr = x + r * n;
+                   T* yr = y + r * n;
+                   const T m = reduce_run(ExtremeOp<T, true>{}, xr, n, 1, 0.0);
+                   for (int64_t i = 0; i < n; ++i) yr[i] = exp_of(T(xr[i] - m));
+                   const double s = reduce_run(SumOp<T, double>{}, yr, n, 1, 0.0);
+                   if (log) {
+                     const T ls = T(std::log(s));
+                     for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - m - ls;
+                   } else {
+                     const T inv = T(1.0 / s);
+                     for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
+                   }
+                 }
+               });
 }
 
 // Softmax along n with a stride of `inner`: a tile of columns moves through the rows together.
 template <class T>
 void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool log) {
   const int64_t tiles = (inner + kTile - 1) / kTile;
-  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, n * std::min(inner, kTile)));
+  const int64_t grain =
+      std::max<int64_t>(1, kGrain / std::max<int64_t>(1, n * std::min(inner, kTile)));
   parallel_for(0, outer * tiles, grain, [&](int64_t u0, int64_t u1) {
     T m[kTile], f[kTile];
     double s[kTile];
@@ -168,7 +172,8 @@ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, boo
       T* yb = y + o * n * inner + j0;
       for (int64_t j = 0; j < wd; ++j) m[j] = T(-INFINITY), s[j] = 0;
       for (int64_t r = 0; r < n; ++r)
-        for (int64_t j = 0; j < wd; ++j) m[j] = pick(beats<T, true>(xb[r * inner + j], m[j]), xb[r * inner + j], m[j]);
+        for (int64_t j = 0; j < wd; ++j)
+          m[j] = pick(beats<T, true>(xb[r * inner + j], m[j]), xb[r * inner + j], m[j]);
       for (int64_t r = 0; r < n; ++r) {
         for (int64_t j = 0; j < wd; ++j) {
           const T e = exp_of(T(xb[r * inner + j] - m[j]));
@@ -180,8 +185,10 @@ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, boo
       for (int64_t r = 0; r < n; ++r) {
         const T* xr = xb + r * inner;
         T* yr = yb + r * inner;
-        if (log) for (int64_t j = 0; j < wd; ++j) yr[j] = xr[j] - m[j] - f[j];
-        else for (int64_t j = 0; j < wd; ++j) yr[j] *= f[j];
+        if (log)
+          for (int64_t j = 0; j < wd; ++j) yr[j] = xr[j] - m[j] - f[j];
+        else
+          for (int64_t j = 0; j < wd; ++j) yr[j] *= f[j];
       }
     }
   });
@@ -190,21 +197,22 @@ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, boo
 // The backward of softmax_rows: one row's sum (in double, as the forward's), then one pass.
 template <class T>
 void softmax_backward_rows(const T* g, const T* y, T* gx, int64_t rows, int64_t n, bool log) {
-  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* gr = g + r * n;
-      const T* yr = y + r * n;
-      T* o = gx + r * n;
-      if (log) {
-        const T s = T(reduce_run(SumOp<T, double>{}, gr, n, 1, 0.0));
-        for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - exp_of(yr[i]) * s;
-      } else {
-        for (int64_t i = 0; i < n; ++i) o[i] = gr[i] * yr[i];  // g * y, summed next
-        const T s = T(reduce_run(SumOp<T, double>{}, o, n, 1, 0.0));
-        for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
-      }
-    }
-  });
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t r = r0; r < r1; ++r) {
+                   const T* gr = g + r * n;
+                   const T* yr = y + r * n;
+                   T* o = gx + r * n;
+                   if (log) {
+                     const T s = T(reduce_run(SumOp<T, double>{}, gr, n, 1, 0.0));
+                     for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - exp_of(yr[i]) * s;
+                   } else {
+                     for (int64_t i = 0; i < n; ++i) o[i] = gr[i] * yr[i];  // g * y, summed next
+                     const T s = T(reduce_run(SumOp<T, double>{}, o, n, 1, 0.0));
+                     for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
+                   }
+                 }
+               });
 }
 
 }  // namespace
@@ -230,7 +238,8 @@ void arg_reduce(bool is_max, DType dt, const ReduceShape& g, const char* in, cha
   });
 }
 
-void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner, bool log) {
+void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
+             bool log) {
   if (outer * n * inner == 0) return;
   visit_floating(dt, [&]<class T>() {
     auto* x = reinterpret_cast<const T*>(in);

@@ -107,8 +107,10 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
                    const T* out, const T* lse, T* gq, T* gk, T* gv, T* p, T* dp) {
   const DType dt = dtype_of_v<T>;
   const int64_t E = a.E, Ev = a.Ev;
-  if (gk) for (int64_t x = 0; x < a.S * E; ++x) gk[x] = T(0);
-  if (gv) for (int64_t x = 0; x < a.S * Ev; ++x) gv[x] = T(0);
+  if (gk)
+    for (int64_t x = 0; x < a.S * E; ++x) gk[x] = T(0);
+  if (gv)
+    for (int64_t x = 0; x < a.S * Ev; ++x) gv[x] = T(0);
   for (int64_t i0 = 0; i0 < a.L; i0 += kBlock) {
     const int64_t rows = a.L - i0 < kBlock ? a.L - i0 : kBlock, cols = block_cols(a, i0, rows);
     const T* qb = q + i0 * a.q_ld;
@@ -173,11 +175,11 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
   parallel_for(0, a.heads, work >= kGrain ? 1 : kGrain / (work + 1), [&](int64_t h0, int64_t h1) {
     T* buf = new T[2 * kBlock * a.S];
     for (int64_t h = h0; h < h1; ++h) {
-      const int64_t qo = h * a.L * a.E, ko = h * a.S * a.E, vo = h * a.S * a.Ev, oo = h * a.L * a.Ev;
+      const int64_t qo = h * a.L * a.E, ko = h * a.S * a.E, vo = h * a.S * a.Ev,
+                    oo = h * a.L * a.Ev;
       backward_head(a, go + oo, q + a.q_off[h], k + a.k_off[h], v + a.v_off[h], out + oo,
-                    lse + h * a.L,
-                    gq ? gq + qo : nullptr, gk ? gk + ko : nullptr, gv ? gv + vo : nullptr, buf,
-                    buf + kBlock * a.S);
+                    lse + h * a.L, gq ? gq + qo : nullptr, gk ? gk + ko : nullptr,
+                    gv ? gv + vo : nullptr, buf, buf + kBlock * a.S);
     }
     delete[] buf;
   });

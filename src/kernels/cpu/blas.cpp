@@ -92,10 +92,11 @@ template <class T>
 
 // The build targets baseline x86-64; these loops get AVX2 / AVX-512 versions chosen at
 // load time (integer multiplies are where SSE2 falls far behind).
-#define EMBER_INT_GEMM_ROWS(T)                                                        \
-  [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void        \
-  int_gemm_rows_##T(const IntGemm<T>& g, int64_t i0, int64_t i1) {                 \
-    int_gemm_rows<T>(g, i0, i1);                                                   \
+#define EMBER_INT_GEMM_ROWS(T)                                                              \
+  [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3",                                  \
+                       "default")]] void int_gemm_rows_##T(const IntGemm<T>& g, int64_t i0, \
+                                                           int64_t i1) {                    \
+    int_gemm_rows<T>(g, i0, i1);                                                            \
   }
 EMBER_INT_GEMM_ROWS(uint8_t)
 EMBER_INT_GEMM_ROWS(int32_t)
@@ -105,9 +106,18 @@ EMBER_INT_GEMM_ROWS(int64_t)
 template <class T>
 void gemm_loop(int64_t m, int64_t n, int64_t k, T alpha, MatRef a, MatRef b, T beta, T* c,
                int64_t ldc) {
-  const IntGemm<T> g{n, k, alpha, beta, static_cast<const T*>(a.ptr), row_stride(a),
-                     col_stride(a), static_cast<const T*>(b.ptr), row_stride(b), col_stride(b),
-                     c, ldc};
+  const IntGemm<T> g{n,
+                     k,
+                     alpha,
+                     beta,
+                     static_cast<const T*>(a.ptr),
+                     row_stride(a),
+                     col_stride(a),
+                     static_cast<const T*>(b.ptr),
+                     row_stride(b),
+                     col_stride(b),
+                     c,
+                     ldc};
   parallel_for(0, m, std::max<int64_t>(1, kGemmGrain / std::max<int64_t>(1, n * k)),
                [&](int64_t i0, int64_t i1) {
                  if constexpr (std::is_same_v<T, uint8_t>) int_gemm_rows_uint8_t(g, i0, i1);
@@ -119,8 +129,8 @@ void gemm_loop(int64_t m, int64_t n, int64_t k, T alpha, MatRef a, MatRef b, T b
 inline CBLAS_TRANSPOSE op(bool trans) { return trans ? CblasTrans : CblasNoTrans; }
 
 template <class T>
-void gemm_typed(int64_t m, int64_t n, int64_t k, Scalar alpha_s, MatRef a, MatRef b,
-                Scalar beta_s, T* c, int64_t ldc) {
+void gemm_typed(int64_t m, int64_t n, int64_t k, Scalar alpha_s, MatRef a, MatRef b, Scalar beta_s,
+                T* c, int64_t ldc) {
   const T alpha = alpha_s.to<T>(), beta = beta_s.to<T>();
   if (m == 0 || n == 0) return;
   if (k == 0 || alpha == T(0)) {  // BLAS would not read A and B either
@@ -130,8 +140,8 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, Scalar alpha_s, MatRef a, MatRe
   const int M = int(m), N = int(n), K = int(k), lda = int(a.ld), ldb = int(b.ld), LDC = int(ldc);
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, op(a.trans), op(b.trans), M, N, K, alpha,
-                static_cast<const float*>(a.ptr), lda, static_cast<const float*>(b.ptr), ldb,
-                beta, c, LDC);
+                static_cast<const float*>(a.ptr), lda, static_cast<const float*>(b.ptr), ldb, beta,
+                c, LDC);
   } else if constexpr (std::is_same_v<T, double>) {
     cblas_dgemm(CblasRowMajor, op(a.trans), op(b.trans), M, N, K, alpha,
                 static_cast<const double*>(a.ptr), lda, static_cast<const double*>(b.ptr), ldb,
@@ -207,9 +217,11 @@ void visit_matmul_dtype(DType dt, F&& f) {
     case DType::Int64: f.template operator()<int64_t>(); break;
     case DType::Int32: f.template operator()<int32_t>(); break;
     case DType::UInt8: f.template operator()<uint8_t>(); break;
-    case DType::Complex64: f.template operator()<complex64_t>(); break;  // cgemm/cgemv
+    case DType::Complex64: f.template operator()<complex64_t>(); break;    // cgemm/cgemv
     case DType::Complex128: f.template operator()<complex128_t>(); break;  // zgemm/zgemv
-    case DType::Bool: case DType::BFloat16: case DType::Float16: break;  // half: blas_half.h
+    case DType::Bool:
+    case DType::BFloat16:
+    case DType::Float16: break;  // half: blas_half.h
   }
 }
 
@@ -220,17 +232,17 @@ MatRef shifted(MatRef r, int64_t bytes) {
 
 }  // namespace
 
-void gemm(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b,
-          Scalar beta, void* c, int64_t ldc) {
+void gemm(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b, Scalar beta,
+          void* c, int64_t ldc) {
   if (is_half(dt)) return gemm_half(dt, m, n, k, alpha, a, b, beta, c, ldc);
   visit_matmul_dtype(dt, [&]<class T>() {
     gemm_typed<T>(m, n, k, alpha, a, b, beta, static_cast<T*>(c), ldc);
   });
 }
 
-void gemm_batched(DType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Scalar alpha,
-                  MatRef a, const int64_t* a_off, MatRef b, const int64_t* b_off, Scalar beta,
-                  void* c, int64_t ldc, int64_t c_stride) {
+void gemm_batched(DType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a,
+                  const int64_t* a_off, MatRef b, const int64_t* b_off, Scalar beta, void* c,
+                  int64_t ldc, int64_t c_stride) {
   if (batch == 0 || m == 0 || n == 0) return;
   const int64_t c_bytes = c_stride * int64_t(itemsize(dt));
   auto run = [&](int64_t i0, int64_t i1) {
@@ -251,8 +263,7 @@ void gemv(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x,
   });
 }
 
-void dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy,
-         void* out) {
+void dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy, void* out) {
   if (is_half(dt)) return dot_half(dt, n, x, incx, y, incy, out);
   visit_matmul_dtype(dt, [&]<class T>() {
     *static_cast<T*>(out) =

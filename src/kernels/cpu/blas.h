@@ -22,15 +22,15 @@ struct MatRef {
 // C[m, n] = alpha * op(A)[m, k] @ op(B)[k, n] + beta * C, where C is row-major with
 // leading dimension ldc. beta == 0 never reads C (NaN there is ignored, as in BLAS).
 // For integer dtypes alpha and beta are truncated to integers (as in PyTorch).
-void gemm(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b,
-          Scalar beta, void* c, int64_t ldc);
+void gemm(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b, Scalar beta,
+          void* c, int64_t ldc);
 
 // The same product for `batch` triples: A, B and C of batch i start at byte offsets
 // a_off[i], b_off[i] and i * c_stride elements. Batches run in parallel when each product
 // is too small for BLAS's own threads to pay off.
-void gemm_batched(DType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Scalar alpha,
-                  MatRef a, const int64_t* a_off, MatRef b, const int64_t* b_off, Scalar beta,
-                  void* c, int64_t ldc, int64_t c_stride);
+void gemm_batched(DType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a,
+                  const int64_t* a_off, MatRef b, const int64_t* b_off, Scalar beta, void* c,
+                  int64_t ldc, int64_t c_stride);
 
 // y[m] = alpha * op(A)[m, n] @ x[n] + beta * y. incx, incy > 0 (elements).
 void gemv(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x, int64_t incx,

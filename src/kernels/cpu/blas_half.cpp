@@ -25,24 +25,29 @@ struct FloatBuffer {
 
 // out (rows x cols, row-major) = the half matrix whose element (i, j) sits at
 // p[i * rs + j * cs] (element strides).
-void widen(DType dt, const void* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, float* out) {
+void widen(DType dt, const void* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+           float* out) {
   const auto* base = static_cast<const uint16_t*>(p);
-  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i) {
-      if (cs == 1) {
-        half_to_float(dt, base + i * rs, out + i * cols, cols);
-      } else {
-        for (int64_t j = 0; j < cols; ++j) half_to_float(dt, base + i * rs + j * cs, out + i * cols + j, 1);
-      }
-    }
-  });
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t i = r0; i < r1; ++i) {
+                   if (cs == 1) {
+                     half_to_float(dt, base + i * rs, out + i * cols, cols);
+                   } else {
+                     for (int64_t j = 0; j < cols; ++j)
+                       half_to_float(dt, base + i * rs + j * cs, out + i * cols + j, 1);
+                   }
+                 }
+               });
 }
 
 void narrow_rows(DType dt, const float* in, int64_t rows, int64_t cols, void* c, int64_t ldc) {
   auto* base = static_cast<uint16_t*>(c);
-  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i) float_to_half(dt, in + i * cols, base + i * ldc, cols);
-  });
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t i = r0; i < r1; ++i)
+                   float_to_half(dt, in + i * cols, base + i * ldc, cols);
+               });
 }
 
 #ifdef EMBER_HAVE_DNNL
@@ -107,7 +112,8 @@ bool gemm_bf16_dnnl(int64_t m, int64_t n, int64_t k, float alpha, MatRef a, MatR
     return false;
   thread_local std::map<DnnlKey, DnnlPrim> cache;
   thread_local dnnl_stream_t stream = nullptr;
-  if (!stream && dnnl_stream_create(&stream, dnnl_engine(), dnnl_stream_default_flags) != dnnl_success)
+  if (!stream &&
+      dnnl_stream_create(&stream, dnnl_engine(), dnnl_stream_default_flags) != dnnl_success)
     return false;
   const DnnlKey key{m, n, k, a.trans, a.ld, b.trans, b.ld, ldc, beta == 1.0f};
   auto it = cache.find(key);
@@ -119,9 +125,10 @@ bool gemm_bf16_dnnl(int64_t m, int64_t n, int64_t k, float alpha, MatRef a, MatR
   }
   DnnlPrim& p = it->second;
   dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr;
-  bool ok = dnnl_memory_create(&ma, &p.a, dnnl_engine(), const_cast<void*>(a.ptr)) == dnnl_success &&
-            dnnl_memory_create(&mb, &p.b, dnnl_engine(), const_cast<void*>(b.ptr)) == dnnl_success &&
-            dnnl_memory_create(&mc, &p.c, dnnl_engine(), c) == dnnl_success;
+  bool ok =
+      dnnl_memory_create(&ma, &p.a, dnnl_engine(), const_cast<void*>(a.ptr)) == dnnl_success &&
+      dnnl_memory_create(&mb, &p.b, dnnl_engine(), const_cast<void*>(b.ptr)) == dnnl_success &&
+      dnnl_memory_create(&mc, &p.c, dnnl_engine(), c) == dnnl_success;
   if (ok) {
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
     ok = dnnl_primitive_execute(p.prim, stream, 3, args) == dnnl_success &&
@@ -155,8 +162,8 @@ void gemm_half(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a
   narrow_rows(dt, C.get(), m, n, c, ldc);
 }
 
-void gemv_half(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x,
-               int64_t incx, Scalar beta, void* y, int64_t incy) {
+void gemv_half(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x, int64_t incx,
+               Scalar beta, void* y, int64_t incy) {
   // x as an (n, 1) matrix with row stride incx, y as (m, 1) with row stride incy.
   if (m == 0) return;
   const float al = float(alpha.to_double()), be = float(beta.to_double());
@@ -167,8 +174,8 @@ void gemv_half(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const voi
   if (n == 0 || al == 0) {
     for (int64_t i = 0; i < m; ++i) Y.get()[i] = be == 0 ? 0.0f : be * Y.get()[i];
   } else {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, int(m), int(n), al, A.get(), int(std::max<int64_t>(n, 1)),
-                X.get(), 1, be, Y.get(), 1);
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, int(m), int(n), al, A.get(),
+                int(std::max<int64_t>(n, 1)), X.get(), 1, be, Y.get(), 1);
   }
   narrow_rows(dt, Y.get(), m, 1, y, incy);
 }

@@ -14,8 +14,8 @@ namespace ember::kernels {
 
 void gemm_half(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a, MatRef b,
                Scalar beta, void* c, int64_t ldc);
-void gemv_half(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x,
-               int64_t incx, Scalar beta, void* y, int64_t incy);
+void gemv_half(DType dt, int64_t m, int64_t n, Scalar alpha, MatRef a, const void* x, int64_t incx,
+               Scalar beta, void* y, int64_t incy);
 void dot_half(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy,
               void* out);
 

@@ -37,8 +37,8 @@ bool flat(const Conv2dGeom& g) { return g.d == 1 && g.kd == 1 && g.od == 1 && g.
 
 // A 1x1 kernel with stride 1 and no padding: the columns are the image itself.
 bool pointwise(const Conv2dGeom& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
-         g.kd == 1 && g.sd == 1 && g.pd == 0;
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.kd == 1 &&
+         g.sd == 1 && g.pd == 0;
 }
 // ... and the image is a row-major (C, D * H * W) matrix that BLAS can read in place.
 bool direct_input(const Conv2dGeom& g) {
@@ -142,8 +142,8 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
                 const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
                 const bool inside = ih >= 0 && ih < g.h;
                 // a row of padding: an empty valid range, so all zeros
-                patch_row(dst + oh * g.wo, plane + (inside ? ih * sh : 0), g.wo,
-                          inside ? lo : g.wo, inside ? hi : g.wo, off, g.sw, sw);
+                patch_row(dst + oh * g.wo, plane + (inside ? ih * sh : 0), g.wo, inside ? lo : g.wo,
+                          inside ? hi : g.wo, off, g.sw, sw);
               }
             }
           }
@@ -156,8 +156,8 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
 // The adjoint of slab_same_width: one contiguous add of the slab into the plane, after
 // zeroing the slab's padded columns (they would otherwise land on a neighbouring row).
 template <class T>
-void slab_add_same_width(const Conv2dGeom& g, T* src, T* plane, int64_t ki, int64_t off,
-                         int64_t lo, int64_t hi) {
+void slab_add_same_width(const Conv2dGeom& g, T* src, T* plane, int64_t ki, int64_t off, int64_t lo,
+                         int64_t hi) {
   const int64_t wo = g.wo, shift = ki * g.dh - g.ph;
   const int64_t r0 = std::clamp<int64_t>(-shift, 0, g.ho), r1 = std::clamp(g.h - shift, r0, g.ho);
   if (r1 == r0) return;
@@ -238,8 +238,9 @@ void forward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, con
       const int64_t ldb = direct ? (g.c == 1 ? s.p : g.in_stride[1]) : s.p;
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         const T* b = direct ? img + gr * s.kg * ldb : col + gr * s.kg * s.p;
-        gemm(dt, s.og, s.p, s.kg, kOne, MatRef{w + gr * s.og * s.kg, false, std::max<int64_t>(s.kg, 1)},
-             MatRef{b, false, ldb}, bias ? kOne : kZero, o + gr * s.og * s.p, s.p);
+        gemm(dt, s.og, s.p, s.kg, kOne,
+             MatRef{w + gr * s.og * s.kg, false, std::max<int64_t>(s.kg, 1)}, MatRef{b, false, ldb},
+             bias ? kOne : kZero, o + gr * s.og * s.p, s.p);
       }
     }
   });
@@ -288,7 +289,8 @@ void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, co
       T* gi = gin + i * g.c * g.d * g.h * g.w;
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         T* dst = direct_gin ? gi + gr * s.kg * s.p : col + gr * s.kg * s.p;
-        gemm(dt, s.kg, s.p, s.og, kOne, MatRef{w + gr * s.og * s.kg, true, std::max<int64_t>(s.kg, 1)},
+        gemm(dt, s.kg, s.p, s.og, kOne,
+             MatRef{w + gr * s.og * s.kg, true, std::max<int64_t>(s.kg, 1)},
              MatRef{go + gr * s.og * s.p, false, s.p}, kZero, dst, s.p);
       }
       if (!direct_gin) col2im(g, col, gi);
@@ -349,7 +351,8 @@ Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce
   if (dt == DType::Float32 && flat(g) && conv2d_direct_ok(g)) {
     plan.direct = true;
     plan.direct_slots = conv2d_direct_slots(g);
-    plan.workspace = std::max(plan.workspace, conv2d_direct_workspace(g, plan.direct_slots, backward));
+    plan.workspace =
+        std::max(plan.workspace, conv2d_direct_workspace(g, plan.direct_slots, backward));
   }
   return plan;
 }
@@ -365,14 +368,15 @@ void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const
   visit_dtype(dt, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       forward_typed<T>(g, plan, static_cast<const T*>(input), static_cast<const T*>(weight),
-                       static_cast<const T*>(bias), static_cast<T*>(out), static_cast<T*>(workspace));
+                       static_cast<const T*>(bias), static_cast<T*>(out),
+                       static_cast<T*>(workspace));
     }
   });
 }
 
 void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
-                     const void* weight, const void* grad_out, void* grad_input,
-                     void* grad_weight, void* grad_bias, void* workspace) {
+                     const void* weight, const void* grad_out, void* grad_input, void* grad_weight,
+                     void* grad_bias, void* workspace) {
   if (plan.direct) {
     const float* w = static_cast<const float*>(weight);
     float* gin = static_cast<float*>(grad_input);

@@ -35,8 +35,8 @@ namespace ember::kernels {
 // of depth 1). The im2col path is then vol2col (rows (c, kz, ki, kj), columns (oz, oh, ow));
 // the direct path runs 2-d convolutions only.
 struct Conv2dGeom {
-  int64_t n, c, h, w;    // input (N, C, H, W), any strides (in_stride)
-  int64_t o, kh, kw;     // weight (O, C / groups, kh, kw), contiguous
+  int64_t n, c, h, w;  // input (N, C, H, W), any strides (in_stride)
+  int64_t o, kh, kw;   // weight (O, C / groups, kh, kw), contiguous
   int64_t groups;
   int64_t sh, sw;        // stride
   int64_t ph, pw;        // zero rows / columns before the input (after it: implied by ho, wo)
@@ -45,7 +45,7 @@ struct Conv2dGeom {
   int64_t in_stride[4];  // input strides (n, c, h, w)
   int64_t d = 1, kd = 1, sd = 1, pd = 0, dd = 1, od = 1;  // depth: input, kernel, stride,
                                                           // padding, dilation, output
-  int64_t in_stride_d = 0;  // input stride of the depth dim
+  int64_t in_stride_d = 0;                                // input stride of the depth dim
 };
 
 // How one call splits its work. slots: images run on this many threads at once, each with
@@ -72,7 +72,7 @@ void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const
 // grad_input (contiguous (N, C, H, W)), grad_weight (O, C / groups, kh, kw) and grad_bias
 // (O,) may be null when not wanted; they are overwritten, never accumulated into.
 void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
-                     const void* weight, const void* grad_out, void* grad_input,
-                     void* grad_weight, void* grad_bias, void* workspace);
+                     const void* weight, const void* grad_out, void* grad_input, void* grad_weight,
+                     void* grad_bias, void* workspace);
 
 }  // namespace ember::kernels

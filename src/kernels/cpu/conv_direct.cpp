@@ -54,9 +54,10 @@ Grid input_grad_grid(const Conv2dGeom& g) {
 // Contiguous rows take the SIMD copy; strided ones (channels-last views) one memset, then
 // the rows in plain loops: they are short, and memcpy calls per row would cost more than
 // the copy (the attribute keeps GCC from turning the loop back into one).
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] void pad_planes(
-    const Grid& gr, int64_t channels, int64_t h, int64_t w, const int64_t* st, const float* src,
-    float* xp) {
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] void pad_planes(const Grid& gr,
+                                                                      int64_t channels, int64_t h,
+                                                                      int64_t w, const int64_t* st,
+                                                                      const float* src, float* xp) {
   if (st[2] == 1 || w == 1) {  // contiguous rows: SIMD, each element written once
     conv_pad_planes(channels, h, w, st[0], st[1], src, gr.top, gr.left, gr.hp, gr.wp, gr.ps, xp);
     return;
@@ -94,17 +95,17 @@ std::vector<int32_t> tap_offsets(const Conv2dGeom& g, const Grid& gr, int64_t ch
   size_t k = 0;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) koff[k++] = int32_t(c * gr.ps + i * g.dh * gr.wp + j * g.dw);
+      for (int64_t j = 0; j < g.kw; ++j)
+        koff[k++] = int32_t(c * gr.ps + i * g.dh * gr.wp + j * g.dw);
   return koff;
 }
-
 
 // A forward-shaped pass: images of `channels` source planes (groups of channels / groups)
 // -> images of groups * rows output planes, with weights packed for conv_direct_forward.
 struct Pass {
   Grid gr;
   int64_t channels, h, w;
-  int64_t src_st[4];        // source strides (n, c, h, w)
+  int64_t src_st[4];  // source strides (n, c, h, w)
   const float* src;
   int64_t groups, rows, k;  // per group: output rows, taps
   const float* bias;        // (groups * rows,) or null
@@ -112,19 +113,31 @@ struct Pass {
 };
 
 Pass forward_pass(const Conv2dGeom& g, const float* in, const float* bias, float* out) {
-  Pass p{forward_grid(g), g.c, g.h, g.w, {g.in_stride[0], g.in_stride[1], g.in_stride[2], g.in_stride[3]},
-         in, g.groups, g.o / g.groups, g.c / g.groups * g.kh * g.kw, bias, out};
+  Pass p{forward_grid(g),
+         g.c,
+         g.h,
+         g.w,
+         {g.in_stride[0], g.in_stride[1], g.in_stride[2], g.in_stride[3]},
+         in,
+         g.groups,
+         g.o / g.groups,
+         g.c / g.groups * g.kh * g.kw,
+         bias,
+         out};
   return p;
 }
 
 Pass input_grad_pass(const Conv2dGeom& g, const float* gout, float* gin) {
   const int64_t pix = g.ho * g.wo;
-  Pass p{input_grad_grid(g), g.o, g.ho, g.wo, {g.o * pix, pix, g.wo, 1}, gout, g.groups,
-         g.c / g.groups, g.o / g.groups * g.kh * g.kw, nullptr, gin};
+  Pass p{input_grad_grid(g),           g.o,     g.ho,     g.wo,
+         {g.o * pix, pix, g.wo, 1},    gout,    g.groups, g.c / g.groups,
+         g.o / g.groups * g.kh * g.kw, nullptr, gin};
   return p;
 }
 
-int64_t packed_size(const Pass& p) { return p.groups * div_up(p.rows, kPackRows) * p.k * kPackRows; }
+int64_t packed_size(const Pass& p) {
+  return p.groups * div_up(p.rows, kPackRows) * p.k * kPackRows;
+}
 
 // wpk: per group, per tile of kPackRows rows, (k, kPackRows) = weight(group, row, tap),
 // zero past the last row.
@@ -164,9 +177,15 @@ void run_pass(const Pass& p, const Conv2dGeom& g, int64_t slots, const float* wp
   const int64_t grain = std::max<int64_t>(1, int64_t(kDirectGrain / unit_work));
   std::vector<ConvDirectFwd> args(size_t(p.groups));
   for (int64_t i = 0; i < p.groups; ++i)
-    args[size_t(i)] = ConvDirectFwd{wpk + i * tiles * p.k * kPackRows, koff.data(), p.k,
-                                    p.bias ? p.bias + i * p.rows : nullptr, p.rows, gr.wp,
-                                    gr.ho, gr.wo, valid.data()};
+    args[size_t(i)] = ConvDirectFwd{wpk + i * tiles * p.k * kPackRows,
+                                    koff.data(),
+                                    p.k,
+                                    p.bias ? p.bias + i * p.rows : nullptr,
+                                    p.rows,
+                                    gr.wp,
+                                    gr.ho,
+                                    gr.wo,
+                                    valid.data()};
   for_slots(slots, g.n, [&](int64_t slot, int64_t i0, int64_t i1) {
     float* xp = xp_ws + slot * p.channels * gr.ps;
     for (int64_t i = i0; i < i1; ++i) {
@@ -223,27 +242,39 @@ void grad_weight(const Conv2dGeom& g, const float* in, const float* gout, float*
   // Runs of taps per group: kUnitTaps each, or shorter ones when that leaves threads idle
   // (the tiling never changes a sum's order, only which thread computes it).
   const int64_t chunks = div_up(g.n, l.chunk);
-  const int64_t runs = std::max(div_up(l.k, kUnitTaps),
-                                std::min(div_up(num_threads(), g.groups), div_up(l.k, 4)));
+  const int64_t runs =
+      std::max(div_up(l.k, kUnitTaps), std::min(div_up(num_threads(), g.groups), div_up(l.k, 4)));
   const int64_t run_taps = div_up(l.k, runs), units = g.groups * runs;
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t i0 = c * g.n / chunks, m = (c + 1) * g.n / chunks - i0;
-    parallel_for(0, m, std::max<int64_t>(1, kGrain / (l.xp_img + l.go_img)), [&](int64_t j0, int64_t j1) {
-      for (int64_t j = j0; j < j1; ++j) {
-        pad_planes(l.gr, g.c, g.h, g.w, g.in_stride + 1, in + (i0 + j) * g.in_stride[0], xps + j * l.xp_img);
-        for (int64_t grp = 0; grp < g.groups; ++grp)
-          conv_transpose_rows(l.og, l.pix, l.ldo, gout + ((i0 + j) * g.o + grp * l.og) * l.pix,
-                         gots + j * l.go_img + grp * l.pix * l.ldo);
-      }
-    });
+    parallel_for(0, m, std::max<int64_t>(1, kGrain / (l.xp_img + l.go_img)),
+                 [&](int64_t j0, int64_t j1) {
+                   for (int64_t j = j0; j < j1; ++j) {
+                     pad_planes(l.gr, g.c, g.h, g.w, g.in_stride + 1,
+                                in + (i0 + j) * g.in_stride[0], xps + j * l.xp_img);
+                     for (int64_t grp = 0; grp < g.groups; ++grp)
+                       conv_transpose_rows(l.og, l.pix, l.ldo,
+                                           gout + ((i0 + j) * g.o + grp * l.og) * l.pix,
+                                           gots + j * l.go_img + grp * l.pix * l.ldo);
+                   }
+                 });
     const double unit_work = double(run_taps * l.ldo) * double(m * l.pix);
     const int64_t grain = std::max<int64_t>(1, int64_t(kDirectGrain / unit_work));
     parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
       for (int64_t u = u0; u < u1; ++u) {
         const int64_t grp = u / runs, run = u % runs;
-        const ConvDirectGw a{gots + grp * l.pix * l.ldo, l.go_img, l.ldo, xps + grp * l.cg * l.gr.ps,
-                             l.xp_img, m, g.ho, g.wo, l.gr.wp, koff.data(),
-                             acc + grp * l.k * l.ldo, c > 0};
+        const ConvDirectGw a{gots + grp * l.pix * l.ldo,
+                             l.go_img,
+                             l.ldo,
+                             xps + grp * l.cg * l.gr.ps,
+                             l.xp_img,
+                             m,
+                             g.ho,
+                             g.wo,
+                             l.gr.wp,
+                             koff.data(),
+                             acc + grp * l.k * l.ldo,
+                             c > 0};
         conv_direct_grad_weight(a, run * run_taps, std::min(l.k, (run + 1) * run_taps));
       }
     });
@@ -260,10 +291,11 @@ void grad_bias(const Conv2dGeom& g, const float* gout, float* gb) {
   const int64_t pix = g.ho * g.wo;
   parallel_for(0, g.o, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, g.n * pix)),
                [&](int64_t o0, int64_t o1) {
-    std::vector<double> acc(size_t(o1 - o0), 0.0);
-    for (int64_t i = 0; i < g.n; ++i) conv_row_sums(gout + (i * g.o + o0) * pix, o1 - o0, pix, acc.data());
-    for (int64_t o = o0; o < o1; ++o) gb[o] = float(acc[size_t(o - o0)]);
-  });
+                 std::vector<double> acc(size_t(o1 - o0), 0.0);
+                 for (int64_t i = 0; i < g.n; ++i)
+                   conv_row_sums(gout + (i * g.o + o0) * pix, o1 - o0, pix, acc.data());
+                 for (int64_t o = o0; o < o1; ++o) gb[o] = float(acc[size_t(o - o0)]);
+               });
 }
 
 }  // namespace
@@ -282,8 +314,8 @@ bool conv2d_direct_ok(const Conv2dGeom& g) {
 bool conv2d_direct_input_grad_ok(const Conv2dGeom& g) { return g.c / g.groups >= 4; }
 
 int64_t conv2d_direct_slots(const Conv2dGeom& g) {
-  const double work = double(g.n) * double(g.o) * double(g.c / g.groups * g.kh * g.kw) *
-                      double(g.ho * g.wo);
+  const double work =
+      double(g.n) * double(g.o) * double(g.c / g.groups * g.kh * g.kw) * double(g.ho * g.wo);
   return std::clamp<int64_t>(int64_t(std::min(work / kDirectGrain, 1e9)), 1,
                              std::max<int64_t>(1, std::min<int64_t>(g.n, num_threads())));
 }

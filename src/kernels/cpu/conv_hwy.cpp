@@ -274,8 +274,8 @@ void Forward(const ConvDirectFwd&, const float*, float*, int64_t, int64_t, int64
 void GradWeight(const ConvDirectGw&, int64_t, int64_t) {}
 void TransposeRows(int64_t, int64_t, int64_t, const float*, float*) {}
 void RowSums(const float*, int64_t, int64_t, double*) {}
-void PadPlanes(int64_t, int64_t, int64_t, int64_t, int64_t, const float*, int64_t, int64_t,
-               int64_t, int64_t, int64_t, float*) {}
+void PadPlanes(int64_t, int64_t, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
+               int64_t, int64_t, float*) {}
 #endif
 
 }  // namespace ember::kernels::HWY_NAMESPACE
@@ -293,8 +293,7 @@ HWY_EXPORT(PadPlanes);
 
 bool conv_direct_available() {
   // Asking elementwise_hwy.cpp first applies EMBER_DISABLE_SIMD / EMBER_SIMD_TARGET.
-  static const bool yes =
-      simd_unary_enabled(UnaryOp::Sqrt) && HWY_DYNAMIC_DISPATCH(DirectTarget)();
+  static const bool yes = simd_unary_enabled(UnaryOp::Sqrt) && HWY_DYNAMIC_DISPATCH(DirectTarget)();
   return yes;
 }
 

@@ -29,13 +29,13 @@ bool conv_direct_available();
 
 // One forward-shaped product over a padded grid (Note [Padded grid]).
 struct ConvDirectFwd {
-  const float* wpk;      // packed weights, ceil(rows / kPackRows) tiles of (k, kPackRows)
-  const int32_t* koff;   // (k,) tap offsets into xp
-  int64_t k;             // taps (reduction length)
-  const float* bias;     // (rows,) or null
-  int64_t rows;          // output channels
-  int64_t wp, ho, wo;    // grid width, output height and width
-  const uint16_t* valid; // bit q % 16 of word q / 16: grid position q is an output pixel
+  const float* wpk;       // packed weights, ceil(rows / kPackRows) tiles of (k, kPackRows)
+  const int32_t* koff;    // (k,) tap offsets into xp
+  int64_t k;              // taps (reduction length)
+  const float* bias;      // (rows,) or null
+  int64_t rows;           // output channels
+  int64_t wp, ho, wo;     // grid width, output height and width
+  const uint16_t* valid;  // bit q % 16 of word q / 16: grid position q is an output pixel
 };
 
 // out[r, p] (rows of ho * wo pixels) for row tiles [t0, t1) and grid groups [g0, g1).
@@ -45,14 +45,14 @@ void conv_direct_forward(const ConvDirectFwd& a, const float* xp, float* out, in
 // The weight gradient over a batch chunk, transposed: acc[k][o] (+)= the sum over images i
 // and output pixels p = (oh, ow) of got[i][p][o] * xp[i][oh * wp + ow + koff[k]].
 struct ConvDirectGw {
-  const float* got;      // grad_out transposed: image i, pixel p at got + i * go_img + p * ldo
-  int64_t go_img, ldo;   // ldo: output channels rounded up to kGridGroup (zeros past them)
-  const float* xp;       // padded images, image i at xp + i * xp_img
+  const float* got;     // grad_out transposed: image i, pixel p at got + i * go_img + p * ldo
+  int64_t go_img, ldo;  // ldo: output channels rounded up to kGridGroup (zeros past them)
+  const float* xp;      // padded images, image i at xp + i * xp_img
   int64_t xp_img;
   int64_t images, ho, wo, wp;
-  const int32_t* koff;   // tap offsets
-  float* acc;            // (taps, ldo) running sums
-  bool accumulate;       // add to acc instead of overwriting it
+  const int32_t* koff;  // tap offsets
+  float* acc;           // (taps, ldo) running sums
+  bool accumulate;      // add to acc instead of overwriting it
 };
 
 // acc for taps [k0, k1) (every output channel).

@@ -119,7 +119,8 @@ void backward_impl(const CtcGeom& g, const T* lp, const T* nll, const T* log_alp
       for (int64_t t = 0; t < len; ++t) {
         const T* r = row(t);
         T* gr = grow(t);
-        for (int64_t c = 0; c < C; ++c) gr[c] = (std::exp(r[c]) - std::exp(gr[c] + loss - r[c])) * go;
+        for (int64_t c = 0; c < C; ++c)
+          gr[c] = (std::exp(r[c]) - std::exp(gr[c] + loss - r[c])) * go;
       }
       for (int64_t t = len; t < g.T; ++t) std::fill(grow(t), grow(t) + C, T(0));
     }
@@ -134,8 +135,8 @@ void ctc_loss_forward(DType dt, const CtcGeom& g, const char* log_probs, char* n
     forward_impl<double>(g, reinterpret_cast<const double*>(log_probs),
                          reinterpret_cast<double*>(nll), reinterpret_cast<double*>(log_alpha));
   else
-    forward_impl<float>(g, reinterpret_cast<const float*>(log_probs),
-                        reinterpret_cast<float*>(nll), reinterpret_cast<float*>(log_alpha));
+    forward_impl<float>(g, reinterpret_cast<const float*>(log_probs), reinterpret_cast<float*>(nll),
+                        reinterpret_cast<float*>(log_alpha));
 }
 
 void ctc_loss_backward(DType dt, const CtcGeom& g, const char* log_probs, const char* nll,

@@ -27,7 +27,6 @@ void ctc_loss_forward(DType dt, const CtcGeom& g, const char* log_probs, char* n
 // positions of class c) + nll - lp), times grad_out[b]; 0 for t >= input_length, and 0 for the
 // whole element when zero_infinity and its nll is infinite.
 void ctc_loss_backward(DType dt, const CtcGeom& g, const char* log_probs, const char* nll,
-                       const char* log_alpha, const char* grad_out, bool zero_infinity,
-                       char* grad);
+                       const char* log_alpha, const char* grad_out, bool zero_infinity, char* grad);
 
 }  // namespace ember::kernels

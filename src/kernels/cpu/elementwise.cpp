@@ -31,10 +31,18 @@ T unary_apply(UnaryOp op, T x) {
     case UnaryOp::Sign:
       if constexpr (std::is_same_v<T, bool>) return x;
       else return T((x > 0) - (x < 0));  // sign(NaN) == 0, as in PyTorch
-    case UnaryOp::Floor: if constexpr (is_float_v<T>) return std::floor(x); else return x;
-    case UnaryOp::Ceil: if constexpr (is_float_v<T>) return std::ceil(x); else return x;
-    case UnaryOp::Round: if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
-    case UnaryOp::Trunc: if constexpr (is_float_v<T>) return std::trunc(x); else return x;
+    case UnaryOp::Floor:
+      if constexpr (is_float_v<T>) return std::floor(x);
+      else return x;
+    case UnaryOp::Ceil:
+      if constexpr (is_float_v<T>) return std::ceil(x);
+      else return x;
+    case UnaryOp::Round:
+      if constexpr (is_float_v<T>) return std::nearbyint(x);
+      else return x;
+    case UnaryOp::Trunc:
+      if constexpr (is_float_v<T>) return std::trunc(x);
+      else return x;
     case UnaryOp::Relu:
       if constexpr (is_float_v<T>) return std::isnan(x) ? x : x > 0 ? x : T(0);
       else return x > 0 ? x : T(0);
@@ -135,9 +143,15 @@ T binary_apply(BinaryOp op, T a, T b, T alpha) {
     case BinaryOp::Atan2:
       if constexpr (is_float_v<T>) return std::atan2(a, b);
       else return a;
-    case BinaryOp::BitwiseAnd: if constexpr (!is_float_v<T>) return T(a & b); else return a;
-    case BinaryOp::BitwiseOr: if constexpr (!is_float_v<T>) return T(a | b); else return a;
-    case BinaryOp::BitwiseXor: if constexpr (!is_float_v<T>) return T(a ^ b); else return a;
+    case BinaryOp::BitwiseAnd:
+      if constexpr (!is_float_v<T>) return T(a & b);
+      else return a;
+    case BinaryOp::BitwiseOr:
+      if constexpr (!is_float_v<T>) return T(a | b);
+      else return a;
+    case BinaryOp::BitwiseXor:
+      if constexpr (!is_float_v<T>) return T(a ^ b);
+      else return a;
     case BinaryOp::Gcd:  // non-negative, gcd(0, 0) == 0 (PyTorch's calc_gcd)
       if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) return T(std::gcd(a, b));
       else return a;
@@ -237,9 +251,8 @@ void run2(const Loop& L, F f) {
       for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-            f(*reinterpret_cast<const In*>(p[1] + i * s[1]),
-              *reinterpret_cast<const In*>(p[2] + i * s[2]));
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]),
+                                                     *reinterpret_cast<const In*>(p[2] + i * s[2]));
     }
   });
 }
@@ -319,13 +332,13 @@ void unary(UnaryOp op, DType dt, const Loop& L) {
     constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
     const bool simd = simd_type && simd_unary_enabled(op);
     switch (op) {  // one instantiation per op so each inner loop is specialised
-#define EMBER_UNARY(name, Enum, kind)                                           \
-  case UnaryOp::Enum: {                                                         \
-    auto f = [](T x) { return unary_apply<T>(UnaryOp::Enum, x); };              \
-    if constexpr (simd_type) {                                                  \
-      if (simd) return run1_simd<T>(L, UnaryOp::Enum, f);                       \
-    }                                                                           \
-    return run1<T, T>(L, f);                                                    \
+#define EMBER_UNARY(name, Enum, kind)                              \
+  case UnaryOp::Enum: {                                            \
+    auto f = [](T x) { return unary_apply<T>(UnaryOp::Enum, x); }; \
+    if constexpr (simd_type) {                                     \
+      if (simd) return run1_simd<T>(L, UnaryOp::Enum, f);          \
+    }                                                              \
+    return run1<T, T>(L, f);                                       \
   }
 #include "ember/ops.def"
 #undef EMBER_UNARY
@@ -359,19 +372,20 @@ void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
   if (is_half(dt)) return binary_half(op, {dt, dt, dt}, L, alpha_d);
   if (op == BinaryOp::Pow && (dt == DType::Float32 || dt == DType::Float64) && pow_as_unary(dt, L))
     return;
-  if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { binary_complex<T>(op, L, alpha_d); });
+  if (is_complex(dt))
+    return visit_complex(dt, [&]<class T>() { binary_complex<T>(op, L, alpha_d); });
   visit_dtype(dt, [&]<class T>() {
     const T alpha = T(alpha_d);
     constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
     const bool simd = simd_type && simd_binary_enabled(op, alpha_d);
     switch (op) {
-#define EMBER_BINARY(name, Enum, kind)                                                     \
-  case BinaryOp::Enum: {                                                                  \
-    auto f = [alpha](T a, T b) { return binary_apply<T>(BinaryOp::Enum, a, b, alpha); };   \
-    if constexpr (simd_type) {                                                            \
-      if (simd) return run2_simd<T>(L, BinaryOp::Enum, f);                                \
-    }                                                                                     \
-    return run2<T, T>(L, f);                                                              \
+#define EMBER_BINARY(name, Enum, kind)                                                   \
+  case BinaryOp::Enum: {                                                                 \
+    auto f = [alpha](T a, T b) { return binary_apply<T>(BinaryOp::Enum, a, b, alpha); }; \
+    if constexpr (simd_type) {                                                           \
+      if (simd) return run2_simd<T>(L, BinaryOp::Enum, f);                               \
+    }                                                                                    \
+    return run2<T, T>(L, f);                                                             \
   }
 #include "ember/ops.def"
 #undef EMBER_BINARY
@@ -381,12 +395,14 @@ void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
 
 void compare(CompareOp op, DType dt, const Loop& L) {
   if (is_half(dt))
-    return run_in_float(L, {DType::Bool, dt, dt}, [&](const Loop& F) { compare(op, DType::Float32, F); });
+    return run_in_float(L, {DType::Bool, dt, dt},
+                        [&](const Loop& F) { compare(op, DType::Float32, F); });
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { compare_complex<T>(op, L); });
   visit_dtype(dt, [&]<class T>() {
     switch (op) {
 #define EMBER_COMPARE(name, Enum) \
-  case CompareOp::Enum: return run2<bool, T>(L, [](T a, T b) { return compare_apply<T>(CompareOp::Enum, a, b); });
+  case CompareOp::Enum:           \
+    return run2<bool, T>(L, [](T a, T b) { return compare_apply<T>(CompareOp::Enum, a, b); });
 #include "ember/ops.def"
 #undef EMBER_COMPARE
     }
@@ -433,15 +449,19 @@ void cast_half(DType dst, DType src, const Loop& L) {
     // torch's vectorized loop (contiguous runs) writes NaN as 0xFFFF, its scalar loop (strided
     // runs) as 0x7FC0: the same split here.
     return for_each(L, [](char** p, const int64_t* s, int64_t n) {
-      if (s[0] == 2 && s[1] == 4) return float_to_half(DType::BFloat16, reinterpret_cast<const float*>(p[1]), p[0], n);
+      if (s[0] == 2 && s[1] == 4)
+        return float_to_half(DType::BFloat16, reinterpret_cast<const float*>(p[1]), p[0], n);
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<bfloat16_t*>(p[0] + i * s[0]) = bfloat16_t(*reinterpret_cast<const float*>(p[1] + i * s[1]));
+        *reinterpret_cast<bfloat16_t*>(p[0] + i * s[0]) =
+            bfloat16_t(*reinterpret_cast<const float*>(p[1] + i * s[1]));
     });
   }
   if (dst == DType::BFloat16 && src == DType::Float64)
     return run1<bfloat16_t, double>(L, [](double x) { return bfloat16_t(float(x)); });
   if (dst == DType::BFloat16 && src == DType::Complex128)
-    return run1<bfloat16_t, complex128_t>(L, [](complex128_t x) { return bfloat16_t(float(x.real())); });
+    return run1<bfloat16_t, complex128_t>(L, [](complex128_t x) {
+      return bfloat16_t(float(x.real()));
+    });
   run_in_float(L, {dst, src}, [&](const Loop& F) {
     cast(is_half(dst) ? DType::Float32 : dst, is_half(src) ? DType::Float32 : src, F);
   });
@@ -450,7 +470,9 @@ void cast_half(DType dst, DType src, const Loop& L) {
 void cast(DType dst, DType src, const Loop& L) {
   if (is_half(dst) || is_half(src)) return cast_half(dst, src, L);
   visit_dtype_with_complex(dst, [&]<class D>() {
-    visit_dtype_with_complex(src, [&]<class S>() { run1<D, S>(L, [](S x) { return convert<D, S>(x); }); });
+    visit_dtype_with_complex(src, [&]<class S>() {
+      run1<D, S>(L, [](S x) { return convert<D, S>(x); });
+    });
   });
 }
 
@@ -500,10 +522,9 @@ void where(DType dt, const Loop& L) {
         return;
       }
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) =
-            *reinterpret_cast<const bool*>(p[1] + i * s[1])
-                ? *reinterpret_cast<const T*>(p[2] + i * s[2])
-                : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
     });
   };
   if (is_half(dt)) return body.template operator()<uint16_t>();  // moves bits only

@@ -66,19 +66,25 @@ HWY_INLINE auto NoLanes(D d) {
 // std::exp rounds to those), NaN for NaN; float32 in the bands between, where the result is
 // finite but near overflow or denormal, in float64 lanes (whose range covers float32's)
 // rounded once. float64's bands are ExpRest's (std::).
-template <class T> constexpr T kExpLo = kF32<T> ? T(-87.3) : T(-708.3);  // Highway's exp is
-template <class T> constexpr T kExpHi = kF32<T> ? T(88.7) : T(709.7);    // accurate in between
-template <class T> constexpr T kExpInf = kF32<T> ? T(88.7229) : T(709.8);     // > log(max)
-template <class T> constexpr T kExpZero = kF32<T> ? T(-103.98) : T(-745.2);  // < log(min/2)
+template <class T>
+constexpr T kExpLo = kF32<T> ? T(-87.3) : T(-708.3);  // Highway's exp is
+template <class T>
+constexpr T kExpHi = kF32<T> ? T(88.7) : T(709.7);  // accurate in between
+template <class T>
+constexpr T kExpInf = kF32<T> ? T(88.7229) : T(709.8);  // > log(max)
+template <class T>
+constexpr T kExpZero = kF32<T> ? T(-103.98) : T(-745.2);  // < log(min/2)
 template <class D, class V>
 HWY_INLINE V ExpFix(D d, V x) {
   using T = hn::TFromD<D>;
   V r = hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), hn::Inf(d));
   if constexpr (kF32<T>) {
-    const auto band = hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
+    const auto band =
+        hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
     const auto inside = hn::And(hn::Ge(x, hn::Set(d, kExpLo<T>)), hn::Le(x, hn::Set(d, kExpHi<T>)));
     if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(inside, band)))) {
-      const V y = Widened(d, hn::IfThenElseZero(band, x), [](auto dd, auto xd) { return hn::Exp(dd, xd); });
+      const V y =
+          Widened(d, hn::IfThenElseZero(band, x), [](auto dd, auto xd) { return hn::Exp(dd, xd); });
       r = hn::IfThenElse(band, y, r);
     }
   }
@@ -106,20 +112,38 @@ HWY_INLINE V LogFix(D d, V x, V pole) {
 // float64 result has no vector formula (exp in the bands where it is denormal or just
 // below overflow, sin/cos of |x| > 39000), Rest sends those elements to One.
 struct ExpOp {
-  template <class T> static constexpr T lo = kExpLo<T>;
-  template <class T> static constexpr T hi = kExpHi<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Exp(d, x); }
-  template <class D, class V> static V Fix(D d, V x) { return ExpFix(d, x); }
-  template <class D, class V> static auto Rest(D d, V x) { return ExpRest(d, x); }
-  template <class T> static T One(T x) { return std::exp(x); }
+  template <class T>
+  static constexpr T lo = kExpLo<T>;
+  template <class T>
+  static constexpr T hi = kExpHi<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Exp(d, x);
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
+    return ExpFix(d, x);
+  }
+  template <class D, class V>
+  static auto Rest(D d, V x) {
+    return ExpRest(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::exp(x);
+  }
 };
 struct Expm1Op {
-  template <class T> static constexpr T lo = ExpOp::lo<T>;
-  template <class T> static constexpr T hi = ExpOp::hi<T>;
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class T>
+  static constexpr T lo = ExpOp::lo<T>;
+  template <class T>
+  static constexpr T hi = ExpOp::hi<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
     return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));  // keeps -0
   }
-  template <class D, class V> static V Fix(D d, V x) {
+  template <class D, class V>
+  static V Fix(D d, V x) {
     using T = hn::TFromD<D>;
     if constexpr (kF32<T>) {
       const V y = Widened(d, x, [](auto dd, auto xd) {
@@ -131,48 +155,87 @@ struct Expm1Op {
                             hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Inf(d), hn::Set(d, T(-1))));
     }
   }
-  template <class D, class V> static auto Rest(D d, V x) {
+  template <class D, class V>
+  static auto Rest(D d, V x) {
     using T = hn::TFromD<D>;
     if constexpr (kF32<T>) return NoLanes(d);
     else return hn::And(hn::Gt(x, hn::Zero(d)), hn::Le(x, hn::Set(d, T(709.8))));
   }
-  template <class T> static T One(T x) { return std::expm1(x); }
+  template <class T>
+  static T One(T x) {
+    return std::expm1(x);
+  }
 };
 struct LogOp {  // x <= 0 gives -inf or NaN
-  template <class T> static constexpr T lo = std::numeric_limits<T>::denorm_min();
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Log(d, x); }
-  template <class D, class V> static V Fix(D d, V x) { return LogFix(d, x, hn::Zero(d)); }
-  template <class T> static T One(T x) { return std::log(x); }
+  template <class T>
+  static constexpr T lo = std::numeric_limits<T>::denorm_min();
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Log(d, x);
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
+    return LogFix(d, x, hn::Zero(d));
+  }
+  template <class T>
+  static T One(T x) {
+    return std::log(x);
+  }
 };
 struct Log2Op {
-  template <class T> static constexpr T lo = LogOp::lo<T>;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return Log2Exact(d, x); }
-  template <class D, class V> static V Fix(D d, V x) { return LogFix(d, x, hn::Zero(d)); }
-  template <class T> static T One(T x) { return std::log2(x); }
+  template <class T>
+  static constexpr T lo = LogOp::lo<T>;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return Log2Exact(d, x);
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
+    return LogFix(d, x, hn::Zero(d));
+  }
+  template <class T>
+  static T One(T x) {
+    return std::log2(x);
+  }
 };
 struct Log1pOp {  // the smallest T above -1
-  template <class T> static constexpr T lo = T(-1) + std::numeric_limits<T>::epsilon() / 2;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Log1p(d, x); }
-  template <class D, class V> static V Fix(D d, V x) {
+  template <class T>
+  static constexpr T lo = T(-1) + std::numeric_limits<T>::epsilon() / 2;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Log1p(d, x);
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
     return LogFix(d, x, hn::Set(d, hn::TFromD<D>(-1)));
   }
-  template <class T> static T One(T x) { return std::log1p(x); }
+  template <class T>
+  static T One(T x) {
+    return std::log1p(x);
+  }
 };
 // Sin/Cos reduce the argument with a 4-part pi: accurate for |x| <= 39000 (Highway's
 // documented range). Beyond, float32 takes the exact reduction of trig_large_hwy-inl.h;
 // float64's finite elements go to std:: (Rest), inf and NaN give NaN.
 template <bool Cos>
 struct SinCosOp {
-  template <class T> static constexpr T lo = T(-39000);
-  template <class T> static constexpr T hi = T(39000);
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class T>
+  static constexpr T lo = T(-39000);
+  template <class T>
+  static constexpr T hi = T(39000);
+  template <class D, class V>
+  static V Vec(D d, V x) {
     if constexpr (Cos) return hn::Cos(d, x);
     else return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));  // keeps -0
   }
-  template <class D, class V> static V Fix(D d, V x) {
+  template <class D, class V>
+  static V Fix(D d, V x) {
     using T = hn::TFromD<D>;
     const auto finite_large =
         hn::And(hn::Gt(hn::Abs(x), hn::Set(d, T(39000))), hn::Lt(hn::Abs(x), hn::Inf(d)));
@@ -181,44 +244,70 @@ struct SinCosOp {
     }
     return hn::Sub(x, x);  // NaN for inf and NaN (float64's finite ones are Rest's)
   }
-  template <class D, class V> static auto Rest(D d, V x) {
+  template <class D, class V>
+  static auto Rest(D d, V x) {
     if constexpr (kF32<hn::TFromD<D>>) return NoLanes(d);
     else return hn::Lt(hn::Abs(x), hn::Inf(d));
   }
-  template <class T> static T One(T x) { return Cos ? std::cos(x) : std::sin(x); }
+  template <class T>
+  static T One(T x) {
+    return Cos ? std::cos(x) : std::sin(x);
+  }
 };
 using SinOp = SinCosOp<false>;
 using CosOp = SinCosOp<true>;
 struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN are outside
-  template <class T> static constexpr T lo = -kMax<T>;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Tanh(d, x); }
-  template <class D, class V> static V Fix(D d, V x) {
+  template <class T>
+  static constexpr T lo = -kMax<T>;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Tanh(d, x);
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
     return hn::IfThenElse(hn::IsNaN(x), x, hn::CopySign(hn::Set(d, hn::TFromD<D>(1)), x));
   }
-  template <class T> static T One(T x) { return std::tanh(x); }
+  template <class T>
+  static T One(T x) {
+    return std::tanh(x);
+  }
 };
 struct SigmoidOp {  // below lo, exp(-x) overflows: the same formula on ExpOp's fix-up
-  template <class T> static constexpr T lo = -ExpOp::hi<T>;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class T>
+  static constexpr T lo = -ExpOp::hi<T>;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
     // exp(-x) clamped at exp(lo): beyond, 1 + e rounds to 1 anyway, and a denormal e would
     // cost a microcode assist per vector.
     using T = hn::TFromD<D>;
     const V one = hn::Set(d, T(1));
     return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Max(hn::Neg(x), hn::Set(d, kExpLo<T>)))));
   }
-  template <class D, class V> static V Fix(D d, V x) {
+  template <class D, class V>
+  static V Fix(D d, V x) {
     const V one = hn::Set(d, hn::TFromD<D>(1));
     return hn::Div(one, hn::Add(one, ExpFix(d, hn::Neg(x))));
   }
-  template <class D, class V> static auto Rest(D d, V x) { return ExpRest(d, hn::Neg(x)); }
-  template <class T> static T One(T x) { return T(1) / (T(1) + std::exp(-x)); }
+  template <class D, class V>
+  static auto Rest(D d, V x) {
+    return ExpRest(d, hn::Neg(x));
+  }
+  template <class T>
+  static T One(T x) {
+    return T(1) / (T(1) + std::exp(-x));
+  }
 };
 // erf: float32 on erf_hwy-inl.h everywhere (NaN and ±inf included); float64 stays on std::.
 struct ErfOp {
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) { return ErfF32(d, x); }
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return ErfF32(d, x);
+  }
 };
 
 // Square root, its reciprocal and 1/x are exact IEEE operations in every instruction set:
@@ -226,17 +315,22 @@ struct ErfOp {
 // need no range check. (The scalar loop can't vectorize std::sqrt: it may set errno.)
 struct SqrtOp {
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Sqrt(x); }
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Sqrt(x);
+  }
 };
 struct RsqrtOp {
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class D, class V>
+  static V Vec(D d, V x) {
     return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Sqrt(x));
   }
 };
 struct ReciprocalOp {
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class D, class V>
+  static V Vec(D d, V x) {
     return hn::Div(hn::Set(d, hn::TFromD<D>(1)), x);
   }
 };
@@ -266,20 +360,44 @@ HWY_INLINE void Unary(int op, const T* in, T* out, int64_t n) {
 
 // ---- binary arithmetic: exact IEEE operations, so the tail can take the scalar formula
 struct AddOp {
-  template <class V> static V Vec(V a, V b) { return hn::Add(a, b); }
-  template <class T> static T One(T a, T b) { return a + b; }
+  template <class V>
+  static V Vec(V a, V b) {
+    return hn::Add(a, b);
+  }
+  template <class T>
+  static T One(T a, T b) {
+    return a + b;
+  }
 };
 struct SubOp {
-  template <class V> static V Vec(V a, V b) { return hn::Sub(a, b); }
-  template <class T> static T One(T a, T b) { return a - b; }
+  template <class V>
+  static V Vec(V a, V b) {
+    return hn::Sub(a, b);
+  }
+  template <class T>
+  static T One(T a, T b) {
+    return a - b;
+  }
 };
 struct MulOp {
-  template <class V> static V Vec(V a, V b) { return hn::Mul(a, b); }
-  template <class T> static T One(T a, T b) { return a * b; }
+  template <class V>
+  static V Vec(V a, V b) {
+    return hn::Mul(a, b);
+  }
+  template <class T>
+  static T One(T a, T b) {
+    return a * b;
+  }
 };
 struct DivOp {
-  template <class V> static V Vec(V a, V b) { return hn::Div(a, b); }
-  template <class T> static T One(T a, T b) { return a / b; }
+  template <class V>
+  static V Vec(V a, V b) {
+    return hn::Div(a, b);
+  }
+  template <class T>
+  static T One(T a, T b) {
+    return a / b;
+  }
 };
 
 template <class Op, class T>
@@ -375,13 +493,20 @@ bool enabled() {
 
 bool simd_unary_enabled(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log: case UnaryOp::Log1p:
-    case UnaryOp::Log2: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal:
-    case UnaryOp::Erf:
-      return enabled();
-    default:
-      return false;
+    case UnaryOp::Exp:
+    case UnaryOp::Expm1:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Log2:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Erf: return enabled();
+    default: return false;
   }
 }
 
@@ -395,8 +520,10 @@ void simd_unary(UnaryOp op, const double* in, double* out, int64_t n) {
 
 bool simd_binary_enabled(BinaryOp op, double alpha) {
   switch (op) {
-    case BinaryOp::Add: case BinaryOp::Sub: return alpha == 1.0 && enabled();
-    case BinaryOp::Mul: case BinaryOp::Div: return enabled();
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return alpha == 1.0 && enabled();
+    case BinaryOp::Mul:
+    case BinaryOp::Div: return enabled();
     default: return false;
   }
 }

@@ -1,5 +1,5 @@
-// erf, erfc and erfinv of float32 lanes, computed in float64 lanes and rounded once, so that it is within a
-// hair of the correctly rounded value, as std::erff is (float32 erf went through std::erf
+// erf, erfc and erfinv of float32 lanes, computed in float64 lanes and rounded once, so that it is
+// within a hair of the correctly rounded value, as std::erff is (float32 erf went through std::erf
 // one element at a time: 8x PyTorch's time). The coefficients are fitted by
 // tools/fit_erf.py (least squares on Chebyshev nodes against mpmath; it prints the errors).
 // Included once per target like unary_hwy-inl.h (see there).
@@ -20,9 +20,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // |x| < 1: erf(x) = x P(x^2), relative error 3.7e-11.
 constexpr double kErfSmall[] = {
-    -9.6736075881926915e-06, 0.00011268276222328147, -0.00084844023049851589,
-    0.0052210540357974745,   -0.02686543864061022,   0.11283782630571304,
-    -0.37612638476925175,    1.1283791670626497,
+    -9.6736075881926915e-06, 0.00011268276222328147, -0.00084844023049851589, 0.0052210540357974745,
+    -0.02686543864061022,    0.11283782630571304,    -0.37612638476925175,    1.1283791670626497,
 };
 // 1 <= |x| < 4: erf(|x|) = Q((|x| - 2.5) / 1.5), absolute error 1.1e-11.
 constexpr double kErfLarge[] = {
@@ -38,12 +37,12 @@ constexpr double kErfLarge[] = {
 // x >= 1: erfc(x) = exp(-x^2) / x * R((1/x - C) / H), relative error 1.7e-11 up to 10.5.
 constexpr double kErfcTailC = 0.54761904761904767, kErfcTailH = 0.45238095238095238;
 constexpr double kErfcTail[] = {
-    1.0731101181951073e-06, -1.3445934933519771e-06, -3.9178983336591255e-06,
-    8.4204562846164633e-06, -5.3833286240462059e-06, 1.710141679508908e-06,
-    1.0122629525310328e-05, -5.798790815411388e-05, 0.00015441333585581178,
-    -0.00025061539973791463, 0.00010960270389058942, 0.00094373306851594258,
-    -0.0040879093285277664, 0.0091914131828260224, -0.0043118915343533775,
-    -0.07687601453165499, 0.50275815205692731,
+    1.0731101181951073e-06,  -1.3445934933519771e-06, -3.9178983336591255e-06,
+    8.4204562846164633e-06,  -5.3833286240462059e-06, 1.710141679508908e-06,
+    1.0122629525310328e-05,  -5.798790815411388e-05,  0.00015441333585581178,
+    -0.00025061539973791463, 0.00010960270389058942,  0.00094373306851594258,
+    -0.0040879093285277664,  0.0091914131828260224,   -0.0043118915343533775,
+    -0.07687601453165499,    0.50275815205692731,
 };
 
 template <size_t N, class D, class V>
@@ -59,8 +58,8 @@ template <class DD, class VD>
 HWY_INLINE VD ErfOfFloatValues(DD dd, VD x) {
   const VD ax = hn::Abs(x);
   const VD small = hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x)));
-  const VD t = hn::Mul(hn::Sub(hn::Min(ax, hn::Set(dd, 4.0)), hn::Set(dd, 2.5)),
-                       hn::Set(dd, 1.0 / 1.5));
+  const VD t =
+      hn::Mul(hn::Sub(hn::Min(ax, hn::Set(dd, 4.0)), hn::Set(dd, 2.5)), hn::Set(dd, 1.0 / 1.5));
   VD large = hn::CopySign(Horner(dd, kErfLarge, t), x);
   large = hn::IfThenElse(hn::Ge(ax, hn::Set(dd, 4.0)), hn::CopySign(hn::Set(dd, 1.0), x), large);
   const VD y = hn::IfThenElse(hn::Lt(ax, hn::Set(dd, 1.0)), small, large);
@@ -83,7 +82,8 @@ HWY_INLINE VD ErfcOfFloatValues(DD dd, VD x) {
   const VD ax = hn::Min(hn::Max(hn::Abs(x), one), hn::Set(dd, 10.5));
   const VD u = hn::Div(one, ax);
   const VD w = hn::Mul(hn::Sub(u, hn::Set(dd, kErfcTailC)), hn::Set(dd, 1.0 / kErfcTailH));
-  const VD tail = hn::Mul(hn::Mul(hn::Exp(dd, hn::Neg(hn::Mul(ax, ax))), u), Horner(dd, kErfcTail, w));
+  const VD tail =
+      hn::Mul(hn::Mul(hn::Exp(dd, hn::Neg(hn::Mul(ax, ax))), u), Horner(dd, kErfcTail, w));
   const VD large = hn::IfThenElse(hn::Lt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 2.0), tail), tail);
   const VD y = hn::IfThenElse(hn::Lt(hn::Abs(x), one), small, large);
   return hn::IfThenElse(hn::IsNaN(x), x, y);
@@ -103,7 +103,7 @@ template <class DD, class VD>
 HWY_INLINE VD ErfinvOfFloatValues(DD dd, VD y) {
   const VD one = hn::Set(dd, 1.0);
   const VD ay = hn::Abs(y);
-  const VD r = hn::Sub(one, ay);  // 1 - |y|, exact
+  const VD r = hn::Sub(one, ay);                          // 1 - |y|, exact
   const VD yc = hn::Min(ay, hn::Set(dd, 1.0 - 0x1p-30));  // keeps log finite (±1 fixed below)
   VD w = hn::Neg(hn::Log(dd, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc))));
   const auto central = hn::Lt(w, hn::Set(dd, 5.0));
@@ -122,7 +122,8 @@ HWY_INLINE VD ErfinvOfFloatValues(DD dd, VD y) {
   const auto tail = hn::Gt(ay, hn::Set(dd, 0.5));
   const VD f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)),
                               hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), ay));
-  const VD slope = hn::Mul(hn::Set(dd, 1.12837916709551257390), hn::Exp(dd, hn::Neg(hn::Mul(x, x))));
+  const VD slope =
+      hn::Mul(hn::Set(dd, 1.12837916709551257390), hn::Exp(dd, hn::Neg(hn::Mul(x, x))));
   VD v = hn::Sub(x, hn::Div(f, slope));
   v = hn::IfThenElse(hn::Eq(ay, one), hn::Inf(dd), v);
   v = hn::Xor(v, hn::And(hn::SignBit(dd), y));  // erfinv(-y) = -erfinv(y), and -0

@@ -22,8 +22,9 @@ void nextafter(DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
     for_each(L, [](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = std::nextafter(*reinterpret_cast<const T*>(p[1] + i * s[1]),
-                                                                *reinterpret_cast<const T*>(p[2] + i * s[2]));
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            std::nextafter(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                           *reinterpret_cast<const T*>(p[2] + i * s[2]));
     });
   });
 }

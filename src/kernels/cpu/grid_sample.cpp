@@ -251,7 +251,8 @@ void backward_impl(const GridSampleGeom& g, const T* grad_out, const T* input, c
         resolve<T, ND>(g, grid + q * ND, want_grid, taps);
         if (taps.nan) {  // the output was NaN: no input gradient, a NaN grid gradient
           if (want_grid)
-            for (int d = 0; d < ND; ++d) grad_grid[q * ND + d] = std::numeric_limits<T>::quiet_NaN();
+            for (int d = 0; d < ND; ++d)
+              grad_grid[q * ND + d] = std::numeric_limits<T>::quiet_NaN();
           continue;
         }
         const T* go = grad_out + b * C * P + p;
@@ -307,7 +308,8 @@ void grid_sample_forward(DType dt, const GridSampleGeom& g, const char* input, c
 
 void grid_sample_backward(DType dt, const GridSampleGeom& g, const char* grad_out,
                           const char* input, const char* grid, char* grad_input, char* grad_grid) {
-  if (dt == DType::Float64) backward_dispatch<double>(g, grad_out, input, grid, grad_input, grad_grid);
+  if (dt == DType::Float64)
+    backward_dispatch<double>(g, grad_out, input, grid, grad_input, grad_grid);
   else backward_dispatch<float>(g, grad_out, input, grid, grad_input, grad_grid);
 }
 

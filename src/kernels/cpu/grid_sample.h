@@ -15,10 +15,10 @@ enum class GridPadding : int { Zeros = 0, Border = 1, Reflection = 2 };
 // input (n, c, *in), grid (n, *out, ndim) with the last dim in (x, y[, z]) order, i.e. the
 // reverse of the spatial dims; output (n, c, *out). All contiguous, float32 or float64.
 struct GridSampleGeom {
-  int ndim = 2;                   // spatial dims: 2 or 3
+  int ndim = 2;  // spatial dims: 2 or 3
   int64_t n = 0, c = 0;
-  int64_t in[3] = {1, 1, 1};      // input spatial sizes (outermost first)
-  int64_t out[3] = {1, 1, 1};     // output spatial sizes
+  int64_t in[3] = {1, 1, 1};   // input spatial sizes (outermost first)
+  int64_t out[3] = {1, 1, 1};  // output spatial sizes
   GridMode mode = GridMode::Bilinear;
   GridPadding padding = GridPadding::Zeros;
   bool align_corners = false;

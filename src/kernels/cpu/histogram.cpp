@@ -5,8 +5,9 @@
 
 namespace ember::kernels {
 
-void histogramdd(DType dt, const char* points, int64_t n, int64_t D, const std::vector<const char*>& edges,
-                 const std::vector<int64_t>& nbins, const char* weight, char* hist) {
+void histogramdd(DType dt, const char* points, int64_t n, int64_t D,
+                 const std::vector<const char*>& edges, const std::vector<int64_t>& nbins,
+                 const char* weight, char* hist) {
   visit_floating(dt, [&]<class T>() {
     const T* x = reinterpret_cast<const T*>(points);
     const T* w = reinterpret_cast<const T*>(weight);

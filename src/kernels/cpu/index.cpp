@@ -225,11 +225,13 @@ void run_one(const IndexLoop& L, const Run& r, bool& bad) {
                 reinterpret_cast<char*>(vp + j));
     } else {
       for (int64_t j = 0; j < n; ++j)
-        Op::one(d + fix_index<Wrap, Check>(idx[j], size, b) * step, reinterpret_cast<char*>(vp + j));
+        Op::one(d + fix_index<Wrap, Check>(idx[j], size, b) * step,
+                reinterpret_cast<char*>(vp + j));
     }
   } else {
     for (int64_t j = 0; j < n; ++j)
-      Op::one(d + j * ds + fix_index<Wrap, Check>(load_index(ip + j * is), size, b) * step, v + j * vs);
+      Op::one(d + j * ds + fix_index<Wrap, Check>(load_index(ip + j * is), size, b) * step,
+              v + j * vs);
   }
   bad |= b;
 }
@@ -244,7 +246,8 @@ void run(const IndexLoop& L, const Run& r, bool& bad) {
     return;
   }
   if (m == 1) return run_one<Op, Wrap, Check>(L, r, bad);
-  for (int64_t j = 0; j < r.n; ++j) Op::one(r.d + j * r.ds + offset_of(L, r, j, bad), r.v + j * r.vs);
+  for (int64_t j = 0; j < r.n; ++j)
+    Op::one(r.d + j * r.ds + offset_of(L, r, j, bad), r.v + j * r.vs);
 }
 
 // keep ? a : b without a branch (compilers turn the ternary into one, which a random
@@ -286,7 +289,8 @@ bool index_get(const IndexLoop& L) {
   by_itemsize(L.itemsize, [&]<class E>() {
     parallel_for(0, numel, kGrain, [&](int64_t b, int64_t e) {
       bool bad = false;
-      if (L.wrap_negative) walk(L, w, b, e, [&](const Run& r) { run<Get<E>, true, true>(L, r, bad); });
+      if (L.wrap_negative)
+        walk(L, w, b, e, [&](const Run& r) { run<Get<E>, true, true>(L, r, bad); });
       else walk(L, w, b, e, [&](const Run& r) { run<Get<E>, false, true>(L, r, bad); });
       if (bad) ok.store(false, std::memory_order_relaxed);
     });
@@ -422,13 +426,13 @@ void masked_fill(DType dt, const Loop& L, Scalar value) {
       const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]);
       if (std::is_integral_v<E> && s[0] == int64_t(sizeof(E)) && s[1] == 1) {
         if constexpr (std::is_integral_v<E>) {
-        // A bitwise blend on the element's bytes: the compiler vectorizes it (the plain
-        // `m ? v : t` became a branch).
-        E* t = reinterpret_cast<E*>(p[0]);
-        for (int64_t i = 0; i < n; ++i) {
-          const E keep = E(E(0) - E(m[i] != 0));
-          t[i] = E((t[i] & E(~keep)) | (vb & keep));
-        }
+          // A bitwise blend on the element's bytes: the compiler vectorizes it (the plain
+          // `m ? v : t` became a branch).
+          E* t = reinterpret_cast<E*>(p[0]);
+          for (int64_t i = 0; i < n; ++i) {
+            const E keep = E(E(0) - E(m[i] != 0));
+            t[i] = E((t[i] & E(~keep)) | (vb & keep));
+          }
         }
         return;
       }

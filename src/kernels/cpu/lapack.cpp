@@ -31,7 +31,8 @@ constexpr int64_t kSmall = 64 * 64;
 
 template <class F>
 void over_batch(int64_t batch, int64_t elems, const F& f) {
-  const int64_t grain = elems <= kSmall ? std::max<int64_t>(1, kSmall / std::max<int64_t>(elems, 1)) : batch;
+  const int64_t grain =
+      elems <= kSmall ? std::max<int64_t>(1, kSmall / std::max<int64_t>(elems, 1)) : batch;
   parallel_for(0, batch, grain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) f(i);
   });
@@ -175,9 +176,11 @@ void lu_permutation(int64_t batch, int64_t m, int64_t k, const int32_t* ipiv, in
 void getrs_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* lu, int64_t a_step,
                    const int32_t* ipiv, void* b, bool trans) {
   if (n == 0 || k == 0) return;
-  EMBER_LAPACK_DISPATCH(
-      dt, getrs_t(batch, n, k, static_cast<const float*>(lu), a_step, ipiv, static_cast<float*>(b), trans),
-      getrs_t(batch, n, k, static_cast<const double*>(lu), a_step, ipiv, static_cast<double*>(b), trans));
+  EMBER_LAPACK_DISPATCH(dt,
+                        getrs_t(batch, n, k, static_cast<const float*>(lu), a_step, ipiv,
+                                static_cast<float*>(b), trans),
+                        getrs_t(batch, n, k, static_cast<const double*>(lu), a_step, ipiv,
+                                static_cast<double*>(b), trans));
 }
 
 void potrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* info) {
@@ -192,18 +195,22 @@ void potrf_batched(DType dt, int64_t batch, int64_t n, void* a, int32_t* info) {
 void trsm_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* a, void* b, bool upper,
                   bool unit) {
   if (n == 0 || k == 0) return;
-  EMBER_LAPACK_DISPATCH(
-      dt, trsm_t(batch, n, k, static_cast<const float*>(a), static_cast<float*>(b), upper, unit),
-      trsm_t(batch, n, k, static_cast<const double*>(a), static_cast<double*>(b), upper, unit));
+  EMBER_LAPACK_DISPATCH(dt,
+                        trsm_t(batch, n, k, static_cast<const float*>(a), static_cast<float*>(b),
+                               upper, unit),
+                        trsm_t(batch, n, k, static_cast<const double*>(a), static_cast<double*>(b),
+                               upper, unit));
 }
 
 void lu_det(DType dt, int64_t batch, int64_t n, const void* lu, const int32_t* ipiv, void* sign,
             void* logabs, void* det) {
   EMBER_LAPACK_DISPATCH(dt,
-                        lu_det_t(batch, n, static_cast<const float*>(lu), ipiv, static_cast<float*>(sign),
-                                 static_cast<float*>(logabs), static_cast<float*>(det)),
-                        lu_det_t(batch, n, static_cast<const double*>(lu), ipiv, static_cast<double*>(sign),
-                                 static_cast<double*>(logabs), static_cast<double*>(det)));
+                        lu_det_t(batch, n, static_cast<const float*>(lu), ipiv,
+                                 static_cast<float*>(sign), static_cast<float*>(logabs),
+                                 static_cast<float*>(det)),
+                        lu_det_t(batch, n, static_cast<const double*>(lu), ipiv,
+                                 static_cast<double*>(sign), static_cast<double*>(logabs),
+                                 static_cast<double*>(det)));
 }
 
 }  // namespace ember::kernels

@@ -9,7 +9,8 @@
 
 extern "C" {
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
-             float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
+             float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
+             size_t);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
              double* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
              size_t);
@@ -25,8 +26,8 @@ void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau,
              const int* lwork, int* info);
 void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
              float* work, const int* lwork, int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
-             const double* tau, double* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info);
 void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work,
              const int* lwork, int* info, size_t);
 void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work,
@@ -50,7 +51,8 @@ void syevd(const char* j, const char* u, const int* n, double* a, const int* lda
   dsyevd_(j, u, n, a, lda, w, wk, lw, iw, liw, info, 1, 1);
 }
 void gesdd(const char* j, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
-           const int* ldu, float* vt, const int* ldvt, float* wk, const int* lw, int* iw, int* info) {
+           const int* ldu, float* vt, const int* ldvt, float* wk, const int* lw, int* iw,
+           int* info) {
   sgesdd_(j, m, n, a, lda, s, u, ldu, vt, ldvt, wk, lw, iw, info, 1);
 }
 void gesdd(const char* j, const int* m, const int* n, double* a, const int* lda, double* s,
@@ -70,8 +72,8 @@ void orgqr(const int* m, const int* n, const int* k, float* a, const int* lda, c
            float* wk, const int* lw, int* info) {
   sorgqr_(m, n, k, a, lda, tau, wk, lw, info);
 }
-void orgqr(const int* m, const int* n, const int* k, double* a, const int* lda,
-           const double* tau, double* wk, const int* lw, int* info) {
+void orgqr(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+           double* wk, const int* lw, int* info) {
   dorgqr_(m, n, k, a, lda, tau, wk, lw, info);
 }
 
@@ -128,9 +130,9 @@ void gesdd_t(int64_t batch, int64_t m64, int64_t n64, T* a, T* s, T* u, T* vt, i
   const int lw = lwork_of(wq);
   std::vector<T> work(static_cast<size_t>(lw));
   for (int64_t i = 0; i < batch; ++i) {
-    gesdd(&jobz, &m, &n, a + i * m64 * n64, &lda, s + i * k, u ? u + i * m64 * ucols : &dummy,
-          &ldu, vt ? vt + i * int64_t(vtrows) * n64 : &dummy, &ldvt, work.data(), &lw,
-          iwork.data(), &inf);
+    gesdd(&jobz, &m, &n, a + i * m64 * n64, &lda, s + i * k, u ? u + i * m64 * ucols : &dummy, &ldu,
+          vt ? vt + i * int64_t(vtrows) * n64 : &dummy, &ldvt, work.data(), &lw, iwork.data(),
+          &inf);
     info[i] = inf;
   }
 }
@@ -201,8 +203,7 @@ void sytrs_batched(DType dt, int64_t batch, int64_t n, int64_t k, const void* ld
   if (n == 0 || k == 0) return;
   if (dt == DType::Float32)
     sytrs_t(batch, n, k, static_cast<const float*>(ld), ipiv, static_cast<float*>(b));
-  else
-    sytrs_t(batch, n, k, static_cast<const double*>(ld), ipiv, static_cast<double*>(b));
+  else sytrs_t(batch, n, k, static_cast<const double*>(ld), ipiv, static_cast<double*>(b));
 }
 
 void syevd_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, int32_t* info,
@@ -214,8 +215,7 @@ void syevd_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, int32_t
   }
   if (dt == DType::Float32)
     syevd_t(batch, n, static_cast<float*>(a), static_cast<float*>(w), info, vectors, lower);
-  else
-    syevd_t(batch, n, static_cast<double*>(a), static_cast<double*>(w), info, vectors, lower);
+  else syevd_t(batch, n, static_cast<double*>(a), static_cast<double*>(w), info, vectors, lower);
 }
 
 void gesdd_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void* s, void* u,
@@ -235,10 +235,8 @@ void gesdd_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void*
 
 void geqrf_batched(DType dt, int64_t batch, int64_t m, int64_t n, void* a, void* tau) {
   if (batch == 0 || m == 0 || n == 0) return;
-  if (dt == DType::Float32)
-    geqrf_t(batch, m, n, static_cast<float*>(a), static_cast<float*>(tau));
-  else
-    geqrf_t(batch, m, n, static_cast<double*>(a), static_cast<double*>(tau));
+  if (dt == DType::Float32) geqrf_t(batch, m, n, static_cast<float*>(a), static_cast<float*>(tau));
+  else geqrf_t(batch, m, n, static_cast<double*>(a), static_cast<double*>(tau));
 }
 
 void orgqr_batched(DType dt, int64_t batch, int64_t m, int64_t cols, int64_t k, void* q,
@@ -246,8 +244,7 @@ void orgqr_batched(DType dt, int64_t batch, int64_t m, int64_t cols, int64_t k, 
   if (batch == 0 || m == 0 || cols == 0) return;
   if (dt == DType::Float32)
     orgqr_t(batch, m, cols, k, static_cast<float*>(q), static_cast<const float*>(tau));
-  else
-    orgqr_t(batch, m, cols, k, static_cast<double*>(q), static_cast<const double*>(tau));
+  else orgqr_t(batch, m, cols, k, static_cast<double*>(q), static_cast<const double*>(tau));
 }
 
 }  // namespace ember::kernels

@@ -19,8 +19,8 @@ struct Operand {
 struct Loop {
   static constexpr int kMaxArgs = 4;
   int nargs = 0;
-  Dims shape;                   // coalesced, outermost first; at least one dim
-  Dims strides[kMaxArgs];       // in bytes
+  Dims shape;              // coalesced, outermost first; at least one dim
+  Dims strides[kMaxArgs];  // in bytes
   char* ptrs[kMaxArgs] = {};
   int64_t numel = 0;
 

@@ -21,16 +21,16 @@ namespace avx2 {  // loss_avx2.cpp
 LossSums cross_entropy(DType dt, const ClassLoss& a, const char* x, char* loss, char* lse);
 void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const char* lse,
                             const char* grad, double scale, char* gx);
-LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y,
-                             char* loss, char* lse);
+LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y, char* loss,
+                             char* lse);
 void cross_entropy_probs_backward(DType dt, const ClassLoss& a, const char* x, const char* y,
                                   const char* lse, const char* grad, double scale, char* gx,
                                   char* gy);
 LossSums nll_loss(DType dt, const ClassLoss& a, const char* x, char* loss);
 void nll_loss_backward(DType dt, const ClassLoss& a, const char* grad, double scale, char* gx);
 double point_loss(PointLoss op, DType dt, const PointArgs& a, char* loss);
-void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad,
-                         double scale, char* gx, char* gy);
+void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad, double scale,
+                         char* gx, char* gy);
 int64_t find_outside_unit(DType dt, const char* x, int64_t n);
 }  // namespace avx2
 
@@ -51,8 +51,8 @@ void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const c
   EMBER_LOSS_DISPATCH(cross_entropy_backward(dt, a, x, lse, grad, scale, gx));
 }
 
-LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y,
-                             char* loss, char* lse) {
+LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y, char* loss,
+                             char* lse) {
   return EMBER_LOSS_DISPATCH(cross_entropy_probs(dt, a, x, y, loss, lse));
 }
 
@@ -74,8 +74,8 @@ double point_loss(PointLoss op, DType dt, const PointArgs& a, char* loss) {
   return EMBER_LOSS_DISPATCH(point_loss(op, dt, a, loss));
 }
 
-void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad,
-                         double scale, char* gx, char* gy) {
+void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad, double scale,
+                         char* gx, char* gy) {
   EMBER_LOSS_DISPATCH(point_loss_backward(op, dt, a, grad, scale, gx, gy));
 }
 

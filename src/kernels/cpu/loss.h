@@ -21,10 +21,11 @@ namespace ember::kernels {
 // are contiguous in (outer, inner) order.
 struct ClassLoss {
   int64_t outer = 1, classes = 1, inner = 1;
-  const int64_t* target = nullptr;  // class indices, validated (find_bad_target); null for probabilities
-  const char* weight = nullptr;     // `classes` values of the input dtype, or null (all 1)
-  int64_t ignore_index = -100;      // positions with this target add nothing, not even weight
-  double smoothing = 0;             // label smoothing in [0, 1]
+  const int64_t* target =
+      nullptr;  // class indices, validated (find_bad_target); null for probabilities
+  const char* weight = nullptr;  // `classes` values of the input dtype, or null (all 1)
+  int64_t ignore_index = -100;   // positions with this target add nothing, not even weight
+  double smoothing = 0;          // label smoothing in [0, 1]
   int64_t positions() const { return outer * inner; }
 };
 
@@ -41,7 +42,8 @@ int64_t find_bad_target(const int64_t* target, int64_t n, int64_t classes, int64
 // 0 at ignored positions. Writes the losses to `loss` and lse to `lse` when they are not null.
 LossSums cross_entropy(DType dt, const ClassLoss& a, const char* x, char* loss, char* lse);
 // gx = d loss / d x from the saved lse: per position, with gi = (grad ? grad[i] : 1) * scale,
-//   gx[c] = gi * (((1 - s) * w[t] + s / C * sum(w)) * softmax[c] - s / C * w[c] - (1 - s) * w[t] * [c == t]),
+//   gx[c] = gi * (((1 - s) * w[t] + s / C * sum(w)) * softmax[c] - s / C * w[c] - (1 - s) * w[t] *
+//   [c == t]),
 // 0 at ignored positions. One pass over the input; writes every element of gx.
 void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const char* lse,
                             const char* grad, double scale, char* gx);
@@ -49,8 +51,8 @@ void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const c
 // Cross entropy with class probabilities y (contiguous, shaped like x): with
 // q = (1 - s) * y + s / C, loss = -sum_c w[c] * q[c] * log_softmax(x)[c]. LossSums::weight
 // counts positions.
-LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y,
-                             char* loss, char* lse);
+LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y, char* loss,
+                             char* lse);
 // gx[c] = gi * (softmax[c] * sum_k w[k] q[k] - w[c] q[c]), gy[c] = -gi * (1 - s) * w[c] *
 // log_softmax[c]; gx or gy may be null (not wanted).
 void cross_entropy_probs_backward(DType dt, const ClassLoss& a, const char* x, const char* y,
@@ -80,8 +82,8 @@ double point_loss(PointLoss op, DType dt, const PointArgs& a, char* loss);
 //   Mse: 2 (x - y), -2 (x - y)     L1: sign(x - y), -sign(x - y)
 //   Bce: w (x - y) / max(x (1 - x), 1e-12), -w * logit(x)
 //   BceLogits: w ((pw y + 1 - y) sigmoid(x) - pw y), w (log_sigmoid(-x) - pw log_sigmoid(x))
-void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad,
-                         double scale, char* gx, char* gy);
+void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad, double scale,
+                         char* gx, char* gy);
 
 // The first of n elements of x outside [0, 1] (NaN included), or -1 (bce's input check).
 int64_t find_outside_unit(DType dt, const char* x, int64_t n);

@@ -38,11 +38,11 @@ constexpr int64_t kPointBlock = kGrain;
 // or NaN; never negative, subnormal or infinite values).
 inline float log_f(float x) {
   const int32_t ix = std::bit_cast<int32_t>(x);
-  int32_t e = ((ix >> 23) & 0xff) - 126;                             // x = f * 2^e, f in [0.5, 1)
+  int32_t e = ((ix >> 23) & 0xff) - 126;  // x = f * 2^e, f in [0.5, 1)
   float f = std::bit_cast<float>((ix & 0x007fffff) | 0x3f000000);
-  const bool small = f < 0.707106781186547524f;                      // then use 2f, e - 1
+  const bool small = f < 0.707106781186547524f;  // then use 2f, e - 1
   e -= int32_t(small);
-  f = f + pick(small, f, 0.0f) - 1.0f;                               // f in [-0.29, 0.41]
+  f = f + pick(small, f, 0.0f) - 1.0f;  // f in [-0.29, 0.41]
   const float z = f * f;
   float y = 7.0376836292e-2f;
   y = y * f - 1.1514610310e-1f;
@@ -84,7 +84,8 @@ template <class T>
   for (; i + kLanes <= n; i += kLanes)
     for (int k = 0; k < kLanes; ++k) lane[k] = x[i + k] > lane[k] ? x[i + k] : lane[k];
   if (i < n && n >= kLanes) {  // the max may see a value twice
-    for (int k = 0; k < kLanes; ++k) lane[k] = x[n - kLanes + k] > lane[k] ? x[n - kLanes + k] : lane[k];
+    for (int k = 0; k < kLanes; ++k)
+      lane[k] = x[n - kLanes + k] > lane[k] ? x[n - kLanes + k] : lane[k];
   } else {
     for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   }
@@ -184,7 +185,9 @@ LossSums blocked(int64_t n, int64_t block, const F& f) {
   return r;
 }
 
-int64_t class_block(int64_t classes) { return std::max<int64_t>(1, kClassBlock / std::max<int64_t>(classes, 1)); }
+int64_t class_block(int64_t classes) {
+  return std::max<int64_t>(1, kClassBlock / std::max<int64_t>(classes, 1));
+}
 
 // Calls f.template operator()<T, Unit>() for the input dtype and layout.
 template <class F>
@@ -255,7 +258,7 @@ void ce_backward_range(const ClassLoss& a, const T* x, const T* lse, const T* gr
 // full SIMD width, with no remainders and no horizontal reductions.
 
 constexpr int kW = 8;
-constexpr int64_t kTileClasses = 256;  // the buffer's capacity: C * kW values on the stack
+constexpr int64_t kTileClasses = 256;    // the buffer's capacity: C * kW values on the stack
 constexpr int64_t kRowTileClasses = 64;  // (N, C) rows use tiles below this; longer rows vectorize
 
 bool use_tiles(const ClassLoss& a) {
@@ -421,7 +424,8 @@ LossSums ce_probs_range(const ClassLoss& a, const T* x, const T* y, T* loss, T* 
     const double L = row_lse<T, Unit>(xr, C, s);
     double l = 0;
     for (int64_t c = 0; c < C; ++c)
-      l += (w ? double(w[c]) : 1.0) * (keep * double(yr[c * st]) + share) * (L - double(xr[c * st]));
+      l +=
+          (w ? double(w[c]) : 1.0) * (keep * double(yr[c * st]) + share) * (L - double(xr[c * st]));
     if (loss) loss[p] = T(l);
     if (lse) lse[p] = T(L);
     r.loss += l;
@@ -442,14 +446,16 @@ void ce_probs_backward_range(const ClassLoss& a, const T* x, const T* y, const T
     const double gi = (grad ? double(grad[p]) : 1.0) * scale;
     if (gx) {
       double q = 0;  // sum_c w[c] q[c]
-      for (int64_t c = 0; c < C; ++c) q += (w ? double(w[c]) : 1.0) * (keep * double(yr[c * s]) + share);
+      for (int64_t c = 0; c < C; ++c)
+        q += (w ? double(w[c]) : 1.0) * (keep * double(yr[c * s]) + share);
       const T coef = T(gi * q), k = T(gi * keep), sh = T(gi * share);
       T* gr = gx + off;
       if (w) {
         for (int64_t c = 0; c < C; ++c)
           gr[c * s] = coef * exp_of(T(xr[c * s] - L)) - w[c] * (k * yr[c * s] + sh);
       } else {
-        for (int64_t c = 0; c < C; ++c) gr[c * s] = coef * exp_of(T(xr[c * s] - L)) - (k * yr[c * s] + sh);
+        for (int64_t c = 0; c < C; ++c)
+          gr[c * s] = coef * exp_of(T(xr[c * s] - L)) - (k * yr[c * s] + sh);
       }
     }
     if (gy) {
@@ -596,12 +602,13 @@ void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const c
   });
 }
 
-LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y,
-                             char* loss, char* lse) {
+LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y, char* loss,
+                             char* lse) {
   return visit_class(dt, a, [&]<class T, bool Unit>() {
     return blocked(a.positions(), class_block(a.classes), [&](int64_t p0, int64_t p1) {
-      return ce_probs_range<T, Unit>(a, reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y),
-                                     reinterpret_cast<T*>(loss), reinterpret_cast<T*>(lse), p0, p1);
+      return ce_probs_range<T, Unit>(a, reinterpret_cast<const T*>(x),
+                                     reinterpret_cast<const T*>(y), reinterpret_cast<T*>(loss),
+                                     reinterpret_cast<T*>(lse), p0, p1);
     });
   });
 }
@@ -611,9 +618,11 @@ void cross_entropy_probs_backward(DType dt, const ClassLoss& a, const char* x, c
                                   char* gy) {
   visit_class(dt, a, [&]<class T, bool Unit>() {
     parallel_for(0, a.positions(), class_block(a.classes), [&](int64_t p0, int64_t p1) {
-      ce_probs_backward_range<T, Unit>(a, reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y),
-                                       reinterpret_cast<const T*>(lse), reinterpret_cast<const T*>(grad),
-                                       scale, reinterpret_cast<T*>(gx), reinterpret_cast<T*>(gy), p0, p1);
+      ce_probs_backward_range<T, Unit>(a, reinterpret_cast<const T*>(x),
+                                       reinterpret_cast<const T*>(y),
+                                       reinterpret_cast<const T*>(lse),
+                                       reinterpret_cast<const T*>(grad), scale,
+                                       reinterpret_cast<T*>(gx), reinterpret_cast<T*>(gy), p0, p1);
     });
   });
 }
@@ -632,35 +641,38 @@ void nll_loss_backward(DType dt, const ClassLoss& a, const char* grad, double sc
     const T* w = reinterpret_cast<const T*>(a.weight);
     const int64_t C = a.classes, in = a.inner, row = C * in;
     // One outer slice at a time: zero it, then write each position's target entry.
-    parallel_for(0, a.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(row, 1)), [&](int64_t o0, int64_t o1) {
-      for (int64_t o = o0; o < o1; ++o) {
-        T* go = reinterpret_cast<T*>(gx) + o * row;
-        std::fill(go, go + row, T(0));
-        for (int64_t j = 0; j < in; ++j) {
-          const int64_t p = o * in + j, t = a.target[p];
-          if (t == a.ignore_index) continue;
-          const double gi = (g ? double(g[p]) : 1.0) * scale;
-          go[t * in + j] = T(-gi * (w ? double(w[t]) : 1.0));
-        }
-      }
-    });
+    parallel_for(0, a.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(row, 1)),
+                 [&](int64_t o0, int64_t o1) {
+                   for (int64_t o = o0; o < o1; ++o) {
+                     T* go = reinterpret_cast<T*>(gx) + o * row;
+                     std::fill(go, go + row, T(0));
+                     for (int64_t j = 0; j < in; ++j) {
+                       const int64_t p = o * in + j, t = a.target[p];
+                       if (t == a.ignore_index) continue;
+                       const double gi = (g ? double(g[p]) : 1.0) * scale;
+                       go[t * in + j] = T(-gi * (w ? double(w[t]) : 1.0));
+                     }
+                   }
+                 });
   });
 }
 
 double point_loss(PointLoss op, DType dt, const PointArgs& a, char* loss) {
   return visit_point(op, dt, [&]<PointLoss Op, class T>() {
-    return blocked(a.n, kPointBlock, [&](int64_t b, int64_t e) {
-      return LossSums{point_range<Op, T>(a, reinterpret_cast<T*>(loss), b, e), 0};
-    }).loss;
+    return blocked(a.n, kPointBlock,
+                   [&](int64_t b, int64_t e) {
+                     return LossSums{point_range<Op, T>(a, reinterpret_cast<T*>(loss), b, e), 0};
+                   })
+        .loss;
   });
 }
 
-void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad,
-                         double scale, char* gx, char* gy) {
+void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad, double scale,
+                         char* gx, char* gy) {
   visit_point(op, dt, [&]<PointLoss Op, class T>() {
     parallel_for(0, a.n, kGrain, [&](int64_t b, int64_t e) {
-      point_backward_range<Op, T>(a, reinterpret_cast<const T*>(grad), scale, reinterpret_cast<T*>(gx),
-                                  reinterpret_cast<T*>(gy), b, e);
+      point_backward_range<Op, T>(a, reinterpret_cast<const T*>(grad), scale,
+                                  reinterpret_cast<T*>(gx), reinterpret_cast<T*>(gy), b, e);
     });
   });
 }

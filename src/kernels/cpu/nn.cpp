@@ -29,8 +29,8 @@ void leaky_relu_backward(DType dt, const Loop& L, double slope);
 void relu_backward(DType dt, const Loop& L);
 void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* mean, void* var,
                       void* invstd);
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean,
-                      const void* invstd, const void* w, const void* b, void* y);
+void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
+                      const void* w, const void* b, void* y);
 void batch_norm_backward_reduce(DType dt, ChannelGeom g, const void* go, const void* x,
                                 const void* mean, void* sum_g, void* sum_gxmu);
 void batch_norm_backward_input(DType dt, ChannelGeom g, const void* go, const void* x,
@@ -127,7 +127,8 @@ void gelu(DType dt, const Loop& L, bool tanh_approx) {
 
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx) {
   if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { gelu_backward(DType::Float32, F, tanh_approx); });
+    return run_in_float(L, {dt, dt, dt},
+                        [&](const Loop& F) { gelu_backward(DType::Float32, F, tanh_approx); });
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     const bool simd = has_simd<T>(tanh_approx);
@@ -182,7 +183,8 @@ void leaky_relu(DType dt, const Loop& L, double slope) {
 
 void leaky_relu_backward(DType dt, const Loop& L, double slope) {
   if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { leaky_relu_backward(DType::Float32, F, slope); });
+    return run_in_float(L, {dt, dt, dt},
+                        [&](const Loop& F) { leaky_relu_backward(DType::Float32, F, slope); });
   if (use_avx2()) return avx2::leaky_relu_backward(dt, L, slope);
   generic::leaky_relu_backward(dt, L, slope);
 }
@@ -200,8 +202,8 @@ void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* 
   generic::batch_norm_stats(dt, g, x, eps, mean, var, invstd);
 }
 
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean,
-                      const void* invstd, const void* w, const void* b, void* y) {
+void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
+                      const void* w, const void* b, void* y) {
   if (use_avx2()) return avx2::batch_norm_apply(dt, g, x, mean, invstd, w, b, y);
   generic::batch_norm_apply(dt, g, x, mean, invstd, w, b, y);
 }
@@ -239,7 +241,8 @@ void layer_norm_backward(DType dt, int64_t rows, int64_t d, const void* go, cons
 
 namespace {
 inline int64_t index_at(const void* idx, bool is_int32, int64_t i) {
-  return is_int32 ? int64_t(static_cast<const int32_t*>(idx)[i]) : static_cast<const int64_t*>(idx)[i];
+  return is_int32 ? int64_t(static_cast<const int32_t*>(idx)[i])
+                  : static_cast<const int64_t*>(idx)[i];
 }
 
 template <class T>
@@ -251,7 +254,8 @@ void copy_rows(const void* idx, bool is_int32, int64_t n, int64_t dim, const T* 
       const T* row = w + index_at(idx, is_int32, i) * ws0;
       T* o = out + i * dim;
       if (ws1 == 1) std::memcpy(o, row, size_t(dim) * sizeof(T));
-      else for (int64_t j = 0; j < dim; ++j) o[j] = row[j * ws1];
+      else
+        for (int64_t j = 0; j < dim; ++j) o[j] = row[j * ws1];
     }
   });
 }

@@ -20,7 +20,8 @@
 namespace ember::kernels {
 
 // ---- elementwise activations (Loop operand 0 is the output) ------------------------------
-// out = gelu(x) over Loop{out, x}; tanh_approx picks 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
+// out = gelu(x) over Loop{out, x}; tanh_approx picks 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715
+// x^3))).
 void gelu(DType dt, const Loop& L, bool tanh_approx);
 // gx = g * gelu'(x) over Loop{gx, g, x}.
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx);
@@ -44,8 +45,8 @@ struct ChannelGeom {
 void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* mean, void* var,
                       void* invstd);
 // y = (x - mean[c]) * invstd[c] * w[c] + b[c]; w and b may be null (1 and 0). y contiguous.
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean,
-                      const void* invstd, const void* w, const void* b, void* y);
+void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
+                      const void* w, const void* b, void* y);
 // Per channel: sum_g[c] = sum of go, sum_gxmu[c] = sum of go * (x - mean[c]). go contiguous.
 void batch_norm_backward_reduce(DType dt, ChannelGeom g, const void* go, const void* x,
                                 const void* mean, void* sum_g, void* sum_gxmu);

@@ -85,7 +85,7 @@ template <class T>
 using V = typename VecOf<T>::type;
 template <class T>
 constexpr int kW = int(EMBER_NN_VBYTES / sizeof(T));  // lanes of V<T>
-constexpr int kUnroll = 4;  // (the combine below adds exactly 4)
+constexpr int kUnroll = 4;                            // (the combine below adds exactly 4)
 constexpr int64_t kChunk = 2048;
 
 template <class T>
@@ -122,8 +122,9 @@ void lane_sums(int64_t n, const Vf& vec, const Sf& one, double* out) {
 template <class T>
 double sum_run(const T* x, int64_t n) {
   double s = 0;
-  lane_sums<T, 1>(n, [x](int64_t i, V<T>* a) { a[0] += loadv(x + i); },
-                  [x](int64_t i, T* t) { t[0] += x[i]; }, &s);
+  lane_sums<T, 1>(
+      n, [x](int64_t i, V<T>* a) { a[0] += loadv(x + i); }, [x](int64_t i, T* t) { t[0] += x[i]; },
+      &s);
   return s;
 }
 
@@ -301,7 +302,8 @@ void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* 
     const double m = double(g.n * g.s);
     std::vector<double> mu(size_t(g.c)), sq(size_t(g.c));
     channel_reduce<T, 1>(
-        g, [&](double* acc, int64_t, int64_t off, int64_t len) { acc[0] += sum_run(xp + off, len); },
+        g,
+        [&](double* acc, int64_t, int64_t off, int64_t len) { acc[0] += sum_run(xp + off, len); },
         [&](T* acc, int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r)
             for (int64_t c = 0; c < g.c; ++c) acc[c] += xp[r * g.c + c];
@@ -333,8 +335,8 @@ void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* 
   });
 }
 
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean,
-                      const void* invstd, const void* w, const void* b, void* y) {
+void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
+                      const void* w, const void* b, void* y) {
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     // y = x * scale + shift with scale = invstd * w and shift = b - mean * scale.
@@ -368,7 +370,8 @@ void batch_norm_backward_reduce(DType dt, ChannelGeom g, const void* go, const v
     const T* mp = static_cast<const T*>(mean);
     std::vector<double> sums(size_t(2 * g.c));
     channel_reduce<T, 2>(
-        g, [&](double* acc, int64_t ch, int64_t off, int64_t len) {
+        g,
+        [&](double* acc, int64_t ch, int64_t off, int64_t len) {
           grad_sums_run<T>(gp + off, xp + off, nullptr, len, double(mp[ch]), acc);
         },
         [&](T* acc, int64_t r0, int64_t r1) {  // acc[0][c]: sum of g, acc[1][c]: of g (x - mean)
@@ -417,8 +420,9 @@ void batch_norm_backward_input(DType dt, ChannelGeom g, const void* go, const vo
         }
       } else if (ch < 0) {
         for (int64_t i = 0; i < len; ++i)
-          out[off + i] = (gp[off + i] - gm[size_t(i)] - (xp[off + i] - mu[size_t(i)]) * k[size_t(i)]) *
-                         a[size_t(i)];
+          out[off + i] =
+              (gp[off + i] - gm[size_t(i)] - (xp[off + i] - mu[size_t(i)]) * k[size_t(i)]) *
+              a[size_t(i)];
       } else {
         const T ac = a[size_t(ch)], gc = gm[size_t(ch)], kc = k[size_t(ch)], mc = mu[size_t(ch)];
         for (int64_t i = 0; i < len; ++i)
@@ -447,10 +451,14 @@ void layer_norm(DType dt, int64_t rows, int64_t d, const void* x, const void* w,
         static_cast<T*>(mean)[r] = T(mu);
         static_cast<T*>(rstd)[r] = T(rs);
         const T m = T(mu), a = T(rs);
-        if (wp && bp) for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a * wp[j] + bp[j];
-        else if (wp) for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a * wp[j];
-        else if (bp) for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a + bp[j];
-        else for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a;
+        if (wp && bp)
+          for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a * wp[j] + bp[j];
+        else if (wp)
+          for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a * wp[j];
+        else if (bp)
+          for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a + bp[j];
+        else
+          for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * a;
       }
     });
   });
@@ -506,8 +514,10 @@ void layer_norm_backward(DType dt, int64_t rows, int64_t d, const void* go, cons
         const double rs = double(rp[r]);
         const T a = T(rs), c1 = T(s[0] / double(d)), c2 = T(s[1] * rs * rs / double(d)), mu = mp[r];
         T* out = static_cast<T*>(gx) + r * d;
-        if (wp) for (int64_t j = 0; j < d; ++j) out[j] = a * (gr[j] * wp[j] - c1 - (xr[j] - mu) * c2);
-        else for (int64_t j = 0; j < d; ++j) out[j] = a * (gr[j] - c1 - (xr[j] - mu) * c2);
+        if (wp)
+          for (int64_t j = 0; j < d; ++j) out[j] = a * (gr[j] * wp[j] - c1 - (xr[j] - mu) * c2);
+        else
+          for (int64_t j = 0; j < d; ++j) out[j] = a * (gr[j] - c1 - (xr[j] - mu) * c2);
       }
     };
     const int64_t row_grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(d, 1));

@@ -18,7 +18,6 @@ void rmsprop(std::span<const RMSpropSlot> slots, const RMSpropArgs& a);
 void adagrad(std::span<const AdagradSlot> slots, const AdagradArgs& a);
 }  // namespace avx2
 
-
 void sgd(std::span<const SGDSlot> slots, const SGDArgs& a) {
   use_avx2() ? avx2::sgd(slots, a) : generic::sgd(slots, a);
 }

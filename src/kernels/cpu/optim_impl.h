@@ -82,17 +82,17 @@ void sgd_run(const SGDSlot& s, int64_t lo, int64_t hi, const SGDArgs& a) {
   const T sign = a.maximize ? T(-1) : T(1), wd = T(a.weight_decay), mom = T(a.momentum);
   const T damp = T(1 - a.dampening), neg_lr = T(-a.lr);
   for (int64_t j = lo; j < hi; ++j) {
-    T d = g[j] * sign;                        // grad = -grad if maximize
-    if constexpr (WD) d = d + wd * p[j];      // grad.add(param, alpha=wd)
+    T d = g[j] * sign;                    // grad = -grad if maximize
+    if constexpr (WD) d = d + wd * p[j];  // grad.add(param, alpha=wd)
     if constexpr (Mom) {
       T b;
-      if constexpr (First) b = d;             // buf = grad.clone()
-      else b = buf[j] * mom + damp * d;       // buf.mul_(momentum).add_(grad, alpha=1-dampening)
+      if constexpr (First) b = d;        // buf = grad.clone()
+      else b = buf[j] * mom + damp * d;  // buf.mul_(momentum).add_(grad, alpha=1-dampening)
       buf[j] = b;
       if constexpr (Nesterov) d = d + mom * b;  // grad.add(buf, alpha=momentum)
       else d = b;
     }
-    p[j] = p[j] + neg_lr * d;                 // param.add_(grad, alpha=-lr)
+    p[j] = p[j] + neg_lr * d;  // param.add_(grad, alpha=-lr)
   }
 }
 
@@ -105,20 +105,21 @@ void adam_run(const AdamSlot& s, int64_t lo, int64_t hi, const AdamArgs& a) {
   T* __restrict v = static_cast<T*>(s.exp_avg_sq);
   T* __restrict vmax = static_cast<T*>(s.max_exp_avg_sq);
   const T sign = a.maximize ? T(-1) : T(1), wd = T(a.weight_decay);
-  const T decay = T(1 - a.lr * a.weight_decay), beta2 = T(a.beta2), one_minus_beta2 = T(1 - a.beta2);
+  const T decay = T(1 - a.lr * a.weight_decay), beta2 = T(a.beta2),
+          one_minus_beta2 = T(1 - a.beta2);
   const T eps = T(a.eps), bc2_sqrt = T(s.bias_correction2_sqrt), neg_step = T(-s.step_size);
   const Lerp<T> lerp(1 - a.beta1);
   for (int64_t j = lo; j < hi; ++j) {
     T d = g[j] * sign, pj = p[j];
     if constexpr (Decay == WeightDecay::L2) d = d + wd * pj;         // grad.add(param, alpha=wd)
     if constexpr (Decay == WeightDecay::Decoupled) pj = pj * decay;  // param.mul_(1 - lr*wd)
-    const T mj = lerp(m[j], d);                                  // exp_avg.lerp_(grad, 1-beta1)
+    const T mj = lerp(m[j], d);                                      // exp_avg.lerp_(grad, 1-beta1)
     m[j] = mj;
     T vj = v[j] * beta2 + one_minus_beta2 * d * d;  // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
     v[j] = vj;
     if constexpr (Amsgrad) vmax[j] = vj = nan_max(vmax[j], vj);  // torch.maximum(..., out=)
-    const T denom = std::sqrt(vj) / bc2_sqrt + eps;  // (v.sqrt() / bc2_sqrt).add_(eps)
-    p[j] = pj + neg_step * mj / denom;               // param.addcdiv_(m, denom, -step_size)
+    const T denom = std::sqrt(vj) / bc2_sqrt + eps;              // (v.sqrt() / bc2_sqrt).add_(eps)
+    p[j] = pj + neg_step * mj / denom;  // param.addcdiv_(m, denom, -step_size)
   }
 }
 
@@ -135,24 +136,24 @@ void rmsprop_run(const RMSpropSlot& s, int64_t lo, int64_t hi, const RMSpropArgs
   const Lerp<T> lerp(1 - a.alpha);
   for (int64_t j = lo; j < hi; ++j) {
     T d = g[j] * sign;
-    if constexpr (WD) d = d + wd * p[j];                // grad.add(param, alpha=wd)
+    if constexpr (WD) d = d + wd * p[j];                   // grad.add(param, alpha=wd)
     const T sj = sq[j] * alpha + one_minus_alpha * d * d;  // square_avg.mul_(a).addcmul_(g, g, 1-a)
     sq[j] = sj;
     T avg;
     if constexpr (Centered) {
-      const T ga = lerp(gavg[j], d);                    // grad_avg.lerp_(grad, 1-alpha)
+      const T ga = lerp(gavg[j], d);  // grad_avg.lerp_(grad, 1-alpha)
       gavg[j] = ga;
-      avg = std::sqrt(sj + T(-1) * ga * ga);            // square_avg.addcmul(ga, ga, -1).sqrt_()
+      avg = std::sqrt(sj + T(-1) * ga * ga);  // square_avg.addcmul(ga, ga, -1).sqrt_()
     } else {
       avg = std::sqrt(sj);
     }
-    avg = avg + eps;                                    // avg.add_(eps)
+    avg = avg + eps;  // avg.add_(eps)
     if constexpr (Mom) {
-      const T b = buf[j] * mom + d / avg;               // buf.mul_(momentum).addcdiv_(grad, avg)
+      const T b = buf[j] * mom + d / avg;  // buf.mul_(momentum).addcdiv_(grad, avg)
       buf[j] = b;
-      p[j] = p[j] + neg_lr * b;                         // param.add_(buf, alpha=-lr)
+      p[j] = p[j] + neg_lr * b;  // param.add_(buf, alpha=-lr)
     } else {
-      p[j] = p[j] + neg_lr * d / avg;                   // param.addcdiv_(grad, avg, value=-lr)
+      p[j] = p[j] + neg_lr * d / avg;  // param.addcdiv_(grad, avg, value=-lr)
     }
   }
 }
@@ -167,11 +168,11 @@ void adagrad_run(const AdagradSlot& s, int64_t lo, int64_t hi, const AdagradArgs
   const T neg_clr = T(-s.clr);
   for (int64_t j = lo; j < hi; ++j) {
     T d = g[j] * sign;
-    if constexpr (WD) d = d + wd * p[j];         // grad.add(param, alpha=wd)
-    const T sj = sum[j] + T(1) * d * d;          // state_sum.addcmul_(grad, grad, value=1)
+    if constexpr (WD) d = d + wd * p[j];  // grad.add(param, alpha=wd)
+    const T sj = sum[j] + T(1) * d * d;   // state_sum.addcmul_(grad, grad, value=1)
     sum[j] = sj;
-    const T std_ = std::sqrt(sj) + eps;          // state_sum.sqrt().add_(eps)
-    p[j] = p[j] + neg_clr * d / std_;            // param.addcdiv_(grad, std, value=-clr)
+    const T std_ = std::sqrt(sj) + eps;  // state_sum.sqrt().add_(eps)
+    p[j] = p[j] + neg_clr * d / std_;    // param.addcdiv_(grad, std, value=-clr)
   }
 }
 
@@ -190,9 +191,9 @@ void sgd(std::span<const SGDSlot> slots, const SGDArgs& a) {
   fused_for(slots, [&](const SGDSlot& s, int64_t lo, int64_t hi) {
     with_dtype(s.dtype, [&](auto t) {
       using T = decltype(t);
-      with_flags([&](auto WD, auto Mom, auto First, auto Nest) {
-        sgd_run<T, WD, Mom, First, Nest>(s, lo, hi, a);
-      }, wd, mom, mom && s.first, mom && a.nesterov);
+      with_flags([&](auto WD, auto Mom, auto First,
+                     auto Nest) { sgd_run<T, WD, Mom, First, Nest>(s, lo, hi, a); },
+                 wd, mom, mom && s.first, mom && a.nesterov);
     });
   });
 }
@@ -203,12 +204,14 @@ void adam(std::span<const AdamSlot> slots, const AdamArgs& a) {
   fused_for(slots, [&](const AdamSlot& s, int64_t lo, int64_t hi) {
     with_dtype(s.dtype, [&](auto t) {
       using T = decltype(t);
-      with_flags([&](auto Decay, auto Decoupled, auto Amsgrad) {
-        constexpr WeightDecay mode = !Decay ? WeightDecay::None
-                                     : Decoupled ? WeightDecay::Decoupled
-                                                 : WeightDecay::L2;
-        adam_run<T, mode, Amsgrad>(s, lo, hi, a);
-      }, decay, decoupled, a.amsgrad);
+      with_flags(
+          [&](auto Decay, auto Decoupled, auto Amsgrad) {
+            constexpr WeightDecay mode = !Decay      ? WeightDecay::None
+                                         : Decoupled ? WeightDecay::Decoupled
+                                                     : WeightDecay::L2;
+            adam_run<T, mode, Amsgrad>(s, lo, hi, a);
+          },
+          decay, decoupled, a.amsgrad);
     });
   });
 }
@@ -218,9 +221,9 @@ void rmsprop(std::span<const RMSpropSlot> slots, const RMSpropArgs& a) {
   fused_for(slots, [&](const RMSpropSlot& s, int64_t lo, int64_t hi) {
     with_dtype(s.dtype, [&](auto t) {
       using T = decltype(t);
-      with_flags([&](auto WD, auto Centered, auto Mom) {
-        rmsprop_run<T, WD, Centered, Mom>(s, lo, hi, a);
-      }, wd, a.centered, mom);
+      with_flags([&](auto WD, auto Centered,
+                     auto Mom) { rmsprop_run<T, WD, Centered, Mom>(s, lo, hi, a); },
+                 wd, a.centered, mom);
     });
   });
 }

@@ -25,9 +25,7 @@ void for_planes(const Pool2dGeom& g, int64_t work_per_plane, const T* in, const 
 }
 
 // A 2-d pooling (or a 3-d one over a single plane with windows of depth 1).
-inline bool flat(const Pool2dGeom& g) {
-  return g.d == 1 && g.od == 1 && g.kd == 1 && g.pd == 0;
-}
+inline bool flat(const Pool2dGeom& g) { return g.d == 1 && g.od == 1 && g.kd == 1 && g.pd == 0; }
 
 // The rows (or columns) [lo, hi) of window o, stepping by dilation d from the first one
 // inside the input: o * s - p + j * d for j < k, clipped to [0, size).
@@ -173,8 +171,8 @@ inline AvgWindow avg_window(const Pool2dGeom& g, int64_t oz, int64_t oh, int64_t
   const AvgSpan z = avg_span(oz, g.sd, g.pd, g.kd, g.d), h = avg_span(oh, g.sh, g.ph, g.kh, g.h);
   const AvgSpan w = avg_span(ow, g.sw, g.pw, g.kw, g.w);
   const int64_t div = divisor_override != 0 ? divisor_override
-                      : include_pad        ? z.padded * h.padded * w.padded
-                                           : (z.hi - z.lo) * (h.hi - h.lo) * (w.hi - w.lo);
+                      : include_pad         ? z.padded * h.padded * w.padded
+                                            : (z.hi - z.lo) * (h.hi - h.lo) * (w.hi - w.lo);
   return {z.lo, z.hi, h.lo, h.hi, w.lo, w.hi, div};
 }
 
@@ -205,7 +203,8 @@ void avg_forward(const Pool2dGeom& g, bool include_pad, int64_t div_override, co
 }
 
 template <class T>
-void avg_backward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* gout, T* gin) {
+void avg_backward(const Pool2dGeom& g, bool include_pad, int64_t div_override, const T* gout,
+                  T* gin) {
   const int64_t plane_out = g.od * g.ho * g.wo, plane_in = g.d * g.h * g.w;
   for_planes<T>(g, plane_out * g.kd * g.kh * g.kw + plane_in, nullptr, [&](int64_t p, const T*) {
     T* gi = gin + p * plane_in;
@@ -229,7 +228,9 @@ void avg_backward(const Pool2dGeom& g, bool include_pad, int64_t div_override, c
 
 // Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
 inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+inline int64_t end_index(int64_t o, int64_t out, int64_t in) {
+  return ((o + 1) * in + out - 1) / out;
+}
 
 template <class T>
 void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
@@ -246,7 +247,8 @@ void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
           T sum = T(0);
           for (int64_t iz = z0; iz < z1; ++iz)
             for (int64_t ih = h0; ih < h1; ++ih)
-              for (int64_t iw = w0; iw < w1; ++iw) sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
+              for (int64_t iw = w0; iw < w1; ++iw)
+                sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
           o[j] = sum / T((z1 - z0) * (h1 - h0) * (w1 - w0));
         }
       }
@@ -280,7 +282,8 @@ void adaptive_backward(const Pool2dGeom& g, const T* gout, T* gin) {
 
 }  // namespace
 
-void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out, int64_t* indices) {
+void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out,
+                        int64_t* indices) {
   visit_dtype(dt, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>)
       max_forward<T>(g, static_cast<const T*>(in), static_cast<T*>(out), indices);
@@ -318,7 +321,8 @@ void adaptive_avg_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, 
   });
 }
 
-void adaptive_avg_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out, void* grad_in) {
+void adaptive_avg_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out,
+                                  void* grad_in) {
   visit_floating(dt, [&]<class T>() {
     adaptive_backward<T>(g, static_cast<const T*>(grad_out), static_cast<T*>(grad_in));
   });

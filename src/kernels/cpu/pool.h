@@ -39,6 +39,7 @@ void avg_pool2d_backward(DType dt, const Pool2dGeom& g, bool count_include_pad,
 // Window (oh, ow) covers rows [floor(oh * H / ho), ceil((oh + 1) * H / ho)) and the same for
 // columns (and planes), as torch.nn.AdaptiveAvgPool2d/3d. float32 and float64.
 void adaptive_avg_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out);
-void adaptive_avg_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out, void* grad_in);
+void adaptive_avg_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out,
+                                  void* grad_in);
 
 }  // namespace ember::kernels

@@ -35,7 +35,9 @@ struct DimInfo {
 };
 
 // Stride 0 (a broadcast dim) sorts as the largest, so real memory runs stay innermost.
-int64_t stride_key(int64_t s) { return s == 0 ? std::numeric_limits<int64_t>::max() : s < 0 ? -s : s; }
+int64_t stride_key(int64_t s) {
+  return s == 0 ? std::numeric_limits<int64_t>::max() : s < 0 ? -s : s;
+}
 
 void coalesce(DimInfo* d, int n, bool with_out, Dims& sizes, Dims& in, Dims* out) {
   std::stable_sort(d, d + n, [](const DimInfo& a, const DimInfo& b) {
@@ -60,7 +62,6 @@ void coalesce(DimInfo* d, int n, bool with_out, Dims& sizes, Dims& in, Dims* out
     if (with_out) out->push_back(0);
   }
 }
-
 
 }  // namespace
 
@@ -121,7 +122,8 @@ void sum_finish(DType dt, const double* partials, int64_t nblocks, double diviso
   else *reinterpret_cast<double*>(out) = a / divisor;
 }
 
-void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner, bool log) {
+void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
+             bool log) {
   if (use_avx2()) avx2::softmax(dt, in, out, outer, n, inner, log);
   else generic::softmax(dt, in, out, outer, n, inner, log);
 }

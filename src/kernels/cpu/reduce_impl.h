@@ -32,7 +32,9 @@ namespace ember::kernels::EMBER_REDUCE_ISA {
 namespace {
 
 // Stride 0 (a broadcast dim) counts as the largest, as in ReduceShape.
-int64_t stride_key(int64_t s) { return s == 0 ? std::numeric_limits<int64_t>::max() : s < 0 ? -s : s; }
+int64_t stride_key(int64_t s) {
+  return s == 0 ? std::numeric_limits<int64_t>::max() : s < 0 ? -s : s;
+}
 
 // Walks a multi-dim index space in order, tracking the offsets under two stride sets.
 struct Walker {
@@ -107,12 +109,17 @@ using sum_out_t = std::conditional_t<is_float_v<T>, T, int64_t>;
 
 template <class T, class O = sum_out_t<T>>
 struct SumOp {
-  using In = T; using Acc = wide_t<T>; using Out = O;
+  using In = T;
+  using Acc = wide_t<T>;
+  using Out = O;
   using Fast = std::conditional_t<std::is_same_v<T, float>, float, Acc>;
   static constexpr bool kCenter = false;
   double divisor = 1;  // mean: the number of reduced elements
   Acc init() const { return Acc(0); }
-  template <class A> A step(A a, T x, A) const { return a + A(x); }
+  template <class A>
+  A step(A a, T x, A) const {
+    return a + A(x);
+  }
   Acc combine(Acc a, Acc b) const { return a + b; }
   O finalize(Acc a, double) const {
     if constexpr (is_float_v<T>) return O(a / divisor);
@@ -122,10 +129,16 @@ struct SumOp {
 
 template <class T>
 struct ProdOp {
-  using In = T; using Acc = wide_t<T>; using Fast = Acc; using Out = sum_out_t<T>;
+  using In = T;
+  using Acc = wide_t<T>;
+  using Fast = Acc;
+  using Out = sum_out_t<T>;
   static constexpr bool kCenter = false;
   Acc init() const { return Acc(1); }
-  template <class A> A step(A a, T x, A) const { return a * A(x); }
+  template <class A>
+  A step(A a, T x, A) const {
+    return a * A(x);
+  }
   Acc combine(Acc a, Acc b) const { return a * b; }
   Out finalize(Acc a, double) const {
     if constexpr (is_float_v<T>) return Out(a);
@@ -143,7 +156,10 @@ bool beats(T x, T a) {
 
 template <class T, bool IsMax, class O = T>
 struct ExtremeOp {
-  using In = T; using Acc = T; using Fast = T; using Out = O;
+  using In = T;
+  using Acc = T;
+  using Fast = T;
+  using Out = O;
   static constexpr bool kCenter = false;
   T init() const {
     if constexpr (is_float_v<T>) return IsMax ? -INFINITY : INFINITY;
@@ -169,7 +185,9 @@ struct ShiftOp : ExtremeOp<T, true, double> {
 
 template <class T, bool IsAll>
 struct LogicalOp {
-  using In = T; using Acc = bool; using Fast = bool;
+  using In = T;
+  using Acc = bool;
+  using Fast = bool;
   using Out = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
   static constexpr bool kCenter = false;
   bool init() const { return IsAll; }
@@ -182,12 +200,15 @@ enum class NormKind { Two, One, Zero, Pow };
 
 template <class T, NormKind K>
 struct NormOp {
-  using In = T; using Acc = double; using Out = T;
+  using In = T;
+  using Acc = double;
+  using Out = T;
   using Fast = std::conditional_t<K == NormKind::Pow, double, T>;
   static constexpr bool kCenter = false;
   double p = 2;
   double init() const { return 0; }
-  template <class A> A step(A a, T x, A) const {
+  template <class A>
+  A step(A a, T x, A) const {
     const A v = A(x);
     if constexpr (K == NormKind::Two) return a + v * v;
     else if constexpr (K == NormKind::One) return a + std::fabs(v);
@@ -214,12 +235,16 @@ struct AbsExtremeOp : ExtremeOp<T, IsMax> {
 // var's second pass: sum of squared deviations from the mean c.
 template <class T>
 struct SqDevOp {
-  using In = T; using Acc = double; using Fast = T; using Out = T;
+  using In = T;
+  using Acc = double;
+  using Fast = T;
+  using Out = T;
   static constexpr bool kCenter = true;
   double divisor = 1;
   bool take_sqrt = false;
   double init() const { return 0; }
-  template <class A> A step(A a, T x, A c) const {
+  template <class A>
+  A step(A a, T x, A c) const {
     const A d = A(x) - c;
     return a + d * d;
   }
@@ -233,10 +258,16 @@ struct SqDevOp {
 // logsumexp's second pass: log(sum exp(x - c)) + c, exp in the input's precision.
 template <class T>
 struct SumExpOp {
-  using In = T; using Acc = double; using Fast = T; using Out = T;
+  using In = T;
+  using Acc = double;
+  using Fast = T;
+  using Out = T;
   static constexpr bool kCenter = true;
   double init() const { return 0; }
-  template <class A> A step(A a, T x, A c) const { return a + A(exp_of(T(A(x) - c))); }
+  template <class A>
+  A step(A a, T x, A c) const {
+    return a + A(exp_of(T(A(x) - c)));
+  }
   double combine(double a, double b) const { return a + b; }
   T finalize(double a, double c) const { return T(std::log(a) + c); }
 };
@@ -253,7 +284,9 @@ constexpr int64_t kChunk = 256;  // elements per Fast chunk: 16 per lane
 // flushes into the Acc (double) lanes: the error stays that of ~16 float additions per
 // element however long the run, at the speed of a float sum.
 template <class Op>
-constexpr bool is_select_v = requires { Op::kSelect; };
+constexpr bool is_select_v = requires {
+  Op::kSelect;
+};
 
 // max/min over the leading multiple of kLanes elements of x, into lane[] (which holds the
 // lanes so far); returns how many elements it took. GCC vectorizes a select reduction only
@@ -358,8 +391,8 @@ Walker kept_walker(const ReduceShape& g, int64_t start) {
 }
 
 template <class Op>
-void reduce_inner(const Op& op, const ReduceShape& g, const typename Op::In* x,
-                  typename Op::Out* y, const double* center) {
+void reduce_inner(const Op& op, const ReduceShape& g, const typename Op::In* x, typename Op::Out* y,
+                  const double* center) {
   using Acc = typename Op::Acc;
   const int64_t nr = g.num_red, no = g.num_out;
   const int64_t nb = std::max<int64_t>(1, (nr + kReduceBlock - 1) / kReduceBlock);
@@ -395,8 +428,8 @@ void reduce_inner(const Op& op, const ReduceShape& g, const typename Op::In* x,
 
 // ---- the outer driver: rows accumulated into a tile of outputs --------------------------------
 
-constexpr int64_t kTile = 1024;           // outputs accumulated together (a few KB: stays in L1)
-constexpr int64_t kFewOutputs = 1024;     // below this, split the reduced dims instead
+constexpr int64_t kTile = 1024;        // outputs accumulated together (a few KB: stays in L1)
+constexpr int64_t kFewOutputs = 1024;  // below this, split the reduced dims instead
 constexpr int64_t kMaxRowBlocks = 64;
 
 // The kept dims split as (outer..., inner): the innermost kept dim is the vectorized one.
@@ -425,11 +458,15 @@ template <class Op, class A, class C>
 void accumulate_row(const Op& op, A* acc, const typename Op::In* row, int64_t w, int64_t ks,
                     const C* c) {
   if constexpr (Op::kCenter) {
-    if (ks == 1) for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j], A(c[j]));
-    else for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j * ks], A(c[j]));
+    if (ks == 1)
+      for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j], A(c[j]));
+    else
+      for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j * ks], A(c[j]));
   } else {
-    if (ks == 1) for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j], A{});
-    else for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j * ks], A{});
+    if (ks == 1)
+      for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j], A{});
+    else
+      for (int64_t j = 0; j < w; ++j) acc[j] = op.step(acc[j], row[j * ks], A{});
   }
 }
 
@@ -499,15 +536,16 @@ void fold_wide(const Op& op, typename Op::Acc* acc, int64_t wd, int64_t width) {
 }
 
 template <class Op>
-void reduce_outer(const Op& op, const ReduceShape& g, const typename Op::In* x,
-                  typename Op::Out* y, const double* center) {
+void reduce_outer(const Op& op, const ReduceShape& g, const typename Op::In* x, typename Op::Out* y,
+                  const double* center) {
   using Acc = typename Op::Acc;
   const OuterPlan p = outer_plan(g);
   const int nko = int(g.kept.size()) - 1;
   const int64_t nr = g.num_red, rs = g.red_in.back();
   const int64_t units = p.Ko * p.tiles * p.nrb;
   std::unique_ptr<Acc[]> part(p.nrb > 1 ? new Acc[size_t(units * kTile)] : nullptr);
-  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, std::min(p.D, kTile) * p.rb));
+  const int64_t grain =
+      std::max<int64_t>(1, kGrain / std::max<int64_t>(1, std::min(p.D, kTile) * p.rb));
   parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
     Acc acc[kTile];
     double c[kTile];
@@ -521,9 +559,10 @@ void reduce_outer(const Op& op, const ReduceShape& g, const typename Op::In* x,
       if constexpr (Op::kCenter)
         for (int64_t j = 0; j < width; ++j) c[j] = center[out0 + (j % wd) * p.kos];
       const typename Op::In* base = x + w.off0 + j0 * p.ks;
-      for_runs(g.red, g.red_in, blk * p.rb, std::min(nr, (blk + 1) * p.rb), [&](int64_t off, int64_t n) {
-        accumulate_rows(op, acc, base + off, n, rs, wd, width, p.ks, c);
-      });
+      for_runs(g.red, g.red_in, blk * p.rb, std::min(nr, (blk + 1) * p.rb),
+               [&](int64_t off, int64_t n) {
+                 accumulate_rows(op, acc, base + off, n, rs, wd, width, p.ks, c);
+               });
       fold_wide(op, acc, wd, width);
       if (p.nrb > 1) {
         std::copy(acc, acc + wd, part.get() + u * kTile);
@@ -623,7 +662,8 @@ void reduce(ReduceOp op, DType dt, const ReduceShape& g, const char* in, char* o
 double sum_block(DType dt, const char* in, int64_t n) {
   double r = 0;
   visit_dtype(dt, [&]<class T>() {
-    if constexpr (is_float_v<T>) r = reduce_run(SumOp<T>{}, reinterpret_cast<const T*>(in), n, 1, 0.0);
+    if constexpr (is_float_v<T>)
+      r = reduce_run(SumOp<T>{}, reinterpret_cast<const T*>(in), n, 1, 0.0);
   });
   return r;
 }

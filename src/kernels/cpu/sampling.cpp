@@ -35,7 +35,9 @@ double gamma_grad_one(double x, double a) {
   if (a > 1e8) return (x + a) / (2 * a);
   const double h = 1e-4 * std::min(a, std::sqrt(a));
   const bool upper = bm::gamma_p(a, x, Quiet()) > 0.5;
-  auto F = [&](double s) { return upper ? -bm::gamma_q(s, x, Quiet()) : bm::gamma_p(s, x, Quiet()); };
+  auto F = [&](double s) {
+    return upper ? -bm::gamma_q(s, x, Quiet()) : bm::gamma_p(s, x, Quiet());
+  };
   const double dP_da = (F(a + h) - F(a - h)) / (2 * h);
   const double dP_dx = bm::gamma_p_derivative(a, x, Quiet());
   return dP_dx > 0 ? -dP_da / dP_dx : 0.0;
@@ -93,7 +95,8 @@ void fill(Generator& g, Fill kind, double a, double b, double* out, int64_t n) {
       // The trials up to and including the first success (torch's support, from 1), by
       // inversion in double: <random>'s int64 sampler overflows for p near 0.
       const double l = std::log1p(-a);
-      for (int64_t i = 0; i < n; ++i) out[i] = std::max(1.0, std::ceil(std::log(1.0 - g.next_double()) / l));
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = std::max(1.0, std::ceil(std::log(1.0 - g.next_double()) / l));
       break;
     }
     case Fill::Cauchy: {

@@ -16,20 +16,25 @@ int64_t row_grain(int64_t len) { return std::max<int64_t>(1, kGrain / std::max<i
 // Calls f(ptrs) with operand k's pointer at the start of each row.
 template <class F>
 void for_each_row(const Loop& rows, int64_t len, F&& f) {
-  for_each(rows, [&](char** p, const int64_t* s, int64_t n) {
-    char* q[Loop::kMaxArgs];
-    for (int64_t i = 0; i < n; ++i) {
-      for (int k = 0; k < rows.nargs; ++k) q[k] = p[k] + i * s[k];
-      f(q);
-    }
-  }, row_grain(len));
+  for_each(
+      rows,
+      [&](char** p, const int64_t* s, int64_t n) {
+        char* q[Loop::kMaxArgs];
+        for (int64_t i = 0; i < n; ++i) {
+          for (int k = 0; k < rows.nargs; ++k) q[k] = p[k] + i * s[k];
+          f(q);
+        }
+      },
+      row_grain(len));
 }
 
 template <class T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
 template <class T>
-T& at(char* base, int64_t i, int64_t step) { return *reinterpret_cast<T*>(base + i * step); }
+T& at(char* base, int64_t i, int64_t step) {
+  return *reinterpret_cast<T*>(base + i * step);
+}
 
 // Rows are scanned in blocks of up to kBlock side by side: for a scan along an outer dim
 // (neighbouring rows are neighbours in memory) the inner loop then walks contiguous memory
@@ -39,23 +44,26 @@ constexpr int64_t kBlock = 64;
 template <bool Prod>
 void scan(DType dt, const Loop& rows, int64_t len, int64_t os, int64_t is) {
   visit_dtype(dt, [&]<class T>() {
-    for_each(rows, [&](char** p, const int64_t* s, int64_t n) {
-      Acc<T> acc[kBlock];
-      for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
-        const int64_t nb = std::min(kBlock, n - r0);
-        char* out = p[0] + r0 * s[0];
-        const char* in = p[1] + r0 * s[1];
-        for (int64_t r = 0; r < nb; ++r) acc[r] = Prod ? 1 : 0;
-        for (int64_t i = 0; i < len; ++i) {
-          for (int64_t r = 0; r < nb; ++r) {
-            const T x = *reinterpret_cast<const T*>(in + i * is + r * s[1]);
-            if constexpr (Prod) acc[r] *= Acc<T>(x);
-            else acc[r] += Acc<T>(x);
-            *reinterpret_cast<T*>(out + i * os + r * s[0]) = T(acc[r]);
+    for_each(
+        rows,
+        [&](char** p, const int64_t* s, int64_t n) {
+          Acc<T> acc[kBlock];
+          for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
+            const int64_t nb = std::min(kBlock, n - r0);
+            char* out = p[0] + r0 * s[0];
+            const char* in = p[1] + r0 * s[1];
+            for (int64_t r = 0; r < nb; ++r) acc[r] = Prod ? 1 : 0;
+            for (int64_t i = 0; i < len; ++i) {
+              for (int64_t r = 0; r < nb; ++r) {
+                const T x = *reinterpret_cast<const T*>(in + i * is + r * s[1]);
+                if constexpr (Prod) acc[r] *= Acc<T>(x);
+                else acc[r] += Acc<T>(x);
+                *reinterpret_cast<T*>(out + i * os + r * s[0]) = T(acc[r]);
+              }
+            }
           }
-        }
-      }
-    }, row_grain(len));
+        },
+        row_grain(len));
   });
 }
 
@@ -85,7 +93,8 @@ void cumprod(DType dt, const Loop& rows, int64_t len, int64_t out_step, int64_t 
   scan<true>(dt, rows, len, out_step, in_step);
 }
 
-void cumprod_backward(DType dt, const Loop& rows, int64_t len, int64_t gs, int64_t xs, int64_t ggs) {
+void cumprod_backward(DType dt, const Loop& rows, int64_t len, int64_t gs, int64_t xs,
+                      int64_t ggs) {
   visit_floating(dt, [&]<class T>() {
     for_each_row(rows, len, [&](char** q) {
       // z: the first zero of x. Before it, out[j] = prod x[..j] is nonzero and

@@ -20,14 +20,14 @@ double erfinv_of(double y) {
   if (w < 5.0) {
     w -= 2.5;
     x = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941})
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
       x = c + x * w;
   } else {
     w = std::sqrt(w) - 3.0;
     x = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                     -0.0076224613, 0.00943887047, 1.00167406, 2.83297682})
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682})
       x = c + x * w;
   }
   x *= y;
@@ -77,37 +77,45 @@ void special(SpecialOp op, DType dt, const Loop& L) {
     // Transcendentals cost ~20x an add: split over threads earlier than kGrain.
     const bool simd = simd_special_enabled(op);
     // float32 erfinv has its own SIMD kernel (erf_hwy-inl.h); float64 stays on erfinv_of.
-    const bool simd_erfinv_f32 = op == SpecialOp::Erfinv && sizeof(T) == 4 &&
-                                 simd_special_enabled(SpecialOp::Sinh);
-    for_each(L, [op, simd, simd_erfinv_f32](char** p, const int64_t* s, int64_t n) {
-      if (simd && s[0] == sizeof(T) && s[1] == sizeof(T)) {
-        simd_special(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n);
-        return;
-      }
-      if constexpr (sizeof(T) == 4) {
-        if (simd_erfinv_f32 && s[0] == 4 && s[1] == 4)
-          return simd_erfinv(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
-      }
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = apply(op, *reinterpret_cast<const T*>(p[1] + i * s[1]));
-    }, kGrain / 16);
+    const bool simd_erfinv_f32 =
+        op == SpecialOp::Erfinv && sizeof(T) == 4 && simd_special_enabled(SpecialOp::Sinh);
+    for_each(
+        L,
+        [op, simd, simd_erfinv_f32](char** p, const int64_t* s, int64_t n) {
+          if (simd && s[0] == sizeof(T) && s[1] == sizeof(T)) {
+            simd_special(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n);
+            return;
+          }
+          if constexpr (sizeof(T) == 4) {
+            if (simd_erfinv_f32 && s[0] == 4 && s[1] == 4)
+              return simd_erfinv(reinterpret_cast<const float*>(p[1]),
+                                 reinterpret_cast<float*>(p[0]), n);
+          }
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                apply(op, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+        },
+        kGrain / 16);
   });
 }
 
 void classify(ClassifyOp op, DType dt, const Loop& L) {
   if (is_half(dt))
-    return run_in_float(L, {DType::Bool, dt}, [&](const Loop& F) { classify(op, DType::Float32, F); });
+    return run_in_float(L, {DType::Bool, dt},
+                        [&](const Loop& F) { classify(op, DType::Float32, F); });
   visit_floating(dt, [&]<class T>() {
     for_each(L, [op](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<bool*>(p[0] + i * s[0]) = test(op, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+        *reinterpret_cast<bool*>(p[0] + i * s[0]) =
+            test(op, *reinterpret_cast<const T*>(p[1] + i * s[1]));
     });
   });
 }
 
 void ternary(TernaryOp op, DType dt, const Loop& L, double value) {
   if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt, dt}, [&](const Loop& F) { ternary(op, DType::Float32, F, value); });
+    return run_in_float(L, {dt, dt, dt, dt},
+                        [&](const Loop& F) { ternary(op, DType::Float32, F, value); });
   visit_floating(dt, [&]<class T>() {
     const T v = T(value);
     for_each(L, [op, v](char** p, const int64_t* s, int64_t n) {

@@ -194,36 +194,43 @@ double i0e(double x) { return bessel_ie(0, x); }
 void math_fn(MathFn f, DType dt, const Loop& L, int64_t n) {
   // float32 erfc: contiguous runs on the SIMD kernel (erf_hwy-inl.h), within 1 ulp of this
   // loop's double evaluation.
-  const bool simd_erfc_f32 = f == MathFn::Erfc && dt == DType::Float32 &&
-                             simd_special_enabled(SpecialOp::Sinh);
+  const bool simd_erfc_f32 =
+      f == MathFn::Erfc && dt == DType::Float32 && simd_special_enabled(SpecialOp::Sinh);
   visit_floating(dt, [&]<class T>() {
-    for_each(L, [f, n, simd_erfc_f32](char** p, const int64_t* s, int64_t len) {
-      if constexpr (sizeof(T) == 4) {
-        if (simd_erfc_f32 && s[0] == 4 && s[1] == 4)
-          return simd_erfc(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), len);
-      }
-      for (int64_t i = 0; i < len; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) =
-            T(apply(f, n, double(*reinterpret_cast<const T*>(p[1] + i * s[1]))));
-    }, kGrain / 64);  // each element costs ~100 adds
+    for_each(
+        L,
+        [f, n, simd_erfc_f32](char** p, const int64_t* s, int64_t len) {
+          if constexpr (sizeof(T) == 4) {
+            if (simd_erfc_f32 && s[0] == 4 && s[1] == 4)
+              return simd_erfc(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]),
+                               len);
+          }
+          for (int64_t i = 0; i < len; ++i)
+            *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                T(apply(f, n, double(*reinterpret_cast<const T*>(p[1] + i * s[1]))));
+        },
+        kGrain / 64);  // each element costs ~100 adds
   });
 }
 
 void binary_fn(BinaryFn f, DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
-    for_each(L, [f](char** p, const int64_t* s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        const T x = *reinterpret_cast<const T*>(p[1] + i * s[1]);
-        const T y = *reinterpret_cast<const T*>(p[2] + i * s[2]);
-        T r;
-        if (f == BinaryFn::GammaInc || f == BinaryFn::GammaIncc)
-          r = T(gammainc_of(f == BinaryFn::GammaIncc, double(x), double(y)));
-        else if (std::isnan(y)) r = y;
-        else if (x == T(0)) r = T(0);
-        else r = x * (f == BinaryFn::Xlogy ? std::log(y) : std::log1p(y));
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = r;
-      }
-    }, kGrain / 16);
+    for_each(
+        L,
+        [f](char** p, const int64_t* s, int64_t len) {
+          for (int64_t i = 0; i < len; ++i) {
+            const T x = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+            const T y = *reinterpret_cast<const T*>(p[2] + i * s[2]);
+            T r;
+            if (f == BinaryFn::GammaInc || f == BinaryFn::GammaIncc)
+              r = T(gammainc_of(f == BinaryFn::GammaIncc, double(x), double(y)));
+            else if (std::isnan(y)) r = y;
+            else if (x == T(0)) r = T(0);
+            else r = x * (f == BinaryFn::Xlogy ? std::log(y) : std::log1p(y));
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = r;
+          }
+        },
+        kGrain / 16);
   });
 }
 

@@ -10,9 +10,32 @@
 
 namespace ember::kernels {
 
-enum class MathFn { Lgamma, Digamma, Polygamma, Erfc, Erfcx, I0, I1, I0e, I1e, BesselJ0, BesselJ1,
-                    BesselY0, BesselY1, BesselK0, BesselK1, BesselK0e, BesselK1e, SphericalJ0,
-                    AiryAi, Entr, Sinc, Ndtr, Ndtri, LogNdtr };
+enum class MathFn {
+  Lgamma,
+  Digamma,
+  Polygamma,
+  Erfc,
+  Erfcx,
+  I0,
+  I1,
+  I0e,
+  I1e,
+  BesselJ0,
+  BesselJ1,
+  BesselY0,
+  BesselY1,
+  BesselK0,
+  BesselK1,
+  BesselK0e,
+  BesselK1e,
+  SphericalJ0,
+  AiryAi,
+  Entr,
+  Sinc,
+  Ndtr,
+  Ndtri,
+  LogNdtr
+};
 // out = f(a) over Loop{out, a}, both of floating dtype `dt`; `n` is polygamma's order.
 void math_fn(MathFn f, DType dt, const Loop& L, int64_t n = 0);
 

@@ -30,75 +30,152 @@ constexpr T kBelowOne = kF32<T> ? T(1 - 0x1p-24) : T(1 - 0x1p-53);  // the large
 // [lo, hi] where Vec is accurate (NaN is never in range); pad, where 0.5 is out of that
 // range, fills the tail's padding lanes (unary_hwy-inl.h).
 struct SinhOp {
-  template <class T> static constexpr T lo = kF32<T> ? T(-88.72) : T(-709);
-  template <class T> static constexpr T hi = kF32<T> ? T(88.72) : T(709);
-  template <class D, class V> static V Vec(D d, V x) { return hn::Sinh(d, x); }
-  template <class T> static T One(T x) { return std::sinh(x); }
+  template <class T>
+  static constexpr T lo = kF32<T> ? T(-88.72) : T(-709);
+  template <class T>
+  static constexpr T hi = kF32<T> ? T(88.72) : T(709);
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Sinh(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::sinh(x);
+  }
 };
 struct CoshOp {  // (e^|x| + e^-|x|) / 2
-  template <class T> static constexpr T lo = kF32<T> ? T(-88.7) : T(-709);
-  template <class T> static constexpr T hi = kF32<T> ? T(88.7) : T(709);
-  template <class D, class V> static V Vec(D d, V x) {
+  template <class T>
+  static constexpr T lo = kF32<T> ? T(-88.7) : T(-709);
+  template <class T>
+  static constexpr T hi = kF32<T> ? T(88.7) : T(709);
+  template <class D, class V>
+  static V Vec(D d, V x) {
     using T = hn::TFromD<D>;
     const V e = hn::Exp(d, hn::Abs(x));
     return hn::Mul(hn::Add(e, hn::Div(hn::Set(d, T(1)), e)), hn::Set(d, T(0.5)));
   }
-  template <class T> static T One(T x) { return std::cosh(x); }
+  template <class T>
+  static T One(T x) {
+    return std::cosh(x);
+  }
 };
 struct AsinhOp {
-  template <class T> static constexpr T lo = -kMax<T>;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Asinh(d, x); }
-  template <class T> static T One(T x) { return std::asinh(x); }
+  template <class T>
+  static constexpr T lo = -kMax<T>;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Asinh(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::asinh(x);
+  }
 };
 struct AcoshOp {
-  template <class T> static constexpr T lo = T(1);
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class T> static constexpr T pad = T(1.5);
-  template <class D, class V> static V Vec(D d, V x) { return hn::Acosh(d, x); }
-  template <class T> static T One(T x) { return std::acosh(x); }
+  template <class T>
+  static constexpr T lo = T(1);
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class T>
+  static constexpr T pad = T(1.5);
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Acosh(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::acosh(x);
+  }
 };
 struct AtanhOp {
-  template <class T> static constexpr T lo = -kBelowOne<T>;
-  template <class T> static constexpr T hi = kBelowOne<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Atanh(d, x); }
-  template <class T> static T One(T x) { return std::atanh(x); }
+  template <class T>
+  static constexpr T lo = -kBelowOne<T>;
+  template <class T>
+  static constexpr T hi = kBelowOne<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Atanh(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::atanh(x);
+  }
 };
 
 // Acos/Asin are defined on [-1, 1]; outside it std:: gives NaN.
 struct AcosOp {
-  template <class T> static constexpr T lo = T(-1);
-  template <class T> static constexpr T hi = T(1);
-  template <class D, class V> static V Vec(D d, V x) { return hn::Acos(d, x); }
-  template <class T> static T One(T x) { return std::acos(x); }
+  template <class T>
+  static constexpr T lo = T(-1);
+  template <class T>
+  static constexpr T hi = T(1);
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Acos(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::acos(x);
+  }
 };
 struct AsinOp {
-  template <class T> static constexpr T lo = T(-1);
-  template <class T> static constexpr T hi = T(1);
-  template <class D, class V> static V Vec(D d, V x) { return hn::Asin(d, x); }
-  template <class T> static T One(T x) { return std::asin(x); }
+  template <class T>
+  static constexpr T lo = T(-1);
+  template <class T>
+  static constexpr T hi = T(1);
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Asin(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::asin(x);
+  }
 };
 struct AtanOp {
-  template <class T> static constexpr T lo = -kMax<T>;
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Atan(d, x); }
-  template <class T> static T One(T x) { return std::atan(x); }
+  template <class T>
+  static constexpr T lo = -kMax<T>;
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Atan(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::atan(x);
+  }
 };
 struct Log10Op {  // x <= 0, subnormals and inf go to std::
-  template <class T> static constexpr T lo = std::numeric_limits<T>::min();
-  template <class T> static constexpr T hi = kMax<T>;
-  template <class D, class V> static V Vec(D d, V x) { return hn::Log10(d, x); }
-  template <class T> static T One(T x) { return std::log10(x); }
+  template <class T>
+  static constexpr T lo = std::numeric_limits<T>::min();
+  template <class T>
+  static constexpr T hi = kMax<T>;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return hn::Log10(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    return std::log10(x);
+  }
 };
 
 struct ErfcOp {  // float32 only: erf_hwy-inl.h
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) { return ErfcF32(d, x); }
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return ErfcF32(d, x);
+  }
 };
 void ErfcF32Run(const float* in, float* out, int64_t n) { Run<ErfcOp>(in, out, n); }
 struct ErfinvOp {  // float32 only: erf_hwy-inl.h
   static constexpr bool kAnyInput = true;
-  template <class D, class V> static V Vec(D d, V x) { return ErfinvF32(d, x); }
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return ErfinvF32(d, x);
+  }
 };
 void ErfinvF32Run(const float* in, float* out, int64_t n) { Run<ErfinvOp>(in, out, n); }
 
@@ -114,8 +191,8 @@ void Special(int op, const T* in, T* out, int64_t n) {
     case SpecialOp::Asin: return Run<AsinOp>(in, out, n);
     case SpecialOp::Atan: return Run<AtanOp>(in, out, n);
     case SpecialOp::Log10: return Run<Log10Op>(in, out, n);
-    case SpecialOp::Erfinv: case SpecialOp::Exp2:
-      return;  // not vectorized: simd_special_enabled says so
+    case SpecialOp::Erfinv:
+    case SpecialOp::Exp2: return;  // not vectorized: simd_special_enabled says so
   }
 }
 void SpecialF32(int op, const float* in, float* out, int64_t n) { Special(op, in, out, n); }

@@ -149,11 +149,18 @@ double polynomial(PolyFn f, double x, int64_t n, int64_t hermite_cap) {
 // terms (k + q)^-x summed directly until k + q > 9, then the tail by the integral plus the
 // Bernoulli-number corrections B_2j x (x+1)...(x+2j) / ((2j)! (n+q)^(x+2j+1)).
 // zeta_A[j] = (2j+2)! / B_{2j+2}.
-constexpr double kZetaA[] = {
-    12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
-    -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
-    1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17,
-    -7.1661652561756670113e18};
+constexpr double kZetaA[] = {12.0,
+                             -720.0,
+                             30240.0,
+                             -1209600.0,
+                             47900160.0,
+                             -1.8924375803183791606e9,
+                             7.47242496e10,
+                             -2.950130727918164224e12,
+                             1.1646782814350067249e14,
+                             -4.5979787224074726105e15,
+                             1.8152105401943546773e17,
+                             -7.1661652561756670113e18};
 constexpr double kMachEp = 1.11022302462515654042e-16;  // 2^-53
 
 double zeta_of(double x, double q) {
@@ -194,25 +201,31 @@ double zeta_of(double x, double q) {
 void polynomial_fn(PolyFn f, DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
     const int64_t cap = sizeof(T) == 4 ? 128 : 512;
-    for_each(L, [f, cap](char** p, const int64_t* s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        const double x = double(*reinterpret_cast<const T*>(p[1] + i * s[1]));
-        const double n = double(*reinterpret_cast<const T*>(p[2] + i * s[2]));
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = T(polynomial(f, x, degree_of(n), cap));
-      }
-    }, kGrain / 64);
+    for_each(
+        L,
+        [f, cap](char** p, const int64_t* s, int64_t len) {
+          for (int64_t i = 0; i < len; ++i) {
+            const double x = double(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+            const double n = double(*reinterpret_cast<const T*>(p[2] + i * s[2]));
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = T(polynomial(f, x, degree_of(n), cap));
+          }
+        },
+        kGrain / 64);
   });
 }
 
 void hurwitz_zeta(DType dt, const Loop& L) {
   visit_floating(dt, [&]<class T>() {
-    for_each(L, [](char** p, const int64_t* s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        const double x = double(*reinterpret_cast<const T*>(p[1] + i * s[1]));
-        const double q = double(*reinterpret_cast<const T*>(p[2] + i * s[2]));
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = T(zeta_of(x, q));
-      }
-    }, kGrain / 64);
+    for_each(
+        L,
+        [](char** p, const int64_t* s, int64_t len) {
+          for (int64_t i = 0; i < len; ++i) {
+            const double x = double(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+            const double q = double(*reinterpret_cast<const T*>(p[2] + i * s[2]));
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = T(zeta_of(x, q));
+          }
+        },
+        kGrain / 64);
   });
 }
 

@@ -7,8 +7,20 @@
 
 namespace ember::kernels {
 
-enum class PolyFn { ChebyshevT, ChebyshevU, ChebyshevV, ChebyshevW, ShiftedT, ShiftedU,
-                    ShiftedV, ShiftedW, HermiteH, HermiteHe, LaguerreL, LegendreP };
+enum class PolyFn {
+  ChebyshevT,
+  ChebyshevU,
+  ChebyshevV,
+  ChebyshevW,
+  ShiftedT,
+  ShiftedU,
+  ShiftedV,
+  ShiftedW,
+  HermiteH,
+  HermiteHe,
+  LaguerreL,
+  LegendreP
+};
 
 // out = P_n(x), both operands and out of floating dtype `dt`. n is truncated toward zero to
 // an integer first (torch casts it to int64); a negative, NaN or infinite n gives 0. Hermite

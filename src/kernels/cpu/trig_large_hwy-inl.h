@@ -28,11 +28,10 @@ HWY_INLINE VD SinCosOfFloatValues(DD dd, VD x) {
   const VD ax = hn::Abs(x);
   // x = m 2^e: the float's biased exponent picks the windows; m = |x| 2^-e is exact.
   const VI biased64 = hn::ShiftRight<52>(hn::BitCast(di, ax));
-  const VI biased = hn::Min(hn::Max(hn::Sub(biased64, hn::Set(di, 1023 - 127)), hn::Zero(di)),
-                            hn::Set(di, 255));
+  const VI biased =
+      hn::Min(hn::Max(hn::Sub(biased64, hn::Set(di, 1023 - 127)), hn::Zero(di)), hn::Set(di, 255));
   // 2^-e as a double: exponent field 1023 - e = 1023 - (biased - 150).
-  const VD inv_scale =
-      hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(di, 1023 + 150), biased)));
+  const VD inv_scale = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(di, 1023 + 150), biased)));
   const VD m = hn::Mul(ax, inv_scale);
   const VD w0 = hn::GatherIndex(dd, kTwoOverPiWindows.w0.data(), biased);
   const VD w1 = hn::GatherIndex(dd, kTwoOverPiWindows.w1.data(), biased);
@@ -58,7 +57,8 @@ HWY_INLINE VD SinCosOfFloatValues(DD dd, VD x) {
   // |y| <= pi/4: Taylor polynomials, truncated below 1e-10 relative (float32 needs 6e-8).
   const VD z = hn::Mul(y, y);
   VD ps = hn::Set(dd, -1.0 / 39916800);  // sin y = y (1 - z/3! + z^2/5! - ... - z^5/11!)
-  for (double c : {1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0}) ps = hn::MulAdd(ps, z, hn::Set(dd, c));
+  for (double c : {1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1.0})
+    ps = hn::MulAdd(ps, z, hn::Set(dd, c));
   VD pc = hn::Set(dd, 1.0 / 479001600);  // cos y = 1 - z/2! + ... + z^6/12!
   for (double c : {-1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5, 1.0})
     pc = hn::MulAdd(pc, z, hn::Set(dd, c));

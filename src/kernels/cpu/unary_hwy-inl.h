@@ -82,8 +82,8 @@ HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f) {
 template <class Op, class D, class V>
 HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   using T = hn::TFromD<D>;
-  const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
-                          hn::Le(x, hn::Set(d, Op::template hi<T>)));
+  const auto ok =
+      hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)), hn::Le(x, hn::Set(d, Op::template hi<T>)));
   if (HWY_LIKELY(hn::AllTrue(d, ok))) {
     hn::StoreU(Op::Vec(d, x), d, dst);
     return;
@@ -106,7 +106,8 @@ HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   HWY_ALIGN T rest[kLanes];
   hn::Store(x, d, xs);
   hn::Store(y, d, ys);
-  if constexpr (has_rest<Op>()) hn::Store(hn::IfThenElseZero(Op::Rest(d, x), hn::Set(d, T(1))), d, rest);
+  if constexpr (has_rest<Op>())
+    hn::Store(hn::IfThenElseZero(Op::Rest(d, x), hn::Set(d, T(1))), d, rest);
   const size_t n = hn::Lanes(d);
   for (size_t j = 0; j < n; ++j) {
     const T v = xs[j];

@@ -61,8 +61,7 @@ void window(Window kind, DType dt, void* out, int64_t n, double denom, const dou
   visit_floating(dt, [&]<class T>() {
     T* o = static_cast<T*>(out);
     switch (kind) {
-      case Window::CosineSum:
-        return cosine_sum(o, n, denom, p, np);
+      case Window::CosineSum: return cosine_sum(o, n, denom, p, np);
       case Window::Bartlett:
         return each(o, n, kGrain, [&](double i) { return 1 - std::fabs(2 * i / denom - 1); });
       case Window::Kaiser: {

@@ -17,7 +17,6 @@ namespace ember::kernels {
 enum class Window { CosineSum, Bartlett, Kaiser, Gaussian, Exponential, Sine };
 
 // Writes out[0 .. n) (contiguous, floating dtype `dt`).
-void window(Window kind, DType dt, void* out, int64_t n, double denom, const double* p,
-            int64_t np);
+void window(Window kind, DType dt, void* out, int64_t n, double denom, const double* p, int64_t np);
 
 }  // namespace ember::kernels

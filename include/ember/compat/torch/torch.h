@@ -61,9 +61,17 @@ class TensorOptions {
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}
   TensorOptions(DeviceType) {}
   TensorOptions(Device) {}
-  TensorOptions dtype(ScalarType d) const { TensorOptions o = *this; o.dtype_ = d; return o; }
+  TensorOptions dtype(ScalarType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
   TensorOptions device(Device) const { return *this; }
-  TensorOptions requires_grad(bool on) const { TensorOptions o = *this; o.requires_grad_ = on; return o; }
+  TensorOptions requires_grad(bool on) const {
+    TensorOptions o = *this;
+    o.requires_grad_ = on;
+    return o;
+  }
   ScalarType dtype() const { return dtype_.value_or(kFloat); }
   bool has_dtype() const { return dtype_.has_value(); }
   bool requires_grad() const { return requires_grad_; }
@@ -108,17 +116,23 @@ class Tensor : public ember::Tensor {
   template <class T>
   T* data_ptr() const {
     EMBER_CHECK(ember::dtype_of<T>::value == dtype(), Error, "data_ptr: expected scalar type ",
-                ember::dtype_name(ember::dtype_of<T>::value), " but found ", ember::dtype_name(dtype()));
+                ember::dtype_name(ember::dtype_of<T>::value), " but found ",
+                ember::dtype_name(dtype()));
     return ember::Tensor::data<T>();
   }
   void* data_ptr() const { return ember::Tensor::data_ptr(); }
   template <class T>
-  T item() const { return ember::Tensor::item().to<T>(); }
+  T item() const {
+    return ember::Tensor::item().to<T>();
+  }
   Scalar item() const { return ember::Tensor::item(); }
 
   // ---- autograd
   bool requires_grad() const { return ember::autograd::requires_grad(*this); }
-  Tensor& requires_grad_(bool on = true) { ember::autograd::set_requires_grad(*this, on); return *this; }
+  Tensor& requires_grad_(bool on = true) {
+    ember::autograd::set_requires_grad(*this, on);
+    return *this;
+  }
   bool is_leaf() const { return ember::autograd::is_leaf(*this); }
   Tensor grad() const { return ember::autograd::grad(*this); }
   void backward() const { ember::autograd::backward(*this); }
@@ -132,16 +146,27 @@ class Tensor : public ember::Tensor {
   Tensor toType(ScalarType d) const { return to(d); }
   Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
   Tensor cpu() const { return *this; }
-  Tensor& copy_(const Tensor& src) { ember::copy_(*this, src); return *this; }
-  Tensor& fill_(Scalar v) { ember::fill_(*this, v); return *this; }
-  Tensor& zero_() { ember::zero_(*this); return *this; }
+  Tensor& copy_(const Tensor& src) {
+    ember::copy_(*this, src);
+    return *this;
+  }
+  Tensor& fill_(Scalar v) {
+    ember::fill_(*this, v);
+    return *this;
+  }
+  Tensor& zero_() {
+    ember::zero_(*this);
+    return *this;
+  }
 
   // ---- views and shape
   Tensor view(IntArrayRef shape) const { return ember::view(*this, shape); }
   Tensor reshape(IntArrayRef shape) const { return ember::reshape(*this, shape); }
   Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
   Tensor reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
-  Tensor flatten(int64_t start = 0, int64_t end = -1) const { return ember::flatten(*this, start, end); }
+  Tensor flatten(int64_t start = 0, int64_t end = -1) const {
+    return ember::flatten(*this, start, end);
+  }
   Tensor squeeze() const { return ember::squeeze(*this); }
   Tensor squeeze(int64_t d) const { return ember::squeeze(*this, {d}); }
   Tensor unsqueeze(int64_t d) const { return ember::unsqueeze(*this, d); }
@@ -150,37 +175,56 @@ class Tensor : public ember::Tensor {
   Tensor permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
   Tensor expand(IntArrayRef shape) const { return ember::expand(*this, shape); }
   Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
-  Tensor narrow(int64_t d, int64_t start, int64_t length) const { return ember::narrow(*this, d, start, length); }
+  Tensor narrow(int64_t d, int64_t start, int64_t length) const {
+    return ember::narrow(*this, d, start, length);
+  }
   Tensor select(int64_t d, int64_t index) const { return ember::select(*this, d, index); }
   Tensor slice(int64_t d = 0, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const {
     return ember::slice(*this, d, start, end, step);
   }
   Tensor operator[](int64_t i) const { return select(0, i); }
-  std::vector<Tensor> chunk(int64_t n, int64_t d = 0) const { return detail::wrap_list(ember::chunk(*this, n, d)); }
-  std::vector<Tensor> split(int64_t size, int64_t d = 0) const { return detail::wrap_list(ember::split(*this, size, d)); }
-  std::vector<Tensor> unbind(int64_t d = 0) const { return detail::wrap_list(ember::unbind(*this, d)); }
-  Tensor index_select(int64_t d, const Tensor& index) const { return ember::index_select(*this, d, index); }
+  std::vector<Tensor> chunk(int64_t n, int64_t d = 0) const {
+    return detail::wrap_list(ember::chunk(*this, n, d));
+  }
+  std::vector<Tensor> split(int64_t size, int64_t d = 0) const {
+    return detail::wrap_list(ember::split(*this, size, d));
+  }
+  std::vector<Tensor> unbind(int64_t d = 0) const {
+    return detail::wrap_list(ember::unbind(*this, d));
+  }
+  Tensor index_select(int64_t d, const Tensor& index) const {
+    return ember::index_select(*this, d, index);
+  }
   Tensor gather(int64_t d, const Tensor& index) const { return ember::gather(*this, d, index); }
   Tensor diagonal(int64_t offset = 0, int64_t d1 = 0, int64_t d2 = 1) const {
     return ember::diagonal(*this, offset, d1, d2);
   }
 
   // ---- elementwise (ember/ops.def lists them)
-#define EMBER_UNARY(name, Enum, kind)                      \
-  Tensor name() const { return ember::name(*this); }       \
-  Tensor& name##_() { ember::name##_(*this); return *this; }
+#define EMBER_UNARY(name, Enum, kind)                \
+  Tensor name() const { return ember::name(*this); } \
+  Tensor& name##_() {                                \
+    ember::name##_(*this);                           \
+    return *this;                                    \
+  }
 #include <ember/ops.def>
 #undef EMBER_UNARY
-#define EMBER_BINARY(name, Enum, kind)                                                  \
-  Tensor name(const Tensor& o) const { return ember::name(*this, o); }                  \
-  Tensor name(Scalar o) const { return ember::name(*this, o); }                         \
-  Tensor& name##_(const Tensor& o) { ember::name##_(*this, o); return *this; }          \
-  Tensor& name##_(Scalar o) { ember::name##_(*this, o); return *this; }
+#define EMBER_BINARY(name, Enum, kind)                                 \
+  Tensor name(const Tensor& o) const { return ember::name(*this, o); } \
+  Tensor name(Scalar o) const { return ember::name(*this, o); }        \
+  Tensor& name##_(const Tensor& o) {                                   \
+    ember::name##_(*this, o);                                          \
+    return *this;                                                      \
+  }                                                                    \
+  Tensor& name##_(Scalar o) {                                          \
+    ember::name##_(*this, o);                                          \
+    return *this;                                                      \
+  }
 #include <ember/ops.def>
 #undef EMBER_BINARY
-#define EMBER_COMPARE(name, Enum)                                         \
-  Tensor name(const Tensor& o) const { return ember::name(*this, o); }    \
+#define EMBER_COMPARE(name, Enum)                                      \
+  Tensor name(const Tensor& o) const { return ember::name(*this, o); } \
   Tensor name(Scalar o) const { return ember::name(*this, o); }
 #include <ember/ops.def>
 #undef EMBER_COMPARE
@@ -191,22 +235,36 @@ class Tensor : public ember::Tensor {
   }
   Tensor clamp_min(Scalar min) const { return clamp(min); }
   Tensor clamp_max(Scalar max) const { return clamp(std::nullopt, max); }
-  Tensor masked_fill(const Tensor& mask, Scalar v) const { return ember::masked_fill(*this, mask, v); }
+  Tensor masked_fill(const Tensor& mask, Scalar v) const {
+    return ember::masked_fill(*this, mask, v);
+  }
   Tensor logical_not() const { return ember::logical_not(*this); }
 
   // ---- reductions
   Tensor sum() const { return ember::sum(*this); }
   Tensor sum(int64_t d, bool keepdim = false) const { return ember::sum(*this, {d}, keepdim); }
-  Tensor sum(IntArrayRef dims, bool keepdim = false) const { return ember::sum(*this, dims, keepdim); }
+  Tensor sum(IntArrayRef dims, bool keepdim = false) const {
+    return ember::sum(*this, dims, keepdim);
+  }
   Tensor mean() const { return ember::mean(*this); }
   Tensor mean(int64_t d, bool keepdim = false) const { return ember::mean(*this, {d}, keepdim); }
-  Tensor mean(IntArrayRef dims, bool keepdim = false) const { return ember::mean(*this, dims, keepdim); }
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const {
+    return ember::mean(*this, dims, keepdim);
+  }
   Tensor max() const { return ember::max(*this); }
   Tensor min() const { return ember::min(*this); }
-  std::tuple<Tensor, Tensor> max(int64_t d, bool keepdim = false) const { return detail::wrap_pair(ember::max(*this, d, keepdim)); }
-  std::tuple<Tensor, Tensor> min(int64_t d, bool keepdim = false) const { return detail::wrap_pair(ember::min(*this, d, keepdim)); }
-  Tensor argmax(std::optional<int64_t> d = std::nullopt, bool keepdim = false) const { return ember::argmax(*this, d, keepdim); }
-  Tensor argmin(std::optional<int64_t> d = std::nullopt, bool keepdim = false) const { return ember::argmin(*this, d, keepdim); }
+  std::tuple<Tensor, Tensor> max(int64_t d, bool keepdim = false) const {
+    return detail::wrap_pair(ember::max(*this, d, keepdim));
+  }
+  std::tuple<Tensor, Tensor> min(int64_t d, bool keepdim = false) const {
+    return detail::wrap_pair(ember::min(*this, d, keepdim));
+  }
+  Tensor argmax(std::optional<int64_t> d = std::nullopt, bool keepdim = false) const {
+    return ember::argmax(*this, d, keepdim);
+  }
+  Tensor argmin(std::optional<int64_t> d = std::nullopt, bool keepdim = false) const {
+    return ember::argmin(*this, d, keepdim);
+  }
   Tensor norm(double p = 2) const { return ember::norm(*this, p); }
   Tensor softmax(int64_t d) const { return ember::softmax(*this, d); }
   Tensor log_softmax(int64_t d) const { return ember::log_softmax(*this, d); }
@@ -252,19 +310,25 @@ inline Tensor made(ember::Tensor t, const TensorOptions& o) {
 }  // namespace detail
 
 // ---- operators (torch's: a tensor or a number on either side)
-#define EMBER_AT_OPERATOR(op, fn)                                                                 \
-  inline Tensor operator op(const Tensor& a, const Tensor& b) { return ember::fn(a, b); }         \
-  inline Tensor operator op(const Tensor& a, Scalar b) { return ember::fn(a, b); }                \
-  inline Tensor operator op(Scalar a, const Tensor& b) { return ember::fn(a, b); }                \
-  inline Tensor& operator op##=(Tensor& a, const Tensor& b) { ember::fn##_(a, b); return a; }    \
-  inline Tensor& operator op##=(Tensor& a, Scalar b) { ember::fn##_(a, b); return a; }
+#define EMBER_AT_OPERATOR(op, fn)                                                         \
+  inline Tensor operator op(const Tensor& a, const Tensor& b) { return ember::fn(a, b); } \
+  inline Tensor operator op(const Tensor& a, Scalar b) { return ember::fn(a, b); }        \
+  inline Tensor operator op(Scalar a, const Tensor& b) { return ember::fn(a, b); }        \
+  inline Tensor& operator op##=(Tensor& a, const Tensor& b) {                             \
+    ember::fn##_(a, b);                                                                   \
+    return a;                                                                             \
+  }                                                                                       \
+  inline Tensor& operator op##=(Tensor& a, Scalar b) {                                    \
+    ember::fn##_(a, b);                                                                   \
+    return a;                                                                             \
+  }
 EMBER_AT_OPERATOR(+, add)
 EMBER_AT_OPERATOR(-, sub)
 EMBER_AT_OPERATOR(*, mul)
 EMBER_AT_OPERATOR(/, div)
 #undef EMBER_AT_OPERATOR
 inline Tensor operator-(const Tensor& a) { return ember::neg(a); }
-#define EMBER_AT_COMPARISON(op, fn)                                                     \
+#define EMBER_AT_COMPARISON(op, fn)                                                       \
   inline Tensor operator op(const Tensor& a, const Tensor& b) { return ember::fn(a, b); } \
   inline Tensor operator op(const Tensor& a, Scalar b) { return ember::fn(a, b); }
 EMBER_AT_COMPARISON(<, lt)
@@ -286,24 +350,35 @@ inline Tensor operator^(const Tensor& a, const Tensor& b) { return ember::bitwis
 
 // ---- functions that take a list (braced lists cannot go through the forwarders below)
 inline Tensor cat(const TensorList& ts, int64_t d = 0) { return ember::cat(detail::unwrap(ts), d); }
-inline Tensor stack(const TensorList& ts, int64_t d = 0) { return ember::stack(detail::unwrap(ts), d); }
-inline Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim = false) { return ember::sum(t, dims, keepdim); }
-inline Tensor sum(const Tensor& t, int64_t d, bool keepdim = false) { return ember::sum(t, {d}, keepdim); }
+inline Tensor stack(const TensorList& ts, int64_t d = 0) {
+  return ember::stack(detail::unwrap(ts), d);
+}
+inline Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim = false) {
+  return ember::sum(t, dims, keepdim);
+}
+inline Tensor sum(const Tensor& t, int64_t d, bool keepdim = false) {
+  return ember::sum(t, {d}, keepdim);
+}
 inline Tensor sum(const Tensor& t) { return ember::sum(t); }
-inline Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim = false) { return ember::mean(t, dims, keepdim); }
-inline Tensor mean(const Tensor& t, int64_t d, bool keepdim = false) { return ember::mean(t, {d}, keepdim); }
+inline Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim = false) {
+  return ember::mean(t, dims, keepdim);
+}
+inline Tensor mean(const Tensor& t, int64_t d, bool keepdim = false) {
+  return ember::mean(t, {d}, keepdim);
+}
 inline Tensor mean(const Tensor& t) { return ember::mean(t); }
 inline Tensor reshape(const Tensor& t, IntArrayRef shape) { return ember::reshape(t, shape); }
 inline Tensor permute(const Tensor& t, IntArrayRef dims) { return ember::permute(t, dims); }
 
 // ---- creation (TensorOptions: dtype, requires_grad)
-#define EMBER_AT_CREATION(name)                                                             \
-  inline Tensor name(IntArrayRef size, TensorOptions o = {}) {                              \
-    return detail::made(ember::name(size, o.dtype()), o);                                   \
-  }                                                                                         \
+#define EMBER_AT_CREATION(name)                                                               \
+  inline Tensor name(IntArrayRef size, TensorOptions o = {}) {                                \
+    return detail::made(ember::name(size, o.dtype()), o);                                     \
+  }                                                                                           \
   inline Tensor name##_like(const Tensor& t, std::optional<TensorOptions> o = std::nullopt) { \
-    TensorOptions opts = o ? *o : t.options();                                              \
-    return detail::made(ember::name(t.sizes(), opts.has_dtype() ? opts.dtype() : t.dtype()), opts); \
+    TensorOptions opts = o ? *o : t.options();                                                \
+    return detail::made(ember::name(t.sizes(), opts.has_dtype() ? opts.dtype() : t.dtype()),  \
+                        opts);                                                                \
   }
 EMBER_AT_CREATION(zeros)
 EMBER_AT_CREATION(ones)
@@ -312,20 +387,30 @@ EMBER_AT_CREATION(rand)
 EMBER_AT_CREATION(randn)
 #undef EMBER_AT_CREATION
 inline Tensor full(IntArrayRef size, Scalar v, TensorOptions o = {}) {
-  return detail::made(ember::full(size, v, o.has_dtype() ? std::optional(o.dtype()) : std::nullopt), o);
+  return detail::made(ember::full(size, v, o.has_dtype() ? std::optional(o.dtype()) : std::nullopt),
+                      o);
 }
 inline Tensor full_like(const Tensor& t, Scalar v) { return ember::full(t.sizes(), v, t.dtype()); }
 inline Tensor arange(Scalar end, TensorOptions o = {}) {
-  return detail::made(ember::arange(0, end, 1, o.has_dtype() ? std::optional(o.dtype()) : std::nullopt), o);
+  return detail::made(ember::arange(0, end, 1,
+                                    o.has_dtype() ? std::optional(o.dtype()) : std::nullopt),
+                      o);
 }
 inline Tensor arange(Scalar start, Scalar end, TensorOptions o = {}) {
-  return detail::made(ember::arange(start, end, 1, o.has_dtype() ? std::optional(o.dtype()) : std::nullopt), o);
+  return detail::made(ember::arange(start, end, 1,
+                                    o.has_dtype() ? std::optional(o.dtype()) : std::nullopt),
+                      o);
 }
 inline Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions o = {}) {
-  return detail::made(ember::arange(start, end, step, o.has_dtype() ? std::optional(o.dtype()) : std::nullopt), o);
+  return detail::made(ember::arange(start, end, step,
+                                    o.has_dtype() ? std::optional(o.dtype()) : std::nullopt),
+                      o);
 }
-inline Tensor eye(int64_t n, TensorOptions o = {}) { return detail::made(ember::eye(n, -1, o.dtype()), o); }
-inline Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions o = TensorOptions(kLong)) {
+inline Tensor eye(int64_t n, TensorOptions o = {}) {
+  return detail::made(ember::eye(n, -1, o.dtype()), o);
+}
+inline Tensor randint(int64_t low, int64_t high, IntArrayRef size,
+                      TensorOptions o = TensorOptions(kLong)) {
   return detail::made(ember::randint(low, high, size, o.dtype()), o);
 }
 // A tensor over memory the caller owns and keeps alive (contiguous), as torch::from_blob.
@@ -336,25 +421,28 @@ inline Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions o = {}) {
     strides[i] = n;
     n *= sizes[i];
   }
-  return ember::Tensor::from_blob(data, sizes, strides, o.dtype(), [](void*) {}, nullptr,
-                                  size_t(n) * ember::itemsize(o.dtype()));
+  return ember::Tensor::from_blob(
+      data, sizes, strides, o.dtype(), [](void*) {}, nullptr,
+      size_t(n) * ember::itemsize(o.dtype()));
 }
 inline void manual_seed(uint64_t seed) { ember::manual_seed(seed); }
 
 // ---- composites torch has as ops
 inline Tensor elu(const Tensor& x, Scalar alpha = 1.0) {
   // x for x > 0, alpha * (exp(x) - 1) otherwise; expm1 only sees the non-positive part.
-  return ember::add(ember::relu(x), ember::mul(ember::expm1(ember::clamp(x, std::nullopt, Scalar(0.0))), alpha));
+  return ember::add(ember::relu(x),
+                    ember::mul(ember::expm1(ember::clamp(x, std::nullopt, Scalar(0.0))), alpha));
 }
-inline Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
+inline Tensor clamp(const Tensor& x, std::optional<Scalar> min,
+                    std::optional<Scalar> max = std::nullopt) {
   return ember::clamp(x, min, max);
 }
 
 // ---- everything else: ember's function of the same name, with at::Tensor results
-#define EMBER_AT_FORWARD(name)                                                  \
-  template <class... A>                                                         \
-  auto name(A&&... a) -> decltype(detail::wrap(ember::name(std::forward<A>(a)...))) { \
-    return detail::wrap(ember::name(std::forward<A>(a)...));                    \
+#define EMBER_AT_FORWARD(name)                                                      \
+  template <class... A>                                                             \
+  auto name(A&&... a)->decltype(detail::wrap(ember::name(std::forward<A>(a)...))) { \
+    return detail::wrap(ember::name(std::forward<A>(a)...));                        \
   }
 #define EMBER_UNARY(name, Enum, kind) EMBER_AT_FORWARD(name) EMBER_AT_FORWARD(name##_)
 #define EMBER_BINARY(name, Enum, kind) EMBER_AT_FORWARD(name) EMBER_AT_FORWARD(name##_)
@@ -409,17 +497,18 @@ EMBER_AT_FORWARD(contiguous)
 namespace at::detail {
 template <class... A>
 std::string check_message(const char* cond, const A&... message) {
-  if constexpr (sizeof...(A) == 0) return ember::detail::cat("Expected ", cond, " to be true, but got false.");
+  if constexpr (sizeof...(A) == 0)
+    return ember::detail::cat("Expected ", cond, " to be true, but got false.");
   else return ember::detail::cat(message...);
 }
 }  // namespace at::detail
 
 // TORCH_CHECK(cond, "message ", value, ...): throws RuntimeError (ember::Error) when cond is
 // false, with the message (or, without one, torch's "Expected cond to be true").
-#define TORCH_CHECK(cond, ...)                                                              \
-  do {                                                                                      \
-    if (!(cond)) [[unlikely]]                                                               \
-      throw ::ember::Error(::at::detail::check_message(#cond __VA_OPT__(, ) __VA_ARGS__));  \
+#define TORCH_CHECK(cond, ...)                                                             \
+  do {                                                                                     \
+    if (!(cond)) [[unlikely]]                                                              \
+      throw ::ember::Error(::at::detail::check_message(#cond __VA_OPT__(, ) __VA_ARGS__)); \
   } while (0)
 #define TORCH_INTERNAL_ASSERT(cond, ...) TORCH_CHECK(cond __VA_OPT__(, ) __VA_ARGS__)
 
@@ -427,31 +516,31 @@ std::string check_message(const char* cond, const A&... message) {
 // with scalar_t = float or double; other dtypes raise RuntimeError naming the op.
 #define EMBER_AT_DISPATCH_CASE(enum_value, type, ...) \
   case enum_value: {                                  \
-    using scalar_t [[maybe_unused]] = type;          \
+    using scalar_t [[maybe_unused]] = type;           \
     return __VA_ARGS__();                             \
   }
-#define EMBER_AT_DISPATCH_FAIL(TYPE, NAME)                                                    \
-  default:                                                                                    \
-    throw ::ember::Error(::ember::detail::cat('"', NAME, "\" not implemented for '",          \
+#define EMBER_AT_DISPATCH_FAIL(TYPE, NAME)                                           \
+  default:                                                                           \
+    throw ::ember::Error(::ember::detail::cat('"', NAME, "\" not implemented for '", \
                                               ::ember::dtype_name(TYPE), "'"))
-#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...)                          \
-  [&] {                                                                      \
-    switch (TYPE) {                                                          \
-      EMBER_AT_DISPATCH_CASE(::at::kFloat, float, __VA_ARGS__)               \
-      EMBER_AT_DISPATCH_CASE(::at::kDouble, double, __VA_ARGS__)             \
-      EMBER_AT_DISPATCH_FAIL(TYPE, NAME);                                    \
-    }                                                                        \
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...)              \
+  [&] {                                                          \
+    switch (TYPE) {                                              \
+      EMBER_AT_DISPATCH_CASE(::at::kFloat, float, __VA_ARGS__)   \
+      EMBER_AT_DISPATCH_CASE(::at::kDouble, double, __VA_ARGS__) \
+      EMBER_AT_DISPATCH_FAIL(TYPE, NAME);                        \
+    }                                                            \
   }()
-#define AT_DISPATCH_ALL_TYPES(TYPE, NAME, ...)                               \
-  [&] {                                                                      \
-    switch (TYPE) {                                                          \
-      EMBER_AT_DISPATCH_CASE(::at::kByte, uint8_t, __VA_ARGS__)              \
-      EMBER_AT_DISPATCH_CASE(::at::kInt, int32_t, __VA_ARGS__)               \
-      EMBER_AT_DISPATCH_CASE(::at::kLong, int64_t, __VA_ARGS__)              \
-      EMBER_AT_DISPATCH_CASE(::at::kFloat, float, __VA_ARGS__)               \
-      EMBER_AT_DISPATCH_CASE(::at::kDouble, double, __VA_ARGS__)             \
-      EMBER_AT_DISPATCH_FAIL(TYPE, NAME);                                    \
-    }                                                                        \
+#define AT_DISPATCH_ALL_TYPES(TYPE, NAME, ...)                   \
+  [&] {                                                          \
+    switch (TYPE) {                                              \
+      EMBER_AT_DISPATCH_CASE(::at::kByte, uint8_t, __VA_ARGS__)  \
+      EMBER_AT_DISPATCH_CASE(::at::kInt, int32_t, __VA_ARGS__)   \
+      EMBER_AT_DISPATCH_CASE(::at::kLong, int64_t, __VA_ARGS__)  \
+      EMBER_AT_DISPATCH_CASE(::at::kFloat, float, __VA_ARGS__)   \
+      EMBER_AT_DISPATCH_CASE(::at::kDouble, double, __VA_ARGS__) \
+      EMBER_AT_DISPATCH_FAIL(TYPE, NAME);                        \
+    }                                                            \
   }()
 
 namespace torch {
