@@ -1,5 +1,6 @@
 """ember.fx's graph tools against torch.fx 2.13: Graph editing, Interpreter, Transformer,
 replace_pattern, ShapeProp, Proxy-based inlining."""
+import gc
 import operator
 
 import numpy as np
@@ -401,3 +402,22 @@ def test_graph_module_module():
             m.fx.graph_module.GraphModule(gm, "not a graph")
     for e_out, t_out in zip(*outs[::-1]):
         np.testing.assert_allclose(e_out, t_out, rtol=1e-6)
+
+
+def _churn(m):
+    """Erase a node and create one in its place, many times: each new node gets a fresh name
+    (CPython hands a freed node's memory, and so its id, to the next node)."""
+    gm = m.fx.symbolic_trace(lambda x: m.neg(x))
+    for _ in range(40):
+        old = [n for n in gm.graph.nodes if n.op == "call_function"][0]
+        with gm.graph.inserting_after(old):
+            new = gm.graph.call_function(m.neg, old.args)
+        old.replace_all_uses_with(new)
+        gm.graph.erase_node(old)
+        del old, new
+        gc.collect()
+    return [n.name for n in gm.graph.nodes]
+
+
+def test_names_stay_unique_when_nodes_are_erased_and_created():
+    assert _churn(ember) == _churn(torch)

@@ -68,13 +68,16 @@ class Namespace:
     keyword or a builtin (`sum`, `max`, `getattr`) gets a suffix, as torch.fx does."""
 
     def __init__(self):
+        # id -> (obj, name): the entry keeps obj alive, as torch.fx's dict keyed by the object
+        # does; keyed by a bare id, an erased node's id was reused by the next node, which then
+        # got the erased node's name.
         self._obj_to_name = {}
         self._used = set()
         self._base_count = {}
 
     def create_name(self, candidate, obj=None):
         if obj is not None and id(obj) in self._obj_to_name:
-            return self._obj_to_name[id(obj)]
+            return self._obj_to_name[id(obj)][1]
         candidate = _ILLEGAL_CHAR.sub("_", candidate) or "_unnamed"
         if candidate[0].isdigit():
             candidate = "_" + candidate
@@ -89,11 +92,11 @@ class Namespace:
         self._used.add(candidate)
         self._base_count[base] = num
         if obj is not None:
-            self._obj_to_name[id(obj)] = candidate
+            self._obj_to_name[id(obj)] = (obj, candidate)
         return candidate
 
     def associate_name_with_obj(self, name, obj):
-        self._obj_to_name[id(obj)] = name
+        self._obj_to_name[id(obj)] = (obj, name)
 
     def _is_illegal(self, name, obj):
         if keyword.iskeyword(name) or name in _RESERVED:
