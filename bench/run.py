@@ -27,6 +27,7 @@ import workloads_half  # noqa: E402,F401  (registers the bfloat16/float16 worklo
 import workloads_edge  # noqa: E402,F401  (registers the special-value elementwise workloads)
 import workloads_training  # noqa: E402,F401  (registers the transformer/RNN/GAN training steps)
 import workloads_compile  # noqa: E402,F401  (registers the ember.compile workloads)
+import workloads_threads  # noqa: E402,F401  (registers the Python-threads workload)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,6 +1,7 @@
 // ember._C: the extension module. Each bind_* lives in its own file.
 #include "common.h"
 #include "ember/build_info.h"
+#include "ember/interpreter_lock.h"
 
 namespace ember::py {
 
@@ -98,6 +99,11 @@ NB_MODULE(_C, m) {
   // references are only collected after nanobind's exit-time leak check, which would then
   // report false leaks. Real leaks are caught by tests that watch resident memory.
   nb::set_leak_warnings(false);
+  // Big kernels let the interpreter's other threads run (ember/interpreter_lock.h): the
+  // lock is dropped only by a thread that holds it, so a nested or foreign thread is a no-op.
+  set_interpreter_lock_hooks(
+      {[]() -> void* { return PyGILState_Check() ? PyEval_SaveThread() : nullptr; },
+       [](void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }});
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

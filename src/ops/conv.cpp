@@ -8,6 +8,7 @@
 
 #include "autograd/function.h"
 #include "ember/autocast.h"
+#include "ember/interpreter_lock.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
@@ -80,6 +81,11 @@ void check_args(int nd, const char* op, const ConvArgs& a) {
 
 // Checks the shapes of x (batched: nd + 2 dims) and weight against each other and returns
 // the kernel's geometry.
+// Multiply-adds of one convolution (WithoutInterpreterLock's work).
+int64_t conv_work(const kernels::Conv2dGeom& g) {
+  return g.n * g.o * g.od * g.ho * g.wo * (g.c / g.groups) * g.kd * g.kh * g.kw;
+}
+
 kernels::Conv2dGeom geometry(int nd, const char* op, const Tensor& x, const Tensor& weight,
                              const Tensor& bias, const ConvArgs& a) {
   const int64_t n = x.size(0), c = x.size(1), o = weight.size(0), g = a.groups;
@@ -160,6 +166,7 @@ std::vector<Tensor> conv_backward(const kernels::Conv2dGeom& geo, const Tensor& 
   if (need_b) gb = Tensor::empty({geo.o}, dt);
   const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, need_w || need_b);
   Tensor ws = Tensor::empty({plan.workspace}, dt);
+  WithoutInterpreterLock unlocked(conv_work(geo));
   kernels::conv2d_backward(dt, geo, plan, x.data_ptr(), w.data_ptr(), go.data_ptr(),
                            need_in ? gi.data_ptr() : nullptr, need_w ? gw.data_ptr() : nullptr,
                            need_b ? gb.data_ptr() : nullptr, ws.data_ptr());
@@ -179,8 +186,11 @@ Tensor conv_batched(int nd, const char* op, const Tensor& input, const Tensor& w
   const Tensor w = dense(weight), b = bias.defined() ? dense(bias) : bias;
   const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
   Tensor ws = Tensor::empty({plan.workspace}, dt);
-  kernels::conv2d_forward(dt, geo, plan, input.data_ptr(), w.data_ptr(),
-                          b.defined() ? b.data_ptr() : nullptr, out.data_ptr(), ws.data_ptr());
+  {
+    WithoutInterpreterLock unlocked(conv_work(geo));
+    kernels::conv2d_forward(dt, geo, plan, input.data_ptr(), w.data_ptr(),
+                            b.defined() ? b.data_ptr() : nullptr, out.data_ptr(), ws.data_ptr());
+  }
 
   const bool has_bias = bias.defined();
   if (autograd::any_requires_grad(input, weight) ||
@@ -309,6 +319,7 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
   {
     const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, false);
     Tensor ws = Tensor::empty({plan.workspace}, dt);
+    WithoutInterpreterLock unlocked(conv_work(geo));
     kernels::conv2d_backward(dt, geo, plan, y.data_ptr(), wt.data_ptr(), x.data_ptr(), y.data_ptr(),
                              nullptr, nullptr, ws.data_ptr());
   }
@@ -323,6 +334,7 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
                          const kernels::Conv2dPlan plan =
                              kernels::conv2d_plan(dt, geo, false, false);
                          Tensor ws = Tensor::empty({plan.workspace}, dt);
+                         WithoutInterpreterLock unlocked(conv_work(geo));
                          kernels::conv2d_forward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(),
                                                  nullptr, gx.data_ptr(), ws.data_ptr());
                        }
@@ -331,6 +343,7 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
                          gw = Tensor::empty(wt.sizes(), dt);
                          const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, true);
                          Tensor ws = Tensor::empty({plan.workspace}, dt);
+                         WithoutInterpreterLock unlocked(conv_work(geo));
                          kernels::conv2d_backward(dt, geo, plan, gy.data_ptr(), wt.data_ptr(),
                                                   x.data_ptr(), nullptr, gw.data_ptr(), nullptr,
                                                   ws.data_ptr());

@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "ember/complex.h"
+#include "ember/interpreter_lock.h"
 #include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
@@ -99,6 +100,7 @@ MatRef transposed(MatRef r) {
 void mm_into(const char* op, Tensor& out, Tensor a, Tensor b, Scalar alpha, Scalar beta) {
   MatRef ra = matrix_ref(op, a), rb = matrix_ref(op, b);
   const int64_t n = b.size(1);
+  WithoutInterpreterLock unlocked(a.size(0) * n * a.size(1));
   kernels::gemm(out.dtype(), a.size(0), n, a.size(1), alpha, ra, rb, beta, out.data_ptr(),
                 std::max<int64_t>(n, 1));
 }
@@ -194,8 +196,11 @@ Tensor matmul_batched(const char* op, const Tensor& a, const Tensor& b) {
   shape.push_back(m);
   shape.push_back(n);
   Tensor out = Tensor::empty(shape, a.dtype());
-  kernels::gemm_batched(a.dtype(), numel_of(batch), m, n, k, 1, ra, off_a.data(), rb, off_b.data(),
-                        0, out.data_ptr(), std::max<int64_t>(n, 1), m * n);
+  {
+    WithoutInterpreterLock unlocked(numel_of(batch) * m * n * k);
+    kernels::gemm_batched(a.dtype(), numel_of(batch), m, n, k, 1, ra, off_a.data(), rb,
+                          off_b.data(), 0, out.data_ptr(), std::max<int64_t>(n, 1), m * n);
+  }
   if (b.dim() == 1) shape.erase(shape.size() - 1);
   if (a.dim() == 1) shape.erase(shape.size() - (b.dim() == 1 ? 1 : 2));
   return int64_t(shape.size()) == out.dim() ? out : view(out, shape);
