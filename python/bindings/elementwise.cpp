@@ -163,14 +163,17 @@ void bind_elementwise(nb::module_& m) {
 
   // Python operators. nb::is_operator() makes a wrong operand type return NotImplemented.
   auto op = nb::is_operator();
-// t.__add__(b), b.__radd__(t) and t.__iadd__(b) for each arithmetic operator.
-#define EMBER_ARITHMETIC(py, fn)                                \
+// t.__lt__(b) and friends: a tensor or a Python number b, no temporary 0-d tensor.
+#define EMBER_OPERATOR(py, fn)                                  \
   cls.def(                                                      \
-      "__" py "__",                                             \
+      py,                                                       \
       [](const Tensor& a, const Operand& b) {                   \
         return b.is_tensor ? fn(a, b.tensor) : fn(a, b.scalar); \
       },                                                        \
-      op);                                                      \
+      op)
+// t.__add__(b), b.__radd__(t) and t.__iadd__(b) for each arithmetic operator.
+#define EMBER_ARITHMETIC(py, fn)                                \
+  EMBER_OPERATOR("__" py "__", fn);                             \
   cls.def(                                                      \
       "__r" py "__",                                            \
       [](const Tensor& a, const Operand& b) {                   \
@@ -195,44 +198,15 @@ void bind_elementwise(nb::module_& m) {
   EMBER_ARITHMETIC("and", bitwise_and);
   EMBER_ARITHMETIC("or", bitwise_or);
   EMBER_ARITHMETIC("xor", bitwise_xor);
-#undef EMBER_ARITHMETIC
   // Comparisons with a scalar on the left arrive reflected (2 < t calls t.__gt__(2)).
-  cls.def(
-      "__lt__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? lt(a, b.tensor) : lt(a, b.scalar);
-      },
-      op);
-  cls.def(
-      "__le__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? le(a, b.tensor) : le(a, b.scalar);
-      },
-      op);
-  cls.def(
-      "__gt__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? gt(a, b.tensor) : gt(a, b.scalar);
-      },
-      op);
-  cls.def(
-      "__ge__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? ge(a, b.tensor) : ge(a, b.scalar);
-      },
-      op);
-  cls.def(
-      "__eq__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? eq(a, b.tensor) : eq(a, b.scalar);
-      },
-      op);
-  cls.def(
-      "__ne__",
-      [](const Tensor& a, const Operand& b) {
-        return b.is_tensor ? ne(a, b.tensor) : ne(a, b.scalar);
-      },
-      op);
+  EMBER_OPERATOR("__lt__", lt);
+  EMBER_OPERATOR("__le__", le);
+  EMBER_OPERATOR("__gt__", gt);
+  EMBER_OPERATOR("__ge__", ge);
+  EMBER_OPERATOR("__eq__", eq);
+  EMBER_OPERATOR("__ne__", ne);
+#undef EMBER_ARITHMETIC
+#undef EMBER_OPERATOR
   cls.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
   cls.def("__neg__", [](const Tensor& a) { return neg(a); });
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });
