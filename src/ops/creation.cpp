@@ -1,8 +1,10 @@
 // Creation ops and random fills.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "autograd/function.h"
+#include "ember/complex.h"
 #include "ember/ops.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
@@ -179,11 +181,23 @@ void check_float_dtype(const char* op, DType dtype) {
   EMBER_CHECK(is_floating_point(dtype), NotImplementedError, op, ": not implemented for ",
               dtype_name(dtype));
 }
+
+// A complex draw as torch's: the real and imaginary parts from one real stream, interleaved
+// (a [..., 2] real tensor viewed as complex).
+Tensor complex_draw(IntList shape, DType dtype, const std::function<void(Tensor&)>& fill) {
+  Dims pairs(shape);
+  pairs.push_back(2);
+  Tensor t = Tensor::empty(pairs, dtype == DType::Complex64 ? DType::Float32 : DType::Float64);
+  fill(t);
+  return view_as_complex(t);
+}
 }  // namespace
 
 Tensor rand(IntList shape, DType dtype, Generator* gen) {
   EMBER_RECORD(rand, shape, dtype, gen);
   EMBER_PROFILE_OP("rand");
+  if (is_complex(dtype))  // each part uniform in [0, 1)
+    return complex_draw(shape, dtype, [&](Tensor& t) { uniform_(t, 0.0, 1.0, gen); });
   check_float_dtype("rand", dtype);
   Tensor t = Tensor::empty(shape, dtype);
   return uniform_(t, 0.0, 1.0, gen);
@@ -192,6 +206,8 @@ Tensor rand(IntList shape, DType dtype, Generator* gen) {
 Tensor randn(IntList shape, DType dtype, Generator* gen) {
   EMBER_RECORD(randn, shape, dtype, gen);
   EMBER_PROFILE_OP("randn");
+  if (is_complex(dtype))  // each part N(0, 1/2): E|z|^2 = 1, as torch's complex normal
+    return complex_draw(shape, dtype, [&](Tensor& t) { normal_(t, 0.0, std::sqrt(0.5), gen); });
   check_float_dtype("randn", dtype);
   Tensor t = Tensor::empty(shape, dtype);
   return normal_(t, 0.0, 1.0, gen);

@@ -44,6 +44,36 @@ def test_dtype_objects_and_promotion():
                 torch.can_cast(getattr(torch, a), getattr(torch, b)), (a, b)
 
 
+@pytest.mark.parametrize("dt", CDT)
+def test_random_creation(dt):
+    """rand/randn (and the _like forms) of complex dtypes: torch's distributions (each part
+    uniform in [0, 1); each part N(0, 1/2), so E|z|^2 = 1), one Generator's stream, a leaf."""
+    n = 200_000
+    ember.manual_seed(0)
+    z = ember.randn(n, dtype=getattr(ember, dt))
+    assert z.dtype == getattr(ember, dt) and z.shape == (n,) and z.is_contiguous()
+    r, i = np.asarray(z.real), np.asarray(z.imag)
+    for part in (r, i):
+        assert abs(part.mean()) < 0.01 and abs(part.var() - 0.5) < 0.01
+    assert abs(np.corrcoef(r, i)[0, 1]) < 0.01
+    t = torch.randn(n, dtype=getattr(torch, dt))  # the same moments as torch's own draw
+    assert abs(t.real.var().item() - part.var()) < 0.02
+    u = ember.rand(3, 4, dtype=getattr(ember, dt))
+    for part in (np.asarray(u.real), np.asarray(u.imag)):
+        assert part.min() >= 0 and part.max() < 1
+    assert ember.randn_like(u).dtype == u.dtype and ember.rand_like(z[:3]).shape == (3,)
+    g = ember.Generator().manual_seed(7)
+    a = ember.randn(5, dtype=getattr(ember, dt), generator=g)
+    g.manual_seed(7)
+    assert ember.equal(a, ember.randn(5, dtype=getattr(ember, dt), generator=g))
+    w = ember.randn(3, dtype=getattr(ember, dt), requires_grad=True)
+    assert w.is_leaf
+    (w.abs() ** 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(w.grad), 2 * np.asarray(w.detach()), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="randn"):
+        ember.randn(2, dtype=ember.int64)
+
+
 @pytest.mark.parametrize("data", [[1 + 2j, 3 - 4j], 1.5 + 2j, [[1, 2j], [0.5, -1j]], [1j, True, 3]])
 def test_tensor_infers_complex64(data):
     e, t = ember.tensor(data), torch.tensor(data)
