@@ -187,6 +187,66 @@ nb::object record_py_function(nb::handle cls, nb::handle ctx, nb::tuple args, nb
   return result;
 }
 
+// Function.apply(cls, *args): a ctx of type cls._ctx_type with needs_input_grad set,
+// cls.forward(ctx, *args) with grad mode off, then record_py_function when grad mode is on and
+// an input requires grad.
+nb::object function_apply(nb::handle cls, nb::args args) {
+  nb::object ctx = cls.attr("_ctx_type")();
+  const Py_ssize_t n = PyTuple_GET_SIZE(args.ptr());
+  nb::object needs = nb::steal(PyTuple_New(n));
+  nb::object call = nb::steal(PyTuple_New(n + 1));
+  PyTuple_SET_ITEM(call.ptr(), 0, ctx.inc_ref().ptr());
+  bool any = false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    nb::handle a = PyTuple_GET_ITEM(args.ptr(), i);
+    const bool r = nb::isinstance<Tensor>(a) && autograd::requires_grad(nb::cast<const Tensor&>(a));
+    any |= r;
+    PyTuple_SET_ITEM(needs.ptr(), i, nb::bool_(r).release().ptr());
+    PyTuple_SET_ITEM(call.ptr(), i + 1, a.inc_ref().ptr());
+  }
+  ctx.attr("needs_input_grad") = needs;
+  const bool enabled = GradMode::is_enabled();
+  nb::object forward = cls.attr("forward"), outputs;
+  {
+    NoGradGuard no_grad;
+    outputs = nb::steal(PyObject_Call(forward.ptr(), call.ptr(), nullptr));
+  }
+  if (!outputs.is_valid()) throw nb::python_error();
+  if (!enabled || !any) return outputs;
+  return record_py_function(cls, ctx, nb::borrow<nb::tuple>(args), outputs);
+}
+
+// What ctx.save_for_backward keeps besides the tensors: each one's version (None for others).
+nb::object saved_versions(nb::handle values) {
+  const size_t n = nb::len(values);
+  nb::object out = nb::steal(PyTuple_New(Py_ssize_t(n)));
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle v = values[i];
+    nb::object ver = nb::none();
+    if (nb::isinstance<Tensor>(v)) ver = nb::int_(nb::cast<const Tensor&>(v).version());
+    PyTuple_SET_ITEM(out.ptr(), Py_ssize_t(i), ver.release().ptr());
+  }
+  return out;
+}
+
+// ctx.saved_tensors' check: raises torch's error when saved tensor i (not in `skip`) was
+// modified in place since it was saved.
+void check_saved_versions(nb::handle saved, nb::handle versions, nb::handle skip) {
+  const size_t n = nb::len(saved);
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle v = versions[i];
+    if (v.is_none() || (!skip.is_none() && PySequence_Contains(skip.ptr(), nb::int_(i).ptr())))
+      continue;
+    const Tensor& t = nb::cast<const Tensor&>(saved[i]);
+    const int64_t expected = nb::cast<int64_t>(v);
+    EMBER_CHECK(int64_t(t.version()) == expected, Error,
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace operation: saved tensor ",
+                i, " of shape ", t.sizes(), " is at version ", t.version(), "; expected version ",
+                expected, " instead.");
+  }
+}
+
 // A Python callable shared by the copies of a C++ hook: copying the hook then touches no
 // Python reference count (the engine copies a hook before calling it), and the last copy
 // drops the callable under the GIL.
@@ -334,6 +394,10 @@ void bind_autograd(nb::module_& m) {
       nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none(), nb::arg("retain_graph"),
       nb::arg("create_graph"), nb::arg("allow_unused"));
   // Function.apply's recording step (see record_py_function).
+  m.def("_function_apply", &function_apply, nb::arg("cls"), nb::arg("args"));
+  m.def("_saved_versions", &saved_versions);
+  m.def("_check_saved_versions", &check_saved_versions, nb::arg("saved"), nb::arg("versions"),
+        nb::arg("skip").none());
   m.def("_record_py_function", &record_py_function, nb::arg("cls"), nb::arg("ctx"), nb::arg("args"),
         nb::arg("outputs").none());
   // fn() once the running backward has finished (Variable._execution_engine.queue_callback).

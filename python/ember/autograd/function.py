@@ -52,8 +52,7 @@ class FunctionCtx:
             return
         self._packed = None
         self._saved = tensors
-        self._versions = tuple([t._version if isinstance(t, _C.Tensor) else None
-                                for t in tensors])
+        self._versions = _C._saved_versions(tensors)
 
     @property
     def saved_tensors(self):
@@ -84,14 +83,8 @@ class FunctionCtx:
         return tuple(SavedTensor._of(self, i) for i in range(len(self._saved)))
 
     def _check_versions(self, skip):
-        for i, (t, v) in enumerate(zip(self._saved, self._versions)):
-            if i in skip:
-                continue
-            if v is not None and t._version != v:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: saved tensor {i} of shape {tuple(t.shape)} is at "
-                    f"version {t._version}; expected version {v} instead.")
+        """Raises torch's error for a saved tensor (not in skip) modified in place since."""
+        _C._check_saved_versions(self._saved, self._versions, skip or None)
 
     def mark_dirty(self, *tensors):
         self._dirty = tensors
@@ -114,23 +107,11 @@ class Function:
     def backward(ctx, *grads):
         raise NotImplementedError("Function.backward must be overridden")
 
-    @classmethod
-    def apply(cls, *args):
-        ctx = FunctionCtx()
-        Tensor = _C.Tensor
-        needs = ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a.requires_grad
-                                              for a in args])
-        enabled = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-        try:
-            outputs = cls.forward(ctx, *args)
-        finally:
-            _C._set_grad_enabled(enabled)
-        if not (enabled and True in needs):
-            return outputs
-        # The bookkeeping (inputs returned as outputs, marked outputs, saved outputs, the
-        # node that calls cls.backward and fits its gradients) is C++: _record_py_function.
-        return _C._record_py_function(cls, ctx, args, outputs)
+    # apply(*args): makes a _ctx_type, runs forward(ctx, *args) with grad mode off and, when
+    # grad mode is on and an input requires grad, records the node that will call backward;
+    # all in C++ (_C._function_apply, record_py_function in python/bindings/autograd.cpp).
+    _ctx_type = FunctionCtx
+    apply = classmethod(_C._function_apply)
 
 
 class SavedTensor:
