@@ -135,6 +135,13 @@ class FunctionNode final : public Node {
 void finish_function(const IntrusivePtr<FunctionNode>& node, const std::vector<Tensor>& inputs,
                      std::vector<Tensor>& outputs);
 
+// Input k's gradient as the backward of Function `name` returned it, fitted to the input as
+// torch's engine does: summed down to `sizes` when that shape broadcasts to the gradient's (a
+// bias gradient computed with keepdim=true), cast to `dtype`; any other shape raises torch's
+// "returned an invalid gradient" error. Shared by FunctionNode and Python Functions' node.
+Tensor fit_function_grad(const std::string& name, size_t k, Tensor g, const Dims& sizes,
+                         DType dtype);
+
 namespace detail {
 // The demangled name of a mangled C++ type name, + "Backward" (the node's name).
 std::string backward_name(const char* mangled);

@@ -56,6 +56,11 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
   void zero_grad();  // sets every parameter's grad to undefined (set_to_none)
+  // Casts every floating-point or complex parameter and buffer (and defined grad), recursively,
+  // to `dtype`, in place: each tensor keeps its identity, so the module's fields and earlier
+  // parameters() see the new data. Integer buffers are kept, as Python's Module.to(dtype) does
+  // (libtorch would cast them too). Throws TypeError for a dtype that is neither.
+  void to(DType dtype);
 
  protected:
   // Makes t a leaf that requires grad, stores it under `name`, and returns it.

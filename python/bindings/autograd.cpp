@@ -1,5 +1,5 @@
 // Autograd glue: Tensor's grad attributes, backward/grad entry points, grad mode, graph
-// nodes as Python objects, and PyNode, the node that runs a Python Function's backward.
+// nodes as Python objects, and PyFunctionNode, the node that runs a Python Function's backward.
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "ember/anomaly.h"
+#include "ember/custom_function.h"
 #include "ember/saved_hooks.h"
 
 namespace ember::py {
@@ -24,37 +25,227 @@ nb::object node_or_none(const IntrusivePtr<Node>& n) {
 
 nb::object grad_or_none(const Tensor& g) { return g.defined() ? nb::cast(g) : nb::none(); }
 
-// Runs a Python Function's backward. The callable gets the output gradients (None where
-// an output got none) and returns one gradient (or None) per tensor input.
-class PyNode final : public Node {
+// The node of a Python autograd.Function: calls cls.backward(ctx, *grads) (zeros for the
+// missing gradients while ctx.materialize_grads) and fits each returned gradient to its tensor
+// input, so a backward pass runs no Python bookkeeping around the user's backward.
+class PyFunctionNode final : public Node {
  public:
-  PyNode(std::string name, nb::object fn) : name_(std::move(name)), fn_(std::move(fn)) {}
-  ~PyNode() override {
+  PyFunctionNode(std::string cls_name, nb::object backward, nb::object ctx,
+                 std::vector<bool> is_tensor_arg)
+      : cls_name_(std::move(cls_name)), name_(cls_name_ + "Backward"),
+        backward_(std::move(backward)), ctx_(std::move(ctx)),
+        is_tensor_arg_(std::move(is_tensor_arg)) {}
+  ~PyFunctionNode() override {
     nb::gil_scoped_acquire gil;
-    fn_.reset();
+    backward_.reset();
+    ctx_.reset();
   }
   Grads apply(Grads&& grads) override {
     nb::gil_scoped_acquire gil;
-    if (!fn_.is_valid()) autograd::throw_released(name_);
-    nb::list args;
-    for (Tensor& g : grads) args.append(grad_or_none(g));
-    nb::object res = fn_(args);
+    if (freed_saved_) autograd::throw_released(name_);
+    // One gradient per forward output: None for a non-tensor, zeros (while materializing)
+    // for a tensor that got none, non-differentiable ones included (as torch).
+    const bool materialize = nb::cast<bool>(ctx_.attr("materialize_grads"));
+    nb::object args = nb::steal(PyTuple_New(Py_ssize_t(outputs.size() + 1)));
+    PyTuple_SET_ITEM(args.ptr(), 0, ctx_.inc_ref().ptr());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const OutputInfo& o = outputs[i];
+      Tensor g = o.grad_index >= 0 ? std::move(grads[size_t(o.grad_index)]) : Tensor();
+      if (!g.defined() && materialize && o.is_tensor) g = zeros(o.sizes, o.dtype);
+      PyTuple_SET_ITEM(args.ptr(), Py_ssize_t(i + 1), grad_or_none(g).release().ptr());
+    }
+    nb::object res = nb::steal(PyObject_Call(backward_.ptr(), args.ptr(), nullptr));
+    if (!res.is_valid()) throw nb::python_error();
+    if (!nb::isinstance<nb::tuple>(res)) res = nb::make_tuple(res);
+    // One gradient per forward argument; trailing extra Nones are allowed (as torch).
+    const size_t n = nb::len(res), nargs = is_tensor_arg_.size();
+    bool count_ok = n >= nargs;
+    for (size_t i = nargs; count_ok && i < n; ++i)
+      count_ok = PyTuple_GET_ITEM(res.ptr(), Py_ssize_t(i)) == Py_None;
+    EMBER_CHECK(count_ok, Error, "function ", name_,
+                " returned an incorrect number of gradients (expected ", nargs, ", got ", n, ")");
     Grads out;
-    for (nb::handle h : res) out.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
-    EMBER_CHECK(out.size() == next_edges.size(), Error, name_, ": backward returned ", out.size(),
-                " gradients, expected ", next_edges.size());
+    out.reserve(input_sizes.size());
+    for (size_t i = 0; i < nargs; ++i) {
+      nb::handle h = PyTuple_GET_ITEM(res.ptr(), Py_ssize_t(i));
+      EMBER_CHECK(h.is_none() || nb::isinstance<Tensor>(h), Error,
+                  "expected Variable or None (got ", nb::type_name(h.type()).c_str(), ")");
+      if (!is_tensor_arg_[i]) {
+        EMBER_CHECK(h.is_none(), Error, "function ", name_,
+                    " returned a gradient different than None at position ", i + 1,
+                    ", but the corresponding forward input was not a Variable");
+        continue;
+      }
+      const size_t k = out.size();
+      if (h.is_none()) {
+        out.emplace_back();
+        continue;
+      }
+      out.push_back(autograd::fit_function_grad(name_, k, nb::cast<Tensor>(h), input_sizes[k],
+                                                input_dtypes[k]));
+    }
     return out;
   }
   std::string name() const override { return name_; }
+  // The graph is freed: ctx drops what forward saved (and a later backward through this
+  // node raises only when there was something saved, as torch).
   void release_saved() override {
     nb::gil_scoped_acquire gil;
-    fn_.reset();
+    freed_saved_ |= nb::cast<bool>(ctx_.attr("_release")());
   }
 
+  std::vector<Dims> input_sizes;  // per tensor input: what its gradient must match
+  std::vector<DType> input_dtypes;
+  struct OutputInfo {  // per forward output
+    bool is_tensor = false;
+    int grad_index = -1;  // which of the node's gradients is this output's; -1: none
+    Dims sizes;           // for materialized zeros
+    DType dtype = DType::Float32;
+  };
+  std::vector<OutputInfo> outputs;
+
  private:
-  std::string name_;
-  nb::object fn_;
+  std::string cls_name_, name_;
+  nb::object backward_, ctx_;
+  std::vector<bool> is_tensor_arg_;  // per forward argument
+  bool freed_saved_ = false;
 };
+
+bool holds(const std::vector<nb::handle>& hs, nb::handle h) {
+  for (nb::handle x : hs)
+    if (x.ptr() == h.ptr()) return true;
+  return false;
+}
+
+std::vector<nb::handle> handles(nb::handle seq) {
+  std::vector<nb::handle> out;
+  for (nb::handle h : seq) out.push_back(h);
+  return out;
+}
+
+// What Function.apply does after cls.forward(ctx, *args) returned `outputs` with grad mode on
+// and an input requiring grad: an input returned unchanged (and not marked dirty) becomes a
+// view of it (as torch), outputs saved for backward are kept without their history (the node
+// must not own itself), and a PyFunctionNode is recorded on the outputs that are not marked
+// non-differentiable. Returns the outputs (a tuple when forward returned one).
+nb::object record_py_function(nb::handle cls, nb::handle ctx, nb::tuple args, nb::handle outputs) {
+  std::vector<bool> is_tensor_arg;
+  std::vector<nb::handle> input_objs;
+  std::vector<Tensor> inputs;
+  for (nb::handle a : args) {
+    const bool t = nb::isinstance<Tensor>(a);
+    is_tensor_arg.push_back(t);
+    if (!t) continue;
+    input_objs.push_back(a);
+    inputs.push_back(nb::cast<Tensor>(a));
+  }
+  const bool single = !nb::isinstance<nb::tuple>(outputs);
+  std::vector<nb::object> outs;
+  if (single) outs.push_back(nb::borrow(outputs));
+  else
+    for (nb::handle o : outputs) outs.push_back(nb::borrow(o));
+  nb::object dirty_seq = ctx.attr("_dirty"), non_diff_seq = ctx.attr("_non_differentiable");
+  const std::vector<nb::handle> dirty = handles(dirty_seq), non_diff = handles(non_diff_seq);
+  std::vector<Tensor> diff;
+  std::vector<PyFunctionNode::OutputInfo> out_info(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    nb::object& o = outs[i];
+    if (!nb::isinstance<Tensor>(o)) continue;
+    if (holds(input_objs, o) && !holds(dirty, o)) o = o.attr("view_as")(o);
+    const Tensor& t = nb::cast<const Tensor&>(o);
+    out_info[i] = {true, holds(non_diff, o) ? -1 : int(diff.size()), t.sizes(), t.dtype()};
+    if (!holds(non_diff, o)) diff.push_back(t);
+  }
+  nb::object saved = ctx.attr("_saved");
+  const size_t n_saved = nb::len(saved);
+  nb::object kept = nb::steal(PyTuple_New(Py_ssize_t(n_saved)));
+  bool aliased = false;
+  for (size_t i = 0; i < n_saved; ++i) {
+    nb::object t = saved[i];
+    bool is_output = false;
+    for (const nb::object& o : outs) is_output |= o.ptr() == t.ptr();
+    if (is_output) {
+      t = nb::cast(nb::cast<Tensor>(t).alias());
+      aliased = true;
+    }
+    PyTuple_SET_ITEM(kept.ptr(), Py_ssize_t(i), t.release().ptr());
+  }
+  if (aliased) ctx.attr("_saved") = kept;
+  auto* node = new PyFunctionNode(nb::cast<std::string>(cls.attr("__name__")), cls.attr("backward"),
+                                  nb::borrow(ctx), std::move(is_tensor_arg));
+  IntrusivePtr<Node> keep(node);
+  for (const Tensor& t : inputs) {
+    node->input_sizes.push_back(t.sizes());
+    node->input_dtypes.push_back(t.dtype());
+  }
+  node->outputs = std::move(out_info);
+  autograd::set_history(keep, inputs, diff);
+  if (single) return outs[0];
+  nb::object result = nb::steal(PyTuple_New(Py_ssize_t(outs.size())));
+  for (size_t i = 0; i < outs.size(); ++i)
+    PyTuple_SET_ITEM(result.ptr(), Py_ssize_t(i), outs[i].release().ptr());
+  return result;
+}
+
+// Function.apply(cls, *args): a ctx of type cls._ctx_type with needs_input_grad set,
+// cls.forward(ctx, *args) with grad mode off, then record_py_function when grad mode is on and
+// an input requires grad.
+nb::object function_apply(nb::handle cls, nb::args args) {
+  nb::object ctx = cls.attr("_ctx_type")();
+  const Py_ssize_t n = PyTuple_GET_SIZE(args.ptr());
+  nb::object needs = nb::steal(PyTuple_New(n));
+  nb::object call = nb::steal(PyTuple_New(n + 1));
+  PyTuple_SET_ITEM(call.ptr(), 0, ctx.inc_ref().ptr());
+  bool any = false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    nb::handle a = PyTuple_GET_ITEM(args.ptr(), i);
+    const bool r = nb::isinstance<Tensor>(a) && autograd::requires_grad(nb::cast<const Tensor&>(a));
+    any |= r;
+    PyTuple_SET_ITEM(needs.ptr(), i, nb::bool_(r).release().ptr());
+    PyTuple_SET_ITEM(call.ptr(), i + 1, a.inc_ref().ptr());
+  }
+  ctx.attr("needs_input_grad") = needs;
+  const bool enabled = GradMode::is_enabled();
+  nb::object forward = cls.attr("forward"), outputs;
+  {
+    NoGradGuard no_grad;
+    outputs = nb::steal(PyObject_Call(forward.ptr(), call.ptr(), nullptr));
+  }
+  if (!outputs.is_valid()) throw nb::python_error();
+  if (!enabled || !any) return outputs;
+  return record_py_function(cls, ctx, nb::borrow<nb::tuple>(args), outputs);
+}
+
+// What ctx.save_for_backward keeps besides the tensors: each one's version (None for others).
+nb::object saved_versions(nb::handle values) {
+  const size_t n = nb::len(values);
+  nb::object out = nb::steal(PyTuple_New(Py_ssize_t(n)));
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle v = values[i];
+    nb::object ver = nb::none();
+    if (nb::isinstance<Tensor>(v)) ver = nb::int_(nb::cast<const Tensor&>(v).version());
+    PyTuple_SET_ITEM(out.ptr(), Py_ssize_t(i), ver.release().ptr());
+  }
+  return out;
+}
+
+// ctx.saved_tensors' check: raises torch's error when saved tensor i (not in `skip`) was
+// modified in place since it was saved.
+void check_saved_versions(nb::handle saved, nb::handle versions, nb::handle skip) {
+  const size_t n = nb::len(saved);
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle v = versions[i];
+    if (v.is_none() || (!skip.is_none() && PySequence_Contains(skip.ptr(), nb::int_(i).ptr())))
+      continue;
+    const Tensor& t = nb::cast<const Tensor&>(saved[i]);
+    const int64_t expected = nb::cast<int64_t>(v);
+    EMBER_CHECK(int64_t(t.version()) == expected, Error,
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace operation: saved tensor ",
+                i, " of shape ", t.sizes(), " is at version ", t.version(), "; expected version ",
+                expected, " instead.");
+  }
+}
 
 // A Python callable shared by the copies of a C++ hook: copying the hook then touches no
 // Python reference count (the engine copies a hook before calling it), and the last copy
@@ -202,12 +393,13 @@ void bind_autograd(nb::module_& m) {
       },
       nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none(), nb::arg("retain_graph"),
       nb::arg("create_graph"), nb::arg("allow_unused"));
-  // Records a Python Function: `backward_fn(list_of_output_grads) -> grads per input`.
-  m.def("_record_function", [](const std::string& name, const std::vector<Tensor>& inputs,
-                               const std::vector<Tensor>& outputs, nb::object backward_fn) {
-    IntrusivePtr<Node> node(new PyNode(name, std::move(backward_fn)));
-    autograd::set_history(node, inputs, outputs);
-  });
+  // Function.apply's recording step (see record_py_function).
+  m.def("_function_apply", &function_apply, nb::arg("cls"), nb::arg("args"));
+  m.def("_saved_versions", &saved_versions);
+  m.def("_check_saved_versions", &check_saved_versions, nb::arg("saved"), nb::arg("versions"),
+        nb::arg("skip").none());
+  m.def("_record_py_function", &record_py_function, nb::arg("cls"), nb::arg("ctx"), nb::arg("args"),
+        nb::arg("outputs").none());
   // fn() once the running backward has finished (Variable._execution_engine.queue_callback).
   m.def("_queue_callback", [](nb::object fn) {
     autograd::queue_callback([fn = shared_callable(std::move(fn))]() {

@@ -141,6 +141,22 @@ bool reducible(const Dims& from, const Dims& to) {
 }
 }  // namespace
 
+Tensor fit_function_grad(const std::string& name, size_t k, Tensor g, const Dims& sizes,
+                         DType dtype) {
+  if (g.sizes() != sizes) {
+    auto as_list = [](const Dims& d) {  // torch prints these shapes as lists: [1, 384]
+      std::string s = "[";
+      for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+      return s + "]";
+    };
+    EMBER_CHECK(reducible(g.sizes(), sizes), Error, "Function ", name,
+                " returned an invalid gradient at index ", k, " - got ", as_list(g.sizes()),
+                " but expected shape compatible with ", as_list(sizes));
+    g = sum_to(g, sizes);
+  }
+  return g.dtype() == dtype ? g : to_dtype(g, dtype);
+}
+
 void finish_function(const IntrusivePtr<FunctionNode>& node, const std::vector<Tensor>& inputs,
                      std::vector<Tensor>& outputs) {
   FunctionNode& n = *node;
@@ -208,14 +224,7 @@ Grads FunctionNode::apply(Grads&& grads) {
       out.emplace_back();
       continue;
     }
-    if (g.sizes() != input_sizes_[k]) {
-      EMBER_CHECK(reducible(g.sizes(), input_sizes_[k]), Error, "Function ", name_,
-                  " returned an invalid gradient at index ", k, " - got ", g.sizes(),
-                  " but expected shape compatible with ", input_sizes_[k]);
-      g = sum_to(g, input_sizes_[k]);
-    }
-    if (g.dtype() != input_dtypes_[k]) g = to_dtype(g, input_dtypes_[k]);
-    out.push_back(std::move(g));
+    out.push_back(fit_function_grad(name_, k, std::move(g), input_sizes_[k], input_dtypes_[k]));
   }
   return out;
 }

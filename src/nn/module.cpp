@@ -123,6 +123,20 @@ void Module::train(bool on) {
   for (auto& [name, child] : children_) child->train(on);
 }
 
+void Module::to(DType dtype) {
+  EMBER_CHECK(is_floating_point(dtype) || is_complex(dtype), TypeError,
+              "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=",
+              dtype_name(dtype));
+  NoGradGuard no_grad;
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  collect("", kParams | kBuffers, tensors);
+  for (auto& [name, t] : tensors) {
+    if (!(is_floating_point(t.dtype()) || is_complex(t.dtype())) || t.dtype() == dtype) continue;
+    t.set_data(to_dtype(t, dtype));
+    if (Tensor g = autograd::grad(t); g.defined()) autograd::set_grad(t, to_dtype(g, dtype));
+  }
+}
+
 void Module::zero_grad() {
   for (const Tensor& p : parameters()) autograd::set_grad(p, Tensor());
 }

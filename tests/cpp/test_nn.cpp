@@ -106,3 +106,37 @@ TEST(NN, BadArgumentsThrow) {
   nn::Linear layer(3, 2);
   EXPECT_THROW(layer(ones({2, 4})), Error);
 }
+
+TEST(NN, ToDtypeCastsFloatParametersBuffersAndGradsInPlace) {
+  auto model = std::make_shared<nn::Sequential>(
+      std::vector<nn::ModulePtr>{std::make_shared<nn::Linear>(3, 4),
+                                 std::make_shared<nn::BatchNorm1d>(4)});
+  auto* linear = static_cast<nn::Linear*>(model->children()[0].second.get());
+  auto* bn = static_cast<nn::BatchNorm1d*>(model->children()[1].second.get());
+  const Tensor w32 = clone(linear->weight);
+  const Tensor x = randn({5, 3});
+  autograd::backward(sum((*model)(x)));
+  const Tensor held = model->parameters()[0];  // a handle taken before the cast
+  model->to(DType::Float64);
+  for (const Tensor& p : model->parameters()) {
+    EXPECT_EQ(p.dtype(), DType::Float64);
+    EXPECT_TRUE(autograd::requires_grad(p) && autograd::is_leaf(p));
+    ASSERT_TRUE(autograd::grad(p).defined());
+    EXPECT_EQ(autograd::grad(p).dtype(), DType::Float64);
+  }
+  EXPECT_EQ(held.dtype(), DType::Float64);  // same tensor, new data
+  EXPECT_EQ(linear->weight.dtype(), DType::Float64);
+  EXPECT_TRUE(allclose(to_dtype(linear->weight, DType::Float32), w32));
+  EXPECT_EQ(bn->running_mean.dtype(), DType::Float64);
+  EXPECT_EQ(bn->num_batches_tracked.dtype(), DType::Int64);  // integer buffers are kept
+  // The cast module runs and trains in float64.
+  model->zero_grad();
+  const Tensor y = (*model)(to_dtype(x, DType::Float64));
+  EXPECT_EQ(y.dtype(), DType::Float64);
+  autograd::backward(sum(y));
+  EXPECT_EQ(autograd::grad(linear->weight).dtype(), DType::Float64);
+  model->to(DType::Float32);
+  EXPECT_TRUE(allclose(linear->weight, w32));
+  EXPECT_THROW(model->to(DType::Int64), TypeError);
+  EXPECT_EQ(linear->weight.dtype(), DType::Float32);  // unchanged by the refused cast
+}

@@ -208,3 +208,26 @@ def test_copy_forms_out_and_errors():
     check_op(lambda m, x: m.unfold_copy(x, 0, 9, 1), [(3, 4)])
     with pytest.raises(TypeError, match=r"t_copy\(\)"):
         ember.t_copy([[1.0]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "uint8"])
+def test_same_dtype_copies_contiguous_broadcast_and_strided(dtype):
+    # copy_ within one dtype is a memmove per contiguous run, a fill for a broadcast source
+    # and an element loop otherwise; each layout against torch.
+    rng = np.random.default_rng(0)
+    src = (rng.standard_normal((5, 7)) * 3).astype(dtype)
+    for lib in (ember, torch):
+        a = lib.from_numpy(src.copy())
+        out = {"contiguous": a.t().contiguous(), "expanded": a[:1].expand(4, 7).contiguous(),
+               "cat": lib.cat([a, a[:, :2]], dim=1)}
+        dst = lib.zeros(7, 10, dtype=a.dtype)
+        dst[:, ::2].copy_(a.t())
+        out["strided"] = dst
+        row = lib.zeros(5, 7, dtype=a.dtype)
+        row.copy_(a[2])
+        out["broadcast"] = row
+        if lib is ember:
+            got = {k: v.numpy() for k, v in out.items()}
+        else:
+            for k, v in out.items():
+                np.testing.assert_array_equal(got[k], v.numpy(), err_msg=k)

@@ -17,19 +17,31 @@ import functools
 
 from .. import _C
 from .._grad_mode import no_grad
+from . import graph as _graph
 
 
 class FunctionCtx:
-    def __init__(self):
-        self._saved = ()
-        self._versions = ()
-        self._dirty = ()
-        self._non_differentiable = ()
-        self.needs_input_grad = ()
-        self.materialize_grads = True
+    # Defaults as class attributes: a ctx is made per apply, so its __init__ sets nothing.
+    _saved = ()
+    _versions = ()
+    _packed = None  # (unpack, packed values, is_tensor flags) under saved-tensor hooks
+    _dirty = ()
+    _non_differentiable = ()
+    needs_input_grad = ()
+    materialize_grads = True
+    _freed = False  # the graph was freed after saving: saved_tensors raises
+
+    def _release(self):
+        """Drops what was saved (the node's graph is freed); True when there was something."""
+        freed = bool(self._saved) or self._packed is not None
+        self._freed |= freed
+        self._saved = self._versions = ()
+        self._packed = None
+        self.__dict__.pop("_slot_hooks", None)
+        return freed
 
     def save_for_backward(self, *tensors):
-        from .graph import _stack
+        _stack = _graph._stack
         if _stack:  # saved-tensor hooks: keep what pack returns (autograd/graph.py)
             pack, unpack = _stack[-1]
             with no_grad():
@@ -40,11 +52,18 @@ class FunctionCtx:
             return
         self._packed = None
         self._saved = tensors
-        self._versions = tuple(t._version if isinstance(t, _C.Tensor) else None for t in tensors)
+        self._versions = _C._saved_versions(tensors)
 
     @property
     def saved_tensors(self):
-        if getattr(self, "_packed", None) is not None:
+        if self._freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        if self._packed is not None:
             unpack, packed, is_tensor = self._packed
             with no_grad():
                 return tuple(unpack(p) if t else p for p, t in zip(packed, is_tensor))
@@ -64,14 +83,8 @@ class FunctionCtx:
         return tuple(SavedTensor._of(self, i) for i in range(len(self._saved)))
 
     def _check_versions(self, skip):
-        for i, (t, v) in enumerate(zip(self._saved, self._versions)):
-            if i in skip:
-                continue
-            if v is not None and t._version != v:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: saved tensor {i} of shape {tuple(t.shape)} is at "
-                    f"version {t._version}; expected version {v} instead.")
+        """Raises torch's error for a saved tensor (not in skip) modified in place since."""
+        _C._check_saved_versions(self._saved, self._versions, skip or None)
 
     def mark_dirty(self, *tensors):
         self._dirty = tensors
@@ -94,60 +107,11 @@ class Function:
     def backward(ctx, *grads):
         raise NotImplementedError("Function.backward must be overridden")
 
-    @classmethod
-    def apply(cls, *args):
-        ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            outputs = cls.forward(ctx, *args)
-        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
-            return outputs
-        single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        inputs = [a for a in args if isinstance(a, _C.Tensor)]
-        dirty = {id(t) for t in ctx._dirty}
-        # An input returned unchanged becomes a new tensor (as PyTorch does), so that
-        # recording history on the output does not rewrite the input's.
-        outs = tuple(o.view_as(o) if isinstance(o, _C.Tensor) and id(o) not in dirty
-                     and any(o is i for i in inputs) else o for o in outs)
-        diff = [o for o in outs if isinstance(o, _C.Tensor) and
-                not any(o is n for n in ctx._non_differentiable)]
-        # Saved outputs are kept without their history: the node must not own itself.
-        out_ids = {id(o) for o in outs}
-        ctx._saved = tuple(_C._saved_alias(t) if id(t) in out_ids else t for t in ctx._saved)
-        tensor_positions = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
-        shapes = [(tuple(o.shape), o.dtype) for o in diff]
-        input_shapes = [a._shape for a in inputs]
-        name = cls.__name__ + "Backward"
-
-        def run_backward(grads):
-            if ctx.materialize_grads:
-                from .._creation import zeros
-                grads = [zeros(s, dtype=d) if g is None else g for g, (s, d) in zip(grads, shapes)]
-            res = cls.backward(ctx, *grads)
-            if not isinstance(res, tuple):
-                res = (res,)
-            if len(res) != len(args):
-                raise RuntimeError(f"{cls.__name__}.backward returned {len(res)} gradients, "
-                                   f"expected {len(args)} (one per forward argument)")
-            return [_fit_grad(name, k, res[i], shape)
-                    for k, (i, shape) in enumerate(zip(tensor_positions, input_shapes))]
-
-        _C._record_function(name, inputs, diff, run_backward)
-        return outs[0] if single else outs
-
-
-def _fit_grad(name, index, grad, shape):
-    """A gradient whose shape broadcasts to its input's is summed down to it, as torch's engine
-    does (a bias gradient computed with keepdim=True); any other shape raises torch's error."""
-    if not isinstance(grad, _C.Tensor) or grad._shape == shape:  # _shape: a plain tuple
-        return grad
-    got = grad._shape
-    lead = len(got) - len(shape)
-    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, got[lead:])):
-        raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
-                           f"{list(got)} but expected shape compatible with {list(shape)}")
-    return grad.sum_to_size(shape)
+    # apply(*args): makes a _ctx_type, runs forward(ctx, *args) with grad mode off and, when
+    # grad mode is on and an input requires grad, records the node that will call backward;
+    # all in C++ (_C._function_apply, record_py_function in python/bindings/autograd.cpp).
+    _ctx_type = FunctionCtx
+    apply = classmethod(_C._function_apply)
 
 
 class SavedTensor:
@@ -169,7 +133,7 @@ class SavedTensor:
             raise TypeError("register_hooks: pack_hook and unpack_hook must be callable")
         ctx, i = self._ctx, self._index
         hooks = ctx.__dict__.setdefault("_slot_hooks", {})
-        if i in hooks or getattr(ctx, "_packed", None) is not None:
+        if i in hooks or ctx._packed is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         tensor = ctx._saved[i]
