@@ -110,7 +110,8 @@ Liveness::Liveness(std::shared_ptr<gloo::Context> context, milliseconds peer_tim
     set_int(p.fd, SOL_SOCKET, SO_KEEPALIVE, 1);
     set_int(p.fd, IPPROTO_TCP, TCP_KEEPIDLE, seconds_up(idle_));
     set_int(p.fd, IPPROTO_TCP, TCP_KEEPINTVL, seconds_up(interval_));
-    set_int(p.fd, IPPROTO_TCP, TCP_KEEPCNT, 10 + 2);
+    // Probes until the kernel gives up: TCP_USER_TIMEOUT decides when set, this when not.
+    set_int(p.fd, IPPROTO_TCP, TCP_KEEPCNT, 12);
     // The kernel's own verdict comes two intervals after the watcher's.
     set_int(p.fd, IPPROTO_TCP, TCP_USER_TIMEOUT, int((timeout_ + 2 * interval_).count()));
     peers_.push_back(p);

@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 import uuid
 
@@ -20,6 +19,7 @@ import pytest
 
 import ember
 import ember.distributed as dist
+from test_launcher import _env as _launcher_env, _script  # the launcher tests' helpers
 
 LAUNCH = [sys.executable, "-m", "ember.distributed.run"]
 
@@ -40,19 +40,10 @@ needs_netns = pytest.mark.skipif(_NETNS_SKIP is not None, reason=str(_NETNS_SKIP
 
 
 def _env(tmp_path, **extra):
-    env = dict(os.environ)
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg, str(tmp_path)] + [p for p in [env.get("PYTHONPATH")] if p])
-    env.update(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), OUT_DIR=str(tmp_path))
-    env.pop("EMBER_DIST_PEER_TIMEOUT", None)
-    env.update(extra)
+    env = _launcher_env(tmp_path, **extra)
+    if "EMBER_DIST_PEER_TIMEOUT" not in extra:
+        env.pop("EMBER_DIST_PEER_TIMEOUT", None)
     return env
-
-
-def _script(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return str(path)
 
 
 class Hosts:
@@ -204,6 +195,9 @@ if os.path.exists(ckpt):
     net.load_state_dict(state["model"])
     opt.load_state_dict(state["optim"])
     start = state["step"]
+if rank == 0:
+    with open(os.path.join(out, f"start{os.environ['TORCHELASTIC_RESTART_COUNT']}.txt"), "w") as f:
+        f.write(str(start))
 kill_at = int(sys.argv[1])
 for step in range(start, STEPS):
     if step == kill_at and rank == 1 and os.environ["TORCHELASTIC_RESTART_COUNT"] == "0":
@@ -245,6 +239,8 @@ def test_killed_rank_restarts_from_checkpoint_and_matches(tmp_path):
     assert "rank 1 was killed by signal SIGKILL" in p.stderr, p.stderr
     assert "restarting every local rank (1 of 1)" in p.stderr, p.stderr
     assert (tmp_path / "faulty" / "restarts.txt").read_text() == "1"
+    # round 1 resumed from the checkpoint of step 30 (rank 0 wrote it before rank 1 died)
+    assert (tmp_path / "faulty" / "start1.txt").read_text() == "30"
     ref = _train(tmp_path / "clean", kill_at=-1, max_restarts=0)
     assert ref.returncode == 0, ref.stderr
     got = np.load(tmp_path / "faulty" / "final.npy")
@@ -269,3 +265,60 @@ def test_restarts_exhausted_fails_with_the_error(tmp_path):
     # rank 0 fails too (its barrier's peer is gone): either may be reported first
     assert re.search(r"failed: rank [01] exited with code 1", p.stderr), p.stderr
     assert "rank 1: RuntimeError: boom in round 1" in p.stderr, p.stderr
+
+
+# A few DDP steps in float32 (where the order of a sum shows in the last bit); rank 0 saves
+# the parameters.
+DDP_SCRIPT = """
+import os
+import numpy as np
+import ember
+import ember.distributed as dist
+from ember import nn
+dist.init_process_group("gloo", timeout=30)
+rank = dist.get_rank()
+ember.manual_seed(0)
+net = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 4))
+model = nn.parallel.DistributedDataParallel(net, bucket_cap_mb=0.004)  # several buckets
+opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+for step in range(5):
+    rng = np.random.default_rng(100 * step + rank)
+    x = ember.tensor(rng.standard_normal((16, 32)).astype(np.float32))
+    y = ember.tensor(rng.standard_normal((16, 4)).astype(np.float32))
+    opt.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+if rank == 0:
+    np.save(os.path.join(os.environ["OUT_DIR"], "final.npy"),
+            np.concatenate([p.detach().numpy().ravel() for p in net.parameters()]))
+dist.destroy_process_group()
+"""
+
+
+@needs_netns
+def test_two_hosts_of_two_ranks_agree_with_one_host_of_four(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    script = _script(tmp_path, "ddp.py", DDP_SCRIPT)
+    p = subprocess.run(LAUNCH + ["--nproc-per-node", "4", script], env=_env(one),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with Hosts() as h:
+        launchers = [subprocess.Popen(
+            ["ip", "netns", "exec", h.ns[node]] + LAUNCH + [
+                "--nnodes", "2", "--node-rank", str(node), "--nproc-per-node", "2",
+                "--rdzv", f"file://{tmp_path}/store", "--rdzv-id", "agree", "--master-addr", h.addr[0],
+                script], env=_env(two), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for node in range(2)]
+        try:
+            outs = [q.communicate(timeout=120) for q in launchers]
+        finally:
+            for q in launchers:
+                if q.poll() is None:
+                    q.kill()
+                    q.communicate()
+    for q, (_, err) in zip(launchers, outs):
+        assert q.returncode == 0, err
+    got, want = np.load(two / "final.npy"), np.load(one / "final.npy")
+    assert got.dtype == np.float32 and got.tobytes() == want.tobytes(), np.abs(got - want).max()

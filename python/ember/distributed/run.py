@@ -5,6 +5,8 @@
     # several machines (a redis-server reachable from all of them; the same --rdzv-id on each):
     python -m ember.distributed.run --nnodes 2 --node-rank 0 --nproc-per-node 2 \\
         --rdzv redis://10.0.0.1:6379 --rdzv-id run42 train.py
+    # restart every rank (from the script's checkpoint) up to 3 times after a failure:
+    python -m ember.distributed.run --nproc-per-node 2 --max-restarts 3 train.py
 
 Each child gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR,
 MASTER_PORT, EMBER_RENDEZVOUS, EMBER_RUN_ID and TORCHELASTIC_RESTART_COUNT, so
