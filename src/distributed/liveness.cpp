@@ -161,14 +161,15 @@ std::string Liveness::explain() const {
   return silent(idle_ + interval_);
 }
 
-// Every `interval_ / 2`: a silent peer fails the group. The abort is Gloo's own: a receive
+// Every `period`: a peer silent for the timeout (less one period, so that the verdict comes
+// within the timeout) fails the group. The abort is Gloo's own: a receive
 // that times out signals the error to every pair, which wakes every pending operation.
 void Liveness::watch() {
   milliseconds period = std::clamp(interval_ / 2, milliseconds(100), milliseconds(1000));
   std::unique_lock<std::mutex> lock(mu_);
   while (!cv_.wait_for(lock, period, [&] { return stop_; })) {
     lock.unlock();
-    std::string why = silent(timeout_);
+    std::string why = silent(std::max(timeout_ - period, idle_ + interval_));
     lock.lock();
     if (why.empty()) continue;
     verdict_ = why;

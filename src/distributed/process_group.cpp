@@ -177,9 +177,9 @@ std::vector<int> ProcessGroup::Impl::closed_peers() const {
 
 std::string ProcessGroup::Impl::describe_failure(const std::string& name,
                                                  const std::string& what) const {
+  // A silent peer is the cause (Gloo's text then is the abort's or a closed neighbour's).
   if (std::string why = liveness ? liveness->explain() : ""; !why.empty())
-    return detail::cat(name, " failed on rank ", rank, " of ", size, ": ", why, " [gloo: ", what,
-                       "]");
+    return detail::cat(name, " failed on rank ", rank, " of ", size, ": ", why);
   bool timed_out =
       what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos;
   bool closed =

@@ -85,6 +85,9 @@ class Hosts:
     def link_down(self):
         self.ip("link", "set", self.dev[0], "down", ns=self.ns[0])
 
+    def link_up(self):
+        self.ip("link", "set", self.dev[0], "up", ns=self.ns[0])
+
     def __exit__(self, *exc):
         for pid in self.pids():
             try:
@@ -95,21 +98,57 @@ class Hosts:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-# One rank: all_reduce in a loop; writes step files so the test knows it is running.
+# One rank: all_reduce in a loop; writes a file once running so the test knows, and stops
+# (every rank at the same step) once the test writes OUT_DIR/stop.
 LOOP_SCRIPT = """
 import os, sys, time
 import ember
 import ember.distributed as dist
 dist.init_process_group("gloo", timeout=float(sys.argv[1]))
 rank = dist.get_rank()
+out = os.environ["OUT_DIR"]
 x = ember.ones(1000)
 for step in range(1_000_000):
+    x[0] = float(os.path.exists(os.path.join(out, "stop")))
     dist.all_reduce(x)
-    x.fill_(1.0)
+    if x[0].item() > 0:
+        break
     if step == 20:
-        open(os.path.join(os.environ["OUT_DIR"], f"running{rank}"), "w").close()
+        open(os.path.join(out, f"running{rank}"), "w").close()
     time.sleep(0.02)
+dist.destroy_process_group()
+print(f"rank {rank} stopped at step {step}")
 """
+
+
+def _start_two_hosts(h, tmp_path, script, rdzv_id, *args):
+    """A launcher in each namespace, 2 ranks each; returns them once all 4 ranks run."""
+    launchers = []
+    for node in range(2):
+        cmd = ["ip", "netns", "exec", h.ns[node]] + LAUNCH + [
+            "--nnodes", "2", "--node-rank", str(node), "--nproc-per-node", "2",
+            "--rdzv", f"file://{tmp_path}/store", "--rdzv-id", rdzv_id,
+            "--master-addr", h.addr[0], "--grace-period", "2", script, *args]
+        launchers.append(subprocess.Popen(cmd, env=_env(tmp_path), stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"running{r}").exists() for r in range(4)):
+        if time.monotonic() > deadline or any(p.poll() is not None for p in launchers):
+            for p in launchers:
+                p.kill()
+            raise AssertionError(f"the ranks did not start: {[p.communicate() for p in launchers]}")
+        time.sleep(0.1)
+    return launchers
+
+
+def _finish(launchers, timeout):
+    try:
+        return [p.communicate(timeout=timeout) for p in launchers]
+    finally:
+        for p in launchers:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
 
 
 def test_default_peer_timeout_is_at_most_60s(monkeypatch):
@@ -129,33 +168,12 @@ def test_link_down_every_rank_names_the_unreachable_rank(tmp_path):
     rank's error names a rank of the other host and its address, no process is left."""
     script = _script(tmp_path, "loop.py", LOOP_SCRIPT)
     with Hosts() as h:
-        launchers = []
-        for node in range(2):
-            cmd = ["ip", "netns", "exec", h.ns[node]] + LAUNCH + [
-                "--nnodes", "2", "--node-rank", str(node), "--nproc-per-node", "2",
-                "--rdzv", f"file://{tmp_path}/store", "--rdzv-id", "linkdown",
-                "--master-addr", h.addr[0], "--grace-period", "2", script, "10"]
-            launchers.append(subprocess.Popen(cmd, env=_env(tmp_path), stdout=subprocess.PIPE,
-                                              stderr=subprocess.PIPE, text=True))
-        try:
-            deadline = time.monotonic() + 60
-            while not all((tmp_path / f"running{r}").exists() for r in range(4)):
-                assert time.monotonic() < deadline, "the ranks did not start"
-                assert all(p.poll() is None for p in launchers), [p.communicate() for p in launchers]
-                time.sleep(0.1)
-            h.link_down()
-            t0 = time.monotonic()
-            outs = [p.communicate(timeout=90) for p in launchers]
-            elapsed = time.monotonic() - t0
-        finally:
-            for p in launchers:
-                if p.poll() is None:
-                    p.kill()
-                    p.communicate()
+        launchers = _start_two_hosts(h, tmp_path, script, "linkdown", "10")
+        h.link_down()
+        t0 = time.monotonic()
+        outs = _finish(launchers, 90)
+        elapsed = time.monotonic() - t0
         assert elapsed < 90
-        print(f"both launchers exited {elapsed:.1f} s after the link went down")
-        for out, err in outs:
-            print(err[-3000:])
         leftover = h.pids()
     assert leftover == [], f"processes left in the namespaces: {leftover}"
     for node, (p, (out, err)) in enumerate(zip(launchers, outs)):
@@ -169,6 +187,23 @@ def test_link_down_every_rank_names_the_unreachable_rank(tmp_path):
             pattern = (rf"rank {rank}: RuntimeError: \w+ failed on rank {rank} of 4: "
                        rf"rank {other_ranks} \(host {other_host}\) is unreachable")
             assert re.search(pattern, err), err
+
+
+@needs_netns
+def test_link_down_shorter_than_the_peer_timeout_is_survived(tmp_path):
+    """A 3 s outage under a 10 s peer timeout: TCP retransmits, the run goes on and ends well."""
+    script = _script(tmp_path, "loop.py", LOOP_SCRIPT)
+    with Hosts() as h:
+        launchers = _start_two_hosts(h, tmp_path, script, "blip", "10")
+        h.link_down()
+        time.sleep(3)
+        h.link_up()
+        time.sleep(2)
+        (tmp_path / "stop").touch()
+        outs = _finish(launchers, 60)
+    for p, (out, err) in zip(launchers, outs):
+        assert p.returncode == 0, err
+        assert out.count("stopped at step") == 2, out
 
 
 # DDP on a float64 MLP, deterministic data per step; rank 0 checkpoints every 10 steps
