@@ -9,8 +9,9 @@ PIP := $(VENV)/bin/pip
 # libkissfft-dev: KISS FFT (BSD; its header-only C++ template) computes ember.fft's transforms.
 # pkgconf: the consumer test builds a project with `pkg-config --cflags --libs ember` (docs/cpp.md).
 # libdnnl-dev: oneDNN, bfloat16 matmul (src/kernels/cpu/blas_half.cpp; optional in CMake).
+# iproute2: `ip netns` and veth pairs for the network-fault tests (tests/python/test_distributed_faults.py).
 DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libdnnl-dev libboost-dev zlib1g-dev dataset-fashion-mnist \
-  libgloo-dev redis-server libkissfft-dev pkgconf clang-format
+  libgloo-dev redis-server libkissfft-dev pkgconf clang-format iproute2
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 

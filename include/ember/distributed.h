@@ -125,6 +125,11 @@ struct InitOptions {
 // The store's keys are prefixed with $EMBER_RUN_ID (or "default") and a count of the
 // groups this process created, so a store reused by another run or a re-init is not mixed up.
 void init_process_group(const InitOptions& options);
+// How long a peer's host may stay silent (keepalive probes or data unacknowledged) before
+// every rank's collectives fail naming it: $EMBER_DIST_PEER_TIMEOUT seconds when set (0
+// turns the watch off), else the smaller of kDefaultPeerTimeout and the group's timeout.
+constexpr std::chrono::milliseconds kDefaultPeerTimeout{60'000};
+std::chrono::milliseconds peer_timeout_for(std::chrono::milliseconds op_timeout);
 bool is_initialized();
 void destroy_process_group();
 // The default group; throws ValueError naming `op` when init_process_group was not called.

@@ -115,6 +115,10 @@ void bind_distributed(nb::module_& parent) {
     dist::init_process_group(o);
   });
   m.def("is_initialized", &dist::is_initialized);
+  m.def("_peer_timeout", [](double op_timeout_s) {  // seconds -> seconds (docs/distributed.md)
+    auto op = std::chrono::milliseconds(int64_t(op_timeout_s * 1000.0 + 0.5));
+    return double(dist::peer_timeout_for(op).count()) / 1000.0;
+  });
   m.def("destroy_process_group", [] {
     nb::gil_scoped_release unlocked;  // joins the communication thread
     dist::destroy_process_group();

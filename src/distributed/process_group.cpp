@@ -177,6 +177,9 @@ std::vector<int> ProcessGroup::Impl::closed_peers() const {
 
 std::string ProcessGroup::Impl::describe_failure(const std::string& name,
                                                  const std::string& what) const {
+  // A silent peer is the cause (Gloo's text then is the abort's or a closed neighbour's).
+  if (std::string why = liveness ? liveness->explain() : ""; !why.empty())
+    return detail::cat(name, " failed on rank ", rank, " of ", size, ": ", why);
   bool timed_out =
       what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos;
   bool closed =
@@ -231,6 +234,8 @@ ProcessGroup::ProcessGroup(const std::string& store_url, const std::string& pref
                             " could not connect to the other ranks through ", store_url,
                             " within the timeout of ", timeout.count(), " ms: ", e.what()));
   }
+  if (auto t = peer_timeout_for(timeout); t.count() > 0 && size > 1)
+    s.liveness = std::make_unique<Liveness>(s.context, t);
   s.thread = std::thread([&s] { s.loop(); });
 }
 
@@ -243,6 +248,7 @@ void ProcessGroup::shutdown() {
   }
   impl_->cv.notify_all();
   if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->liveness.reset();
 }
 
 }  // namespace ember::distributed

@@ -15,6 +15,7 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/device.h>
 
+#include "distributed/liveness.h"
 #include "ember/distributed.h"
 
 namespace ember::distributed {
@@ -32,6 +33,7 @@ struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   std::map<std::string, int> rank_of_address;  // a peer's end of its connection to us -> rank
   int rank = 0, size = 1;
   std::chrono::milliseconds timeout{0};
+  std::unique_ptr<Liveness> liveness;  // null when the peer watch is off
 
   std::mutex mu;
   std::condition_variable cv;

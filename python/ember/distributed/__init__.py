@@ -15,6 +15,7 @@ import datetime as _datetime
 
 from .. import _C
 from .._tensor import Tensor as _Tensor
+from . import _errors
 from ._file_store import FileStore
 
 _d = _C._distributed
@@ -120,6 +121,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if not isinstance(init_method, str):
         raise TypeError(f"init_process_group: init_method must be a string, got {type(init_method).__name__}")
     _d.init_process_group(backend, init_method, int(rank), int(world_size), _seconds(timeout))
+    _errors.install()  # under the launcher, an uncaught exception is reported to it
     global _exit_hook
     if not _exit_hook:
         # At exit, finish the queued collectives and stop the thread while Python still

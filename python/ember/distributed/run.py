@@ -5,14 +5,19 @@
     # several machines (a redis-server reachable from all of them; the same --rdzv-id on each):
     python -m ember.distributed.run --nnodes 2 --node-rank 0 --nproc-per-node 2 \\
         --rdzv redis://10.0.0.1:6379 --rdzv-id run42 train.py
+    # restart every rank (from the script's checkpoint) up to 3 times after a failure:
+    python -m ember.distributed.run --nproc-per-node 2 --max-restarts 3 train.py
 
 Each child gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR,
-MASTER_PORT, EMBER_RENDEZVOUS and EMBER_RUN_ID, so `dist.init_process_group("gloo")` needs
-no arguments. On one machine the rendezvous is a fresh temporary folder (file://), removed at
-exit. If a child exits with an error or is killed, the launcher stops the others (SIGTERM,
-then SIGKILL after --grace-period seconds) and exits non-zero, naming the rank that failed.
+MASTER_PORT, EMBER_RENDEZVOUS, EMBER_RUN_ID and TORCHELASTIC_RESTART_COUNT, so
+`dist.init_process_group("gloo")` needs no arguments. On one machine the rendezvous is a fresh
+temporary folder (file://), removed at exit. If a child exits with an error or is killed, the
+launcher stops the others (SIGTERM, then SIGKILL after --grace-period seconds); with
+--max-restarts N it then starts every local rank again (a new rendezvous round) up to N times,
+else it exits non-zero, naming the rank that failed and the error it raised.
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -64,6 +69,10 @@ def parse_args(argv=None):
     p.add_argument("--grace-period", type=float, default=3.0, metavar="S",
                    help="after a rank fails, seconds the others get to exit on their own before "
                         "SIGTERM, and again before SIGKILL")
+    p.add_argument("--max-restarts", "--max_restarts", type=int, default=0, metavar="N",
+                   help="when a rank fails, stop every local rank and start them all again (a new "
+                        "rendezvous round, TORCHELASTIC_RESTART_COUNT + 1), at most N times; the "
+                        "script resumes from its checkpoint")
     p.add_argument("--prefix-output", action="store_true",
                    help="prefix every output line with '[rank R]' (default: children write straight "
                         "to the launcher's stdout/stderr)")
@@ -74,6 +83,8 @@ def parse_args(argv=None):
     own, rest = _split(p, sys.argv[1:] if argv is None else list(argv))
     a = p.parse_args(own)
     a.script_args = rest
+    if a.max_restarts < 0:
+        p.error("--max-restarts must be at least 0")
     if a.nproc_per_node < 1:
         p.error("--nproc-per-node must be at least 1")
     if a.nnodes < 1:
@@ -99,13 +110,21 @@ def parse_args(argv=None):
     return a
 
 
-def child_env(a, local_rank, rendezvous, run_id):
+def child_env(a, local_rank, rendezvous, run_id, restart=0, error_file=None):
+    """The environment of one rank. Each restart is a new rendezvous round: its own key prefix
+    (EMBER_RUN_ID gets "-r<restart>"), so a round never reads the addresses of the last."""
     env = dict(os.environ)
     env.update(RANK=str(a.node_rank * a.nproc_per_node + local_rank),
                WORLD_SIZE=str(a.nnodes * a.nproc_per_node),
                LOCAL_RANK=str(local_rank), LOCAL_WORLD_SIZE=str(a.nproc_per_node),
                GROUP_RANK=str(a.node_rank), MASTER_ADDR=a.master_addr, MASTER_PORT=str(a.master_port),
-               EMBER_RUN_ID=run_id)
+               EMBER_RUN_ID=run_id if restart == 0 else f"{run_id}-r{restart}",
+               TORCHELASTIC_RESTART_COUNT=str(restart), TORCHELASTIC_MAX_RESTARTS=str(a.max_restarts),
+               TORCHELASTIC_RUN_ID=run_id)
+    if error_file is not None:  # the rank's uncaught exception lands there (ember.distributed)
+        env["TORCHELASTIC_ERROR_FILE"] = error_file
+    else:
+        env.pop("TORCHELASTIC_ERROR_FILE", None)
     env["EMBER_AS_TORCH"] = "1"  # `import torch` in the ranks gives ember (ember/_drop_in.py)
     if rendezvous is not None:
         env["EMBER_RENDEZVOUS"] = rendezvous
@@ -142,22 +161,39 @@ def describe(code):
     return f"exited with code {code}"
 
 
+def read_error(path):
+    """The message a rank left in its error file (see _errors.py), else None."""
+    try:
+        with open(path) as f:
+            return json.load(f)["message"]["message"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 class Launcher:
-    def __init__(self, a):
+    def __init__(self, a, error_dir=None):
         self.a = a
+        self.error_dir = error_dir
         self.procs = []     # (global rank, Popen)
         self.threads = []
+
+    def error_file(self, rank, restart):
+        if self.error_dir is None:
+            return None
+        return os.path.join(self.error_dir, f"error-{restart}-{rank}.json")
 
     def command(self):
         a = self.a
         head = [sys.executable] + (["-m", a.script] if a.module else [a.script])
         return head + a.script_args
 
-    def start(self, rendezvous, run_id):
+    def start(self, rendezvous, run_id, restart=0):
         cmd = self.command()
         pipe = subprocess.PIPE if self.a.prefix_output else None
+        self.procs, self.threads = [], []
         for local in range(self.a.nproc_per_node):
-            env = child_env(self.a, local, rendezvous, run_id)
+            rank = self.a.node_rank * self.a.nproc_per_node + local
+            env = child_env(self.a, local, rendezvous, run_id, restart, self.error_file(rank, restart))
             p = subprocess.Popen(cmd, env=env, stdout=pipe, stderr=pipe, preexec_fn=_die_with_parent)
             rank = int(env["RANK"])
             self.procs.append((rank, p))
@@ -207,21 +243,12 @@ class Launcher:
             t.join(timeout=1.0)
 
 
-def main(argv=None):
-    a = parse_args(argv)
-    tmp = None
-    rendezvous = a.rdzv
-    if rendezvous is None and a.nnodes == 1:
-        tmp = tempfile.mkdtemp(prefix="ember-rdzv-")
-        rendezvous = "file://" + tmp
-    run_id = a.rdzv_id or uuid.uuid4().hex[:12]
-    launcher = Launcher(a)
-
-    def on_signal(signum, frame):
-        raise KeyboardInterrupt
-    old_term = signal.signal(signal.SIGTERM, on_signal)
-    try:
-        launcher.start(rendezvous, run_id)
+def run(launcher, rendezvous, run_id):
+    """Runs the ranks, restarting them all after a failure while restarts remain; returns the
+    exit code."""
+    a = launcher.a
+    for restart in range(a.max_restarts + 1):
+        launcher.start(rendezvous, run_id, restart)
         failed = launcher.watch()
         if failed is None:
             for t in launcher.threads:
@@ -232,17 +259,40 @@ def main(argv=None):
         launcher.stop()
         others = [f"rank {r} {describe(p.returncode)}" for r, p in launcher.procs
                   if r != rank and p.returncode != 0]
-        print(f"{PROG}: failed: rank {rank} {describe(code)}"
-              + (f" (then {', '.join(others)})" if others else ""), file=sys.stderr, flush=True)
+        what = f"rank {rank} {describe(code)}" + (f" (then {', '.join(others)})" if others else "")
+        errors = [(r, read_error(launcher.error_file(r, restart))) for r, _ in launcher.procs]
+        errors = [f"rank {r}: {m}" for r, m in errors if m]
+        if restart < a.max_restarts:
+            print(f"{PROG}: {what}; restarting every local rank ({restart + 1} of {a.max_restarts})"
+                  + "".join("\n  " + e for e in errors), file=sys.stderr, flush=True)
+            continue
+        print(f"{PROG}: failed: {what}" + "".join("\n  " + e for e in errors), file=sys.stderr, flush=True)
         return code if code > 0 else 128 - code
+    raise AssertionError("not reached")
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    tmp = tempfile.mkdtemp(prefix="ember-rdzv-")  # the ranks' error files, and the rendezvous
+    rendezvous = a.rdzv
+    if rendezvous is None and a.nnodes == 1:
+        os.mkdir(os.path.join(tmp, "rdzv"))
+        rendezvous = "file://" + os.path.join(tmp, "rdzv")
+    run_id = a.rdzv_id or uuid.uuid4().hex[:12]
+    launcher = Launcher(a, error_dir=tmp)
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt
+    old_term = signal.signal(signal.SIGTERM, on_signal)
+    try:
+        return run(launcher, rendezvous, run_id)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; stopping the ranks", file=sys.stderr, flush=True)
         launcher.stop(patient=False)
         return 130
     finally:
         signal.signal(signal.SIGTERM, old_term)
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
