@@ -218,6 +218,9 @@ nb::object function_apply(nb::handle cls, nb::args args) {
 
 // What ctx.save_for_backward keeps besides the tensors: each one's version (None for others).
 nb::object saved_versions(nb::handle values) {
+  EMBER_CHECK(nb::isinstance<nb::tuple>(values) || nb::isinstance<nb::list>(values), TypeError,
+              "_saved_versions: expected a tuple or list, got ",
+              nb::type_name(values.type()).c_str());
   const size_t n = nb::len(values);
   nb::object out = nb::steal(PyTuple_New(Py_ssize_t(n)));
   for (size_t i = 0; i < n; ++i) {
@@ -232,11 +235,25 @@ nb::object saved_versions(nb::handle values) {
 // ctx.saved_tensors' check: raises torch's error when saved tensor i (not in `skip`) was
 // modified in place since it was saved.
 void check_saved_versions(nb::handle saved, nb::handle versions, nb::handle skip) {
-  const size_t n = nb::len(saved);
+  auto sequence = [](nb::handle h, const char* what) {
+    EMBER_CHECK(nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h), TypeError,
+                "_check_saved_versions: ", what, " must be a tuple or list, got ",
+                nb::type_name(h.type()).c_str());
+    return nb::len(h);
+  };
+  const size_t n = sequence(saved, "saved");
+  EMBER_CHECK(sequence(versions, "versions") == n, ValueError, "_check_saved_versions: ", n,
+              " saved tensors but ", nb::len(versions), " versions");
   for (size_t i = 0; i < n; ++i) {
     nb::handle v = versions[i];
-    if (v.is_none() || (!skip.is_none() && PySequence_Contains(skip.ptr(), nb::int_(i).ptr())))
-      continue;
+    if (v.is_none()) continue;
+    if (!skip.is_none()) {
+      const int in_skip = PySequence_Contains(skip.ptr(), nb::int_(i).ptr());
+      if (in_skip < 0) throw nb::python_error();
+      if (in_skip) continue;
+    }
+    EMBER_CHECK(nb::isinstance<Tensor>(saved[i]) && nb::isinstance<nb::int_>(v), TypeError,
+                "_check_saved_versions: entry ", i, " must be a tensor and an int version");
     const Tensor& t = nb::cast<const Tensor&>(saved[i]);
     const int64_t expected = nb::cast<int64_t>(v);
     EMBER_CHECK(int64_t(t.version()) == expected, Error,
