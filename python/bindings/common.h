@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "docstrings.h"
 #include "ember/ember.h"
 
 namespace nb = nanobind;
@@ -32,13 +33,14 @@ Dims dims_from(nb::handle h, const char* op);
 // ember.return_types.<name>(values, indices): a named tuple, as torch.return_types.
 nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r);
 
-// Registers f under `name` both as ember._C.name(t, ...) and as Tensor.name(self, ...).
-// With argument annotations, the function form names its first argument `input`.
+// Registers f under `name` both as ember._C.name(t, ...) and as Tensor.name(self, ...), each
+// with its docstring (docstrings.h). With argument annotations, the function form names its
+// first argument `input`.
 template <class Cls, class F, class... Extra>
 void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&... extra) {
-  if constexpr (sizeof...(Extra) > 0) m.def(name, f, nb::arg("input"), extra...);
-  else m.def(name, f);
-  cls.def(name, std::forward<F>(f), extra...);
+  if constexpr (sizeof...(Extra) > 0) m.def(name, f, nb::arg("input"), extra..., docstring(name));
+  else m.def(name, f, docstring(name));
+  cls.def(name, std::forward<F>(f), extra..., method_docstring(name));
 }
 
 nb::class_<Tensor>& tensor_class();

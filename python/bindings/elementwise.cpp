@@ -74,32 +74,40 @@ void bind_elementwise(nb::module_& m) {
 
 #define EMBER_UNARY(name, Enum, kind)                                                   \
   def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                     \
-  cls.def(#name "_", [](nb::handle self) {                                              \
-    name##_(self_of(self));                                                             \
-    return nb::borrow(self);                                                            \
-  });                                                                                   \
+  cls.def(                                                                              \
+      #name "_",                                                                        \
+      [](nb::handle self) {                                                             \
+        name##_(self_of(self));                                                         \
+        return nb::borrow(self);                                                        \
+      },                                                                                \
+      method_docstring(#name "_"));                                                     \
   m.def(                                                                                \
       #name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); }, \
-      nb::arg("input"), nb::kw_only(), nb::arg("out"));
+      nb::arg("input"), nb::kw_only(), nb::arg("out"), docstring(#name));
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
-#define EMBER_BINARY(name, Enum, kind)                                                      \
-  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                           \
-    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                             \
-  });                                                                                       \
-  cls.def(#name "_", [](nb::handle self, const Operand& b) {                                \
-    if (b.is_tensor) name##_(self_of(self), b.tensor);                                      \
-    else name##_(self_of(self), b.scalar);                                                  \
-    return nb::borrow(self);                                                                \
-  });                                                                                       \
-  m.def(#name, [](Scalar a, const Tensor& b) { return name(a, b); }); /* torch.pow(2, t) */ \
-  m.def(                                                                                    \
-      #name,                                                                                \
-      [](const Tensor& a, const Operand& b, nb::handle out) {                               \
-        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name);       \
-      },                                                                                    \
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
+#define EMBER_BINARY(name, Enum, kind)                                                \
+  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                     \
+    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                       \
+  });                                                                                 \
+  cls.def(                                                                            \
+      #name "_",                                                                      \
+      [](nb::handle self, const Operand& b) {                                         \
+        if (b.is_tensor) name##_(self_of(self), b.tensor);                            \
+        else name##_(self_of(self), b.scalar);                                        \
+        return nb::borrow(self);                                                      \
+      },                                                                              \
+      method_docstring(#name "_"));                                                   \
+  /* torch.pow(2, t) */                                                               \
+  m.def(                                                                              \
+      #name, [](Scalar a, const Tensor& b) { return name(a, b); }, docstring(#name)); \
+  m.def(                                                                              \
+      #name,                                                                          \
+      [](const Tensor& a, const Operand& b, nb::handle out) {                         \
+        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
+      },                                                                              \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"), docstring(#name));
 #include "ember/ops.def"
 #undef EMBER_BINARY
 

@@ -37,3 +37,13 @@ def test_docstring_examples_run():
         ember.manual_seed(0)
         runner.run(t, out=failures.append)
     assert not failures, "".join(failures)
+
+
+def test_bound_names_show_one_text():
+    """A name bound in C++ gets its docstring on every overload (python/bindings/docstrings.h);
+    an overload registered without it makes nanobind list the overloads one by one."""
+    mixed = [f"{ns}.{name}" for ns in api_pages.NAMESPACES
+             for name, value in api_pages.public_names(ns)
+             if type(value).__name__ in ("nb_func", "nb_method")
+             and "Overloaded function." in (value.__doc__ or "")]
+    assert not mixed, mixed

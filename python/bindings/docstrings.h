@@ -1,0 +1,25 @@
+// The docstrings of the names bound in C++. A nanobind function's __doc__ is read-only, so
+// the text has to go in when the name is registered: def_both() and the binding files pass
+// docstring("name") to every overload of a name (nanobind prints one text when all overloads
+// carry the same one). The texts live in tables by concept, python/bindings/docstrings/*.cpp.
+#pragma once
+#include <span>
+#include <string_view>
+
+namespace ember::py {
+
+struct Docstring {
+  std::string_view
+      name;          // "add" (the function, and the method unless it has its own), "Tensor.add"
+  const char* text;  // signature line, what it does, a >>> example (doctest runs it)
+};
+
+// The text registered for `name`, or "" (nanobind then shows the signatures only).
+const char* docstring(std::string_view name);
+// A Tensor method's text: "Tensor.<name>" if registered, else the function's.
+const char* method_docstring(std::string_view name);
+
+// The tables, one per concept file in python/bindings/docstrings/.
+std::span<const Docstring> pointwise_docstrings();
+
+}  // namespace ember::py
