@@ -77,6 +77,17 @@ DType promote_types(DType a, DType b);
 // (torch.can_cast: no float -> integer, no integer -> bool).
 bool can_cast(DType from, DType to);
 
+// The dtype of floating tensors made without one: torch.get_default_dtype(). float32 unless
+// set_default_dtype changed it; process-wide, as torch's. Factories (zeros, rand, tensor of
+// Python floats), a float scalar with an integer tensor, and integer inputs of floating ops
+// (sin, true division) take it.
+DType default_dtype();
+// Only floating dtypes (float32, float64, bfloat16, float16), else TypeError.
+void set_default_dtype(DType t);
+// The complex dtype that goes with it (complex128 for float64, else complex64): a Python
+// complex number's tensor.
+DType default_complex_dtype();
+
 template <class T>
 struct dtype_of;
 template <>
@@ -131,11 +142,11 @@ inline constexpr bool is_complex_v<std::complex<T>> = true;
 const char* current_op_name();
 
 // The dtype of a real op that computes in floating point (sinh, logsumexp, ...): t when
-// floating (bfloat16/float16 included), float32 for bool and integers; throws for complex
+// floating (bfloat16/float16 included), the default dtype for bool and integers; throws for complex
 // (no complex kernel: converting would silently drop the imaginary part).
 inline DType real_float_dtype(DType t) {
   if (t == DType::Complex64 || t == DType::Complex128) throw_unsupported_dtype(t);
-  return is_floating_point(t) ? t : DType::Float32;
+  return is_floating_point(t) ? t : default_dtype();
 }
 
 // Calls f.template operator()<T>() with T the C++ type of `t`:

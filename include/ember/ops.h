@@ -13,19 +13,19 @@
 namespace ember {
 
 // ---- creation (src/ops/creation.cpp) -------------------------------------------------
-Tensor empty(IntList shape, DType dtype = DType::Float32);
-Tensor zeros(IntList shape, DType dtype = DType::Float32);
-Tensor ones(IntList shape, DType dtype = DType::Float32);
+Tensor empty(IntList shape, DType dtype = default_dtype());
+Tensor zeros(IntList shape, DType dtype = default_dtype());
+Tensor ones(IntList shape, DType dtype = default_dtype());
 Tensor full(IntList shape, Scalar value, std::optional<DType> dtype = std::nullopt);
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype = std::nullopt);
-Tensor linspace(double start, double end, int64_t steps, DType dtype = DType::Float32);
-Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::Float32);
+Tensor linspace(double start, double end, int64_t steps, DType dtype = default_dtype());
+Tensor eye(int64_t n, int64_t m = -1, DType dtype = default_dtype());
 Tensor scalar_tensor(Scalar value, std::optional<DType> dtype = std::nullopt);
 // Random numbers from `gen`, or the global generator when it is null (include/ember/random.h;
 // more distributions in src/ops/random.cpp).
 void manual_seed(uint64_t seed);
-Tensor rand(IntList shape, DType dtype = DType::Float32, Generator* gen = nullptr);
-Tensor randn(IntList shape, DType dtype = DType::Float32, Generator* gen = nullptr);
+Tensor rand(IntList shape, DType dtype = default_dtype(), Generator* gen = nullptr);
+Tensor randn(IntList shape, DType dtype = default_dtype(), Generator* gen = nullptr);
 Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype = DType::Int64,
                Generator* gen = nullptr);
 Tensor randperm(int64_t n, DType dtype = DType::Int64, Generator* gen = nullptr);
@@ -442,7 +442,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = 
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
 Tensor normal(const Tensor& mean, double std = 1.0, Generator* gen = nullptr);
 Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
-Tensor normal(double mean, double std, IntList size, DType dtype = DType::Float32,
+Tensor normal(double mean, double std, IntList size, DType dtype = default_dtype(),
               Generator* gen = nullptr);
 Tensor poisson(const Tensor& rates, Generator* gen = nullptr);
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen = nullptr);

@@ -32,10 +32,11 @@ class Scalar {
   int64_t to_int() const { return kind_ >= Kind::Float ? int64_t(d_) : i_; }
   double imag() const { return kind_ == Kind::Complex ? im_ : 0.0; }
   std::complex<double> to_complex() const { return {to_double(), imag()}; }
-  // The dtype a tensor made from this scalar gets (complex64, float32, int64 or bool).
+  // The dtype a tensor made from this scalar gets (the default complex or floating dtype,
+  // int64 or bool).
   DType default_dtype() const {
-    return kind_ == Kind::Complex ? DType::Complex64
-           : kind_ == Kind::Float ? DType::Float32
+    return kind_ == Kind::Complex ? default_complex_dtype()
+           : kind_ == Kind::Float ? ember::default_dtype()
            : kind_ == Kind::Int   ? DType::Int64
                                   : DType::Bool;
   }

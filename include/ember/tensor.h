@@ -45,7 +45,7 @@ class Tensor {
 
   // A new contiguous tensor with uninitialised data. Throws ValueError on negative
   // sizes and Error (RuntimeError) when the size overflows or memory runs out.
-  static Tensor empty(IntList shape, DType dtype = DType::Float32);
+  static Tensor empty(IntList shape, DType dtype = default_dtype());
   // A tensor over borrowed memory; `release(ctx)` runs when the last view dies.
   static Tensor from_blob(void* data, IntList shape, IntList strides, DType dtype,
                           void (*release)(void*), void* ctx, size_t nbytes);

@@ -24,6 +24,6 @@ namespace ember {
 enum class WindowKind { CosineSum, Bartlett, Kaiser, Gaussian, Exponential, Sine };
 
 Tensor window(WindowKind kind, int64_t length, double denom, const std::vector<double>& params,
-              DType dtype = DType::Float32);
+              DType dtype = default_dtype());
 
 }  // namespace ember

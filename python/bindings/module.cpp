@@ -134,6 +134,9 @@ NB_MODULE(_C, m) {
       .value("float16", DType::Float16);
   m.def("promote_types", &promote_types);
   m.def("can_cast", &can_cast);
+  m.def("_get_default_dtype", &default_dtype);
+  m.def("_get_default_complex_dtype", &default_complex_dtype);
+  m.def("_set_default_dtype", &set_default_dtype);
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads);
   m.def("build_info", [] {

@@ -71,13 +71,13 @@ void bind_random(nb::module_& m) {
   m.def(
       "_rand",
       [](nb::handle s, OptD d, Gen g) {
-        return rand(shape_from_sequence(s, "rand"), d.value_or(DType::Float32), generator_from(g));
+        return rand(shape_from_sequence(s, "rand"), d.value_or(default_dtype()), generator_from(g));
       },
       nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
   m.def(
       "_randn",
       [](nb::handle s, OptD d, Gen g) {
-        return randn(shape_from_sequence(s, "randn"), d.value_or(DType::Float32),
+        return randn(shape_from_sequence(s, "randn"), d.value_or(default_dtype()),
                      generator_from(g));
       },
       nb::arg("size"), nb::arg("dtype").none(), nb::arg("generator").none());
@@ -197,7 +197,7 @@ void bind_random(nb::module_& m) {
   m.def(
       "normal",
       [](double mean, double std, nb::handle size, Gen g, OptD d) {
-        return normal(mean, std, shape_from_sequence(size, "normal"), d.value_or(DType::Float32),
+        return normal(mean, std, shape_from_sequence(size, "normal"), d.value_or(default_dtype()),
                       generator_from(g));
       },
       nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), gen,

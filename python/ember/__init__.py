@@ -8,7 +8,7 @@ from ._dtype import (complex32, chalf, int8, int16, short, uint16, uint32,  # no
                      uint64)  # named only: _dtype.PlannedDtype
 from ._dtype import complex64, cfloat, complex128, cdouble, bfloat16, float16, half  # noqa: F401
 from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, uint8, bool,
-                     get_default_dtype)
+                     get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
 from ._device import get_default_device, set_default_device
 from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn, randint, randperm,

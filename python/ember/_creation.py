@@ -5,7 +5,7 @@ import sys
 from typing import Callable
 
 from . import _C
-from ._dtype import dtype as _dtype_cls, float32, int64, bool as _bool
+from ._dtype import dtype as _dtype_cls, int64, bool as _bool, get_default_dtype
 from ._dtype import check_supported as _check_supported
 from . import _device
 
@@ -267,25 +267,26 @@ def from_dlpack(obj) -> _C.Tensor:
 
 
 def _infer_dtype(arr):
-    """The dtype torch.tensor infers from Python data (as NumPy read it): bool, int64, or float32."""
+    """The dtype torch.tensor infers from Python data (as NumPy read it): bool, int64, or the
+    default dtype (its complex partner for complex numbers)."""
     np = _np()
     if arr.dtype == np.bool_:
         return _bool
     if np.issubdtype(arr.dtype, np.integer):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
-        return float32
+        return get_default_dtype()
     if arr.dtype.name == "bfloat16":  # an ml_dtypes scalar among the data
         return _dtype_cls.bfloat16
     if np.issubdtype(arr.dtype, np.complexfloating):
-        return _dtype_cls.complex64  # torch.tensor([1+2j]): complex64 under float32 default
+        return _C._get_default_complex_dtype()  # complex64, or complex128 under float64
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
 def _legacy_tensor(*args):
-    """torch.Tensor(...), the legacy constructor: no argument -> an empty float32 tensor; ints
-    or a Size -> an uninitialized float32 tensor of that shape; data (nested sequences, NumPy)
-    -> a float32 tensor of those values. (Tensor(t) of a tensor aliases t: bindings/tensor.cpp.)"""
+    """torch.Tensor(...), the legacy constructor: no argument -> an empty tensor of the default
+    dtype; ints or a Size -> an uninitialized one of that shape; data (nested sequences, NumPy)
+    -> one of those values. (Tensor(t) of a tensor aliases t: bindings/tensor.cpp.)"""
     from ._tensor import Size
     ints = all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args)
     if ints:
@@ -293,7 +294,7 @@ def _legacy_tensor(*args):
     if len(args) == 1 and isinstance(args[0], Size):
         return empty(*args[0])
     if len(args) == 1 and not isinstance(args[0], (str, bytes, builtins.float, builtins.bool)):
-        return tensor(args[0], dtype=float32)
+        return tensor(args[0], dtype=get_default_dtype())
     raise TypeError("Tensor(): expected sizes (ints or a Size), data (a sequence or an array) or "
                     f"a tensor, but got {', '.join(type(a).__name__ for a in args)}")
 

@@ -131,4 +131,44 @@ def to_dtype(spec):
 
 
 def get_default_dtype():
-    return float32
+    """get_default_dtype() -> dtype
+
+    The dtype of floating tensors made without one (float32 unless set_default_dtype changed it).
+
+    >>> ember.get_default_dtype()
+    ember.float32"""
+    return _C._get_default_dtype()
+
+
+def set_default_dtype(d):
+    """set_default_dtype(d) -> None
+
+    Makes d (float32, float64, bfloat16 or float16) the dtype of floating tensors made without
+    one: factories, tensors of Python floats, a float scalar with an integer tensor, and floating
+    ops of integer inputs (sin, true division). Process-wide, as torch.
+
+    >>> ember.set_default_dtype(ember.float64)
+    >>> ember.tensor([1.5]).dtype, (ember.arange(3) / 2).dtype
+    (ember.float64, ember.float64)
+    >>> ember.set_default_dtype(ember.float32)"""
+    if not isinstance(d, dtype):
+        raise TypeError(f"set_default_dtype: expected a dtype, got {type(d).__name__}")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _C._set_default_dtype(d)
+
+
+def set_default_tensor_type(t):
+    """set_default_tensor_type(t) -> None
+
+    The legacy form of set_default_dtype: t is a floating tensor type (ember.DoubleTensor) or
+    its name ('torch.DoubleTensor').
+
+    >>> ember.set_default_tensor_type(ember.DoubleTensor)
+    >>> ember.zeros(1).dtype
+    ember.float64
+    >>> ember.set_default_tensor_type("torch.FloatTensor")"""
+    if not isinstance(t, (LegacyTypeBase, str)):
+        raise TypeError(f"set_default_tensor_type: expected a tensor type or its name, got "
+                        f"{type(t).__name__}")
+    set_default_dtype(to_dtype(t))

@@ -1,5 +1,7 @@
 #include "ember/dtype.h"
 
+#include <atomic>
+
 #include "ember/error.h"
 #include "ember/profiler.h"
 
@@ -36,6 +38,24 @@ DType promote_types(DType a, DType b) {
 }
 
 bool can_cast(DType from, DType to) { return category(from) <= category(to); }
+
+namespace {
+std::atomic<DType> g_default_dtype{DType::Float32};
+}
+
+DType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(DType t) {
+  EMBER_CHECK(is_floating_point(t), TypeError,
+              "set_default_dtype: only floating-point types are supported as the default type, "
+              "got ",
+              dtype_name(t));
+  g_default_dtype.store(t, std::memory_order_relaxed);
+}
+
+DType default_complex_dtype() {
+  return default_dtype() == DType::Float64 ? DType::Complex128 : DType::Complex64;
+}
 
 const char* current_op_name() {
   const char* op = profiler::detail::t_op;

@@ -145,7 +145,7 @@ Tensor angle(const Tensor& t) {
   if (!is_complex(t.dtype())) {
     // pi where negative, 0 elsewhere, NaN kept; no gradient (torch's is zero).
     NoGradGuard no_grad;
-    Tensor x = is_floating(t.dtype()) ? t : to_dtype(t, DType::Float32);
+    Tensor x = is_floating(t.dtype()) ? t : to_dtype(t, default_dtype());
     Tensor z = zeros(x.sizes(), x.dtype());
     return where(isnan(x), x, masked_fill(z, lt(x, Scalar(0.0)), Scalar(M_PI)));
   }

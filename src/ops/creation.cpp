@@ -45,7 +45,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   EMBER_RECORD(arange, start, end, step, dtype);
   EMBER_PROFILE_OP("arange");
   bool floating = start.is_floating() || end.is_floating() || step.is_floating();
-  DType dt = dtype.value_or(floating ? DType::Float32 : DType::Int64);
+  DType dt = dtype.value_or(floating ? default_dtype() : DType::Int64);
   EMBER_CHECK(dt != DType::Bool, TypeError, "arange: not implemented for bool");
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,

@@ -51,7 +51,7 @@ std::string_view kind_dtype_error(char kind) {
 
 // The dtype a binary op computes in, from the promoted dtype and the op's kind.
 DType compute_dtype(const char* name, char kind, DType promoted) {
-  if (kind == 'D' && !is_floating_point(promoted) && !is_complex(promoted)) return DType::Float32;
+  if (kind == 'D' && !is_floating_point(promoted) && !is_complex(promoted)) return default_dtype();
   EMBER_CHECK(!(kind == 'B' && is_floating_point(promoted)), TypeError, name, ": ",
               kind_dtype_error(kind), ", got ", dtype_name(promoted));
   return promoted;
@@ -248,7 +248,7 @@ DType unary_dtype(const char* name, char kind, UnaryOp op, DType in) {
                  op == UnaryOp::Round || op == UnaryOp::Trunc || op == UnaryOp::Relu)),
               TypeError, name, ": not implemented for bool tensors");
   if (in == DType::Bool && op == UnaryOp::Square) return DType::Int64;  // torch: pow(b, 2)
-  return kind == 'F' && !is_floating_point(in) && !is_complex(in) ? DType::Float32 : in;
+  return kind == 'F' && !is_floating_point(in) && !is_complex(in) ? default_dtype() : in;
 }
 
 Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {

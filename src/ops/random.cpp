@@ -187,7 +187,7 @@ Tensor normal(double mean, double std, IntList size, DType dtype, Generator* gen
   EMBER_RECORD(normal, mean, std, size, dtype, gen);
   EMBER_PROFILE_OP("normal");
   check_std(std);
-  EMBER_CHECK(is_floating(dtype), NotImplementedError, "normal: not implemented for ",
+  EMBER_CHECK(is_floating_point(dtype), NotImplementedError, "normal: not implemented for ",
               dtype_name(dtype));
   Tensor t = Tensor::empty(size, dtype);
   return normal_(t, mean, std, gen);

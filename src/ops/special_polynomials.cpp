@@ -24,7 +24,7 @@ Tensor binary_floating(const char* name, const Tensor& x, const Tensor& y, K ker
   ops::check_defined(x, name);
   ops::check_defined(y, name);
   DType dt = result_type(x, y);
-  if (!is_floating(dt)) dt = DType::Float32;
+  if (!is_floating(dt)) dt = is_floating(default_dtype()) ? default_dtype() : DType::Float32;
   Dims shape = broadcast_shapes(x.sizes(), y.sizes(), name);
   Tensor X = to_dtype(x, dt), Y = to_dtype(y, dt);
   Tensor out = ops::empty_like_inputs(shape, dt, {&X, &Y});

@@ -41,6 +41,20 @@ TEST(Elementwise, BroadcastAddAndPromotion) {
   EXPECT_EQ(add(a, Scalar(int64_t(2))).dtype(), DType::Int32);
 }
 
+TEST(DType, DefaultDtypeIsOneSetting) {
+  EXPECT_EQ(default_dtype(), DType::Float32);
+  set_default_dtype(DType::Float64);
+  EXPECT_EQ(zeros({2}).dtype(), DType::Float64);
+  EXPECT_EQ(Tensor::empty({1}).dtype(), DType::Float64);
+  EXPECT_EQ(add(ones({2}, DType::Int64), Scalar(0.5)).dtype(), DType::Float64);
+  EXPECT_EQ(sin(ones({2}, DType::Int64)).dtype(), DType::Float64);
+  EXPECT_EQ(Scalar(std::complex<double>(1, 2)).default_dtype(), DType::Complex128);
+  EXPECT_THROW(set_default_dtype(DType::Int64), Error);
+  EXPECT_EQ(default_dtype(), DType::Float64);  // a refused setting leaves the old one
+  set_default_dtype(DType::Float32);
+  EXPECT_EQ(zeros({2}).dtype(), DType::Float32);
+}
+
 TEST(Elementwise, InplaceRejectsBadCastAndShape) {
   Tensor a = ones({2}, DType::Int64);
   EXPECT_THROW(add_(a, Scalar(0.5)), Error);  // RuntimeError, as torch

@@ -179,6 +179,8 @@ def _restore(src):
             pass
     if "anomaly" in src:
         ember._C._set_anomaly_enabled(False)
+    if "default_dtype" in src or "default_tensor_type" in src:  # set_default_dtype(float64)
+        ember.set_default_dtype(ember.float32)
 
 
 # ---------------------------------------------------------------- discovery
