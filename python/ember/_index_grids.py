@@ -1,6 +1,6 @@
 """Tensors built from index grids: tril_indices, triu_indices, vander, logspace. Each is a
 composition of arange/linspace/masked_select/cumprod (no element loops)."""
-from . import _C, _creation
+from . import _C, _creation, _dtype
 from ._dtype import float32, float64, int64
 
 Tensor = _C.Tensor
@@ -57,8 +57,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     """base ** linspace(start, end, steps), computed in float64 and cast."""
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
-    dt = dtype or float32
-    integral = dt not in (float32, float64)
+    dt = dtype or _dtype.get_default_dtype()
+    integral = not (dt.is_floating_point or dt.is_complex)
     if integral:  # as torch: the ends become integers first, the powers are truncated
         start, end = int(start), int(end)
     exponents = _creation.linspace(float(start), float(end), steps, dtype=float64)

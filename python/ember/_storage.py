@@ -327,7 +327,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     file; otherwise a private copy)."""
     import numpy as np
     from ._creation import from_numpy
-    dtype = to_dtype(dtype) if dtype is not None else float32
+    dtype = to_dtype(dtype) if dtype is not None else get_default_dtype()
     if isinstance(size, builtins.bool) or not isinstance(size, builtins.int) or size < 0:
         raise TypeError(f"from_file(): argument 'size' must be a non-negative int, got {size!r}")
     import os

@@ -13,7 +13,7 @@ EXPRESSIONS = [
     "T.tensor(np.array([1.0], np.float32))", "T.tensor(np.array([1.0]))",
     "T.zeros(2)", "T.ones(2, 3)", "T.empty(2).shape", "T.full((2,), 1.5)", "T.full((2,), 3)",
     "T.zeros(2, dtype=T.float32)", "T.arange(3)", "T.arange(0.0, 2.0, 0.5)", "T.linspace(0, 1, 5)",
-    "T.eye(2)", "T.scalar_tensor(1)", "T.rand(2).dtype", "T.randn(2).dtype",
+    "T.eye(2)", "T.logspace(0, 2, 3)", "T.scalar_tensor(1)", "T.rand(2).dtype", "T.randn(2).dtype",
     "T.normal(0.0, 1.0, (2,)).dtype", "T.randint(0, 3, (2,)).dtype", "T.hann_window(4)",
     "T.Tensor([1, 2])", "T.Tensor(2, 3).dtype",
     "T.arange(3) * 1.5", "T.arange(3) / 2", "T.arange(4).div(3)", "T.arange(3).sin()",
