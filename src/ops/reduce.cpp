@@ -164,23 +164,6 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log, const char* name) {
   if (is_half(t.dtype()) && inner != 1)  // Note [Half ops through float32]
     return ops::narrowed(softmax_impl(ops::widened(t), dim, log, name), t.dtype());
   Tensor c = contiguous(t);
-  if (is_half(t.dtype())) {  // along the last dim: blocks of rows widened on the fly, no copy
-    Tensor out = Tensor::empty(t.sizes(), t.dtype());
-    const int64_t rows = std::max<int64_t>(1, kernels::kReduceBlock / std::max<int64_t>(n, 1));
-    const auto* src = reinterpret_cast<const uint16_t*>(c.data_ptr());
-    auto* dst = reinterpret_cast<uint16_t*>(out.data_ptr());
-    kernels::parallel_for(0, (outer + rows - 1) / rows, 1, [&](int64_t b0, int64_t b1) {
-      std::vector<float> in(static_cast<size_t>(rows * n)), res(static_cast<size_t>(rows * n));
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t r0 = b * rows, m = std::min(rows, outer - r0);
-        kernels::half_to_float(t.dtype(), src + r0 * n, in.data(), m * n);
-        kernels::softmax(DType::Float32, reinterpret_cast<const char*>(in.data()),
-                         reinterpret_cast<char*>(res.data()), m, n, 1, log);
-        kernels::float_to_half(t.dtype(), res.data(), dst + r0 * n, m * n);
-      }
-    });
-    return out;
-  }
   Tensor out = Tensor::empty(t.sizes(), t.dtype());
   kernels::softmax(t.dtype(), c.data_ptr(), out.data_ptr(), outer, n, inner, log);
   return out;

@@ -16,39 +16,27 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
+#include "kernels/cpu/half_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Whole vectors through half_hwy-inl.h; the tail through half.h's scalar functions (the same
+// bits).
 void Bf16ToF32(const uint16_t* in, float* out, int64_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
   const int64_t N = int64_t(hn::Lanes(df));
   int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    auto w = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, in + i)));
-    hn::StoreU(hn::BitCast(df, w), df, out + i);
-  }
+  for (; i + N <= n; i += N) hn::StoreU(LoadBf16(df, in + i), df, out + i);
   for (; i < n; ++i) out[i] = float_from_bf16_bits(in[i]);
 }
 
 void F32ToBf16(const float* in, uint16_t* out, int64_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
   const int64_t N = int64_t(hn::Lanes(df));
-  const auto bias = hn::Set(du32, 0x7FFFu), one = hn::Set(du32, 1u), nan = hn::Set(du32, 0xFFFFu);
   int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(df, in + i);
-    const auto u = hn::BitCast(du32, v);
-    auto r = hn::ShiftRight<16>(hn::Add(u, hn::Add(bias, hn::And(hn::ShiftRight<16>(u), one))));
-    r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), nan, r);
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, out + i);
-  }
+  for (; i + N <= n; i += N) StoreBf16(df, hn::LoadU(df, in + i), out + i);
   for (; i < n; ++i) {
     const float f = in[i];
     out[i] = f != f ? uint16_t(0xFFFF) : bf16_bits_from_float(f);
@@ -57,24 +45,20 @@ void F32ToBf16(const float* in, uint16_t* out, int64_t n) {
 
 void F16ToF32(const uint16_t* in, float* out, int64_t n) {
   int64_t i = 0;
-#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtph2ps
+#if HWY_TARGET <= HWY_AVX2  // F16C; elsewhere the scalar loop is as fast as the lane-wise one
   const hn::ScalableTag<float> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
   const int64_t N = int64_t(hn::Lanes(df));
-  const auto* src = reinterpret_cast<const hwy::float16_t*>(in);
-  for (; i + N <= n; i += N) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, src + i)), df, out + i);
+  for (; i + N <= n; i += N) hn::StoreU(LoadF16(df, in + i), df, out + i);
 #endif
   for (; i < n; ++i) out[i] = float_from_f16_bits(in[i]);
 }
 
 void F32ToF16(const float* in, uint16_t* out, int64_t n) {
   int64_t i = 0;
-#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtps2ph, round to nearest even
+#if HWY_TARGET <= HWY_AVX2
   const hn::ScalableTag<float> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
   const int64_t N = int64_t(hn::Lanes(df));
-  auto* dst = reinterpret_cast<hwy::float16_t*>(out);
-  for (; i + N <= n; i += N) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, in + i)), dh, dst + i);
+  for (; i + N <= n; i += N) StoreF16(df, hn::LoadU(df, in + i), out + i);
 #endif
   for (; i < n; ++i) out[i] = f16_bits_from_float(in[i]);
 }

@@ -3,6 +3,7 @@
 #include "kernels/cpu/cpu.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/softmax_hwy.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -124,6 +125,8 @@ void sum_finish(DType dt, const double* partials, int64_t nblocks, double diviso
 
 void softmax(DType dt, const char* in, char* out, int64_t outer, int64_t n, int64_t inner,
              bool log) {
+  if ((dt == DType::Float32 || is_half(dt)) && inner == 1 && outer * n > 0)
+    return softmax_rows_simd(dt, in, out, outer, n, log);
   if (use_avx2()) avx2::softmax(dt, in, out, outer, n, inner, log);
   else generic::softmax(dt, in, out, outer, n, inner, log);
 }

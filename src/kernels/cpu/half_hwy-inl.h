@@ -1,0 +1,73 @@
+// One vector of float32 lanes from/to bfloat16 or float16 storage, for the Highway kernels that
+// widen half data in registers (half_hwy.cpp's conversions, softmax_hwy.cpp). Rounding and NaN as
+// Note [Half rounding] (include/ember/half.h): bfloat16 rounds to nearest even with integer
+// arithmetic and a NaN becomes 0xFFFF; float16 goes through F16C on AVX2 and AVX-512 targets and
+// through half.h's scalar functions elsewhere (the same bits). Included once per target like
+// unary_hwy-inl.h (see there).
+#if defined(EMBER_KERNELS_CPU_HALF_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EMBER_KERNELS_CPU_HALF_HWY_INL_H_
+#undef EMBER_KERNELS_CPU_HALF_HWY_INL_H_
+#else
+#define EMBER_KERNELS_CPU_HALF_HWY_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "ember/half.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Lanes(df) bfloat16 values from p, widened (exact).
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadBf16(DF df, const uint16_t* p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::Rebind<uint16_t, DF> du16;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
+}
+
+// v rounded to bfloat16 into Lanes(df) values at p.
+template <class DF>
+HWY_INLINE void StoreBf16(DF df, hn::Vec<DF> v, uint16_t* p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::RebindToSigned<DF> di32;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto u = hn::BitCast(du32, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
+  auto r = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du32, 0x7FFFu), odd)));
+  r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Set(du32, 0xFFFFu), r);
+  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, p);
+}
+
+// Lanes(df) float16 values from p, widened (exact).
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadF16(DF df, const uint16_t* p) {
+#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtph2ps
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+#else
+  HWY_ALIGN float buf[hn::MaxLanes(df)];
+  for (size_t i = 0; i < hn::Lanes(df); ++i) buf[i] = float_from_f16_bits(p[i]);
+  return hn::Load(df, buf);
+#endif
+}
+
+// v rounded to float16 (nearest even) into Lanes(df) values at p.
+template <class DF>
+HWY_INLINE void StoreF16(DF df, hn::Vec<DF> v, uint16_t* p) {
+#if HWY_TARGET <= HWY_AVX2  // F16C: vcvtps2ph
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  hn::StoreU(hn::DemoteTo(dh, v), dh, reinterpret_cast<hwy::float16_t*>(p));
+#else
+  HWY_ALIGN float buf[hn::MaxLanes(df)];
+  hn::Store(v, df, buf);
+  for (size_t i = 0; i < hn::Lanes(df); ++i) p[i] = f16_bits_from_float(buf[i]);
+#endif
+}
+
+}  // namespace ember::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
