@@ -21,6 +21,9 @@ namespace ember::kernels {
 void half_to_float(DType dt, const void* in, float* out, int64_t n);
 // out[i] = in[i] rounded to bfloat16/float16 (NaN -> 0xFFFF for bfloat16: Note [Half rounding]).
 void float_to_half(DType dt, const float* in, void* out, int64_t n);
+// The sum of n contiguous bfloat16/float16 values, widened in registers and added in float32
+// lanes (several accumulators), the lanes combined in float64: one block of a half sum.
+float half_sum(DType dt, const void* in, int64_t n);
 
 inline constexpr int64_t kHalfBlock = 2048;
 

@@ -63,6 +63,32 @@ void F32ToF16(const float* in, uint16_t* out, int64_t n) {
   for (; i < n; ++i) out[i] = f16_bits_from_float(in[i]);
 }
 
+// format: 1 bfloat16, 2 float16 (as softmax_hwy.cpp).
+float SumHalf(int format, const uint16_t* in, int64_t n) {
+  const hn::ScalableTag<float> df;
+  using V = hn::Vec<decltype(df)>;
+  const int64_t N = int64_t(hn::Lanes(df));
+  auto load = [&](const uint16_t* p) { return format == 1 ? LoadBf16(df, p) : LoadF16(df, p); };
+  V s0 = hn::Zero(df), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    s0 = hn::Add(s0, load(in + i));
+    s1 = hn::Add(s1, load(in + i + N));
+    s2 = hn::Add(s2, load(in + i + 2 * N));
+    s3 = hn::Add(s3, load(in + i + 3 * N));
+  }
+  for (; i + N <= n; i += N) s0 = hn::Add(s0, load(in + i));
+  HWY_ALIGN float lanes[4 * hn::MaxLanes(df)];
+  hn::Store(s0, df, lanes);
+  hn::Store(s1, df, lanes + N);
+  hn::Store(s2, df, lanes + 2 * N);
+  hn::Store(s3, df, lanes + 3 * N);
+  double s = 0;
+  for (int64_t k = 0; k < 4 * N; ++k) s += lanes[k];
+  for (; i < n; ++i) s += format == 1 ? float_from_bf16_bits(in[i]) : float_from_f16_bits(in[i]);
+  return float(s);
+}
+
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -72,6 +98,12 @@ HWY_EXPORT(Bf16ToF32);
 HWY_EXPORT(F32ToBf16);
 HWY_EXPORT(F16ToF32);
 HWY_EXPORT(F32ToF16);
+HWY_EXPORT(SumHalf);
+
+float half_sum(DType dt, const void* in, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumHalf)(dt == DType::BFloat16 ? 1 : 2,
+                                       static_cast<const uint16_t*>(in), n);
+}
 
 void half_to_float(DType dt, const void* in, float* out, int64_t n) {
   const auto* p = static_cast<const uint16_t*>(in);

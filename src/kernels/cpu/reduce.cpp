@@ -89,14 +89,9 @@ float sum_half(DType dt, const char* in, int64_t n) {
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
   std::vector<float> partial(size_t(std::max<int64_t>(blocks, 1)), 0.0f);
   parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
-    std::vector<float> buf(static_cast<size_t>(kReduceBlock));
-    for (int64_t b = b0; b < b1; ++b) {
-      const int64_t m = std::min(kReduceBlock, n - b * kReduceBlock);
-      half_to_float(dt, in + b * kReduceBlock * 2, buf.data(), m);
-      const ReduceShape g({m}, {1}, {1}, 1);
-      reduce(ReduceOp::Sum, DType::Float32, g, reinterpret_cast<const char*>(buf.data()),
-             reinterpret_cast<char*>(&partial[size_t(b)]));
-    }
+    for (int64_t b = b0; b < b1; ++b)
+      partial[size_t(b)] =
+          half_sum(dt, in + b * kReduceBlock * 2, std::min(kReduceBlock, n - b * kReduceBlock));
   });
   float total = 0.0f;
   for (float v : partial) total += v;
