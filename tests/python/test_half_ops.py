@@ -359,3 +359,22 @@ def test_ops_not_taught_refuse_by_name():
             m.linalg.inv(m.eye(2, dtype=m.bfloat16))
     with pytest.raises(RuntimeError, match="bincount"):
         ember.bincount(x)
+
+
+@pytest.mark.parametrize("name", HALF)
+@pytest.mark.parametrize("op", ["exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "rsqrt",
+                                "reciprocal", "erf", "expm1", "log1p", "log2"])
+def test_simd_unary_widens_in_registers(name, op):
+    """Half unary ops with a SIMD kernel widen each vector in registers: the same bits as the
+    float32 op rounded once, contiguous or strided, at every tail length, edge values included
+    (NaN, ±inf, huge arguments, negatives for log/sqrt)."""
+    dt = getattr(ember, name)
+    rng = np.random.default_rng(5)
+    base = np.concatenate([rng.standard_normal(200) * 3, [np.nan, np.inf, -np.inf, 0.0, -0.0,
+                                                            1e4, -1e4, 60000.0, 100.0, -100.0]])
+    for n in (1, 15, 17, 33, 210):
+        e = ember.tensor(base[:n].astype(np.float32)).to(dt)
+        for x in (e, ember.stack([e, e], 1)[:, 0]):  # contiguous, then a stride-2 view
+            got = getattr(ember, op)(x)
+            want = getattr(ember, op)(x.float()).to(dt)
+            np.testing.assert_array_equal(got.float().numpy(), want.float().numpy(), err_msg=op)

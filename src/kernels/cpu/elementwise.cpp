@@ -324,7 +324,28 @@ void abs_complex(DType dt, const Loop& L) {
   });
 }
 
+// A half unary op with a SIMD kernel: contiguous runs widen in registers (simd_unary_half);
+// strided ones go through float32 buffers of 256 elements into the same float32 kernel.
+static void unary_half_simd(UnaryOp op, DType dt, const Loop& L) {
+  for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == 2 && s[1] == 2)
+      return simd_unary_half(op, dt, reinterpret_cast<const uint16_t*>(p[1]),
+                             reinterpret_cast<uint16_t*>(p[0]), n);
+    constexpr int64_t kBuf = 256;
+    alignas(64) float buf[kBuf];
+    uint16_t bits[kBuf];
+    for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+      const int64_t m = std::min(kBuf, n - i0);
+      for (int64_t j = 0; j < m; ++j) half_to_float(dt, p[1] + (i0 + j) * s[1], buf + j, 1);
+      simd_unary(op, buf, buf, m);
+      float_to_half(dt, buf, bits, m);
+      for (int64_t j = 0; j < m; ++j) std::memcpy(p[0] + (i0 + j) * s[0], bits + j, 2);
+    }
+  });
+}
+
 void unary(UnaryOp op, DType dt, const Loop& L) {
+  if (is_half(dt) && simd_unary_enabled(op)) return unary_half_simd(op, dt, L);
   if (is_half(dt))  // Note [Half kernels]
     return run_in_float(L, {dt, dt}, [&](const Loop& F) { unary(op, DType::Float32, F); });
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { unary_complex<T>(op, L); });

@@ -335,27 +335,47 @@ struct ReciprocalOp {
   }
 };
 
+// run.template operator()<Op>() with op's struct; false when op has no SIMD kernel here (erf
+// has one for float32 lanes only).
+template <bool F32Lanes, class R>
+HWY_INLINE bool WithOp(int op, R&& run) {
+  switch (UnaryOp(op)) {
+#define EMBER_SIMD_OP(Enum, Op) \
+  case UnaryOp::Enum: run.template operator()<Op>(); return true;
+    EMBER_SIMD_OP(Exp, ExpOp)
+    EMBER_SIMD_OP(Expm1, Expm1Op)
+    EMBER_SIMD_OP(Log, LogOp)
+    EMBER_SIMD_OP(Log1p, Log1pOp)
+    EMBER_SIMD_OP(Log2, Log2Op)
+    EMBER_SIMD_OP(Sin, SinOp)
+    EMBER_SIMD_OP(Cos, CosOp)
+    EMBER_SIMD_OP(Tanh, TanhOp)
+    EMBER_SIMD_OP(Sigmoid, SigmoidOp)
+    EMBER_SIMD_OP(Sqrt, SqrtOp)
+    EMBER_SIMD_OP(Rsqrt, RsqrtOp)
+    EMBER_SIMD_OP(Reciprocal, ReciprocalOp)
+#undef EMBER_SIMD_OP
+    case UnaryOp::Erf:
+      if constexpr (F32Lanes) {
+        run.template operator()<ErfOp>();
+        return true;
+      }
+      return false;
+    default: return false;  // simd_unary_enabled() is false for the others
+  }
+}
+
 template <class T>
 HWY_INLINE void Unary(int op, const T* in, T* out, int64_t n) {
-  switch (UnaryOp(op)) {
-    case UnaryOp::Exp: return Run<ExpOp>(in, out, n);
-    case UnaryOp::Expm1: return Run<Expm1Op>(in, out, n);
-    case UnaryOp::Log: return Run<LogOp>(in, out, n);
-    case UnaryOp::Log1p: return Run<Log1pOp>(in, out, n);
-    case UnaryOp::Log2: return Run<Log2Op>(in, out, n);
-    case UnaryOp::Sin: return Run<SinOp>(in, out, n);
-    case UnaryOp::Cos: return Run<CosOp>(in, out, n);
-    case UnaryOp::Tanh: return Run<TanhOp>(in, out, n);
-    case UnaryOp::Sigmoid: return Run<SigmoidOp>(in, out, n);
-    case UnaryOp::Erf:
-      if constexpr (kF32<T>) return Run<ErfOp>(in, out, n);
-      for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
-      return;
-    case UnaryOp::Sqrt: return Run<SqrtOp>(in, out, n);
-    case UnaryOp::Rsqrt: return Run<RsqrtOp>(in, out, n);
-    case UnaryOp::Reciprocal: return Run<ReciprocalOp>(in, out, n);
-    default: return;  // simd_unary_enabled() is false for the others
-  }
+  if (WithOp<kF32<T>>(op, [&]<class Op>() { Run<Op>(in, out, n); })) return;
+  if (UnaryOp(op) == UnaryOp::Erf)  // float64 erf stays on std::
+    for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
+}
+
+// format: 1 bfloat16, 2 float16.
+void UnaryHalf(int op, int format, const uint16_t* in, uint16_t* out, int64_t n) {
+  if (format == 1) WithOp<true>(op, [&]<class Op>() { RunAs<Op, FormatBf16>(in, out, n); });
+  else WithOp<true>(op, [&]<class Op>() { RunAs<Op, FormatF16>(in, out, n); });
 }
 
 // ---- binary arithmetic: exact IEEE operations, so the tail can take the scalar formula
@@ -454,6 +474,7 @@ namespace ember::kernels {
 
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
+HWY_EXPORT(UnaryHalf);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
@@ -516,6 +537,10 @@ void simd_unary(UnaryOp op, const float* in, float* out, int64_t n) {
 
 void simd_unary(UnaryOp op, const double* in, double* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryF64)(int(op), in, out, n);
+}
+
+void simd_unary_half(UnaryOp op, DType dt, const uint16_t* in, uint16_t* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryHalf)(int(op), dt == DType::BFloat16 ? 1 : 2, in, out, n);
 }
 
 bool simd_binary_enabled(BinaryOp op, double alpha) {

@@ -30,6 +30,9 @@ bool simd_unary_enabled(UnaryOp op);
 // simd_unary_enabled(op) is true.
 void simd_unary(UnaryOp op, const float* in, float* out, int64_t n);
 void simd_unary(UnaryOp op, const double* in, double* out, int64_t n);
+// The same for bfloat16/float16 storage (dt): each vector widened in registers, the float32
+// kernel, rounded once on store (Note [Half kernels] without the float32 block buffers).
+void simd_unary_half(UnaryOp op, DType dt, const uint16_t* in, uint16_t* out, int64_t n);
 
 // True when `op` on floats with this alpha has a SIMD kernel (add/sub with alpha 1, mul,
 // div: exact IEEE operations, so the same bits as the scalar loop) and SIMD is on.

@@ -67,6 +67,45 @@ HWY_INLINE void StoreF16(DF df, hn::Vec<DF> v, uint16_t* p) {
 #endif
 }
 
+// The storage formats of float32-lane kernels: Load widens a vector (exact), Store rounds once,
+// Widen is one element.
+struct FormatF32 {
+  using S = float;
+  template <class D>
+  static hn::Vec<D> Load(D d, const float* p) {
+    return hn::LoadU(d, p);
+  }
+  template <class D>
+  static void Store(D d, hn::Vec<D> v, float* p) {
+    hn::StoreU(v, d, p);
+  }
+  static float Widen(float x) { return x; }
+};
+struct FormatBf16 {
+  using S = uint16_t;
+  template <class D>
+  static hn::Vec<D> Load(D d, const uint16_t* p) {
+    return LoadBf16(d, p);
+  }
+  template <class D>
+  static void Store(D d, hn::Vec<D> v, uint16_t* p) {
+    StoreBf16(d, v, p);
+  }
+  static float Widen(uint16_t x) { return float_from_bf16_bits(x); }
+};
+struct FormatF16 {
+  using S = uint16_t;
+  template <class D>
+  static hn::Vec<D> Load(D d, const uint16_t* p) {
+    return LoadF16(d, p);
+  }
+  template <class D>
+  static void Store(D d, hn::Vec<D> v, uint16_t* p) {
+    StoreF16(d, v, p);
+  }
+  static float Widen(uint16_t x) { return float_from_f16_bits(x); }
+};
+
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

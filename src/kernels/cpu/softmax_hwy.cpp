@@ -37,44 +37,6 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-// The element formats a row may be stored in: loads widen to float32 lanes, stores round once.
-struct F32 {
-  using S = float;
-  template <class D>
-  static hn::Vec<D> Load(D d, const float* p) {
-    return hn::LoadU(d, p);
-  }
-  template <class D>
-  static void Store(D d, hn::Vec<D> v, float* p) {
-    hn::StoreU(v, d, p);
-  }
-  static float Widen(float x) { return x; }
-};
-struct Bf16 {
-  using S = uint16_t;
-  template <class D>
-  static hn::Vec<D> Load(D d, const uint16_t* p) {
-    return LoadBf16(d, p);
-  }
-  template <class D>
-  static void Store(D d, hn::Vec<D> v, uint16_t* p) {
-    StoreBf16(d, v, p);
-  }
-  static float Widen(uint16_t x) { return float_from_bf16_bits(x); }
-};
-struct F16 {
-  using S = uint16_t;
-  template <class D>
-  static hn::Vec<D> Load(D d, const uint16_t* p) {
-    return LoadF16(d, p);
-  }
-  template <class D>
-  static void Store(D d, hn::Vec<D> v, uint16_t* p) {
-    StoreF16(d, v, p);
-  }
-  static float Widen(uint16_t x) { return float_from_f16_bits(x); }
-};
-
 // One row of n elements of format Fmt. e = exp(x - m) goes to y itself for float32 and to the
 // float32 scratch (n floats) for the half formats, so they round once at the end. The last
 // partial vector goes through padded copies (padding -inf: it leaves the max alone and adds
@@ -87,7 +49,7 @@ void Row(const typename Fmt::S* x, typename Fmt::S* y, int64_t n, bool log, floa
   const int64_t N = int64_t(hn::Lanes(d));
   const int64_t full = n - n % N, tail = n - full;
   float* e_out = nullptr;
-  if constexpr (std::is_same_v<Fmt, F32>) e_out = y;
+  if constexpr (std::is_same_v<Fmt, FormatF32>) e_out = y;
   else e_out = scratch;
   HWY_ALIGN float xt[hn::MaxLanes(d)];
   HWY_ALIGN float et[hn::MaxLanes(d)];
@@ -145,15 +107,15 @@ void RowsOf(const void* x, void* y, int64_t r0, int64_t r1, int64_t n, bool log)
   using S = typename Fmt::S;
   const auto* xs = static_cast<const S*>(x);
   auto* ys = static_cast<S*>(y);
-  std::vector<float> scratch(std::is_same_v<Fmt, F32> ? 0 : size_t(n));
+  std::vector<float> scratch(std::is_same_v<Fmt, FormatF32> ? 0 : size_t(n));
   for (int64_t r = r0; r < r1; ++r) Row<Fmt>(xs + r * n, ys + r * n, n, log, scratch.data());
 }
 
 // format: 0 float32, 1 bfloat16, 2 float16.
 void Rows(int format, const void* x, void* y, int64_t r0, int64_t r1, int64_t n, bool log) {
-  if (format == 0) RowsOf<F32>(x, y, r0, r1, n, log);
-  else if (format == 1) RowsOf<Bf16>(x, y, r0, r1, n, log);
-  else RowsOf<F16>(x, y, r0, r1, n, log);
+  if (format == 0) RowsOf<FormatF32>(x, y, r0, r1, n, log);
+  else if (format == 1) RowsOf<FormatBf16>(x, y, r0, r1, n, log);
+  else RowsOf<FormatF16>(x, y, r0, r1, n, log);
 }
 
 }  // namespace ember::kernels::HWY_NAMESPACE

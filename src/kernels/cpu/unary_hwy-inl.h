@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/cpu/half_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
@@ -140,6 +141,40 @@ HWY_INLINE void Run(const T* in, T* out, int64_t count) {
   for (size_t j = 0; j < lanes; ++j) buf[j] = i + j < n ? in[i + j] : pad_value<Op, T>();
   Block<Op>(buf, buf);
   std::memcpy(out + i, buf, (n - i) * sizeof(T));
+}
+
+// One vector of RunAs: Op's float32 path on widened lanes x, rounded once into dst.
+template <class Op, class Fmt, class D>
+HWY_INLINE void BlockAs(D d, hn::Vec<D> x, typename Fmt::S* dst) {
+  if constexpr (!any_input<Op>()) {
+    const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<float>)),
+                            hn::Le(x, hn::Set(d, Op::template hi<float>)));
+    if (HWY_UNLIKELY(!hn::AllTrue(d, ok))) {
+      HWY_ALIGN float buf[hn::MaxLanes(d)];
+      Patch<Op>(d, x, buf);
+      return Fmt::Store(d, hn::Load(d, buf), dst);
+    }
+  }
+  Fmt::Store(d, Op::Vec(d, x), dst);
+}
+
+// Run for bfloat16/float16 storage (half_hwy-inl.h's formats): each vector widened in registers,
+// Op's float32 path, rounded once on store; the tail through padded copies.
+template <class Op, class Fmt>
+HWY_INLINE void RunAs(const typename Fmt::S* in, typename Fmt::S* out, int64_t count) {
+  using S = typename Fmt::S;
+  const hn::ScalableTag<float> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) BlockAs<Op, Fmt>(d, Fmt::Load(d, in + i), out + i);
+  if (i == n) return;
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
+  HWY_ALIGN float xt[kLanes];
+  HWY_ALIGN S yt[kLanes];
+  for (size_t j = 0; j < lanes; ++j)
+    xt[j] = i + j < n ? Fmt::Widen(in[i + j]) : pad_value<Op, float>();
+  BlockAs<Op, Fmt>(d, hn::Load(d, xt), yt);
+  std::memcpy(out + i, yt, (n - i) * sizeof(S));
 }
 
 }  // namespace ember::kernels::HWY_NAMESPACE
