@@ -10,9 +10,17 @@ DATA = "/usr/share/datasets/fashion-mnist"
 needs_data = pytest.mark.skipif(not os.path.isdir(DATA), reason="dataset-fashion-mnist is not installed")
 
 
+@pytest.fixture
+def threads_restored():
+    """The example sets the process's thread count (--threads 1); later tests expect theirs."""
+    old = ember.get_num_threads()
+    yield
+    ember.set_num_threads(old)
+
+
 @needs_data
 @pytest.mark.parametrize("model", ["mlp", "cnn"])
-def test_trains_and_writes_curves(tmp_path, capsys, model):
+def test_trains_and_writes_curves(tmp_path, capsys, model, threads_restored):
     png = tmp_path / "curves.png"
     history = fm.main(["--model", model, "--epochs", "2", "--limit", "600", "--batch-size", "32",
                        "--threads", "1", "--no-progress", "--plot", str(png)])

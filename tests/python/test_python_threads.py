@@ -39,6 +39,7 @@ def test_training_loops_in_four_threads_equal_one_at_a_time():
 
     def run(i):
         try:
+            ember.init_num_threads()  # this thread gets the count set_num_threads set (as torch)
             threaded[i] = _train(i)
         except BaseException as e:  # noqa: BLE001 (reported below)
             errors.append(e)
@@ -103,6 +104,7 @@ def test_products_from_threads_equal_the_serial_ones(shape):
     out = [None] * 4
 
     def run(i):
+        ember.init_num_threads()
         out[i] = mats[i] @ mats[i].T
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
