@@ -194,9 +194,9 @@ def inplace_form(fn, name):
     def method(self, *args, **kwargs):
         return write_back(self, fn, name, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = _method_doc(name, f"The in-place form of Tensor.{getattr(fn, '__name__', name[:-1])}: "
-                                       "its result written into self (same shape; its dtype must "
-                                       "cast to self's).")
+    base = getattr(fn, "__name__", name[:-1])
+    method.__doc__ = _method_doc(name, f"The in-place form of Tensor.{base}: its result written "
+                                       "into self (same shape; its dtype must cast to self's).")
     return method
 
 
