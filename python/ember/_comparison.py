@@ -232,9 +232,78 @@ FUNCTIONS = {
 }
 # Tensor methods: the same functions with the tensor first (is_floating_point is in _tensor.py).
 METHODS = {n: f for n, f in FUNCTIONS.items() if n != "is_floating_point"}
-METHODS["copysign_"] = lambda self, other: self.copy_(copysign(self, other))
-METHODS["heaviside_"] = lambda self, values: self.copy_(heaviside(self, values))
+# In-place method -> (its signature, an example): the docstrings of the methods below.
+_INPLACE_DOCS = {
+    "copysign_": ("copysign_(other) -> Tensor",
+                  ">>> x = ember.tensor([1.0, -2.0, 3.0])\n"
+                  ">>> x.copysign_(ember.tensor([-1.0, 1.0, -0.0]))\n"
+                  "tensor([-1.,  2., -3.])"),
+    "heaviside_": ("heaviside_(values) -> Tensor",
+                   ">>> x = ember.tensor([-1.5, 0.0, 2.0])\n"
+                   ">>> x.heaviside_(ember.tensor([0.5]))\n"
+                   "tensor([0.0000, 0.5000, 1.0000])"),
+    "eq_": ("eq_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.eq_(2)\n"
+            "tensor([0., 1., 0.])"),
+    "ne_": ("ne_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.ne_(2)\n"
+            "tensor([1., 0., 1.])"),
+    "lt_": ("lt_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.lt_(2)\n"
+            "tensor([1., 0., 0.])"),
+    "le_": ("le_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.le_(2)\n"
+            "tensor([1., 1., 0.])"),
+    "gt_": ("gt_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.gt_(2)\n"
+            "tensor([0., 0., 1.])"),
+    "ge_": ("ge_(other) -> Tensor",
+            ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+            ">>> x.ge_(2)\n"
+            "tensor([0., 1., 1.])"),
+    "logical_and_": ("logical_and_(other) -> Tensor",
+                     ">>> x = ember.tensor([0.0, 1.0, 2.0])\n"
+                     ">>> x.logical_and_(ember.tensor([1.0, 0.0, 3.0]))\n"
+                     "tensor([0., 0., 1.])"),
+    "logical_or_": ("logical_or_(other) -> Tensor",
+                    ">>> x = ember.tensor([0.0, 1.0, 0.0])\n"
+                    ">>> x.logical_or_(ember.tensor([0.0, 0.0, 3.0]))\n"
+                    "tensor([0., 1., 1.])"),
+    "logical_xor_": ("logical_xor_(other) -> Tensor",
+                     ">>> x = ember.tensor([0.0, 1.0, 2.0])\n"
+                     ">>> x.logical_xor_(ember.tensor([1.0, 1.0, 0.0]))\n"
+                     "tensor([1., 0., 1.])"),
+    "logical_not_": ("logical_not_() -> Tensor",
+                     ">>> x = ember.tensor([0, 1, 5])\n"
+                     ">>> x.logical_not_()\n"
+                     "tensor([1, 0, 0])"),
+}
+
+
+def _documented(name, method, what):
+    method.__name__ = method.__qualname__ = name
+    sig, example = _INPLACE_DOCS[name]
+    method.__doc__ = f"{sig}\n\n{what}\n\n{example}"
+    return method
+
+
+METHODS["copysign_"] = _documented("copysign_",
+                                   lambda self, other: self.copy_(copysign(self, other)),
+                                   "The in-place form of Tensor.copysign.")
+METHODS["heaviside_"] = _documented("heaviside_",
+                                    lambda self, values: self.copy_(heaviside(self, values)),
+                                    "The in-place form of Tensor.heaviside.")
 # In-place comparisons: self keeps its dtype and holds 1/0 (torch's eq_, lt_, ...).
 for _name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
-    METHODS[_name + "_"] = (lambda f: lambda self, other: self.copy_(f(self, other)))(getattr(_C, _name))
-METHODS["logical_not_"] = lambda self: self.copy_(_C.logical_not(self))
+    METHODS[_name + "_"] = _documented(
+        _name + "_", (lambda f: lambda self, other: self.copy_(f(self, other)))(getattr(_C, _name)),
+        f"Tensor.{_name}(other) written into self, which keeps its dtype: 1 where true, 0 "
+        "elsewhere.")
+METHODS["logical_not_"] = _documented("logical_not_", lambda self: self.copy_(_C.logical_not(self)),
+                                      "Tensor.logical_not() written into self, which keeps its "
+                                      "dtype: 1 where self is 0, 0 elsewhere.")

@@ -104,7 +104,44 @@ def adjoint(input):
     return _C.conj(input.transpose(-2, -1))
 
 
+def _real(self):
+    """real -> Tensor
+
+    The real part of a complex tensor as a float view (assigning to it writes into self);
+    for a real tensor, a view of self (torch returns self itself).
+
+    >>> z = ember.tensor([1 + 2j, 3 - 1j])
+    >>> z.real
+    tensor([1., 3.])
+    >>> z.real = ember.tensor([0.0, 5.0])
+    >>> z
+    tensor([0.+2.j, 5.-1.j])
+    """
+    return real(self)
+
+
+def _imag(self):
+    """imag -> Tensor
+
+    The imaginary part of a complex tensor as a float view (assigning to it writes into
+    self); a real tensor raises, as torch.
+
+    >>> z = ember.tensor([1 + 2j, 3 - 1j])
+    >>> z.imag
+    tensor([ 2., -1.])
+    """
+    return imag(self)
+
+
 def _H(self):
+    """H -> Tensor
+
+    The conjugate transpose of a matrix (self itself conjugated when 0-d); mH for batches.
+
+    >>> ember.tensor([[1 + 1j, 2], [3, 4 - 2j]]).H
+    tensor([[1.-1.j, 3.-0.j],
+            [2.-0.j, 4.+2.j]])
+    """
     if self.dim() not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.dim()}-D tensor.")
@@ -136,5 +173,5 @@ FUNCTIONS = {
 }
 METHODS = {"resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
            "is_neg": is_neg, "adjoint": adjoint}
-PROPERTIES = {"real": property(real, _set_real), "imag": property(imag, _set_imag),
+PROPERTIES = {"real": property(_real, _set_real), "imag": property(_imag, _set_imag),
               "H": property(_H), "mH": property(_mH)}

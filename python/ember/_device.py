@@ -161,7 +161,15 @@ def tensor_to_device(dev, op):
 
 
 def tensor_cuda(self, device=None, non_blocking=False, memory_format=None):
-    """Tensor.cuda(): torch's CPU build has no CUDA."""
+    """cuda(device=None, non_blocking=False, memory_format=None) -> Tensor
+
+    A copy on a CUDA device in torch; ember, like torch's CPU build, has no CUDA and raises.
+
+    >>> ember.zeros(2).cuda()
+    Traceback (most recent call last):
+    ...
+    AssertionError: Torch not compiled with CUDA enabled
+    """
     if device is not None and not isinstance(device, (builtins.int, str, _Device)):
         raise TypeError("cuda(): argument 'device' must be torch.device, str or int, not "
                         f"{builtins.type(device).__name__}")
@@ -173,35 +181,130 @@ def tensor_cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 def tensor_pin_memory(self, device=None):
-    """Pinned memory is host memory an accelerator copies from; with none, torch raises."""
+    """pin_memory(device=None) -> Tensor
+
+    A copy in pinned (page-locked) host memory, which an accelerator copies from; with no
+    accelerator, torch raises, and so does ember.
+
+    >>> ember.zeros(2).pin_memory()
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Cannot access accelerator device when none is available.
+    """
     raise RuntimeError(NO_ACCELERATOR)
 
 
 def tensor_xpu(self, device=None, non_blocking=False, memory_format=None):
-    """Tensor.xpu(): torch's build without XPU raises its AssertionError."""
+    """xpu(device=None, non_blocking=False, memory_format=None) -> Tensor
+
+    A copy on an Intel XPU in torch; torch's build without XPU raises, and so does ember.
+
+    >>> ember.zeros(2).xpu()
+    Traceback (most recent call last):
+    ...
+    AssertionError: Torch not compiled with XPU enabled
+    """
     raise AssertionError("Torch not compiled with XPU enabled")
 
 
 def tensor_mtia(self, device=None, non_blocking=False, memory_format=None):
-    """Tensor.mtia(): torch's build without MTIA raises its AssertionError."""
+    """mtia(device=None, non_blocking=False, memory_format=None) -> Tensor
+
+    A copy on a Meta MTIA device in torch; torch's build without MTIA raises, and so does ember.
+
+    >>> ember.zeros(2).mtia()  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ...
+    AssertionError: Torch not compiled with MTIA enabled.
+    """
     from .mtia import _NOT_COMPILED
     raise AssertionError(_NOT_COMPILED)
 
 
+def _device(self):
+    """device -> ember.device
+
+    The device self's data lives on: always the CPU in ember.
+
+    >>> ember.zeros(2).device
+    device(type='cpu')
+    """
+    return CPU
+
+
+def _is_cpu(self):
+    """is_cpu -> bool
+
+    Whether self lives on the CPU: always True in ember.
+
+    >>> ember.zeros(2).is_cpu
+    True
+    """
+    return True
+
+
+def _get_device(self):
+    """get_device() -> int
+
+    The index of self's accelerator device, -1 for a CPU tensor (every ember tensor).
+
+    >>> ember.zeros(2).get_device()
+    -1
+    """
+    return -1
+
+
+def _is_pinned(self, device=None):
+    """is_pinned(device=None) -> bool
+
+    Whether self is in pinned host memory: always False (ember has no accelerator to pin for).
+
+    >>> ember.zeros(2).is_pinned()
+    False
+    """
+    return False
+
+
+def _cpu(self, memory_format=None):
+    """cpu(memory_format=None) -> Tensor
+
+    self on the CPU: self itself, as torch does for a CPU tensor.
+
+    >>> x = ember.zeros(2)
+    >>> x.cpu() is x
+    True
+    """
+    return self
+
+
+# Every ember tensor is a dense, strided CPU tensor: torch's other backend and layout flags
+# all answer False (dcgan's model checks `input.is_cuda or input.is_xpu`). Flag -> what torch
+# means by it; the properties' docstrings.
+_FALSE_FLAGS = {
+    "is_cuda": "on a CUDA GPU", "is_mps": "on an Apple MPS GPU", "is_meta": "a meta tensor "
+    "(shape and dtype, no data)", "is_xpu": "on an Intel XPU", "is_ipu": "on a Graphcore IPU",
+    "is_maia": "on a MAIA device", "is_mtia": "on a Meta MTIA device",
+    "is_xla": "on an XLA device (TPU)", "is_vulkan": "on a Vulkan device",
+    "is_mkldnn": "in MKL-DNN layout", "is_nested": "a nested (jagged) tensor",
+    "is_quantized": "quantized", "is_sparse": "sparse in COO layout",
+    "is_sparse_csr": "sparse in CSR layout",
+}
+
+
+def _false_flag(name, what):
+    return property(lambda self: False, doc=f"{name} -> bool\n\nWhether self is {what}: always "
+                    f"False in ember (dense CPU tensors only).\n\n>>> ember.zeros(2).{name}\nFalse")
+
+
 TENSOR_METHODS = {
-    "device": property(lambda self: CPU),
-    "is_cuda": property(lambda self: False),
-    "is_cpu": property(lambda self: True),
-    # Every ember tensor is a dense, strided CPU tensor: torch's other backend and layout
-    # flags all answer False (dcgan's model checks `input.is_cuda or input.is_xpu`).
-    **{name: property(lambda self: False) for name in (
-        "is_mps", "is_meta", "is_xpu", "is_ipu", "is_maia", "is_mtia", "is_xla", "is_vulkan",
-        "is_mkldnn", "is_nested", "is_quantized", "is_sparse", "is_sparse_csr")},
-    "get_device": lambda self: -1,
-    "is_pinned": lambda self, device=None: False,
+    "device": property(_device),
+    "is_cpu": property(_is_cpu),
+    **{name: _false_flag(name, what) for name, what in _FALSE_FLAGS.items()},
+    "get_device": _get_device,
+    "is_pinned": _is_pinned,
     "pin_memory": tensor_pin_memory,
     "cuda": tensor_cuda,
     "xpu": tensor_xpu,
     "mtia": tensor_mtia,
-    "cpu": lambda self, memory_format=None: self,
+    "cpu": _cpu,
 }

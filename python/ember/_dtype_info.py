@@ -111,9 +111,38 @@ def _other_tensor(fn, other):
     return other
 
 
-METHODS = {
-    "type_as": lambda self, other: self.to(_other_tensor("type_as", other).dtype),
-    "is_same_size": lambda self, other: tuple(self.shape) == tuple(
-        _other_tensor("is_same_size", other).shape),
-    "is_signed": lambda self: self.dtype.is_signed,
-}
+def _type_as(self, other):
+    """type_as(other) -> Tensor
+
+    self.to(other.dtype): self converted to other's dtype (self itself when it matches).
+
+    >>> ember.tensor([1.7, 2.2]).type_as(ember.tensor([0]))
+    tensor([1, 2])
+    """
+    return self.to(_other_tensor("type_as", other).dtype)
+
+
+def _is_same_size(self, other):
+    """is_same_size(other) -> bool
+
+    Whether self and other have the same shape.
+
+    >>> x = ember.zeros(2, 3)
+    >>> x.is_same_size(ember.ones(2, 3)), x.is_same_size(ember.zeros(3, 2))
+    (True, False)
+    """
+    return tuple(self.shape) == tuple(_other_tensor("is_same_size", other).shape)
+
+
+def _is_signed(self):
+    """is_signed() -> bool
+
+    Whether self's dtype holds negative values (every dtype but uint8 and bool).
+
+    >>> ember.tensor([1]).is_signed(), ember.tensor([1], dtype=ember.uint8).is_signed()
+    (True, False)
+    """
+    return self.dtype.is_signed
+
+
+METHODS = {"type_as": _type_as, "is_same_size": _is_same_size, "is_signed": _is_signed}

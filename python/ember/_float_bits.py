@@ -20,6 +20,15 @@ def nextafter(input, other, *, out=None):
 
 
 def nextafter_(self, other):
+    """nextafter_(other) -> Tensor
+
+    The in-place form of Tensor.nextafter: each element becomes the next representable
+    value after it towards other.
+
+    >>> x = ember.tensor([0.0])
+    >>> x.nextafter_(ember.tensor([1.0]))
+    tensor([1.4013e-45])
+    """
     _C._nextafter_(self, other)
     return self
 

@@ -84,12 +84,119 @@ def write_back(self, fn, name, *args, **kwargs):
     return self.copy_(result)
 
 
+# Generated Tensor in-place method -> (its signature, an example): their docstrings.
+METHOD_DOCS = {
+    "addbmm_": ("addbmm_(batch1, batch2, *, beta=1, alpha=1) -> Tensor",
+                ">>> x = ember.zeros(2, 2)\n"
+                ">>> x.addbmm_(ember.ones(3, 2, 1), ember.ones(3, 1, 2))\n"
+                "tensor([[3., 3.],\n"
+                "        [3., 3.]])"),
+    "addmm_": ("addmm_(mat1, mat2, *, beta=1, alpha=1) -> Tensor",
+               ">>> x = ember.ones(2, 2)\n"
+               ">>> x.addmm_(ember.eye(2), ember.tensor([[1.0, 2.0], [3.0, 4.0]]), beta=2)\n"
+               "tensor([[3., 4.],\n"
+               "        [5., 6.]])"),
+    "addmv_": ("addmv_(mat, vec, *, beta=1, alpha=1) -> Tensor",
+               ">>> x = ember.zeros(2)\n"
+               ">>> x.addmv_(ember.tensor([[1.0, 2.0], [3.0, 4.0]]), ember.ones(2))\n"
+               "tensor([3., 7.])"),
+    "addr_": ("addr_(vec1, vec2, *, beta=1, alpha=1) -> Tensor",
+              ">>> x = ember.zeros(2, 2)\n"
+              ">>> x.addr_(ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))\n"
+              "tensor([[3., 4.],\n"
+              "        [6., 8.]])"),
+    "baddbmm_": ("baddbmm_(batch1, batch2, *, beta=1, alpha=1) -> Tensor",
+                 ">>> x = ember.ones(1, 2, 2)\n"
+                 ">>> x.baddbmm_(ember.ones(1, 2, 3), ember.ones(1, 3, 2), alpha=0.5)\n"
+                 "tensor([[[2.5000, 2.5000],\n"
+                 "         [2.5000, 2.5000]]])"),
+    "bitwise_left_shift_": ("bitwise_left_shift_(other) -> Tensor",
+                            ">>> x = ember.tensor([1, 2, 3])\n"
+                            ">>> x.bitwise_left_shift_(2)\n"
+                            "tensor([ 4,  8, 12])"),
+    "bitwise_right_shift_": ("bitwise_right_shift_(other) -> Tensor",
+                             ">>> x = ember.tensor([8, 9, -8])\n"
+                             ">>> x.bitwise_right_shift_(2)\n"
+                             "tensor([ 2,  2, -2])"),
+    "bitwise_not_": ("bitwise_not_() -> Tensor",
+                     ">>> x = ember.tensor([0, 5, -1])\n"
+                     ">>> x.bitwise_not_()\n"
+                     "tensor([-1, -6,  0])"),
+    "clamp_max_": ("clamp_max_(max) -> Tensor",
+                   ">>> x = ember.tensor([1.0, 5.0])\n"
+                   ">>> x.clamp_max_(2.0)\n"
+                   "tensor([1., 2.])"),
+    "clamp_min_": ("clamp_min_(min) -> Tensor",
+                   ">>> x = ember.tensor([1.0, 5.0])\n"
+                   ">>> x.clamp_min_(2.0)\n"
+                   "tensor([2., 5.])"),
+    "deg2rad_": ("deg2rad_() -> Tensor",
+                 ">>> x = ember.tensor([180.0, 90.0])\n"
+                 ">>> x.deg2rad_()\n"
+                 "tensor([3.1416, 1.5708])"),
+    "rad2deg_": ("rad2deg_() -> Tensor",
+                 ">>> x = ember.tensor([3.14159265, 1.0])\n"
+                 ">>> x.rad2deg_()\n"
+                 "tensor([180.0000,  57.2958])"),
+    "float_power_": ("float_power_(exponent) -> Tensor",
+                     ">>> x = ember.tensor([2.0, 3.0], dtype=ember.float64)\n"
+                     ">>> x.float_power_(2)\n"
+                     "tensor([4., 9.], dtype=ember.float64)"),
+    "fmod_": ("fmod_(divisor) -> Tensor",
+              ">>> x = ember.tensor([-3.0, 3.0, 5.5])\n"
+              ">>> x.fmod_(2)\n"
+              "tensor([-1.0000,  1.0000,  1.5000])"),
+    "frac_": ("frac_() -> Tensor",
+              ">>> x = ember.tensor([1.5, -2.25])\n"
+              ">>> x.frac_()\n"
+              "tensor([ 0.5000, -0.2500])"),
+    "hypot_": ("hypot_(other) -> Tensor",
+               ">>> x = ember.tensor([3.0, 5.0])\n"
+               ">>> x.hypot_(ember.tensor([4.0, 12.0]))\n"
+               "tensor([ 5., 13.])"),
+    "ldexp_": ("ldexp_(other) -> Tensor",
+               ">>> x = ember.tensor([1.0, 3.0])\n"
+               ">>> x.ldexp_(ember.tensor([2, 3]))\n"
+               "tensor([ 4., 24.])"),
+    "greater_": ("greater_(other) -> Tensor",
+                 ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+                 ">>> x.greater_(2)\n"
+                 "tensor([0., 0., 1.])"),
+    "greater_equal_": ("greater_equal_(other) -> Tensor",
+                       ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+                       ">>> x.greater_equal_(2)\n"
+                       "tensor([0., 1., 1.])"),
+    "less_": ("less_(other) -> Tensor",
+              ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+              ">>> x.less_(2)\n"
+              "tensor([1., 0., 0.])"),
+    "less_equal_": ("less_equal_(other) -> Tensor",
+                    ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+                    ">>> x.less_equal_(2)\n"
+                    "tensor([1., 1., 0.])"),
+    "not_equal_": ("not_equal_(other) -> Tensor",
+                   ">>> x = ember.tensor([1.0, 2.0, 3.0])\n"
+                   ">>> x.not_equal_(2)\n"
+                   "tensor([1., 0., 1.])"),
+}
+
+
+def _method_doc(name, what):
+    """The docstring of the generated method `name`: signature, what it does, example."""
+    if name not in METHOD_DOCS:
+        return what
+    sig, example = METHOD_DOCS[name]
+    return f"{sig}\n\n{what}\n\n{example}"
+
+
 def inplace_form(fn, name):
     """The Tensor method `name` (e.g. hypot_) that writes fn's result into self."""
     def method(self, *args, **kwargs):
         return write_back(self, fn, name, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The in-place form of {getattr(fn, '__name__', name[:-1])}, written into self."
+    base = getattr(fn, "__name__", name[:-1])
+    method.__doc__ = _method_doc(name, f"The in-place form of Tensor.{base}: its result written "
+                                       "into self (same shape; its dtype must cast to self's).")
     return method
 
 
@@ -97,7 +204,8 @@ def _inplace_method(name, op):
     def method(self, *args, **kwargs):
         return write_back(self, getattr(Tensor, op), name, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"Tensor.{op}(...) written into self (torch's Tensor.{name})."
+    method.__doc__ = _method_doc(name, f"The in-place form of Tensor.{op}: its result written "
+                                       "into self (same shape; its dtype must cast to self's).")
     return method
 
 
@@ -117,13 +225,22 @@ def _inplace_alias(name, target):
                 raise
             raise type(e)(f"{name} (an alias of {target}): {e}") from None
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"Alias of Tensor.{target}."
+    method.__doc__ = _method_doc(name, f"Alias of Tensor.{target}.")
     return method
 
 
 def fill_diagonal_(self, fill_value, wrap=False):
-    """Fills the main diagonal (all dims equal for > 2 dims); a tall matrix with wrap=True
-    starts again N + 1 rows further down, as torch."""
+    """fill_diagonal_(fill_value, wrap=False) -> Tensor
+
+    Fills the main diagonal in place (all dims equal for > 2 dims); a tall matrix with
+    wrap=True starts again N + 1 rows further down, as torch.
+
+    >>> x = ember.zeros(3, 2)
+    >>> x.fill_diagonal_(5.0)
+    tensor([[5., 0.],
+            [0., 5.],
+            [0., 0.]])
+    """
     if self.dim() < 2:
         raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
     n = self.shape[0]
@@ -162,14 +279,40 @@ def _python_values(self, fn, name, *others):
 
 
 def apply_(self, callable):
+    """apply_(callable) -> Tensor
+
+    Replaces each element by callable(element) (a Python call per element, CPU only as in
+    torch; not for tensors that require grad).
+
+    >>> x = ember.tensor([1, 2, 3])
+    >>> x.apply_(lambda v: v * 10 + 1)
+    tensor([11, 21, 31])
+    """
     return _python_values(self, callable, "apply_")
 
 
 def map_(self, tensor, callable):
+    """map_(tensor, callable) -> Tensor
+
+    Replaces each element a of self by callable(a, b), b the matching element of `tensor`
+    (broadcast to self's shape); a Python call per element, as torch.
+
+    >>> x = ember.tensor([1.0, 2.0])
+    >>> x.map_(ember.tensor([10.0, 20.0]), lambda a, b: max(a, b) - a)
+    tensor([ 9., 18.])
+    """
     return _python_values(self, callable, "map_", tensor)
 
 
 def map2_(self, x, y, callable):
+    """map2_(x, y, callable) -> Tensor
+
+    Like map_ with two other tensors: each element a becomes callable(a, b, c).
+
+    >>> x = ember.tensor([1, 2])
+    >>> x.map2_(ember.tensor([3, 4]), ember.tensor([5, 6]), lambda a, b, c: a + b * c)
+    tensor([16, 26])
+    """
     return _python_values(self, callable, "map2_", x, y)
 
 

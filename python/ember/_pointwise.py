@@ -315,3 +315,144 @@ METHODS["__irshift__"] = METHODS["bitwise_right_shift_"]
 _alias_functions, _alias_methods = _resolve_aliases()
 FUNCTIONS.update(_alias_functions)
 METHODS.update(_alias_methods)
+
+
+# Tensor alias method -> (its signature, an example): the alias methods' docstrings.
+_METHOD_DOCS = {
+    "absolute": ("absolute() -> Tensor",
+                 ">>> ember.tensor([-1.5, 2.0]).absolute()\n"
+                 "tensor([1.5000, 2.0000])"),
+    "absolute_": ("absolute_() -> Tensor",
+                  ">>> x = ember.tensor([-1.5, 2.0])\n"
+                  ">>> x.absolute_()\n"
+                  "tensor([1.5000, 2.0000])"),
+    "arccos": ("arccos() -> Tensor",
+               ">>> ember.tensor([1.0, 0.0]).arccos()\n"
+               "tensor([0.0000, 1.5708])"),
+    "arccos_": ("arccos_() -> Tensor",
+                ">>> x = ember.tensor([1.0, 0.0])\n"
+                ">>> x.arccos_()\n"
+                "tensor([0.0000, 1.5708])"),
+    "arccosh": ("arccosh() -> Tensor",
+                ">>> ember.tensor([1.0, 2.0]).arccosh()\n"
+                "tensor([0.0000, 1.3170])"),
+    "arccosh_": ("arccosh_() -> Tensor",
+                 ">>> x = ember.tensor([1.0, 2.0])\n"
+                 ">>> x.arccosh_()\n"
+                 "tensor([0.0000, 1.3170])"),
+    "arcsin": ("arcsin() -> Tensor",
+               ">>> ember.tensor([0.0, 1.0]).arcsin()\n"
+               "tensor([0.0000, 1.5708])"),
+    "arcsin_": ("arcsin_() -> Tensor",
+                ">>> x = ember.tensor([0.0, 1.0])\n"
+                ">>> x.arcsin_()\n"
+                "tensor([0.0000, 1.5708])"),
+    "arcsinh": ("arcsinh() -> Tensor",
+                ">>> ember.tensor([0.0, 1.0]).arcsinh()\n"
+                "tensor([0.0000, 0.8814])"),
+    "arcsinh_": ("arcsinh_() -> Tensor",
+                 ">>> x = ember.tensor([0.0, 1.0])\n"
+                 ">>> x.arcsinh_()\n"
+                 "tensor([0.0000, 0.8814])"),
+    "arctan": ("arctan() -> Tensor",
+               ">>> ember.tensor([0.0, 1.0]).arctan()\n"
+               "tensor([0.0000, 0.7854])"),
+    "arctan_": ("arctan_() -> Tensor",
+                ">>> x = ember.tensor([0.0, 1.0])\n"
+                ">>> x.arctan_()\n"
+                "tensor([0.0000, 0.7854])"),
+    "arctan2": ("arctan2(other) -> Tensor",
+                ">>> ember.tensor([1.0, -1.0]).arctan2(ember.tensor([1.0, 1.0]))\n"
+                "tensor([ 0.7854, -0.7854])"),
+    "arctan2_": ("arctan2_(other) -> Tensor",
+                 ">>> y = ember.tensor([1.0, -1.0])\n"
+                 ">>> y.arctan2_(ember.tensor([1.0, 1.0]))\n"
+                 "tensor([ 0.7854, -0.7854])"),
+    "arctanh": ("arctanh() -> Tensor",
+                ">>> ember.tensor([0.0, 0.5]).arctanh()\n"
+                "tensor([0.0000, 0.5493])"),
+    "arctanh_": ("arctanh_() -> Tensor",
+                 ">>> x = ember.tensor([0.0, 0.5])\n"
+                 ">>> x.arctanh_()\n"
+                 "tensor([0.0000, 0.5493])"),
+    "clip": ("clip(min=None, max=None) -> Tensor",
+             ">>> ember.tensor([-2.0, 0.5, 3.0]).clip(-1.0, 1.0)\n"
+             "tensor([-1.0000,  0.5000,  1.0000])"),
+    "clip_": ("clip_(min=None, max=None) -> Tensor",
+              ">>> x = ember.tensor([-2.0, 0.5, 3.0])\n"
+              ">>> x.clip_(min=0.0)\n"
+              "tensor([0.0000, 0.5000, 3.0000])"),
+    "divide": ("divide(other, *, rounding_mode=None) -> Tensor",
+               ">>> ember.tensor([7.0, -7.0]).divide(2, rounding_mode='floor')\n"
+               "tensor([ 3., -4.])"),
+    "divide_": ("divide_(other, *, rounding_mode=None) -> Tensor",
+                ">>> x = ember.tensor([3.0, 5.0])\n"
+                ">>> x.divide_(2)\n"
+                "tensor([1.5000, 2.5000])"),
+    "fix": ("fix() -> Tensor",
+            ">>> ember.tensor([-1.7, 1.7]).fix()\n"
+            "tensor([-1.,  1.])"),
+    "fix_": ("fix_() -> Tensor",
+             ">>> x = ember.tensor([-1.7, 1.7])\n"
+             ">>> x.fix_()\n"
+             "tensor([-1.,  1.])"),
+    "greater": ("greater(other) -> Tensor",
+                ">>> ember.tensor([1, 2, 3]).greater(2)\n"
+                "tensor([False, False,  True])"),
+    "greater_equal": ("greater_equal(other) -> Tensor",
+                      ">>> ember.tensor([1, 2, 3]).greater_equal(2)\n"
+                      "tensor([False,  True,  True])"),
+    "less": ("less(other) -> Tensor",
+             ">>> ember.tensor([1, 2, 3]).less(2)\n"
+             "tensor([ True, False, False])"),
+    "less_equal": ("less_equal(other) -> Tensor",
+                   ">>> ember.tensor([1, 2, 3]).less_equal(2)\n"
+                   "tensor([ True,  True, False])"),
+    "not_equal": ("not_equal(other) -> Tensor",
+                  ">>> ember.tensor([1, 2, 3]).not_equal(2)\n"
+                  "tensor([ True, False,  True])"),
+    "moveaxis": ("moveaxis(source, destination) -> Tensor",
+                 ">>> ember.zeros(2, 3, 4).moveaxis(0, -1).shape\n"
+                 "ember.Size([3, 4, 2])"),
+    "swapdims": ("swapdims(dim0, dim1) -> Tensor",
+                 ">>> ember.zeros(2, 3, 4).swapdims(0, 2).shape\n"
+                 "ember.Size([4, 3, 2])"),
+    "multiply": ("multiply(other) -> Tensor",
+                 ">>> ember.tensor([1.0, 2.0]).multiply(3)\n"
+                 "tensor([3., 6.])"),
+    "multiply_": ("multiply_(other) -> Tensor",
+                  ">>> x = ember.tensor([1.0, 2.0])\n"
+                  ">>> x.multiply_(ember.tensor([3.0, 4.0]))\n"
+                  "tensor([3., 8.])"),
+    "negative": ("negative() -> Tensor",
+                 ">>> ember.tensor([1.0, -2.0]).negative()\n"
+                 "tensor([-1.,  2.])"),
+    "negative_": ("negative_() -> Tensor",
+                  ">>> x = ember.tensor([1.0, -2.0])\n"
+                  ">>> x.negative_()\n"
+                  "tensor([-1.,  2.])"),
+    "sgn": ("sgn() -> Tensor",
+            ">>> ember.tensor([-3.0, 0.0, 2.0]).sgn()\n"
+            "tensor([-1.,  0.,  1.])"),
+    "sgn_": ("sgn_() -> Tensor",
+             ">>> x = ember.tensor([-3.0, 0.0, 2.0])\n"
+             ">>> x.sgn_()\n"
+             "tensor([-1.,  0.,  1.])"),
+    "subtract": ("subtract(other, *, alpha=1) -> Tensor",
+                 ">>> ember.tensor([5.0, 6.0]).subtract(ember.tensor([1.0, 2.0]), alpha=2)\n"
+                 "tensor([3., 2.])"),
+    "subtract_": ("subtract_(other, *, alpha=1) -> Tensor",
+                  ">>> x = ember.tensor([5.0, 6.0])\n"
+                  ">>> x.subtract_(1)\n"
+                  "tensor([4., 5.])"),
+    "true_divide": ("true_divide(other) -> Tensor",
+                    ">>> ember.tensor([1, 3]).true_divide(2)\n"
+                    "tensor([0.5000, 1.5000])"),
+    "true_divide_": ("true_divide_(other) -> Tensor",
+                     ">>> x = ember.tensor([1.0, 3.0])\n"
+                     ">>> x.true_divide_(2)\n"
+                     "tensor([0.5000, 1.5000])"),
+}
+for _name, (_sig, _example) in _METHOD_DOCS.items():
+    _target = ALIASES[_name.rstrip("_")] + ("_" if _name.endswith("_") else "")
+    METHODS[_name].__doc__ = f"{_sig}\n\nAlias of Tensor.{_target}.\n\n{_example}"

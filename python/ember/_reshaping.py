@@ -39,7 +39,15 @@ def _ints(dims, fn):
 
 # ---- repeat / tile / repeat_interleave -------------------------------------------------------
 def repeat(self, *sizes):
-    """Tensor.repeat: the tensor tiled sizes[i] times along dim i (sizes may add leading dims)."""
+    """repeat(*sizes) -> Tensor
+
+    self tiled sizes[i] times along dim i (sizes may add leading dims), as torch's
+    Tensor.repeat (numpy's tile).
+
+    >>> ember.tensor([1, 2]).repeat(2, 2)
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
     reps = _ints(sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], builtins.int) else sizes,
                  "repeat")
     if len(reps) < self.dim():
@@ -536,7 +544,43 @@ _NOT_METHODS = ("atleast_1d", "atleast_2d", "atleast_3d", "vstack", "row_stack",
                 "cartesian_prod", "combinations")
 METHODS = {n: f for n, f in FUNCTIONS.items() if n not in _NOT_METHODS}
 METHODS["repeat"] = repeat
-METHODS["tile"] = lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and not
-                                           isinstance(dims[0], builtins.int) else dims)
+
+
+def _tile_method(self, *dims):
+    """tile(*dims) -> Tensor
+
+    ember.tile(self, dims): self repeated dims[i] times along dim i; fewer dims than self
+    has are padded with leading 1s.
+
+    >>> ember.tensor([[1, 2]]).tile(2)
+    tensor([[1, 2, 1, 2]])
+    >>> ember.tensor([1, 2]).tile((2, 2))
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
+    return tile(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], builtins.int) else dims)
+
+
+METHODS["tile"] = _tile_method
+# index_add_/index_copy_/index_fill_ -> (signature, example): their docstrings.
+_INPLACE_DOCS = {
+    "index_add_": ("index_add_(dim, index, source, *, alpha=1) -> Tensor",
+                   ">>> x = ember.zeros(3)\n"
+                   ">>> x.index_add_(0, ember.tensor([0, 2, 0]), ember.tensor([1.0, 2.0, 3.0]))\n"
+                   "tensor([4., 0., 2.])"),
+    "index_copy_": ("index_copy_(dim, index, source) -> Tensor",
+                    ">>> x = ember.zeros(3)\n"
+                    ">>> x.index_copy_(0, ember.tensor([2, 0]), ember.tensor([5.0, 6.0]))\n"
+                    "tensor([6., 0., 5.])"),
+    "index_fill_": ("index_fill_(dim, index, value) -> Tensor",
+                    ">>> x = ember.zeros(2, 3)\n"
+                    ">>> x.index_fill_(1, ember.tensor([0, 2]), -1.0)\n"
+                    "tensor([[-1.,  0., -1.],\n"
+                    "        [-1.,  0., -1.]])"),
+}
+
 for _name in ("index_add", "index_copy", "index_fill"):
     METHODS[_name + "_"] = (lambda f: lambda self, *a, **k: self.copy_(f(self, *a, **k)))(FUNCTIONS[_name])
+    METHODS[_name + "_"].__name__ = METHODS[_name + "_"].__qualname__ = _name + "_"
+    METHODS[_name + "_"].__doc__ = (f"{_INPLACE_DOCS[_name + '_'][0]}\n\nThe in-place form of "
+                                    f"Tensor.{_name}.\n\n{_INPLACE_DOCS[_name + '_'][1]}")

@@ -10,6 +10,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce_(dim, index, src, reduce, *, include_self=True) -> Tensor
+
+    Reduces src's values into self at index along dim, in place; reduce is 'sum', 'prod',
+    'mean', 'amax' or 'amin' (include_self=False leaves self's own values out).
+
+    >>> x = ember.tensor([1.0, 1.0, 1.0])
+    >>> x.scatter_reduce_(0, ember.tensor([0, 0, 2]), ember.tensor([5.0, 3.0, 2.0]), 'amax')
+    tensor([5., 1., 2.])
+    """
     _C._scatter_reduce_(self, dim, index, src, reduce, include_self)
     return self
 
@@ -20,6 +29,16 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """index_reduce_(dim, index, source, reduce, *, include_self=True) -> Tensor
+
+    Reduces the slices of source into the slices of self that index names along dim, in
+    place; reduce is 'prod', 'mean', 'amax' or 'amin'.
+
+    >>> x = ember.tensor([1.0, 2.0, 3.0])
+    >>> x.index_reduce_(0, ember.tensor([0, 0, 2]), ember.tensor([4.0, 5.0, 6.0]), 'prod',
+    ...                 include_self=False)
+    tensor([20.,  2.,  6.])
+    """
     _C._index_reduce_(self, dim, index, source, reduce, include_self)
     return self
 

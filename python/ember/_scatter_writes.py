@@ -44,6 +44,15 @@ def masked_scatter(input, mask, source):
 
 
 def masked_scatter_(self, mask, source):
+    """masked_scatter_(mask, source) -> Tensor
+
+    Copies source's leading elements, in order, into self where mask (broadcast to self) is
+    True, in place.
+
+    >>> x = ember.zeros(4)
+    >>> x.masked_scatter_(ember.tensor([True, False, True, False]), ember.tensor([7.0, 8.0, 9.0]))
+    tensor([7., 0., 8., 0.])
+    """
     _masked_scatter_checks("masked_scatter_", self, mask, source)
     shape = _broadcast(self.shape, mask.shape, "masked_scatter_")
     if tuple(shape) != tuple(self.shape):
@@ -92,6 +101,19 @@ def put(input, index, source, accumulate=False):
 
 
 def put_(self, index, source, accumulate=False):
+    """put_(index, source, accumulate=False) -> Tensor
+
+    Writes source into self at the flat (row-major) positions index, in place; with
+    accumulate=True, adds instead (repeated positions add up).
+
+    >>> x = ember.zeros(2, 2)
+    >>> x.put_(ember.tensor([0, 3]), ember.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    >>> x.put_(ember.tensor([0, 0]), ember.tensor([1.0, 1.0]), accumulate=True)
+    tensor([[3., 0.],
+            [0., 2.]])
+    """
     _put_checks("put_", self, index, source)
     if index.numel():
         flat = self.view(-1) if self.is_contiguous() else None

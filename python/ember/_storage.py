@@ -159,7 +159,13 @@ _STORAGE_TYPES = {}
 
 
 def _storage_type(self):
-    """The legacy per-dtype storage class torch names (ember.FloatStorage for float32, ...)."""
+    """storage_type() -> type
+
+    The legacy per-dtype storage class torch names (ember.FloatStorage for float32, ...).
+
+    >>> ember.tensor([1.0]).storage_type().__name__
+    'FloatStorage'
+    """
     name = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
             "uint8": "Byte", "bool": "Bool"}.get(self.dtype.name, self.dtype.name.capitalize())
     if name not in _STORAGE_TYPES:
@@ -178,10 +184,31 @@ def _sizes(args, fn):
 
 
 def resize_(self, *sizes, memory_format=None):
+    """resize_(*sizes, memory_format=None) -> Tensor
+
+    Gives self the shape `sizes` (contiguous) over the same memory, growing it when more
+    elements are needed (their values uninitialised), as torch.
+
+    >>> x = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    >>> x.resize_(2, 2)
+    tensor([[1., 2.],
+            [3., 4.]])
+    >>> x.resize_(3).shape
+    ember.Size([3])
+    """
     return self._resize_(_sizes(sizes, "resize_"))
 
 
 def resize_as_(self, the_template, memory_format=None):
+    """resize_as_(the_template, memory_format=None) -> Tensor
+
+    self.resize_(the_template.shape).
+
+    >>> x = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    >>> x.resize_as_(ember.zeros(2, 2))
+    tensor([[1., 2.],
+            [3., 4.]])
+    """
     if not isinstance(the_template, Tensor):
         raise TypeError(f"resize_as_(): argument 'the_template' must be Tensor, not "
                         f"{type(the_template).__name__}")
@@ -189,7 +216,16 @@ def resize_as_(self, the_template, memory_format=None):
 
 
 def resize(self, *sizes):
-    """Deprecated in torch: a reshape that refuses to change the number of elements."""
+    """resize(*sizes) -> Tensor
+
+    Deprecated in torch (it warns): a reshape that refuses to change the number of elements.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     ember.tensor([1.0, 2.0, 3.0, 4.0]).resize(2, 2)
+    tensor([[1., 2.],
+            [3., 4.]])
+    """
     warnings.warn("non-inplace resize is deprecated", stacklevel=2)
     sizes = _sizes(sizes, "resize")
     if math.prod(sizes) != self.numel():
@@ -202,13 +238,34 @@ def resize(self, *sizes):
 
 
 def resize_as(self, tensor):
+    """resize_as(tensor) -> Tensor
+
+    Deprecated in torch (it warns): self.resize(tensor.shape).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     ember.tensor([1.0, 2.0, 3.0, 4.0]).resize_as(ember.zeros(1, 4))
+    tensor([[1., 2., 3., 4.]])
+    """
     warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
     return resize(self, list(tensor.shape))
 
 
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
-    """self views source's memory: a tensor's (its geometry, or size/stride from
-    storage_offset), a storage's (all of it, or size/stride), or nothing (set_())."""
+    """set_(source=None, storage_offset=0, size=None, stride=None) -> Tensor
+
+    self views source's memory: a tensor's (its geometry, or size/stride from
+    storage_offset), a storage's (all of it, or size/stride), or nothing (set_()).
+
+    >>> x = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    >>> y = ember.tensor([0.0])
+    >>> y.set_(x, 1, (2,), (2,))
+    tensor([2., 4.])
+    >>> y.set_(x)
+    tensor([1., 2., 3., 4.])
+    >>> y.is_set_to(x)
+    True
+    """
     if source is None:
         return self._set_empty()
     if isinstance(source, Tensor) and size is None:
@@ -236,7 +293,15 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
 
 
 def is_set_to(self, tensor):
-    """True when both tensors view the same memory with the same geometry."""
+    """is_set_to(tensor) -> bool
+
+    True when both tensors view the same memory with the same geometry (offset, shape,
+    strides).
+
+    >>> x = ember.tensor([1.0, 2.0])
+    >>> x.is_set_to(x), x.is_set_to(x.view(2)), x.is_set_to(x.clone())
+    (True, True, False)
+    """
     if not isinstance(tensor, Tensor):
         raise TypeError(f"is_set_to(): argument 'tensor' must be Tensor, not "
                         f"{type(tensor).__name__}")
@@ -285,6 +350,15 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
                       requires_grad=False, pin_memory=False):
+    """new_empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    ember.empty_strided(size, stride) with self's dtype unless `dtype` is given
+    (uninitialised values).
+
+    >>> y = ember.tensor([1], dtype=ember.int32).new_empty_strided((2, 3), (1, 2))
+    >>> y.shape, y.stride(), y.dtype
+    (ember.Size([2, 3]), (1, 2), ember.int32)
+    """
     return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
                          requires_grad=requires_grad)
 
@@ -380,9 +454,33 @@ FUNCTIONS = {
     "from_file": from_file, "asarray": asarray, "UntypedStorage": UntypedStorage,
     "TypedStorage": TypedStorage,
 }
+def _untyped_storage(self):
+    """untyped_storage() -> ember.UntypedStorage
+
+    The bytes under self and all its views (shared, not copied).
+
+    >>> x = ember.tensor([1.0, 2.0])
+    >>> s = x.untyped_storage()
+    >>> s.nbytes(), s.data_ptr() == x.data_ptr()
+    (8, True)
+    """
+    return UntypedStorage(self)
+
+
+def _storage(self):
+    """storage() -> ember.TypedStorage
+
+    self's memory read as elements of self's dtype (torch's legacy TypedStorage).
+
+    >>> ember.tensor([1, 2, 3]).storage().tolist()
+    [1, 2, 3]
+    """
+    return TypedStorage(self)
+
+
 METHODS = {
-    "untyped_storage": lambda self: UntypedStorage(self),
-    "storage": lambda self: TypedStorage(self),
+    "untyped_storage": _untyped_storage,
+    "storage": _storage,
     "storage_type": _storage_type,
     "resize_": resize_, "resize_as_": resize_as_, "resize": resize, "resize_as": resize_as,
     "set_": set_, "is_set_to": is_set_to, "new_empty_strided": new_empty_strided,

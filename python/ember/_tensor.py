@@ -25,14 +25,40 @@ class Size(tuple):
 
 
 def _shape(self):
+    """shape -> ember.Size
+
+    The size of each dimension, as an ember.Size (a tuple of ints); same as size().
+
+    >>> ember.zeros(2, 3).shape
+    ember.Size([2, 3])
+    """
     return Size(self._shape)
 
 
 def _size(self, dim=None):
+    """size(dim=None) -> ember.Size or int
+
+    The shape as an ember.Size, or the size of dimension `dim` (negative counts from the end).
+
+    >>> x = ember.zeros(2, 3)
+    >>> x.size(), x.size(1), x.size(-2)
+    (ember.Size([2, 3]), 3, 2)
+    """
     return Size(self._shape) if dim is None else self._size(dim)
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """type(dtype=None, non_blocking=False) -> str or Tensor
+
+    Without dtype, the legacy type name ('ember.FloatTensor', ...); with one, self converted
+    to it (self itself when the dtype is the same).
+
+    >>> x = ember.tensor([1.5, 2.5])
+    >>> x.type()
+    'ember.FloatTensor'
+    >>> x.type(ember.int64)
+    tensor([1, 2])
+    """
     if dtype is None:
         return f"ember.{LEGACY_NAMES[self.dtype]}"
     dtype = to_dtype(dtype)
@@ -40,7 +66,19 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
-    """t.to(dtype), t.to('cpu'), t.to(other_tensor), t.to(device, dtype)."""
+    """to(*args, dtype=None, device=None, copy=False, non_blocking=False) -> Tensor
+
+    self converted: t.to(dtype), t.to('cpu'), t.to(other_tensor) (its dtype), t.to(device, dtype).
+    self itself when nothing changes (unless copy=True), as in PyTorch; the device is CPU.
+
+    >>> x = ember.tensor([1.5, 2.5])
+    >>> x.to(ember.int32)
+    tensor([1, 2], dtype=ember.int32)
+    >>> x.to('cpu', ember.float64)
+    tensor([1.5000, 2.5000], dtype=ember.float64)
+    >>> x.to(x.dtype) is x
+    True
+    """
     for a in args:
         if isinstance(a, (_dtype_cls, PlannedDtype)):
             dtype = a
@@ -69,33 +107,125 @@ def _iter(self):
     return iter(self.unbind(0))
 
 
+# Tensor.new_<factory> -> its example (the docstrings of the methods _new generates).
+_NEW_EXAMPLES = {
+    "new_empty": (">>> ember.tensor([1], dtype=ember.int32).new_empty(2, 3).dtype\n"
+                  "ember.int32"),
+    "new_zeros": (">>> ember.tensor([1.0], dtype=ember.float64).new_zeros(2)\n"
+                  "tensor([0., 0.], dtype=ember.float64)"),
+    "new_ones": (">>> ember.tensor([1, 2]).new_ones((2, 2))\n"
+                 "tensor([[1, 1],\n"
+                 "        [1, 1]])"),
+}
+
+
 def _new(factory):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
         from . import _creation
         return getattr(_creation, factory)(*size, dtype=dtype or self.dtype, device=device,
                                            requires_grad=requires_grad)
+    method.__name__ = method.__qualname__ = f"new_{factory}"
+    method.__doc__ = (f"new_{factory}(*size, dtype=None, device=None, requires_grad=False) -> "
+                      f"Tensor\n\nember.{factory}(*size) with self's dtype unless `dtype` is "
+                      "given.\n\n"
+                      + _NEW_EXAMPLES[method.__name__])
     return method
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
                 pin_memory=False):
+    """new_tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    ember.tensor(data) with self's dtype unless `dtype` is given (a copy of data).
+
+    >>> ember.tensor([1], dtype=ember.int32).new_tensor([5, 6])
+    tensor([5, 6], dtype=ember.int32)
+    """
     from ._creation import tensor
     return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    """new_full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    ember.full(size, fill_value) with self's dtype unless `dtype` is given.
+
+    >>> ember.tensor([1.0]).new_full((2,), 7)
+    tensor([7., 7.])
+    """
     from ._creation import full
     return full(size, fill_value, dtype=dtype or self.dtype, device=device,
                 requires_grad=requires_grad)
 
 
-def _cast(dt):
+# Tensor.float/.double/... -> its example (the docstrings of the methods _cast generates).
+_CAST_EXAMPLES = {
+    "float": (">>> ember.tensor([1, 2]).float()\n"
+              "tensor([1., 2.])"),
+    "double": (">>> ember.tensor([1, 2]).double()\n"
+               "tensor([1., 2.], dtype=ember.float64)"),
+    "cfloat": (">>> ember.tensor([1.0, 2.0]).cfloat()\n"
+               "tensor([1.+0.j, 2.+0.j])"),
+    "cdouble": (">>> ember.tensor([1.0, -2.0]).cdouble()\n"
+                "tensor([ 1.+0.j, -2.+0.j], dtype=ember.complex128)"),
+    "long": (">>> ember.tensor([1.7, -2.7]).long()\n"
+             "tensor([ 1, -2])"),
+    "int": (">>> ember.tensor([1.7, -2.7]).int()\n"
+            "tensor([ 1, -2], dtype=ember.int32)"),
+    "byte": (">>> ember.tensor([1.0, 255.0]).byte()\n"
+             "tensor([  1, 255], dtype=ember.uint8)"),
+    "bool": (">>> ember.tensor([0.0, 0.5]).bool()\n"
+             "tensor([False,  True])"),
+    "half": (">>> ember.tensor([1.0, 0.1]).half()\n"
+             "tensor([1.0000, 0.1000], dtype=ember.float16)"),
+    "bfloat16": (">>> ember.tensor([1.0, 0.1]).bfloat16()\n"
+                 "tensor([1.0000, 0.1001], dtype=ember.bfloat16)"),
+}
+
+
+def _cast(dt, name):
     def method(self, memory_format=None):
-        check_supported(dt, f"Tensor.{dt.name if dt.name != 'float16' else 'half'}")
+        check_supported(dt, f"Tensor.{name}")
         return self if self.dtype == dt else self._to_dtype(dt)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"{name}(memory_format=None) -> Tensor\n\nself.to(ember.{dt.name}): self "
+                      f"itself when it already has that dtype.\n\n{_CAST_EXAMPLES[name]}")
     return method
+
+
+def _is_floating_point(self):
+    """is_floating_point() -> bool
+
+    Whether self's dtype is a floating point type (float16/bfloat16/float32/float64).
+
+    >>> ember.tensor([1.0]).is_floating_point(), ember.tensor([1]).is_floating_point()
+    (True, False)
+    """
+    return self.dtype.is_floating_point
+
+
+def _nbytes(self):
+    """nbytes -> int
+
+    The bytes self's elements take: numel() * element_size().
+
+    >>> ember.zeros(2, 3).nbytes
+    24
+    """
+    return self.numel() * self.element_size()
+
+
+def _itemsize(self):
+    """itemsize -> int
+
+    The bytes one element takes: element_size().
+
+    >>> ember.zeros(2, dtype=ember.float64).itemsize
+    8
+    """
+    return self.element_size()
 
 
 def _contains(self, x):
@@ -106,6 +236,16 @@ def _contains(self, x):
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """backward(gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None
+
+    Computes the gradient of self (a scalar, or weighted by `gradient`) with respect to the graph
+    leaves and accumulates it into their .grad, as ember.autograd.backward.
+
+    >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
     # Straight to the engine (ember.autograd.backward does the same for lists of tensors).
     _C._backward(self, gradient, create_graph if retain_graph is None else retain_graph,
                  create_graph, inputs)
@@ -120,7 +260,18 @@ class _RemovableHandle:
 
 
 def _register_hook(self, hook):
-    """Calls hook(grad) when this tensor's gradient is computed; a non-None result replaces it."""
+    """register_hook(hook) -> RemovableHandle
+
+    Calls hook(grad) when this tensor's gradient is computed; a non-None result replaces it.
+    handle.remove() unregisters it.
+
+    >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 10)
+    >>> x.sum().backward()
+    >>> x.grad
+    tensor([10., 10.])
+    >>> h.remove()
+    """
     hooks = {}
     key = object()
     hooks[key] = hook
@@ -129,8 +280,18 @@ def _register_hook(self, hook):
 
 
 def _register_post_accumulate_grad_hook(self, hook):
-    """Calls hook(self) each time backward() has accumulated a gradient into self.grad (leaves
-    only; the hook returns None). DistributedDataParallel starts its all-reduces from here."""
+    """register_post_accumulate_grad_hook(hook) -> RemovableHandle
+
+    Calls hook(self) each time backward() has accumulated a gradient into self.grad (leaves
+    only; the hook returns None). DistributedDataParallel starts its all-reduces from here.
+
+    >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> seen = []
+    >>> h = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    >>> (3 * x).sum().backward()
+    >>> seen
+    [[3.0, 3.0]]
+    """
     import weakref
     if not callable(hook):
         raise TypeError(f"register_post_accumulate_grad_hook: expected a callable, got {type(hook).__name__}")
@@ -178,23 +339,23 @@ _METHODS = {
     "size": _size,
     "type": _type,
     "to": _to,
-    "is_floating_point": lambda self: self.dtype.is_floating_point,
+    "is_floating_point": _is_floating_point,
     "__iter__": _iter,
     "__repr__": tensor_repr,
     "__str__": tensor_repr,
     "__format__": _format,
     "__array_priority__": 1000,
     "__contains__": _contains,
-    "float": _cast(float32),
-    "double": _cast(float64),
-    "cfloat": _cast(complex64),
-    "cdouble": _cast(complex128),
-    "long": _cast(int64),
-    "int": _cast(int32),
-    "byte": _cast(uint8),
-    "bool": _cast(_bool),
-    "half": _cast(float16),
-    "bfloat16": _cast(bfloat16),
+    "float": _cast(float32, "float"),
+    "double": _cast(float64, "double"),
+    "cfloat": _cast(complex64, "cfloat"),
+    "cdouble": _cast(complex128, "cdouble"),
+    "long": _cast(int64, "long"),
+    "int": _cast(int32, "int"),
+    "byte": _cast(uint8, "byte"),
+    "bool": _cast(_bool, "bool"),
+    "half": _cast(float16, "half"),
+    "bfloat16": _cast(bfloat16, "bfloat16"),
     "new_empty": _new("empty"),
     "new_zeros": _new("zeros"),
     "new_ones": _new("ones"),
@@ -202,8 +363,8 @@ _METHODS = {
     "new_full": _new_full,
     "__deepcopy__": _deepcopy,
     "__reduce_ex__": _reduce_ex,
-    "nbytes": property(lambda self: self.numel() * self.element_size()),
-    "itemsize": property(lambda self: self.element_size()),
+    "nbytes": property(_nbytes),
+    "itemsize": property(_itemsize),
 }
 
 _METHODS.update(_DEVICE_METHODS)  # device, is_cuda, cpu(), cuda(), pin_memory(), ...

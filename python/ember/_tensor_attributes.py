@@ -61,7 +61,15 @@ def get_device(input):
 
 
 def _dim_order(self, *, ambiguity_check=False):
-    """The dims from outermost to innermost in memory (stride descending; ties keep order)."""
+    """dim_order(*, ambiguity_check=False) -> tuple
+
+    The dims from outermost to innermost in memory (stride descending; ties keep order).
+
+    >>> ember.zeros(2, 3, 4).dim_order()
+    (0, 1, 2)
+    >>> ember.zeros(2, 3, 4).permute(2, 0, 1).dim_order()
+    (1, 2, 0)
+    """
     strides = self.stride()
     if ambiguity_check and len(set(s for s, n in zip(strides, self.shape) if n > 1)) != \
             sum(1 for n in self.shape if n > 1):
@@ -70,18 +78,46 @@ def _dim_order(self, *, ambiguity_check=False):
 
 
 def _module_load(self, other, assign=False):
-    """What nn.Module.load_state_dict stores for `self` given state-dict value `other`."""
+    """module_load(other, assign=False) -> Tensor
+
+    What nn.Module.load_state_dict stores for parameter `self` given state-dict value
+    `other`: self with other's values copied in, or other itself (detached) when assign=True.
+
+    >>> p = ember.zeros(2)
+    >>> p.module_load(ember.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    >>> p
+    tensor([1., 2.])
+    """
     _check(other, "module_load", "other")
     return other.detach() if assign else self.copy_(other).detach()
 
 
 def _as_subclass(self, cls):
-    """self's data (an alias view, still in self's graph) as an instance of Tensor subclass
-    `cls`, whose __init__ does not run (as torch)."""
+    """as_subclass(cls) -> Tensor
+
+    self's data (an alias view, still in self's graph) as an instance of Tensor subclass
+    `cls`, whose __init__ does not run (as torch).
+
+    >>> class MyTensor(ember.Tensor):
+    ...     pass
+    >>> y = ember.tensor([1.0, 2.0]).as_subclass(MyTensor)
+    >>> type(y).__name__, y.tolist()
+    ('MyTensor', [1.0, 2.0])
+    """
     return _C._as_subclass(cls, self)
 
 
 def _volatile(self):
+    """volatile -> bool
+
+    Removed in torch (it was Variable.volatile): always False, with a UserWarning.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     ember.zeros(2).volatile
+    False
+    """
     warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
                   stacklevel=2)
     return False
@@ -127,8 +163,17 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 def _new(self, *args, dtype=None, device=None, requires_grad=False):
-    """torch's legacy Tensor.new: new(*sizes) or new(Size) uninitialised, new(list or tuple)
-    the data, new(tensor) an alias of it, new() empty; self's dtype unless told."""
+    """new(*args, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    torch's legacy Tensor.new: new(*sizes) or new(Size) uninitialised, new(list or tuple)
+    the data, new(tensor) an alias of it, new() empty; self's dtype unless told.
+
+    >>> x = ember.tensor([1, 2])
+    >>> x.new([5, 6])
+    tensor([5, 6])
+    >>> x.new(2, 3).shape
+    ember.Size([2, 3])
+    """
     from ._creation import tensor, empty
     from ._tensor import Size
     dtype = dtype or self.dtype
@@ -157,7 +202,14 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 
 def _where(self, condition, y):
-    """self where condition holds, else y (torch.where(condition, self, y))."""
+    """where(condition, y) -> Tensor
+
+    self where condition holds, else y: ember.where(condition, self, y).
+
+    >>> x = ember.tensor([1.0, -2.0, 3.0])
+    >>> x.where(x > 0, ember.tensor(0.0))
+    tensor([1., 0., 3.])
+    """
     from . import where
     return where(condition, self, y)
 
@@ -168,13 +220,47 @@ FUNCTIONS = {
     "range": range_, "scalar_tensor": scalar_tensor, "nonzero_static": nonzero_static,
     "layout": layout, "strided": strided,
 }
+def _layout(self):
+    """layout -> ember.layout
+
+    The memory layout: always ember.strided (dense) in ember.
+
+    >>> ember.zeros(2).layout
+    ember.strided
+    """
+    return strided
+
+
+def _const_data_ptr(self):
+    """const_data_ptr() -> int
+
+    The address of self's first element, as data_ptr() (torch's read-only spelling).
+
+    >>> x = ember.zeros(2)
+    >>> x.const_data_ptr() == x.data_ptr()
+    True
+    """
+    return self.data_ptr()
+
+
+def _is_distributed(self):
+    """is_distributed() -> bool
+
+    A legacy torch flag: always False.
+
+    >>> ember.zeros(2).is_distributed()
+    False
+    """
+    return False
+
+
 METHODS = {
     "is_inference": is_inference, "is_same_size": is_same_size, "is_signed": is_signed,
     "dim_order": _dim_order, "module_load": _module_load, "new": _new,
     "as_subclass": _as_subclass,
     "nonzero_static": nonzero_static, "where": _where,
-    "layout": property(lambda self: strided),
+    "layout": property(_layout),
     "volatile": property(_volatile),
-    "const_data_ptr": lambda self: self.data_ptr(),
-    "is_distributed": lambda self: False,
+    "const_data_ptr": _const_data_ptr,
+    "is_distributed": _is_distributed,
 }

@@ -109,7 +109,16 @@ def unsafe_chunk(input, chunks, dim=0):
 
 
 def sum_to_size(self, *size):
-    """self summed down to `size` (which self must expand to): the gradient of a broadcast."""
+    """sum_to_size(*size) -> Tensor
+
+    self summed down to `size` (which self must expand to): the gradient of a broadcast.
+
+    >>> ember.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    >>> ember.ones(2, 3).sum_to_size((2, 1))
+    tensor([[3.],
+            [3.]])
+    """
     if not size:
         raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     if len(size) == 1 and not isinstance(size[0], builtins.int):

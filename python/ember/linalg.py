@@ -304,8 +304,33 @@ FUNCTIONS = {
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "lu": _lu, "lu_solve": _lu_solve,
     "lu_unpack": lu_unpack, "geqrf": _geqrf, "orgqr": householder_product, "ormqr": ormqr,
 }
+
+
+def _det_method(self):
+    """det() -> Tensor
+
+    ember.linalg.det(self): the determinant of a square matrix (or of each in a batch).
+
+    >>> ember.tensor([[4.0, 1.0], [1.0, 3.0]]).det()
+    tensor(11.)
+    """
+    return det(self)
+
+
+def _inverse_method(self):
+    """inverse() -> Tensor
+
+    ember.linalg.inv(self): the inverse of a square matrix (or of each in a batch).
+
+    >>> ember.tensor([[2.0, 0.0], [0.0, 4.0]]).inverse()
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    return inv(self)
+
+
 METHODS = {
-    "det": lambda self: det(self), "inverse": lambda self: inv(self),
+    "det": _det_method, "inverse": _inverse_method,
     "logdet": logdet, "slogdet": _slogdet, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "svd": _svd, "qr": _qr, "pinverse": pinverse,
