@@ -22,5 +22,6 @@ const char* method_docstring(std::string_view name);
 // The tables, one per concept file in python/bindings/docstrings/.
 std::span<const Docstring> pointwise_docstrings();
 std::span<const Docstring> arithmetic_docstrings();
+std::span<const Docstring> complex_docstrings();
 
 }  // namespace ember::py

@@ -15,6 +15,7 @@ const std::unordered_map<std::string_view, const char*>& all_docstrings() {
     for (auto tables : {
              pointwise_docstrings(),
              arithmetic_docstrings(),
+             complex_docstrings(),
          })
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
