@@ -23,5 +23,6 @@ const char* method_docstring(std::string_view name);
 std::span<const Docstring> pointwise_docstrings();
 std::span<const Docstring> arithmetic_docstrings();
 std::span<const Docstring> complex_docstrings();
+std::span<const Docstring> indexing_docstrings();
 
 }  // namespace ember::py
