@@ -24,5 +24,6 @@ std::span<const Docstring> pointwise_docstrings();
 std::span<const Docstring> arithmetic_docstrings();
 std::span<const Docstring> complex_docstrings();
 std::span<const Docstring> indexing_docstrings();
+std::span<const Docstring> layers_docstrings();
 
 }  // namespace ember::py

@@ -17,6 +17,7 @@ const std::unordered_map<std::string_view, const char*>& all_docstrings() {
              arithmetic_docstrings(),
              complex_docstrings(),
              indexing_docstrings(),
+             layers_docstrings(),
          })
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
