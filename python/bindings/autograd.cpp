@@ -295,7 +295,7 @@ void bind_autograd(nb::module_& m) {
         autograd::set_requires_grad(nb::cast<Tensor&>(self), on);
         return nb::borrow(self);
       },
-      nb::arg("requires_grad") = true);
+      nb::arg("requires_grad") = true, method_docstring("requires_grad_"));
   cls.def_prop_rw(
       "grad", [](const Tensor& t) { return grad_or_none(autograd::grad(t)); },
       [](Tensor& t, nb::handle g) {
@@ -338,7 +338,9 @@ void bind_autograd(nb::module_& m) {
       },
       nb::arg("value").none());
   cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
-  cls.def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); });
+  cls.def(
+      "retain_grad", [](const Tensor& t) { autograd::retain_grad(t); },
+      method_docstring("retain_grad"));
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {
     autograd::register_hook(t, [fn](const Tensor& g) -> Tensor {
       nb::gil_scoped_acquire gil;
@@ -367,12 +369,15 @@ void bind_autograd(nb::module_& m) {
                     dtype_name(src.dtype()));
         t.set_data(src);
       });
-  cls.def("detach_", [](nb::handle self) {
-    Tensor& t = nb::cast<Tensor&>(self);
-    if (auto* mt = autograd::meta(t)) mt->grad_fn.reset();
-    t.impl()->requires_grad_ = false;
-    return nb::borrow(self);
-  });
+  cls.def(
+      "detach_",
+      [](nb::handle self) {
+        Tensor& t = nb::cast<Tensor&>(self);
+        if (auto* mt = autograd::meta(t)) mt->grad_fn.reset();
+        t.impl()->requires_grad_ = false;
+        return nb::borrow(self);
+      },
+      method_docstring("detach_"));
 
   nb::class_<NodeRef>(m, "Node")
       .def("name", [](const NodeRef& n) { return n.node->name(); })
@@ -387,7 +392,7 @@ void bind_autograd(nb::module_& m) {
       .def("__hash__", [](const NodeRef& a) { return reinterpret_cast<intptr_t>(a.node.get()); })
       .def("__repr__", [](const NodeRef& n) { return "<" + n.node->name() + ">"; });
 
-  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("is_grad_enabled", &GradMode::is_enabled, docstring("is_grad_enabled"));
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def(
       "_backward",

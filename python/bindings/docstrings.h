@@ -25,5 +25,7 @@ std::span<const Docstring> arithmetic_docstrings();
 std::span<const Docstring> complex_docstrings();
 std::span<const Docstring> indexing_docstrings();
 std::span<const Docstring> layers_docstrings();
+std::span<const Docstring> autograd_docstrings();
+std::span<const Docstring> cpu_settings_docstrings();
 
 }  // namespace ember::py

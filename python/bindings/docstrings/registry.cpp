@@ -18,6 +18,8 @@ const std::unordered_map<std::string_view, const char*>& all_docstrings() {
              complex_docstrings(),
              indexing_docstrings(),
              layers_docstrings(),
+             autograd_docstrings(),
+             cpu_settings_docstrings(),
          })
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
