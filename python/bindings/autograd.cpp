@@ -288,7 +288,8 @@ void bind_autograd(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def_prop_rw(
       "requires_grad", [](const Tensor& t) { return autograd::requires_grad(t); },
-      [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); });
+      [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); },
+      method_docstring("requires_grad"));
   cls.def(
       "requires_grad_",
       [](nb::handle self, bool on) {
@@ -301,14 +302,20 @@ void bind_autograd(nb::module_& m) {
       [](Tensor& t, nb::handle g) {
         autograd::set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
       },
-      nb::arg("value").none());
-  cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); });
-  cls.def_prop_ro("is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); });
+      nb::arg("value").none(), method_docstring("grad"));
+  cls.def_prop_ro(
+      "grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); },
+      method_docstring("grad_fn"));
+  cls.def_prop_ro(
+      "is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); }, method_docstring("is_leaf"));
   // Which output of its grad_fn this tensor is (0 for leaves).
-  cls.def_prop_ro("output_nr", [](const Tensor& t) {
-    autograd::AutogradMeta* m = autograd::meta(t);
-    return m && m->grad_fn ? m->output_nr : 0u;
-  });
+  cls.def_prop_ro(
+      "output_nr",
+      [](const Tensor& t) {
+        autograd::AutogradMeta* m = autograd::meta(t);
+        return m && m->grad_fn ? m->output_nr : 0u;
+      },
+      method_docstring("output_nr"));
   // Tensor.grad_dtype (leaves only): the dtype backward gives .grad; None keeps any dtype.
   cls.def_prop_rw(
       "grad_dtype",
@@ -336,8 +343,10 @@ void bind_autograd(nb::module_& m) {
         m.any_grad_dtype = !d;
         m.grad_dtype = d;
       },
-      nb::arg("value").none());
-  cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
+      nb::arg("value").none(), method_docstring("grad_dtype"));
+  cls.def_prop_ro(
+      "retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); },
+      method_docstring("retains_grad"));
   cls.def(
       "retain_grad", [](const Tensor& t) { autograd::retain_grad(t); },
       method_docstring("retain_grad"));
@@ -368,7 +377,8 @@ void bind_autograd(nb::module_& m) {
                     TypeError, "data: a tensor that requires grad needs floating point data, got ",
                     dtype_name(src.dtype()));
         t.set_data(src);
-      });
+      },
+      method_docstring("data"));
   cls.def(
       "detach_",
       [](nb::handle self) {
