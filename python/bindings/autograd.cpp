@@ -288,27 +288,34 @@ void bind_autograd(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def_prop_rw(
       "requires_grad", [](const Tensor& t) { return autograd::requires_grad(t); },
-      [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); });
+      [](Tensor& t, bool on) { autograd::set_requires_grad(t, on); },
+      method_docstring("requires_grad"));
   cls.def(
       "requires_grad_",
       [](nb::handle self, bool on) {
         autograd::set_requires_grad(nb::cast<Tensor&>(self), on);
         return nb::borrow(self);
       },
-      nb::arg("requires_grad") = true);
+      nb::arg("requires_grad") = true, method_docstring("requires_grad_"));
   cls.def_prop_rw(
       "grad", [](const Tensor& t) { return grad_or_none(autograd::grad(t)); },
       [](Tensor& t, nb::handle g) {
         autograd::set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
       },
-      nb::arg("value").none());
-  cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); });
-  cls.def_prop_ro("is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); });
+      nb::arg("value").none(), method_docstring("grad"));
+  cls.def_prop_ro(
+      "grad_fn", [](const Tensor& t) { return node_or_none(autograd::grad_fn(t)); },
+      method_docstring("grad_fn"));
+  cls.def_prop_ro(
+      "is_leaf", [](const Tensor& t) { return autograd::is_leaf(t); }, method_docstring("is_leaf"));
   // Which output of its grad_fn this tensor is (0 for leaves).
-  cls.def_prop_ro("output_nr", [](const Tensor& t) {
-    autograd::AutogradMeta* m = autograd::meta(t);
-    return m && m->grad_fn ? m->output_nr : 0u;
-  });
+  cls.def_prop_ro(
+      "output_nr",
+      [](const Tensor& t) {
+        autograd::AutogradMeta* m = autograd::meta(t);
+        return m && m->grad_fn ? m->output_nr : 0u;
+      },
+      method_docstring("output_nr"));
   // Tensor.grad_dtype (leaves only): the dtype backward gives .grad; None keeps any dtype.
   cls.def_prop_rw(
       "grad_dtype",
@@ -336,9 +343,13 @@ void bind_autograd(nb::module_& m) {
         m.any_grad_dtype = !d;
         m.grad_dtype = d;
       },
-      nb::arg("value").none());
-  cls.def_prop_ro("retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); });
-  cls.def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); });
+      nb::arg("value").none(), method_docstring("grad_dtype"));
+  cls.def_prop_ro(
+      "retains_grad", [](const Tensor& t) { return autograd::retains_grad(t); },
+      method_docstring("retains_grad"));
+  cls.def(
+      "retain_grad", [](const Tensor& t) { autograd::retain_grad(t); },
+      method_docstring("retain_grad"));
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {
     autograd::register_hook(t, [fn](const Tensor& g) -> Tensor {
       nb::gil_scoped_acquire gil;
@@ -366,13 +377,17 @@ void bind_autograd(nb::module_& m) {
                     TypeError, "data: a tensor that requires grad needs floating point data, got ",
                     dtype_name(src.dtype()));
         t.set_data(src);
-      });
-  cls.def("detach_", [](nb::handle self) {
-    Tensor& t = nb::cast<Tensor&>(self);
-    if (auto* mt = autograd::meta(t)) mt->grad_fn.reset();
-    t.impl()->requires_grad_ = false;
-    return nb::borrow(self);
-  });
+      },
+      method_docstring("data"));
+  cls.def(
+      "detach_",
+      [](nb::handle self) {
+        Tensor& t = nb::cast<Tensor&>(self);
+        if (auto* mt = autograd::meta(t)) mt->grad_fn.reset();
+        t.impl()->requires_grad_ = false;
+        return nb::borrow(self);
+      },
+      method_docstring("detach_"));
 
   nb::class_<NodeRef>(m, "Node")
       .def("name", [](const NodeRef& n) { return n.node->name(); })
@@ -387,7 +402,7 @@ void bind_autograd(nb::module_& m) {
       .def("__hash__", [](const NodeRef& a) { return reinterpret_cast<intptr_t>(a.node.get()); })
       .def("__repr__", [](const NodeRef& n) { return "<" + n.node->name() + ">"; });
 
-  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("is_grad_enabled", &GradMode::is_enabled, docstring("is_grad_enabled"));
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def(
       "_backward",

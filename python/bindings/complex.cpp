@@ -9,9 +9,11 @@ namespace ember::py {
 void bind_complex(nb::module_& m) {
   auto& cls = tensor_class();
   m.def(
-      "view_as_real", [](const Tensor& t) { return view_as_real(t); }, nb::arg("input"));
+      "view_as_real", [](const Tensor& t) { return view_as_real(t); }, nb::arg("input"),
+      docstring("view_as_real"));
   m.def(
-      "view_as_complex", [](const Tensor& t) { return view_as_complex(t); }, nb::arg("input"));
+      "view_as_complex", [](const Tensor& t) { return view_as_complex(t); }, nb::arg("input"),
+      docstring("view_as_complex"));
   m.def(
       "_real", [](const Tensor& t) { return real(t); }, nb::arg("input"));
   m.def(
@@ -25,10 +27,13 @@ void bind_complex(nb::module_& m) {
   def_both(m, cls, "angle", [](const Tensor& t) { return angle(t); });
   def_both(m, cls, "conj", [](const Tensor& t) { return conj(t); });
   def_both(m, cls, "conj_physical", [](const Tensor& t) { return conj_physical(t); });
-  cls.def("conj_physical_", [](nb::handle self) {
-    conj_physical_(self_of(self));
-    return nb::borrow(self);
-  });
+  cls.def(
+      "conj_physical_",
+      [](nb::handle self) {
+        conj_physical_(self_of(self));
+        return nb::borrow(self);
+      },
+      method_docstring("conj_physical_"));
 }
 
 }  // namespace ember::py

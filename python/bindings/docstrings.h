@@ -21,5 +21,11 @@ const char* method_docstring(std::string_view name);
 
 // The tables, one per concept file in python/bindings/docstrings/.
 std::span<const Docstring> pointwise_docstrings();
+std::span<const Docstring> arithmetic_docstrings();
+std::span<const Docstring> complex_docstrings();
+std::span<const Docstring> indexing_docstrings();
+std::span<const Docstring> layers_docstrings();
+std::span<const Docstring> autograd_docstrings();
+std::span<const Docstring> cpu_settings_docstrings();
 
 }  // namespace ember::py

@@ -120,7 +120,7 @@ void bind_elementwise(nb::module_& m) {
       [](const Tensor& a, const Operand& b, nb::handle out) {                         \
         return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
       },                                                                              \
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"));
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"), docstring(#name));
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
@@ -153,21 +153,21 @@ void bind_elementwise(nb::module_& m) {
         else div_(t, operand_like(t, b));
         return nb::borrow(self);
       },
-      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none(), method_docstring("div_"));
   cls.def(
       "add_",
       [](nb::handle self, const Operand& b, Scalar alpha) {
         add_(self_of(self), operand_like(self_of(self), b), alpha);
         return nb::borrow(self);
       },
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"), method_docstring("add_"));
   cls.def(
       "sub_",
       [](nb::handle self, const Operand& b, Scalar alpha) {
         sub_(self_of(self), operand_like(self_of(self), b), alpha);
         return nb::borrow(self);
       },
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha"));
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha"), method_docstring("sub_"));
 
   // Python operators. nb::is_operator() makes a wrong operand type return NotImplemented.
   auto op = nb::is_operator();
@@ -250,21 +250,27 @@ void bind_elementwise(nb::module_& m) {
         copy_(t, r);
         return nb::borrow(self);
       },
-      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  m.def("where", [](const Tensor& c, const Operand& a, const Operand& b) {
-    Tensor ta = a.is_tensor ? a.tensor : scalar_tensor(a.scalar);
-    Tensor tb = b.is_tensor ? b.tensor : scalar_tensor(b.scalar);
-    if (!a.is_tensor && b.is_tensor) ta = to_dtype(ta, result_type(tb, a.scalar));
-    if (!b.is_tensor && a.is_tensor) tb = to_dtype(tb, result_type(ta, b.scalar));
-    return where(c, ta, tb);
-  });
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), method_docstring("clamp_"));
+  m.def(
+      "where",
+      [](const Tensor& c, const Operand& a, const Operand& b) {
+        Tensor ta = a.is_tensor ? a.tensor : scalar_tensor(a.scalar);
+        Tensor tb = b.is_tensor ? b.tensor : scalar_tensor(b.scalar);
+        if (!a.is_tensor && b.is_tensor) ta = to_dtype(ta, result_type(tb, a.scalar));
+        if (!b.is_tensor && a.is_tensor) tb = to_dtype(tb, result_type(ta, b.scalar));
+        return where(c, ta, tb);
+      },
+      docstring("where"));
   def_both(m, cls, "masked_fill", [](const Tensor& t, const Tensor& mask, const Operand& v) {
     return masked_fill(t, mask, fill_value(v));
   });
-  cls.def("masked_fill_", [](nb::handle self, const Tensor& mask, const Operand& v) {
-    masked_fill_(self_of(self), mask, fill_value(v));
-    return nb::borrow(self);
-  });
+  cls.def(
+      "masked_fill_",
+      [](nb::handle self, const Tensor& mask, const Operand& v) {
+        masked_fill_(self_of(self), mask, fill_value(v));
+        return nb::borrow(self);
+      },
+      method_docstring("masked_fill_"));
   // The op list from ops.def, for the test sweep: (name, family, kind).
   m.def("_op_info", [] {
     nb::list out;
@@ -277,9 +283,12 @@ void bind_elementwise(nb::module_& m) {
 #undef EMBER_COMPARE
     return out;
   });
-  m.def("result_type", [](const Tensor& a, const Operand& b) {
-    return b.is_tensor ? result_type(a, b.tensor) : result_type(a, b.scalar);
-  });
+  m.def(
+      "result_type",
+      [](const Tensor& a, const Operand& b) {
+        return b.is_tensor ? result_type(a, b.tensor) : result_type(a, b.scalar);
+      },
+      docstring("result_type"));
 }
 
 }  // namespace ember::py

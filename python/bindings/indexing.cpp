@@ -295,7 +295,8 @@ void bind_indexing(nb::module_& m) {
         index_put_(self_of(self), tensor_indices(indices), values, acc);
         return nb::borrow(self);
       },
-      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false,
+      method_docstring("index_put_"));
   def_both(
       m, cls, "index_put",
       [](const Tensor& t, nb::handle indices, const Tensor& values, bool acc) {
@@ -333,7 +334,8 @@ void bind_indexing(nb::module_& m) {
         return nb::borrow(self);
       },
       nb::arg("dim"), nb::arg("index"), nb::arg("src").none() = nb::none(), nb::kw_only(),
-      nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none());
+      nb::arg("value").none() = nb::none(), nb::arg("reduce").none() = nb::none(),
+      method_docstring("scatter_"));
   def_both(
       m, cls, "scatter_add",
       [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -346,7 +348,7 @@ void bind_indexing(nb::module_& m) {
         scatter_add_(self_of(self), dim, index, src);
         return nb::borrow(self);
       },
-      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"), method_docstring("scatter_add_"));
 
   def_both(
       m, cls, "nonzero",

@@ -16,7 +16,8 @@ void bind_layers(nb::module_& m) {
       [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
         return linear(input, weight, opt(bias));
       },
-      nb::arg("input"), nb::arg("weight"), nb::arg("bias").none() = nb::none());
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias").none() = nb::none(),
+      docstring("linear"));
 
   m.def(
       "gelu",
@@ -27,11 +28,13 @@ void bind_layers(nb::module_& m) {
                           approximate, "'"));
         return gelu(input, approximate == "tanh");
       },
-      nb::arg("input"), nb::arg("approximate") = "none");
+      nb::arg("input"), nb::arg("approximate") = "none", docstring("gelu"));
 
-  m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01);
+  m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01,
+        docstring("leaky_relu"));
 
-  m.def("dropout", &dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true);
+  m.def("dropout", &dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true,
+        docstring("dropout"));
 
   m.def(
       "batch_norm",
@@ -43,7 +46,8 @@ void bind_layers(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
       nb::arg("weight").none() = nb::none(), nb::arg("bias").none() = nb::none(),
-      nb::arg("training") = false, nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
+      nb::arg("training") = false, nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5,
+      docstring("batch_norm"));
 
   m.def(
       "layer_norm",
@@ -53,13 +57,14 @@ void bind_layers(nb::module_& m) {
                           opt(bias), eps);
       },
       nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none() = nb::none(),
-      nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5);
+      nb::arg("bias").none() = nb::none(), nb::arg("eps") = 1e-5, docstring("layer_norm"));
 
   m.def("embedding", &embedding, nb::arg("input"), nb::arg("weight"),
-        nb::arg("padding_idx").none() = nb::none());
+        nb::arg("padding_idx").none() = nb::none(), docstring("embedding"));
 
   m.def("scaled_dot_product_attention_fused", &scaled_dot_product_attention, nb::arg("query"),
-        nb::arg("key"), nb::arg("value"), nb::arg("is_causal"), nb::arg("scale"));
+        nb::arg("key"), nb::arg("value"), nb::arg("is_causal"), nb::arg("scale"),
+        docstring("scaled_dot_product_attention_fused"));
 }
 
 }  // namespace ember::py

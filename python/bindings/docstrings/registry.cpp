@@ -12,7 +12,15 @@ namespace {
 const std::unordered_map<std::string_view, const char*>& all_docstrings() {
   static const auto table = [] {
     std::unordered_map<std::string_view, const char*> out;
-    for (auto tables : {pointwise_docstrings()})
+    for (auto tables : {
+             pointwise_docstrings(),
+             arithmetic_docstrings(),
+             complex_docstrings(),
+             indexing_docstrings(),
+             layers_docstrings(),
+             autograd_docstrings(),
+             cpu_settings_docstrings(),
+         })
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
   }();
