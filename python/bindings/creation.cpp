@@ -37,7 +37,7 @@ void bind_creation(nb::module_& m) {
                 k.value_or(0));
     return eye(n, k.value_or(-1), d.value_or(default_dtype()));
   });
-  nb::enum_<WindowKind>(m, "WindowKind")
+  nb::enum_<WindowKind>(m, "_WindowKind")
       .value("CosineSum", WindowKind::CosineSum)
       .value("Bartlett", WindowKind::Bartlett)
       .value("Kaiser", WindowKind::Kaiser)

@@ -121,7 +121,7 @@ def test_windows_long_and_views_of_the_c_op():
 
 
 def test_window_op_checks_its_arguments():
-    K = ember._C.WindowKind
+    K = ember._C._WindowKind
     with pytest.raises(ValueError, match="window: length must be non-negative"):
         ember._C._window(K.Sine, -1, 1.0, [], ember.float32)
     with pytest.raises(ValueError, match="window: expects float32 or float64"):

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ... import _C
 
-_K = _C.WindowKind
+_K = _C._WindowKind
 
 
 def _ember():
