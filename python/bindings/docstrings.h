@@ -21,5 +21,7 @@ const char* method_docstring(std::string_view name);
 
 // The tables, one per concept file in python/bindings/docstrings/.
 std::span<const Docstring> pointwise_docstrings();
+std::span<const Docstring> tensor_docstrings();
+std::span<const Docstring> views_docstrings();
 
 }  // namespace ember::py

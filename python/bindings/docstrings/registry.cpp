@@ -12,7 +12,7 @@ namespace {
 const std::unordered_map<std::string_view, const char*>& all_docstrings() {
   static const auto table = [] {
     std::unordered_map<std::string_view, const char*> out;
-    for (auto tables : {pointwise_docstrings()})
+    for (auto tables : {pointwise_docstrings(), tensor_docstrings(), views_docstrings()})
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
   }();
