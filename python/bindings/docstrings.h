@@ -21,8 +21,12 @@ const char* method_docstring(std::string_view name);
 
 // The tables, one per concept file in python/bindings/docstrings/.
 std::span<const Docstring> pointwise_docstrings();
+std::span<const Docstring> convolution_pooling_docstrings();
 std::span<const Docstring> linalg_docstrings();
+std::span<const Docstring> loss_docstrings();
+std::span<const Docstring> random_docstrings();
 std::span<const Docstring> reduction_docstrings();
+std::span<const Docstring> runtime_docstrings();
 std::span<const Docstring> scan_sort_docstrings();
 std::span<const Docstring> special_docstrings();
 std::span<const Docstring> tensor_docstrings();

@@ -12,9 +12,11 @@ namespace {
 const std::unordered_map<std::string_view, const char*>& all_docstrings() {
   static const auto table = [] {
     std::unordered_map<std::string_view, const char*> out;
-    for (auto tables : {pointwise_docstrings(), linalg_docstrings(), reduction_docstrings(),
-                        scan_sort_docstrings(), special_docstrings(), tensor_docstrings(),
-                        unary_math_docstrings(), views_docstrings()})
+    for (auto tables :
+         {pointwise_docstrings(), convolution_pooling_docstrings(), linalg_docstrings(),
+          loss_docstrings(), random_docstrings(), reduction_docstrings(), runtime_docstrings(),
+          scan_sort_docstrings(), special_docstrings(), tensor_docstrings(),
+          unary_math_docstrings(), views_docstrings()})
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;
   }();
