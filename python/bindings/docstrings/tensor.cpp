@@ -43,7 +43,7 @@ constexpr Docstring kTensor[] = {
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
     {"Tensor.data_ptr",
-     R"(The address of self's first element, an int (0 for an empty tensor without storage).
+     R"(The address of self's first element, an int.
 
 >>> x = ember.arange(4)
 >>> x[1:].data_ptr() - x.data_ptr()
