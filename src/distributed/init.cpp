@@ -101,7 +101,11 @@ void destroy_process_group() {
   }
   // Finishes the queued work and stops the thread, outside the lock; a ProcessGroup
   // still referenced elsewhere (Python) stays inert.
-  if (g) g->shutdown();
+  destroy_all_groups();
+  if (g) {
+    g->shutdown();
+    remove_keys_when_all_ready(*g);
+  }
 }
 
 std::shared_ptr<ProcessGroup> default_group(const char* op) {
