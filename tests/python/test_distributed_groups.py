@@ -272,6 +272,17 @@ def objects_part(rank, world):
     dist.gather_object(("g", rank), gathered, dst=world - 1)
     if rank == world - 1:
         assert gathered == [("g", r) for r in range(world)]
+    # send_object_list / recv_object_list (from any rank) round the ring
+    nxt, prv = (rank + 1) % world, (rank - 1) % world
+    if rank % 2 == 0:
+        dist.send_object_list([rank, {"k": "v" * rank}], dst=nxt)
+        lst = [None, None]
+        assert dist.recv_object_list(lst, src=prv) == prv
+    else:
+        lst = [None, None]
+        assert dist.recv_object_list(lst) == prv
+        dist.send_object_list([rank, {"k": "v" * rank}], dst=nxt)
+    assert lst == [prv, {"k": "v" * prv}]
     cur, _ = dist.new_subgroups(2)
     got = [None, None]
     dist.all_gather_object(got, rank, group=cur)

@@ -35,7 +35,7 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_global_rank", "get_process_group_ranks", "reduce", "gather", "scatter", "all_to_all",
            "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
            "monitored_barrier", "all_gather_object", "broadcast_object_list", "gather_object",
-           "scatter_object_list"]
+           "scatter_object_list", "send_object_list", "recv_object_list"]
 
 
 class Backend(str):
@@ -261,4 +261,4 @@ def barrier(group=None, async_op=False, device_ids=None):
 from ._collectives import (reduce, gather, scatter, all_to_all, all_to_all_single, send, recv,  # noqa: E402
                            isend, irecv, P2POp, batch_isend_irecv, monitored_barrier)
 from ._objects import (all_gather_object, broadcast_object_list, gather_object,  # noqa: E402
-                       scatter_object_list)
+                       scatter_object_list, send_object_list, recv_object_list)

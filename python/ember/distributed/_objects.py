@@ -6,7 +6,8 @@ import pickle
 import numpy as np
 
 from . import _groups
-from . import _skip, all_gather, all_gather_into_tensor, broadcast, gather, get_rank, get_world_size, scatter
+from . import _skip, all_gather_into_tensor, broadcast, gather, get_rank, get_world_size, scatter
+from ._collectives import recv, send
 from .. import _creation
 from .. import int64 as _int64, uint8 as _uint8, zeros as _zeros
 
@@ -85,6 +86,40 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
             object_gather_list[r] = _load(outs[r], sizes[r])
 
 
+def _unpickle_into(object_list, raw, sizes):
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64).tolist()
+    for i in range(len(sizes)):
+        object_list[i] = pickle.loads(raw[offsets[i]:offsets[i + 1]])
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
+    """Sends the objects to `dst` (which calls recv_object_list with a list of the same length)."""
+    op = "send_object_list"
+    if _skip(op, group):
+        return
+    _check_list(op, "object_list", object_list, 0)
+    blobs = [_to_bytes(o) for o in object_list]
+    send(_creation.tensor([len(b) for b in blobs], dtype=_int64), dst=dst, group=group, group_dst=group_dst)
+    data = b"".join(blobs)
+    send(_byte_tensor(data, len(data)), dst=dst, group=group, group_dst=group_dst)
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Fills object_list in place with the objects sent by `src` (None: any rank); returns
+    the sender's global rank."""
+    op = "recv_object_list"
+    if _skip(op, group):
+        return -1
+    _check_list(op, "object_list", object_list, 0)
+    sizes = _sizes(len(object_list))
+    sender = recv(sizes, src=src, group=group, group_src=group_src)
+    sizes = sizes.tolist()
+    block = _zeros(sum(sizes), dtype=_uint8)
+    recv(block, src=sender, group=group)
+    _unpickle_into(object_list, block.numpy().tobytes(), sizes)
+    return sender
+
+
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Every rank's object_list (same length everywhere) becomes the one of `src`."""
     op = "broadcast_object_list"
@@ -103,10 +138,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     block = _byte_tensor(b"".join(blobs), total) if get_rank(group) == src else _zeros(total, dtype=_uint8)
     broadcast(block, group_src=src, group=group)
     if get_rank(group) != src:
-        raw = block.numpy().tobytes()
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).tolist()
-        for i in range(n):
-            object_list[i] = pickle.loads(raw[offsets[i]:offsets[i + 1]])
+        _unpickle_into(object_list, block.numpy().tobytes(), sizes)
 
 
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
