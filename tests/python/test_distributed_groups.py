@@ -105,6 +105,23 @@ def groups_part(rank, world):
     x = t(data(rank, (3,), np.float32, 4))
     dist.all_reduce(x, op=dist.ReduceOp.MAX, group=cur)
     check(x, np.max([data(r, (3,), np.float32, 4) for r in members], axis=0))
+    # rooted collectives in a subgroup: dst/src global, group_dst/group_src within it
+    y = t(data(rank, (2, 2), np.int64, 5))
+    dist.reduce(y, dst=members[1], group=cur)
+    if rank == members[1]:
+        check(y, np.sum([data(r, (2, 2), np.int64, 5) for r in members], axis=0))
+    outs = [ember.zeros(2, 2, dtype=ember.int64) for _ in members] if rank == members[0] else None
+    dist.gather(t(data(rank, (2, 2), np.int64, 6)), outs, group_dst=0, group=cur)
+    if outs:
+        for o, r in zip(outs, members):
+            check(o, data(r, (2, 2), np.int64, 6))
+    z = ember.zeros(3)
+    dist.scatter(z, [ember.full((3,), float(r)) for r in members] if rank == members[1] else None,
+                 src=members[1], group=cur)
+    check(z, np.full(3, rank, np.float32))
+    o = ember.zeros(2 * size)
+    dist.all_to_all_single(o, ember.full((2 * size,), float(rank)), group=cur)
+    check(o, np.repeat(np.array(members, np.float32), 2))
     if world == 4:
         cur2, subs2 = dist.new_subgroups_by_enumeration([[0, 3], [1]])
         assert (cur2 is None) == (rank == 2) and len(subs2) == 2
