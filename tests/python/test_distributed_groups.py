@@ -7,6 +7,7 @@ per rank count: this file is also the rank's program (python test_distributed_gr
 RANK WORLD STORE)."""
 import datetime
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -354,6 +355,17 @@ def monitored_failure_part(rank, world):
         assert "monitored_barrier: rank 1 got no answer from rank 0" in msg, msg
 
 
+def short_main(rank, world, store):
+    """A redis rendezvous: a subgroup and the default group, both destroyed."""
+    dist.init_process_group("gloo", init_method=store, rank=rank, world_size=world, timeout=30)
+    g = dist.new_group([1])
+    x = ember.full((3,), float(rank))
+    dist.all_reduce(x, group=g)  # a no-op on rank 0
+    check(x, np.full(3, rank, np.float32))
+    dist.destroy_process_group()
+    print(f"rank {rank}: done", flush=True)
+
+
 def rank_main(rank, world, store):
     dist.init_process_group("gloo", init_method=store, rank=rank, world_size=world, timeout=30)
     for part in (groups_part, rooted_part, all_to_all_part, p2p_part, objects_part, bad_inputs_part):
@@ -367,12 +379,11 @@ def rank_main(rank, world, store):
 
 # ----------------------------------------------------------------- the tests
 
-@pytest.mark.parametrize("world", [2, 4])
-def test_groups_and_collectives_match_numpy(tmp_path, world):
-    store = f"file://{tmp_path}/store"
+def run_ranks(world, store, *extra):
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), str(r), str(world), store], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(world)]
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), str(r), str(world), store, *extra],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for r in range(world)]
     deadline = time.monotonic() + WAIT
     outs = []
     try:
@@ -386,10 +397,22 @@ def test_groups_and_collectives_match_numpy(tmp_path, world):
                 p.communicate()
     for r, (code, out) in enumerate(outs):
         assert code == 0 and f"rank {r}: done" in out, f"rank {r} exited with {code}:\n{out}"
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_groups_and_collectives_match_numpy(tmp_path, world):
+    run_ranks(world, f"file://{tmp_path}/store")
     # every group removed the store keys it wrote once destroyed (the monitored_barrier
     # group whose members never all arrived included: they had all connected)
     left = os.listdir(f"{tmp_path}/store")
     assert left == [], left
+
+
+def test_redis_store_keys_removed(redis_server):
+    run_ranks(2, f"redis://127.0.0.1:{redis_server}", "short")
+    with socket.create_connection(("127.0.0.1", redis_server), timeout=5) as c:
+        c.sendall(b"*2\r\n$4\r\nKEYS\r\n$1\r\n*\r\n")
+        assert c.recv(4096) == b"*0\r\n"  # no key left
 
 
 # --- in this process, on a group of one: argument checks ---
@@ -455,4 +478,4 @@ def test_before_init():
 
 
 if __name__ == "__main__":
-    rank_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
+    (short_main if sys.argv[4:] == ["short"] else rank_main)(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])

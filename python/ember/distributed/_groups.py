@@ -26,7 +26,10 @@ def world():
 def ranks_of(group, op):
     """The global ranks of `group`'s members (None: the default group)."""
     if group is None:
-        return list(_d.default_group().global_ranks) if _d.is_initialized() else _d.get_rank(None)
+        if not _d.is_initialized():
+            raise ValueError(f"{op}: the default process group has not been initialized, call "
+                             "init_process_group first")
+        return list(_d.default_group().global_ranks)
     if not_in_group(group):
         raise ValueError(f"{op}: this rank is not a member of the group (GroupMember.NON_GROUP_MEMBER)")
     if not isinstance(group, _d.ProcessGroup):
