@@ -81,10 +81,12 @@ WorkPtr ProcessGroup::scatter(const Tensor& output, const std::vector<Tensor>& i
   check_root_list(inputs, root, size_, name, "scatter_list", "source");
   for (size_t i = 0; i < inputs.size(); ++i) check_same(inputs[i], output, name, "scatter_list", i);
   check_writable(output, name);
-  // The source's tensors in one contiguous block (Gloo reads them while the caller may
-  // already modify the originals).
+  // The source's tensors as they are when contiguous (read on the communication thread,
+  // like broadcast's source: async_op=True callers leave them alone until wait(), as
+  // torch asks), else as contiguous copies.
   int64_t n = output.numel();
-  Tensor block = root ? pack(inputs, output.dtype()) : Tensor();
+  std::vector<Tensor> srcs;
+  for (const Tensor& t : inputs) srcs.push_back(t.is_contiguous() ? t.alias() : contiguous_copy(t));
   Target out(output);
   output.bump_version();
   auto ctx = impl_->context;
@@ -95,8 +97,7 @@ WorkPtr ProcessGroup::scatter(const Tensor& output, const std::vector<Tensor>& i
     gloo::ScatterOptions o(ctx);
     if (ctx->rank == src) {
       std::vector<uint8_t*> ptrs;
-      for (int r = 0; r < ctx->size; ++r)
-        ptrs.push_back(reinterpret_cast<uint8_t*>(block.data_ptr()) + size_t(r) * nbytes);
+      for (const Tensor& t : srcs) ptrs.push_back(reinterpret_cast<uint8_t*>(t.data_ptr()));
       o.setInputs<uint8_t>(ptrs, nbytes);
     }
     o.setOutput<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), nbytes);

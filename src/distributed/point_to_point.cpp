@@ -102,8 +102,9 @@ WorkPtr ProcessGroup::send(const Tensor& t, int dst, int tag) {
   EMBER_CHECK(dst != rank_, ValueError, name, ": rank ", rank_, " cannot send to itself");
   EMBER_CHECK(tag >= 0, ValueError, name, ": tag must be non-negative, got ", tag);
   EMBER_CHECK(!impl_->stopped(), Error, name, ": the process group was destroyed");
-  // A copy: the caller may reuse t at once.
-  auto tr = make_transfer(*impl_, name, Target(contiguous_copy(t)), dst, timeout_);
+  // Read in place when contiguous (isend: the caller leaves t alone until wait(), as torch
+  // asks), else from a contiguous copy.
+  auto tr = make_transfer(*impl_, name, Target(t), dst, timeout_);
   tr->is_send = true;
   tr->buf->send(dst, p2p_slot(tag));
   return post(tr);
