@@ -21,21 +21,21 @@ std::vector<int64_t> elements_per_rank(const Tensor& t, const std::vector<int64_
   int64_t row = rows == 0 ? 0 : t.numel() / rows;
   std::vector<int64_t> out;
   if (splits.empty()) {
-    EMBER_CHECK(rows % size == 0, ValueError, op, ": the ", what, " of shape ", t.sizes(),
+    EMBER_CHECK(rows % size == 0, Error, op, ": the ", what, " of shape ", t.sizes(),
                 " cannot be split into ", size, " equal parts along dim 0 (give ", what,
                 "_split_sizes)");
     out.assign(size_t(size), rows / size * row);
     return out;
   }
-  EMBER_CHECK(int64_t(splits.size()) == size, ValueError, op, ": ", what, "_split_sizes has ",
+  EMBER_CHECK(int64_t(splits.size()) == size, Error, op, ": ", what, "_split_sizes has ",
               splits.size(), " entries but the group has ", size, " ranks");
   int64_t total = 0;
   for (int64_t s : splits) {
-    EMBER_CHECK(s >= 0, ValueError, op, ": ", what, "_split_sizes has a negative entry ", s);
+    EMBER_CHECK(s >= 0, Error, op, ": ", what, "_split_sizes has a negative entry ", s);
     total += s;
     out.push_back(s * row);
   }
-  EMBER_CHECK(total == rows, ValueError, op, ": ", what, "_split_sizes sum to ", total, " but the ",
+  EMBER_CHECK(total == rows, Error, op, ": ", what, "_split_sizes sum to ", total, " but the ",
               what, " of shape ", t.sizes(), " has ", rows, " rows");
   return out;
 }
@@ -78,7 +78,14 @@ WorkPtr ProcessGroup::all_to_all_single(const Tensor& output, const Tensor& inpu
   auto in_counts = elements_per_rank(input, input_split_sizes, size_, "input");
   auto out_counts = elements_per_rank(output, output_split_sizes, size_, "output");
   check_writable(output, name);
-  Tensor in = contiguous_copy(input);  // the output may alias the input
+  // The input is read in place when contiguous and apart from the output's memory.
+  const char* ib = input.data_ptr();
+  const char* ob = output.data_ptr();
+  size_t in_bytes = size_t(input.numel()) * input.itemsize();
+  size_t out_bytes = size_t(output.numel()) * output.itemsize();
+  bool apart = ib + in_bytes <= ob || ob + out_bytes <= ib;
+  Tensor in = input.is_contiguous() && output.is_contiguous() && apart ? input.alias()
+                                                                       : contiguous_copy(input);
   Target out(output);
   output.bump_version();
   return enqueue_alltoallv(*impl_, name, in, out, in_counts, out_counts, nullptr, timeout_);
@@ -87,7 +94,7 @@ WorkPtr ProcessGroup::all_to_all_single(const Tensor& output, const Tensor& inpu
 WorkPtr ProcessGroup::all_to_all(const std::vector<Tensor>& outputs,
                                  const std::vector<Tensor>& inputs) {
   const char* name = "all_to_all";
-  EMBER_CHECK(int64_t(inputs.size()) == size_ && int64_t(outputs.size()) == size_, ValueError, name,
+  EMBER_CHECK(int64_t(inputs.size()) == size_ && int64_t(outputs.size()) == size_, Error, name,
               ": expected one tensor per rank (", size_, ") in output_tensor_list and ",
               "input_tensor_list, got ", outputs.size(), " and ", inputs.size());
   check_tensor(inputs[0], name, true, "input_tensor_list[0]");

@@ -46,7 +46,7 @@ inline void check_same(const Tensor& t, const Tensor& ref, const char* op, const
 
 // A rank argument (a group rank) of a rooted collective or of send/recv.
 inline void check_rank(int r, int size, const char* op, const char* what) {
-  EMBER_CHECK(r >= 0 && r < size, ValueError, op, ": invalid ", what, " rank ", r,
+  EMBER_CHECK(r >= 0 && r < size, Error, op, ": invalid ", what, " rank ", r,
               " for a group of size ", size, " (group ranks are 0..", size - 1, ")");
 }
 
@@ -58,8 +58,8 @@ inline void check_root_list(const std::vector<Tensor>& list, bool is_root, int s
                 "` must NOT be specified on non-", root, " ranks");
     return;
   }
-  EMBER_CHECK(int64_t(list.size()) == size, ValueError, op, ": argument `", what, "` has ",
-              list.size(), " tensors on the ", root, " rank but the group has ", size, " ranks");
+  EMBER_CHECK(int64_t(list.size()) == size, Error, op, ": argument `", what, "` has ", list.size(),
+              " tensors on the ", root, " rank but the group has ", size, " ranks");
 }
 
 inline void check_avg(ReduceOp op, DType d, const char* name) {
