@@ -84,6 +84,13 @@ void destroy_group(const std::shared_ptr<ProcessGroup>& group) {
   remove_keys_when_all_ready(*group);
 }
 
+void forget_groups_in_child() {
+  // The child has none of the groups' threads: leak the groups (never join there).
+  new std::vector<std::shared_ptr<ProcessGroup>>(std::move(g_groups));  // leaked on purpose
+  g_groups.clear();
+  g_counted_for = nullptr;
+}
+
 void destroy_all_groups() {
   std::vector<std::shared_ptr<ProcessGroup>> live;
   {

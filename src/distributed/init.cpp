@@ -46,6 +46,7 @@ std::string env_store_url() {
 // would join threads that do not exist in the child.
 void forget_group_in_child() {
   if (g_default) new std::shared_ptr<ProcessGroup>(std::move(g_default));  // leaked on purpose
+  forget_groups_in_child();
 }
 
 void register_fork_handler() {

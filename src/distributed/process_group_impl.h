@@ -34,6 +34,9 @@ void remove_store_keys(const std::string& url, const std::string& prefix, int si
 void remove_keys_when_all_ready(const ProcessGroup& g);
 // destroy_process_group: shuts every group made by new_group down (groups.cpp).
 void destroy_all_groups();
+// In a child forked after new_group (a DataLoader worker): forgets the groups, whose
+// threads do not exist there (groups.cpp; called by init.cpp's fork handler).
+void forget_groups_in_child();
 
 struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   // One queued collective: `run` gets the Gloo tag of this collective (the same on

@@ -366,6 +366,25 @@ def short_main(rank, world, store):
     x = ember.full((3,), float(rank))
     dist.all_reduce(x, group=g)  # a no-op on rank 0
     check(x, np.full(3, rank, np.float32))
+    # a forked child (a DataLoader worker) dropping the groups neither hangs nor crashes
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            del g  # on rank 1 the last reference: ~ProcessGroup runs in the child
+            code = 0 if not dist.is_initialized() else 2  # the child forgot the groups
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the forked child hung")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     dist.destroy_process_group()
     print(f"rank {rank}: done", flush=True)
 
