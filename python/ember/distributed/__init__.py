@@ -9,6 +9,9 @@
 
 Each process group runs its collectives in issue order on one communication thread
 (C++, include/ember/distributed.h); this module only shapes arguments like torch.
+Subgroups (new_group, new_subgroups) are in _groups.py, reduce/gather/scatter/all_to_all,
+send/recv and monitored_barrier in _collectives.py, the object collectives in _objects.py;
+docs/distributed.md has the table of what is supported.
 """
 import atexit as _atexit
 import datetime as _datetime
