@@ -100,7 +100,10 @@ void bind_tensor(nb::module_& m) {
           method_docstring("is_contiguous"))
       .def("storage_offset", &Tensor::offset, method_docstring("storage_offset"))
       .def(
-          "data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); },
+          "data_ptr",
+          [](const Tensor& t) {  // 0 for a tensor without elements, as torch
+            return t.numel() == 0 ? uintptr_t(0) : reinterpret_cast<uintptr_t>(t.data_ptr());
+          },
           method_docstring("data_ptr"))
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })

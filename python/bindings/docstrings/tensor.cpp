@@ -43,11 +43,11 @@ constexpr Docstring kTensor[] = {
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
     {"Tensor.data_ptr",
-     R"(The address of self's first element, an int.
+     R"(The address of self's first element, an int; 0 when self has no elements, as torch.
 
 >>> x = ember.arange(4)
->>> x[1:].data_ptr() - x.data_ptr()
-8)"},
+>>> x[1:].data_ptr() - x.data_ptr(), ember.empty(0).data_ptr()
+(8, 0))"},
     {"Tensor.item", R"(The value of a one-element tensor as a Python number.
 
 >>> ember.tensor([2.5]).item(), ember.tensor(3).item()
