@@ -9,19 +9,35 @@ from ._tensor import Tensor, device as _device
 
 
 class OutOfMemoryError(RuntimeError):
-    """Exception raised when device is out of memory"""
+    """Exception raised when device is out of memory
+
+    >>> issubclass(ember.OutOfMemoryError, RuntimeError)
+    True
+    """
 
 
 class AcceleratorError(RuntimeError):
-    """Exception raised while executing on device"""
+    """Exception raised while executing on device
+
+    >>> issubclass(ember.AcceleratorError, RuntimeError)
+    True
+    """
 
 
 class FatalError(Exception):
-    """An unrecoverable error of the runtime (torch raises it from its TorchScript interpreter)."""
+    """An unrecoverable error of the runtime (torch raises it from its TorchScript interpreter).
+
+    >>> issubclass(ember.FatalError, Exception)
+    True
+    """
 
 
 def compiled_with_cxx11_abi():
-    """Returns whether ember was built with _GLIBCXX_USE_CXX11_ABI=1 (read from the build)."""
+    """Returns whether ember was built with _GLIBCXX_USE_CXX11_ABI=1 (read from the build).
+
+    >>> ember.compiled_with_cxx11_abi()
+    True
+    """
     return _C.build_info().get("cxx11_abi") == "1"
 
 
@@ -52,7 +68,11 @@ def get_device_module(device=None):
 
 
 def is_distributed(input):
-    """False: an ember tensor is always one local tensor (no legacy distributed tensors)."""
+    """False: an ember tensor is always one local tensor (no legacy distributed tensors).
+
+    >>> ember.is_distributed(ember.ones(2))
+    False
+    """
     if not isinstance(input, Tensor):
         raise TypeError(f"is_distributed(): argument 'input' must be Tensor, not {type(input).__name__}")
     return False
@@ -86,7 +106,11 @@ def thread_safe_generator():
 
 def to_dlpack(tensor):
     """A DLPack capsule sharing `tensor`'s memory (what tensor.__dlpack__() returns), for
-    from_dlpack in ember, torch, NumPy, ..."""
+    from_dlpack in ember, torch, NumPy, ...
+
+    >>> type(ember.to_dlpack(ember.ones(2))).__name__
+    'PyCapsule'
+    """
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'data' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")

@@ -231,3 +231,11 @@ def test_from_file(tmp_path):
         np.arange(5, dtype=np.float64).tofile(path)
         with pytest.raises(RuntimeError):
             lib.from_file(str(path), shared=False, size=9, dtype=lib.float64)
+
+
+def test_size_slice_is_a_size():
+    for lib in (torch, ember):
+        s = lib.zeros(2, 3, 4).shape
+        assert type(s[1:]) is lib.Size and tuple(s[1:]) == (3, 4)
+        assert type(s[::-1]) is lib.Size and tuple(s[::-1]) == (4, 3, 2)
+        assert type(s[0]) is int and s[-1] == 4
