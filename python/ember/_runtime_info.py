@@ -43,14 +43,22 @@ def compiled_with_cxx11_abi():
 
 def get_file_path(*path_components):
     """os.path.join(the directory that holds the ember package, *path_components), as torch's
-    (whose base is the directory holding the torch package)."""
+    (whose base is the directory holding the torch package).
+
+    >>> ember.get_file_path('ember', 'py.typed').endswith('py.typed')
+    True
+    """
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *path_components)
 
 
 @functools.cache
 def get_device_module(device=None):
     """The ember module of a device type (ember.cpu for 'cpu', ember.cuda for 'cuda:0', ...);
-    with no device, the current accelerator's, which is the CPU's: ember has no accelerator."""
+    with no device, the current accelerator's, which is the CPU's: ember has no accelerator.
+
+    >>> ember.get_device_module('cpu').__name__
+    'ember.cpu'
+    """
     import importlib
     if isinstance(device, _device):
         name = device.type
@@ -87,7 +95,15 @@ class _ClassProperty:
 
 
 def classproperty(func):
-    """A read-only property of the class itself (the getter gets the class)."""
+    """A read-only property of the class itself (the getter gets the class).
+
+    >>> class C:
+    ...     @ember.classproperty
+    ...     def name(cls):
+    ...         return cls.__name__
+    >>> C.name
+    'C'
+    """
     if not isinstance(func, (classmethod, staticmethod)):
         func = classmethod(func)
     return _ClassProperty(func)
@@ -95,7 +111,11 @@ def classproperty(func):
 
 def thread_safe_generator():
     """The calling DataLoader thread worker's generator, else None (the global generator). ember's
-    DataLoader runs workers as processes, where torch also returns None."""
+    DataLoader runs workers as processes, where torch also returns None.
+
+    >>> ember.thread_safe_generator() is None
+    True
+    """
     from .utils.data import get_worker_info
     info = get_worker_info()
     if info is not None and getattr(info, "worker_method", None) == "thread" \
@@ -119,7 +139,11 @@ def to_dlpack(tensor):
 
 def prepare_multiprocessing_environment(path):
     """A hook for deployments that set up multiprocessing themselves; it does nothing, as in
-    torch's open-source build."""
+    torch's open-source build.
+
+    >>> ember.prepare_multiprocessing_environment('/tmp') is None
+    True
+    """
 
 
 FUNCTIONS = {"OutOfMemoryError": OutOfMemoryError, "AcceleratorError": AcceleratorError,

@@ -123,7 +123,11 @@ def _volatile(self):
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     """Deprecated in torch: start, start + step, ... up to and including end (float32 by
-    default); torch.arange excludes end."""
+    default); torch.arange excludes end.
+
+    >>> ember.range(1, 2, 0.5)
+    tensor([1.0000, 1.5000, 2.0000])
+    """
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
