@@ -52,7 +52,11 @@ class device:
     """A device name: `device('cpu')`, `device('cuda', 0)`, `device('cuda:1')`, `device(other)`.
 
     Usable as a context manager that sets the default device of the creation functions,
-    as torch.device is."""
+    as torch.device is.
+
+    >>> ember.device('cpu'), ember.device('cuda', 1).index
+    (device(type='cpu'), 1)
+    """
     __slots__ = ("_type", "_index", "_previous")
     __module__ = "ember"
 
