@@ -346,7 +346,16 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
               pin_memory=False):
     """`size` elements read from a file (shared=True: a shared memory map, writes reach the
-    file; otherwise a private copy)."""
+    file; otherwise a private copy).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, 'x.bin')
+    ...     with open(path, 'wb') as f:
+    ...         _ = f.write(bytes([1, 2, 3]))
+    ...     print(ember.from_file(path, size=3, dtype=ember.uint8))
+    tensor([1, 2, 3], dtype=ember.uint8)
+    """
     import numpy as np
     from ._creation import from_numpy
     dtype = to_dtype(dtype) if dtype is not None else get_default_dtype()
