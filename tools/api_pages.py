@@ -22,6 +22,160 @@ NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember
 TABLES = {"FUNCTIONS", "METHODS", "PROPERTIES"}
 
 
+# Public data names (dtypes, the layout, the default generator) cannot carry a docstring of
+# their own: their text, with an example, lives here; the page renders it and the coverage
+# counts it (tests/python/test_docstring_examples.py runs the examples).
+DATA_DOCS = {
+    "ember.float32": """\
+32-bit floating point (torch.float32), the default floating dtype; alias ember.float.
+
+>>> ember.tensor([1.5]).dtype, ember.float32.itemsize
+(ember.float32, 4)""",
+    "ember.float": """\
+Alias of ember.float32.
+
+>>> ember.float is ember.float32
+True""",
+    "ember.float64": """\
+64-bit floating point (torch.float64); alias ember.double.
+
+>>> ember.tensor([1.5], dtype=ember.float64)
+tensor([1.5000], dtype=ember.float64)""",
+    "ember.double": """\
+Alias of ember.float64.
+
+>>> ember.double is ember.float64
+True""",
+    "ember.float16": """\
+16-bit IEEE half precision (torch.float16); alias ember.half.
+
+>>> ember.tensor([1.5], dtype=ember.float16), ember.float16.itemsize
+(tensor([1.5000], dtype=ember.float16), 2)""",
+    "ember.half": """\
+Alias of ember.float16.
+
+>>> ember.half is ember.float16
+True""",
+    "ember.bfloat16": """\
+16-bit brain floating point (torch.bfloat16): float32's exponent range, 8 bits of mantissa.
+
+>>> ember.tensor([1.5], dtype=ember.bfloat16), ember.bfloat16.itemsize
+(tensor([1.5000], dtype=ember.bfloat16), 2)""",
+    "ember.int64": """\
+64-bit signed integer (torch.int64), the default integer dtype; alias ember.long.
+
+>>> ember.tensor([1, 2]).dtype, ember.int64.is_signed
+(ember.int64, True)""",
+    "ember.long": """\
+Alias of ember.int64.
+
+>>> ember.long is ember.int64
+True""",
+    "ember.int32": """\
+32-bit signed integer (torch.int32); alias ember.int.
+
+>>> ember.tensor([1, 2], dtype=ember.int32), ember.int32.itemsize
+(tensor([1, 2], dtype=ember.int32), 4)""",
+    "ember.int": """\
+Alias of ember.int32.
+
+>>> ember.int is ember.int32
+True""",
+    "ember.uint8": """\
+8-bit unsigned integer (torch.uint8); arithmetic wraps modulo 256.
+
+>>> ember.tensor([255], dtype=ember.uint8) + 1
+tensor([0], dtype=ember.uint8)""",
+    "ember.bool": """\
+Boolean (torch.bool): the dtype of comparisons and masks.
+
+>>> ember.tensor([1, 2]) > 1
+tensor([False,  True])""",
+    "ember.complex64": """\
+Complex of two float32 (torch.complex64); alias ember.cfloat.
+
+>>> ember.tensor([1 + 2j]).dtype, ember.complex64.is_complex
+(ember.complex64, True)""",
+    "ember.cfloat": """\
+Alias of ember.complex64.
+
+>>> ember.cfloat is ember.complex64
+True""",
+    "ember.complex128": """\
+Complex of two float64 (torch.complex128); alias ember.cdouble.
+
+>>> ember.tensor([1 + 2j], dtype=ember.complex128), ember.complex128.itemsize
+(tensor([1.+2.j], dtype=ember.complex128), 16)""",
+    "ember.cdouble": """\
+Alias of ember.complex128.
+
+>>> ember.cdouble is ember.complex128
+True""",
+    "ember.int8": """\
+torch.int8, which ember does not implement yet: the name exists (with its itemsize and
+kind) but making a tensor of it raises NotImplementedError.
+
+>>> ember.int8.itemsize, ember.int8.is_signed
+(1, True)""",
+    "ember.int16": """\
+torch.int16 (alias ember.short), which ember does not implement yet: making a tensor of
+it raises NotImplementedError.
+
+>>> ember.int16.itemsize, ember.short is ember.int16
+(2, True)""",
+    "ember.short": """\
+Alias of ember.int16 (not implemented yet: making a tensor of it raises
+NotImplementedError).
+
+>>> ember.short is ember.int16
+True""",
+    "ember.uint16": """\
+torch.uint16, which ember does not implement yet: making a tensor of it raises
+NotImplementedError.
+
+>>> ember.uint16.itemsize, ember.uint16.is_signed
+(2, False)""",
+    "ember.uint32": """\
+torch.uint32, which ember does not implement yet: making a tensor of it raises
+NotImplementedError.
+
+>>> ember.uint32.itemsize
+4""",
+    "ember.uint64": """\
+torch.uint64, which ember does not implement yet: making a tensor of it raises
+NotImplementedError.
+
+>>> ember.uint64.itemsize
+8""",
+    "ember.complex32": """\
+torch.complex32 (alias ember.chalf), complex of two float16, which ember does not
+implement yet: making a tensor of it raises NotImplementedError.
+
+>>> ember.complex32.itemsize, ember.complex32.is_complex
+(4, True)""",
+    "ember.chalf": """\
+Alias of ember.complex32 (not implemented yet: making a tensor of it raises
+NotImplementedError).
+
+>>> ember.chalf is ember.complex32
+True""",
+    "ember.strided": """\
+torch.strided, the layout of every ember tensor (dense, with sizes and strides; ember has
+no sparse layouts).
+
+>>> ember.zeros(2).layout is ember.strided
+True""",
+    "ember.default_generator": """\
+The global random generator (an ember.Generator) that ember.manual_seed seeds and every
+random op uses when given no generator=.
+
+>>> ember.default_generator.manual_seed(3).initial_seed()
+3
+>>> ember.manual_seed(0).initial_seed()
+0""",
+}
+
+
 def _resolve(path):
     module, _, attr = path.rpartition(".")
     if path == "ember.Tensor":
@@ -52,6 +206,9 @@ def public_names(ns):
 
 def _directive(ns, name, value, is_class_member):
     target = f"{ns}.{name}"
+    if target in DATA_DOCS:  # a data name: its text from the table
+        text = "".join(f"   {line}\n" if line else "\n" for line in DATA_DOCS[target].split("\n"))
+        return f".. py:data:: {target}\n   :no-index:\n\n{text}"
     if is_class_member:
         if isinstance(value, property) or not callable(value):
             return f".. autoattribute:: {target}\n   :no-index:\n"
@@ -63,7 +220,10 @@ def _directive(ns, name, value, is_class_member):
     return f".. autodata:: {target}\n   :no-index:\n   :annotation:\n"
 
 
-def _doc(value):
+def _doc(value, target=None):
+    """value's own docstring (None when it has none), or DATA_DOCS[target] for a data name."""
+    if target in DATA_DOCS:
+        return DATA_DOCS[target]
     doc = getattr(value, "__doc__", None)
     if isinstance(value, property):
         doc = value.__doc__
@@ -96,8 +256,9 @@ def main(out_dir):
         with open(os.path.join(api, slug + ".rst"), "w", encoding="utf-8") as fh:
             fh.write(page(ns, names))
         toc.append(f"   {slug}\n")
-        undocumented = sum(1 for _, v in names if _doc(v) is None)
-        no_example = sum(1 for _, v in names if _doc(v) is not None and ">>>" not in _doc(v))
+        docs = [_doc(v, f"{ns}.{n}") for n, v in names]
+        undocumented = sum(1 for d in docs if d is None)
+        no_example = sum(1 for d in docs if d is not None and ">>>" not in d)
         rows.append(f"{ns:28} {len(names):5} {undocumented:13} {no_example:11}\n")
         for i, n in enumerate((len(names), undocumented, no_example)):
             totals[i] += n

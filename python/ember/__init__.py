@@ -109,7 +109,13 @@ from .nn._embedding_bag import embedding_bag_aten as embedding_bag  # noqa: E402
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """torch.embedding_renorm_: rescales in place the rows of input (an embedding weight) that
     indices pick whose norm_type-norm exceeds max_norm, to max_norm / (norm + 1e-7); returns
-    input."""
+    input.
+
+    >>> w = ember.tensor([[3.0, 4.0], [0.3, 0.4]])
+    >>> ember.embedding_renorm_(w, ember.tensor([0, 1]), 1.0, 2.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
     for x, arg in ((input, "input"), (indices, "indices")):
         if not isinstance(x, Tensor):
             raise TypeError(f"embedding_renorm_(): argument '{arg}' must be Tensor, not "
@@ -124,7 +130,11 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 
 
 def constant_pad_nd(input, pad, value=0):
-    """torch.constant_pad_nd: F.pad in 'constant' mode (negative pads crop)."""
+    """torch.constant_pad_nd: F.pad in 'constant' mode (negative pads crop).
+
+    >>> ember.constant_pad_nd(ember.tensor([1, 2]), (1, 2), -1)
+    tensor([-1,  1,  2, -1, -1])
+    """
     return _F.pad(input, pad, "constant", value)
 
 
@@ -147,22 +157,51 @@ Tensor.hardshrink = _tensor_hardshrink
 
 
 def feature_dropout(input, p, train):
+    """feature_dropout(input, p, train) -> Tensor
+
+    Dropout of whole channels (dim 1) with probability p when train, as F.dropout2d/3d; input
+    itself when not train.
+
+    >>> ember.feature_dropout(ember.ones(2, 3, 4), 0.5, False).equal(ember.ones(2, 3, 4))
+    True
+    """
     from .nn._dropout import feature_dropout
     return feature_dropout(input, p, train)
 
 
 def feature_dropout_(input, p, train):
+    """feature_dropout_(input, p, train) -> Tensor
+
+    The in-place form of feature_dropout: returns input.
+
+    >>> x = ember.ones(2, 3, 4)
+    >>> ember.feature_dropout_(x, 0.0, True) is x
+    True
+    """
     from .nn._dropout import feature_dropout
     return feature_dropout(input, p, train, True)
 
 
 def dropout_(input, p, train):
+    """dropout_(input, p, train) -> Tensor
+
+    The in-place form of dropout (F.dropout(input, p, train, inplace=True)): returns input.
+
+    >>> x = ember.ones(4)
+    >>> ember.dropout_(x, 0.5, False)
+    tensor([1., 1., 1., 1.])
+    """
     return _F.dropout(input, p, train, True)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
                   cudnn_enabled):
-    """torch.instance_norm's argument order (F.instance_norm's is running stats first)."""
+    """torch.instance_norm's argument order (F.instance_norm's is running stats first).
+
+    >>> x = ember.tensor([[[1.0, 3.0]]])
+    >>> ember.instance_norm(x, None, None, None, None, True, 0.1, 0.0, False)
+    tensor([[[-1.,  1.]]])
+    """
     return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                             momentum, eps)
 
@@ -182,15 +221,33 @@ def _reduction(fn, reduction):
 
 
 def adaptive_max_pool1d(input, output_size):
-    """torch.adaptive_max_pool1d returns (output, indices)."""
+    """torch.adaptive_max_pool1d returns (output, indices).
+
+    >>> ember.adaptive_max_pool1d(ember.tensor([[[1.0, 5.0, 2.0, 4.0]]]), 2)
+    (tensor([[[5., 4.]]]), tensor([[[1, 3]]]))
+    """
     return _F.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True) -> Tensor
+
+    F.group_norm with torch's top-level argument order (cudnn_enabled is ignored).
+
+    >>> ember.group_norm(ember.tensor([[1.0, 3.0, 5.0, 7.0]]), 2, eps=0.0)
+    tensor([[-1.,  1., -1.,  1.]])
+    """
     return _F.group_norm(input, num_groups, weight, bias, eps)
 
 
 def kl_div(input, target, reduction=0, *, log_target=False):
+    """kl_div(input, target, reduction=0, *, log_target=False) -> Tensor
+
+    F.kl_div with torch's integer reduction (0: none, the default here, 1: mean, 2: sum).
+
+    >>> ember.kl_div(ember.tensor([0.0, 0.0]), ember.tensor([0.5, 0.5]))
+    tensor([-0.3466, -0.3466])
+    """
     reduction = _reduction("kl_div", reduction)
     if reduction != "mean":
         return _F.kl_div(input, target, reduction=reduction, log_target=log_target)
@@ -201,26 +258,62 @@ def kl_div(input, target, reduction=0, *, log_target=False):
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor
+
+    F.cosine_embedding_loss with torch's integer reduction (0: none, 1: mean, 2: sum).
+
+    >>> ember.cosine_embedding_loss(ember.tensor([[1.0, 0.0]]), ember.tensor([[0.0, 1.0]]), ember.tensor([1]))
+    tensor([1.])
+    """
     return _F.cosine_embedding_loss(input1, input2, target, margin,
                                     reduction=_reduction("cosine_embedding_loss", reduction))
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor
+
+    F.hinge_embedding_loss with torch's integer reduction (0: none, 1: mean, 2: sum).
+
+    >>> ember.hinge_embedding_loss(ember.tensor([0.2, 2.0]), ember.tensor([-1, 1]))
+    tensor([0.8000, 2.0000])
+    """
     return _F.hinge_embedding_loss(input, target, margin,
                                    reduction=_reduction("hinge_embedding_loss", reduction))
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor
+
+    F.margin_ranking_loss with torch's integer reduction (0: none, 1: mean, 2: sum).
+
+    >>> ember.margin_ranking_loss(ember.tensor([1.0, 2.0]), ember.tensor([2.0, 1.0]), ember.tensor([1, 1]), 0.0, 2)
+    tensor(1.)
+    """
     return _F.margin_ranking_loss(input1, input2, target, margin,
                                   reduction=_reduction("margin_ranking_loss", reduction))
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor
+
+    F.poisson_nll_loss with every argument positional and torch's integer reduction
+    (0: none, 1: mean, 2: sum).
+
+    >>> ember.poisson_nll_loss(ember.tensor([0.0, 1.0]), ember.tensor([1.0, 2.0]), True, False, 1e-8, 0)
+    tensor([1.0000, 0.7183])
+    """
     return _F.poisson_nll_loss(input, target, log_input, full, eps=eps,
                                reduction=_reduction("poisson_nll_loss", reduction))
 
 
 def is_tensor(obj):
+    """is_tensor(obj) -> bool
+
+    True when obj is an ember Tensor (or a subclass).
+
+    >>> ember.is_tensor(ember.ones(1)), ember.is_tensor([1.0])
+    (True, False)
+    """
     return isinstance(obj, Tensor)
 
 

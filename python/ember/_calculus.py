@@ -80,17 +80,29 @@ def _trapezoid(op, y, x, dx, dim):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """The trapezoidal rule along dim, with sample points x or a constant spacing dx."""
+    """The trapezoidal rule along dim, with sample points x or a constant spacing dx.
+
+    >>> ember.trapezoid(ember.tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    """
     return _trapezoid("trapezoid", y, x, dx, dim)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
-    """torch.trapz: trapezoid's older name."""
+    """torch.trapz: trapezoid's older name.
+
+    >>> ember.trapz(ember.tensor([1.0, 2.0, 3.0]), dx=2.0)
+    tensor(8.)
+    """
     return _trapezoid("trapz", y, x, dx, dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    """The running trapezoidal integral along dim (one fewer element than y there)."""
+    """The running trapezoidal integral along dim (one fewer element than y there).
+
+    >>> ember.cumulative_trapezoid(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([1.5000, 4.0000])
+    """
     _check_tensor(y, "cumulative_trapezoid", "y")
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: x and dx")
@@ -175,7 +187,11 @@ def _gradient_coords(f, d, x, edge_order):
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """The derivative estimated along each dim: central differences inside, one-sided
-    differences of order edge_order (1 or 2) at the ends. Returns one tensor per dim."""
+    differences of order edge_order (1 or 2) at the ends. Returns one tensor per dim.
+
+    >>> ember.gradient(ember.tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    """
     _check_tensor(input, "gradient", "input")
     if edge_order not in (1, 2) or isinstance(edge_order, builtins.bool):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")

@@ -55,7 +55,11 @@ def _dtype_name(dt):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise (broadcast), as torch.isclose."""
+    """|input - other| <= atol + rtol * |other|, elementwise (broadcast), as torch.isclose.
+
+    >>> ember.isclose(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 2.1]))
+    tensor([ True, False])
+    """
     _tensor(input, "isclose")
     _tensor(other, "isclose", "other")
     check_broadcast("isclose", input, other)
@@ -80,13 +84,24 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+    True when every |input - other| <= atol + rtol * |other| (see isclose).
+
+    >>> ember.allclose(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 2.0 + 1e-9]))
+    True
+    """
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         check_broadcast("allclose", input, other)
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
 def equal(input, other):
-    """True when both tensors have the same shape and the same values."""
+    """True when both tensors have the same shape and the same values.
+
+    >>> ember.equal(ember.tensor([1, 2]), ember.tensor([1, 2]))
+    True
+    """
     _tensor(input, "equal")
     _tensor(other, "equal", "other")
     if tuple(input.shape) != tuple(other.shape):
@@ -95,7 +110,11 @@ def equal(input, other):
 
 
 def isreal(input):
-    """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    """True where the imaginary part is 0 (everywhere for a real tensor).
+
+    >>> ember.isreal(ember.tensor([1 + 0j, 1 + 1j]))
+    tensor([ True, False])
+    """
     _tensor(input, "isreal")
     if input.dtype.is_complex:
         return _C.eq(_C._imag(input), 0)
@@ -103,14 +122,35 @@ def isreal(input):
 
 
 def is_floating_point(input):
+    """is_floating_point(input) -> bool
+
+    True when input's dtype is a floating-point type.
+
+    >>> ember.is_floating_point(ember.tensor([1.0])), ember.is_floating_point(ember.tensor([1]))
+    (True, False)
+    """
     return _tensor(input, "is_floating_point").dtype in _FLOATING
 
 
 def is_complex(input):
+    """is_complex(input) -> bool
+
+    True when input's dtype is complex.
+
+    >>> ember.is_complex(ember.tensor([1 + 2j])), ember.is_complex(ember.tensor([1.0]))
+    (True, False)
+    """
     return _tensor(input, "is_complex").dtype.is_complex
 
 
 def is_nonzero(input):
+    """is_nonzero(input) -> bool
+
+    The truth value of a one-element tensor (RuntimeError for any other size).
+
+    >>> ember.is_nonzero(ember.tensor([0.5]))
+    True
+    """
     _tensor(input, "is_nonzero")
     n = input.numel()
     if n == 0:
@@ -122,6 +162,13 @@ def is_nonzero(input):
 
 
 def count_nonzero(input, dim=None):
+    """count_nonzero(input, dim=None) -> Tensor
+
+    The number of non-zero elements (over `dim`, an int or a tuple, or over all).
+
+    >>> ember.count_nonzero(ember.tensor([[0, 1], [2, 3]]), dim=0)
+    tensor([1, 2])
+    """
     _tensor(input, "count_nonzero")
     if dim is not None:
         check_dims("count_nonzero", dim, input.dim())
@@ -130,7 +177,11 @@ def count_nonzero(input, dim=None):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """NaN -> nan, +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest)."""
+    """NaN -> nan, +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).
+
+    >>> ember.nan_to_num(ember.tensor([float('nan'), float('inf'), -1.0]), posinf=9.0)
+    tensor([ 0.,  9., -1.])
+    """
     _tensor(input, "nan_to_num")
     if input.dtype not in _FLOATING:
         result = input.clone()
@@ -146,6 +197,16 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num_(input, nan=0.0, posinf=None, neginf=None) -> Tensor
+
+    The in-place form of nan_to_num: returns input.
+
+    >>> x = ember.tensor([float('nan'), 2.0])
+    >>> ember.nan_to_num_(x)
+    tensor([0., 2.])
+    >>> x
+    tensor([0., 2.])
+    """
     _tensor(input, "nan_to_num_")
     return input.copy_(nan_to_num(input, nan, posinf, neginf))
 
@@ -169,7 +230,11 @@ def _into(result, out, fn):
 
 
 def signbit(input, *, out=None):
-    """True where the sign bit is set: negatives and -0.0 (a NaN's sign is not read)."""
+    """True where the sign bit is set: negatives and -0.0 (a NaN's sign is not read).
+
+    >>> ember.signbit(ember.tensor([-1.0, 0.0, -0.0, 2.0]))
+    tensor([ True, False,  True, False])
+    """
     _tensor(input, "signbit")
     x = input.detach()
     if x.dtype in _FLOATING:
@@ -182,7 +247,11 @@ def signbit(input, *, out=None):
 
 
 def copysign(input, other, *, out=None):
-    """|input| with the sign of other (broadcast; a floating result)."""
+    """|input| with the sign of other (broadcast; a floating result).
+
+    >>> ember.copysign(ember.tensor([1.0, 2.0]), ember.tensor([-1.0, 0.0]))
+    tensor([-1.,  2.])
+    """
     _tensor(input, "copysign")
     if not isinstance(other, Tensor):
         other = _creation.full([], other, dtype=float32 if isinstance(other, (builtins.int, builtins.float))
@@ -197,7 +266,11 @@ def copysign(input, other, *, out=None):
 
 
 def heaviside(input, values, *, out=None):
-    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as torch)."""
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as torch).
+
+    >>> ember.heaviside(ember.tensor([-1.0, 0.0, 2.0]), ember.tensor(0.5))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
     _tensor(input, "heaviside")
     _tensor(values, "heaviside", "values")
     check_broadcast("heaviside", input, values)
@@ -210,7 +283,11 @@ def heaviside(input, values, *, out=None):
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    """True where an element of `elements` occurs in `test_elements` (a broadcast comparison)."""
+    """True where an element of `elements` occurs in `test_elements` (a broadcast comparison).
+
+    >>> ember.isin(ember.tensor([1, 2, 3, 4]), ember.tensor([2, 4]))
+    tensor([False,  True, False,  True])
+    """
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin(): expected elements or test_elements to be a Tensor")
     if not isinstance(elements, Tensor):

@@ -301,7 +301,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
             options=None, disable=False):
     """torch.compile by capture and replay: records the ops `model` runs on its first call and replays them on
     later calls that pass the guards (compile(model) -> OptimizedModule; compile(fn) -> a
-    wrapper of fn; compile(**kw) -> decorator). docs/compile.md."""
+    wrapper of fn; compile(**kw) -> decorator). docs/compile.md.
+
+    >>> f = ember.compile(lambda x: x * 2 + 1)
+    >>> f(ember.tensor([1.0, 2.0]))
+    tensor([3., 5.])
+    """
     if model is None:
         def decorator(fn):
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,

@@ -100,7 +100,11 @@ def _contract_pair(a, la, b, lb, keep):
 
 def einsum(equation, *operands):
     """Einstein summation: torch.einsum's equation language (implicit and explicit output,
-    '...', repeated subscripts for diagonals), contracted pairwise left to right."""
+    '...', repeated subscripts for diagonals), contracted pairwise left to right.
+
+    >>> ember.einsum('ij,j->i', ember.tensor([[1.0, 2.0], [3.0, 4.0]]), ember.tensor([1.0, 1.0]))
+    tensor([3., 7.])
+    """
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -149,7 +153,11 @@ def einsum(equation, *operands):
 
 # ---- tensordot, kron, inner, outer, cross --------------------------------------------------------
 def tensordot(a, b, dims=2, out=None):
-    """Sums a's dims_a against b's dims_b (an int n: a's last n with b's first n)."""
+    """Sums a's dims_a against b's dims_b (an int n: a's last n with b's first n).
+
+    >>> ember.tensordot(ember.ones(2, 3), ember.ones(3, 4), dims=1).shape
+    ember.Size([2, 4])
+    """
     _check_tensor(a, "tensordot", "a")
     _check_tensor(b, "tensordot", "b")
     if isinstance(dims, Tensor):
@@ -182,7 +190,12 @@ def tensordot(a, b, dims=2, out=None):
 
 
 def kron(input, other):
-    """The Kronecker product: block (i, j) is input[i, j] * other."""
+    """The Kronecker product: block (i, j) is input[i, j] * other.
+
+    >>> ember.kron(ember.tensor([[1, 2]]), ember.tensor([[1], [10]]))
+    tensor([[ 1,  2],
+            [10, 20]])
+    """
     _check_tensor(input, "kron")
     _check_tensor(other, "kron", "other")
     n = builtins.max(input.dim(), other.dim())
@@ -194,6 +207,13 @@ def kron(input, other):
 
 
 def inner(input, other):
+    """inner(input, other) -> Tensor
+
+    The sum of products over the last dim of both (a dot product for 1-D tensors).
+
+    >>> ember.inner(ember.tensor([1, 2, 3]), ember.tensor([4, 5, 6]))
+    tensor(32)
+    """
     _check_tensor(input, "inner")
     _check_tensor(other, "inner", "other")
     if input.dim() == 0 or other.dim() == 0:
@@ -205,17 +225,33 @@ def inner(input, other):
 
 
 def ger(input, vec2):
+    """ger(input, vec2) -> Tensor
+
+    Alias of outer: the outer product of two 1-D tensors.
+
+    >>> ember.ger(ember.tensor([1, 2]), ember.tensor([3, 4]))
+    tensor([[3, 4],
+            [6, 8]])
+    """
     return _C.outer(input, vec2)
 
 
 def vdot(input, other):
-    """The dot product of two 1-d tensors (ember has no complex dtypes to conjugate)."""
-    return _C.dot(input, other)
+    """The dot product of two 1-d tensors, input conjugated first (as torch.vdot).
+
+    >>> ember.vdot(ember.tensor([1 + 1j, 2]), ember.tensor([1j, 1]))
+    tensor(3.+1.j)
+    """
+    return _C.dot(_C.conj(input) if input.is_complex() else input, other)
 
 
 def cross(input, other, dim=None, *, out=None):
     """The 3-vector cross product along dim (None: the first dim of size 3, with torch's
-    deprecation warning)."""
+    deprecation warning).
+
+    >>> ember.cross(ember.tensor([1.0, 0.0, 0.0]), ember.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """
     _check_tensor(input, "cross")
     _check_tensor(other, "cross", "other")
     from ._comparison import check_broadcast
@@ -253,7 +289,11 @@ def cross(input, other, dim=None, *, out=None):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M). For p=2 with
-    more than 25 rows on either side, torch's matmul form (|a|^2 - 2 a.b + |b|^2)."""
+    more than 25 rows on either side, torch's matmul form (|a|^2 - 2 a.b + |b|^2).
+
+    >>> ember.cdist(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0], [1.0, 0.0]]))
+    tensor([[5., 1.]])
+    """
     _check_tensor(x1, "cdist", "x1")
     _check_tensor(x2, "cdist", "x2")
     if x1.dim() < 2 or x2.dim() < 2:
@@ -290,6 +330,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 
 def chain_matmul(*matrices, out=None):
+    """chain_matmul(*matrices, out=None) -> Tensor
+
+    The product of 2-D matrices (deprecated in torch for linalg.multi_dot).
+
+    >>> ember.chain_matmul(ember.eye(2), ember.tensor([[1.0, 2.0], [3.0, 4.0]]), ember.ones(2, 1))
+    tensor([[3.],
+            [7.]])
+    """
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two or more "
                   "tensors rather than multiple parameters.", UserWarning, stacklevel=2)
@@ -326,6 +374,13 @@ def _scaled_sum(fn, input, product, beta, alpha):
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor
+
+    beta * input + alpha * (mat @ vec).
+
+    >>> ember.addmv(ember.tensor([1.0, 1.0]), ember.eye(2), ember.tensor([2.0, 3.0]), beta=2)
+    tensor([4., 5.])
+    """
     _check_tensor(mat, "addmv", "mat")
     _check_tensor(vec, "addmv", "vec")
     prod = _C.mv(mat, vec)
@@ -333,6 +388,14 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor
+
+    beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i]).
+
+    >>> ember.addbmm(ember.zeros(2, 2), ember.ones(3, 2, 4), ember.ones(3, 4, 2))
+    tensor([[12., 12.],
+            [12., 12.]])
+    """
     _check_tensor(batch1, "addbmm", "batch1")
     _check_tensor(batch2, "addbmm", "batch2")
     prod = _C.bmm(batch1, batch2).sum(0)
@@ -340,6 +403,13 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor
+
+    beta * input + alpha * (batch1 @ batch2), batch by batch.
+
+    >>> ember.baddbmm(ember.zeros(3, 2, 2), ember.ones(3, 2, 4), ember.ones(3, 4, 2)).shape
+    ember.Size([3, 2, 2])
+    """
     _check_tensor(batch1, "baddbmm", "batch1")
     _check_tensor(batch2, "baddbmm", "batch2")
     prod = _C.bmm(batch1, batch2)
@@ -347,7 +417,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    """beta * input + alpha * outer(vec1, vec2)."""
+    """beta * input + alpha * outer(vec1, vec2).
+
+    >>> ember.addr(ember.zeros(2, 2), ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
     _check_tensor(vec1, "addr", "vec1")
     _check_tensor(vec2, "addr", "vec2")
     if vec1.dim() != 1 or vec2.dim() != 1:
@@ -357,7 +432,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 def dist(input, other, p=2):
-    """The p-norm of input - other (broadcast)."""
+    """The p-norm of input - other (broadcast).
+
+    >>> ember.dist(ember.tensor([0.0, 0.0]), ember.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
     _check_tensor(input, "dist")
     _check_tensor(other, "dist", "other")
     from ._comparison import check_broadcast

@@ -13,7 +13,11 @@ def _leaves(x):
 
 
 def cond(pred, true_fn, false_fn, operands=()):
-    """true_fn(*operands) if pred else false_fn(*operands); pred a bool or one-element tensor."""
+    """true_fn(*operands) if pred else false_fn(*operands); pred a bool or one-element tensor.
+
+    >>> ember.cond(ember.tensor(True), lambda x: x + 1, lambda x: x - 1, (ember.tensor([1.0]),))
+    tensor([2.])
+    """
     if not isinstance(pred, (bool, Tensor)):
         raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
     if isinstance(pred, Tensor) and pred.numel() != 1:
@@ -33,7 +37,11 @@ def _check_pred(pred):
 
 
 def while_loop(cond_fn, body_fn, carried_inputs):
-    """carried = body_fn(*carried) while cond_fn(*carried); returns the final carried tuple."""
+    """carried = body_fn(*carried) while cond_fn(*carried); returns the final carried tuple.
+
+    >>> ember.while_loop(lambda i: i < 3, lambda i: (i + 1,), (ember.tensor(0),))
+    (tensor(3),)
+    """
     if not callable(cond_fn) or not callable(body_fn):
         raise RuntimeError("while_loop: cond_fn and body_fn must be callable")
     if not isinstance(carried_inputs, (tuple, list)):

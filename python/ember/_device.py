@@ -52,7 +52,11 @@ class device:
     """A device name: `device('cpu')`, `device('cuda', 0)`, `device('cuda:1')`, `device(other)`.
 
     Usable as a context manager that sets the default device of the creation functions,
-    as torch.device is."""
+    as torch.device is.
+
+    >>> ember.device('cpu'), ember.device('cuda', 1).index
+    (device(type='cpu'), 1)
+    """
     __slots__ = ("_type", "_index", "_previous")
     __module__ = "ember"
 
@@ -117,7 +121,11 @@ _default = [None]  # set_default_device's device (None: the CPU)
 
 
 def get_default_device():
-    """The device creation functions use when given none (the CPU unless changed)."""
+    """The device creation functions use when given none (the CPU unless changed).
+
+    >>> ember.get_default_device()
+    device(type='cpu')
+    """
     d = _default[0]
     if d is None:
         return CPU
@@ -127,7 +135,12 @@ def get_default_device():
 
 def set_default_device(dev):
     """Sets the device of creation functions given none; None restores the CPU. As torch,
-    naming a device ember cannot use is accepted here and fails when a tensor is created."""
+    naming a device ember cannot use is accepted here and fails when a tensor is created.
+
+    >>> ember.set_default_device('cpu')
+    >>> ember.get_default_device()
+    device(type='cpu')
+    """
     _default[0] = None if dev is None else device(dev)
 
 

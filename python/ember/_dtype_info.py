@@ -29,7 +29,11 @@ def _as_dtype(type, who):
 
 
 class finfo:
-    """torch.finfo: bits, eps, max, min, tiny, smallest_normal, resolution, dtype."""
+    """torch.finfo: bits, eps, max, min, tiny, smallest_normal, resolution, dtype.
+
+    >>> ember.finfo(ember.float16).max, ember.finfo(ember.float32).eps
+    (65504.0, 1.1920928955078125e-07)
+    """
 
     def __init__(self, type=None):
         dt = _as_dtype(type, "finfo")
@@ -56,7 +60,11 @@ class finfo:
 
 
 class iinfo:
-    """torch.iinfo: bits, max, min, dtype."""
+    """torch.iinfo: bits, max, min, dtype.
+
+    >>> ember.iinfo(ember.int32).min, ember.iinfo(ember.uint8).max
+    (-2147483648, 255)
+    """
 
     def __init__(self, type):
         if not isinstance(type, _dtype_cls):
@@ -82,7 +90,11 @@ class iinfo:
 
 def typename(obj):
     """'torch.FloatTensor' for a float32 tensor (torch's spelling, so code comparing it works),
-    else the object's qualified class name."""
+    else the object's qualified class name.
+
+    >>> ember.typename(ember.ones(2)), ember.typename(3)
+    ('torch.FloatTensor', 'int')
+    """
     if isinstance(obj, _C.Tensor):
         return f"torch.{LEGACY_NAMES[obj.dtype]}"
     module = getattr(type(obj), "__module__", "builtins")
@@ -91,11 +103,23 @@ def typename(obj):
 
 
 def is_storage(obj):
-    """ember tensors own their memory directly; it has no separate Storage object."""
-    return False
+    """True for a storage object (ember.UntypedStorage or TypedStorage), False otherwise.
+
+    >>> ember.is_storage(ember.ones(2).untyped_storage()), ember.is_storage(ember.ones(2))
+    (True, False)
+    """
+    from ._storage import UntypedStorage  # TypedStorage derives from it
+    return isinstance(obj, UntypedStorage)
 
 
 def numel(input):
+    """numel(input) -> int
+
+    The number of elements of input.
+
+    >>> ember.numel(ember.zeros(2, 3))
+    6
+    """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")

@@ -4,7 +4,13 @@ from ._comparison import _into
 
 
 def frexp(input, *, out=None):
-    """(mantissa, exponent) with input == mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1."""
+    """(mantissa, exponent) with input == mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1.
+
+    >>> ember.frexp(ember.tensor([8.0, 0.5]))
+    ember.return_types.frexp(
+    mantissa=tensor([0.5000, 0.5000]),
+    exponent=tensor([4, 0], dtype=ember.int32))
+    """
     mantissa, exponent = _C._frexp(input)
     if out is not None:
         if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -16,6 +22,13 @@ def frexp(input, *, out=None):
 
 
 def nextafter(input, other, *, out=None):
+    """nextafter(input, other, *, out=None) -> Tensor
+
+    The next representable floating-point value after input in the direction of other.
+
+    >>> ember.nextafter(ember.tensor([1.0]), ember.tensor([2.0])) - 1
+    tensor([1.1921e-07])
+    """
     return _into(_C._nextafter(input, other), out, "nextafter")
 
 

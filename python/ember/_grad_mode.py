@@ -29,11 +29,28 @@ class _GradModeContext:
 
 
 class no_grad(_GradModeContext):
-    """Ops inside record no graph: `with ember.no_grad(): w -= lr * w.grad`."""
+    """Ops inside record no graph: `with ember.no_grad(): w -= lr * w.grad`.
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> with ember.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
     _enabled = False
 
 
 class enable_grad(_GradModeContext):
+    """enable_grad()
+
+    A context manager (and decorator) that turns gradient recording back on, e.g. inside no_grad.
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> with ember.no_grad(), ember.enable_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    True
+    """
     _enabled = True
 
 
@@ -41,13 +58,25 @@ _inference = threading.local()  # a stack of the inference_mode blocks entered o
 
 
 def is_inference_mode_enabled():
-    """True inside `with inference_mode():` (and not inside inference_mode(False))."""
+    """True inside `with inference_mode():` (and not inside inference_mode(False)).
+
+    >>> with ember.inference_mode():
+    ...     print(ember.is_inference_mode_enabled())
+    True
+    """
     stack = getattr(_inference, "stack", None)
     return bool(stack and stack[-1])
 
 
 class inference_mode(_GradModeContext):
-    """As no_grad (ember has no separate inference tensors)."""
+    """As no_grad (ember has no separate inference tensors).
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> with ember.inference_mode():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
 
     def __init__(self, mode=True):
         self._enabled = not mode
@@ -73,7 +102,14 @@ class inference_mode(_GradModeContext):
 
 
 class set_grad_enabled(_GradModeContext):
-    """Sets grad mode now (as a function) or for a block (as a context manager)."""
+    """Sets grad mode now (as a function) or for a block (as a context manager).
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> with ember.set_grad_enabled(False):
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
 
     def __init__(self, mode):
         self._prev = _C.is_grad_enabled()

@@ -36,7 +36,13 @@ def _run(input, bins, range, weight, density, op):
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """Counts (or weights) of input's elements in `bins` equal-width bins over `range` (default:
-    input's min and max), or in the bins between the given edges. Returns (hist, bin_edges)."""
+    input's min and max), or in the bins between the given edges. Returns (hist, bin_edges).
+
+    >>> ember.histogram(ember.tensor([1.0, 2.0, 1.0]), bins=2, range=(0.0, 2.0))
+    ember.return_types.histogram(
+    hist=tensor([0., 3.]),
+    bin_edges=tensor([0., 1., 2.]))
+    """
     if isinstance(bins, (list, tuple)):
         raise TypeError("histogram(): bins must be an int or a 1-d tensor of edges")
     if isinstance(input, Tensor):  # the 1-d case of histogramdd: one point per element
@@ -52,7 +58,13 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
-    """The D-dimensional histogram of the points input[..., :] (last dim D)."""
+    """The D-dimensional histogram of the points input[..., :] (last dim D).
+
+    >>> h = ember.histogramdd(ember.tensor([[0.0, 0.0], [1.0, 1.0]]), bins=[2, 2])
+    >>> h.hist
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
     hist, edges = _run(input, bins, range, weight, density, "histogramdd")
     return return_types.histogramdd(hist, tuple(edges))
 

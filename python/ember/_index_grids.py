@@ -23,18 +23,34 @@ def _triangle_indices(fn, row, col, offset, dtype, keep):
 
 
 def tril_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None):
-    """(2, N) row and column indices of the lower triangle (col - row <= offset), row-major."""
+    """(2, N) row and column indices of the lower triangle (col - row <= offset), row-major.
+
+    >>> ember.tril_indices(3, 3)
+    tensor([[0, 1, 1, 2, 2, 2],
+            [0, 0, 1, 0, 1, 2]])
+    """
     return _triangle_indices("tril_indices", row, col, offset, dtype, lambda d, k: d <= k)
 
 
 def triu_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None):
-    """(2, N) row and column indices of the upper triangle (col - row >= offset), row-major."""
+    """(2, N) row and column indices of the upper triangle (col - row >= offset), row-major.
+
+    >>> ember.triu_indices(2, 3, 1)
+    tensor([[0, 0, 1],
+            [1, 2, 2]])
+    """
     return _triangle_indices("triu_indices", row, col, offset, dtype, lambda d, k: d >= k)
 
 
 def vander(x, N=None, increasing=False):
     """Columns x**0 ... x**(N-1) (reversed unless increasing), by a cumulative product, so the
-    gradient at x == 0 is exact."""
+    gradient at x == 0 is exact.
+
+    >>> ember.vander(ember.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
     if not isinstance(x, Tensor):
         raise TypeError(f"vander(): argument 'x' must be Tensor, not {type(x).__name__}")
     if x.dim() != 1:
@@ -54,7 +70,11 @@ def vander(x, N=None, increasing=False):
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
              requires_grad=False, out=None):
-    """base ** linspace(start, end, steps), computed in float64 and cast."""
+    """base ** linspace(start, end, steps), computed in float64 and cast.
+
+    >>> ember.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
     dt = dtype or _dtype.get_default_dtype()

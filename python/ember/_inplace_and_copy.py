@@ -41,13 +41,19 @@ def _function_form(name):
         _check_input(input, name)
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}(input, ...): input.{name}(...), in place; returns input."
+    fn.__doc__ = (f"torch.{name}(input, ...): input.{name}(...), in place; returns input.\n\n"
+                  + EXAMPLES[name])
     return fn
 
 
 def fill(input, value):
     """A new tensor of input's shape and dtype holding `value` (a number or a 0-d tensor; the
-    gradient flows to a tensor value, none to input)."""
+    gradient flows to a tensor value, none to input).
+
+    >>> ember.fill(ember.zeros(2, 2), 3.0)
+    tensor([[3., 3.],
+            [3., 3.]])
+    """
     _check_input(input, "fill")
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill(): only supports 0-dimension value tensor but got tensor with "
@@ -384,9 +390,9 @@ def _copy_form(name, view_op, many):
         if not many:
             result = result.clone()
             return result if out is None else _into(result, out, name)
-        results = [r.clone() for r in result]
+        results = tuple(r.clone() for r in result)
         if out is None:
-            return results
+            return results  # a tuple, as torch's split_copy / unbind_copy
         if not isinstance(out, (list, tuple)) or len(out) != len(results):
             raise RuntimeError(f"{name}: expected out to be a list of {len(results)} tensors, got "
                                f"{out!r:.80}")
@@ -394,9 +400,221 @@ def _copy_form(name, view_op, many):
             _into(r, o, name)
         return None
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: a contiguous copy of torch.{name[:-5]}'s view(s)."
+    fn.__doc__ = (f"torch.{name}: a contiguous copy of torch.{name[:-5]}'s view(s).\n\n"
+                  + EXAMPLES[name])
     return fn
 
+
+# name -> its docstring example (the doctests of tests/python/test_docstring_examples.py)
+EXAMPLES = {
+    "abs_": """\
+>>> x = ember.tensor([-1.5, 2.0])
+>>> ember.abs_(x)
+tensor([1.5000, 2.0000])
+>>> x
+tensor([1.5000, 2.0000])""",
+    "addmv_": """\
+>>> y = ember.zeros(2)
+>>> ember.addmv_(y, ember.eye(2), ember.tensor([1.0, 2.0]))
+tensor([1., 2.])""",
+    "arccos_": """\
+>>> ember.arccos_(ember.tensor([1.0, 0.0]))
+tensor([0.0000, 1.5708])""",
+    "arccosh_": """\
+>>> ember.arccosh_(ember.tensor([1.0, 2.0]))
+tensor([0.0000, 1.3170])""",
+    "arcsin_": """\
+>>> ember.arcsin_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 1.5708])""",
+    "arcsinh_": """\
+>>> ember.arcsinh_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.8814])""",
+    "arctan_": """\
+>>> ember.arctan_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.7854])""",
+    "arctanh_": """\
+>>> ember.arctanh_(ember.tensor([0.0, 0.5]))
+tensor([0.0000, 0.5493])""",
+    "ceil_": """\
+>>> ember.ceil_(ember.tensor([-1.5, 0.2]))
+tensor([-1.,  1.])""",
+    "clamp_": """\
+>>> ember.clamp_(ember.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
+tensor([0.0000, 0.5000, 1.0000])""",
+    "clamp_max_": """\
+>>> ember.clamp_max_(ember.tensor([-2.0, 0.5, 3.0]), 1.0)
+tensor([-2.0000,  0.5000,  1.0000])""",
+    "clamp_min_": """\
+>>> ember.clamp_min_(ember.tensor([-2.0, 0.5, 3.0]), 0.0)
+tensor([0.0000, 0.5000, 3.0000])""",
+    "clip_": """\
+>>> ember.clip_(ember.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)
+tensor([-1.0000,  0.5000,  1.0000])""",
+    "cos_": """\
+>>> ember.cos_(ember.tensor([0.0, 3.1415927]))
+tensor([ 1., -1.])""",
+    "deg2rad_": """\
+>>> ember.deg2rad_(ember.tensor([180.0, 90.0]))
+tensor([3.1416, 1.5708])""",
+    "detach_": """\
+>>> x = ember.ones(2, requires_grad=True) * 2
+>>> ember.detach_(x).requires_grad
+False""",
+    "erf_": """\
+>>> ember.erf_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.8427])""",
+    "exp_": """\
+>>> ember.exp_(ember.tensor([0.0, 1.0]))
+tensor([1.0000, 2.7183])""",
+    "expm1_": """\
+>>> ember.expm1_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 1.7183])""",
+    "fill_": """\
+>>> ember.fill_(ember.zeros(3), 7)
+tensor([7., 7., 7.])""",
+    "fix_": """\
+>>> ember.fix_(ember.tensor([-1.7, 1.7]))
+tensor([-1.,  1.])""",
+    "floor_": """\
+>>> ember.floor_(ember.tensor([-1.5, 0.2]))
+tensor([-2.,  0.])""",
+    "frac_": """\
+>>> ember.frac_(ember.tensor([-1.25, 2.5]))
+tensor([-0.2500,  0.5000])""",
+    "gcd_": """\
+>>> ember.gcd_(ember.tensor([12, 9]), ember.tensor([8, 6]))
+tensor([4, 3])""",
+    "lcm_": """\
+>>> ember.lcm_(ember.tensor([4, 3]), ember.tensor([6, 5]))
+tensor([12, 15])""",
+    "ldexp_": """\
+>>> ember.ldexp_(ember.tensor([1.0, 3.0]), ember.tensor([2, 1]))
+tensor([4., 6.])""",
+    "log1p_": """\
+>>> ember.log1p_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.6931])""",
+    "log2_": """\
+>>> ember.log2_(ember.tensor([1.0, 8.0]))
+tensor([0., 3.])""",
+    "log_": """\
+>>> ember.log_(ember.tensor([1.0, 2.0]))
+tensor([0.0000, 0.6931])""",
+    "neg_": """\
+>>> ember.neg_(ember.tensor([1.0, -2.0]))
+tensor([-1.,  2.])""",
+    "negative_": """\
+>>> ember.negative_(ember.tensor([1.0, -2.0]))
+tensor([-1.,  2.])""",
+    "rad2deg_": """\
+>>> ember.rad2deg_(ember.tensor([3.1415927, 1.5707964]))
+tensor([180.,  90.])""",
+    "reciprocal_": """\
+>>> ember.reciprocal_(ember.tensor([2.0, 4.0]))
+tensor([0.5000, 0.2500])""",
+    "round_": """\
+>>> ember.round_(ember.tensor([0.5, 1.5, 2.7]))
+tensor([0., 2., 3.])""",
+    "rsqrt_": """\
+>>> ember.rsqrt_(ember.tensor([4.0, 16.0]))
+tensor([0.5000, 0.2500])""",
+    "sigmoid_": """\
+>>> ember.sigmoid_(ember.tensor([0.0]))
+tensor([0.5000])""",
+    "sin_": """\
+>>> ember.sin_(ember.tensor([0.0, 1.5707964]))
+tensor([0., 1.])""",
+    "sqrt_": """\
+>>> ember.sqrt_(ember.tensor([4.0, 9.0]))
+tensor([2., 3.])""",
+    "square_": """\
+>>> ember.square_(ember.tensor([2.0, -3.0]))
+tensor([4., 9.])""",
+    "tan_": """\
+>>> ember.tan_(ember.tensor([0.0, 0.7853982]))
+tensor([0., 1.])""",
+    "tanh_": """\
+>>> ember.tanh_(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.7616])""",
+    "trunc_": """\
+>>> ember.trunc_(ember.tensor([-1.7, 1.7]))
+tensor([-1.,  1.])""",
+    "zero_": """\
+>>> ember.zero_(ember.ones(3))
+tensor([0., 0., 0.])""",
+    "index_put_": """\
+>>> x = ember.zeros(4)
+>>> ember.index_put_(x, (ember.tensor([0, 2]),), ember.tensor([5.0, 6.0]))
+tensor([5., 0., 6., 0.])""",
+    "resize_as_": """\
+>>> ember.resize_as_(ember.zeros(2), ember.zeros(2, 3)).shape
+ember.Size([2, 3])""",
+    "as_strided_": """\
+>>> x = ember.arange(6.0)
+>>> ember.as_strided_(x, (2, 2), (1, 2))
+tensor([[0., 2.],
+        [1., 3.]])""",
+    "alias_copy": """\
+>>> ember.alias_copy(ember.tensor([1.0, 2.0]))
+tensor([1., 2.])""",
+    "as_strided_copy": """\
+>>> ember.as_strided_copy(ember.arange(6.0), (2, 2), (1, 2))
+tensor([[0., 2.],
+        [1., 3.]])""",
+    "detach_copy": """\
+>>> ember.detach_copy(ember.ones(2, requires_grad=True))
+tensor([1., 1.])""",
+    "diagonal_copy": """\
+>>> ember.diagonal_copy(ember.arange(9.0).reshape(3, 3))
+tensor([0., 4., 8.])""",
+    "expand_copy": """\
+>>> ember.expand_copy(ember.tensor([1.0, 2.0]), (2, 2))
+tensor([[1., 2.],
+        [1., 2.]])""",
+    "narrow_copy": """\
+>>> ember.narrow_copy(ember.arange(5), 0, 1, 3)
+tensor([1, 2, 3])""",
+    "permute_copy": """\
+>>> ember.permute_copy(ember.zeros(2, 3, 4), (2, 0, 1)).shape
+ember.Size([4, 2, 3])""",
+    "select_copy": """\
+>>> ember.select_copy(ember.arange(6).reshape(2, 3), 1, 2)
+tensor([2, 5])""",
+    "slice_copy": """\
+>>> ember.slice_copy(ember.arange(6), 0, 1, 5, 2)
+tensor([1, 3])""",
+    "split_copy": """\
+>>> ember.split_copy(ember.arange(5), 2)
+(tensor([0, 1]), tensor([2, 3]), tensor([4]))""",
+    "split_with_sizes_copy": """\
+>>> ember.split_with_sizes_copy(ember.arange(5), [2, 3])
+(tensor([0, 1]), tensor([2, 3, 4]))""",
+    "squeeze_copy": """\
+>>> ember.squeeze_copy(ember.zeros(2, 1, 3)).shape
+ember.Size([2, 3])""",
+    "t_copy": """\
+>>> ember.t_copy(ember.tensor([[1, 2], [3, 4]]))
+tensor([[1, 3],
+        [2, 4]])""",
+    "transpose_copy": """\
+>>> ember.transpose_copy(ember.zeros(2, 3, 4), 0, 2).shape
+ember.Size([4, 3, 2])""",
+    "unbind_copy": """\
+>>> ember.unbind_copy(ember.tensor([[1, 2], [3, 4]]))
+(tensor([1, 2]), tensor([3, 4]))""",
+    "unfold_copy": """\
+>>> ember.unfold_copy(ember.arange(5), 0, 2, 1)
+tensor([[0, 1],
+        [1, 2],
+        [2, 3],
+        [3, 4]])""",
+    "unsqueeze_copy": """\
+>>> ember.unsqueeze_copy(ember.tensor([1, 2]), 0)
+tensor([[1, 2]])""",
+    "view_copy": """\
+>>> ember.view_copy(ember.arange(6), (2, 3))
+tensor([[0, 1, 2],
+        [3, 4, 5]])""",
+}
 
 FUNCTIONS = {n: _function_form(n) for n in INPLACE_NAMES}
 FUNCTIONS["fill"] = fill

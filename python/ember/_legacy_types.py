@@ -23,3 +23,39 @@ ByteTensor = LegacyType(LEGACY_NAMES[uint8], uint8)
 BoolTensor = LegacyType(LEGACY_NAMES[bool], bool)
 HalfTensor = LegacyType(LEGACY_NAMES[float16], float16)
 BFloat16Tensor = LegacyType(LEGACY_NAMES[bfloat16], bfloat16)
+
+
+# name -> its docstring (an instance's own __doc__; the example is a doctest of
+# tests/python/test_docstring_examples.py)
+DOCS = {
+    "FloatTensor": """\
+>>> ember.FloatTensor([1, 2]), isinstance(ember.ones(1), ember.FloatTensor)
+(tensor([1., 2.]), True)""",
+    "DoubleTensor": """\
+>>> ember.DoubleTensor([1, 2])
+tensor([1., 2.], dtype=ember.float64)""",
+    "LongTensor": """\
+>>> ember.LongTensor([1, 2])
+tensor([1, 2])""",
+    "IntTensor": """\
+>>> ember.IntTensor([1, 2])
+tensor([1, 2], dtype=ember.int32)""",
+    "ByteTensor": """\
+>>> ember.ByteTensor([1, 2])
+tensor([1, 2], dtype=ember.uint8)""",
+    "BoolTensor": """\
+>>> ember.BoolTensor([1, 0])
+tensor([ True, False])""",
+    "HalfTensor": """\
+>>> ember.HalfTensor(2, 3).shape, ember.ones(2).type(ember.HalfTensor).dtype
+(ember.Size([2, 3]), ember.float16)""",
+    "BFloat16Tensor": """\
+>>> ember.BFloat16Tensor([1.5])
+tensor([1.5000], dtype=ember.bfloat16)""",
+}
+for _t in (FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor, HalfTensor,
+           BFloat16Tensor):
+    _t.__doc__ = (f"ember.{_t.name}(data) / ember.{_t.name}(*sizes): a tensor of dtype "
+                  f"{_t.dtype} (torch's legacy type; also for isinstance and Tensor.type).\n\n"
+                  + DOCS[_t.name])
+del _t

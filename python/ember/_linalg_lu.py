@@ -24,6 +24,15 @@ def lu(A, *, pivot=True, out=None):
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None) -> (P, L, U)
+
+    The permutation, unit lower and upper triangular matrices of a packed LU factorization
+    (A = P @ L @ U).
+
+    >>> P, L, U = ember.lu_unpack(*ember.linalg.lu_factor(ember.tensor([[4.0, 3.0], [6.0, 3.0]])))
+    >>> L.shape, ember.allclose(P @ L @ U, ember.tensor([[4.0, 3.0], [6.0, 3.0]]))
+    (ember.Size([2, 2]), True)
+    """
     from .linalg import _named
     return _named(return_types.lu_unpack, _C._lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots),
                   out, "lu_unpack")
@@ -99,9 +108,30 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
 # ---- torch's old top-level forms ---------------------------------------------------------------
 
 def _lu(A, pivot=True, get_infos=False, out=None):
+    """lu(A, pivot=True, get_infos=False, out=None) -> (Tensor LU, Tensor pivots[, Tensor infos])
+
+    The LU factorization of A with partial pivoting, packed (torch's old form of
+    linalg.lu_factor; pivots are 1-based int32).
+
+    >>> A = ember.tensor([[4.0, 3.0], [6.0, 3.0]])
+    >>> LU, pivots = ember.lu(A)
+    >>> pivots
+    tensor([2, 2], dtype=ember.int32)
+    """
     LU, pivots, info = _C._linalg_lu_factor_ex(A, pivot, not get_infos)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
 def _lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """lu_solve(b, LU_data, LU_pivots, *, out=None) -> Tensor
+
+    The solution x of A x = b from lu(A)'s factors (torch's old argument order of
+    linalg.lu_solve).
+
+    >>> A, b = ember.tensor([[4.0, 3.0], [6.0, 3.0]]), ember.tensor([[10.0], [12.0]])
+    >>> LU, pivots = ember.lu(A)
+    >>> x = ember.lu_solve(b, LU, pivots)
+    >>> ember.allclose(A @ x, b)
+    True
+    """
     return lu_solve(LU_data, LU_pivots, b, out=out)

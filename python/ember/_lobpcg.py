@@ -96,7 +96,13 @@ def _eigenvectors_without_grad(V, A):
 def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,
            method=None, tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None):
     """(E, X): the k largest (largest=False: smallest) eigenvalues of A x = λ B x and their
-    B-orthonormal eigenvectors. X (m, n) is the initial block (default random, n = k)."""
+    B-orthonormal eigenvectors. X (m, n) is the initial block (default random, n = k).
+
+    >>> A = ember.diag(ember.arange(1.0, 7.0, dtype=ember.float64))
+    >>> E, X = ember.lobpcg(A, k=1)
+    >>> E.round()
+    tensor([6.], dtype=ember.float64)
+    """
     _check("lobpcg", A, B, X, k, n)
     if tol is None:
         tol = (2.23e-16 if A.dtype.itemsize == 8 else 1.2e-07) ** 0.5

@@ -34,7 +34,13 @@ def _range_basis(A, q, niter, M):
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V), U (..., m, q), S (..., q), V (..., n, q): an approximate rank-q SVD of A - M,
-    exact up to rounding when that has rank <= q. Random: uses the global generator."""
+    exact up to rounding when that has rank <= q. Random: uses the global generator.
+
+    >>> A = ember.tensor([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> U, S, V = ember.svd_lowrank(A, q=2)
+    >>> S.round()
+    tensor([3., 1.])
+    """
     _check(A, "svd_lowrank")
     q = 6 if q is None else q
     if isinstance(q, builtins.bool) or not isinstance(q, builtins.int) or q < 0:
@@ -58,7 +64,13 @@ def svd_lowrank(A, q=6, niter=2, M=None):
 
 def pca_lowrank(A, q=None, center=True, niter=2):
     """(U, S, V) of the centred data A (rows: samples): V's columns are the principal
-    directions, S ** 2 / (m - 1) the variances along them."""
+    directions, S ** 2 / (m - 1) the variances along them.
+
+    >>> A = ember.tensor([[1.0, 0.0], [-1.0, 0.0], [0.0, 0.5], [0.0, -0.5]])
+    >>> U, S, V = ember.pca_lowrank(A, q=2)
+    >>> S.round()
+    tensor([1., 1.])
+    """
     _check(A, "pca_lowrank")
     m, n = A.shape[-2:]
     if q is None:

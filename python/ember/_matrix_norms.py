@@ -21,7 +21,11 @@ def _check_dim(input, dim, op):
 
 
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
-    """sqrt(sum(input ** 2)) over one or two dims."""
+    """sqrt(sum(input ** 2)) over one or two dims.
+
+    >>> ember.frobenius_norm(ember.tensor([[3.0, 4.0]]), dim=(0, 1))
+    tensor(5.)
+    """
     _tensor(input, "frobenius_norm")
     dims = (dim,) if isinstance(dim, builtins.int) else tuple(dim)
     for d in dims:
@@ -34,7 +38,11 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
 
 
 def nuclear_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
-    """The sum of the singular values of the matrices over `dim` (two dims)."""
+    """The sum of the singular values of the matrices over `dim` (two dims).
+
+    >>> ember.nuclear_norm(ember.tensor([[2.0, 0.0], [0.0, 1.0]]))
+    tensor(3.)
+    """
     _tensor(input, "nuclear_norm")
     if isinstance(dim, builtins.bool):  # nuclear_norm(input, keepdim) as torch's first overload
         dim, keepdim = (-2, -1), dim
@@ -67,7 +75,12 @@ def _renormed(input, p, dim, maxnorm, op):
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
-    """input with each slice along `dim` whose p-norm exceeds maxnorm scaled to norm maxnorm."""
+    """input with each slice along `dim` whose p-norm exceeds maxnorm scaled to norm maxnorm.
+
+    >>> ember.renorm(ember.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
     result = _renormed(input, p, dim, maxnorm, "renorm")
     return result if out is None else out.copy_(result)
 

@@ -45,7 +45,12 @@ def _check_channels(op, input, **vectors):
 
 
 def batch_norm_stats(input, eps):
-    """(mean, invstd) per channel of (N, C, *) input: invstd = 1 / sqrt(biased var + eps)."""
+    """(mean, invstd) per channel of (N, C, *) input: invstd = 1 / sqrt(biased var + eps).
+
+    >>> mean, invstd = ember.batch_norm_stats(ember.tensor([[1.0, 2.0], [3.0, 6.0]]), 0.0)
+    >>> mean, invstd
+    (tensor([2., 4.]), tensor([1.0000, 0.5000]))
+    """
     _check_tensor(input, "batch_norm_stats")
     dims = _channel_dims(input, "batch_norm_stats")
     x = input.detach()
@@ -55,7 +60,12 @@ def batch_norm_stats(input, eps):
 
 
 def batch_norm_elemt(input, weight, bias, mean, invstd, eps, *, out=None):
-    """(input - mean) * invstd * weight + bias, per channel."""
+    """(input - mean) * invstd * weight + bias, per channel.
+
+    >>> ember.batch_norm_elemt(ember.tensor([[1.0], [3.0]]), ember.ones(1), ember.zeros(1), ember.tensor([2.0]), ember.tensor([1.0]), 1e-5)
+    tensor([[-1.],
+            [ 1.]])
+    """
     op = "batch_norm_elemt"
     for name, t in (("input", input), ("mean", mean), ("invstd", invstd)):
         _check_tensor(t, op, name)
@@ -88,7 +98,12 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
                                         momentum, eps, counts):
     """Merges per-process statistics (mean and invstd of shape (world, C), counts (world,))
     into the global (mean, invstd), and updates the running statistics (the unbiased
-    variance into running_var), as SyncBatchNorm does after its all_gather."""
+    variance into running_var), as SyncBatchNorm does after its all_gather.
+
+    >>> rm, rv = ember.zeros(1), ember.ones(1)
+    >>> ember.batch_norm_gather_stats_with_counts(ember.zeros(4, 1), ember.tensor([[1.0], [3.0]]), ember.tensor([[1.0], [1.0]]), rm, rv, 0.1, 0.0, ember.tensor([2.0, 2.0]))
+    (tensor([2.]), tensor([0.7071]))
+    """
     op = "batch_norm_gather_stats_with_counts"
     for name, t in (("input", input), ("mean", mean), ("invstd", invstd), ("counts", counts)):
         _check_tensor(t, op, name)
@@ -109,7 +124,14 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
 
 def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps,
                             count):
-    """batch_norm_gather_stats_with_counts with the same `count` for every process."""
+    """batch_norm_gather_stats_with_counts with the same `count` for every process.
+
+    >>> rm, rv = ember.zeros(1), ember.ones(1)
+    >>> ember.batch_norm_gather_stats(ember.zeros(4, 1), ember.tensor([[1.0], [3.0]]), ember.tensor([[1.0], [1.0]]), rm, rv, 0.1, 0.0, 2)
+    (tensor([2.]), tensor([0.7071]))
+    >>> rm
+    tensor([0.2000])
+    """
     _check_tensor(mean, "batch_norm_gather_stats", "mean")
     counts = ones((mean.size(0) if mean.dim() else 1,), dtype=mean.dtype) * count
     return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var,
@@ -118,7 +140,14 @@ def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, mome
 
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """(mean, biased var) per channel, and running_mean/running_var updated in place with
-    `momentum` (the unbiased variance into running_var)."""
+    `momentum` (the unbiased variance into running_var).
+
+    >>> rm, rv = ember.zeros(1), ember.ones(1)
+    >>> ember.batch_norm_update_stats(ember.tensor([[1.0], [3.0]]), rm, rv, 0.5)
+    (tensor([2.]), tensor([1.]))
+    >>> rm, rv
+    (tensor([1.]), tensor([1.5000]))
+    """
     op = "batch_norm_update_stats"
     _check_tensor(input, op)
     _check_tensor(running_mean, op, "running_mean", True)
@@ -136,7 +165,12 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
 def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
     """Per channel: (sum_dy, sum_dy_xmu, grad_weight, grad_bias) where sum_dy = sum(grad_out),
     sum_dy_xmu = sum(grad_out * (input - mean)), grad_weight = sum_dy_xmu * invstd and
-    grad_bias = sum_dy; a part not asked for (input_g, weight_g, bias_g) is None."""
+    grad_bias = sum_dy; a part not asked for (input_g, weight_g, bias_g) is None.
+
+    >>> g, x = ember.tensor([[1.0], [2.0]]), ember.tensor([[1.0], [3.0]])
+    >>> ember.batch_norm_backward_reduce(g, x, ember.tensor([2.0]), ember.tensor([1.0]), ember.ones(1), True, True, True)
+    (tensor([3.]), tensor([1.]), tensor([1.]), tensor([3.]))
+    """
     op = "batch_norm_backward_reduce"
     for name, t in (("grad_out", grad_out), ("input", input), ("mean", mean),
                     ("invstd", invstd)):
@@ -158,7 +192,13 @@ def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, w
 
 def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
     """grad_input = (grad_out - sum_dy / N - (input - mean) invstd^2 sum_dy_xmu / N) invstd
-    weight, N = sum(count) the global number of values per channel."""
+    weight, N = sum(count) the global number of values per channel.
+
+    >>> g, x = ember.tensor([[1.0], [2.0]]), ember.tensor([[1.0], [3.0]])
+    >>> ember.batch_norm_backward_elemt(g, x, ember.tensor([2.0]), ember.tensor([1.0]), ember.ones(1), ember.tensor([3.0]), ember.tensor([1.0]), ember.tensor([2], dtype=ember.int32))
+    tensor([[0.],
+            [0.]])
+    """
     op = "batch_norm_backward_elemt"
     for name, t in (("grad_out", grad_out), ("input", input), ("mean", mean),
                     ("invstd", invstd), ("sum_dy", sum_dy), ("sum_dy_xmu", sum_dy_xmu),
@@ -178,7 +218,13 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, save_mean, save_invstd): batch norm of (N, C, *) input. In training the batch
     statistics normalize and are returned (running statistics updated when given); in
-    evaluation the running statistics normalize and the saved ones are empty."""
+    evaluation the running statistics normalize and the saved ones are empty.
+
+    >>> out, m, invstd = ember.native_batch_norm(ember.tensor([[1.0], [3.0]]), None, None, None, None, True, 0.1, 0.0)
+    >>> out, m
+    (tensor([[-1.],
+            [ 1.]]), tensor([2.]))
+    """
     op = "native_batch_norm"
     _check_tensor(input, op)
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
@@ -202,7 +248,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd): layer norm over the last len(normalized_shape) dims; mean and
-    rstd = 1 / sqrt(biased var + eps) keep those dims as size 1."""
+    rstd = 1 / sqrt(biased var + eps) keep those dims as size 1.
+
+    >>> out, mean, rstd = ember.native_layer_norm(ember.tensor([[1.0, 3.0]]), [2], None, None, 0.0)
+    >>> out, mean
+    (tensor([[-1.,  1.]]), tensor([[2.]]))
+    """
     op = "native_layer_norm"
     _check_tensor(input, op)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -227,7 +278,12 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """(output, mean, rstd): group norm of input seen as (N, C, HxW) in `group` groups; mean and
-    rstd (1 / sqrt(biased var + eps)) of shape (N, group)."""
+    rstd (1 / sqrt(biased var + eps)) of shape (N, group).
+
+    >>> out, mean, rstd = ember.native_group_norm(ember.tensor([[1.0, 3.0, 5.0, 7.0]]), None, None, 1, 4, 1, 2, 0.0)
+    >>> out, mean
+    (tensor([[-1.,  1., -1.,  1.]]), tensor([[2., 6.]]))
+    """
     op = "native_group_norm"
     _check_tensor(input, op)
     if input.numel() != N * C * HxW or input.dim() < 2 or input.size(0) != N or \
@@ -254,7 +310,11 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_dropout(input, p, train):
     """(output, mask): with train (True or None) each element is kept with probability 1 - p
     (mask True) and scaled by 1 / (1 - p) (by 0 when p == 1); otherwise output is a copy of
-    input and the mask all True."""
+    input and the mask all True.
+
+    >>> ember.native_dropout(ember.ones(3), 0.5, False)
+    (tensor([1., 1., 1.]), tensor([True, True, True]))
+    """
     op = "native_dropout"
     _check_tensor(input, op)
     if not input.dtype.is_floating_point:
@@ -272,7 +332,11 @@ def native_dropout(input, p, train):
 
 def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
     """The p-norm of input, over all elements or over `dim` (keepdim, dtype). torch runs it only
-    on sparse tensors (dense raises NotImplementedError); ember computes it on dense ones."""
+    on sparse tensors (dense raises NotImplementedError); ember computes it on dense ones.
+
+    >>> ember.native_norm(ember.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
     _check_tensor(input, "native_norm")
     x = input if dtype is None else input.to(dtype)
     if dim is None:
@@ -282,7 +346,12 @@ def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
 
 def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of v over every dim but `dim`, keeping v's dims (size 1 except `dim`); the
-    norm of all of v for dim == -1 (weight_norm's g)."""
+    norm of all of v for dim == -1 (weight_norm's g).
+
+    >>> ember.norm_except_dim(ember.tensor([[3.0, 4.0], [6.0, 8.0]]), 2, 0)
+    tensor([[ 5.],
+            [10.]])
+    """
     _check_tensor(v, "norm_except_dim", "v")
     if dim == -1:
         return v.norm(pow)

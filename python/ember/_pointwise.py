@@ -49,7 +49,11 @@ def _binary(fn, input, other):
 
 
 def hypot(input, other, *, out=None):
-    """sqrt(input**2 + other**2), broadcast."""
+    """sqrt(input**2 + other**2), broadcast.
+
+    >>> ember.hypot(ember.tensor([3.0, 5.0]), ember.tensor([4.0, 12.0]))
+    tensor([ 5., 13.])
+    """
     _check_tensor(other, "hypot", "other")
     _binary("hypot", input, other)
     _floating_only("hypot", input, other)
@@ -57,7 +61,11 @@ def hypot(input, other, *, out=None):
 
 
 def logaddexp(input, other, *, out=None):
-    """log(exp(input) + exp(other)) without overflow: max + log1p(exp(-|input - other|))."""
+    """log(exp(input) + exp(other)) without overflow: max + log1p(exp(-|input - other|)).
+
+    >>> ember.logaddexp(ember.tensor([0.0, 100.0]), ember.tensor([0.0, 100.0]))
+    tensor([  0.6931, 100.6931])
+    """
     _check_tensor(other, "logaddexp", "other")
     _binary("logaddexp", input, other)
     _floating_only("logaddexp", input, other)
@@ -69,7 +77,11 @@ def logaddexp(input, other, *, out=None):
 
 
 def logaddexp2(input, other, *, out=None):
-    """log2(2**input + 2**other) without overflow."""
+    """log2(2**input + 2**other) without overflow.
+
+    >>> ember.logaddexp2(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 3.0]))
+    tensor([2., 4.])
+    """
     _check_tensor(other, "logaddexp2", "other")
     _binary("logaddexp2", input, other)
     _floating_only("logaddexp2", input, other)
@@ -81,7 +93,11 @@ def logaddexp2(input, other, *, out=None):
 
 
 def frac(input, *, out=None):
-    """input - trunc(input): the fractional part, with input's sign."""
+    """input - trunc(input): the fractional part, with input's sign.
+
+    >>> ember.frac(ember.tensor([-1.25, 2.5]))
+    tensor([-0.2500,  0.5000])
+    """
     _check_tensor(input, "frac")
     _floating_only("frac", input)
     return _into(_C.sub(input, _C.trunc(input)), out, "frac")
@@ -92,17 +108,35 @@ def _float_result(x):
 
 
 def deg2rad(input, *, out=None):
+    """deg2rad(input, *, out=None) -> Tensor
+
+    Angles in degrees converted to radians (an integer input gives float32).
+
+    >>> ember.deg2rad(ember.tensor([180, 90]))
+    tensor([3.1416, 1.5708])
+    """
     _check_tensor(input, "deg2rad")
     return _into(_C.mul(_float_result(input), math.pi / 180.0), out, "deg2rad")
 
 
 def rad2deg(input, *, out=None):
+    """rad2deg(input, *, out=None) -> Tensor
+
+    Angles in radians converted to degrees (an integer input gives float32).
+
+    >>> ember.rad2deg(ember.tensor([3.1415927, 1.5707964]))
+    tensor([180.,  90.])
+    """
     _check_tensor(input, "rad2deg")
     return _into(_C.mul(_float_result(input), 180.0 / math.pi), out, "rad2deg")
 
 
 def float_power(input, exponent, *, out=None):
-    """pow computed in float64 (the result is float64 whatever the inputs)."""
+    """pow computed in float64 (the result is float64 whatever the inputs).
+
+    >>> ember.float_power(ember.tensor([2, 3]), 2)
+    tensor([4., 9.], dtype=ember.float64)
+    """
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): expected input or exponent to be a Tensor")
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
@@ -121,7 +155,11 @@ def float_power(input, exponent, *, out=None):
 def fmod(input, other, *, out=None):
     """The C-style remainder: input - trunc(input / other) * other, with input's sign
     (remainder() is Python's, with other's sign; the two differ by `other` where the signs
-    differ)."""
+    differ).
+
+    >>> ember.fmod(ember.tensor([-3.0, 3.0]), 2.0)
+    tensor([-1.,  1.])
+    """
     _binary("fmod", input, other)
     r = _C.remainder(input, other)
     fix = _C.logical_and(_C.ne(r, 0), _C.ne(_C.lt(r, 0), _C.lt(input, 0)))
@@ -129,17 +167,35 @@ def fmod(input, other, *, out=None):
 
 
 def clamp_min(input, min):
+    """clamp_min(input, min) -> Tensor
+
+    clamp(input, min=min): every element below `min` raised to it.
+
+    >>> ember.clamp_min(ember.tensor([-1.0, 0.5, 2.0]), 0.0)
+    tensor([0.0000, 0.5000, 2.0000])
+    """
     _binary("clamp_min", input, min)
     return _C.clamp(input, min=min)
 
 
 def clamp_max(input, max):
+    """clamp_max(input, max) -> Tensor
+
+    clamp(input, max=max): every element above `max` lowered to it.
+
+    >>> ember.clamp_max(ember.tensor([-1.0, 0.5, 2.0]), 1.0)
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
     _binary("clamp_max", input, max)
     return _C.clamp(input, max=max)
 
 
 def positive(input):
-    """input itself (torch refuses bool tensors)."""
+    """input itself (torch refuses bool tensors).
+
+    >>> ember.positive(ember.tensor([-1, 2]))
+    tensor([-1,  2])
+    """
     _check_tensor(input, "positive")
     if input.dtype.name == "bool":
         raise RuntimeError("positive: The `+` operator, on a bool tensor is not supported.")
@@ -147,7 +203,11 @@ def positive(input):
 
 
 def rsub(input, other, *, alpha=1):
-    """other - alpha * input."""
+    """other - alpha * input.
+
+    >>> ember.rsub(ember.tensor([1.0, 2.0]), 10.0)
+    tensor([9., 8.])
+    """
     _check_tensor(input, "rsub")
     _binary("rsub", input, other)
     scaled = input if alpha == 1 else _C.mul(input, alpha)
@@ -156,7 +216,7 @@ def rsub(input, other, *, alpha=1):
     return _C.add(_C.neg(scaled), other)
 
 
-def _nan_aware(fn, pick):
+def _nan_aware(fn, pick, example):
     def f(input, other, *, out=None):
         """The elementwise max/min; a NaN loses to a number (both NaN: NaN)."""
         _check_tensor(other, fn, "other")
@@ -167,15 +227,25 @@ def _nan_aware(fn, pick):
             result = _C.where(_C.isnan(other), input.to(result.dtype), result)
         return _into(result, out, fn)
     f.__name__ = fn
+    f.__doc__ = (f"{fn}(input, other, *, out=None) -> Tensor\n\nThe elementwise {fn[1:]}imum; a NaN "
+                 f"loses to a number (both NaN: NaN).\n\n{example}")
     return f
 
 
-fmax = _nan_aware("fmax", _C.maximum)
-fmin = _nan_aware("fmin", _C.minimum)
+fmax = _nan_aware("fmax", _C.maximum, """\
+>>> ember.fmax(ember.tensor([1.0, float('nan')]), ember.tensor([float('nan'), 2.0]))
+tensor([1., 2.])""")
+fmin = _nan_aware("fmin", _C.minimum, """\
+>>> ember.fmin(ember.tensor([1.0, float('nan')]), ember.tensor([float('nan'), 2.0]))
+tensor([1., 2.])""")
 
 
 def ldexp(input, other, *, out=None):
-    """input * 2**other (a floating result)."""
+    """input * 2**other (a floating result).
+
+    >>> ember.ldexp(ember.tensor([1.0, 3.0]), ember.tensor([2, 1]))
+    tensor([4., 6.])
+    """
     _check_tensor(input, "ldexp")
     _check_tensor(other, "ldexp", "other")
     _binary("ldexp", input, other)
@@ -214,15 +284,33 @@ def _shift(fn, input, other, left):
 
 
 def bitwise_left_shift(input, other, *, out=None):
+    """bitwise_left_shift(input, other, *, out=None) -> Tensor
+
+    input << other for integer tensors (wrapping as the dtype does; `<<` on a Tensor).
+
+    >>> ember.bitwise_left_shift(ember.tensor([1, 3]), 2)
+    tensor([ 4, 12])
+    """
     return _into(_shift("bitwise_left_shift", input, other, True), out, "bitwise_left_shift")
 
 
 def bitwise_right_shift(input, other, *, out=None):
+    """bitwise_right_shift(input, other, *, out=None) -> Tensor
+
+    input >> other for integer tensors, an arithmetic shift (`>>` on a Tensor).
+
+    >>> ember.bitwise_right_shift(ember.tensor([8, -8]), 2)
+    tensor([ 2, -2])
+    """
     return _into(_shift("bitwise_right_shift", input, other, False), out, "bitwise_right_shift")
 
 
 def movedim(input, source, destination):
-    """Moves the dims in `source` to the positions in `destination`; the others keep their order."""
+    """Moves the dims in `source` to the positions in `destination`; the others keep their order.
+
+    >>> ember.movedim(ember.zeros(2, 3, 4), (0, 1), (2, 0)).shape
+    ember.Size([3, 4, 2])
+    """
     _check_tensor(input, "movedim")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -271,7 +359,7 @@ _WITH_INPLACE = ("hypot", "frac", "deg2rad", "rad2deg", "float_power", "fmod", "
 _RETHROWN = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
 
 
-def _alias(alias, target, fn):
+def _alias(alias, target, fn, example=None):
     """fn under torch's other name; its errors say which name was called."""
     def call(*args, **kwargs):
         try:
@@ -281,8 +369,91 @@ def _alias(alias, target, fn):
                 raise
             raise type(e)(f"{alias} (an alias of {target}): {e}") from None
     call.__name__ = call.__qualname__ = alias
-    call.__doc__ = f"Alias of {target}."
+    call.__doc__ = f"Alias of {target}." + (f"\n\n{example}" if example else "")
     return call
+
+
+# alias -> its docstring example (the doctests of tests/python/test_docstring_examples.py)
+ALIAS_EXAMPLES = {
+    "arccos": """\
+>>> ember.arccos(ember.tensor([1.0, 0.0]))
+tensor([0.0000, 1.5708])""",
+    "arcsin": """\
+>>> ember.arcsin(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 1.5708])""",
+    "arctan": """\
+>>> ember.arctan(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.7854])""",
+    "arctan2": """\
+>>> ember.arctan2(ember.tensor([1.0, 1.0]), ember.tensor([1.0, -1.0]))
+tensor([0.7854, 2.3562])""",
+    "arccosh": """\
+>>> ember.arccosh(ember.tensor([1.0, 2.0]))
+tensor([0.0000, 1.3170])""",
+    "arcsinh": """\
+>>> ember.arcsinh(ember.tensor([0.0, 1.0]))
+tensor([0.0000, 0.8814])""",
+    "arctanh": """\
+>>> ember.arctanh(ember.tensor([0.0, 0.5]))
+tensor([0.0000, 0.5493])""",
+    "fix": """\
+>>> ember.fix(ember.tensor([-1.7, 1.7]))
+tensor([-1.,  1.])""",
+    "absolute": """\
+>>> ember.absolute(ember.tensor([-1, 2]))
+tensor([1, 2])""",
+    "negative": """\
+>>> ember.negative(ember.tensor([1, -2]))
+tensor([-1,  2])""",
+    "sgn": """\
+>>> ember.sgn(ember.tensor([-3.0, 0.0, 2.0]))
+tensor([-1.,  0.,  1.])""",
+    "true_divide": """\
+>>> ember.true_divide(ember.tensor([1, 3]), 2)
+tensor([0.5000, 1.5000])""",
+    "multiply": """\
+>>> ember.multiply(ember.tensor([1, 2]), ember.tensor([3, 4]))
+tensor([3, 8])""",
+    "subtract": """\
+>>> ember.subtract(ember.tensor([5, 5]), ember.tensor([1, 2]), alpha=2)
+tensor([3, 1])""",
+    "divide": """\
+>>> ember.divide(ember.tensor([7.0, -7.0]), 2, rounding_mode='floor')
+tensor([ 3., -4.])""",
+    "clip": """\
+>>> ember.clip(ember.tensor([-2.0, 0.5, 3.0]), -1.0, 1.0)
+tensor([-1.0000,  0.5000,  1.0000])""",
+    "greater": """\
+>>> ember.greater(ember.tensor([1, 2, 3]), 2)
+tensor([False, False,  True])""",
+    "greater_equal": """\
+>>> ember.greater_equal(ember.tensor([1, 2, 3]), 2)
+tensor([False,  True,  True])""",
+    "less": """\
+>>> ember.less(ember.tensor([1, 2, 3]), 2)
+tensor([ True, False, False])""",
+    "less_equal": """\
+>>> ember.less_equal(ember.tensor([1, 2, 3]), 2)
+tensor([ True,  True, False])""",
+    "not_equal": """\
+>>> ember.not_equal(ember.tensor([1, 2, 3]), 2)
+tensor([ True, False,  True])""",
+    "swapdims": """\
+>>> ember.swapdims(ember.zeros(2, 3, 4), 0, 2).shape
+ember.Size([4, 3, 2])""",
+    "moveaxis": """\
+>>> ember.moveaxis(ember.zeros(2, 3, 4), 0, -1).shape
+ember.Size([3, 4, 2])""",
+    "concat": """\
+>>> ember.concat([ember.tensor([1, 2]), ember.tensor([3])])
+tensor([1, 2, 3])""",
+    "concatenate": """\
+>>> ember.concatenate([ember.tensor([[1, 2]]), ember.tensor([[3, 4]])], dim=1)
+tensor([[1, 2, 3, 4]])""",
+    "movedim": """\
+>>> ember.movedim(ember.zeros(2, 3, 4), (0, 1), (2, 0)).shape
+ember.Size([3, 4, 2])""",
+}
 
 
 def _resolve_aliases():
@@ -291,7 +462,7 @@ def _resolve_aliases():
     for alias, target in ALIASES.items():
         fn = getattr(_C, target, None) or FUNCTIONS.get(target)
         if fn is not None:
-            functions[alias] = _alias(alias, target, fn)
+            functions[alias] = _alias(alias, target, fn, ALIAS_EXAMPLES[alias])
         meth = getattr(Tensor, target, None) or FUNCTIONS.get(target)
         if meth is not None:
             methods[alias] = _alias(alias, target, meth)

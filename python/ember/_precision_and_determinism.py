@@ -14,12 +14,22 @@ _state = {"matmul_precision": "highest", "deterministic": False, "warn_only": Fa
 
 
 def get_float32_matmul_precision():
-    """'highest' (the default), 'high' or 'medium'."""
+    """'highest' (the default), 'high' or 'medium'.
+
+    >>> ember.get_float32_matmul_precision()
+    'highest'
+    """
     return _state["matmul_precision"]
 
 
 def set_float32_matmul_precision(precision):
-    """Stores the precision float32 matmuls may use; an unknown name warns and changes nothing."""
+    """Stores the precision float32 matmuls may use; an unknown name warns and changes nothing.
+
+    >>> ember.set_float32_matmul_precision('high')
+    >>> ember.get_float32_matmul_precision()
+    'high'
+    >>> ember.set_float32_matmul_precision('highest')
+    """
     if not isinstance(precision, str):
         raise RuntimeError("set_float32_matmul_precision expects a str, but got "
                            f"{type(precision).__name__}")
@@ -31,7 +41,13 @@ def set_float32_matmul_precision(precision):
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    """Stores whether only deterministic algorithms may run (ember's ops all are)."""
+    """Stores whether only deterministic algorithms may run (ember's ops all are).
+
+    >>> ember.use_deterministic_algorithms(True)
+    >>> ember.are_deterministic_algorithms_enabled()
+    True
+    >>> ember.use_deterministic_algorithms(False)
+    """
     if not isinstance(mode, builtins.bool):
         raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
                         f"bool, not {type(mode).__name__}")
@@ -42,22 +58,46 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 
 
 def are_deterministic_algorithms_enabled():
+    """are_deterministic_algorithms_enabled() -> bool
+
+    Whether use_deterministic_algorithms(True) is in effect.
+
+    >>> ember.are_deterministic_algorithms_enabled()
+    False
+    """
     return _state["deterministic"]
 
 
 def is_deterministic_algorithms_warn_only_enabled():
+    """is_deterministic_algorithms_warn_only_enabled() -> bool
+
+    Whether use_deterministic_algorithms was set with warn_only=True.
+
+    >>> ember.is_deterministic_algorithms_warn_only_enabled()
+    False
+    """
     return _state["warn_only"]
 
 
 def get_deterministic_debug_mode():
-    """0 (default), 1 (warn) or 2 (error), from use_deterministic_algorithms."""
+    """0 (default), 1 (warn) or 2 (error), from use_deterministic_algorithms.
+
+    >>> ember.get_deterministic_debug_mode()
+    0
+    """
     if not _state["deterministic"]:
         return 0
     return 1 if _state["warn_only"] else 2
 
 
 def set_deterministic_debug_mode(debug_mode):
-    """0/'default', 1/'warn' or 2/'error': use_deterministic_algorithms by another name."""
+    """0/'default', 1/'warn' or 2/'error': use_deterministic_algorithms by another name.
+
+    >>> ember.set_deterministic_debug_mode('warn')
+    >>> ember.get_deterministic_debug_mode()
+    1
+    >>> ember.set_deterministic_debug_mode(0)
+    """
     if isinstance(debug_mode, str):
         if debug_mode not in _DEBUG_MODES:
             raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "

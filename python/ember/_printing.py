@@ -18,7 +18,13 @@ _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4,
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
     """torch.set_printoptions: a profile ('default', 'short', 'full') first, then the single
-    options; sci_mode=None lets each tensor choose (torch resets it on every call, as here)."""
+    options; sci_mode=None lets each tensor choose (torch resets it on every call, as here).
+
+    >>> ember.set_printoptions(precision=2)
+    >>> ember.tensor([1.23456])
+    tensor([1.23])
+    >>> ember.set_printoptions(profile='default')
+    """
     if profile is not None:
         if profile not in _PROFILES:
             raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, got "

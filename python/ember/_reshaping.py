@@ -64,6 +64,14 @@ def repeat(self, *sizes):
 
 
 def tile(input, dims):
+    """tile(input, dims) -> Tensor
+
+    input repeated `dims[i]` times along each dim (leading 1s added to the shorter of the two).
+
+    >>> ember.tile(ember.tensor([1, 2]), (2, 2))
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
     _check_tensor(input, "tile")
     reps = _ints(dims, "tile")
     return repeat(input, [1] * (input.dim() - len(reps)) + reps)
@@ -91,7 +99,11 @@ def _repeat_index(repeats, fn):
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Each element (slice along dim) repeated `repeats` times, in place order."""
+    """Each element (slice along dim) repeated `repeats` times, in place order.
+
+    >>> ember.repeat_interleave(ember.tensor([1, 2]), ember.tensor([1, 3]))
+    tensor([1, 2, 2, 2])
+    """
     _check_tensor(input, "repeat_interleave")
     if repeats is None:  # torch.repeat_interleave(repeats): the index form
         return _repeat_index(input, "repeat_interleave")
@@ -122,6 +134,86 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 # ---- atleast_*d and the stacks ---------------------------------------------------------------
+# name -> the docstring of the generated functions below (its example is a doctest of
+# tests/python/test_docstring_examples.py)
+DOCS = {
+    "atleast_1d": """atleast_1d(*tensors) -> Tensor or tuple
+
+Each tensor viewed with at least 1 dim (a 0-d tensor becomes shape (1,)).
+
+>>> ember.atleast_1d(ember.tensor(5)).shape
+ember.Size([1])""",
+    "atleast_2d": """atleast_2d(*tensors) -> Tensor or tuple
+
+Each tensor viewed with at least 2 dims (leading 1s added).
+
+>>> ember.atleast_2d(ember.tensor([1, 2])).shape
+ember.Size([1, 2])""",
+    "atleast_3d": """atleast_3d(*tensors) -> Tensor or tuple
+
+Each tensor viewed with at least 3 dims (NumPy's placement: (n,) -> (1, n, 1)).
+
+>>> ember.atleast_3d(ember.tensor([[1, 2]])).shape
+ember.Size([1, 2, 1])""",
+    "vstack": """vstack(tensors, *, out=None) -> Tensor
+
+The tensors (1-D ones as rows) concatenated along dim 0.
+
+>>> ember.vstack([ember.tensor([1, 2]), ember.tensor([3, 4])])
+tensor([[1, 2],
+        [3, 4]])""",
+    "row_stack": """row_stack(tensors, *, out=None) -> Tensor
+
+Alias of vstack.
+
+>>> ember.row_stack([ember.tensor([1, 2]), ember.tensor([3, 4])])
+tensor([[1, 2],
+        [3, 4]])""",
+    "hstack": """hstack(tensors, *, out=None) -> Tensor
+
+The tensors concatenated along dim 1 (dim 0 for 1-D tensors).
+
+>>> ember.hstack([ember.tensor([1, 2]), ember.tensor([3])])
+tensor([1, 2, 3])""",
+    "dstack": """dstack(tensors, *, out=None) -> Tensor
+
+The tensors, made at least 3-D, concatenated along dim 2.
+
+>>> ember.dstack([ember.tensor([1, 2]), ember.tensor([3, 4])])
+tensor([[[1, 3],
+         [2, 4]]])""",
+    "column_stack": """column_stack(tensors, *, out=None) -> Tensor
+
+The tensors (1-D ones as columns) concatenated along dim 1.
+
+>>> ember.column_stack([ember.tensor([1, 2]), ember.tensor([3, 4])])
+tensor([[1, 3],
+        [2, 4]])""",
+    "hsplit": """hsplit(input, indices_or_sections) -> tuple of Tensors
+
+tensor_split along dim 1 (dim 0 for a 1-D input); sections must divide evenly.
+
+>>> ember.hsplit(ember.arange(8).reshape(2, 4), 2)
+(tensor([[0, 1],
+        [4, 5]]), tensor([[2, 3],
+        [6, 7]]))""",
+    "vsplit": """vsplit(input, indices_or_sections) -> tuple of Tensors
+
+tensor_split along dim 0 of an input of at least 2 dims.
+
+>>> ember.vsplit(ember.arange(8).reshape(4, 2), [1])
+(tensor([[0, 1]]), tensor([[2, 3],
+        [4, 5],
+        [6, 7]]))""",
+    "dsplit": """dsplit(input, indices_or_sections) -> tuple of Tensors
+
+tensor_split along dim 2 of an input of at least 3 dims.
+
+>>> [t.shape for t in ember.dsplit(ember.zeros(2, 2, 4), 2)]
+[ember.Size([2, 2, 2]), ember.Size([2, 2, 2])]""",
+}
+
+
 def _atleast(shape_of, fn):
     def f(*tensors):
         single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
@@ -129,7 +221,7 @@ def _atleast(shape_of, fn):
         out = tuple(t if t.dim() >= len(shape_of(t)) and shape_of(t) == list(t.shape)
                     else t.reshape(shape_of(t)) for t in ts)
         return out[0] if single else out
-    f.__name__ = fn
+    f.__name__, f.__doc__ = fn, DOCS[fn]
     return f
 
 
@@ -167,7 +259,7 @@ def _join(fn, make, dim_of):
             return result
         from ._comparison import _into
         return _into(result, out, fn)
-    f.__name__ = fn
+    f.__name__, f.__doc__ = fn, DOCS[fn]
     return f
 
 
@@ -184,7 +276,11 @@ column_stack = _join("column_stack", _column, lambda ts: 1)
 
 # ---- broadcasting ------------------------------------------------------------------------------
 def broadcast_shapes(*shapes):
-    """The shape that all `shapes` broadcast to (shape arithmetic only)."""
+    """The shape that all `shapes` broadcast to (shape arithmetic only).
+
+    >>> ember.broadcast_shapes((2, 1), (3,))
+    ember.Size([2, 3])
+    """
     return _broadcast_shapes("broadcast_shapes", shapes)
 
 
@@ -207,18 +303,42 @@ def _broadcast_shapes(fn, shapes):
 
 
 def broadcast_tensors(*tensors):
+    """broadcast_tensors(*tensors) -> List of Tensors
+
+    The tensors expanded (as views) to their common broadcast shape.
+
+    >>> a, b = ember.broadcast_tensors(ember.tensor([[1], [2]]), ember.tensor([10, 20, 30]))
+    >>> b
+    tensor([[10, 20, 30],
+            [10, 20, 30]])
+    """
     ts = _tensor_list(tensors, "broadcast_tensors")
     shape = _broadcast_shapes("broadcast_tensors", [tuple(t.shape) for t in ts])
     return tuple(t.expand(*shape) for t in ts)
 
 
 def broadcast_to(input, size):
+    """broadcast_to(input, size) -> Tensor
+
+    input expanded (a view) to `size` under the broadcasting rules.
+
+    >>> ember.broadcast_to(ember.tensor([1, 2, 3]), (2, 3))
+    tensor([[1, 2, 3],
+            [1, 2, 3]])
+    """
     _check_tensor(input, "broadcast_to")
     return input.expand(*_ints(size, "broadcast_to"))
 
 
 def meshgrid(*tensors, indexing=None):
-    """Coordinate grids: output i varies along dim i ('ij'); 'xy' swaps the first two dims."""
+    """Coordinate grids: output i varies along dim i ('ij'); 'xy' swaps the first two dims.
+
+    >>> xs, ys = ember.meshgrid(ember.tensor([1, 2, 3]), ember.tensor([4, 5]), indexing='ij')
+    >>> xs
+    tensor([[1, 1],
+            [2, 2],
+            [3, 3]])
+    """
     ts = _tensor_list(tensors, "meshgrid")
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
@@ -249,7 +369,12 @@ def meshgrid(*tensors, indexing=None):
 
 # ---- diagonals ---------------------------------------------------------------------------------
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """input's last dim placed on the `offset` diagonal of new dims dim1, dim2."""
+    """input's last dim placed on the `offset` diagonal of new dims dim1, dim2.
+
+    >>> ember.diag_embed(ember.tensor([[1, 2], [3, 4]]))[1]
+    tensor([[3, 0],
+            [0, 4]])
+    """
     _check_tensor(input, "diag_embed")
     if input.dim() == 0:
         raise RuntimeError("diag_embed: expected input to have at least 1 dimension, got 0-d")
@@ -275,7 +400,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diag(input, diagonal=0, *, out=None):
-    """1-d: a square matrix with input on that diagonal; 2-d: a copy of that diagonal."""
+    """1-d: a square matrix with input on that diagonal; 2-d: a copy of that diagonal.
+
+    >>> ember.diag(ember.tensor([1, 2])), ember.diag(ember.tensor([[1, 2], [3, 4]]))
+    (tensor([[1, 0],
+            [0, 2]]), tensor([1, 4]))
+    """
     _check_tensor(input, "diag")
     if input.dim() == 1:
         result = diag_embed(input, diagonal)
@@ -290,11 +420,28 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def diagflat(input, offset=0):
+    """diagflat(input, offset=0) -> Tensor
+
+    A 2-D tensor with input, flattened, on its `offset`-th diagonal.
+
+    >>> ember.diagflat(ember.tensor([[1, 2], [3, 4]]))
+    tensor([[1, 0, 0, 0],
+            [0, 2, 0, 0],
+            [0, 0, 3, 0],
+            [0, 0, 0, 4]])
+    """
     _check_tensor(input, "diagflat")
     return diag_embed(input.reshape(-1), offset)
 
 
 def trace(input):
+    """trace(input) -> Tensor
+
+    The sum of the main diagonal of a 2-D tensor.
+
+    >>> ember.trace(ember.arange(9.0).reshape(3, 3))
+    tensor(12.)
+    """
     _check_tensor(input, "trace")
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
@@ -302,7 +449,12 @@ def trace(input):
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Rotates by 90 degrees k times in the plane of dims, from the first towards the second."""
+    """Rotates by 90 degrees k times in the plane of dims, from the first towards the second.
+
+    >>> ember.rot90(ember.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 4],
+            [1, 3]])
+    """
     _check_tensor(input, "rot90")
     dims = _ints(dims, "rot90")
     n = input.dim()
@@ -328,7 +480,13 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 def block_diag(*tensors):
-    """The tensors (0-d, 1-d as a row, 2-d) on the diagonal of one matrix, zeros elsewhere."""
+    """The tensors (0-d, 1-d as a row, 2-d) on the diagonal of one matrix, zeros elsewhere.
+
+    >>> ember.block_diag(ember.tensor([[1, 2]]), ember.tensor([[3], [4]]))
+    tensor([[1, 2, 0],
+            [0, 0, 3],
+            [0, 0, 4]])
+    """
     ts = _tensor_list(tensors, "block_diag")
     mats = []
     for i, t in enumerate(ts):
@@ -352,6 +510,16 @@ def block_diag(*tensors):
 
 
 def cartesian_prod(*tensors):
+    """cartesian_prod(*tensors) -> Tensor
+
+    The Cartesian product of 1-D tensors, one row per combination (itertools.product order).
+
+    >>> ember.cartesian_prod(ember.tensor([1, 2]), ember.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
     ts = _tensor_list(tensors, "cartesian_prod")
     for t in ts:
         if t.dim() != 1:
@@ -363,7 +531,13 @@ def cartesian_prod(*tensors):
 
 def combinations(input, r=2, with_replacement=False):
     """Length-r combinations of a 1-d tensor's elements, in lexicographic order of positions
-    (the index tuples come from a masked r-d grid of positions)."""
+    (the index tuples come from a masked r-d grid of positions).
+
+    >>> ember.combinations(ember.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
     _check_tensor(input, "combinations")
     if input.dim() != 1:
         raise RuntimeError(f"combinations: Expect a 1D vector, but got shape {tuple(input.shape)}")
@@ -387,7 +561,11 @@ def combinations(input, r=2, with_replacement=False):
 
 # ---- indexing ---------------------------------------------------------------------------------
 def take(input, index):
-    """input read as 1-d at `index` (negative counts from the end); the result has index's shape."""
+    """input read as 1-d at `index` (negative counts from the end); the result has index's shape.
+
+    >>> ember.take(ember.tensor([[1, 2], [3, 4]]), ember.tensor([0, 3]))
+    tensor([1, 4])
+    """
     _check_tensor(input, "take")
     _check_tensor(index, "take", "index")
     if index.dtype != int64:
@@ -424,6 +602,13 @@ def _index_along(input, dim, index, width_shape, fn):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    """index_add(input, dim, index, source, *, alpha=1) -> Tensor
+
+    A copy of input with alpha * source's slices added at `index` along `dim` (repeats accumulate).
+
+    >>> ember.index_add(ember.zeros(3), 0, ember.tensor([0, 0, 2]), ember.tensor([1.0, 2.0, 3.0]))
+    tensor([3., 0., 3.])
+    """
     _check_tensor(input, "index_add")
     _check_tensor(source, "index_add", "source")
     d, idx = _index_along(input, dim, index, list(source.shape), "index_add")
@@ -435,6 +620,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 def index_copy(input, dim, index, source):
+    """index_copy(input, dim, index, source) -> Tensor
+
+    A copy of input with source's slices written at `index` along `dim`.
+
+    >>> ember.index_copy(ember.zeros(4), 0, ember.tensor([3, 1]), ember.tensor([5.0, 6.0]))
+    tensor([0., 6., 0., 5.])
+    """
     _check_tensor(input, "index_copy")
     _check_tensor(source, "index_copy", "source")
     d, idx = _index_along(input, dim, index, list(source.shape), "index_copy")
@@ -445,6 +637,14 @@ def index_copy(input, dim, index, source):
 
 
 def index_fill(input, dim, index, value):
+    """index_fill(input, dim, index, value) -> Tensor
+
+    A copy of input with the slices at `index` along `dim` set to `value`.
+
+    >>> ember.index_fill(ember.zeros(2, 3), 1, ember.tensor([0, 2]), -1.0)
+    tensor([[-1.,  0., -1.],
+            [-1.,  0., -1.]])
+    """
     _check_tensor(input, "index_fill")
     _check_tensor(index, "index_fill", "index")
     shape = list(input.shape)
@@ -465,7 +665,11 @@ def index_fill(input, dim, index, value):
 # ---- splitting --------------------------------------------------------------------------------
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input along dim: n near-equal parts (the first size % n one longer), or the
-    pieces between the given indices."""
+    pieces between the given indices.
+
+    >>> ember.tensor_split(ember.arange(7), 3)
+    (tensor([0, 1, 2]), tensor([3, 4]), tensor([5, 6]))
+    """
     _check_tensor(input, "tensor_split")
     n = input.dim()
     if n == 0:
@@ -513,7 +717,7 @@ def _split_named(fn, min_dim, dim_of):
                                    f"size of the dimension {input.shape[dim]} is not divisible by "
                                    f"the split_size {s}!")
         return tensor_split(input, indices_or_sections, dim)
-    f.__name__ = fn
+    f.__name__, f.__doc__ = fn, DOCS[fn]
     return f
 
 
@@ -523,6 +727,13 @@ dsplit = _split_named("dsplit", 3, lambda t: 2)
 
 
 def ravel(input):
+    """ravel(input) -> Tensor
+
+    input flattened to 1-D in row-major order (a view when possible, else a copy).
+
+    >>> ember.ravel(ember.tensor([[1, 2], [3, 4]]).t())
+    tensor([1, 3, 2, 4])
+    """
     _check_tensor(input, "ravel")
     return input.reshape(-1)
 

@@ -87,12 +87,42 @@ def _network(op, mode, input, batch_sizes, hx, params, has_biases, num_layers, d
     return (output,) + tuple(finals)
 
 
+# op -> its docstring example (a doctest of tests/python/test_docstring_examples.py)
+NETWORK_EXAMPLES = {
+    "lstm": """\
+>>> x, h0, c0 = ember.ones(5, 3, 2), ember.zeros(1, 3, 4), ember.zeros(1, 3, 4)
+>>> params = [ember.ones(16, 2), ember.ones(16, 4), ember.zeros(16), ember.zeros(16)]
+>>> out, h, c = ember.lstm(x, (h0, c0), params, True, 1, 0.0, False, False, False)
+>>> out.shape, h.shape, c.shape
+(ember.Size([5, 3, 4]), ember.Size([1, 3, 4]), ember.Size([1, 3, 4]))""",
+    "gru": """\
+>>> x, h0 = ember.ones(5, 3, 2), ember.zeros(1, 3, 4)
+>>> params = [ember.ones(12, 2), ember.ones(12, 4), ember.zeros(12), ember.zeros(12)]
+>>> out, h = ember.gru(x, h0, params, True, 1, 0.0, False, False, False)
+>>> out.shape, h.shape
+(ember.Size([5, 3, 4]), ember.Size([1, 3, 4]))""",
+    "rnn_tanh": """\
+>>> x, h0 = ember.ones(2, 1, 1), ember.zeros(1, 1, 1)
+>>> params = [ember.ones(1, 1), ember.ones(1, 1), ember.zeros(1), ember.zeros(1)]
+>>> out, h = ember.rnn_tanh(x, h0, params, True, 1, 0.0, False, False, False)
+>>> out
+tensor([[[0.7616]],
+<BLANKLINE>
+        [[0.9427]]])""",
+    "rnn_relu": """\
+>>> x, h0 = ember.ones(2, 1, 1), ember.zeros(1, 1, 1)
+>>> params = [ember.ones(1, 1), ember.ones(1, 1), ember.zeros(1), ember.zeros(1)]
+>>> out, h = ember.rnn_relu(x, h0, params, True, 1, 0.0, False, False, False)
+>>> out
+tensor([[[1.]],
+<BLANKLINE>
+        [[2.]]])""",
+}
+
+
 def _network_function(mode, op):
     if mode == "LSTM":
         def fn(input, *args):
-            """torch.lstm: (input, (h0, c0), params, has_biases, num_layers, dropout, train,
-            bidirectional, batch_first) or packed (data, batch_sizes, (h0, c0), params,
-            has_biases, num_layers, dropout, train, bidirectional)."""
             packed = len(args) > 0 and isinstance(args[0], Tensor)
             if packed:
                 batch_sizes, hx, *rest = args
@@ -118,9 +148,11 @@ def _network_function(mode, op):
                                 "were given")
             _check_tensor(hx, op, "hx")
             return _network(op, mode, input, batch_sizes, (hx,), *rest)
-        fn.__doc__ = (f"torch.{op}: (input, hx, params, has_biases, num_layers, dropout, train, "
-                      "bidirectional, batch_first) or packed (data, batch_sizes, hx, params, "
-                      "has_biases, num_layers, dropout, train, bidirectional).")
+    hx = "(h0, c0)" if mode == "LSTM" else "hx"
+    fn.__doc__ = (f"torch.{op}: (input, {hx}, params, has_biases, num_layers, dropout, train,\n"
+                  f"bidirectional, batch_first) or packed (data, batch_sizes, {hx}, params,\n"
+                  f"has_biases, num_layers, dropout, train, bidirectional).\n\n"
+                  + NETWORK_EXAMPLES[op])
     fn.__name__ = fn.__qualname__ = op
     return fn
 
@@ -167,24 +199,41 @@ def _cell(op, mode, input, hx, w_ih, w_hh, b_ih, b_hh):
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    """One LSTM step: hx = (h, c) of (batch, hidden); returns (h', c')."""
+    """One LSTM step: hx = (h, c) of (batch, hidden); returns (h', c').
+
+    >>> h, c = ember.lstm_cell(ember.ones(3, 2), (ember.zeros(3, 4), ember.zeros(3, 4)), ember.ones(16, 2), ember.ones(16, 4))
+    >>> h.shape, c.shape
+    (ember.Size([3, 4]), ember.Size([3, 4]))
+    """
     if not isinstance(hx, (tuple, list)) or len(hx) != 2:
         raise TypeError("lstm_cell(): argument 'hx' must be a tuple of 2 Tensors (h, c)")
     return tuple(_cell("lstm_cell", "LSTM", input, hx, w_ih, w_hh, b_ih, b_hh))
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    """One GRU step (gates r, z, n, as nn.GRUCell); returns h'."""
+    """One GRU step (gates r, z, n, as nn.GRUCell); returns h'.
+
+    >>> ember.gru_cell(ember.ones(3, 2), ember.zeros(3, 4), ember.ones(12, 2), ember.ones(12, 4)).shape
+    ember.Size([3, 4])
+    """
     return _cell("gru_cell", "GRU", input, (hx,), w_ih, w_hh, b_ih, b_hh)[0]
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    """h' = tanh(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
+    """h' = tanh(input w_ih^T + b_ih + hx w_hh^T + b_hh).
+
+    >>> ember.rnn_tanh_cell(ember.ones(1, 1), ember.zeros(1, 1), ember.ones(1, 1), ember.ones(1, 1))
+    tensor([[0.7616]])
+    """
     return _cell("rnn_tanh_cell", "RNN_TANH", input, (hx,), w_ih, w_hh, b_ih, b_hh)[0]
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    """h' = relu(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
+    """h' = relu(input w_ih^T + b_ih + hx w_hh^T + b_hh).
+
+    >>> ember.rnn_relu_cell(ember.tensor([[2.0]]), ember.ones(1, 1), ember.ones(1, 1), ember.ones(1, 1))
+    tensor([[3.]])
+    """
     return _cell("rnn_relu_cell", "RNN_RELU", input, (hx,), w_ih, w_hh, b_ih, b_hh)[0]
 
 

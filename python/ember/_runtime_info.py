@@ -9,32 +9,56 @@ from ._tensor import Tensor, device as _device
 
 
 class OutOfMemoryError(RuntimeError):
-    """Exception raised when device is out of memory"""
+    """Exception raised when device is out of memory
+
+    >>> issubclass(ember.OutOfMemoryError, RuntimeError)
+    True
+    """
 
 
 class AcceleratorError(RuntimeError):
-    """Exception raised while executing on device"""
+    """Exception raised while executing on device
+
+    >>> issubclass(ember.AcceleratorError, RuntimeError)
+    True
+    """
 
 
 class FatalError(Exception):
-    """An unrecoverable error of the runtime (torch raises it from its TorchScript interpreter)."""
+    """An unrecoverable error of the runtime (torch raises it from its TorchScript interpreter).
+
+    >>> issubclass(ember.FatalError, Exception)
+    True
+    """
 
 
 def compiled_with_cxx11_abi():
-    """Returns whether ember was built with _GLIBCXX_USE_CXX11_ABI=1 (read from the build)."""
+    """Returns whether ember was built with _GLIBCXX_USE_CXX11_ABI=1 (read from the build).
+
+    >>> ember.compiled_with_cxx11_abi()
+    True
+    """
     return _C.build_info().get("cxx11_abi") == "1"
 
 
 def get_file_path(*path_components):
     """os.path.join(the directory that holds the ember package, *path_components), as torch's
-    (whose base is the directory holding the torch package)."""
+    (whose base is the directory holding the torch package).
+
+    >>> ember.get_file_path('ember', 'py.typed').endswith('py.typed')
+    True
+    """
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *path_components)
 
 
 @functools.cache
 def get_device_module(device=None):
     """The ember module of a device type (ember.cpu for 'cpu', ember.cuda for 'cuda:0', ...);
-    with no device, the current accelerator's, which is the CPU's: ember has no accelerator."""
+    with no device, the current accelerator's, which is the CPU's: ember has no accelerator.
+
+    >>> ember.get_device_module('cpu').__name__
+    'ember.cpu'
+    """
     import importlib
     if isinstance(device, _device):
         name = device.type
@@ -52,7 +76,11 @@ def get_device_module(device=None):
 
 
 def is_distributed(input):
-    """False: an ember tensor is always one local tensor (no legacy distributed tensors)."""
+    """False: an ember tensor is always one local tensor (no legacy distributed tensors).
+
+    >>> ember.is_distributed(ember.ones(2))
+    False
+    """
     if not isinstance(input, Tensor):
         raise TypeError(f"is_distributed(): argument 'input' must be Tensor, not {type(input).__name__}")
     return False
@@ -67,7 +95,15 @@ class _ClassProperty:
 
 
 def classproperty(func):
-    """A read-only property of the class itself (the getter gets the class)."""
+    """A read-only property of the class itself (the getter gets the class).
+
+    >>> class C:
+    ...     @ember.classproperty
+    ...     def name(cls):
+    ...         return cls.__name__
+    >>> C.name
+    'C'
+    """
     if not isinstance(func, (classmethod, staticmethod)):
         func = classmethod(func)
     return _ClassProperty(func)
@@ -75,7 +111,11 @@ def classproperty(func):
 
 def thread_safe_generator():
     """The calling DataLoader thread worker's generator, else None (the global generator). ember's
-    DataLoader runs workers as processes, where torch also returns None."""
+    DataLoader runs workers as processes, where torch also returns None.
+
+    >>> ember.thread_safe_generator() is None
+    True
+    """
     from .utils.data import get_worker_info
     info = get_worker_info()
     if info is not None and getattr(info, "worker_method", None) == "thread" \
@@ -86,7 +126,11 @@ def thread_safe_generator():
 
 def to_dlpack(tensor):
     """A DLPack capsule sharing `tensor`'s memory (what tensor.__dlpack__() returns), for
-    from_dlpack in ember, torch, NumPy, ..."""
+    from_dlpack in ember, torch, NumPy, ...
+
+    >>> type(ember.to_dlpack(ember.ones(2))).__name__
+    'PyCapsule'
+    """
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'data' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
@@ -95,7 +139,11 @@ def to_dlpack(tensor):
 
 def prepare_multiprocessing_environment(path):
     """A hook for deployments that set up multiprocessing themselves; it does nothing, as in
-    torch's open-source build."""
+    torch's open-source build.
+
+    >>> ember.prepare_multiprocessing_environment('/tmp') is None
+    True
+    """
 
 
 FUNCTIONS = {"OutOfMemoryError": OutOfMemoryError, "AcceleratorError": AcceleratorError,

@@ -75,15 +75,39 @@ def _earlier_beats(greater):
 
 
 def cummax(input, dim):
+    """cummax(input, dim) -> (Tensor values, Tensor indices)
+
+    The running maximum along `dim` and the index where each was reached (the last one on ties,
+    as torch).
+
+    >>> ember.cummax(ember.tensor([1, 3, 2, 5]), dim=0)
+    ember.return_types.cummax(
+    values=tensor([1, 3, 3, 5]),
+    indices=tensor([0, 1, 1, 3]))
+    """
     return _cum_extreme("cummax", cummax_result, input, dim, _earlier_beats(_C.gt))
 
 
 def cummin(input, dim):
+    """cummin(input, dim) -> (Tensor values, Tensor indices)
+
+    The running minimum along `dim` and the index where each was reached (the last one on ties,
+    as torch).
+
+    >>> ember.cummin(ember.tensor([4, 2, 3, 1]), dim=0)
+    ember.return_types.cummin(
+    values=tensor([4, 2, 2, 1]),
+    indices=tensor([0, 1, 1, 3]))
+    """
     return _cum_extreme("cummin", cummin_result, input, dim, _earlier_beats(_C.lt))
 
 
 def logcumsumexp(input, dim, *, out=None):
-    """log(cumsum(exp(input))) without overflow: a prefix scan of logaddexp."""
+    """log(cumsum(exp(input))) without overflow: a prefix scan of logaddexp.
+
+    >>> ember.logcumsumexp(ember.tensor([0.0, 0.0, 0.0]), dim=0)
+    tensor([0.0000, 0.6931, 1.0986])
+    """
     d = _check("logcumsumexp", input, dim)
     if input.dtype not in _FLOATING:
         name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[input.dtype.name]

@@ -5,6 +5,14 @@ from ._comparison import _into
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> Tensor
+
+    A copy of input with src's values reduced ('sum', 'prod', 'mean', 'amax', 'amin') into the
+    positions `index` gives along `dim`.
+
+    >>> ember.scatter_reduce(ember.zeros(2), 0, ember.tensor([0, 0, 1]), ember.tensor([1.0, 2.0, 5.0]), 'amax')
+    tensor([2., 5.])
+    """
     return _into(_C._scatter_reduce(input, dim, index, src, reduce, include_self), out,
                  "scatter_reduce")
 
@@ -24,6 +32,14 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None) -> Tensor
+
+    A copy of input with source's slices reduced ('prod', 'mean', 'amax', 'amin') into the slices
+    at `index` along `dim`.
+
+    >>> ember.index_reduce(ember.ones(2), 0, ember.tensor([0, 0, 1]), ember.tensor([2.0, 3.0, 4.0]), 'prod')
+    tensor([6., 4.])
+    """
     return _into(_C._index_reduce(input, dim, index, source, reduce, include_self), out,
                  "index_reduce")
 
@@ -45,7 +61,11 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 
 def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
                    unsafe=False, initial=None):
-    """Reduces consecutive runs of `data` along `axis` (given by lengths or offsets)."""
+    """Reduces consecutive runs of `data` along `axis` (given by lengths or offsets).
+
+    >>> ember.segment_reduce(ember.tensor([1.0, 2.0, 3.0, 4.0]), 'sum', lengths=ember.tensor([1, 3]))
+    tensor([1., 9.])
+    """
     if indices is not None:  # torch accepts the argument and implements nothing for it
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     return _C._segment_reduce(data, reduce, lengths, offsets, axis, unsafe, initial)

@@ -36,7 +36,11 @@ def _fill(out, mask, source, op):
 
 def masked_scatter(input, mask, source):
     """input with its elements where mask (broadcast) is True replaced, in order, by
-    source's first elements."""
+    source's first elements.
+
+    >>> ember.masked_scatter(ember.zeros(4), ember.tensor([True, False, True, False]), ember.tensor([1.0, 2.0]))
+    tensor([1., 0., 2., 0.])
+    """
     _masked_scatter_checks("masked_scatter", input, mask, source)
     shape = _broadcast(input.shape, mask.shape, "masked_scatter")
     out = input.expand(shape).clone()
@@ -92,7 +96,12 @@ def _put_checks(op, input, index, source):
 
 def put(input, index, source, accumulate=False):
     """input with the elements at flat indices `index` (negatives count from the end) set to
-    source, or increased by it with accumulate=True."""
+    source, or increased by it with accumulate=True.
+
+    >>> ember.put(ember.zeros(2, 2), ember.tensor([0, 3]), ember.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
     _put_checks("put", input, index, source)
     out = input.clone()
     if index.numel():
@@ -126,7 +135,11 @@ def put_(self, index, source, accumulate=False):
 
 def unravel_index(indices, shape):
     """The coordinates in a tensor of `shape` of the flat (row-major) indices: a tuple of one
-    int64 tensor per dim, each of indices' shape. Negative indices count from the end."""
+    int64 tensor per dim, each of indices' shape. Negative indices count from the end.
+
+    >>> ember.unravel_index(ember.tensor([4, 5]), (2, 3))
+    (tensor([1, 1]), tensor([1, 2]))
+    """
     if not isinstance(indices, Tensor):
         raise TypeError(f"unravel_index(): expected 'indices' to be a Tensor, but got "
                         f"{type(indices).__name__}")

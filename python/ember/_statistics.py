@@ -46,7 +46,11 @@ def _wrap_dim(dim, n, fn):
 
 # ---- NaN-ignoring reductions --------------------------------------------------------------------
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """sum with NaNs counted as zero."""
+    """sum with NaNs counted as zero.
+
+    >>> ember.nansum(ember.tensor([1.0, float('nan'), 3.0]))
+    tensor(4.)
+    """
     _check_tensor(input, "nansum")
     if dim is not None:
         check_dims("nansum", dim, input.dim())
@@ -57,7 +61,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """mean over the non-NaN elements (NaN where there are none)."""
+    """mean over the non-NaN elements (NaN where there are none).
+
+    >>> ember.nanmean(ember.tensor([1.0, float('nan'), 3.0]))
+    tensor(2.)
+    """
     _check_tensor(input, "nanmean")
     if dim is not None:
         check_dims("nanmean", dim, input.dim())
@@ -112,16 +120,33 @@ def _raise(fn, msg):
 
 
 def median(input, dim=None, keepdim=False):
-    """The lower median (values, indices) along dim; of all elements when dim is None."""
+    """The lower median (values, indices) along dim; of all elements when dim is None.
+
+    >>> ember.median(ember.tensor([3.0, 1.0, 2.0, 4.0]))
+    tensor(2.)
+    """
     return _median("median", input, dim, keepdim, False)
 
 
 def nanmedian(input, dim=None, keepdim=False):
+    """nanmedian(input, dim=None, keepdim=False) -> Tensor or (values, indices)
+
+    median ignoring NaNs (the lower of the two middle values, as median).
+
+    >>> ember.nanmedian(ember.tensor([1.0, float('nan'), 3.0, 2.0]))
+    tensor(2.)
+    """
     return _median("nanmedian", input, dim, keepdim, True)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """The k-th smallest element along dim (values, indices)."""
+    """The k-th smallest element along dim (values, indices).
+
+    >>> ember.kthvalue(ember.tensor([3.0, 1.0, 2.0]), 2)
+    ember.return_types.kthvalue(
+    values=tensor(2.),
+    indices=tensor(2))
+    """
     _check_tensor(input, "kthvalue")
     d = _wrap_dim(dim, input.dim(), "kthvalue")
     x = input if input.dim() else input.reshape(1)
@@ -138,7 +163,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones) and the index
-    of its last occurrence, as torch: runs of the stably sorted rows, counted by scatter_add."""
+    of its last occurrence, as torch: runs of the stably sorted rows, counted by scatter_add.
+
+    >>> ember.mode(ember.tensor([1, 2, 2, 3]))
+    ember.return_types.mode(
+    values=tensor(2),
+    indices=tensor(2))
+    """
     _check_tensor(input, "mode")
     d = _wrap_dim(dim, input.dim(), "mode")
     x = input if input.dim() else input.reshape(1)
@@ -163,7 +194,12 @@ def mode(input, dim=-1, keepdim=False):
 
 
 def msort(input):
-    """input sorted along dim 0."""
+    """input sorted along dim 0.
+
+    >>> ember.msort(ember.tensor([[3, 1], [1, 2]]))
+    tensor([[1, 1],
+            [3, 2]])
+    """
     _check_tensor(input, "msort")
     return _sorted_along(input, 0)[0] if input.dim() else input.clone()
 
@@ -233,11 +269,26 @@ def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor
+
+    The q-th quantiles of input (q a float or a 1-D tensor in [0, 1]), interpolated between
+    the sorted values as `interpolation` says.
+
+    >>> ember.quantile(ember.tensor([1.0, 2.0, 3.0, 4.0]), ember.tensor([0.25, 0.5]))
+    tensor([1.7500, 2.5000])
+    """
     result = _quantile("quantile", input, q, dim, keepdim, interpolation, False)
     return _out(result, out, "quantile")
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor
+
+    quantile ignoring NaNs (a slice of only NaNs gives NaN).
+
+    >>> ember.nanquantile(ember.tensor([1.0, float('nan'), 3.0]), 0.5)
+    tensor(2.)
+    """
     result = _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
     return _out(result, out, "nanquantile")
 
@@ -259,6 +310,13 @@ def _moment_args(dim, unbiased, correction):
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)
+
+    The standard deviation (Bessel-corrected by default) and the mean, in one call.
+
+    >>> ember.std_mean(ember.tensor([1.0, 2.0, 3.0]))
+    (tensor(1.), tensor(2.))
+    """
     _check_tensor(input, "std_mean")
     dim, correction = _moment_args(dim, unbiased, correction)
     if dim is not None:
@@ -268,6 +326,13 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)
+
+    The variance (Bessel-corrected by default) and the mean, in one call.
+
+    >>> ember.var_mean(ember.tensor([1.0, 2.0, 3.0]))
+    (tensor(1.), tensor(2.))
+    """
     _check_tensor(input, "var_mean")
     dim, correction = _moment_args(dim, unbiased, correction)
     if dim is not None:
@@ -277,6 +342,15 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def aminmax(input, *, dim=None, keepdim=False):
+    """aminmax(input, *, dim=None, keepdim=False) -> (Tensor min, Tensor max)
+
+    The minimum and the maximum of input (over `dim`, or over all elements), in one call.
+
+    >>> ember.aminmax(ember.tensor([[1, 5], [3, 2]]), dim=1)
+    ember.return_types.aminmax(
+    min=tensor([1, 2]),
+    max=tensor([5, 3]))
+    """
     _check_tensor(input, "aminmax")
     if input.numel() == 0 and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -290,7 +364,11 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """The n-th forward difference along dim, after prepending/appending."""
+    """The n-th forward difference along dim, after prepending/appending.
+
+    >>> ember.diff(ember.tensor([1, 3, 6, 10]))
+    tensor([2, 3, 4])
+    """
     _check_tensor(input, "diff")
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -312,7 +390,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """Covariance of the rows (variables) of a 2-d input whose columns are observations."""
+    """Covariance of the rows (variables) of a 2-d input whose columns are observations.
+
+    >>> ember.cov(ember.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]))
+    tensor([[1.0000, 2.5000],
+            [2.5000, 6.3333]])
+    """
     _check_tensor(input, "cov")
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input "
@@ -365,7 +448,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
-    """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
+    """Pearson correlation coefficients of the rows, clipped to [-1, 1].
+
+    >>> ember.corrcoef(ember.tensor([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
     c = cov(input)
     if c.dim() == 0:
         return c / c
@@ -376,7 +464,11 @@ def corrcoef(input):
 
 # ---- counting and searching ---------------------------------------------------------------------
 def bincount(input, weights=None, minlength=0):
-    """How many times each non-negative int occurs (or the sum of its weights)."""
+    """How many times each non-negative int occurs (or the sum of its weights).
+
+    >>> ember.bincount(ember.tensor([0, 1, 1, 3]))
+    tensor([1, 2, 0, 1])
+    """
     _check_tensor(input, "bincount")
     if input.dim() != 1 or input.dtype not in (int64, int32, _C.dtype.uint8, _bool):
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs (got shape "
@@ -401,7 +493,11 @@ def bincount(input, weights=None, minlength=0):
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """Counts in `bins` equal-width bins over [min, max] (the data's range when min == max);
-    values outside are ignored, max itself falls in the last bin."""
+    values outside are ignored, max itself falls in the last bin.
+
+    >>> ember.histc(ember.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+    tensor([0., 2., 1., 0.])
+    """
     _check_tensor(input, "histc")
     if input.dtype not in _FLOATING:
         name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[input.dtype.name]
@@ -429,7 +525,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
                  out=None):
     """For each value, the index where it would be inserted to keep the innermost dim of
-    sorted_sequence sorted (left: before equal values; right: after)."""
+    sorted_sequence sorted (left: before equal values; right: after).
+
+    >>> ember.searchsorted(ember.tensor([1, 3, 5, 7]), ember.tensor([3, 6]))
+    tensor([1, 3])
+    """
     _check_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
     if side is not None:
         if side not in ("left", "right"):
@@ -464,6 +564,14 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor
+
+    For each element, the index of the bucket of the sorted 1-D `boundaries` it falls in
+    (`right=True`: boundaries[i-1] <= x < boundaries[i]).
+
+    >>> ember.bucketize(ember.tensor([1, 5, 9]), ember.tensor([2, 4, 6, 8]))
+    tensor([0, 2, 4])
+    """
     _check_tensor(boundaries, "bucketize", "boundaries")
     if boundaries.dim() != 1:
         raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got dim("
@@ -498,7 +606,11 @@ def _unique_sorted(flat, sorted_values, order, return_inverse, return_counts, sh
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values in ascending order (ember always sorts, which torch allows for
-    sorted=False), with optional inverse indices and counts."""
+    sorted=False), with optional inverse indices and counts.
+
+    >>> ember.unique(ember.tensor([2, 1, 2, 3]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 2, 1]))
+    """
     _check_tensor(input, "unique")
     if dim is not None:
         raise NotImplementedError("unique(dim=...) is not implemented in ember yet; flatten or "
@@ -510,7 +622,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapses runs of equal consecutive values (of the flattened input)."""
+    """Collapses runs of equal consecutive values (of the flattened input).
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]))
+    tensor([1, 2, 1])
+    """
     _check_tensor(input, "unique_consecutive")
     if dim is not None:
         raise NotImplementedError("unique_consecutive(dim=...) is not implemented in ember yet")

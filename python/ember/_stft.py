@@ -38,7 +38,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
     """Fourier transforms of windowed frames of a 1-D (L) or 2-D (B, L) signal: the result is
-    (B?, n_fft // 2 + 1 (onesided) or n_fft, frames)."""
+    (B?, n_fft // 2 + 1 (onesided) or n_fft, frames).
+
+    >>> ember.stft(ember.ones(8), n_fft=4, return_complex=True).shape
+    ember.Size([3, 9])
+    """
     E = _ember()
     F = E.nn.functional
     complex_in = input.is_complex() or (window is not None and window.is_complex())
@@ -94,7 +98,13 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
     """The inverse of stft: inverse transforms of the frames, windowed again, overlap-added and
-    divided by the overlap-added squared window."""
+    divided by the overlap-added squared window.
+
+    >>> x = ember.arange(8.0)
+    >>> w = ember.hann_window(4)
+    >>> ember.istft(ember.stft(x, 4, window=w, return_complex=True), 4, window=w, length=8)
+    tensor([0., 1., 2., 3., 4., 5., 6., 7.])
+    """
     E = _ember()
     F = E.nn.functional
     if not input.is_complex():

@@ -17,7 +17,12 @@ Tensor = _C.Tensor
 
 
 class UntypedStorage:
-    """The bytes under a tensor and all its views (torch.UntypedStorage)."""
+    """The bytes under a tensor and all its views (torch.UntypedStorage).
+
+    >>> s = ember.tensor([1, 2], dtype=ember.uint8).untyped_storage()
+    >>> len(s), s.nbytes()
+    (2, 2)
+    """
 
     def __init__(self, size=0, *, device=None):
         if isinstance(size, Tensor):  # internal: the storage of a tensor
@@ -117,7 +122,12 @@ def _bytes_of(storage):
 
 class TypedStorage(UntypedStorage):
     """A storage read as elements of one dtype (torch.TypedStorage, what Tensor.storage()
-    returns): indexing gives Python numbers of that dtype."""
+    returns): indexing gives Python numbers of that dtype.
+
+    >>> s = ember.tensor([1.0, 2.0]).storage()
+    >>> len(s), s.dtype
+    (2, ember.float32)
+    """
 
     def __init__(self, tensor=None, *, dtype=None):
         if not isinstance(tensor, Tensor):
@@ -324,7 +334,11 @@ def _new_strided(size, stride, dtype, requires_grad, fn):
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
-    """Uninitialised memory viewed with the given sizes and strides."""
+    """Uninitialised memory viewed with the given sizes and strides.
+
+    >>> ember.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
     from ._device import tensor_to_device
     if device is not None:
         tensor_to_device(device, "empty_strided")
@@ -335,7 +349,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
                    requires_grad=False, pin_memory=False):
     """Uninitialised memory of shape `size` laid out in memory in the order physical_layout
-    (its last entry the fastest-moving dim), as torch."""
+    (its last entry the fastest-moving dim), as torch.
+
+    >>> ember.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
     size = _sizes((size,), "empty_permuted")
     order = _sizes((physical_layout,), "empty_permuted")
     if sorted(order) != list(range(len(size))):
@@ -364,7 +382,11 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    """A 1-d tensor sharing the memory of a Python buffer (bytes-like object)."""
+    """A 1-d tensor sharing the memory of a Python buffer (bytes-like object).
+
+    >>> ember.frombuffer(bytearray([1, 2, 3]), dtype=ember.uint8)
+    tensor([1, 2, 3], dtype=ember.uint8)
+    """
     import numpy as np
     from ._creation import from_numpy
     dtype = to_dtype(dtype)
@@ -398,7 +420,16 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
               pin_memory=False):
     """`size` elements read from a file (shared=True: a shared memory map, writes reach the
-    file; otherwise a private copy)."""
+    file; otherwise a private copy).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, 'x.bin')
+    ...     with open(path, 'wb') as f:
+    ...         _ = f.write(bytes([1, 2, 3]))
+    ...     print(ember.from_file(path, size=3, dtype=ember.uint8))
+    tensor([1, 2, 3], dtype=ember.uint8)
+    """
     import numpy as np
     from ._creation import from_numpy
     dtype = to_dtype(dtype) if dtype is not None else get_default_dtype()
@@ -418,7 +449,11 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor, sharing its memory when it is a tensor (or a NumPy array) of the
-    requested dtype and copy is not True; copy=False refuses when a copy is needed."""
+    requested dtype and copy is not True; copy=False refuses when a copy is needed.
+
+    >>> ember.asarray([1, 2, 3]), ember.asarray([1.0], dtype=ember.float64)
+    (tensor([1, 2, 3]), tensor([1.], dtype=ember.float64))
+    """
     from ._creation import tensor, from_numpy
     import numpy as np
     if device is not None:

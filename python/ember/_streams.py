@@ -19,7 +19,12 @@ def _cpu(dev, what):
 
 
 class Stream:
-    """The CPU stream: in-order and synchronous, so every query finds it done."""
+    """The CPU stream: in-order and synchronous, so every query finds it done.
+
+    >>> s = ember.Stream()
+    >>> s.query(), s.device
+    (True, device(type='cpu'))
+    """
 
     def __init__(self, device=None, *, priority=0, device_index=-1, device_type=0, stream_id=0):
         _cpu(device, "Stream")
@@ -77,7 +82,12 @@ class Stream:
 
 class Event:
     """A CPU event: never pending (query() is True, wait/synchronize return at once); it
-    cannot be recorded on the CPU backend, as in torch."""
+    cannot be recorded on the CPU backend, as in torch.
+
+    >>> e = ember.Event()
+    >>> e.query(), e.device
+    (True, device(type='cpu'))
+    """
 
     def __init__(self, device=None, *, enable_timing=False, blocking=False, interprocess=False):
         _cpu(device, "Event")

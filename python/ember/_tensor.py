@@ -12,10 +12,20 @@ Tensor = _C.Tensor
 
 
 class Size(tuple):
-    """torch.Size: a tuple of ints that prints as ember.Size([2, 3])."""
+    """torch.Size: a tuple of ints that prints as ember.Size([2, 3]).
+
+    >>> s = ember.ones(2, 3).shape
+    >>> s, s.numel(), s[1:]
+    (ember.Size([2, 3]), 6, ember.Size([3]))
+    """
 
     def __repr__(self):
         return f"ember.Size({list(self)})"
+
+    def __getitem__(self, key):
+        """An int for an index, a Size for a slice (as torch.Size)."""
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
 
     def numel(self):
         n = 1

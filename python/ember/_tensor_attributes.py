@@ -12,7 +12,11 @@ Tensor = _C.Tensor
 
 
 class layout:
-    """torch.layout: how a tensor's elements are arranged. ember has one, `strided`."""
+    """torch.layout: how a tensor's elements are arranged. ember has one, `strided`.
+
+    >>> ember.zeros(2).layout, ember.strided
+    (ember.strided, ember.strided)
+    """
 
     def __init__(self, name):
         self._name = name
@@ -38,24 +42,51 @@ from ._grad_mode import is_inference_mode_enabled  # noqa: E402
 
 def is_inference(input):
     """False: ember has no inference tensors (a tensor made under inference_mode is a normal
-    tensor that can later enter autograd), documented in docs/autograd.md."""
+    tensor that can later enter autograd), documented in docs/autograd.md.
+
+    >>> with ember.inference_mode():
+    ...     x = ember.ones(2)
+    >>> ember.is_inference(x)
+    False
+    """
     _check(input, "is_inference")
     return False
 
 
 # ---- predicates -----------------------------------------------------------------------------------
 def is_same_size(input, other):
+    """is_same_size(input, other) -> bool
+
+    True when the two tensors have the same shape.
+
+    >>> ember.is_same_size(ember.zeros(2, 3), ember.ones(2, 3))
+    True
+    """
     _check(input, "is_same_size")
     _check(other, "is_same_size", "other")
     return tuple(input.shape) == tuple(other.shape)
 
 
 def is_signed(input):
+    """is_signed(input) -> bool
+
+    True when input's dtype can hold negative values (False for uint8 and bool).
+
+    >>> ember.is_signed(ember.tensor([1])), ember.is_signed(ember.tensor([1], dtype=ember.uint8))
+    (True, False)
+    """
     _check(input, "is_signed")
     return input.dtype.is_signed
 
 
 def get_device(input):
+    """get_device(input) -> int
+
+    The device index of input: -1 for a CPU tensor (ember's only device).
+
+    >>> ember.get_device(ember.ones(2))
+    -1
+    """
     _check(input, "get_device")
     return input.get_device()
 
@@ -128,7 +159,11 @@ def _volatile(self):
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     """Deprecated in torch: start, start + step, ... up to and including end (float32 by
-    default); torch.arange excludes end."""
+    default); torch.arange excludes end.
+
+    >>> ember.range(1, 2, 0.5)
+    tensor([1.0000, 1.5000, 2.0000])
+    """
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -152,7 +187,11 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
                   requires_grad=False):
-    """A 0-d tensor of the default float dtype (not of the number's type: torch.tensor's)."""
+    """A 0-d tensor of the default float dtype (not of the number's type: torch.tensor's).
+
+    >>> ember.scalar_tensor(3)
+    tensor(3.)
+    """
     if isinstance(s, Tensor):
         s = s.item()
     if not isinstance(s, (builtins.int, builtins.float, builtins.bool)):
@@ -190,7 +229,13 @@ def _new(self, *args, dtype=None, device=None, requires_grad=False):
 
 # ---- nonzero_static, Tensor.where ---------------------------------------------------------------
 def nonzero_static(input, *, size, fill_value=-1):
-    """nonzero's (n, ndim) indices cut or padded with fill_value to exactly `size` rows."""
+    """nonzero's (n, ndim) indices cut or padded with fill_value to exactly `size` rows.
+
+    >>> ember.nonzero_static(ember.tensor([0, 5, 0, 7]), size=3)
+    tensor([[ 1],
+            [ 3],
+            [-1]])
+    """
     _check(input, "nonzero_static")
     if isinstance(size, builtins.bool) or not isinstance(size, builtins.int) or size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be a non-negative int, got {size!r}")

@@ -9,7 +9,12 @@ import time
 
 class BenchmarkConfig:
     """How to run: num_calling_threads threads, each num_warmup_iters warm-up calls, then
-    num_iters calls in total across the threads."""
+    num_iters calls in total across the threads.
+
+    >>> config = ember.BenchmarkConfig()
+    >>> config.num_calling_threads, config.num_iters > 0
+    (1, True)
+    """
 
     def __init__(self):
         self.num_calling_threads = 1
@@ -21,7 +26,16 @@ class BenchmarkConfig:
 
 class BenchmarkExecutionStats:
     """latency_avg_ms: the wall time of the measured part times the number of calling threads,
-    divided by num_iters (torch's definition); num_iters: the calls measured."""
+    divided by num_iters (torch's definition); num_iters: the calls measured.
+
+    >>> bench = ember.ThroughputBenchmark(lambda x: x + 1)
+    >>> bench.add_input(ember.ones(2))
+    >>> config = ember.BenchmarkConfig()
+    >>> config.num_warmup_iters, config.num_iters = 1, 4
+    >>> stats = bench.benchmark(config)
+    >>> stats.num_iters, isinstance(stats, ember.BenchmarkExecutionStats)
+    (4, True)
+    """
 
     def __new__(cls, *args, **kwargs):
         if args or kwargs or cls is BenchmarkExecutionStats:
@@ -40,7 +54,13 @@ class BenchmarkExecutionStats:
 
 
 class ThroughputBenchmark:
-    """Wraps `module`; add_input() stores call arguments, benchmark() replays them."""
+    """Wraps `module`; add_input() stores call arguments, benchmark() replays them.
+
+    >>> bench = ember.ThroughputBenchmark(lambda x: x * 2)
+    >>> bench.add_input(ember.ones(2))
+    >>> bench.run_once(ember.ones(2))
+    tensor([2., 2.])
+    """
 
     def __init__(self, module):
         if not callable(module):

@@ -49,23 +49,41 @@ def _slice_view(name, dim, start, end, step):
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """input with input[..., start:end:step (along dim), ...] replaced by src."""
+    """input with input[..., start:end:step (along dim), ...] replaced by src.
+
+    >>> ember.slice_scatter(ember.zeros(5), ember.ones(2), start=1, end=5, step=2)
+    tensor([0., 1., 0., 1., 0.])
+    """
     return _scatter("slice_scatter", input, src, _slice_view("slice_scatter", dim, start, end, step))
 
 
 def select_scatter(input, src, dim, index):
-    """input with input.select(dim, index) replaced by src."""
+    """input with input.select(dim, index) replaced by src.
+
+    >>> ember.select_scatter(ember.zeros(2, 2), ember.tensor([1.0, 2.0]), 0, 1)
+    tensor([[0., 0.],
+            [1., 2.]])
+    """
     return _scatter("select_scatter", input, src, lambda t: t.select(dim, index))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    """input with input.diagonal(offset, dim1, dim2) replaced by src."""
+    """input with input.diagonal(offset, dim1, dim2) replaced by src.
+
+    >>> ember.diagonal_scatter(ember.zeros(2, 2), ember.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
     return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2))
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """input with input.as_strided(size, stride, storage_offset) replaced by src (the
-    geometry is read on input's elements in row-major order, as torch's for contiguous input)."""
+    geometry is read on input's elements in row-major order, as torch's for contiguous input).
+
+    >>> ember.as_strided_scatter(ember.zeros(4), ember.ones(2), (2,), (2,))
+    tensor([1., 0., 1., 0.])
+    """
     return _scatter("as_strided_scatter", input, src,
                     lambda t: t.as_strided(size, stride, 0 if storage_offset is None
                                            else storage_offset))
@@ -74,7 +92,12 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     """torch.slice_inverse: the base that the slice `input` was cut from, rebuilt as a view of
     input's storage with the geometry of `src` (a tensor shaped like that base), as torch:
-    input.as_strided(src.shape, src.stride(), src.storage_offset())."""
+    input.as_strided(src.shape, src.stride(), src.storage_offset()).
+
+    >>> base = ember.arange(5.0)
+    >>> ember.slice_inverse(base[1:3], base, dim=0, start=1, end=3)
+    tensor([0., 1., 2., 3., 4.])
+    """
     _check(input, "slice_inverse")
     _check(src, "slice_inverse", "src", 2)
     try:
@@ -86,6 +109,13 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
 
 # ---- splits -----------------------------------------------------------------------------------
 def split_with_sizes(input, split_sizes, dim=0):
+    """split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors
+
+    Views of input along `dim` of the given sizes (they must sum to its size there).
+
+    >>> ember.split_with_sizes(ember.arange(5), [2, 3])
+    (tensor([0, 1]), tensor([2, 3, 4]))
+    """
     _check(input, "split_with_sizes")
     if isinstance(split_sizes, builtins.int) or not all(
             isinstance(s, builtins.int) and not isinstance(s, builtins.bool) for s in split_sizes):
@@ -95,15 +125,36 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 def unsafe_split(input, split_size, dim=0):
+    """unsafe_split(input, split_size, dim=0) -> tuple of Tensors
+
+    As split (torch's version skips view checks for in-place use; ember's are ordinary views).
+
+    >>> ember.unsafe_split(ember.arange(5), 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    """
     _check(input, "unsafe_split")
     return input.split(split_size, dim)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors
+
+    As split_with_sizes (ordinary views in ember).
+
+    >>> ember.unsafe_split_with_sizes(ember.arange(5), [1, 4])
+    (tensor([0]), tensor([1, 2, 3, 4]))
+    """
     return split_with_sizes(input, split_sizes, dim)
 
 
 def unsafe_chunk(input, chunks, dim=0):
+    """unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors
+
+    As chunk (ordinary views in ember).
+
+    >>> ember.unsafe_chunk(ember.arange(6), 3)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4, 5]))
+    """
     _check(input, "unsafe_chunk")
     return input.chunk(chunks, dim)
 

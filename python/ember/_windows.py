@@ -36,7 +36,11 @@ def _check(name, window_length, dtype, periodic, **numbers):
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
-    """0.5 - 0.5 cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
+    """0.5 - 0.5 cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic).
+
+    >>> ember.hann_window(4)
+    tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
     dtype = _check("hann_window", window_length, dtype, periodic)
     return _w.general_cosine(window_length, a=[0.5, 0.5], sym=not periodic, dtype=dtype,
                              requires_grad=requires_grad)
@@ -44,7 +48,11 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
                    layout=None, device=None, pin_memory=False, requires_grad=False):
-    """alpha - beta cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic)."""
+    """alpha - beta cos(2 pi n / (N - 1)), N = window_length (+ 1 when periodic).
+
+    >>> ember.hamming_window(4)
+    tensor([0.0800, 0.5400, 1.0000, 0.5400])
+    """
     dtype = _check("hamming_window", window_length, dtype, periodic, alpha=alpha,
                    beta=beta)
     return _w.general_cosine(window_length, a=[alpha, beta], sym=not periodic, dtype=dtype,
@@ -53,7 +61,11 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
-    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))."""
+    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)).
+
+    >>> ember.blackman_window(5)[1:]
+    tensor([0.2008, 0.8492, 0.8492, 0.2008])
+    """
     dtype = _check("blackman_window", window_length, dtype, periodic)
     return _w.general_cosine(window_length, a=[0.42, 0.5, 0.08], sym=not periodic, dtype=dtype,
                              requires_grad=requires_grad)
@@ -61,14 +73,22 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
-    """The triangle 1 - |2n / (N - 1) - 1|."""
+    """The triangle 1 - |2n / (N - 1) - 1|.
+
+    >>> ember.bartlett_window(5)
+    tensor([0.0000, 0.4000, 0.8000, 0.8000, 0.4000])
+    """
     dtype = _check("bartlett_window", window_length, dtype, periodic)
     return _w.bartlett(window_length, sym=not periodic, dtype=dtype, requires_grad=requires_grad)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
                   device=None, pin_memory=False, requires_grad=False):
-    """i0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / i0(beta)."""
+    """i0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / i0(beta).
+
+    >>> ember.kaiser_window(3, periodic=False, beta=0.0)
+    tensor([1., 1., 1.])
+    """
     dtype = _check("kaiser_window", window_length, dtype, periodic, beta=beta)
     return _w.kaiser(window_length, beta=abs(beta), sym=not periodic, dtype=dtype,
                      requires_grad=requires_grad)

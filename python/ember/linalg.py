@@ -186,7 +186,13 @@ def householder_product(A, tau, *, out=None):
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """op(Q) @ other (left) or other @ op(Q), Q = H_1 ... H_k the m x m product of geqrf's
-    reflectors: the full Q is householder_product of input padded with zero columns."""
+    reflectors: the full Q is householder_product of input padded with zero columns.
+
+    >>> A = ember.tensor([[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]])
+    >>> qr, tau = ember.geqrf(A)
+    >>> ember.allclose(ember.ormqr(qr, tau, ember.eye(3)), ember.linalg.qr(A, mode='complete').Q)
+    True
+    """
     m = input.shape[-2]
     if input.dim() < 2 or other.dim() < 2:
         raise RuntimeError(f"torch.ormqr: input and other must have at least 2 dimensions, got "
@@ -204,6 +210,15 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
 
 
 def _geqrf(input, *, out=None):
+    """geqrf(input, *, out=None) -> (Tensor a, Tensor tau)
+
+    The QR factorization in LAPACK's packed form: R above the diagonal of `a`, the Householder
+    reflectors below it with their scales in `tau` (see ormqr, linalg.householder_product).
+
+    >>> qr, tau = ember.geqrf(ember.tensor([[3.0, 1.0], [4.0, 2.0]]))
+    >>> qr.shape, tau.shape
+    (ember.Size([2, 2]), ember.Size([2]))
+    """
     return _named(return_types.geqrf, _C._geqrf(input), out, "geqrf")
 
 
@@ -228,28 +243,62 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 # ---- torch's top-level names and Tensor methods ---------------------------------------------
 
 def logdet(input):
-    """log(det(input)): nan where the determinant is negative, -inf where it is 0 (torch.logdet)."""
+    """log(det(input)): nan where the determinant is negative, -inf where it is 0 (torch.logdet).
+
+    >>> ember.logdet(ember.tensor([[2.0, 0.0], [0.0, 3.0]])), ember.logdet(ember.tensor([[-1.0, 0.0], [0.0, 1.0]]))
+    (tensor(1.7918), tensor(nan))
+    """
     sign, logabsdet = _C._linalg_slogdet(input)
     return _C.where(sign < 0, float("nan"), logabsdet)
 
 
 def _slogdet(input):
+    """slogdet(input) -> (Tensor sign, Tensor logabsdet)
+
+    The sign and the log of the absolute value of the determinant (torch's top-level form of
+    linalg.slogdet).
+
+    >>> ember.slogdet(ember.tensor([[-2.0, 0.0], [0.0, 3.0]]))
+    ember.return_types.slogdet(
+    sign=tensor(-1.),
+    logabsdet=tensor(1.7918))
+    """
     return return_types.slogdet(*_C._linalg_slogdet(input))
 
 
 def _cholesky(input, upper=False, *, out=None):
+    """cholesky(input, upper=False, *, out=None) -> Tensor
+
+    The Cholesky factor L of a symmetric positive-definite matrix, A = L L^T (U with upper);
+    torch's older form of linalg.cholesky.
+
+    >>> ember.cholesky(ember.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
     return _out(_C._linalg_cholesky_ex(input, upper, True)[0], out, "cholesky")
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    """X with A X = input, A = L L^T given by its factor input2 = L (U = L^T with upper)."""
+    """X with A X = input, A = L L^T given by its factor input2 = L (U = L^T with upper).
+
+    >>> L = ember.tensor([[2.0, 0.0], [1.0, 2.0]])
+    >>> ember.cholesky_solve(ember.tensor([[8.0], [14.0]]), L)
+    tensor([[0.7500],
+            [2.5000]])
+    """
     L = input2.mT if upper else input2
     Y = _C._linalg_solve_triangular(L, input, False, True, False)
     return _out(_C._linalg_solve_triangular(L.mT, Y, True, True, False), out, "cholesky_solve")
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    """A^-1 for A = L L^T given by its factor input = L (U = L^T with upper)."""
+    """A^-1 for A = L L^T given by its factor input = L (U = L^T with upper).
+
+    >>> ember.cholesky_inverse(ember.tensor([[2.0, 0.0], [1.0, 1.0]]))
+    tensor([[ 0.5000, -0.5000],
+            [-0.5000,  1.0000]])
+    """
     n = input.shape[-1] if input.dim() >= 2 else 0
     from ._creation import eye
     eye_n = eye(n, dtype=input.dtype).expand(tuple(input.shape))
@@ -257,7 +306,12 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    """torch.triangular_solve's old form: (solution of op(A) X = b, a copy of A)."""
+    """torch.triangular_solve's old form: (solution of op(A) X = b, a copy of A).
+
+    >>> ember.triangular_solve(ember.tensor([[4.0], [6.0]]), ember.tensor([[2.0, 1.0], [0.0, 3.0]])).solution
+    tensor([[1.],
+            [2.]])
+    """
     Am = A.mT if transpose else A
     X = _C._linalg_solve_triangular(Am, b, upper != transpose, True, unitriangular)
     return return_types.triangular_solve(X, A.clone())
@@ -265,7 +319,12 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 def _svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd's old form: (U, S, V) with V, not V^T; reduced unless some=False. Without
-    compute_uv, U and V are zero-filled (m, m) and (n, n) matrices, as torch's."""
+    compute_uv, U and V are zero-filled (m, m) and (n, n) matrices, as torch's.
+
+    >>> U, S, V = ember.svd(ember.tensor([[3.0, 0.0], [0.0, 4.0]]))
+    >>> S
+    tensor([4., 3.])
+    """
     if not compute_uv:
         from ._creation import zeros
         S = _C._linalg_svdvals(input)
@@ -279,6 +338,14 @@ def _svd(input, some=True, compute_uv=True, *, out=None):
 
 
 def _qr(input, some=True, *, out=None):
+    """qr(input, some=True, *, out=None) -> (Tensor Q, Tensor R)
+
+    The QR decomposition, reduced unless some=False (torch's older form of linalg.qr).
+
+    >>> Q, R = ember.qr(ember.tensor([[3.0, 0.0], [4.0, 5.0]]))
+    >>> Q.shape, ember.allclose(Q @ R, ember.tensor([[3.0, 0.0], [4.0, 5.0]]), atol=1e-6)
+    (ember.Size([2, 2]), True)
+    """
     return _named(return_types.qr, _C._linalg_qr(input, "reduced" if some else "complete"), out,
                   "qr")
 

@@ -9,25 +9,62 @@ __all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_stat
 
 
 def manual_seed(seed):
-    """Seeds the default generator and returns it (torch.manual_seed)."""
+    """Seeds the default generator and returns it (torch.manual_seed).
+
+    >>> ember.manual_seed(7).initial_seed()
+    7
+    >>> ember.manual_seed(0).initial_seed()
+    0
+    """
     return default_generator.manual_seed(seed)
 
 
 def seed():
-    """Seeds the default generator from the OS's entropy and returns the seed."""
+    """Seeds the default generator from the OS's entropy and returns the seed.
+
+    >>> s = ember.seed()
+    >>> s == ember.initial_seed()
+    True
+    >>> ember.manual_seed(0).initial_seed()
+    0
+    """
     return default_generator.seed()
 
 
 def initial_seed():
+    """initial_seed() -> int
+
+    The seed the default generator was last seeded with.
+
+    >>> ember.manual_seed(42).initial_seed(), ember.initial_seed()
+    (42, 42)
+    >>> ember.manual_seed(0).initial_seed()
+    0
+    """
     return default_generator.initial_seed()
 
 
 def get_rng_state():
-    """The default generator's state as an ember.uint8 tensor."""
+    """The default generator's state as an ember.uint8 tensor.
+
+    >>> state = ember.get_rng_state()
+    >>> state.dtype, state.dim()
+    (ember.uint8, 1)
+    """
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
+    """set_rng_state(new_state) -> None
+
+    Restores the default generator's state from a get_rng_state() tensor.
+
+    >>> state = ember.get_rng_state()
+    >>> a = ember.rand(2)
+    >>> ember.set_rng_state(state)
+    >>> ember.equal(a, ember.rand(2))
+    True
+    """
     default_generator.set_state(new_state)
 
 

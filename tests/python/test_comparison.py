@@ -179,6 +179,8 @@ def test_typename_numel_is_storage():
     with pytest.raises(TypeError, match="numel"):
         ember.numel([1, 2])
     assert ember.is_storage(ember.zeros(2)) is False
+    assert ember.is_storage(ember.zeros(2).untyped_storage()) is True
+    assert ember.is_storage(ember.zeros(2).storage()) is True
     assert ember.is_tensor(ember.zeros(2)) and not ember.is_tensor([1])
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, check_grad, check_op, gradcheck_op
+from helpers import LAYOUTS, assert_same, check_grad, check_op, gradcheck_op
 
 FLOAT = ["float32", "float64"]
 
@@ -103,6 +103,13 @@ def test_grad_matches_torch(name):
     fn, shapes = FORWARD[name]
     check_grad(fn, shapes, layouts=["contiguous", "transposed"], rtol=1e-4, atol=1e-4)
     gradcheck_op(fn, shapes)
+
+
+def test_vdot_conjugates_its_first_argument():
+    a, b = [1 + 1j, 2 - 3j], [1j, 1 + 2j]
+    assert_same(ember.vdot(ember.tensor(a), ember.tensor(b)), torch.vdot(torch.tensor(a),
+                                                                          torch.tensor(b)))
+    assert_same(ember.tensor(a).vdot(ember.tensor(b)), torch.tensor(a).vdot(torch.tensor(b)))
 
 
 def test_empty():

@@ -161,7 +161,12 @@ def test_loss_aliases_default_reduction_is_torchs_runtime_default():
              (ember.hinge_embedding_loss(ea, ey), torch.hinge_embedding_loss(ta, ty)),
              (ember.margin_ranking_loss(ea, eb, ey), torch.margin_ranking_loss(ta, tb, ty)),
              (ember.cosine_embedding_loss(ea, eb, ey[:, 0]),
-              torch.cosine_embedding_loss(ta, tb, ty[:, 0]))]
+              torch.cosine_embedding_loss(ta, tb, ty[:, 0])),
+             (ember.triplet_margin_loss(ea, eb, ea * 2), torch.triplet_margin_loss(ta, tb, ta * 2))]
+    lp = torch.randn(6, 4, 5, dtype=torch.float64).log_softmax(2)
+    tg = torch.randint(1, 5, (4, 3))
+    pairs.append((ember.ctc_loss(ember.from_numpy(lp.numpy()), ember.from_numpy(tg.numpy()),
+                                 [6] * 4, [3] * 4), torch.ctc_loss(lp, tg, [6] * 4, [3] * 4)))
     for e, t in pairs:
         assert tuple(e.shape) == tuple(t.shape)
         np.testing.assert_allclose(to_numpy(e), t.numpy(), rtol=1e-10, atol=1e-12)

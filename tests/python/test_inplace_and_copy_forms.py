@@ -193,6 +193,9 @@ def test_copy_forms_out_and_errors():
         assert r is out and tuple(out.shape) == (4, 3)
     e = ember.arange(12.0).view(3, 4)
     assert_same(ember.t_copy(e, out=ember.empty(0)), torch.arange(12.0).view(3, 4).t())
+    for lib in (torch, ember):  # the sequence forms return a tuple, as torch's
+        assert type(lib.split_copy(e if lib is ember else torch.ones(3, 4), 2)) is tuple
+        assert type(lib.unbind_copy(e if lib is ember else torch.ones(3, 4))) is tuple
     outs = [ember.empty(2, 4), ember.empty(1, 4)]
     assert ember.split_copy(e, 2, out=outs) is None
     assert_same(outs[1], torch.arange(12.0).view(3, 4)[2:])

@@ -237,3 +237,11 @@ def test_data_ptr_of_a_tensor_without_elements_is_zero():
     for lib in (ember, torch):
         assert lib.empty(0).data_ptr() == 0 and lib.arange(3)[3:].data_ptr() == 0
         assert lib.empty(0, 3).data_ptr() == 0 and lib.arange(3)[1:].data_ptr() != 0
+
+
+def test_size_slice_is_a_size():
+    for lib in (torch, ember):
+        s = lib.zeros(2, 3, 4).shape
+        assert type(s[1:]) is lib.Size and tuple(s[1:]) == (3, 4)
+        assert type(s[::-1]) is lib.Size and tuple(s[::-1]) == (4, 3, 2)
+        assert type(s[0]) is int and s[-1] == 4

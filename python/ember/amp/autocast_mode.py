@@ -37,7 +37,14 @@ def is_autocast_available(device_type):
 
 
 def is_autocast_enabled(device_type=None):
-    """Whether an autocast region is active for `device_type` (no argument: CUDA, as torch)."""
+    """Whether an autocast region is active for `device_type` (no argument: CUDA, as torch).
+
+    >>> with ember.autocast('cpu'):
+    ...     print(ember.is_autocast_enabled('cpu'))
+    True
+    >>> ember.is_autocast_enabled('cpu')
+    False
+    """
     device_type = _check_type("cuda" if device_type is None else device_type)
     if device_type == "cpu":
         return _C._autocast_cpu_enabled()
@@ -45,7 +52,11 @@ def is_autocast_enabled(device_type=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast uses for `device_type` (torch's defaults until set_autocast_dtype)."""
+    """The dtype autocast uses for `device_type` (torch's defaults until set_autocast_dtype).
+
+    >>> ember.get_autocast_dtype('cpu')
+    ember.bfloat16
+    """
     _check_type(device_type)
     if device_type not in _AVAILABLE:
         raise RuntimeError("unsupported scalarType")
@@ -61,7 +72,13 @@ def _refuse(device_type, dtype):
 
 
 def set_autocast_enabled(device_type, enabled):
-    """Turns autocast on or off for `device_type` on this thread (only the CPU can be on)."""
+    """Turns autocast on or off for `device_type` on this thread (only the CPU can be on).
+
+    >>> ember.set_autocast_enabled('cpu', True)
+    >>> ember.is_autocast_enabled('cpu')
+    True
+    >>> ember.set_autocast_enabled('cpu', False)
+    """
     _check_type(device_type)
     if device_type == "cpu":
         _C._set_autocast_cpu_enabled(bool(enabled))
@@ -72,6 +89,15 @@ def set_autocast_enabled(device_type, enabled):
 
 
 def set_autocast_dtype(device_type, dtype):
+    """set_autocast_dtype(device_type, dtype) -> None
+
+    The dtype autocast regions of `device_type` use from now on.
+
+    >>> ember.set_autocast_dtype('cpu', ember.float16)
+    >>> ember.get_autocast_dtype('cpu')
+    ember.float16
+    >>> ember.set_autocast_dtype('cpu', ember.bfloat16)
+    """
     get_autocast_dtype(device_type)  # validates the device type
     if not isinstance(dtype, (PlannedDtype, _C.dtype)):
         raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be "
@@ -84,32 +110,77 @@ def set_autocast_dtype(device_type, dtype):
 
 
 def is_autocast_cache_enabled():
+    """is_autocast_cache_enabled() -> bool
+
+    Whether autocast regions cache their casts (a flag only: ember caches none).
+
+    >>> ember.is_autocast_cache_enabled()
+    True
+    """
     return _cache[0]
 
 
 def set_autocast_cache_enabled(enabled):
+    """set_autocast_cache_enabled(enabled) -> None
+
+    Sets the flag is_autocast_cache_enabled() reads (ember caches no casts either way).
+
+    >>> ember.set_autocast_cache_enabled(False)
+    >>> ember.is_autocast_cache_enabled()
+    False
+    >>> ember.set_autocast_cache_enabled(True)
+    """
     if not isinstance(enabled, bool):
         raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
     _cache[0] = enabled
 
 
 def clear_autocast_cache():
-    """Drops the casts cached inside autocast regions: ember caches none."""
+    """Drops the casts cached inside autocast regions: ember caches none.
+
+    >>> ember.clear_autocast_cache() is None
+    True
+    """
 
 
 def autocast_increment_nesting():
+    """autocast_increment_nesting() -> int
+
+    Adds one to the autocast nesting counter and returns it.
+
+    >>> ember.autocast_increment_nesting()
+    1
+    >>> ember.autocast_decrement_nesting()
+    0
+    """
     _nesting[0] += 1
     return _nesting[0]
 
 
 def autocast_decrement_nesting():
+    """autocast_decrement_nesting() -> int
+
+    Takes one from the autocast nesting counter and returns it.
+
+    >>> ember.autocast_increment_nesting()
+    1
+    >>> ember.autocast_decrement_nesting()
+    0
+    """
     _nesting[0] -= 1  # below 0 as torch's counter goes (an unmatched decrement is the caller's)
     return _nesting[0]
 
 
 class autocast:
     """autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a mixed-precision
-    region, as a context manager or a decorator (see the module doc for what ember does)."""
+    region, as a context manager or a decorator (see the module doc for what ember does).
+
+    >>> a, b = ember.ones(2, 2), ember.ones(2, 2)
+    >>> with ember.autocast('cpu', dtype=ember.bfloat16):
+    ...     c = a @ b
+    >>> c.dtype
+    ember.bfloat16
+    """
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):

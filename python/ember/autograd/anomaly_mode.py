@@ -11,14 +11,37 @@ __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
 
 
 def is_anomaly_enabled():
+    """is_anomaly_enabled() -> bool
+
+    Whether autograd anomaly detection (detect_anomaly / set_anomaly_enabled) is on.
+
+    >>> ember.is_anomaly_enabled()
+    False
+    """
     return _C._is_anomaly_enabled()
 
 
 def is_anomaly_check_nan_enabled():
+    """is_anomaly_check_nan_enabled() -> bool
+
+    Whether anomaly detection also checks backward results for NaN.
+
+    >>> ember.is_anomaly_check_nan_enabled()
+    True
+    """
     return _C._is_anomaly_check_nan_enabled()
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
+    """set_anomaly_enabled(enabled, check_nan=True) -> None
+
+    Turns autograd anomaly detection on or off (what detect_anomaly does for a block).
+
+    >>> ember.set_anomaly_enabled(True)
+    >>> ember.is_anomaly_enabled()
+    True
+    >>> ember.set_anomaly_enabled(False)
+    """
     _C._set_anomaly_enabled(bool(enabled), bool(check_nan))
 
 

@@ -18,7 +18,11 @@ def _fname(func):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Maps func over dimension in_dims of its inputs (an int, None, or a tree matching the
-    positional arguments) and stacks the outputs at out_dims (Note [vmap by calls])."""
+    positional arguments) and stacks the outputs at out_dims (Note [vmap by calls]).
+
+    >>> ember.vmap(lambda row: row.sum())(ember.tensor([[1, 2], [3, 4]]))
+    tensor([3, 7])
+    """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")

@@ -34,7 +34,12 @@ _TRANSPOSED = {3: conv_transpose1d, 4: conv_transpose2d, 5: conv_transpose3d}
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    """torch.convolution: conv1d/2d/3d (or their transposes) chosen by the weight's rank."""
+    """torch.convolution: conv1d/2d/3d (or their transposes) chosen by the weight's rank.
+
+    >>> x, w = ember.ones(1, 1, 4), ember.ones(1, 1, 2)
+    >>> ember.convolution(x, w, None, [1], [0], [1], False, [0], 1)
+    tensor([[[2., 2., 2.]]])
+    """
     _check_tensors("convolution", input=input, weight=weight)
     nd = weight.dim()
     if nd not in _FORWARD:

@@ -63,9 +63,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                 _REDUCTIONS[reduction], zero_infinity)
 
 
-def ctc_loss_aten(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+def ctc_loss_aten(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
                   zero_infinity=False):
-    """torch.ctc_loss: F.ctc_loss with the reduction as an int (0 none, 1 mean, 2 sum)."""
+    """torch.ctc_loss: F.ctc_loss with the reduction as an int (0 none, 1 mean, 2 sum; omitted:
+    0, what torch's binding applies although its stubs say 1).
+
+    >>> log_probs = ember.full((2, 1, 2), 0.5).log()
+    >>> ember.ctc_loss(log_probs, ember.tensor([[1]]), [2], [1], reduction=2)
+    tensor(0.2877)
+    """
     if reduction not in (0, 1, 2):
         raise ValueError(f"ctc_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got "
                          f"{reduction}")

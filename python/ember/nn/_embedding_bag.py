@@ -137,7 +137,13 @@ def embedding_bag_aten(weight, indices, offsets, scale_grad_by_freq=False, mode=
     each index's bag (empty in float32 sum mode without padding_idx); bag_size the non-padding
     count per bag (zeros in sum mode: one per offset, or one per bag when autograd records);
     max_indices the weight row behind each maximum in max mode (mean mode: bag_size again; sum
-    mode: zeros like bag_size)."""
+    mode: zeros like bag_size).
+
+    >>> w = ember.arange(6.0).reshape(3, 2)
+    >>> ember.embedding_bag(w, ember.tensor([0, 2, 1]), ember.tensor([0, 2]))[0]
+    tensor([[4., 6.],
+            [2., 3.]])
+    """
     for x, arg in ((weight, "weight"), (indices, "indices"), (offsets, "offsets")):
         if not isinstance(x, _C.Tensor):
             raise TypeError(f"embedding_bag(): argument '{arg}' must be Tensor, not "

@@ -36,8 +36,27 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """torch.grid_sampler: grid_sample with the modes as ints (0 bilinear, 1 nearest, 2 bicubic;
-    0 zeros, 1 border, 2 reflection)."""
+    0 zeros, 1 border, 2 reflection).
+
+    >>> x = ember.arange(4.0).reshape(1, 1, 2, 2)
+    >>> grid = ember.tensor([[[[-1.0, -1.0], [1.0, 1.0]]]])
+    >>> ember.grid_sampler(x, grid, 0, 0, True)
+    tensor([[[[0., 3.]]]])
+    """
     return _C.grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# name -> its docstring example (a doctest of tests/python/test_docstring_examples.py)
+SAMPLER_EXAMPLES = {
+    "grid_sampler_2d": """\
+>>> x = ember.arange(4.0).reshape(1, 1, 2, 2)
+>>> ember.grid_sampler_2d(x, ember.zeros(1, 1, 1, 2), 0, 0, True)
+tensor([[[[1.5000]]]])""",
+    "grid_sampler_3d": """\
+>>> x = ember.arange(8.0).reshape(1, 1, 2, 2, 2)
+>>> ember.grid_sampler_3d(x, ember.zeros(1, 1, 1, 1, 3), 0, 0, True)
+tensor([[[[[3.5000]]]]])""",
+}
 
 
 def _sampler_of_rank(name, dim):
@@ -48,7 +67,8 @@ def _sampler_of_rank(name, dim):
                                f"{list(grid.shape)}")
         return _C.grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
     sampler.__name__ = sampler.__qualname__ = name
-    sampler.__doc__ = f"torch.{name}: grid_sampler restricted to {dim}-d input and grid."
+    sampler.__doc__ = (f"torch.{name}: grid_sampler restricted to {dim}-d input and grid.\n\n"
+                       + SAMPLER_EXAMPLES[name])
     return sampler
 
 
@@ -66,7 +86,13 @@ def _steps(n, align_corners, like):
 
 def affine_grid_generator(theta, size, align_corners):
     """torch.affine_grid_generator: the (N, H, W, 2) / (N, D, H, W, 3) grid theta maps the
-    output's pixel centres to: base (x, y[, z], 1) rows times theta^T, one bmm."""
+    output's pixel centres to: base (x, y[, z], 1) rows times theta^T, one bmm.
+
+    >>> theta = ember.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    >>> ember.affine_grid_generator(theta, [1, 1, 1, 2], True)
+    tensor([[[[-1.,  0.],
+              [ 1.,  0.]]]])
+    """
     size = [int(s) for s in size]
     spatial = size[2:]
     axes = [_steps(n, align_corners, theta) for n in reversed(spatial)]  # x, y[, z]

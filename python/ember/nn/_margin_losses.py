@@ -152,8 +152,14 @@ def _triplet(anchor, positive, negative, margin, p, eps, swap, reduction):
 
 
 def triplet_margin_loss_aten(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                             reduction=1):
-    """torch.triplet_margin_loss: the reduction as an int (0 none, 1 mean, 2 sum)."""
+                             reduction=0):
+    """torch.triplet_margin_loss: the reduction as an int (0 none, 1 mean, 2 sum; omitted: 0, what
+    torch's binding applies although its stubs say 1).
+
+    >>> a, p, n = ember.tensor([[0.0, 0.0]]), ember.tensor([[0.0, 1.0]]), ember.tensor([[3.0, 4.0]])
+    >>> ember.triplet_margin_loss(a, p, n, margin=5.0)
+    tensor([1.0000])
+    """
     if reduction not in (0, 1, 2):
         raise ValueError(f"triplet_margin_loss: reduction must be 0, 1 or 2, got {reduction}")
     return _triplet(anchor, positive, negative, margin, p, eps, swap,

@@ -56,7 +56,15 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
     which torch.load reads: tensors of every dtype (views share their storage), Parameters,
     state dicts, optimizer state, nested containers, plain values and whole modules. A path
     ending in .safetensors, format="safetensors" or `metadata` (str -> str) selects
-    safetensors instead. Saving to a path is atomic: a failure leaves the old file intact."""
+    safetensors instead. Saving to a path is atomic: a failure leaves the old file intact.
+
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> ember.save({'w': ember.tensor([1.0, 2.0])}, buf)
+    >>> _ = buf.seek(0)
+    >>> ember.load(buf)
+    {'w': tensor([1., 2.])}
+    """
     fmt = _choose_format(f, format, metadata)
     if fmt == "safetensors":
         return save_safetensors(obj, f, metadata)
@@ -141,7 +149,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     those marked with add_safe_globals / safe_globals are accepted. weights_only=False uses
     the ordinary unpickler: only for files you trust. mmap=True (paths only) maps the file
     and tensors view it (copy-on-write). A malformed or hostile file raises an error naming
-    the file and the problem."""
+    the file and the problem.
+
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> ember.save([ember.tensor([1, 2])], buf)
+    >>> _ = buf.seek(0)
+    >>> ember.load(buf, weights_only=True)
+    [tensor([1, 2])]
+    """
     _check_map_location(map_location)
     if pickle_module is not None and pickle_module is not pickle:
         raise ValueError(f"load: pickle_module={pickle_module!r}: ember reads with its own unpickler")

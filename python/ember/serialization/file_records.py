@@ -20,7 +20,16 @@ def _serialization_id():
 
 
 class PyTorchFileWriter:
-    """Writes named records into a torch container at a path or into a writable binary file."""
+    """Writes named records into a torch container at a path or into a writable binary file.
+
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> w = ember.PyTorchFileWriter(buf)
+    >>> w.write_record('data/0', b'abc', 3)
+    >>> w.write_end_of_file()
+    >>> ember.PyTorchFileReader(io.BytesIO(buf.getvalue())).get_all_records()
+    ['data/0', 'version', 'byteorder', '.data/serialization_id']
+    """
 
     def __init__(self, file_name, compute_crc32=True, storage_alignment=64):
         if isinstance(file_name, (str, os.PathLike)):
@@ -83,7 +92,17 @@ class PyTorchFileWriter:
 
 
 class PyTorchFileReader:
-    """Reads the named records of a torch container from a path or a readable binary file."""
+    """Reads the named records of a torch container from a path or a readable binary file.
+
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> w = ember.PyTorchFileWriter(buf)
+    >>> w.write_record('x', b'hi', 2)
+    >>> w.write_end_of_file()
+    >>> r = ember.PyTorchFileReader(io.BytesIO(buf.getvalue()))
+    >>> r.has_record('x'), bytes(r.get_record('x'))
+    (True, b'hi')
+    """
 
     def __init__(self, file_name):
         if isinstance(file_name, (str, os.PathLike)):
