@@ -4,7 +4,16 @@ __all__ = ["OnnxExporterError", "OnnxExporterWarning", "UnsupportedOperatorError
 
 
 class OnnxExporterError(RuntimeError):
-    """Errors raised by the ONNX exporter."""
+    """Errors raised by the ONNX exporter.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "det.onnx")
+    >>> try:
+    ...     ember.onnx.export(lambda a: ember.linalg.det(a), (ember.eye(2),), path)
+    ... except ember.onnx.OnnxExporterError as e:
+    ...     print(type(e).__name__)
+    UnsupportedOperatorError
+    """
 
 
 class UnsupportedOperatorError(OnnxExporterError):
