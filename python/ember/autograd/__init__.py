@@ -42,8 +42,7 @@ def _as_list(x):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) ->
-    None
+    """backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None
 
     Accumulates the gradients of tensors (with grad_tensors as their incoming gradients, which a
     scalar may omit) into the .grad of the graph's leaves (or of `inputs` only), as
@@ -63,8 +62,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=False, materialize_grads=False):
-    """grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-    allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple of Tensors
+    """grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple of Tensors
 
     The gradients of outputs with respect to inputs, returned instead of accumulated into .grad
     (torch.autograd.grad); create_graph makes them differentiable in turn.

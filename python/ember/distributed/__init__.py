@@ -315,8 +315,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False) -> Work or
-    None
+    """all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False) -> Work or None
 
     all_gather into one tensor: output_tensor is the ranks' input_tensors concatenated (or
     stacked) along dim 0.
@@ -337,8 +336,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False) -> Work or
-    None
+    """reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
 
     Reduces input_list[i] across the ranks with op and writes the result into rank i's output.
 
@@ -358,8 +356,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
-    """reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False) -> Work or
-    None
+    """reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
 
     reduce_scatter over one tensor: input is split along dim 0 into world_size chunks, and rank
     i's output is the reduction of the ranks' chunk i.

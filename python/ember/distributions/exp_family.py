@@ -8,8 +8,7 @@ __all__ = ["ExponentialFamily"]
 
 
 class ExponentialFamily(Distribution):
-    """ExponentialFamily(batch_shape=ember.Size([]), event_shape=ember.Size([]),
-    validate_args=None)
+    """ExponentialFamily(batch_shape=ember.Size([]), event_shape=ember.Size([]), validate_args=None)
 
     The base class of exponential-family distributions p(x) = h(x) exp(<theta, t(x)> -
     F(theta)): subclasses give _natural_params and _log_normalizer, from which entropy() is

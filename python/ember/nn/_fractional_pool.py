@@ -101,8 +101,7 @@ def _fractional_max(name, input, kernel_size, output_size, output_ratio, samples
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    """fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None) -> (Tensor, Tensor)
+    """fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> (Tensor, Tensor)
 
     fractional_max_pool2d returning (values, indices); indices are flat over H * W.
 
@@ -117,8 +116,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    """fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None) -> Tensor
+    """fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> Tensor
 
     Max over pseudo-randomly placed kernel_size windows that give output_size (or input size *
     output_ratio) for (N, C, H, W) or (C, H, W).
@@ -135,8 +133,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    """fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None) -> (Tensor, Tensor)
+    """fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> (Tensor, Tensor)
 
     fractional_max_pool3d returning (values, indices); indices are flat over D * H * W.
 
@@ -150,8 +147,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    """fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None) -> Tensor
+    """fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> Tensor
 
     The 3-d form of fractional_max_pool2d, over (N, C, D, H, W) or (C, D, H, W).
 

@@ -22,8 +22,7 @@ __all__ = ["max_pool3d", "max_pool3d_with_indices", "max_pool1d_with_indices", "
 # ---- 3-d pooling and the *_with_indices forms --------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-    return_indices=False) -> Tensor
+    """max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
 
     The max over kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
     kernel_size.
@@ -36,8 +35,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
-    """max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-    ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
+    """max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
 
     max_pool3d returning (values, indices); indices are flat over D * H * W.
 
@@ -54,8 +52,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-    count_include_pad=True, divisor_override=None) -> Tensor
+    """avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> Tensor
 
     Averages kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
     kernel_size.
@@ -90,8 +87,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
-    """adaptive_max_pool1d_with_indices(input, output_size, return_indices=False) -> (Tensor,
-    Tensor)
+    """adaptive_max_pool1d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
 
     adaptive_max_pool1d returning (values, indices) whatever return_indices says.
 
@@ -103,8 +99,7 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    """adaptive_max_pool2d_with_indices(input, output_size, return_indices=False) -> (Tensor,
-    Tensor)
+    """adaptive_max_pool2d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
 
     adaptive_max_pool2d returning (values, indices); indices are flat over H * W.
 
@@ -116,8 +111,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    """adaptive_max_pool3d_with_indices(input, output_size, return_indices=False) -> (Tensor,
-    Tensor)
+    """adaptive_max_pool3d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
 
     adaptive_max_pool3d returning (values, indices); indices are flat over D * H * W.
 
@@ -191,8 +185,7 @@ def _max_unpool(name, input, indices, kernel_size, stride, padding, output_size,
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) ->
-    Tensor
+    """max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
     Puts each value back at the index max_pool1d(return_indices=True) gave it; zeros elsewhere.
 
@@ -206,8 +199,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) ->
-    Tensor
+    """max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
     Puts each value back at the index max_pool2d(return_indices=True) gave it; zeros elsewhere.
 
@@ -222,8 +214,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) ->
-    Tensor
+    """max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
     Puts each value back at the index max_pool3d(return_indices=True) gave it; zeros elsewhere.
 

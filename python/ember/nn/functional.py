@@ -356,8 +356,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
-    """max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-    ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
+    """max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
 
     max_pool2d returning (values, indices); indices are flat over H * W.
 

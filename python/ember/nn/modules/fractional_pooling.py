@@ -34,8 +34,7 @@ class _FractionalMaxPoolNd(Module):
 
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
-    """FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None, return_indices=False,
-    _random_samples=None)
+    """FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None)
 
     Max over pseudo-randomly placed kernel_size windows that give output_size (or input size *
     output_ratio), as torch.nn.FractionalMaxPool2d.
@@ -47,8 +46,7 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
-    """FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None, return_indices=False,
-    _random_samples=None)
+    """FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None)
 
     The 3-d form of FractionalMaxPool2d over (N, C, D, H, W) or (C, D, H, W).
 

@@ -32,8 +32,7 @@ class MaxPool3d(Module):
 
 
 class AvgPool3d(Module):
-    """AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-    divisor_override=None)
+    """AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
 
     Averages kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
     kernel_size.
