@@ -137,8 +137,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     prefixed with $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.is_initialized(), dist.get_world_size()
     (True, 1)
     >>> dist.destroy_process_group()
@@ -175,8 +175,8 @@ def destroy_process_group(group=None):
     """Finishes the queued collectives and closes the connections.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.destroy_process_group()
     >>> dist.is_initialized()
     False
@@ -193,8 +193,8 @@ def get_rank(group=None):
     init_process_group.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.get_rank()
     0
     >>> dist.destroy_process_group()
@@ -209,8 +209,8 @@ def get_world_size(group=None):
     The number of processes in group (the default group if None).
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.get_world_size()
     1
     >>> dist.destroy_process_group()
@@ -225,8 +225,8 @@ def get_backend(group=None):
     The group's backend: always Backend.GLOO, ember's only one.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.get_backend()
     'gloo'
     >>> dist.destroy_process_group()
@@ -261,8 +261,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     place on every rank; with async_op, returns a Work to wait() on.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> t = ember.tensor([1.0, 2.0])
     >>> dist.all_reduce(t, op=dist.ReduceOp.MAX)
     >>> t
@@ -279,8 +279,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     Copies rank src's tensor into tensor on every other rank of group.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> t = ember.tensor([3.0])
     >>> dist.broadcast(t, src=0)
     >>> t
@@ -301,8 +301,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     Fills tensor_list[i] with rank i's tensor, on every rank.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> out = [ember.zeros(2)]
     >>> dist.all_gather(out, ember.tensor([1.0, 2.0]))
     >>> out
@@ -321,8 +321,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     stacked) along dim 0.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> out = ember.zeros(2)
     >>> dist.all_gather_into_tensor(out, ember.tensor([1.0, 2.0]))
     >>> out
@@ -341,8 +341,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     Reduces input_list[i] across the ranks with op and writes the result into rank i's output.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> out = ember.zeros(2)
     >>> dist.reduce_scatter(out, [ember.tensor([1.0, 2.0])])
     >>> out
@@ -362,8 +362,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     i's output is the reduction of the ranks' chunk i.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> out = ember.zeros(2)
     >>> dist.reduce_scatter_tensor(out, ember.tensor([1.0, 2.0]))
     >>> out
@@ -382,8 +382,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     Blocks until every rank of group has reached the barrier.
 
     >>> import tempfile, ember.distributed as dist
-    >>> dist.init_process_group("gloo", init_method="file://" + tempfile.mkdtemp(), rank=0,
-    ...                         world_size=1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
     >>> dist.barrier()
     >>> dist.destroy_process_group()
     """

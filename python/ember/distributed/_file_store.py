@@ -36,7 +36,8 @@ class FileStore:
     key-value store (set/get/add/compare_set/check/wait/delete_key/num_keys/append/multi_*).
 
     >>> import os, tempfile
-    >>> store = ember.distributed.FileStore(os.path.join(tempfile.mkdtemp(), "store"), 1)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = ember.distributed.FileStore(os.path.join(tmp.name, "store"), 1)
     >>> ember.distributed.init_process_group("gloo", store=store, rank=0)
     >>> ember.distributed.get_world_size()
     1

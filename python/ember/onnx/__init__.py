@@ -58,7 +58,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     ember writes one plain graph, constants already folded where the inputs allow.
 
     >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "linear.onnx")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "linear.onnx")
     >>> _ = ember.onnx.export(ember.nn.Linear(2, 1), (ember.ones(1, 2),), path)
     >>> os.path.getsize(path) > 0
     True

@@ -26,7 +26,8 @@ class ONNXProgram:
     ModelProto (model_proto), with save(path) and, given onnxruntime, a call that runs it.
 
     >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "relu.onnx")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "relu.onnx")
     >>> program = ember.onnx.export(ember.nn.ReLU(), (ember.tensor([-1.0, 2.0]),), path)
     >>> type(program).__name__, [node.op_type for node in program.model_proto.graph.node]
     ('ONNXProgram', ['Relu', 'Identity'])

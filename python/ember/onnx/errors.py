@@ -7,7 +7,8 @@ class OnnxExporterError(RuntimeError):
     """Errors raised by the ONNX exporter.
 
     >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "det.onnx")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "det.onnx")
     >>> try:
     ...     ember.onnx.export(lambda a: ember.linalg.det(a), (ember.eye(2),), path)
     ... except ember.onnx.OnnxExporterError as e:
