@@ -34,11 +34,7 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
 
 
 class Backend(str):
-    """torch.distributed.Backend: ember has one, Gloo.
-
-    >>> ember.distributed.Backend("GLOO") == ember.distributed.Backend.GLOO
-    True
-    """
+    """torch.distributed.Backend: ember has one, Gloo."""
     GLOO = "gloo"
     UNDEFINED = "undefined"
 
@@ -55,12 +51,7 @@ class _GroupMemberType(type):
 
 class GroupMember(metaclass=_GroupMemberType):
     """torch's GroupMember: WORLD (the default group) and NON_GROUP_MEMBER. A collective's
-    group=None also means the default group.
-
-    >>> G = ember.distributed.GroupMember
-    >>> G.WORLD is None, G.NON_GROUP_MEMBER
-    (True, -100)
-    """
+    group=None also means the default group."""
     NON_GROUP_MEMBER = -100  # as torch
 
 
@@ -68,12 +59,7 @@ group = GroupMember
 
 
 class RedisStore:
-    """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...).
-
-    >>> store = ember.distributed.RedisStore("localhost", 6379, world_size=2)
-    >>> store.url
-    'redis://localhost:6379'
-    """
+    """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...)."""
 
     def __init__(self, host, port=6379, world_size=-1):
         self.url = f"redis://{host}:{int(port)}"
@@ -81,14 +67,6 @@ class RedisStore:
 
 
 def is_available():
-    """is_available() -> bool
-
-    True: ember.distributed is always built (Gloo over TCP, CPU tensors).
-
-    >>> ember.distributed.is_available()
-    True
-    """
-
     return True
 
 
@@ -105,15 +83,6 @@ def is_mpi_available():
 
 
 def is_initialized():
-    """is_initialized() -> bool
-
-    Whether init_process_group has set up the default group (and destroy_process_group not yet
-    closed it).
-
-    >>> ember.distributed.is_initialized()
-    False
-    """
-
     return _d.is_initialized()
 
 
@@ -135,13 +104,6 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     (Gloo RedisStore) or "env://" (the default): RANK and WORLD_SIZE from the environment,
     the store from $EMBER_RENDEZVOUS, else redis://$MASTER_ADDR:$MASTER_PORT. Keys are
     prefixed with $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.is_initialized(), dist.get_world_size()
-    (True, 1)
-    >>> dist.destroy_process_group()
     """
     backend = "gloo" if backend is None else str(backend).lower()
     if store is not None:
@@ -172,66 +134,21 @@ _exit_hook = False
 
 
 def destroy_process_group(group=None):
-    """Finishes the queued collectives and closes the connections.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.destroy_process_group()
-    >>> dist.is_initialized()
-    False
-    """
+    """Finishes the queued collectives and closes the connections."""
     if group is not None and not isinstance(group, ProcessGroup):
         raise TypeError("destroy_process_group: group must be None or a ProcessGroup")
     _d.destroy_process_group()
 
 
 def get_rank(group=None):
-    """get_rank(group=None) -> int
-
-    This process's rank in group (the default group if None); RuntimeError before
-    init_process_group.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.get_rank()
-    0
-    >>> dist.destroy_process_group()
-    """
-
     return _d.get_rank(group)
 
 
 def get_world_size(group=None):
-    """get_world_size(group=None) -> int
-
-    The number of processes in group (the default group if None).
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.get_world_size()
-    1
-    >>> dist.destroy_process_group()
-    """
-
     return _d.get_world_size(group)
 
 
 def get_backend(group=None):
-    """get_backend(group=None) -> Backend
-
-    The group's backend: always Backend.GLOO, ember's only one.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.get_backend()
-    'gloo'
-    >>> dist.destroy_process_group()
-    """
-
     _d.get_rank(group)  # raises when not initialized
     return Backend.GLOO
 
@@ -255,39 +172,10 @@ def _op(op, name):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
-
-    Reduces tensor across the ranks of group with op (SUM, AVG, PRODUCT, MIN, MAX, ...), in
-    place on every rank; with async_op, returns a Work to wait() on.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> t = ember.tensor([1.0, 2.0])
-    >>> dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    >>> t
-    tensor([1., 2.])
-    >>> dist.destroy_process_group()
-    """
-
     return _d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group, bool(async_op))
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    """broadcast(tensor, src=None, group=None, async_op=False, group_src=None) -> Work or None
-
-    Copies rank src's tensor into tensor on every other rank of group.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> t = ember.tensor([3.0])
-    >>> dist.broadcast(t, src=0)
-    >>> t
-    tensor([3.])
-    >>> dist.destroy_process_group()
-    """
-
     if src is None:
         src = group_src
     if src is None:
@@ -296,96 +184,27 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
-    """all_gather(tensor_list, tensor, group=None, async_op=False) -> Work or None
-
-    Fills tensor_list[i] with rank i's tensor, on every rank.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> out = [ember.zeros(2)]
-    >>> dist.all_gather(out, ember.tensor([1.0, 2.0]))
-    >>> out
-    [tensor([1., 2.])]
-    >>> dist.destroy_process_group()
-    """
-
     outs = _tensor_list("all_gather", "tensor_list", tensor_list)
     return _d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op))
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False) -> Work or None
-
-    all_gather into one tensor: output_tensor is the ranks' input_tensors concatenated (or
-    stacked) along dim 0.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> out = ember.zeros(2)
-    >>> dist.all_gather_into_tensor(out, ember.tensor([1.0, 2.0]))
-    >>> out
-    tensor([1., 2.])
-    >>> dist.destroy_process_group()
-    """
-
     name = "all_gather_into_tensor"
     return _d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
                                      _tensor(name, "input_tensor", input_tensor), group, bool(async_op))
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
-
-    Reduces input_list[i] across the ranks with op and writes the result into rank i's output.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> out = ember.zeros(2)
-    >>> dist.reduce_scatter(out, [ember.tensor([1.0, 2.0])])
-    >>> out
-    tensor([1., 2.])
-    >>> dist.destroy_process_group()
-    """
-
     ins = _tensor_list("reduce_scatter", "input_list", input_list)
     return _d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins, _op(op, "reduce_scatter"),
                              group, bool(async_op))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
-    """reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
-
-    reduce_scatter over one tensor: input is split along dim 0 into world_size chunks, and rank
-    i's output is the reduction of the ranks' chunk i.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> out = ember.zeros(2)
-    >>> dist.reduce_scatter_tensor(out, ember.tensor([1.0, 2.0]))
-    >>> out
-    tensor([1., 2.])
-    >>> dist.destroy_process_group()
-    """
-
     name = "reduce_scatter_tensor"
     return _d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
                                     _op(op, name), group, bool(async_op))
 
 
 def barrier(group=None, async_op=False, device_ids=None):
-    """barrier(group=None, async_op=False, device_ids=None) -> Work or None
-
-    Blocks until every rank of group has reached the barrier.
-
-    >>> import tempfile, ember.distributed as dist
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
-    >>> dist.barrier()
-    >>> dist.destroy_process_group()
-    """
-
     return _d.barrier(group, bool(async_op))
