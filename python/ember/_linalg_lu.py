@@ -6,18 +6,48 @@ from . import _C, return_types
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """lu_factor_ex(A, *, pivot=True, check_errors=False, out=None) -> (LU, pivots, info)
+
+    lu_factor that reports a zero pivot in info (int32, 0 if none) instead of raising, unless
+    check_errors.
+
+    >>> ember.linalg.lu_factor_ex(ember.tensor([[1.0, 2.0], [2.0, 4.0]])).info
+    tensor(2, dtype=ember.int32)
+    """
     from .linalg import _named
     return _named(return_types.linalg_lu_factor_ex, _C._linalg_lu_factor_ex(A, pivot, check_errors),
                   out, "linalg.lu_factor_ex")
 
 
 def lu_factor(A, *, pivot=True, out=None):
+    """lu_factor(A, *, pivot=True, out=None) -> (LU, pivots)
+
+    The compact LU factorization (LAPACK getrf: L and U in one matrix, 1-based int32 pivots),
+    for lu_solve and lu_unpack; raises on a singular matrix where lu_factor_ex reports it.
+
+    >>> ember.linalg.lu_factor(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    ember.return_types.linalg_lu_factor(
+    LU=tensor([[3.0000, 4.0000],
+            [0.3333, 0.6667]]),
+    pivots=tensor([2, 2], dtype=ember.int32))
+    """
     from .linalg import _named
     LU, pivots, _ = _C._linalg_lu_factor_ex(A, pivot, True)
     return _named(return_types.linalg_lu_factor, (LU, pivots), out, "linalg.lu_factor")
 
 
 def lu(A, *, pivot=True, out=None):
+    """lu(A, *, pivot=True, out=None) -> (P, L, U)
+
+    The LU decomposition with partial pivoting A = P L U (L unit lower triangular).
+
+    >>> P, L, U = ember.linalg.lu(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    >>> P, L, U
+    (tensor([[0., 1.],
+            [1., 0.]]), tensor([[1.0000, 0.0000],
+            [0.3333, 1.0000]]), tensor([[3.0000, 4.0000],
+            [0.0000, 0.6667]]))
+    """
     from .linalg import _named
     LU, pivots, _ = _C._linalg_lu_factor_ex(A, pivot, False)
     return _named(return_types.linalg_lu, _C._lu_unpack(LU, pivots, True, True), out, "linalg.lu")
@@ -39,7 +69,13 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """X with A X = B (X A = B when not left; A^T for adjoint), A = P L U given by lu_factor."""
+    """X with A X = B (X A = B when not left; A^T for adjoint), A = P L U given by lu_factor.
+
+    >>> LU, pivots = ember.linalg.lu_factor(ember.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    >>> ember.linalg.lu_solve(LU, pivots, ember.tensor([[3.0], [4.0]]))
+    tensor([[1.],
+            [1.]])
+    """
     from .linalg import _out
     if LU.dim() < 2 or LU.shape[-1] != LU.shape[-2]:
         raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are "
@@ -69,7 +105,13 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """(X, info): info (int32 per matrix) from the LU of A, 0 where A is invertible."""
+    """(X, info): info (int32 per matrix) from the LU of A, 0 where A is invertible.
+
+    >>> ember.linalg.solve_ex(ember.tensor([[2.0, 0.0], [0.0, 4.0]]), ember.tensor([2.0, 2.0]))
+    ember.return_types.linalg_solve_ex(
+    result=tensor([1.0000, 0.5000]),
+    info=tensor(0, dtype=ember.int32))
+    """
     from . import linalg
     from .linalg import _named
     singular = A.dim() >= 2 and bool((_C._linalg_lu_factor_ex(A, True, False)[2] != 0).any())
@@ -88,19 +130,43 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """(LD, pivots, info): Bunch-Kaufman A = L D L^T (LAPACK sytrf); real, so hermitian is
-    the same factorization."""
+    the same factorization.
+
+    >>> ember.linalg.ldl_factor_ex(ember.tensor([[4.0, 2.0], [2.0, 3.0]])).info
+    tensor(0, dtype=ember.int32)
+    """
     from .linalg import _named
     return _named(return_types.linalg_ldl_factor_ex, _C._linalg_ldl_factor_ex(A, check_errors),
                   out, "linalg.ldl_factor_ex")
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
+    """ldl_factor(A, *, hermitian=False, out=None) -> (LD, pivots)
+
+    The compact Bunch-Kaufman factorization A = L D L^T of a symmetric matrix (LAPACK sytrf),
+    for ldl_solve; raises where ldl_factor_ex reports info.
+
+    >>> LD, pivots = ember.linalg.ldl_factor(ember.tensor([[4.0, 2.0], [2.0, 3.0]]))
+    >>> LD, pivots
+    (tensor([[4.0000, 0.0000],
+            [0.5000, 2.0000]]), tensor([1, 2], dtype=ember.int32))
+    """
     from .linalg import _named
     LD, pivots, _ = _C._linalg_ldl_factor_ex(A, True)
     return _named(return_types.linalg_ldl_factor, (LD, pivots), out, "linalg.ldl_factor")
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """ldl_solve(LD, pivots, B, *, hermitian=False, out=None) -> Tensor
+
+    X with A X = B, A given by ldl_factor's (LD, pivots).
+
+    >>> A = ember.tensor([[4.0, 2.0], [2.0, 3.0]])
+    >>> LD, pivots = ember.linalg.ldl_factor(A)
+    >>> ember.linalg.ldl_solve(LD, pivots, ember.tensor([[6.0], [5.0]]))
+    tensor([[1.],
+            [1.]])
+    """
     from .linalg import _out
     return _out(_C._linalg_ldl_solve(LD, pivots, B), out, "linalg.ldl_solve")
 

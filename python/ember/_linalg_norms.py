@@ -91,7 +91,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.linalg.norm: a vector norm over one dim (or all, for ord=None), a matrix norm over
-    two dims (or of a 2-d input given an ord)."""
+    two dims (or of a 2-d input given an ord).
+
+    >>> ember.linalg.norm(ember.tensor([3.0, 4.0])), ember.linalg.norm(ember.eye(2), "fro")
+    (tensor(5.), tensor(1.4142))
+    """
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 2:
@@ -109,7 +113,11 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def cond(A, p=None, *, out=None):
     """The condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else
-    ||A||_p ||A^-1||_p."""
+    ||A||_p ||A^-1||_p.
+
+    >>> ember.linalg.cond(ember.tensor([[2.0, 0.0], [0.0, 0.5]]))
+    tensor(4.)
+    """
     from . import linalg
     if p in (None, 2, -2):
         s = linalg.svdvals(A)

@@ -165,7 +165,12 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
-    """A^+ = V diag(1/s over the tolerance, else 0) U^T (torch's default tolerance)."""
+    """A^+ = V diag(1/s over the tolerance, else 0) U^T (torch's default tolerance).
+
+    >>> ember.linalg.pinv(ember.tensor([[1.0, 0.0], [0.0, 0.0]]))
+    tensor([[1., 0.],
+            [0., 0.]])
+    """
     from . import linalg
     from ._linalg_norms import _tolerance
     if rcond is not None:  # the old name of rtol
@@ -189,7 +194,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """torch.linalg.lstsq on the CPU: the minimum-norm least-squares solution (through the
     pseudo-inverse; torch's default driver gelsy gives the same solution). rank is returned
     except for driver='gels', singular_values for gelsd/gelss, residuals for m > n with full
-    rank except for gelsy (as torch)."""
+    rank except for gelsy (as torch).
+
+    >>> A = ember.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    >>> ember.linalg.lstsq(A, ember.tensor([[1.0], [2.0], [3.0]])).solution
+    tensor([[1.0000],
+            [1.0000]])
+    """
     from . import linalg, return_types
     from ._creation import tensor
     drivers = (None, "gelsy", "gels", "gelsd", "gelss")
@@ -231,7 +242,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 
 def vander(x, *, N=None):
-    """Columns x^0, x^1, ..., x^(N-1) (a running product, as torch: exact for integers)."""
+    """Columns x^0, x^1, ..., x^(N-1) (a running product, as torch: exact for integers).
+
+    >>> ember.linalg.vander(ember.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+    """
     from ._creation import ones
     n = N if N is not None else (x.shape[-1] if x.dim() else 0)
     if x.dim() == 0 or n <= 1:
@@ -246,7 +263,11 @@ def _prod(shape):
 
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A read as a (prod(shape[:ind]), prod(shape[ind:])) matrix, shaped
-    shape[ind:] + shape[:ind]."""
+    shape[ind:] + shape[:ind].
+
+    >>> ember.linalg.tensorinv(ember.eye(4).reshape(4, 2, 2), ind=1).shape
+    ember.Size([2, 2, 4])
+    """
     from . import linalg
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -259,7 +280,12 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
-    """X with tensordot(A, X, X.ndim) == B: A read as a (B.numel(), rest) matrix."""
+    """X with tensordot(A, X, X.ndim) == B: A read as a (B.numel(), rest) matrix.
+
+    >>> A = ember.eye(6).reshape(2, 3, 6)
+    >>> ember.linalg.tensorsolve(A, ember.ones(2, 3)).shape
+    ember.Size([6])
+    """
     from . import linalg
     if dims is not None:
         dims = [d % A.dim() for d in dims]

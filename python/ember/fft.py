@@ -185,37 +185,68 @@ def _c2c_nd(x, sizes, dims, norm, forward, fname, out):
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The 1-D discrete Fourier transform along dim (zero-padded or trimmed to n points)."""
+    """The 1-D discrete Fourier transform along dim (zero-padded or trimmed to n points).
+
+    >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+    """
     _input(input, "fft")
     return _c2c_nd(input, *_one(input, n, dim, "fft"), norm, True, "fft", out)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The 1-D inverse discrete Fourier transform along dim."""
+    """The 1-D inverse discrete Fourier transform along dim.
+
+    >>> ember.fft.ifft(ember.tensor([10.0, -2.0, -2.0, -2.0])).real
+    tensor([1., 3., 3., 3.])
+    """
     _input(input, "ifft")
     return _c2c_nd(input, *_one(input, n, dim, "ifft"), norm, False, "ifft", out)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The N-d discrete Fourier transform over dim (all dims by default)."""
+    """The N-d discrete Fourier transform over dim (all dims by default).
+
+    >>> ember.fft.fftn(ember.ones(2, 2, 2)).real
+    tensor([[[8., 0.],
+             [0., 0.]],
+    <BLANKLINE>
+            [[0., 0.],
+             [0., 0.]]])
+    """
     _input(input, "fftn")
     return _c2c_nd(input, *_shape_and_dims(input, s, dim, "fftn"), norm, True, "fftn", out)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The N-d inverse discrete Fourier transform over dim (all dims by default)."""
+    """The N-d inverse discrete Fourier transform over dim (all dims by default).
+
+    >>> ember.fft.ifftn(ember.tensor([[[8.0, 0.0], [0.0, 0.0]]])).real
+    tensor([[[2., 2.],
+             [2., 2.]]])
+    """
     _input(input, "ifftn")
     return _c2c_nd(input, *_shape_and_dims(input, s, dim, "ifftn"), norm, False, "ifftn", out)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """fftn over the last two dims."""
+    """fftn over the last two dims.
+
+    >>> ember.fft.fft2(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[10.+0.j, -2.+0.j],
+            [-4.+0.j,  0.+0.j]])
+    """
     _input(input, "fft2")
     return _c2c_nd(input, *_shape_and_dims(input, s, dim, "fft2"), norm, True, "fft2", out)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """ifftn over the last two dims."""
+    """ifftn over the last two dims.
+
+    >>> ember.fft.ifft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]])).real
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
     _input(input, "ifft2")
     return _c2c_nd(input, *_shape_and_dims(input, s, dim, "ifft2"), norm, False, "ifft2", out)
 
@@ -239,25 +270,42 @@ def _r2c_nd(x, sizes, dims, norm, fname, out):
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The 1-D transform of a real signal: its first n // 2 + 1 frequencies."""
+    """The 1-D transform of a real signal: its first n // 2 + 1 frequencies.
+
+    >>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j])
+    """
     x = _real_input(_input(input, "rfft"), "rfft", "rfft")
     return _r2c_nd(x, *_one(x, n, dim, "rfft"), norm, "rfft", out)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The N-d transform of a real signal, onesided along the last of dim."""
+    """The N-d transform of a real signal, onesided along the last of dim.
+
+    >>> ember.fft.rfftn(ember.ones(2, 2, 4)).shape
+    ember.Size([2, 2, 3])
+    """
     x = _real_input(_input(input, "rfftn"), "rfftn", "rfftn")
     return _r2c_nd(x, *_shape_and_dims(x, s, dim, "rfftn"), norm, "rfftn", out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """rfftn over the last two dims."""
+    """rfftn over the last two dims.
+
+    >>> ember.fft.rfft2(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[10.+0.j, -2.+0.j],
+            [-4.+0.j,  0.+0.j]])
+    """
     x = _real_input(_input(input, "rfft2"), "rfft2", "rfftn")
     return _r2c_nd(x, *_shape_and_dims(x, s, dim, "rfft2"), norm, "rfftn", out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The inverse transform of a real signal, onesided (the inverse of hfft)."""
+    """The inverse transform of a real signal, onesided (the inverse of hfft).
+
+    >>> ember.fft.ihfft(ember.tensor([4.0, 0.0, 0.0, 0.0]))
+    tensor([1.-0.j, 1.-0.j, 1.-0.j])
+    """
     x = _real_input(_input(input, "ihfft"), "ihfft", "ihfft")
     sizes, dims = _one(x, n, dim, "ihfft")
     res = _C._fft_r2c(_resize(x, dims, sizes), dims, _norm(norm, False), True)
@@ -279,12 +327,21 @@ def _ihfft_nd(input, s, dim, norm, out, fname):
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The N-d inverse transform of a real signal, onesided along the last of dim."""
+    """The N-d inverse transform of a real signal, onesided along the last of dim.
+
+    >>> ember.fft.ihfftn(ember.ones(2, 2, 4)).shape
+    ember.Size([2, 2, 3])
+    """
     return _ihfft_nd(input, s, dim, norm, out, "ihfftn")
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """ihfftn over the last two dims."""
+    """ihfftn over the last two dims.
+
+    >>> ember.fft.ihfft2(ember.ones(2, 4)).real
+    tensor([[1., 0., 0.],
+            [0., 0., 0.]])
+    """
     return _ihfft_nd(input, s, dim, norm, out, "ihfft2")
 
 
@@ -322,42 +379,70 @@ def _c2r_nd(input, sizes, dims, last, norm, fname, conj):
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The inverse of rfft: n real points (default 2 * (input.size(dim) - 1))."""
+    """The inverse of rfft: n real points (default 2 * (input.size(dim) - 1)).
+
+    >>> ember.fft.irfft(ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0])))
+    tensor([1., 2., 3., 4.])
+    """
     x = _input(input, "irfft")
     sizes, dims, last = _c2r_args(x, None, None, "irfft", one=(n, dim))
     return _out(_c2r_nd(x, sizes, dims, last, norm, "irfft", False), out, "irfft", False)
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The inverse of rfftn."""
+    """The inverse of rfftn.
+
+    >>> x = ember.tensor([[[1.0, 2.0], [3.0, 4.0]]])
+    >>> ember.fft.irfftn(ember.fft.rfftn(x), x.shape)
+    tensor([[[1., 2.],
+             [3., 4.]]])
+    """
     x = _input(input, "irfftn")
     sizes, dims, last = _c2r_args(x, s, dim, "irfftn", "irfftn")
     return _out(_c2r_nd(x, sizes, dims, last, norm, "irfftn", False), out, "irfftn", False)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """irfftn over the last two dims."""
+    """irfftn over the last two dims.
+
+    >>> ember.fft.irfft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
     x = _input(input, "irfft2")
     sizes, dims, last = _c2r_args(x, s, dim, "irfft2", "irfftn")
     return _out(_c2r_nd(x, sizes, dims, last, norm, "irfft2", False), out, "irfftn", False)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
-    """The transform of a Hermitian-symmetric signal given by its first half: n real points."""
+    """The transform of a Hermitian-symmetric signal given by its first half: n real points.
+
+    >>> ember.fft.hfft(ember.tensor([1.0, 2.0, 3.0]))
+    tensor([ 8., -2.,  0., -2.])
+    """
     x = _input(input, "hfft")
     sizes, dims, last = _c2r_args(x, None, None, "hfft", one=(n, dim))
     return _out(_c2r_nd(x, sizes, dims, last, norm, "hfft", True), out, "hfft", False)
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
-    """The N-d transform of a Hermitian-symmetric signal given by its onesided half."""
+    """The N-d transform of a Hermitian-symmetric signal given by its onesided half.
+
+    >>> ember.fft.hfftn(ember.tensor([[[8.0, 0.0]]])).shape
+    ember.Size([1, 1, 2])
+    """
     x = _input(input, "hfftn")
     sizes, dims, last = _c2r_args(x, s, dim, "hfftn", "hfftn")
     return _out(_c2r_nd(x, sizes, dims, last, norm, "hfftn", True), out, "hfftn", False)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """hfftn over the last two dims."""
+    """hfftn over the last two dims.
+
+    >>> ember.fft.hfft2(ember.tensor([[4.0, 0.0], [0.0, 0.0]]))
+    tensor([[4., 4.],
+            [4., 4.]])
+    """
     x = _input(input, "hfft2")
     sizes, dims, last = _c2r_args(x, s, dim, "hfft2", "hfftn")
     return _out(_c2r_nd(x, sizes, dims, last, norm, "hfft2", True), out, "hfftn", False)
@@ -386,7 +471,11 @@ def _freq(k, n, d, dtype, out, requires_grad, fname):
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point transform: [0, 1, ..., (n-1)//2, -(n//2), ..., -1]
-    / (d * n)."""
+    / (d * n).
+
+    >>> ember.fft.fftfreq(4), ember.fft.fftfreq(5, d=0.5)
+    (tensor([ 0.0000,  0.2500, -0.5000, -0.2500]), tensor([ 0.0000,  0.4000,  0.8000, -0.8000, -0.4000]))
+    """
     E = _ember()
     n = _int(n, "fftfreq", "n")
     dtype = _freq_dtype(dtype, "fftfreq")
@@ -397,7 +486,11 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """The sample frequencies of rfft's n-point output: [0, 1, ..., n // 2] / (d * n)."""
+    """The sample frequencies of rfft's n-point output: [0, 1, ..., n // 2] / (d * n).
+
+    >>> ember.fft.rfftfreq(4)
+    tensor([0.0000, 0.2500, 0.5000])
+    """
     E = _ember()
     n = _int(n, "rfftfreq", "n")
     dtype = _freq_dtype(dtype, "rfftfreq")
@@ -417,11 +510,19 @@ def _shift(input, dim, fname, inverse):
 
 
 def fftshift(input, dim=None):
-    """Moves the zero frequency to the middle: roll by size // 2 along dim (all dims)."""
+    """Moves the zero frequency to the middle: roll by size // 2 along dim (all dims).
+
+    >>> ember.fft.fftshift(ember.fft.fftfreq(5))
+    tensor([-0.4000, -0.2000,  0.0000,  0.2000,  0.4000])
+    """
     return _shift(input, dim, "fftshift", 0)
 
 
 def ifftshift(input, dim=None):
-    """The inverse of fftshift: roll by (size + 1) // 2 along dim (all dims)."""
+    """The inverse of fftshift: roll by (size + 1) // 2 along dim (all dims).
+
+    >>> ember.fft.ifftshift(ember.tensor([-2.0, -1.0, 0.0, 1.0, 2.0]))
+    tensor([ 0.,  1.,  2., -2., -1.])
+    """
     return _shift(input, dim, "ifftshift", 1)
 

@@ -46,6 +46,17 @@ def solve(A, B, *, left=True, out=None):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
+    """inv_ex(A, *, check_errors=False, out=None) -> (inverse, info)
+
+    linalg.inv that reports a singular matrix in info (int32, 0 when invertible) instead of
+    raising, unless check_errors.
+
+    >>> ember.linalg.inv_ex(ember.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    ember.return_types.linalg_inv_ex(
+    inverse=tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]]),
+    info=tensor(0, dtype=ember.int32))
+    """
     r = return_types.linalg_inv_ex(*_C._linalg_inv_ex(A, check_errors))
     return r if out is None else return_types.linalg_inv_ex(
         _out(r.inverse, out[0], "linalg.inv_ex"), _out(r.info, out[1], "linalg.inv_ex"))
@@ -86,6 +97,19 @@ def slogdet(A, *, out=None):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """cholesky_ex(A, *, upper=False, check_errors=False, out=None) -> (L, info)
+
+    linalg.cholesky that reports failure in info (int32, 0 where A is positive-definite, else
+    the order of the failing leading minor) instead of raising, unless check_errors.
+
+    >>> ember.linalg.cholesky_ex(ember.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    ember.return_types.linalg_cholesky_ex(
+    L=tensor([[2., 0.],
+            [1., 2.]]),
+    info=tensor(0, dtype=ember.int32))
+    >>> ember.linalg.cholesky_ex(ember.tensor([[1.0, 2.0], [2.0, 1.0]])).info
+    tensor(2, dtype=ember.int32)
+    """
     L, info = _C._linalg_cholesky_ex(A, upper, check_errors)
     if out is not None:
         L, info = _out(L, out[0], "linalg.cholesky_ex"), _out(info, out[1], "linalg.cholesky_ex")
@@ -237,6 +261,14 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """diagonal(A, *, offset=0, dim1=-2, dim2=-1) -> Tensor
+
+    The diagonal of each matrix (a view), as ember.diagonal with the matrix dims last by
+    default.
+
+    >>> ember.linalg.diagonal(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([1., 4.])
+    """
     return A.diagonal(offset, dim1, dim2)
 
 

@@ -23,6 +23,15 @@ __all__ = ["ProfilerActivity", "profile", "record_function"]
 
 
 class ProfilerActivity(enum.Enum):
+    """ProfilerActivity
+
+    What a profiler records (torch.autograd.ProfilerActivity): CPU for ember, whose profiler
+    times its C++ ops; CUDA and the other device kinds exist as names only.
+
+    >>> ember.autograd.ProfilerActivity.CPU.name
+    'CPU'
+    """
+
     CPU = "cpu"
 
 

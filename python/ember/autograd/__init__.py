@@ -15,13 +15,21 @@ from ..profiler import ProfilerActivity
 
 
 def kineto_available():
-    """False: ember's profiler is its own C++ op timer (ember.profiler), not Kineto."""
+    """False: ember's profiler is its own C++ op timer (ember.profiler), not Kineto.
+
+    >>> ember.autograd.kineto_available()
+    False
+    """
     return False
 
 
 def is_view_replay_enabled():
     """False: ember has no view-replay mode (torch's _force_original_view_tracking switch);
-    False is also torch's default."""
+    False is also torch's default.
+
+    >>> ember.autograd.is_view_replay_enabled()
+    False
+    """
     return False
 
 
@@ -34,6 +42,18 @@ def _as_list(x):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None
+
+    Accumulates the gradients of tensors (with grad_tensors as their incoming gradients, which a
+    scalar may omit) into the .grad of the graph's leaves (or of `inputs` only), as
+    torch.autograd.backward.
+
+    >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> ember.autograd.backward([(x * x).sum()])
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
     if retain_graph is None:
         retain_graph = create_graph
     _C._backward(_as_list(tensors), _as_list(grad_tensors), retain_graph, create_graph,
@@ -42,6 +62,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=False, materialize_grads=False):
+    """grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple of Tensors
+
+    The gradients of outputs with respect to inputs, returned instead of accumulated into .grad
+    (torch.autograd.grad); create_graph makes them differentiable in turn.
+
+    >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> ember.autograd.grad((x ** 3).sum(), x)
+    (tensor([ 3., 12.]),)
+    >>> g, = ember.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    >>> ember.autograd.grad(g.sum(), x)
+    (tensor([ 6., 12.]),)
+    """
+
     if retain_graph is None:
         retain_graph = create_graph
     single = isinstance(inputs, _C.Tensor)

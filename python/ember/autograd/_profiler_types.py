@@ -7,7 +7,11 @@ __all__ = ["DeviceType", "ProfilerConfig", "ProfilerState"]
 
 
 class DeviceType(enum.IntEnum):
-    """c10::DeviceType: the kinds of device a tensor or an event may live on."""
+    """c10::DeviceType: the kinds of device a tensor or an event may live on.
+
+    >>> ember.autograd.DeviceType.CPU
+    <DeviceType.CPU: 0>
+    """
     CPU = 0
     CUDA = 1
     MKLDNN = 2
@@ -32,7 +36,11 @@ class DeviceType(enum.IntEnum):
 
 
 class ProfilerState(enum.IntEnum):
-    """What a profiler records: Disabled, or CPU (ember's only one), or a device tracer."""
+    """What a profiler records: Disabled, or CPU (ember's only one), or a device tracer.
+
+    >>> ember.autograd.ProfilerState.CPU
+    <ProfilerState.CPU: 1>
+    """
     Disabled = 0
     CPU = 1
     CUDA = 2
@@ -47,7 +55,13 @@ class ProfilerState(enum.IntEnum):
 
 class ProfilerConfig:
     """A profiler's settings: ProfilerConfig(state, report_input_shapes, profile_memory,
-    with_stack, with_flops, with_modules, experimental_config=None, trace_id='')."""
+    with_stack, with_flops, with_modules, experimental_config=None, trace_id='').
+
+    >>> A = ember.autograd
+    >>> config = A.ProfilerConfig(A.ProfilerState.CPU, False, False, False, False, False)
+    >>> config.state
+    <ProfilerState.CPU: 1>
+    """
 
     def __init__(self, state, report_input_shapes, profile_memory, with_stack, with_flops,
                  with_modules, experimental_config=None, trace_id=""):

@@ -47,7 +47,17 @@ def set_anomaly_enabled(enabled, check_nan=True):
 
 class detect_anomaly:
     """Context manager turning anomaly detection on (warns, as torch: it costs a NaN test per
-    backward node result)."""
+    backward node result).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with ember.autograd.detect_anomaly():
+    ...         print(ember.is_anomaly_enabled())
+    True
+    >>> ember.is_anomaly_enabled()
+    False
+    """
 
     def __init__(self, check_nan=True):
         self.prev = is_anomaly_enabled()
@@ -64,7 +74,14 @@ class detect_anomaly:
 
 
 class set_detect_anomaly:
-    """Sets anomaly detection on or off; as a context manager, restores it on exit."""
+    """Sets anomaly detection on or off; as a context manager, restores it on exit.
+
+    >>> with ember.autograd.set_detect_anomaly(True):
+    ...     print(ember.is_anomaly_enabled())
+    True
+    >>> ember.is_anomaly_enabled()
+    False
+    """
 
     def __init__(self, mode, check_nan=True):
         self.prev = is_anomaly_enabled()

@@ -22,6 +22,23 @@ from . import graph as _graph
 
 class FunctionCtx:
     # Defaults as class attributes: a ctx is made per apply, so its __init__ sets nothing.
+    """FunctionCtx()
+
+    The `ctx` a Function's forward and backward receive: save_for_backward / saved_tensors,
+    mark_dirty, mark_non_differentiable, set_materialize_grads, needs_input_grad.
+
+    >>> class Identity(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         print(isinstance(ctx, ember.autograd.FunctionCtx))
+    ...         return x.clone()
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad
+    >>> _ = Identity.apply(ember.ones(1, requires_grad=True))
+    True
+    """
+
     _saved = ()
     _versions = ()
     _packed = None  # (unpack, packed values, is_tensor flags) under saved-tensor hooks
@@ -97,7 +114,22 @@ class FunctionCtx:
 
 
 class Function:
-    """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grads)."""
+    """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grads).
+
+    >>> class Square(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = ember.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).sum().backward()
+    >>> x.grad
+    tensor([6.])
+    """
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -117,7 +149,20 @@ class Function:
 class SavedTensor:
     """One tensor a Function saved for backward (ctx._raw_saved_tensors[i]).
     register_hooks(pack_hook, unpack_hook) stores pack_hook(tensor) instead of the tensor, from
-    now on, and gives unpack_hook(packed) to backward (one pair per saved tensor, as torch)."""
+    now on, and gives unpack_hook(packed) to backward (one pair per saved tensor, as torch).
+
+    >>> class Square(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         print(type(ctx._raw_saved_tensors[0]).__name__)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return 2 * ctx.saved_tensors[0] * grad
+    >>> y = Square.apply(ember.tensor([3.0], requires_grad=True))
+    SavedTensor
+    """
 
     def __init__(self):
         raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
@@ -179,7 +224,18 @@ class NestedIOFunction(Function):
     tensors: subclass it with forward_extended(*inputs) and backward_extended(*grad_outputs)
     (same nesting as the outputs; return one gradient per input tensor), then call an instance:
     `outputs = MyFn()(a, (b, c))`. self.save_for_backward / saved_tensors / mark_dirty /
-    mark_non_differentiable work inside forward_extended and backward_extended."""
+    mark_non_differentiable work inside forward_extended and backward_extended.
+
+    >>> class Twice(ember.autograd.NestedIOFunction):
+    ...     def forward_extended(self, x):
+    ...         return x * 2
+    ...     def backward_extended(self, grad):
+    ...         return grad * 2
+    >>> x = ember.tensor([1.0], requires_grad=True)
+    >>> Twice()(x).sum().backward()
+    >>> x.grad
+    tensor([2.])
+    """
 
     def __call__(self, *inputs):
         return self._do_forward(*inputs)
@@ -257,7 +313,23 @@ class DelayedError(Function):
 def once_differentiable(fn):
     """Decorates a Function's backward: it runs under no_grad, and when its incoming gradients
     require grad (a double backward is being built), its results carry a node that raises if
-    that double backward is run (as torch)."""
+    that double backward is run (as torch).
+
+    >>> class Cube(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     @ember.autograd.once_differentiable
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 3 * x ** 2 * grad
+    >>> x = ember.tensor([2.0], requires_grad=True)
+    >>> Cube.apply(x).sum().backward()
+    >>> x.grad
+    tensor([12.])
+    """
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):
         with no_grad():

@@ -10,12 +10,23 @@ _multithreading = [True]
 
 def is_multithreading_enabled():
     """Whether backward may run device threads (torch's flag; ember's CPU engine always runs
-    backward on the calling thread, so the flag changes nothing but its own value)."""
+    backward on the calling thread, so the flag changes nothing but its own value).
+
+    >>> ember.autograd.is_multithreading_enabled()
+    True
+    """
     return _multithreading[0]
 
 
 class set_multithreading_enabled:
-    """Context manager / function setting is_multithreading_enabled(), as torch's."""
+    """Context manager / function setting is_multithreading_enabled(), as torch's.
+
+    >>> with ember.autograd.set_multithreading_enabled(False):
+    ...     print(ember.autograd.is_multithreading_enabled())
+    False
+    >>> ember.autograd.is_multithreading_enabled()
+    True
+    """
 
     def __init__(self, mode):
         self.prev = _multithreading[0]

@@ -72,7 +72,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_backward_ad=True, fast_mode=False, masked=None):
     """Compares the Jacobian autograd gives with central finite differences for every input
     that requires grad; raises GradcheckError (or returns False) on a mismatch. The forward-AD
-    and batched checks torch offers are not run (ember has neither); their flags are accepted."""
+    and batched checks torch offers are not run (ember has neither); their flags are accepted.
+
+    >>> x = ember.tensor([0.5, 1.5], dtype=ember.float64, requires_grad=True)
+    >>> ember.autograd.gradcheck(ember.sin, (x,))
+    True
+    """
     import numpy as np
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
@@ -114,7 +119,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False):
     """gradcheck of the function (inputs, grad_outputs) -> autograd.grad(func(inputs), inputs,
     grad_outputs, create_graph=True): checks second derivatives. Missing grad_outputs are drawn
-    uniformly from [-1, 1) (ember's RNG; seed with ember.manual_seed)."""
+    uniformly from [-1, 1) (ember's RNG; seed with ember.manual_seed).
+
+    >>> x = ember.tensor([0.5, 1.5], dtype=ember.float64, requires_grad=True)
+    >>> ember.autograd.gradgradcheck(ember.sin, (x,))
+    True
+    """
     from . import grad as autograd_grad
     from ..testing import make_tensor
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)

@@ -20,7 +20,12 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """Deprecated in torch: Variable(t) is t (detached leaves, requires_grad as given)."""
+    """Deprecated in torch: Variable(t) is t (detached leaves, requires_grad as given).
+
+    >>> v = ember.autograd.Variable(ember.tensor([1.0]), requires_grad=True)
+    >>> type(v).__name__, v.requires_grad
+    ('Tensor', True)
+    """
     _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data, requires_grad=False):

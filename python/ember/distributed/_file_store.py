@@ -33,7 +33,16 @@ def _key(key, op):
 class FileStore:
     """FileStore(file_name, world_size=-1): torch.distributed.FileStore. Pass it to
     init_process_group(store=...) to rendezvous through the folder, or use it directly as a
-    key-value store (set/get/add/compare_set/check/wait/delete_key/num_keys/append/multi_*)."""
+    key-value store (set/get/add/compare_set/check/wait/delete_key/num_keys/append/multi_*).
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = ember.distributed.FileStore(os.path.join(tmp.name, "store"), 1)
+    >>> ember.distributed.init_process_group("gloo", store=store, rank=0)
+    >>> ember.distributed.get_world_size()
+    1
+    >>> ember.distributed.destroy_process_group()
+    """
 
     def __init__(self, file_name, world_size=-1):
         if not isinstance(file_name, (str, os.PathLike)):

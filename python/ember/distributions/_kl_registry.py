@@ -16,7 +16,17 @@ _KL_MEMOIZE = {}  # (type_p, type_q) -> the fn dispatch chose
 
 def register_kl(type_p, type_q):
     """Decorator registering fn(p, q) as KL(p || q) for p of type_p and q of type_q (and their
-    subclasses, unless a more specific pair is registered)."""
+    subclasses, unless a more specific pair is registered).
+
+    >>> D = ember.distributions
+    >>> class Point(D.Normal):
+    ...     pass
+    >>> @D.register_kl(Point, Point)
+    ... def _kl_point(p, q):
+    ...     return (p.loc - q.loc).abs()
+    >>> D.kl_divergence(Point(0.0, 1.0), Point(3.0, 1.0))
+    tensor(3.)
+    """
     for name, t in (("type_p", type_p), ("type_q", type_q)):
         if not (isinstance(t, type) and issubclass(t, Distribution)):
             raise TypeError(f"Expected {name} to be a Distribution subclass but got {t}")
@@ -65,7 +75,12 @@ def _dispatch_kl(type_p, type_q):
 
 
 def kl_divergence(p, q):
-    """KL(p || q) = E_p[log p(x) - log q(x)], batched over the batch shape."""
+    """KL(p || q) = E_p[log p(x) - log q(x)], batched over the batch shape.
+
+    >>> D = ember.distributions
+    >>> D.kl_divergence(D.Normal(0.0, 1.0), D.Normal(1.0, 1.0))
+    tensor(0.5000)
+    """
     key = (type(p), type(q))
     fun = _KL_MEMOIZE.get(key)
     if fun is None:

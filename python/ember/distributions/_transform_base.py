@@ -9,7 +9,18 @@ from . import constraints
 class Transform:
     """An invertible (or not: `bijective`) map with a computable log |det Jacobian|.
     cache_size=1 remembers the last (x, y) pair, so inverting a sample it just made returns the
-    exact x (needed where the inverse is not numerically exact)."""
+    exact x (needed where the inverse is not numerically exact).
+
+    >>> class Double(ember.distributions.Transform):
+    ...     bijective = True
+    ...     def _call(self, x):
+    ...         return 2 * x
+    ...     def _inverse(self, y):
+    ...         return y / 2
+    >>> t = Double()
+    >>> t(ember.tensor([1.0])), t.inv(ember.tensor([4.0]))
+    (tensor([2.]), tensor([2.]))
+    """
     bijective = False
 
     def __init__(self, cache_size=0):

@@ -10,7 +10,12 @@ __all__ = ["Categorical"]
 class Categorical(Distribution):
     """Samples are integers in {0, ..., K-1} where K = probs.size(-1); the leading dimensions of
     probs/logits are the batch. probs are normalized to sum to 1 over the last dimension, logits
-    are normalized so that logsumexp over it is 0."""
+    are normalized so that logsumexp over it is 0.
+
+    >>> d = ember.distributions.Categorical(probs=ember.tensor([0.25, 0.75]))
+    >>> d.log_prob(ember.tensor(1)), d.entropy()
+    (tensor(-0.2877), tensor(0.5623))
+    """
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
 

@@ -38,7 +38,25 @@ class ConstraintRegistry:
 
 
 biject_to = ConstraintRegistry()
+biject_to.__doc__ = """biject_to(constraint) -> Transform
+
+A bijective transform from the real numbers onto the support `constraint` (for HMC-style
+samplers: invertible, with a log |det Jacobian|); register(constraint, factory) adds one.
+
+>>> t = ember.distributions.biject_to(ember.distributions.constraints.positive)
+>>> t(ember.tensor([0.0, 1.0]))
+tensor([1.0000, 2.7183])
+"""
 transform_to = ConstraintRegistry()
+transform_to.__doc__ = """transform_to(constraint) -> Transform
+
+A transform from the real numbers onto the support `constraint`, not always bijective (for
+optimizing constrained parameters); register(constraint, factory) adds one.
+
+>>> t = ember.distributions.transform_to(ember.distributions.constraints.simplex)
+>>> t(ember.tensor([0.0, 0.0]))
+tensor([0.5000, 0.5000])
+"""
 
 
 @biject_to.register(constraints.real)

@@ -14,7 +14,12 @@ class Distribution:
     """The abstract base class for probability distributions.
 
     batch_shape: the shape over which parameters are batched; event_shape: the shape of one
-    sample; validate_args: whether to check parameters and values (default: on, as `assert`)."""
+    sample; validate_args: whether to check parameters and values (default: on, as `assert`).
+
+    >>> d = ember.distributions.Normal(ember.zeros(2), ember.ones(2))
+    >>> isinstance(d, ember.distributions.Distribution), d.batch_shape, d.event_shape
+    (True, ember.Size([2]), ember.Size([]))
+    """
 
     has_rsample = False
     has_enumerate_support = False

@@ -8,6 +8,17 @@ __all__ = ["ExponentialFamily"]
 
 
 class ExponentialFamily(Distribution):
+    """ExponentialFamily(batch_shape=ember.Size([]), event_shape=ember.Size([]), validate_args=None)
+
+    The base class of exponential-family distributions p(x) = h(x) exp(<theta, t(x)> -
+    F(theta)): subclasses give _natural_params and _log_normalizer, from which entropy() is
+    derived.
+
+    >>> D = ember.distributions
+    >>> isinstance(D.Poisson(ember.tensor(2.0)), D.ExponentialFamily)
+    True
+    """
+
     @property
     def _natural_params(self):
         """The natural parameters theta, a tuple of tensors."""

@@ -13,7 +13,13 @@ __all__ = ["LKJCholesky"]
 
 class LKJCholesky(Distribution):
     """dim: the size of the correlation matrices; concentration: eta > 0 (1 is uniform over
-    correlation matrices)."""
+    correlation matrices).
+
+    >>> d = ember.distributions.LKJCholesky(3, concentration=2.0)
+    >>> L = d.sample()
+    >>> L.shape, ember.allclose((L @ L.T).diagonal(), ember.ones(3))
+    (ember.Size([3, 3]), True)
+    """
     arg_constraints = {"concentration": constraints.positive}
     support = constraints.corr_cholesky
 

@@ -8,7 +8,12 @@ __all__ = ["LogisticNormal"]
 
 
 class LogisticNormal(TransformedDistribution):
-    """X ~ Normal(loc, scale) over vectors of size K-1, Y = stick_breaking(X) on the K-simplex."""
+    """X ~ Normal(loc, scale) over vectors of size K-1, Y = stick_breaking(X) on the K-simplex.
+
+    >>> d = ember.distributions.LogisticNormal(ember.zeros(2), ember.ones(2))
+    >>> round(d.sample().sum().item(), 4), d.event_shape
+    (1.0, ember.Size([3]))
+    """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
     has_rsample = True

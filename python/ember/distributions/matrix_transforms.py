@@ -15,7 +15,12 @@ __all__ = ["CorrCholeskyTransform", "LowerCholeskyTransform", "PositiveDefiniteT
 
 class LowerCholeskyTransform(_ParameterFree):
     """Unconstrained square matrices to lower-triangular ones with a positive diagonal:
-    the strict lower triangle kept, the diagonal exponentiated."""
+    the strict lower triangle kept, the diagonal exponentiated.
+
+    >>> ember.distributions.LowerCholeskyTransform()(ember.tensor([[0.0, 5.0], [2.0, 0.0]]))
+    tensor([[1., 0.],
+            [2., 1.]])
+    """
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
@@ -34,7 +39,14 @@ class CorrCholeskyTransform(_ParameterFree):
     """Unconstrained vectors of length D(D-1)/2 to the lower Cholesky factor of a D x D
     correlation matrix (positive diagonal, rows of unit norm): the vector fills the strict lower
     triangle row by row, tanh maps it into (-1, 1), and each row is completed by signed stick
-    breaking so that its squares sum to 1."""
+    breaking so that its squares sum to 1.
+
+    >>> L = ember.distributions.CorrCholeskyTransform()(ember.zeros(3))
+    >>> L
+    tensor([[1., 0., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.]])
+    """
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
@@ -80,7 +92,12 @@ class CorrCholeskyTransform(_ParameterFree):
 
 class PositiveDefiniteTransform(_ParameterFree):
     """Unconstrained square matrices to positive-definite ones: L L^T with L from
-    LowerCholeskyTransform."""
+    LowerCholeskyTransform.
+
+    >>> ember.distributions.PositiveDefiniteTransform()(ember.tensor([[0.0, 0.0], [1.0, 0.0]]))
+    tensor([[1., 1.],
+            [1., 2.]])
+    """
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
 

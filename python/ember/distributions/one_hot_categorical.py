@@ -90,7 +90,13 @@ class OneHotCategorical(Distribution):
 
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
-    """Samples whose gradient is that of the probabilities: the straight-through estimator."""
+    """Samples whose gradient is that of the probabilities: the straight-through estimator.
+
+    >>> probs = ember.tensor([0.5, 0.5], requires_grad=True)
+    >>> s = ember.distributions.OneHotCategoricalStraightThrough(probs=probs).rsample()
+    >>> s.sum().item(), s.requires_grad
+    (1.0, True)
+    """
     has_rsample = True
 
     def rsample(self, sample_shape=ember.Size()):

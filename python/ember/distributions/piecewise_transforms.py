@@ -9,7 +9,14 @@ __all__ = ["CatTransform", "StackTransform"]
 
 
 class CatTransform(Transform):
-    """Applies a sequence of transforms to pieces of `dim` of the given lengths."""
+    """Applies a sequence of transforms to pieces of `dim` of the given lengths.
+
+    >>> D = ember.distributions
+    >>> parts = [D.ExpTransform(), D.AffineTransform(0.0, 2.0)]
+    >>> t = D.CatTransform(parts, dim=0, lengths=[1, 2])
+    >>> t(ember.tensor([0.0, 1.0, 2.0]))
+    tensor([1., 2., 4.])
+    """
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
         if not all(isinstance(t, Transform) for t in tseq):
@@ -85,7 +92,14 @@ class CatTransform(Transform):
 
 
 class StackTransform(Transform):
-    """Applies a sequence of transforms to the slices of `dim`."""
+    """Applies a sequence of transforms to the slices of `dim`.
+
+    >>> D = ember.distributions
+    >>> t = D.StackTransform([D.ExpTransform(), D.AffineTransform(1.0, 2.0)], dim=0)
+    >>> t(ember.tensor([[0.0, 1.0], [0.0, 1.0]]))
+    tensor([[1.0000, 2.7183],
+            [1.0000, 3.0000]])
+    """
 
     def __init__(self, tseq, dim=0, cache_size=0):
         if not all(isinstance(t, Transform) for t in tseq):

@@ -12,7 +12,13 @@ __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
 class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
-    """The logit of a RelaxedBernoulli sample: (logit(U) + logits) / temperature."""
+    """The logit of a RelaxedBernoulli sample: (logit(U) + logits) / temperature.
+
+    >>> D = ember.distributions
+    >>> d = D.LogitRelaxedBernoulli(ember.tensor(0.5), probs=ember.tensor(0.5))
+    >>> d.sample((3,)).shape
+    ember.Size([3])
+    """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
@@ -48,7 +54,14 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
 
 class RelaxedBernoulli(TransformedDistribution):
     """sigmoid of a LogitRelaxedBernoulli: samples in (0, 1) that approach {0, 1} as the
-    temperature goes to 0."""
+    temperature goes to 0.
+
+    >>> D = ember.distributions
+    >>> d = D.RelaxedBernoulli(ember.tensor(0.1), probs=ember.tensor([0.2, 0.8]))
+    >>> s = d.sample()
+    >>> s.shape, bool(((s > 0) & (s < 1)).all())
+    (ember.Size([2]), True)
+    """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True

@@ -69,7 +69,14 @@ class ExpRelaxedCategorical(Distribution):
 
 class RelaxedOneHotCategorical(TransformedDistribution):
     """exp of an ExpRelaxedCategorical: points of the simplex that approach one-hot vectors as
-    the temperature goes to 0."""
+    the temperature goes to 0.
+
+    >>> probs = ember.tensor([0.2, 0.3, 0.5])
+    >>> d = ember.distributions.RelaxedOneHotCategorical(ember.tensor(0.5), probs=probs)
+    >>> s = d.sample()
+    >>> s.shape, round(s.sum().item(), 4)
+    (ember.Size([3]), 1.0)
+    """
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True

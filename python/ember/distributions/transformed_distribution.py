@@ -11,7 +11,13 @@ __all__ = ["TransformedDistribution"]
 
 
 class TransformedDistribution(Distribution):
-    """X ~ base_distribution, Y = f_n(... f_1(X)); log p(Y) = log p(X) - sum log|det J_i|."""
+    """X ~ base_distribution, Y = f_n(... f_1(X)); log p(Y) = log p(X) - sum log|det J_i|.
+
+    >>> D = ember.distributions
+    >>> d = D.TransformedDistribution(D.Normal(0.0, 1.0), [D.ExpTransform()])
+    >>> d.log_prob(ember.tensor(1.0)), D.LogNormal(0.0, 1.0).log_prob(ember.tensor(1.0))
+    (tensor(-0.9189), tensor(-0.9189))
+    """
     arg_constraints = {}
 
     def __init__(self, base_distribution, transforms, validate_args=None):

@@ -67,7 +67,12 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
 
 
 class VonMises(Distribution):
-    """loc: the mean angle (any real, read modulo 2 pi); concentration: kappa > 0."""
+    """loc: the mean angle (any real, read modulo 2 pi); concentration: kappa > 0.
+
+    >>> d = ember.distributions.VonMises(ember.tensor(0.0), ember.tensor(1.0))
+    >>> d.log_prob(ember.tensor(0.0)), d.mean
+    (tensor(-1.0738), tensor(0.))
+    """
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False

@@ -33,6 +33,16 @@ class PHBase:
 
 
 PH = PHBase()
+PH.__doc__ = """The marker of symbolic_trace's concrete_args (torch.fx.PH): an argument given as PH
+stays an input of the graph while the others are specialized. Unlike torch, ember takes PH only
+as a whole argument, not inside a container.
+
+>>> def f(x, flag):
+...     return x + 1 if flag else x
+>>> gm = ember.fx.symbolic_trace(f, concrete_args={"x": ember.fx.PH, "flag": True})
+>>> gm(ember.tensor([1.0]), True)
+tensor([2.])
+"""
 
 
 def _assert_is_none(value, msg):
@@ -41,7 +51,16 @@ def _assert_is_none(value, msg):
 
 def wrap(fn_or_name):
     """Marks a module-level function so that traces record a call to it (a call_function node)
-    instead of tracing into it. Call it at the top level of the function's module."""
+    instead of tracing into it. Call it at the top level of the function's module.
+
+    >>> def scale(x, k):
+    ...     return x * k
+    >>> ember.fx.wrap("scale")
+    'scale'
+    >>> gm = ember.fx.symbolic_trace(lambda x: scale(x, 2))
+    >>> [n.op for n in gm.graph.nodes], gm(ember.tensor([1.0]))
+    (['placeholder', 'call_function', 'output'], tensor([2.]))
+    """
     frame = inspect.currentframe().f_back
     if frame.f_code.co_name != "<module>":
         raise NotImplementedError("wrap must be called at the top level of a module")
@@ -59,7 +78,12 @@ def wrap(fn_or_name):
 
 class Tracer(TracerBase):
     """Turns a Module or a function into a Graph (torch.fx.Tracer); subclass it and override
-    is_leaf_module, create_node, create_proxy, ... to change what is recorded."""
+    is_leaf_module, create_node, create_proxy, ... to change what is recorded.
+
+    >>> graph = ember.fx.Tracer().trace(ember.nn.ReLU())
+    >>> [n.op for n in graph.nodes]
+    ['placeholder', 'call_function', 'output']
+    """
 
     def __init__(self, autowrap_modules=(math,), autowrap_functions=(),
                  param_shapes_constant=False):
@@ -259,7 +283,13 @@ class Tracer(TracerBase):
 
 
 def symbolic_trace(root, concrete_args=None):
-    """Traces `root` (a Module or a function) into a GraphModule (torch.fx.symbolic_trace)."""
+    """Traces `root` (a Module or a function) into a GraphModule (torch.fx.symbolic_trace).
+
+    >>> model = ember.nn.Sequential(ember.nn.Linear(2, 2), ember.nn.ReLU())
+    >>> gm = ember.fx.symbolic_trace(model)
+    >>> [n.op for n in gm.graph.nodes]
+    ['placeholder', 'call_module', 'call_module', 'output']
+    """
     from .graph_module import GraphModule
     tracer = Tracer()
     graph = tracer.trace(root, concrete_args)

@@ -59,7 +59,14 @@ class PythonCode:
 
 
 class Graph:
-    """A program as a list of Nodes; GraphModule turns it into Python code."""
+    """A program as a list of Nodes; GraphModule turns it into Python code.
+
+    >>> g = ember.fx.Graph()
+    >>> x = g.placeholder("x")
+    >>> _ = g.output(g.call_function(ember.relu, (x,)))
+    >>> ember.fx.GraphModule(ember.nn.Module(), g)(ember.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
 
     def __init__(self, owning_module=None, tracer_cls=None, tracer_extras=None):
         self._root = Node(self, "", "root", "", (), {})

@@ -71,7 +71,12 @@ def _rebuild(body, code, globals_, class_name):
 
 
 class GraphModule(Module):
-    """GraphModule(root, graph, class_name='GraphModule'): runs `graph` as its forward."""
+    """GraphModule(root, graph, class_name='GraphModule'): runs `graph` as its forward.
+
+    >>> gm = ember.fx.symbolic_trace(lambda x: x * 2 + 1)
+    >>> isinstance(gm, ember.fx.GraphModule), gm(ember.tensor([1.0, 2.0]))
+    (True, tensor([3., 5.]))
+    """
 
     def __new__(cls, *args, **kwargs):
         # One class per instance, so that recompile() can set forward on it.

@@ -19,7 +19,12 @@ __all__ = ["Interpreter", "Transformer"]
 
 
 class Interpreter:
-    """Runs `module`'s graph (or `graph` with module's attributes) one node at a time."""
+    """Runs `module`'s graph (or `graph` with module's attributes) one node at a time.
+
+    >>> gm = ember.fx.symbolic_trace(lambda x: x.relu() + 1)
+    >>> ember.fx.Interpreter(gm).run(ember.tensor([-1.0, 2.0]))
+    tensor([1., 3.])
+    """
 
     def __init__(self, module, garbage_collect_values=True, graph=None):
         self.module = module
@@ -137,7 +142,17 @@ class _TransformerTracer(TracerBase):
 
 class Transformer(Interpreter):
     """An Interpreter that records instead of computing: override call_function & co. to
-    rewrite nodes; transform() returns the new GraphModule."""
+    rewrite nodes; transform() returns the new GraphModule.
+
+    >>> class ReluToSigmoid(ember.fx.Transformer):
+    ...     def call_function(self, target, args, kwargs):
+    ...         if target is ember.relu:
+    ...             target = ember.sigmoid
+    ...         return super().call_function(target, args, kwargs)
+    >>> gm = ember.fx.symbolic_trace(lambda x: ember.relu(x))
+    >>> ReluToSigmoid(gm).transform()(ember.tensor([0.0]))
+    tensor([0.5000])
+    """
 
     def __init__(self, module):
         super().__init__(module)

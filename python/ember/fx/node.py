@@ -35,7 +35,13 @@ def map_aggregate(a, fn):
 
 
 def map_arg(a, fn):
-    """Applies fn to every Node inside the nest `a`, leaving other leaves as they are."""
+    """Applies fn to every Node inside the nest `a`, leaving other leaves as they are.
+
+    >>> gm = ember.fx.symbolic_trace(lambda x: x + 1)
+    >>> x_node = next(iter(gm.graph.nodes))
+    >>> ember.fx.map_arg((x_node, [x_node, 3]), lambda n: n.name)
+    ('x', ['x', 3])
+    """
     if not callable(fn):
         raise AssertionError("torch.fx.map_arg(a, fn): fn must be a callable")
     return map_aggregate(a, lambda x: fn(x) if isinstance(x, Node) else x)
@@ -61,7 +67,12 @@ def _format_arg(arg, max_list_len=float("inf")):
 
 
 class Node:
-    """A node of an fx Graph; build them with Graph.create_node (or the Graph's helpers)."""
+    """A node of an fx Graph; build them with Graph.create_node (or the Graph's helpers).
+
+    >>> gm = ember.fx.symbolic_trace(lambda x: x.relu())
+    >>> [(n.op, n.name) for n in gm.graph.nodes]
+    [('placeholder', 'x'), ('call_method', 'relu'), ('output', 'output')]
+    """
 
     def __init__(self, graph, name, op, target, args, kwargs, return_type=None):
         if op not in _OPCODES:
@@ -242,7 +253,15 @@ _SIDE_EFFECTFUL = set()
 
 
 def has_side_effect(fn):
-    """Marks fn so dead-code elimination keeps its call nodes (torch.fx.node.has_side_effect)."""
+    """Marks fn so dead-code elimination keeps its call nodes (torch.fx.node.has_side_effect).
+
+    >>> log = []
+    >>> def record(x):
+    ...     log.append(1)
+    ...     return x
+    >>> ember.fx.has_side_effect(record) is record
+    True
+    """
     _SIDE_EFFECTFUL.add(fn)
     return fn
 

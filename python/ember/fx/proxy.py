@@ -112,7 +112,14 @@ class GraphAppendingTracer(TracerBase):
 
 
 class Proxy:
-    """A value of a traced program; operations on it become Nodes of the graph."""
+    """A value of a traced program; operations on it become Nodes of the graph.
+
+    >>> def f(x):
+    ...     print(type(x).__name__)
+    ...     return x + 1
+    >>> _ = ember.fx.symbolic_trace(f)
+    Proxy
+    """
 
     def __init__(self, node, tracer=None):
         if tracer is None:

@@ -150,7 +150,20 @@ class _Matcher:
 
 def replace_pattern(gm, pattern, replacement):
     """Replaces each non-overlapping match of `pattern` in gm's graph by `replacement`, then
-    recompiles gm; returns the list of Matches."""
+    recompiles gm; returns the list of Matches.
+
+    >>> def f(x):
+    ...     return ember.relu(x) + 1
+    >>> def pattern(x):
+    ...     return ember.relu(x)
+    >>> def replacement(x):
+    ...     return ember.sigmoid(x)
+    >>> gm = ember.fx.symbolic_trace(f)
+    >>> len(ember.fx.replace_pattern(gm, pattern, replacement))
+    1
+    >>> gm(ember.tensor([0.0]))
+    tensor([1.5000])
+    """
     return [Match(anchor=r.anchor, nodes_map=r.nodes_map)
             for r in _replace(gm, pattern, replacement)]
 

@@ -14,7 +14,11 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 def factory_kwargs(kwargs):
     """The factory arguments (device, dtype, memory_format) of kwargs as one dict for
     ember.empty(**...); a nested factory_kwargs dict supplies them too. Any other key, or one
-    given both ways, is a TypeError (torch.nn.factory_kwargs)."""
+    given both ways, is a TypeError (torch.nn.factory_kwargs).
+
+    >>> ember.nn.factory_kwargs({"factory_kwargs": {"dtype": ember.float64}})
+    {'dtype': ember.float64}
+    """
     if kwargs is None:
         return {}
     if not isinstance(kwargs, dict):

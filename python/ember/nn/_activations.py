@@ -45,7 +45,11 @@ def _maybe_inplace(name, input, inplace, op):
 # ---- smooth rectifiers ----------------------------------------------------------------------
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold (the two agree to
-    float precision there). Gradient: sigmoid(beta * x), or 1 above the threshold."""
+    float precision there). Gradient: sigmoid(beta * x), or 1 above the threshold.
+
+    >>> ember.nn.functional.softplus(ember.tensor([0.0, 30.0]))
+    tensor([ 0.6931, 30.0000])
+    """
     _check_float("softplus", input)
     bx = input * beta
     linear = bx > threshold
@@ -54,13 +58,21 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)) = -softplus(-x): exact for large |x| (-x below -20, ~-exp(-x) above)."""
+    """log(sigmoid(x)) = -softplus(-x): exact for large |x| (-x below -20, ~-exp(-x) above).
+
+    >>> ember.nn.functional.logsigmoid(ember.tensor([0.0, -100.0]))
+    tensor([  -0.6931, -100.0000])
+    """
     _check_float("log_sigmoid", input)
     return -softplus(-input)
 
 
 def mish(input, inplace=False):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)).
+
+    >>> ember.nn.functional.mish(ember.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.3034,  0.0000,  0.8651])
+    """
     _check_float("mish", input)
     return _maybe_inplace("mish", input, inplace, lambda x: x * _C.tanh(softplus(x)))
 
@@ -86,12 +98,24 @@ def _elu(input, alpha, scale, input_scale):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    >>> ember.nn.functional.elu(ember.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.6321,  0.0000,  2.0000])
+    """
     _check_float("elu", input)
     return _maybe_inplace("elu", input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0))
 
 
 def elu_(input, alpha=1.0):
+    """elu_(input, alpha=1.0) -> Tensor
+
+    In-place elu: input becomes x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    >>> x = ember.tensor([-1.0, 2.0])
+    >>> ember.nn.functional.elu_(x) is x, x
+    (True, tensor([-0.6321,  2.0000]))
+    """
     return elu(input, alpha, True)
 
 
@@ -127,7 +151,11 @@ def _hardswish(x):
 
 
 def hardswish(input, inplace=False):
-    """x * relu6(x + 3) / 6."""
+    """x * relu6(x + 3) / 6.
+
+    >>> ember.nn.functional.hardswish(ember.tensor([-3.0, 0.0, 1.5, 3.0]))
+    tensor([-0.0000, 0.0000, 1.1250, 3.0000])
+    """
     _check_float("hardswish", input)
     return _maybe_inplace("hardswish", input, inplace, _hardswish)
 
@@ -140,18 +168,30 @@ def _hardsigmoid(x):
 
 
 def hardsigmoid(input, inplace=False):
-    """relu6(x + 3) / 6."""
+    """relu6(x + 3) / 6.
+
+    >>> ember.nn.functional.hardsigmoid(ember.tensor([-3.0, 0.0, 1.5, 3.0]))
+    tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
     _check_float("hardsigmoid", input)
     return _maybe_inplace("hardsigmoid", input, inplace, _hardsigmoid)
 
 
 def softsign(input):
-    """x / (1 + |x|)."""
+    """x / (1 + |x|).
+
+    >>> ember.nn.functional.softsign(ember.tensor([-1.0, 0.0, 3.0]))
+    tensor([-0.5000,  0.0000,  0.7500])
+    """
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input):
-    """x - tanh(x)."""
+    """x - tanh(x).
+
+    >>> ember.nn.functional.tanhshrink(ember.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.2384])
+    """
     return input - _C.tanh(input)
 
 
@@ -162,7 +202,11 @@ def hardshrink(input, lambd=0.5):
 
 
 def softshrink(input, lambd=0.5):
-    """x - lambd above lambd, x + lambd below -lambd, 0 between (x * 0 keeps NaN)."""
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (x * 0 keeps NaN).
+
+    >>> ember.nn.functional.softshrink(ember.tensor([-1.0, 0.2, 2.0]))
+    tensor([-0.5000,  0.0000,  1.5000])
+    """
     _check_float("softshrink", input)
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be greater or equal to 0, but found to be "
@@ -186,7 +230,11 @@ def threshold_(input, threshold, value):
 
 # ---- gated and parametric -----------------------------------------------------------------
 def glu(input, dim=-1):
-    """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    """a * sigmoid(b), where a and b are the two halves of input along dim.
+
+    >>> ember.nn.functional.glu(ember.tensor([1.0, 2.0, 0.0, 0.0]))
+    tensor([0.5000, 1.0000])
+    """
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     _check_float("glu", input)

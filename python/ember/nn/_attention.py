@@ -78,7 +78,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(query @ key^T * scale + bias) @ value, scale = 1/sqrt(E) by default.
     bias: a bool attn_mask keeps where True (-inf elsewhere); a float mask is added; is_causal
     keeps key j <= query i (upper-left aligned when L != S); not both, as torch's docs say.
-    Shapes (N, ..., Hq, L, E), (N, ..., H, S, E), (N, ..., H, S, Ev) -> (N, ..., Hq, L, Ev)."""
+    Shapes (N, ..., Hq, L, E), (N, ..., H, S, E), (N, ..., H, S, Ev) -> (N, ..., Hq, L, Ev).
+
+    >>> q = k = ember.zeros(1, 1, 2, 2)
+    >>> v = ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    >>> ember.nn.functional.scaled_dot_product_attention(q, k, v)
+    tensor([[[[2., 3.],
+              [2., 3.]]]])
+    >>> ember.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    tensor([[[[1., 2.],
+              [2., 3.]]]])
+    """
     _sdpa_check(query, key, value, attn_mask, enable_gqa)
     if is_causal and attn_mask is not None:
         raise RuntimeError("scaled_dot_product_attention: explicit attn_mask should not be set "
@@ -231,7 +241,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  k_proj_weight=None, v_proj_weight=None, static_k=None,
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """torch's F.multi_head_attention_forward on (L, N, E) / (L, E) inputs (sequence first).
-    Masks: True in a bool key_padding_mask / attn_mask means "do not attend"."""
+    Masks: True in a bool key_padding_mask / attn_mask means "do not attend".
+
+    >>> E, F = 4, ember.nn.functional
+    >>> q = ember.ones(3, 1, E)
+    >>> out, weights = F.multi_head_attention_forward(
+    ...     q, q, q, E, 2, ember.ones(3 * E, E), None, None, None, False, 0.0,
+    ...     ember.eye(E), None)
+    >>> out.shape, weights.shape
+    (ember.Size([3, 1, 4]), ember.Size([1, 3, 3]))
+    """
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:  # run as a batch of one, squeeze at the end
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -329,7 +348,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 # ---- normalizations --------------------------------------------------------------------------
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """(N, C, *) split into num_groups groups of C/G channels; each (sample, group) normalized
-    by its own mean and biased variance, then scaled per channel: y = x_hat * weight + bias."""
+    by its own mean and biased variance, then scaled per channel: y = x_hat * weight + bias.
+
+    >>> ember.nn.functional.group_norm(ember.tensor([[1.0, 3.0, 5.0, 7.0]]), 2)
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
+    """
     if input.dim() < 2:
         raise RuntimeError("group_norm: expected at least 2 dimensions for input tensor but "
                            f"received {input.dim()}")

@@ -12,7 +12,11 @@ __all__ = ["conv3d", "conv_transpose3d", "conv_tbc", "convolution"]
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """torch.nn.functional.conv3d: vol2col + one GEMM per image and group, in C++."""
+    """torch.nn.functional.conv3d: vol2col + one GEMM per image and group, in C++.
+
+    >>> ember.nn.functional.conv3d(ember.ones(1, 1, 2, 2, 2), ember.ones(1, 1, 2, 2, 2))
+    tensor([[[[[8.]]]]])
+    """
     return _C.conv3d(input, weight, bias, stride, padding, dilation, groups)
 
 

@@ -56,7 +56,12 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """log_probs (T, N, C) (log_softmax output), targets (N, S) padded or 1-d concatenated,
-    lengths per sample; reduction 'none' | 'mean' | 'sum'."""
+    lengths per sample; reduction 'none' | 'mean' | 'sum'.
+
+    >>> log_probs = ember.zeros(4, 1, 3).log_softmax(2)
+    >>> ember.nn.functional.ctc_loss(log_probs, ember.tensor([[1, 2]]), [4], [2])
+    tensor(0.8432)
+    """
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _ctc(log_probs, targets, input_lengths, target_lengths, blank,

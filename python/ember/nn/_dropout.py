@@ -67,7 +67,12 @@ def _unbatched(input, p, training, inplace, batched_dim):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of (N, C, L) or (C, L) with probability p."""
+    """Zeroes whole channels of (N, C, L) or (C, L) with probability p.
+
+    >>> y = ember.nn.functional.dropout1d(ember.ones(1, 8, 2), 0.5)
+    >>> sorted(set(y.flatten().tolist()))
+    [0.0, 2.0]
+    """
     _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -80,7 +85,12 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, H, W) with probability p. As torch 2.13, a 3-d input
-    is read as (N, C, L) (1-d channel-wise dropout) with a warning; other ranks warn."""
+    is read as (N, C, L) (1-d channel-wise dropout) with a warning; other ranks warn.
+
+    >>> y = ember.nn.functional.dropout2d(ember.ones(1, 8, 2, 2), 0.5)
+    >>> sorted(set(y.flatten().tolist()))
+    [0.0, 2.0]
+    """
     _check_p(p)
     ndim = input.dim()
     if ndim not in (3, 4):
@@ -103,7 +113,11 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) with probability p."""
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) with probability p.
+
+    >>> ember.nn.functional.dropout3d(ember.ones(1, 2, 1, 1, 1), 0.5, training=False).flatten()
+    tensor([1., 1.])
+    """
     _check_p(p)
     ndim = input.dim()
     if ndim not in (4, 5):

@@ -47,7 +47,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   padding_idx=None):
     """(B, embedding_dim): for each bag, the sum / mean / max of its rows of weight (the
     rows of padding_idx left out; an empty bag gives zeros). A 2-D input is B bags of equal
-    length; a 1-d input is cut at offsets."""
+    length; a 1-d input is cut at offsets.
+
+    >>> weight = ember.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    >>> ember.nn.functional.embedding_bag(ember.tensor([[0, 2], [1, 2]]), weight)
+    tensor([[1.0000, 1.0000],
+            [1.5000, 1.5000]])
+    """
     if weight.dtype == int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. "
                       "Usage `embedding_bag(weight, input, ...)` is deprecated, "

@@ -41,7 +41,14 @@ def _tap_index(padded_w, kernel, dilation, stride, blocks):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C, H, W) -> (N, C * kh * kw, L): every kernel-sized block as a column (im2col);
-    channel c * kh * kw + i * kw + j holds tap (i, j) of channel c."""
+    channel c * kh * kw + i * kw + j holds tap (i, j) of channel c.
+
+    >>> ember.nn.functional.unfold(ember.arange(9.0).reshape(1, 1, 3, 3), kernel_size=2)
+    tensor([[[0., 1., 3., 4.],
+             [1., 2., 4., 5.],
+             [3., 4., 6., 7.],
+             [4., 5., 7., 8.]]])
+    """
     if input.dim() not in (3, 4):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor for input with possibly 0 batch "
                            f"size and non-zero dimensions for input, but got: {list(input.shape)}")
@@ -64,7 +71,13 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C * kh * kw, L) -> (N, C, H, W): the columns summed back into the image (col2im),
-    overlapping taps added."""
+    overlapping taps added.
+
+    >>> ember.nn.functional.fold(ember.ones(1, 4, 4), output_size=(3, 3), kernel_size=2)
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
     if input.dim() not in (2, 3):
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
                            f"size and non-zero dimensions for input, but got: {list(input.shape)}")

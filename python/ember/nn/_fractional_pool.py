@@ -101,12 +101,31 @@ def _fractional_max(name, input, kernel_size, output_size, output_ratio, samples
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
+    """fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> (Tensor, Tensor)
+
+    fractional_max_pool2d returning (values, indices); indices are flat over H * W.
+
+    >>> x = ember.arange(16.0).reshape(1, 4, 4)
+    >>> ember.nn.functional.fractional_max_pool2d_with_indices(x, 2, output_size=2)[1]
+    tensor([[[ 5,  7],
+             [13, 15]]])
+    """
     return _fractional_max("fractional_max_pool2d", input, kernel_size, output_size,
                            output_ratio, _random_samples, 2)
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
+    """fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> Tensor
+
+    Max over pseudo-randomly placed kernel_size windows that give output_size (or input size *
+    output_ratio) for (N, C, H, W) or (C, H, W).
+
+    >>> x = ember.arange(16.0).reshape(1, 4, 4)
+    >>> ember.nn.functional.fractional_max_pool2d(x, 2, output_size=2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
     out = _fractional_max("fractional_max_pool2d", input, kernel_size, output_size,
                           output_ratio, _random_samples, 2)
     return out if return_indices else out[0]
@@ -114,12 +133,28 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
+    """fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> (Tensor, Tensor)
+
+    fractional_max_pool3d returning (values, indices); indices are flat over D * H * W.
+
+    >>> x = ember.arange(27.0).reshape(1, 3, 3, 3)
+    >>> ember.nn.functional.fractional_max_pool3d_with_indices(x, 2, output_size=1)
+    (tensor([[[[26.]]]]), tensor([[[[26]]]]))
+    """
     return _fractional_max("fractional_max_pool3d", input, kernel_size, output_size,
                            output_ratio, _random_samples, 3)
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
+    """fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None) -> Tensor
+
+    The 3-d form of fractional_max_pool2d, over (N, C, D, H, W) or (C, D, H, W).
+
+    >>> x = ember.ones(1, 1, 4, 4, 4)
+    >>> ember.nn.functional.fractional_max_pool3d(x, 2, output_ratio=0.5).shape
+    ember.Size([1, 1, 2, 2, 2])
+    """
     out = _fractional_max("fractional_max_pool3d", input, kernel_size, output_size,
                           output_ratio, _random_samples, 3)
     return out if return_indices else out[0]

@@ -21,7 +21,13 @@ _CHANGED = ("Default grid_sample and affine_grid behavior has changed to align_c
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """input (N, C, H, W) / (N, C, D, H, W) sampled at grid (N, Ho, Wo, 2) / (N, Do, Ho, Wo, 3),
-    whose last dim holds (x, y[, z]) in [-1, 1]; differentiable in input and grid."""
+    whose last dim holds (x, y[, z]) in [-1, 1]; differentiable in input and grid.
+
+    >>> x = ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    >>> grid = ember.tensor([[[[0.0, 0.0], [-1.0, -1.0]]]])
+    >>> ember.nn.functional.grid_sample(x, grid, align_corners=True)
+    tensor([[[[2.5000, 1.0000]]]])
+    """
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -110,7 +116,13 @@ def affine_grid_generator(theta, size, align_corners):
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid of a batch of affine maps theta (N, 2, 3) or (N, 3, 4) for an output
-    of size (N, C, H, W) or (N, C, D, H, W); feed it to grid_sample."""
+    of size (N, C, H, W) or (N, C, D, H, W); feed it to grid_sample.
+
+    >>> theta = ember.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    >>> ember.nn.functional.affine_grid(theta, [1, 1, 1, 2], align_corners=False)
+    tensor([[[[-0.5000,  0.0000],
+              [ 0.5000,  0.0000]]]])
+    """
     if align_corners is None:
         warnings.warn(_CHANGED, stacklevel=2)
         align_corners = False

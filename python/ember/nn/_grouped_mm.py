@@ -30,7 +30,12 @@ def _bounds(offs, n_groups, name):
 
 
 def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
-    """The grouped products described in the module docstring."""
+    """The grouped products described in the module docstring.
+
+    >>> a, b = ember.ones(5, 2), ember.ones(2, 2, 3)
+    >>> ember.nn.functional.grouped_mm(a, b, offs=ember.tensor([2, 5], dtype=ember.int32)).shape
+    ember.Size([5, 3])
+    """
     _check_tensor(mat_a, "grouped_mm", "mat_a")
     _check_tensor(mat_b, "grouped_mm", "mat_b")
     if offs is not None:

@@ -16,7 +16,12 @@ __all__ = ["linear_cross_entropy"]
 
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
                          reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
-    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...)."""
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
+
+    >>> x, w = ember.tensor([[1.0, 0.0]]), ember.tensor([[0.0, 0.0], [0.0, 0.0]])
+    >>> ember.nn.functional.linear_cross_entropy(x, w, ember.tensor([1]))
+    tensor(0.6931)
+    """
     from . import functional as F
     for x, arg in ((input, "input"), (linear_weight, "linear_weight"), (target, "target")):
         _check_tensor(x, "linear_cross_entropy", arg)

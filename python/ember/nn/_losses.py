@@ -47,7 +47,11 @@ def _sizes(t):
 # ---- regression --------------------------------------------------------------------------------
 @float32_op
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """z = |input - target|: 0.5 z^2 / beta where z < beta, else z - 0.5 beta (beta = 0: z)."""
+    """z = |input - target|: 0.5 z^2 / beta where z < beta, else z - 0.5 beta (beta = 0: z).
+
+    >>> ember.nn.functional.smooth_l1_loss(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
@@ -63,7 +67,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 @float32_op
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """z = |input - target|: 0.5 z^2 where z < delta, else delta (z - 0.5 delta). With weight,
-    the weighted loss's plain mean (torch divides by numel here, not by weight.sum())."""
+    the weighted loss's plain mean (torch divides by numel here, not by weight.sum()).
+
+    >>> ember.nn.functional.huber_loss(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
     _size_warning(input, target)
     _check_reduction(reduction)
     if delta <= 0:
@@ -81,7 +89,11 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """exp(input) - target * input (log_input), or input - target * log(input + eps); full
-    adds Stirling's target * log(target) - target + 0.5 log(2 pi target) where target > 1."""
+    adds Stirling's target * log(target) - target + 0.5 log(2 pi target) where target > 1.
+
+    >>> ember.nn.functional.poisson_nll_loss(ember.tensor([0.0, 1.0]), ember.tensor([1.0, 2.0]))
+    tensor(0.8591)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
@@ -100,7 +112,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 (log(var) + (input - target)^2 / var) (+ 0.5 log(2 pi) if full), var clamped to eps
     without stopping its gradient. var may be a float, input's shape, input's shape without its
-    last dim, or input's shape with one dim of size 1."""
+    last dim, or input's shape with one dim of size 1.
+
+    >>> x, target = ember.tensor([1.0, 2.0]), ember.tensor([1.0, 0.0])
+    >>> ember.nn.functional.gaussian_nll_loss(x, target, ember.ones(2))
+    tensor(1.)
+    """
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -133,7 +150,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 @float32_op
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise: target * (log(target) - input), 0 where target = 0
-    (log_target: exp(target) * (target - input)). 'batchmean' divides the sum by input.size(0)."""
+    (log_target: exp(target) * (target - input)). 'batchmean' divides the sum by input.size(0).
+
+    >>> log_p = ember.tensor([[0.5, 0.5]]).log()
+    >>> ember.nn.functional.kl_div(log_p, ember.tensor([[0.25, 0.75]]), reduction="batchmean")
+    tensor(0.1308)
+    """
     if size_average is not None or reduce is not None:
         mode = legacy_reduction(size_average, reduce)
     else:
@@ -161,7 +183,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 # ---- margins -----------------------------------------------------------------------------------
 @float32_op
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input)), through softplus so that it cannot overflow."""
+    """log(1 + exp(-target * input)), through softplus so that it cannot overflow.
+
+    >>> ember.nn.functional.soft_margin_loss(ember.zeros(2), ember.tensor([1.0, -1.0]))
+    tensor(0.6931)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
@@ -171,7 +197,12 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 @float32_op
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
-    """max(0, -target * (input1 - input2) + margin)."""
+    """max(0, -target * (input1 - input2) + margin).
+
+    >>> x1, x2 = ember.tensor([1.0, 2.0]), ember.tensor([2.0, 1.0])
+    >>> ember.nn.functional.margin_ranking_loss(x1, x2, ember.tensor([1, 1]))
+    tensor(0.5000)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
@@ -186,7 +217,12 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """max(0, margin - input) where target != 1, plus input where target != -1 (so, for
-    targets in {1, -1}: input for 1, max(0, margin - input) for -1)."""
+    targets in {1, -1}: input for 1, max(0, margin - input) for -1).
+
+    >>> x, target = ember.tensor([0.2, 0.3]), ember.tensor([1, -1])
+    >>> ember.nn.functional.hinge_embedding_loss(x, target)
+    tensor(0.4500)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
@@ -200,7 +236,12 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(input1, input2) where target = 1, max(0, cos - margin) where target = -1; cos
-    over the last dim, with 1e-12 added to each squared norm (torch's formula)."""
+    over the last dim, with 1e-12 added to each squared norm (torch's formula).
+
+    >>> x1, x2 = ember.tensor([[1.0, 0.0]]), ember.tensor([[1.0, 1.0]])
+    >>> ember.nn.functional.cosine_embedding_loss(x1, x2, ember.tensor([1]))
+    tensor(0.2929)
+    """
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)

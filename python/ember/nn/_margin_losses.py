@@ -43,7 +43,12 @@ def _check_long(name, target):
 @float32_op
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
-    """Per sample: sum over classes i != y of w[y] * max(0, margin - x[y] + x[i])^p / C."""
+    """Per sample: sum over classes i != y of w[y] * max(0, margin - x[y] + x[i])^p / C.
+
+    >>> x = ember.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> ember.nn.functional.multi_margin_loss(x, ember.tensor([3]))
+    tensor(0.3250)
+    """
     _check_tensor(input, "multi_margin_loss")
     _check_tensor(target, "multi_margin_loss", "target")
     reduction = _legacy(size_average, reduce, reduction)
@@ -81,7 +86,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 @float32_op
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """target holds class indices up to the first -1. Per sample: sum over target classes j
-    and non-target classes i of max(0, 1 - (x[j] - x[i])) / C."""
+    and non-target classes i of max(0, 1 - (x[j] - x[i])) / C.
+
+    >>> x = ember.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> ember.nn.functional.multilabel_margin_loss(x, ember.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
     _check_tensor(input, "multilabel_margin_loss")
     _check_tensor(target, "multilabel_margin_loss", "target")
     reduction = _legacy(size_average, reduce, reduction)
@@ -110,7 +120,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times weight, averaged over the class
-    (last) dim."""
+    (last) dim.
+
+    >>> target = ember.tensor([[1.0, 0.0]])
+    >>> ember.nn.functional.multilabel_soft_margin_loss(ember.zeros(1, 2), target)
+    tensor(0.6931)
+    """
     _check_tensor(input, "multilabel_soft_margin_loss")
     _check_tensor(target, "multilabel_soft_margin_loss", "target")
     reduction = _legacy(size_average, reduce, reduction)
@@ -135,7 +150,12 @@ def _check_triplet_dims(a, p, n, name="triplet_margin_loss"):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)), d the pairwise p-norm distance (swap: d(a, n) is
-    min(d(a, n), d(p, n)))."""
+    min(d(a, n), d(p, n))).
+
+    >>> a, p, n = ember.zeros(1, 2), ember.tensor([[0.0, 1.0]]), ember.tensor([[0.0, 1.5]])
+    >>> ember.nn.functional.triplet_margin_loss(a, p, n)
+    tensor(0.5000)
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -171,7 +191,12 @@ triplet_margin_loss_aten.__name__ = triplet_margin_loss_aten.__qualname__ = "tri
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
-    """triplet_margin_loss with any distance (default: pairwise_distance)."""
+    """triplet_margin_loss with any distance (default: pairwise_distance).
+
+    >>> a, p, n = ember.zeros(1, 2), ember.tensor([[0.0, 1.0]]), ember.tensor([[0.0, 1.5]])
+    >>> ember.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=1.0)
+    tensor(0.5000)
+    """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:

@@ -31,7 +31,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """Normalizes each (sample, channel) plane of (N, C, *) by its own statistics: batch_norm
     of the (1, N*C, *) view with the per-channel tensors repeated N times. The running
-    statistics become the mean over the batch of the N updated copies."""
+    statistics become the mean over the batch of the N updated copies.
+
+    >>> ember.nn.functional.instance_norm(ember.tensor([[[1.0, 3.0], [2.0, 2.0]]]))
+    tensor([[[-1.0000,  1.0000],
+             [ 0.0000,  0.0000]]])
+    """
     if use_input_stats:
         _verify_spatial_size(input.shape)
     if not use_input_stats and (running_mean is None or running_var is None):
@@ -56,7 +61,11 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """input / (k + alpha * mean of input^2 over `size` neighbouring channels) ^ beta, the
-    window zero-padded by size // 2 before and (size - 1) // 2 after each channel."""
+    window zero-padded by size // 2 before and (size - 1) // 2 after each channel.
+
+    >>> ember.nn.functional.local_response_norm(ember.ones(1, 3, 1, 1), 2).flatten()
+    tensor([1.0000, 0.9999, 0.9999])
+    """
     dim = input.dim()
     if dim < 3:
         raise ValueError("Expected 3D or higher dimensionality                          "

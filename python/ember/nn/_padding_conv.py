@@ -124,7 +124,13 @@ def _pad_non_constant(input, pads, mode):
 
 def pad(input, pad, mode="constant", value=None):
     """torch.nn.functional.pad: `pad` holds (before, after) pairs from the last dim backwards.
-    constant: negative pads crop; reflect: pads < size; circular: pads <= size."""
+    constant: negative pads crop; reflect: pads < size; circular: pads <= size.
+
+    >>> ember.nn.functional.pad(ember.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+    tensor([[9., 1., 2., 9., 9.]])
+    >>> ember.nn.functional.pad(ember.tensor([[[1.0, 2.0, 3.0]]]), (2, 0), mode="reflect")
+    tensor([[[3., 2., 1., 2., 3.]]])
+    """
     pads = _check_pad(input, pad)
     if mode == "constant":
         return _pad_constant(input, pads, value)
@@ -265,10 +271,25 @@ def _adaptive_max(name, input, output_size, nd, return_indices):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """adaptive_max_pool1d(input, output_size, return_indices=False) -> Tensor
+
+    The max of (N, C, L) or (C, L) over output_size bins; with return_indices, also their
+    indices.
+
+    >>> ember.nn.functional.adaptive_max_pool1d(ember.tensor([[1.0, 5.0, 3.0, 4.0]]), 2)
+    tensor([[5., 4.]])
+    """
     return _adaptive_max("adaptive_max_pool1d", input, output_size, 1, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """adaptive_max_pool2d(input, output_size, return_indices=False) -> Tensor
+
+    The max of (N, C, H, W) or (C, H, W) over an output_size grid (an int or a pair).
+
+    >>> ember.nn.functional.adaptive_max_pool2d(ember.tensor([[[1.0, 5.0], [3.0, 4.0]]]), 1)
+    tensor([[[5.]]])
+    """
     return _adaptive_max("adaptive_max_pool2d", input, output_size, 2, return_indices)
 
 
@@ -436,7 +457,12 @@ def _linear_1d(x, dim, out, scale, align_corners):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
-    trilinear and area, separably one spatial dim after the other."""
+    trilinear and area, separably one spatial dim after the other.
+
+    >>> x = ember.tensor([[[0.0, 2.0]]])
+    >>> ember.nn.functional.interpolate(x, scale_factor=2, mode="linear", align_corners=True)
+    tensor([[[0.0000, 0.6667, 1.3333, 2.0000]]])
+    """
     modes = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "area", "bicubic")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -486,15 +512,47 @@ def _deprecated(name):
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None) -> Tensor
+
+    Deprecated alias of interpolate (torch warns that it is; so does ember).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.nn.functional.upsample(ember.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
     _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """upsample_nearest(input, size=None, scale_factor=None) -> Tensor
+
+    Deprecated: interpolate(input, size, scale_factor, mode="nearest").
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.nn.functional.upsample_nearest(ember.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
     _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """upsample_bilinear(input, size=None, scale_factor=None) -> Tensor
+
+    Deprecated: interpolate(input, size, scale_factor, mode="bilinear", align_corners=True).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     y = ember.nn.functional.upsample_bilinear(ember.tensor([[[[0.0, 3.0]]]]), None, 2)
+    >>> y
+    tensor([[[[0., 1., 2., 3.],
+              [0., 1., 2., 3.]]]])
+    """
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

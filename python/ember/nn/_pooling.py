@@ -22,11 +22,26 @@ __all__ = ["max_pool3d", "max_pool3d_with_indices", "max_pool1d_with_indices", "
 # ---- 3-d pooling and the *_with_indices forms --------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
+
+    The max over kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
+    kernel_size.
+
+    >>> ember.nn.functional.max_pool3d(ember.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[7.]]]])
+    """
     return _C.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
+
+    max_pool3d returning (values, indices); indices are flat over D * H * W.
+
+    >>> ember.nn.functional.max_pool3d_with_indices(ember.arange(8.0).reshape(1, 2, 2, 2), 2)
+    (tensor([[[[7.]]]]), tensor([[[[7]]]]))
+    """
     return _C.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -37,27 +52,73 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> Tensor
+
+    Averages kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
+    kernel_size.
+
+    >>> ember.nn.functional.avg_pool3d(ember.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[3.5000]]]])
+    """
     return _C.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                          divisor_override)
 
 
 def adaptive_avg_pool3d(input, output_size):
+    """adaptive_avg_pool3d(input, output_size) -> Tensor
+
+    Averages (N, C, D, H, W) or (C, D, H, W) into an output_size grid (an int or a triple).
+
+    >>> ember.nn.functional.adaptive_avg_pool3d(ember.ones(1, 2, 4, 4, 4), 2).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
     return _C.adaptive_avg_pool3d(input, output_size)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """adaptive_max_pool3d(input, output_size, return_indices=False) -> Tensor
+
+    The max of (N, C, D, H, W) or (C, D, H, W) over an output_size grid (an int or a triple).
+
+    >>> ember.nn.functional.adaptive_max_pool3d(ember.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[7.]]]])
+    """
     return _adaptive_max("adaptive_max_pool3d", input, output_size, 3, return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
+
+    adaptive_max_pool1d returning (values, indices) whatever return_indices says.
+
+    >>> x = ember.tensor([[1.0, 5.0, 3.0, 4.0]])
+    >>> ember.nn.functional.adaptive_max_pool1d_with_indices(x, 2)
+    (tensor([[5., 4.]]), tensor([[1, 3]]))
+    """
     return _adaptive_max("adaptive_max_pool1d", input, output_size, 1, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
+
+    adaptive_max_pool2d returning (values, indices); indices are flat over H * W.
+
+    >>> x = ember.tensor([[[1.0, 5.0], [3.0, 4.0]]])
+    >>> ember.nn.functional.adaptive_max_pool2d_with_indices(x, 1)
+    (tensor([[[5.]]]), tensor([[[1]]]))
+    """
     return _adaptive_max("adaptive_max_pool2d", input, output_size, 2, True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool3d_with_indices(input, output_size, return_indices=False) -> (Tensor, Tensor)
+
+    adaptive_max_pool3d returning (values, indices); indices are flat over D * H * W.
+
+    >>> x = ember.arange(8.0).reshape(1, 2, 2, 2)
+    >>> ember.nn.functional.adaptive_max_pool3d_with_indices(x, 1)
+    (tensor([[[[7.]]]]), tensor([[[[7]]]]))
+    """
     return _adaptive_max("adaptive_max_pool3d", input, output_size, 3, True)
 
 
@@ -124,16 +185,44 @@ def _max_unpool(name, input, indices, kernel_size, stride, padding, output_size,
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
+
+    Puts each value back at the index max_pool1d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> F = ember.nn.functional
+    >>> y, i = F.max_pool1d(ember.tensor([[1.0, 3.0, 2.0, 0.0]]), 2, return_indices=True)
+    >>> F.max_unpool1d(y, i, 2)
+    tensor([[0., 3., 2., 0.]])
+    """
     return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding,
                        output_size, 1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
+
+    Puts each value back at the index max_pool2d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> F = ember.nn.functional
+    >>> y, i = F.max_pool2d(ember.tensor([[[1.0, 3.0], [2.0, 0.0]]]), 2, return_indices=True)
+    >>> F.max_unpool2d(y, i, 2)
+    tensor([[[0., 3.],
+             [0., 0.]]])
+    """
     return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding,
                        output_size, 2)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
+
+    Puts each value back at the index max_pool3d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> F = ember.nn.functional
+    >>> y, i = F.max_pool3d(ember.arange(8.0).reshape(1, 2, 2, 2), 2, return_indices=True)
+    >>> F.max_unpool3d(y, i, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
     return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding,
                        output_size, 3)
 
@@ -165,12 +254,33 @@ def _lp_pool(name, input, norm_type, kernel_size, stride, ceil_mode, nd):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, L) or (C, L): (sum x^p)^(1/p).
+
+    >>> ember.nn.functional.lp_pool1d(ember.tensor([[3.0, 4.0, 6.0, 8.0]]), 2, 2)
+    tensor([[ 5., 10.]])
+    """
     return _lp_pool("lp_pool1d", input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, H, W) or (C, H, W).
+
+    >>> ember.nn.functional.lp_pool2d(ember.ones(1, 1, 2, 2), 2, 2)
+    tensor([[[[2.]]]])
+    """
     return _lp_pool("lp_pool2d", input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, D, H, W) or (C, D, H, W).
+
+    >>> ember.nn.functional.lp_pool3d(ember.ones(1, 1, 2, 2, 2), 1, 2)
+    tensor([[[[[8.]]]]])
+    """
     return _lp_pool("lp_pool3d", input, norm_type, kernel_size, stride, ceil_mode, 3)

@@ -47,7 +47,12 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + g) / tau) with g ~ Gumbel(0, 1); hard: the one-hot of its argmax in
-    the forward, with the soft sample's gradient (straight-through)."""
+    the forward, with the soft sample's gradient (straight-through).
+
+    >>> y = ember.nn.functional.gumbel_softmax(ember.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
     _check_tensor(logits, "gumbel_softmax", "logits")
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)

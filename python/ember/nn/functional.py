@@ -71,7 +71,12 @@ __all__ += ["affine_grid", "grid_sample", "ctc_loss", "multi_margin_loss",
 # ---- arguments --------------------------------------------------------------------------
 # ---- linear layers and activations ---------------------------------------------------------
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias, in one BLAS call."""
+    """input @ weight.T + bias, in one BLAS call.
+
+    >>> w, b = ember.tensor([[1.0, 1.0], [0.0, 2.0]]), ember.tensor([0.5, 0.0])
+    >>> ember.nn.functional.linear(ember.tensor([[1.0, 2.0]]), w, b)
+    tensor([[3.5000, 4.0000]])
+    """
     return _C.linear(input, weight, bias)
 
 
@@ -102,6 +107,14 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu_(input, negative_slope=0.01) -> Tensor
+
+    In-place leaky_relu: input becomes max(0, x) + negative_slope * min(0, x).
+
+    >>> x = ember.tensor([-2.0, 3.0])
+    >>> ember.nn.functional.leaky_relu_(x, 0.5) is x, x
+    (True, tensor([-1.,  3.]))
+    """
     return leaky_relu(input, negative_slope, True)
 
 
@@ -162,7 +175,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    """In-place hardtanh: input clamped to [min_val, max_val]."""
+    """In-place hardtanh: input clamped to [min_val, max_val].
+
+    >>> x = ember.tensor([-2.0, 0.5, 2.0])
+    >>> ember.nn.functional.hardtanh_(x) is x, x
+    (True, tensor([-1.0000,  0.5000,  1.0000]))
+    """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"hardtanh_(): argument 'input' must be Tensor, not {type(input).__name__}")
     return hardtanh(input, min_val, max_val, True)
@@ -230,7 +248,13 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes elements with probability p and scales the rest by 1/(1-p) when training.
-    Draws from ember's generator, so the mask differs from PyTorch's for the same seed."""
+    Draws from ember's generator, so the mask differs from PyTorch's for the same seed.
+
+    >>> ember.nn.functional.dropout(ember.ones(4), 0.5, training=False)
+    tensor([1., 1., 1., 1.])
+    >>> sorted(set(ember.nn.functional.dropout(ember.ones(8), 0.5).tolist()))
+    [0.0, 2.0]
+    """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
@@ -244,7 +268,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalizes (N, C, *) per channel; in training, by the batch statistics, updating
-    running_mean/running_var in place (when given) with `momentum`."""
+    running_mean/running_var in place (when given) with `momentum`.
+
+    >>> x = ember.tensor([[1.0, 2.0], [3.0, 6.0]])
+    >>> ember.nn.functional.batch_norm(x, ember.zeros(2), ember.ones(2), training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    """
     if training:
         _verify_batch_size(input.shape)
     return _C.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -277,7 +307,13 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of weight picked by integer indices. sparse=True is accepted and gives the same
-    (dense) gradient values: ember has no sparse tensors."""
+    (dense) gradient values: ember has no sparse tensors.
+
+    >>> weight = ember.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    >>> ember.nn.functional.embedding(ember.tensor([2, 0]), weight)
+    tensor([[2., 2.],
+            [0., 0.]])
+    """
     if padding_idx is not None:
         n = weight.size(0)
         if padding_idx > 0 and padding_idx >= n:
@@ -320,6 +356,14 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    """max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
+
+    max_pool2d returning (values, indices); indices are flat over H * W.
+
+    >>> x = ember.tensor([[[1.0, 3.0], [2.0, 0.0]]])
+    >>> ember.nn.functional.max_pool2d_with_indices(x, 2)
+    (tensor([[[3.]]]), tensor([[[1]]]))
+    """
     return _C.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -369,7 +413,12 @@ def unflatten(input, dim, sizes):
 
 # ---- small compositions of existing ops ------------------------------------------------------
 def one_hot(tensor, num_classes=-1):
-    """(*, num_classes) int64 with a 1 at each index (num_classes=-1: max + 1)."""
+    """(*, num_classes) int64 with a 1 at each index (num_classes=-1: max + 1).
+
+    >>> ember.nn.functional.one_hot(ember.tensor([0, 2]), num_classes=3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
     if tensor.dtype != int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() > 0:
@@ -386,7 +435,11 @@ def one_hot(tensor, num_classes=-1):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """input / max(||input||_p along dim, eps)."""
+    """input / max(||input||_p along dim, eps).
+
+    >>> ember.nn.functional.normalize(ember.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
     denom = _C.clamp(input.norm(p, dim, True), eps).expand_as(input)
     return input / denom
 
@@ -449,7 +502,12 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    """log_softmax + nll_loss in one C++ op; target holds class indices or probabilities."""
+    """log_softmax + nll_loss in one C++ op; target holds class indices or probabilities.
+
+    >>> logits = ember.tensor([[0.0, 0.0], [0.0, 2.0]])
+    >>> ember.nn.functional.cross_entropy(logits, ember.tensor([0, 1]))
+    tensor(0.4100)
+    """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     return _C.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)

@@ -19,7 +19,11 @@ _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv
 
 def calculate_gain(nonlinearity, param=None):
     """The recommended gain for a nonlinearity: 1 (linear, conv, sigmoid), 5/3 (tanh),
-    sqrt(2) (relu), sqrt(2 / (1 + slope^2)) (leaky_relu), 3/4 (selu)."""
+    sqrt(2) (relu), sqrt(2 / (1 + slope^2)) (leaky_relu), 3/4 (selu).
+
+    >>> ember.nn.init.calculate_gain("tanh"), ember.nn.init.calculate_gain("relu")
+    (1.6666666666666667, 1.4142135623730951)
+    """
     if nonlinearity in _LINEAR_FNS or nonlinearity == "sigmoid":
         return 1
     if nonlinearity == "tanh":
@@ -59,14 +63,23 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fills tensor with values drawn from U(a, b)."""
+    """Fills tensor with values drawn from U(a, b).
+
+    >>> w = ember.nn.init.uniform_(ember.empty(1000), a=-2.0, b=2.0)
+    >>> bool(w.min() >= -2.0), bool(w.max() < 2.0)
+    (True, True)
+    """
     with no_grad():
         tensor.uniform_(a, b, generator=generator)
     return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fills tensor with values drawn from N(mean, std^2)."""
+    """Fills tensor with values drawn from N(mean, std^2).
+
+    >>> ember.nn.init.normal_(ember.empty(3), mean=2.0, std=0.0)
+    tensor([2., 2., 2.])
+    """
     with no_grad():
         tensor.normal_(mean, std, generator=generator)
     return tensor
@@ -74,7 +87,12 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """N(mean, std^2) truncated to [a, b], by inverse-CDF sampling: u ~ U(cdf(a), cdf(b)),
-    x = mean + std * sqrt(2) * erfinv(2u - 1), clamped to [a, b] against rounding at the ends."""
+    x = mean + std * sqrt(2) * erfinv(2u - 1), clamped to [a, b] against rounding at the ends.
+
+    >>> w = ember.nn.init.trunc_normal_(ember.empty(1000), a=-1.0, b=1.0)
+    >>> bool(w.min() >= -1.0), bool(w.max() <= 1.0)
+    (True, True)
+    """
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -93,25 +111,52 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
+    """constant_(tensor, val) -> Tensor
+
+    Fills tensor with val in place, without recording the fill for autograd.
+
+    >>> ember.nn.init.constant_(ember.empty(2, 2), 0.5)
+    tensor([[0.5000, 0.5000],
+            [0.5000, 0.5000]])
+    """
     with no_grad():
         tensor.fill_(val)
     return tensor
 
 
 def ones_(tensor):
+    """ones_(tensor) -> Tensor
+
+    Fills tensor with ones in place, without recording the fill for autograd.
+
+    >>> ember.nn.init.ones_(ember.empty(3))
+    tensor([1., 1., 1.])
+    """
     with no_grad():
         tensor.fill_(1.0)
     return tensor
 
 
 def zeros_(tensor):
+    """zeros_(tensor) -> Tensor
+
+    Fills tensor with zeros in place, without recording the fill for autograd.
+
+    >>> ember.nn.init.zeros_(ember.ones(3))
+    tensor([0., 0., 0.])
+    """
     with no_grad():
         tensor.zero_()
     return tensor
 
 
 def eye_(tensor):
-    """Fills a 2-d tensor with the identity matrix."""
+    """Fills a 2-d tensor with the identity matrix.
+
+    >>> ember.nn.init.eye_(ember.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     from .._creation import eye
@@ -122,7 +167,15 @@ def eye_(tensor):
 
 def dirac_(tensor, groups=1):
     """Fills a {3, 4, 5}-d conv weight with the Dirac delta: in each of `groups` groups, output
-    channel d copies input channel d (at the kernel's centre), for as many channels as fit."""
+    channel d copies input channel d (at the kernel's centre), for as many channels as fit.
+
+    >>> ember.nn.init.dirac_(ember.empty(2, 2, 3)).squeeze()
+    tensor([[[0., 1., 0.],
+             [0., 0., 0.]],
+    <BLANKLINE>
+            [[0., 0., 0.],
+             [0., 1., 0.]]])
+    """
     dimensions = tensor.ndimension()
     if dimensions not in [3, 4, 5]:
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
@@ -169,7 +222,12 @@ def _qr(a):
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix, times gain (Saxe et al., 2013): trailing dims are flattened
     to rows x cols, and Q of the QR of a standard normal matrix (transposed when rows < cols) is
-    used, its columns' signs fixed by R's diagonal so Q is Haar-distributed."""
+    used, its columns' signs fixed by R's diagonal so Q is Haar-distributed.
+
+    >>> q = ember.nn.init.orthogonal_(ember.empty(3, 3))
+    >>> ember.allclose(q @ q.T, ember.eye(3), atol=1e-6)
+    True
+    """
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -194,7 +252,12 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """A 2-d matrix with N(0, std^2) entries of which ceil(sparsity * rows) per column, at
-    random rows, are zero (Martens, 2010)."""
+    random rows, are zero (Martens, 2010).
+
+    >>> w = ember.nn.init.sparse_(ember.empty(4, 3), sparsity=0.5)
+    >>> (w == 0).sum(0)
+    tensor([2, 2, 2])
+    """
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     from .._creation import randperm, arange
@@ -220,21 +283,36 @@ def _no_op_if_empty(tensor):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010).
+
+    >>> w = ember.nn.init.xavier_uniform_(ember.empty(2, 4))
+    >>> bool(w.abs().max() <= 1.0)
+    True
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)).
+
+    >>> w = ember.nn.init.xavier_normal_(ember.empty(200, 200))
+    >>> round(w.std().item(), 2)
+    0.07
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """U(-b, b) with b = gain * sqrt(3 / fan) (He et al., 2015); `a` is leaky_relu's slope."""
+    """U(-b, b) with b = gain * sqrt(3 / fan) (He et al., 2015); `a` is leaky_relu's slope.
+
+    >>> w = ember.nn.init.kaiming_uniform_(ember.empty(3, 6), nonlinearity="relu")
+    >>> bool(w.abs().max() <= 1.0)
+    True
+    """
     if _no_op_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
@@ -243,12 +321,33 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """N(0, std^2) with std = gain / sqrt(fan)."""
+    """N(0, std^2) with std = gain / sqrt(fan).
+
+    >>> w = ember.nn.init.kaiming_normal_(ember.empty(200, 300), nonlinearity="relu")
+    >>> round(w.std().item(), 2)
+    0.08
+    """
     if _no_op_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+# The example of each deprecated name's docstring (the call, then what it prints).
+_DEPRECATED_EXAMPLES = {
+    "uniform": ("uniform(ember.empty(2), 1.0, 1.0)", "tensor([1., 1.])"),
+    "normal": ("normal(ember.empty(2), 3.0, 0.0)", "tensor([3., 3.])"),
+    "constant": ("constant(ember.empty(2), 0.5)", "tensor([0.5000, 0.5000])"),
+    "eye": ("eye(ember.empty(2, 2))", "tensor([[1., 0.],\n        [0., 1.]])"),
+    "dirac": ("dirac(ember.empty(1, 1, 3))", "tensor([[[0., 1., 0.]]])"),
+    "xavier_uniform": ("xavier_uniform(ember.empty(2, 3)).shape", "ember.Size([2, 3])"),
+    "xavier_normal": ("xavier_normal(ember.empty(2, 3)).shape", "ember.Size([2, 3])"),
+    "kaiming_uniform": ("kaiming_uniform(ember.empty(2, 3)).shape", "ember.Size([2, 3])"),
+    "kaiming_normal": ("kaiming_normal(ember.empty(2, 3)).shape", "ember.Size([2, 3])"),
+    "orthogonal": ("orthogonal(ember.empty(2, 3)).shape", "ember.Size([2, 3])"),
+    "sparse": ("sparse(ember.empty(2, 3), 0.5).shape", "ember.Size([2, 3])"),
+}
 
 
 def _make_deprecate(meth):
@@ -261,7 +360,11 @@ def _make_deprecate(meth):
                       FutureWarning, stacklevel=2)
         return meth(*args, **kwargs)
 
-    deprecated_init.__doc__ = f"{old_name}(...): deprecated, see nn.init.{new_name}."
+    call, printed = _DEPRECATED_EXAMPLES[old_name]
+    deprecated_init.__doc__ = (f"{old_name}(...): deprecated, see nn.init.{new_name}.\n\n"
+                               ">>> import warnings\n>>> with warnings.catch_warnings():\n"
+                               '...     warnings.simplefilter("ignore")\n'
+                               f"...     ember.nn.init.{call}\n{printed}\n")
     deprecated_init.__name__ = old_name
     deprecated_init.__qualname__ = old_name
     return deprecated_init

@@ -10,7 +10,13 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 class Parameter(Tensor):
     """A tensor that is a module parameter: `self.w = nn.Parameter(ember.randn(3, 4))`
     adds it to the module's parameters(). requires_grad is True unless told otherwise,
-    in no_grad mode too."""
+    in no_grad mode too.
+
+    >>> p = ember.nn.Parameter(ember.zeros(2))
+    >>> p
+    Parameter containing:
+    tensor([0., 0.], requires_grad=True)
+    """
 
     def __init__(self, data=None, requires_grad=True):
         super().__init__(data if data is not None else empty(0))
@@ -34,7 +40,13 @@ class Parameter(Tensor):
 
 class Buffer(Tensor):
     """A tensor that is module state but not a parameter (torch.nn.Buffer): assigned as an
-    attribute, it is registered with register_buffer(name, t, persistent)."""
+    attribute, it is registered with register_buffer(name, t, persistent).
+
+    >>> m = ember.nn.Module()
+    >>> m.stats = ember.nn.Buffer(ember.zeros(2))
+    >>> list(dict(m.named_buffers()))
+    ['stats']
+    """
 
     def __init__(self, data=None, *, persistent=True):
         data = data if data is not None else empty(0)
@@ -85,7 +97,13 @@ def is_lazy(param):
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
-    """A Parameter without data; becomes a Parameter when materialized."""
+    """A Parameter without data; becomes a Parameter when materialized.
+
+    >>> p = ember.nn.UninitializedParameter()
+    >>> p.materialize((2, 3))
+    >>> type(p).__name__, p.shape
+    ('Parameter', ember.Size([2, 3]))
+    """
 
     cls_to_become = Parameter
 
@@ -102,7 +120,13 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer without data. Materialized, it becomes an nn.Buffer (torch: a plain Tensor;
-    ember's Tensor is a C++ type, which a Python subclass instance cannot be turned into)."""
+    ember's Tensor is a C++ type, which a Python subclass instance cannot be turned into).
+
+    >>> b = ember.nn.UninitializedBuffer()
+    >>> b.materialize((2,))
+    >>> type(b).__name__, b.shape
+    ('Buffer', ember.Size([2]))
+    """
 
     cls_to_become = Buffer
 

@@ -21,13 +21,25 @@ _exporting = False
 
 
 class TrainingMode(enum.IntEnum):
+    """TrainingMode
+
+    torch.onnx.TrainingMode: export's `training` argument (EVAL, PRESERVE or TRAINING), which
+    sets the module's mode during the export.
+
+    >>> ember.onnx.TrainingMode.EVAL.name
+    'EVAL'
+    """
     EVAL = 0
     PRESERVE = 1
     TRAINING = 2
 
 
 def is_in_onnx_export():
-    """Whether an ONNX export is running."""
+    """Whether an ONNX export is running.
+
+    >>> ember.onnx.is_in_onnx_export()
+    False
+    """
     return _exporting
 
 
@@ -43,7 +55,15 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     (a path or a binary file object). Returns an ONNXProgram when dynamo=True (the default,
     as torch 2.13), else None. torch's other arguments are accepted; the ones about its own
     exporters (report, optimize, verify, custom_translation_table, ...) change nothing here:
-    ember writes one plain graph, constants already folded where the inputs allow."""
+    ember writes one plain graph, constants already folded where the inputs allow.
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "linear.onnx")
+    >>> _ = ember.onnx.export(ember.nn.Linear(2, 1), (ember.ones(1, 2),), path)
+    >>> os.path.getsize(path) > 0
+    True
+    """
     if custom_translation_table or custom_opsets:
         raise NotImplementedError("onnx.export: custom_translation_table and custom_opsets are "
                                   "not supported by ember's exporter")

@@ -20,6 +20,18 @@ def _tensors(outputs):
 
 
 class ONNXProgram:
+    """ONNXProgram(model_proto)
+
+    What ember.onnx.export returns (torch.onnx.ONNXProgram): the exported model as an onnx
+    ModelProto (model_proto), with save(path) and, given onnxruntime, a call that runs it.
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "relu.onnx")
+    >>> program = ember.onnx.export(ember.nn.ReLU(), (ember.tensor([-1.0, 2.0]),), path)
+    >>> type(program).__name__, [node.op_type for node in program.model_proto.graph.node]
+    ('ONNXProgram', ['Relu', 'Identity'])
+    """
     def __init__(self, model_proto):
         self.model_proto = model_proto
         self.model = model_proto

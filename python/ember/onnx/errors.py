@@ -4,7 +4,17 @@ __all__ = ["OnnxExporterError", "OnnxExporterWarning", "UnsupportedOperatorError
 
 
 class OnnxExporterError(RuntimeError):
-    """Errors raised by the ONNX exporter."""
+    """Errors raised by the ONNX exporter.
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "det.onnx")
+    >>> try:
+    ...     ember.onnx.export(lambda a: ember.linalg.det(a), (ember.eye(2),), path)
+    ... except ember.onnx.OnnxExporterError as e:
+    ...     print(type(e).__name__)
+    UnsupportedOperatorError
+    """
 
 
 class UnsupportedOperatorError(OnnxExporterError):

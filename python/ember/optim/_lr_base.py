@@ -32,7 +32,16 @@ def _set_group_value(group, key, value):
 
 class LRScheduler:
     """Base class: subclasses give get_lr() (the chainable form, from the current lrs) and
-    may give _get_closed_form_lr() (from base_lrs and last_epoch), used by step(epoch)."""
+    may give _get_closed_form_lr() (from base_lrs and last_epoch), used by step(epoch).
+
+    >>> class Halving(ember.optim.lr_scheduler.LRScheduler):
+    ...     def get_lr(self):
+    ...         return [group["lr"] * 0.5 for group in self.optimizer.param_groups]
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = Halving(opt)
+    >>> opt.step(); s.step(); s.get_last_lr()
+    [0.25]
+    """
     _get_lr_called_within_step = False
     _is_initial = False
 

@@ -42,7 +42,18 @@ class _NestedState:
 
 class SequentialLR(_NestedState, LRScheduler):
     """schedulers[i] runs from milestones[i-1] on; at a milestone the next one restarts from
-    its epoch 0."""
+    its epoch 0.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> warmup = ember.optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2)
+    >>> decay = ember.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> s = ember.optim.lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [0.1, 0.1, 1.0, 0.5]
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
@@ -86,7 +97,18 @@ class SequentialLR(_NestedState, LRScheduler):
 
 
 class ChainedScheduler(_NestedState, LRScheduler):
-    """step() steps every scheduler in order; their effects compose."""
+    """step() steps every scheduler in order; their effects compose.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.ChainedScheduler([
+    ...     ember.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2),
+    ...     ember.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     opt.step(); s.step(); lrs.append(round(s.get_last_lr()[0], 4))
+    >>> lrs
+    [0.45, 0.81, 0.729]
+    """
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:

@@ -50,7 +50,16 @@ def _set_momentum(group, value, use_beta1):
 class CyclicLR(LRScheduler):
     """The lr goes base_lr -> max_lr over step_size_up steps and back over step_size_down;
     mode "triangular2" halves the amplitude each cycle, "exp_range" scales it by
-    gamma**iteration; a custom scale_fn overrides mode."""
+    gamma**iteration; a custom scale_fn overrides mode.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [0.1, 0.3, 0.5, 0.3, 0.1]
+    """
 
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
                  mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
@@ -152,7 +161,16 @@ class CyclicLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing from base_lr to eta_min over T_i epochs, restarting at base_lr; the
     period starts at T_0 and is multiplied by T_mult at each restart. step(epoch) may take a
-    fractional epoch."""
+    fractional epoch.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 1.0, 0.5]
+    """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if T_0 <= 0 or not isinstance(T_0, int):
@@ -211,7 +229,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: lr from max_lr/div_factor up to max_lr over pct_start of
     total_steps, then down to initial_lr/final_div_factor (three_phase: back to initial_lr
-    first); "cos" or "linear" annealing; momentum moves the opposite way."""
+    first); "cos" or "linear" annealing; momentum moves the opposite way.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=4)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [0.04, 0.8117, 0.2831, 0.0]
+    """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,

@@ -11,7 +11,15 @@ from .optimizer import Optimizer
 class ReduceLROnPlateau(LRScheduler):
     """mode "min"/"max" says which way is better; threshold/threshold_mode ("rel"/"abs") how
     much better counts; after a reduction, `cooldown` epochs are not counted; lrs never go
-    below min_lr, and a change smaller than eps is skipped."""
+    below min_lr, and a change smaller than eps is skipped.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+    >>> for loss in [1.0, 1.0, 1.0, 1.0]:
+    ...     s.step(loss)
+    >>> s.get_last_lr()
+    [0.5]
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):

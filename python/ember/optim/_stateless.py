@@ -81,7 +81,20 @@ def _prepare(optimizer, swapin_parameters, swapin_optim_state):
 @contextlib.contextmanager
 def swap_in_optimizer_params_and_state(optimizer, swapin_parameters, swapin_optim_state):
     """Inside the block, `optimizer` steps swapin_parameters (a dict, in param_groups order)
-    with swapin_optim_state's state and group options."""
+    with swapin_optim_state's state and group options.
+
+    >>> w = ember.nn.Parameter(ember.zeros(1))
+    >>> opt = ember.optim.SGD([w], lr=1.0, momentum=0.9)
+    >>> w.grad = ember.ones(1)
+    >>> opt.step()
+    >>> other = ember.nn.Parameter(ember.ones(1))
+    >>> other.grad = ember.ones(1)
+    >>> swap = ember.optim.swap_in_optimizer_params_and_state
+    >>> with swap(opt, {"w": other}, opt.state_dict()):
+    ...     opt.step()
+    >>> w.detach(), other.detach()
+    (tensor([-1.]), tensor([-0.9000]))
+    """
     state, infos = _prepare(optimizer, swapin_parameters, swapin_optim_state)
     original_state = optimizer.state
     snapshots = [dict(g) for g in optimizer.param_groups]

@@ -127,7 +127,19 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 class LBFGS(Optimizer):
     """One param group only. The state (directions, steps, curvature pairs) lives in
-    state[first parameter], under torch's keys, so state_dict() round-trips."""
+    state[first parameter], under torch's keys, so state_dict() round-trips.
+
+    >>> x = ember.nn.Parameter(ember.tensor([3.0]))
+    >>> opt = ember.optim.LBFGS([x], lr=1.0)
+    >>> def closure():
+    ...     opt.zero_grad()
+    ...     loss = ((x - 1.0) ** 2).sum()
+    ...     loss.backward()
+    ...     return loss
+    >>> _ = opt.step(closure)
+    >>> x.detach()
+    tensor([1.])
+    """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):

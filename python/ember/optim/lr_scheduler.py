@@ -51,7 +51,16 @@ class _LambdaState:
 
 
 class LambdaLR(_LambdaState, LRScheduler):
-    """lr = base_lr * lr_lambda(epoch), with one function or one per param group."""
+    """lr = base_lr * lr_lambda(epoch), with one function or one per param group.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 0.3333]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -65,7 +74,16 @@ class LambdaLR(_LambdaState, LRScheduler):
 
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
-    """lr *= lr_lambda(epoch) at every step (not at construction)."""
+    """lr *= lr_lambda(epoch) at every step (not at construction).
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -84,7 +102,16 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiplies the lr by gamma every step_size epochs."""
+    """Multiplies the lr by gamma every step_size epochs.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [1.0, 1.0, 0.5, 0.5]
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size
@@ -103,7 +130,16 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiplies the lr by gamma at each milestone epoch (twice if listed twice)."""
+    """Multiplies the lr by gamma at each milestone epoch (twice if listed twice).
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
@@ -125,7 +161,16 @@ class MultiStepLR(LRScheduler):
 
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from base_lr down to eta_min over T_max epochs (SGDR without
-    restarts), in PyTorch's recursive form."""
+    restarts), in PyTorch's recursive form.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(round(s.get_last_lr()[0], 4)); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 0.0]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max = T_max
@@ -156,7 +201,16 @@ class CosineAnnealingLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    """lr = base_lr * factor for the first total_iters epochs, then base_lr."""
+    """lr = base_lr * factor for the first total_iters epochs, then base_lr.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [0.5, 0.5, 1.0]
+    """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
@@ -180,7 +234,16 @@ class ConstantLR(LRScheduler):
 
 class LinearLR(LRScheduler):
     """The factor on base_lr moves linearly from start_factor to end_factor over total_iters
-    epochs, then stays."""
+    epochs, then stays.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [0.5, 0.75, 1.0]
+    """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
@@ -213,7 +276,16 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """lr *= gamma every epoch."""
+    """lr *= gamma every epoch.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -230,7 +302,16 @@ class ExponentialLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """lr = base_lr * (1 - epoch / total_iters) ** power until total_iters, then stays."""
+    """lr = base_lr * (1 - epoch / total_iters) ** power until total_iters, then stays.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+    >>> s = ember.optim.lr_scheduler.PolynomialLR(opt, total_iters=2, power=2.0)
+    >>> lrs = []
+    >>> for _ in range(3):
+    ...     lrs.append(s.get_last_lr()[0]); opt.step(); s.step()
+    >>> lrs
+    [1.0, 0.25, 0.0]
+    """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters = total_iters

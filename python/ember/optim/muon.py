@@ -60,7 +60,15 @@ def _adjust_lr(lr, adjust_lr_fn, param_shape):
 
 class Muon(Optimizer):
     """B = lerp(B, g, 1 - momentum); update = lerp(g, B, momentum) (nesterov) or B; then
-    p *= 1 - lr * weight_decay and p -= adjusted_lr * NS(update)."""
+    p *= 1 - lr * weight_decay and p -= adjusted_lr * NS(update).
+
+    >>> w = ember.nn.Parameter(ember.ones(2, 2))
+    >>> opt = ember.optim.Muon([w], lr=0.1)
+    >>> w.grad = ember.eye(2)
+    >>> opt.step()
+    >>> w.shape, bool((w < 1).all())
+    (ember.Size([2, 2]), True)
+    """
 
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(DEFAULT_A, DEFAULT_B, DEFAULT_C), eps=EPS,

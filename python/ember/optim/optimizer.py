@@ -92,7 +92,21 @@ def _step_dtype():
 
 class Optimizer:
     """Base class. `params` is an iterable of tensors or of dicts (param groups); `defaults`
-    holds the hyper-parameters that groups not naming them get."""
+    holds the hyper-parameters that groups not naming them get.
+
+    >>> class PlainSGD(ember.optim.Optimizer):
+    ...     def __init__(self, params, lr):
+    ...         super().__init__(params, {"lr": lr})
+    ...     def step(self, closure=None):
+    ...         for group in self.param_groups:
+    ...             for p in group["params"]:
+    ...                 p.data.sub_(group["lr"] * p.grad)
+    >>> w = ember.nn.Parameter(ember.tensor([1.0]))
+    >>> w.grad = ember.tensor([2.0])
+    >>> PlainSGD([w], lr=0.5).step()
+    >>> w.detach()
+    tensor([0.])
+    """
 
     def __init__(self, params, defaults):
         self.defaults = defaults

@@ -15,6 +15,16 @@ __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
+    """SparseAdam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, maximize=False)
+
+    Adam for sparse gradients (torch.optim.SparseAdam). ember has no sparse layout, so step()
+    refuses every gradient with torch's message for dense ones; use Adam. What works as in
+    torch: the checks, param groups, state_dict, and a step without gradients.
+
+    >>> opt = ember.optim.SparseAdam([ember.nn.Parameter(ember.zeros(2))], lr=0.1)
+    >>> opt.defaults["lr"], opt.step(lambda: 1.5)
+    (0.1, 1.5)
+    """
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")

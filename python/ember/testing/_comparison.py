@@ -205,7 +205,15 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
                  check_stride=False, msg=None):
     """Raises AssertionError unless `actual` and `expected` are close: |a - e| <= atol + rtol*|e|
     elementwise, with torch's defaults per dtype (float32: rtol 1.3e-6, atol 1e-5; float64:
-    1e-7, 1e-7; integers and bool: exact). `msg` replaces the message (a callable gets it)."""
+    1e-7, 1e-7; integers and bool: exact). `msg` replaces the message (a callable gets it).
+
+    >>> ember.testing.assert_close(ember.tensor([1.0]), ember.tensor([1.0 + 1e-7]))
+    >>> try:
+    ...     ember.testing.assert_close(ember.tensor([1.0]), ember.tensor([1.1]))
+    ... except AssertionError:
+    ...     print("not close")
+    not close
+    """
     __tracebackhide__ = True
     options = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
                    check_dtype=check_dtype, check_stride=check_stride)
@@ -217,7 +225,15 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated (as in torch since 1.12): use assert_close. Compares after promotion (no dtype
-    check), NaN equal to NaN, tolerances float32 (1e-4, 1e-5), float64 (1e-5, 1e-8)."""
+    check), NaN equal to NaN, tolerances float32 (1e-4, 1e-5), float64 (1e-5, 1e-8).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.testing.assert_allclose(ember.tensor([1.0, 2.0]), [1.0, 2.0 + 1e-7])
+    >>> print("close")
+    close
+    """
     __tracebackhide__ = True
     warnings.warn(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "

@@ -35,7 +35,12 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
                 noncontiguous=False, exclude_zero=False, memory_format=None):
     """A tensor of `shape` and `dtype` filled from ember's RNG (seed with ember.manual_seed).
     noncontiguous=True returns every other element of a tensor twice as wide in the last dim.
-    ember tensors are row-major strided only, so memory_format other than None raises."""
+    ember tensors are row-major strided only, so memory_format other than None raises.
+
+    >>> t = ember.testing.make_tensor(2, 3, dtype=ember.float32, device="cpu", low=-1, high=1)
+    >>> t.shape, t.dtype, bool((t.abs() <= 1).all())
+    (ember.Size([2, 3]), ember.float32, True)
+    """
     import ember
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = shape[0]

@@ -47,7 +47,11 @@ class LeakyReLU(Module):
 
 
 class GELU(Module):
-    """x * Phi(x); approximate='tanh' uses the tanh approximation."""
+    """x * Phi(x); approximate='tanh' uses the tanh approximation.
+
+    >>> ember.nn.GELU()(ember.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.1587,  0.0000,  0.8413])
+    """
 
     def __init__(self, approximate="none"):
         super().__init__()
@@ -192,7 +196,11 @@ class LogSoftmax(_SoftmaxBase):
 
 class Softmax2d(Module):
     """Softmax over the channels (dim -3) at every location of a (C, H, W) or (N, C, H, W)
-    input."""
+    input.
+
+    >>> ember.nn.Softmax2d()(ember.zeros(2, 1, 1)).flatten()
+    tensor([0.5000, 0.5000])
+    """
 
     def forward(self, input):
         if input.dim() not in (3, 4):

@@ -234,7 +234,11 @@ class GLU(Module):
 
 
 class PReLU(Module):
-    """max(0, x) + weight * min(0, x); weight: one slope, or one per channel (dim 1)."""
+    """max(0, x) + weight * min(0, x); weight: one slope, or one per channel (dim 1).
+
+    >>> ember.nn.PReLU()(ember.tensor([-2.0, 2.0])).detach()
+    tensor([-0.5000,  2.0000])
+    """
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         self.num_parameters = num_parameters
@@ -255,7 +259,11 @@ class PReLU(Module):
 
 class RReLU(Module):
     """Randomized leaky ReLU: slope ~ U(lower, upper) for x <= 0 while training, the mean slope
-    (lower + upper) / 2 in eval mode."""
+    (lower + upper) / 2 in eval mode.
+
+    >>> ember.nn.RReLU().eval()(ember.tensor([-3.0, 1.0]))
+    tensor([-0.6875,  1.0000])
+    """
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         super().__init__()

@@ -19,7 +19,13 @@ _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
 class AdaptiveLogSoftmaxWithLoss(Module):
     """forward(input (N, in) or (in), target (N) or ()) -> (output: the target's log-probability
     per sample, loss: the mean negative log-likelihood); log_prob(input) -> (N, n_classes);
-    predict(input) -> the most probable class."""
+    predict(input) -> the most probable class.
+
+    >>> m = ember.nn.AdaptiveLogSoftmaxWithLoss(4, 6, cutoffs=[2])
+    >>> out = m(ember.ones(3, 4), ember.tensor([0, 3, 5]))
+    >>> out.output.shape, out.loss.shape
+    (ember.Size([3]), ember.Size([]))
+    """
 
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
                  device=None, dtype=None):

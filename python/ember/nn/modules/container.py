@@ -15,7 +15,15 @@ __all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList
 
 class Container(Module):
     """Deprecated (torch warns FutureWarning on construction): a Module whose keyword arguments
-    become its submodules. Subclass Module instead."""
+    become its submodules. Subclass Module instead.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     c = ember.nn.Container(fc=ember.nn.Linear(2, 1))
+    >>> [name for name, _ in c.named_children()]
+    ['fc']
+    """
 
     def __init__(self, **kwargs):
         import warnings
@@ -149,7 +157,12 @@ class Sequential(_ModuleSequence):
 
 
 class ModuleList(_ModuleSequence):
-    """A list of modules, registered under '0', '1', ...; it has no forward."""
+    """A list of modules, registered under '0', '1', ...; it has no forward.
+
+    >>> layers = ember.nn.ModuleList([ember.nn.Linear(2, 2) for _ in range(3)])
+    >>> len(layers), len(list(layers.parameters()))
+    (3, 6)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -237,7 +250,12 @@ def _addindent_all(s_, num_spaces):
 
 
 class ModuleDict(Module):
-    """An ordered dict of modules; it has no forward."""
+    """An ordered dict of modules; it has no forward.
+
+    >>> d = ember.nn.ModuleDict({"act": ember.nn.ReLU(), "fc": ember.nn.Linear(2, 2)})
+    >>> list(d.keys()), d["act"](ember.tensor([-1.0, 1.0]))
+    (['act', 'fc'], tensor([0., 1.]))
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -306,7 +324,12 @@ def _param_line(k, p, type_name):
 
 
 class ParameterList(Module):
-    """A list of Parameters (tensors given are wrapped in Parameter), registered as '0', '1', ..."""
+    """A list of Parameters (tensors given are wrapped in Parameter), registered as '0', '1', ...
+
+    >>> p = ember.nn.ParameterList([ember.ones(2), ember.zeros(3)])
+    >>> len(p), type(p[0]).__name__
+    (2, 'Parameter')
+    """
 
     def __init__(self, values=None):
         super().__init__()
@@ -364,7 +387,12 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of Parameters (tensors given are wrapped in Parameter)."""
+    """An ordered dict of Parameters (tensors given are wrapped in Parameter).
+
+    >>> p = ember.nn.ParameterDict({"scale": ember.ones(2)})
+    >>> type(p["scale"]).__name__, list(p.keys())
+    ('Parameter', ['scale'])
+    """
 
     def __init__(self, parameters=None):
         super().__init__()

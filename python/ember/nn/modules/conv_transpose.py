@@ -48,7 +48,11 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """Transposed 1-d convolution (the gradient of conv1d w.r.t. its input)."""
+    """Transposed 1-d convolution (the gradient of conv1d w.r.t. its input).
+
+    >>> ember.nn.ConvTranspose1d(2, 3, 3)(ember.ones(1, 2, 4)).shape
+    ember.Size([1, 3, 6])
+    """
     nd = 1
 
 
@@ -61,7 +65,11 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """Transposed 3-d convolution (the gradient of conv3d w.r.t. its input)."""
+    """Transposed 3-d convolution (the gradient of conv3d w.r.t. its input).
+
+    >>> ember.nn.ConvTranspose3d(2, 3, 2, stride=2)(ember.ones(1, 2, 2, 2, 2)).shape
+    ember.Size([1, 3, 4, 4, 4])
+    """
     nd = 3
 
 

@@ -24,7 +24,11 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Expands dim into unflattened_size (a tuple/list of ints, one of which may be -1)."""
+    """Expands dim into unflattened_size (a tuple/list of ints, one of which may be -1).
+
+    >>> ember.nn.Unflatten(1, (2, 3))(ember.ones(4, 6)).shape
+    ember.Size([4, 2, 3])
+    """
 
     def __init__(self, dim, unflattened_size):
         super().__init__()

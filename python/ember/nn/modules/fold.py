@@ -6,7 +6,14 @@ __all__ = ["Fold", "Unfold"]
 
 
 class Fold(Module):
-    """Sums columns (N, C * prod(kernel_size), L) into an image (N, C, *output_size)."""
+    """Sums columns (N, C * prod(kernel_size), L) into an image (N, C, *output_size).
+
+    >>> cols = ember.ones(1, 4, 4)
+    >>> ember.nn.Fold(output_size=(3, 3), kernel_size=2)(cols)
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
 
     __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
 
@@ -28,7 +35,11 @@ class Fold(Module):
 
 
 class Unfold(Module):
-    """Extracts sliding blocks of (N, C, H, W) as columns (N, C * prod(kernel_size), L)."""
+    """Extracts sliding blocks of (N, C, H, W) as columns (N, C * prod(kernel_size), L).
+
+    >>> ember.nn.Unfold(kernel_size=2)(ember.ones(1, 1, 3, 3)).shape
+    ember.Size([1, 4, 4])
+    """
 
     __constants__ = ["kernel_size", "dilation", "padding", "stride"]
 

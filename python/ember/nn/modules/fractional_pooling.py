@@ -34,8 +34,23 @@ class _FractionalMaxPoolNd(Module):
 
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None)
+
+    Max over pseudo-randomly placed kernel_size windows that give output_size (or input size *
+    output_ratio), as torch.nn.FractionalMaxPool2d.
+
+    >>> ember.nn.FractionalMaxPool2d(2, output_size=3)(ember.ones(1, 1, 5, 5)).shape
+    ember.Size([1, 1, 3, 3])
+    """
     nd = 2
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None)
+
+    The 3-d form of FractionalMaxPool2d over (N, C, D, H, W) or (C, D, H, W).
+
+    >>> ember.nn.FractionalMaxPool3d(2, output_ratio=0.5)(ember.ones(1, 1, 4, 4, 4)).shape
+    ember.Size([1, 1, 2, 2, 2])
+    """
     nd = 3

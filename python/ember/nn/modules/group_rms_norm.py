@@ -42,7 +42,11 @@ class GroupNorm(Module):
 
 class RMSNorm(Module):
     """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; weight ones;
-    eps=None uses torch.finfo(input.dtype).eps."""
+    eps=None uses torch.finfo(input.dtype).eps.
+
+    >>> ember.nn.RMSNorm(2)(ember.tensor([[3.0, 4.0]])).detach()
+    tensor([[0.8485, 1.1314]])
+    """
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 

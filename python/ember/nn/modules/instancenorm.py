@@ -72,17 +72,29 @@ class _InstanceNorm(_BatchNorm):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """Over (N, C, L) or (C, L)."""
+    """Over (N, C, L) or (C, L).
+
+    >>> ember.nn.InstanceNorm1d(1)(ember.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
     _no_batch_dim = 2
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Over (N, C, H, W) or (C, H, W)."""
+    """Over (N, C, H, W) or (C, H, W).
+
+    >>> ember.nn.InstanceNorm2d(1)(ember.tensor([[[[1.0, 3.0]]]]))
+    tensor([[[[-1.0000,  1.0000]]]])
+    """
     _no_batch_dim = 3
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Over (N, C, D, H, W) or (C, D, H, W)."""
+    """Over (N, C, D, H, W) or (C, D, H, W).
+
+    >>> ember.nn.InstanceNorm3d(2)(ember.ones(1, 2, 2, 2, 2)).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
     _no_batch_dim = 4
 
 

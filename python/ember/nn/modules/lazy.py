@@ -86,7 +86,12 @@ class LazyModuleMixin:
 
 # ---- linear ---------------------------------------------------------------------------------
 class LazyLinear(LazyModuleMixin, Linear):
-    """Linear whose in_features is the last dim of the first input."""
+    """Linear whose in_features is the last dim of the first input.
+
+    >>> m = ember.nn.LazyLinear(2)
+    >>> m(ember.ones(3, 5)).shape, m.weight.shape
+    (ember.Size([3, 2]), ember.Size([2, 5]))
+    """
 
     cls_to_become = Linear
 
@@ -147,6 +152,47 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
 
+# The example of each Lazy class's docstring: the input's channels become the weight's.
+_EXAMPLES = {
+    "LazyConv1d": (">>> m = ember.nn.LazyConv1d(4, 3)\n"
+                ">>> m(ember.ones(1, 2, 5)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 3]), ember.Size([4, 2, 3]))"),
+    "LazyConv2d": (">>> m = ember.nn.LazyConv2d(4, 3)\n"
+                ">>> m(ember.ones(1, 2, 5, 5)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 3, 3]), ember.Size([4, 2, 3, 3]))"),
+    "LazyConv3d": (">>> m = ember.nn.LazyConv3d(4, 1)\n"
+                ">>> m(ember.ones(1, 2, 3, 3, 3)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 3, 3, 3]), ember.Size([4, 2, 1, 1, 1]))"),
+    "LazyConvTranspose1d": (">>> m = ember.nn.LazyConvTranspose1d(4, 3)\n"
+                ">>> m(ember.ones(1, 2, 5)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 7]), ember.Size([2, 4, 3]))"),
+    "LazyConvTranspose2d": (">>> m = ember.nn.LazyConvTranspose2d(4, 2, stride=2)\n"
+                ">>> m(ember.ones(1, 2, 3, 3)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 6, 6]), ember.Size([2, 4, 2, 2]))"),
+    "LazyConvTranspose3d": (">>> m = ember.nn.LazyConvTranspose3d(4, 1)\n"
+                ">>> m(ember.ones(1, 2, 2, 2, 2)).shape, m.weight.shape\n"
+                "(ember.Size([1, 4, 2, 2, 2]), ember.Size([2, 4, 1, 1, 1]))"),
+    "LazyBatchNorm1d": (">>> m = ember.nn.LazyBatchNorm1d()\n"
+                ">>> m(ember.ones(3, 5)).shape, m.weight.shape\n"
+                "(ember.Size([3, 5]), ember.Size([5]))"),
+    "LazyBatchNorm2d": (">>> m = ember.nn.LazyBatchNorm2d()\n"
+                ">>> m(ember.ones(2, 3, 4, 4)).shape, m.weight.shape\n"
+                "(ember.Size([2, 3, 4, 4]), ember.Size([3]))"),
+    "LazyBatchNorm3d": (">>> m = ember.nn.LazyBatchNorm3d()\n"
+                ">>> m(ember.ones(2, 3, 2, 2, 2)).shape, m.weight.shape\n"
+                "(ember.Size([2, 3, 2, 2, 2]), ember.Size([3]))"),
+    "LazyInstanceNorm1d": (">>> m = ember.nn.LazyInstanceNorm1d()\n"
+                ">>> m(ember.ones(2, 3, 4)).shape, m.weight.shape\n"
+                "(ember.Size([2, 3, 4]), ember.Size([3]))"),
+    "LazyInstanceNorm2d": (">>> m = ember.nn.LazyInstanceNorm2d()\n"
+                ">>> m(ember.ones(2, 3, 4, 4)).shape, m.weight.shape\n"
+                "(ember.Size([2, 3, 4, 4]), ember.Size([3]))"),
+    "LazyInstanceNorm3d": (">>> m = ember.nn.LazyInstanceNorm3d()\n"
+                ">>> m(ember.ones(2, 3, 2, 2, 2)).shape, m.weight.shape\n"
+                "(ember.Size([2, 3, 2, 2, 2]), ember.Size([3]))"),
+}
+
+
 def _lazy_conv(base):
     class LazyConv(_LazyConvXdMixin, base):
         cls_to_become = base
@@ -158,7 +204,8 @@ def _lazy_conv(base):
             self._lazy_weights(out_channels, bias, device, dtype)
 
     LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
-    LazyConv.__doc__ = f"{base.__name__} whose in_channels is read from the first input."
+    LazyConv.__doc__ = (f"{base.__name__} whose in_channels is read from the first input.\n\n"
+                        + _EXAMPLES[LazyConv.__name__])
     return LazyConv
 
 
@@ -174,7 +221,8 @@ def _lazy_conv_transpose(base):
             self._lazy_weights(out_channels, bias, device, dtype)
 
     LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + base.__name__
-    LazyConvTranspose.__doc__ = f"{base.__name__} whose in_channels is read from the first input."
+    LazyConvTranspose.__doc__ = (f"{base.__name__} whose in_channels is read from the first "
+                                 "input.\n\n" + _EXAMPLES[LazyConvTranspose.__name__])
     return LazyConvTranspose
 
 
@@ -223,7 +271,8 @@ def _lazy_norm(base):
         cls_to_become = base
 
     LazyNorm.__name__ = LazyNorm.__qualname__ = "Lazy" + base.__name__
-    LazyNorm.__doc__ = f"{base.__name__} whose num_features is read from the first input."
+    LazyNorm.__doc__ = (f"{base.__name__} whose num_features is read from the first input.\n\n"
+                        + _EXAMPLES[LazyNorm.__name__])
     return LazyNorm
 
 

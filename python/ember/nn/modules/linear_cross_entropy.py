@@ -12,7 +12,12 @@ __all__ = ["LinearCrossEntropyLoss"]
 
 class LinearCrossEntropyLoss(_WeightedLoss):
     """cross_entropy(linear(input), target) with an internal Linear(in_features, C * prod(
-    out_features), bias)."""
+    out_features), bias).
+
+    >>> loss = ember.nn.LinearCrossEntropyLoss(4, 3)
+    >>> loss(ember.ones(2, 4), ember.tensor([0, 2])).shape
+    ember.Size([])
+    """
 
     def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
                  dtype=None, reduction="mean", weight=None, ignore_index=None,

@@ -21,7 +21,11 @@ def _valid_chunking(method):
 
 @dataclasses.dataclass(slots=True, frozen=True)
 class LinearCrossEntropyOptions:
-    """Chunking options of F.linear_cross_entropy (see torch's documentation for each field)."""
+    """Chunking options of F.linear_cross_entropy (see torch's documentation for each field).
+
+    >>> ember.nn.LinearCrossEntropyOptions(batch_chunk_size=64).batch_chunk_size
+    64
+    """
 
     allow_retain_graph: bool = False
     batch_chunk_size: int | None = None

@@ -43,7 +43,11 @@ class MSELoss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
-    """-input[n, target[n]] (weighted), input holding log-probabilities."""
+    """-input[n, target[n]] (weighted), input holding log-probabilities.
+
+    >>> ember.nn.NLLLoss()(ember.tensor([[-1.0, -2.0], [-3.0, -0.5]]), ember.tensor([0, 1]))
+    tensor(0.7500)
+    """
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
@@ -73,7 +77,11 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class BCELoss(_WeightedLoss):
-    """-(t log x + (1 - t) log(1 - x)), x probabilities in [0, 1]."""
+    """-(t log x + (1 - t) log(1 - x)), x probabilities in [0, 1].
+
+    >>> ember.nn.BCELoss()(ember.tensor([0.5, 0.5]), ember.tensor([1.0, 0.0]))
+    tensor(0.6931)
+    """
 
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)

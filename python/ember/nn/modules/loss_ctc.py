@@ -7,7 +7,12 @@ __all__ = ["CTCLoss"]
 
 
 class CTCLoss(_Loss):
-    """The Connectionist Temporal Classification loss of log_probs (T, N, C) against targets."""
+    """The Connectionist Temporal Classification loss of log_probs (T, N, C) against targets.
+
+    >>> log_probs = ember.zeros(4, 1, 3).log_softmax(2)
+    >>> ember.nn.CTCLoss()(log_probs, ember.tensor([[1, 2]]), [4], [2])
+    tensor(0.8432)
+    """
 
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(reduction=reduction)

@@ -14,7 +14,11 @@ __all__ = ["SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineE
 
 
 class SoftMarginLoss(_Loss):
-    """log(1 + exp(-target * input)), target in {1, -1}."""
+    """log(1 + exp(-target * input)), target in {1, -1}.
+
+    >>> ember.nn.SoftMarginLoss()(ember.tensor([0.0, 0.0]), ember.tensor([1.0, -1.0]))
+    tensor(0.6931)
+    """
 
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
@@ -27,7 +31,12 @@ class _MarginLoss(_Loss):
 
 
 class MarginRankingLoss(_MarginLoss):
-    """max(0, -target * (input1 - input2) + margin)."""
+    """max(0, -target * (input1 - input2) + margin).
+
+    >>> x1, x2 = ember.tensor([1.0, 2.0]), ember.tensor([2.0, 1.0])
+    >>> ember.nn.MarginRankingLoss()(x1, x2, ember.tensor([1, 1]))
+    tensor(0.5000)
+    """
 
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(margin, size_average, reduce, reduction)
@@ -38,7 +47,11 @@ class MarginRankingLoss(_MarginLoss):
 
 
 class HingeEmbeddingLoss(_MarginLoss):
-    """input where target = 1, max(0, margin - input) where target = -1."""
+    """input where target = 1, max(0, margin - input) where target = -1.
+
+    >>> ember.nn.HingeEmbeddingLoss()(ember.tensor([0.2, 0.3]), ember.tensor([1, -1]))
+    tensor(0.4500)
+    """
 
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(margin, size_average, reduce, reduction)
@@ -49,7 +62,12 @@ class HingeEmbeddingLoss(_MarginLoss):
 
 
 class CosineEmbeddingLoss(_MarginLoss):
-    """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1."""
+    """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1.
+
+    >>> x1, x2 = ember.tensor([[1.0, 0.0], [1.0, 0.0]]), ember.tensor([[0.0, 1.0], [1.0, 1.0]])
+    >>> ember.nn.CosineEmbeddingLoss()(x1, x2, ember.tensor([1, -1]))
+    tensor(0.8536)
+    """
 
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(margin, size_average, reduce, reduction)
@@ -60,7 +78,11 @@ class CosineEmbeddingLoss(_MarginLoss):
 
 
 class MultiMarginLoss(_WeightedLoss):
-    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (weighted by weight[y])."""
+    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (weighted by weight[y]).
+
+    >>> ember.nn.MultiMarginLoss()(ember.tensor([[0.1, 0.2, 0.4, 0.8]]), ember.tensor([3]))
+    tensor(0.3250)
+    """
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                  reduction="mean"):
@@ -78,14 +100,23 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class MultiLabelMarginLoss(_Loss):
-    """Hinge between each target class (listed up to the first -1) and each other class."""
+    """Hinge between each target class (listed up to the first -1) and each other class.
+
+    >>> x = ember.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> ember.nn.MultiLabelMarginLoss()(x, ember.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
 
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
-    """One-versus-all logistic loss per class, averaged over the classes."""
+    """One-versus-all logistic loss per class, averaged over the classes.
+
+    >>> ember.nn.MultiLabelSoftMarginLoss()(ember.zeros(1, 2), ember.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
@@ -93,7 +124,12 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 
 class TripletMarginLoss(_Loss):
-    """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance."""
+    """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance.
+
+    >>> a, p, n = ember.tensor([[0.0, 0.0]]), ember.tensor([[0.0, 1.0]]), ember.tensor([[3.0, 4.0]])
+    >>> ember.nn.TripletMarginLoss(margin=1.0)(a, p, n)
+    tensor(0.)
+    """
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
                  reduction="mean"):
@@ -109,7 +145,12 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
-    """TripletMarginLoss with any distance function (default: pairwise_distance)."""
+    """TripletMarginLoss with any distance function (default: pairwise_distance).
+
+    >>> a, p, n = ember.tensor([[0.0, 0.0]]), ember.tensor([[0.0, 1.0]]), ember.tensor([[0.0, 1.5]])
+    >>> ember.nn.TripletMarginWithDistanceLoss(margin=1.0)(a, p, n)
+    tensor(0.5000)
+    """
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(size_average=None, reduce=None, reduction=reduction)
@@ -127,7 +168,11 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class NLLLoss2d(NLLLoss):
-    """Deprecated alias of NLLLoss (which takes (N, C, H, W) input itself)."""
+    """Deprecated alias of NLLLoss (which takes (N, C, H, W) input itself).
+
+    >>> ember.nn.NLLLoss2d()(ember.zeros(1, 2, 1, 1), ember.tensor([[[1]]]))
+    tensor(0.)
+    """
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):

@@ -8,7 +8,11 @@ __all__ = ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "Gaussian
 
 
 class SmoothL1Loss(_Loss):
-    """0.5 z^2 / beta for |z| < beta, |z| - 0.5 beta beyond (z = input - target)."""
+    """0.5 z^2 / beta for |z| < beta, |z| - 0.5 beta beyond (z = input - target).
+
+    >>> ember.nn.SmoothL1Loss()(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
@@ -19,7 +23,11 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """0.5 z^2 for |z| < delta, delta (|z| - 0.5 delta) beyond (z = input - target)."""
+    """0.5 z^2 for |z| < delta, delta (|z| - 0.5 delta) beyond (z = input - target).
+
+    >>> ember.nn.HuberLoss()(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
 
     def __init__(self, reduction="mean", delta=1.0):
         if not isinstance(delta, (float, int)):
@@ -32,7 +40,12 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """target * (log(target) - input), input holding log-probabilities."""
+    """target * (log(target) - input), input holding log-probabilities.
+
+    >>> log_p = ember.tensor([[0.5, 0.5]]).log()
+    >>> ember.nn.KLDivLoss(reduction="batchmean")(log_p, ember.tensor([[0.25, 0.75]]))
+    tensor(0.1308)
+    """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
@@ -43,7 +56,11 @@ class KLDivLoss(_Loss):
 
 
 class PoissonNLLLoss(_Loss):
-    """exp(input) - target * input (log_input=True), or input - target * log(input + eps)."""
+    """exp(input) - target * input (log_input=True), or input - target * log(input + eps).
+
+    >>> ember.nn.PoissonNLLLoss()(ember.tensor([0.0, 1.0]), ember.tensor([1.0, 2.0]))
+    tensor(0.8591)
+    """
 
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                  reduction="mean"):
@@ -56,7 +73,12 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
-    """0.5 (log(var) + (input - target)^2 / var), var clamped to eps."""
+    """0.5 (log(var) + (input - target)^2 / var), var clamped to eps.
+
+    >>> x, target = ember.tensor([1.0, 2.0]), ember.tensor([1.0, 0.0])
+    >>> ember.nn.GaussianNLLLoss()(x, target, ember.ones(2))
+    tensor(1.)
+    """
 
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
         super().__init__(None, None, reduction)

@@ -24,12 +24,33 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
+    """LPPool1d(norm_type, kernel_size, stride=None, ceil_mode=False)
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, L) or (C, L): (sum x^p)^(1/p).
+
+    >>> ember.nn.LPPool1d(2, 2)(ember.tensor([[3.0, 4.0, 6.0, 8.0]]))
+    tensor([[ 5., 10.]])
+    """
     nd = 1
 
 
 class LPPool2d(_LPPoolNd):
+    """LPPool2d(norm_type, kernel_size, stride=None, ceil_mode=False)
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, H, W) or (C, H, W).
+
+    >>> ember.nn.LPPool2d(1, 2)(ember.ones(1, 1, 2, 2))
+    tensor([[[[4.]]]])
+    """
     nd = 2
 
 
 class LPPool3d(_LPPoolNd):
+    """LPPool3d(norm_type, kernel_size, stride=None, ceil_mode=False)
+
+    The p-norm (p = norm_type) of kernel_size windows of (N, C, D, H, W) or (C, D, H, W).
+
+    >>> ember.nn.LPPool3d(1, 2)(ember.ones(1, 1, 2, 2, 2))
+    tensor([[[[[8.]]]]])
+    """
     nd = 3

@@ -85,7 +85,17 @@ def _add_hook(hooks, hook, prepend, extra=None):
 
 class Module:
     """Base class for all neural network modules. Subclasses assign their layers and
-    Parameters as attributes in __init__ (after super().__init__()) and define forward."""
+    Parameters as attributes in __init__ (after super().__init__()) and define forward.
+
+    >>> class Net(ember.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = ember.nn.Linear(2, 1)
+    ...     def forward(self, x):
+    ...         return self.fc(x)
+    >>> [name for name, _ in Net().named_parameters()]
+    ['fc.weight', 'fc.bias']
+    """
 
     dump_patches = False
     _version = 1

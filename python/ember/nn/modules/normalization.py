@@ -106,7 +106,11 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """BatchNorm over (N, C, D, H, W) inputs."""
+    """BatchNorm over (N, C, D, H, W) inputs.
+
+    >>> ember.nn.BatchNorm3d(2)(ember.ones(2, 2, 1, 2, 2)).shape
+    ember.Size([2, 2, 1, 2, 2])
+    """
 
     def _check_input_dim(self, input):
         if input.dim() != 5:
@@ -144,7 +148,11 @@ class LayerNorm(Module):
 
 class LocalResponseNorm(Module):
     """Normalizes each element by the mean square of `size` neighbouring channels (AlexNet):
-    x / (k + alpha * mean(x^2)) ^ beta."""
+    x / (k + alpha * mean(x^2)) ^ beta.
+
+    >>> ember.nn.LocalResponseNorm(2)(ember.ones(1, 3, 1, 1)).shape
+    ember.Size([1, 3, 1, 1])
+    """
 
     __constants__ = ["size", "alpha", "beta", "k"]
 
@@ -166,7 +174,11 @@ class LocalResponseNorm(Module):
 class CrossMapLRN2d(Module):
     """torch's legacy cross-channel LRN over 4-d input: input / (k + alpha / size * sum of
     squares over a channel window)^beta, with torch's own windows (see
-    ember.nn._normalization.cross_map_lrn2d)."""
+    ember.nn._normalization.cross_map_lrn2d).
+
+    >>> ember.nn.CrossMapLRN2d(3)(ember.ones(1, 4, 2, 2)).shape
+    ember.Size([1, 4, 2, 2])
+    """
 
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
         super().__init__()

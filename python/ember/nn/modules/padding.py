@@ -53,14 +53,35 @@ class ConstantPad1d(_ConstantPadNd):
 
 
 class ConstantPad2d(_ConstantPadNd):
+    """ConstantPad2d(padding, value)
+
+    Pads the last two dims with `value`; padding is an int or (left, right, top, bottom).
+
+    >>> ember.nn.ConstantPad2d((1, 0, 0, 0), 9.0)(ember.tensor([[[1.0, 2.0]]]))
+    tensor([[[9., 1., 2.]]])
+    """
     ndim = 2
 
 
 class ConstantPad3d(_ConstantPadNd):
+    """ConstantPad3d(padding, value)
+
+    Pads the last three dims with `value`; padding is an int or a 6-tuple.
+
+    >>> ember.nn.ConstantPad3d(1, 0.0)(ember.ones(1, 1, 1, 1)).shape
+    ember.Size([1, 3, 3, 3])
+    """
     ndim = 3
 
 
 class ZeroPad1d(ConstantPad1d):
+    """ZeroPad1d(padding)
+
+    Pads the last dim of (N, C, L) or (C, L) with zeros; padding is an int or (left, right).
+
+    >>> ember.nn.ZeroPad1d((1, 2))(ember.tensor([[1.0, 2.0]]))
+    tensor([[0., 1., 2., 0., 0.]])
+    """
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -86,6 +107,13 @@ class ZeroPad2d(ConstantPad2d):
 
 
 class ZeroPad3d(ConstantPad3d):
+    """ZeroPad3d(padding)
+
+    Pads the last three dims with zeros; padding is an int or a 6-tuple.
+
+    >>> ember.nn.ZeroPad3d(1)(ember.ones(1, 1, 1, 1)).shape
+    ember.Size([1, 3, 3, 3])
+    """
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -105,10 +133,25 @@ class ReflectionPad1d(_PadNd):
 
 
 class ReflectionPad2d(_PadNd):
+    """ReflectionPad2d(padding)
+
+    Pads the last two dims by reflecting at the border (no repeat of the edge); padding is an
+    int or (left, right, top, bottom).
+
+    >>> ember.nn.ReflectionPad2d((1, 1, 0, 0))(ember.tensor([[[1.0, 2.0, 3.0]]]))
+    tensor([[[2., 1., 2., 3., 2.]]])
+    """
     mode, ndim = "reflect", 2
 
 
 class ReflectionPad3d(_PadNd):
+    """ReflectionPad3d(padding)
+
+    Pads the last three dims by reflecting at the border; padding is an int or a 6-tuple.
+
+    >>> ember.nn.ReflectionPad3d(1)(ember.ones(1, 1, 2, 2, 2)).shape
+    ember.Size([1, 1, 4, 4, 4])
+    """
     mode, ndim = "reflect", 3
 
 
@@ -124,10 +167,25 @@ class ReplicationPad1d(_PadNd):
 
 
 class ReplicationPad2d(_PadNd):
+    """ReplicationPad2d(padding)
+
+    Pads the last two dims by repeating the edge values; padding is an int or (left, right, top,
+    bottom).
+
+    >>> ember.nn.ReplicationPad2d((1, 1, 0, 0))(ember.tensor([[[1.0, 2.0]]]))
+    tensor([[[1., 1., 2., 2.]]])
+    """
     mode, ndim = "replicate", 2
 
 
 class ReplicationPad3d(_PadNd):
+    """ReplicationPad3d(padding)
+
+    Pads the last three dims by repeating the edge values; padding is an int or a 6-tuple.
+
+    >>> ember.nn.ReplicationPad3d(1)(ember.ones(1, 1, 2, 2, 2)).shape
+    ember.Size([1, 1, 4, 4, 4])
+    """
     mode, ndim = "replicate", 3
 
 
@@ -153,8 +211,26 @@ class CircularPad1d(_CircularPadNd):
 
 
 class CircularPad2d(_CircularPadNd):
+    """CircularPad2d(padding)
+
+    Pads the last two dims of (N, C, H, W) or (C, H, W) by wrapping around; padding is an int or
+    (left, right, top, bottom).
+
+    >>> ember.nn.CircularPad2d(1)(ember.tensor([[[1.0, 2.0]]]))
+    tensor([[[2., 1., 2., 1.],
+             [2., 1., 2., 1.],
+             [2., 1., 2., 1.]]])
+    """
     ndim = 2
 
 
 class CircularPad3d(_CircularPadNd):
+    """CircularPad3d(padding)
+
+    Pads the last three dims of (N, C, D, H, W) or (C, D, H, W) by wrapping around; padding is
+    an int or a 6-tuple.
+
+    >>> ember.nn.CircularPad3d(1)(ember.ones(1, 1, 2, 2, 2)).shape
+    ember.Size([1, 1, 4, 4, 4])
+    """
     ndim = 3

@@ -6,7 +6,11 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
-    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    """(*, C r^2, H, W) -> (*, C, H r, W r).
+
+    >>> ember.nn.PixelShuffle(2)(ember.ones(1, 8, 2, 2)).shape
+    ember.Size([1, 2, 4, 4])
+    """
 
     __constants__ = ["upscale_factor"]
 
@@ -22,7 +26,11 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
-    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    """(*, C, H r, W r) -> (*, C r^2, H, W).
+
+    >>> ember.nn.PixelUnshuffle(2)(ember.ones(1, 2, 4, 4)).shape
+    ember.Size([1, 8, 2, 2])
+    """
 
     __constants__ = ["downscale_factor"]
 

@@ -26,7 +26,11 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    """Max over kernel_size windows of (N, C, L) or (C, L)."""
+    """Max over kernel_size windows of (N, C, L) or (C, L).
+
+    >>> ember.nn.MaxPool1d(2)(ember.tensor([[1.0, 3.0, 2.0, 0.0]]))
+    tensor([[3., 2.]])
+    """
 
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -47,6 +51,13 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class AvgPool1d(Module):
+    """AvgPool1d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)
+
+    Averages kernel_size windows of (N, C, L) or (C, L); stride defaults to kernel_size.
+
+    >>> ember.nn.AvgPool1d(2)(ember.tensor([[1.0, 3.0, 5.0, 7.0]]))
+    tensor([[2., 6.]])
+    """
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()

@@ -8,7 +8,11 @@ __all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 class MaxPool3d(Module):
     """Max over kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
-    kernel_size. return_indices=True returns (output, indices), flat in each D * H * W volume."""
+    kernel_size. return_indices=True returns (output, indices), flat in each D * H * W volume.
+
+    >>> ember.nn.MaxPool3d(2)(ember.arange(8.0).reshape(1, 1, 2, 2, 2))
+    tensor([[[[[7.]]]]])
+    """
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -28,6 +32,14 @@ class MaxPool3d(Module):
 
 
 class AvgPool3d(Module):
+    """AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
+
+    Averages kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
+    kernel_size.
+
+    >>> ember.nn.AvgPool3d(2)(ember.ones(1, 1, 4, 4, 4)).shape
+    ember.Size([1, 1, 2, 2, 2])
+    """
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
@@ -45,7 +57,11 @@ class AvgPool3d(Module):
 
 
 class AdaptiveAvgPool3d(Module):
-    """Averages into an output_size grid (an int, or a triple whose None keeps that size)."""
+    """Averages into an output_size grid (an int, or a triple whose None keeps that size).
+
+    >>> ember.nn.AdaptiveAvgPool3d(1)(ember.ones(1, 2, 2, 2)).shape
+    ember.Size([1, 1, 1, 1])
+    """
 
     def __init__(self, output_size):
         super().__init__()
@@ -59,7 +75,11 @@ class AdaptiveAvgPool3d(Module):
 
 
 class AdaptiveMaxPool3d(Module):
-    """Max into an output_size grid (an int, or a triple whose None keeps that size)."""
+    """Max into an output_size grid (an int, or a triple whose None keeps that size).
+
+    >>> ember.nn.AdaptiveMaxPool3d((1, 2, 2))(ember.ones(1, 2, 4, 4)).shape
+    ember.Size([1, 1, 2, 2])
+    """
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()

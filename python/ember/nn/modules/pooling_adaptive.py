@@ -18,6 +18,13 @@ class _AdaptivePoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptivePoolNd):
+    """AdaptiveAvgPool1d(output_size)
+
+    Averages (N, C, L) or (C, L) into output_size bins (torch.nn.AdaptiveAvgPool1d).
+
+    >>> ember.nn.AdaptiveAvgPool1d(2)(ember.tensor([[1.0, 2.0, 3.0, 4.0]]))
+    tensor([[1.5000, 3.5000]])
+    """
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
@@ -39,12 +46,23 @@ class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """AdaptiveMaxPool1d(output_size, return_indices=False)
+
+    Max of (N, C, L) or (C, L) over output_size bins (torch.nn.AdaptiveMaxPool1d).
+
+    >>> ember.nn.AdaptiveMaxPool1d(2)(ember.tensor([[1.0, 5.0, 3.0, 4.0]]))
+    tensor([[5., 4.]])
+    """
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """Max into an output_size grid."""
+    """Max into an output_size grid.
+
+    >>> ember.nn.AdaptiveMaxPool2d(1)(ember.tensor([[[1.0, 5.0], [3.0, 4.0]]]))
+    tensor([[[5.]]])
+    """
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)

@@ -136,7 +136,11 @@ def run_layers(mode, x, state, batch_sizes, weights, num_layers, num_directions,
 
 class RNNBase(Module):
     """The layers and directions of RNN/LSTM/GRU, with torch's parameter names and order:
-    weight_ih_l{k}{_reverse}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, weight_hr_l{k}."""
+    weight_ih_l{k}{_reverse}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, weight_hr_l{k}.
+
+    >>> isinstance(ember.nn.LSTM(2, 3), ember.nn.RNNBase), ember.nn.GRU(2, 3).mode
+    (True, 'GRU')
+    """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
@@ -353,7 +357,13 @@ def _check_config(mode, input_size, hidden_size, num_layers, bias, batch_first, 
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu).
     RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True,
-    batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)."""
+    batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None).
+
+    >>> rnn = ember.nn.RNN(3, 4, num_layers=2)
+    >>> out, h = rnn(ember.ones(5, 1, 3))
+    >>> out.shape, h.shape
+    (ember.Size([5, 1, 4]), ember.Size([2, 1, 4]))
+    """
 
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
@@ -458,7 +468,12 @@ class LSTM(RNNBase):
 # ---- cells: one time step, (B, I) or unbatched (I,) ----------------------------------------
 class RNNCellBase(Module):
     """weight_ih (chunks * hidden, input), weight_hh (chunks * hidden, hidden), bias_ih,
-    bias_hh; all drawn from U(-1/sqrt(hidden), 1/sqrt(hidden))."""
+    bias_hh; all drawn from U(-1/sqrt(hidden), 1/sqrt(hidden)).
+
+    >>> cell = ember.nn.GRUCell(3, 2)
+    >>> isinstance(cell, ember.nn.RNNCellBase), cell.weight_ih.shape
+    (True, ember.Size([6, 3]))
+    """
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
@@ -517,7 +532,11 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh), or relu."""
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh), or relu.
+
+    >>> ember.nn.RNNCell(3, 2)(ember.ones(4, 3)).shape
+    ember.Size([4, 2])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
@@ -539,7 +558,12 @@ class RNNCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """One GRU step (see _gru_step); returns h'."""
+    """One GRU step (see _gru_step); returns h'.
+
+    >>> cell = ember.nn.GRUCell(3, 2)
+    >>> cell(ember.ones(4, 3)).shape
+    ember.Size([4, 2])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
@@ -556,7 +580,13 @@ class GRUCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """One LSTM step (see _lstm_step); hx = (h, c), returns (h', c')."""
+    """One LSTM step (see _lstm_step); hx = (h, c), returns (h', c').
+
+    >>> cell = ember.nn.LSTMCell(3, 2)
+    >>> h, c = cell(ember.ones(4, 3))
+    >>> h.shape, c.shape
+    (ember.Size([4, 2]), ember.Size([4, 2]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)

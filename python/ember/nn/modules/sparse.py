@@ -86,7 +86,12 @@ class Embedding(Module):
 
 class EmbeddingBag(Module):
     """Sums, averages or takes the max of bags of embedding rows (F.embedding_bag); weight
-    (num_embeddings, embedding_dim) ~ N(0, 1), the padding_idx row zeroed."""
+    (num_embeddings, embedding_dim) ~ N(0, 1), the padding_idx row zeroed.
+
+    >>> bag = ember.nn.EmbeddingBag(10, 3, mode="sum")
+    >>> bag(ember.tensor([[1, 2], [4, 5]])).shape
+    ember.Size([2, 3])
+    """
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,

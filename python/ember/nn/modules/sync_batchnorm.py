@@ -78,7 +78,11 @@ class _SyncBatchNormFunction(Function):
 class SyncBatchNorm(_BatchNorm):
     """BatchNorm over (N, C, *) whose training statistics are synchronized across the
     processes of process_group (default: the whole world) when ember.distributed is
-    initialized with more than one process."""
+    initialized with more than one process.
+
+    >>> ember.nn.SyncBatchNorm(2)(ember.ones(4, 2, 3)).shape
+    ember.Size([4, 2, 3])
+    """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, process_group=None, device=None, dtype=None):

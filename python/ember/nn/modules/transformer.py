@@ -65,7 +65,13 @@ def _get_activation_fn(activation):
 
 class Transformer(Module):
     """Encoder-decoder Transformer ("Attention Is All You Need"); every weight matrix is
-    re-initialised with xavier_uniform_ after construction, as torch does."""
+    re-initialised with xavier_uniform_ after construction, as torch does.
+
+    >>> t = ember.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+    ...                          dim_feedforward=16, batch_first=True)
+    >>> t(ember.ones(1, 5, 8), ember.ones(1, 3, 8)).shape
+    ember.Size([1, 3, 8])
+    """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
                  dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
@@ -144,7 +150,13 @@ def _why_no_nested(layer):
 
 
 class TransformerEncoder(Module):
-    """num_layers deep copies of encoder_layer, then the optional norm."""
+    """num_layers deep copies of encoder_layer, then the optional norm.
+
+    >>> layer = ember.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16)
+    >>> encoder = ember.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+    >>> encoder(ember.ones(5, 1, 8)).shape
+    ember.Size([5, 1, 8])
+    """
 
     __constants__ = ["norm"]
 
@@ -179,7 +191,13 @@ class TransformerEncoder(Module):
 
 
 class TransformerDecoder(Module):
-    """num_layers deep copies of decoder_layer, then the optional norm."""
+    """num_layers deep copies of decoder_layer, then the optional norm.
+
+    >>> layer = ember.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16)
+    >>> decoder = ember.nn.TransformerDecoder(layer, 2)
+    >>> decoder(ember.ones(3, 1, 8), ember.ones(5, 1, 8)).shape
+    ember.Size([3, 1, 8])
+    """
 
     __constants__ = ["norm"]
 
@@ -277,7 +295,12 @@ class TransformerEncoderLayer(_TransformerLayer):
 
 class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention on tgt, attention from tgt to memory (the encoder's output), then a
-    feed-forward block; each with dropout, residual and LayerNorm as in the encoder layer."""
+    feed-forward block; each with dropout, residual and LayerNorm as in the encoder layer.
+
+    >>> layer = ember.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16)
+    >>> layer(ember.ones(3, 1, 8), ember.ones(5, 1, 8)).shape
+    ember.Size([3, 1, 8])
+    """
 
     _sublayers = 3
 

@@ -26,12 +26,37 @@ class _MaxUnpoolNd(Module):
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """MaxUnpool1d(kernel_size, stride=None, padding=0)
+
+    Puts each value back at the index MaxPool1d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> y, i = ember.nn.MaxPool1d(2, return_indices=True)(ember.tensor([[1.0, 3.0, 2.0, 0.0]]))
+    >>> ember.nn.MaxUnpool1d(2)(y, i)
+    tensor([[0., 3., 2., 0.]])
+    """
     nd = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """MaxUnpool2d(kernel_size, stride=None, padding=0)
+
+    Puts each value back at the index MaxPool2d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> y, i = ember.nn.MaxPool2d(2, return_indices=True)(ember.tensor([[[1.0, 3.0], [2.0, 0.0]]]))
+    >>> ember.nn.MaxUnpool2d(2)(y, i)
+    tensor([[[0., 3.],
+             [0., 0.]]])
+    """
     nd = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """MaxUnpool3d(kernel_size, stride=None, padding=0)
+
+    Puts each value back at the index MaxPool3d(return_indices=True) gave it; zeros elsewhere.
+
+    >>> y, i = ember.nn.MaxPool3d(2, return_indices=True)(ember.arange(8.0).reshape(1, 1, 2, 2, 2))
+    >>> ember.nn.MaxUnpool3d(2)(y, i).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
     nd = 3

@@ -36,10 +36,27 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """UpsamplingNearest2d(size=None, scale_factor=None)
+
+    Nearest-neighbour upsampling of (N, C, H, W) (torch's deprecated form of F.interpolate).
+
+    >>> ember.nn.UpsamplingNearest2d(scale_factor=2)(ember.tensor([[[[1.0, 2.0]]]]))
+    tensor([[[[1., 1., 2., 2.],
+              [1., 1., 2., 2.]]]])
+    """
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """UpsamplingBilinear2d(size=None, scale_factor=None)
+
+    Bilinear upsampling of (N, C, H, W) with align_corners=True (torch's deprecated form of
+    F.interpolate).
+
+    >>> ember.nn.UpsamplingBilinear2d(scale_factor=2)(ember.tensor([[[[0.0, 3.0]]]]))
+    tensor([[[[0., 1., 2., 3.],
+              [0., 1., 2., 3.]]]])
+    """
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

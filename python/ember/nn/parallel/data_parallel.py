@@ -10,7 +10,12 @@ __all__ = ["DataParallel", "data_parallel"]
 class DataParallel(Module):
     """torch.nn.DataParallel on a CPU-only build: a pass-through wrapper around `module`.
     device_ids, output_device and dim are accepted; there is no device to split the batch
-    over, so, as torch, the wrapper keeps only `module` and `device_ids = []`."""
+    over, so, as torch, the wrapper keeps only `module` and `device_ids = []`.
+
+    >>> m = ember.nn.DataParallel(ember.nn.Identity())
+    >>> m(ember.tensor([1.0, 2.0])), type(m.module).__name__
+    (tensor([1., 2.]), 'Identity')
+    """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()

@@ -19,7 +19,11 @@ def _tensors(parameters):
 @no_grad()
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of the norms of `tensors` (as if all were one vector); 0-d, in the first
-    tensor's dtype; tensor(0.) for none."""
+    tensor's dtype; tensor(0.) for none.
+
+    >>> ember.nn.utils.get_total_norm([ember.tensor([3.0]), ember.tensor([4.0])])
+    tensor(5.)
+    """
     tensors = _tensors(tensors)
     norm_type = float(norm_type)
     if not tensors:
@@ -41,7 +45,14 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 @no_grad()
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    """Scales the parameters' grads in place by min(1, max_norm / (total_norm + 1e-6))."""
+    """Scales the parameters' grads in place by min(1, max_norm / (total_norm + 1e-6)).
+
+    >>> p = ember.nn.Parameter(ember.zeros(2))
+    >>> p.grad = ember.tensor([3.0, 4.0])
+    >>> ember.nn.utils.clip_grads_with_norm_([p], 1.0, ember.tensor(5.0))
+    >>> p.grad
+    tensor([0.6000, 0.8000])
+    """
     grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
     max_norm = float(max_norm)
     if not grads:
@@ -56,7 +67,13 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
 @no_grad()
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Scales the gradients in place so that their joint norm (as if all were one vector) is
-    at most max_norm; returns that norm, before clipping (torch.nn.utils.clip_grad_norm_)."""
+    at most max_norm; returns that norm, before clipping (torch.nn.utils.clip_grad_norm_).
+
+    >>> p = ember.nn.Parameter(ember.zeros(2))
+    >>> p.grad = ember.tensor([3.0, 4.0])
+    >>> ember.nn.utils.clip_grad_norm_([p], max_norm=1.0), p.grad
+    (tensor(5.), tensor([0.6000, 0.8000]))
+    """
     if isinstance(parameters, _C.Tensor):
         parameters = [parameters]
     else:
@@ -72,7 +89,17 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Deprecated spelling of clip_grad_norm_ (FutureWarning, as torch)."""
+    """Deprecated spelling of clip_grad_norm_ (FutureWarning, as torch).
+
+    >>> import warnings
+    >>> p = ember.nn.Parameter(ember.zeros(2))
+    >>> p.grad = ember.tensor([3.0, 4.0])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     total = ember.nn.utils.clip_grad_norm([p], max_norm=1.0)
+    >>> total, p.grad
+    (tensor(5.), tensor([0.6000, 0.8000]))
+    """
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                   "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
@@ -80,7 +107,14 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
 
 @no_grad()
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    """Clamps every gradient in place to [-clip_value, clip_value]."""
+    """Clamps every gradient in place to [-clip_value, clip_value].
+
+    >>> p = ember.nn.Parameter(ember.zeros(2))
+    >>> p.grad = ember.tensor([-3.0, 0.5])
+    >>> ember.nn.utils.clip_grad_value_([p], 1.0)
+    >>> p.grad
+    tensor([-1.0000,  0.5000])
+    """
     clip_value = float(clip_value)
     for p in _tensors(parameters):
         if p.grad is not None:

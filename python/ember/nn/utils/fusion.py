@@ -18,7 +18,14 @@ def _check_eval(layer, bn):
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
-    """A copy of `conv` computing conv followed by bn (both in eval mode)."""
+    """A copy of `conv` computing conv followed by bn (both in eval mode).
+
+    >>> conv, bn = ember.nn.Conv2d(1, 2, 1).eval(), ember.nn.BatchNorm2d(2).eval()
+    >>> fused = ember.nn.utils.fuse_conv_bn_eval(conv, bn)
+    >>> x = ember.ones(1, 1, 2, 2)
+    >>> ember.allclose(fused(x), bn(conv(x)))
+    True
+    """
     _check_eval(conv, bn)
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, bn.running_mean,
@@ -28,7 +35,13 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
-    """The fused (weight, bias) Parameters; output channels are dim 0 (dim 1 if transpose)."""
+    """The fused (weight, bias) Parameters; output channels are dim 0 (dim 1 if transpose).
+
+    >>> w, b = ember.nn.utils.fuse_conv_bn_weights(ember.ones(2, 1, 1, 1), None, ember.zeros(2),
+    ...     ember.full((2,), 4.0), 0.0, ember.ones(2), ember.zeros(2))
+    >>> w.flatten().tolist(), b.tolist()
+    ([0.5, 0.5], [0.0, 0.0])
+    """
     w_dtype = conv_w.dtype
     b_dtype = conv_b.dtype if conv_b is not None else w_dtype
     conv_b = zeros_like(bn_rm) if conv_b is None else conv_b
@@ -42,7 +55,14 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
 
 
 def fuse_linear_bn_eval(linear, bn):
-    """A copy of `linear` computing linear followed by bn (both in eval mode)."""
+    """A copy of `linear` computing linear followed by bn (both in eval mode).
+
+    >>> linear, bn = ember.nn.Linear(3, 2).eval(), ember.nn.BatchNorm1d(2).eval()
+    >>> fused = ember.nn.utils.fuse_linear_bn_eval(linear, bn)
+    >>> x = ember.ones(4, 3)
+    >>> ember.allclose(fused(x), bn(linear(x)))
+    True
+    """
     _check_eval(linear, bn)
     if linear.out_features != bn.num_features and bn.num_features != 1:
         raise AssertionError(
@@ -55,7 +75,13 @@ def fuse_linear_bn_eval(linear, bn):
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
-    """The fused (weight, bias) Parameters of a linear layer followed by a BatchNorm."""
+    """The fused (weight, bias) Parameters of a linear layer followed by a BatchNorm.
+
+    >>> w, b = ember.nn.utils.fuse_linear_bn_weights(ember.eye(2), ember.zeros(2),
+    ...     ember.zeros(2), ember.full((2,), 4.0), 0.0, ember.ones(2), ember.ones(2))
+    >>> w.tolist(), b.tolist()
+    ([[0.5, 0.0], [0.0, 0.5]], [1.0, 1.0])
+    """
     w_dtype = linear_w.dtype
     b_dtype = linear_b.dtype if linear_b is not None else w_dtype
     linear_b = zeros_like(bn_rm) if linear_b is None else linear_b

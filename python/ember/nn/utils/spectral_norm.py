@@ -83,7 +83,12 @@ class SpectralNorm:
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Adds the spectral-norm hook on module.<name>; dim defaults to 1 for ConvTranspose
-    layers, else 0."""
+    layers, else 0.
+
+    >>> m = ember.nn.utils.spectral_norm(ember.nn.Linear(2, 2))
+    >>> sorted(name for name, _ in m.named_parameters())
+    ['bias', 'weight_orig']
+    """
     if dim is None:
         dim = _spectral_dim(module)
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
@@ -91,7 +96,13 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    """Replaces <name>_orig, _u, _v and the hook by one parameter <name> = W / sigma."""
+    """Replaces <name>_orig, _u, _v and the hook by one parameter <name> = W / sigma.
+
+    >>> m = ember.nn.utils.spectral_norm(ember.nn.Linear(2, 2))
+    >>> m = ember.nn.utils.remove_spectral_norm(m)
+    >>> sorted(name for name, _ in m.named_parameters())
+    ['bias', 'weight']
+    """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)

@@ -51,13 +51,30 @@ class WeightNorm:
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Splits module.<name> into <name>_g and <name>_v (FutureWarning, as torch)."""
+    """Splits module.<name> into <name>_g and <name>_v (FutureWarning, as torch).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     m = ember.nn.utils.weight_norm(ember.nn.Linear(2, 2))
+    >>> sorted(name for name, _ in m.named_parameters())
+    ['bias', 'weight_g', 'weight_v']
+    """
     WeightNorm.apply(module, name, dim)
     return module
 
 
 def remove_weight_norm(module, name="weight"):
-    """Folds <name>_g and <name>_v back into one parameter <name>."""
+    """Folds <name>_g and <name>_v back into one parameter <name>.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     m = ember.nn.utils.weight_norm(ember.nn.Linear(2, 2))
+    >>> m = ember.nn.utils.remove_weight_norm(m)
+    >>> sorted(name for name, _ in m.named_parameters())
+    ['bias', 'weight']
+    """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)

@@ -24,7 +24,13 @@ def _is_numpy_numeric(x):
 def default_collate(batch):
     """Stacks tensors (and NumPy arrays) along a new dim 0, makes numbers into a tensor
     (int -> int64, float -> float64, bool -> bool), and recurses into tuples, lists, dicts and
-    named tuples (a tuple of fields becomes a list, as in torch). Strings stay a list."""
+    named tuples (a tuple of fields becomes a list, as in torch). Strings stay a list.
+
+    >>> batch = [(ember.tensor([1.0]), 0), (ember.tensor([2.0]), 1)]
+    >>> ember.utils.data.default_collate(batch)
+    [tensor([[1.],
+            [2.]]), tensor([0, 1])]
+    """
     elem = batch[0]
     if isinstance(elem, _C.Tensor):
         return _C.stack(list(batch), 0)  # (a list: batch may be a tuple)
@@ -65,7 +71,12 @@ def default_collate(batch):
 
 def default_convert(data):
     """What a loader with batch_size=None yields: NumPy arrays become tensors; containers are
-    walked; everything else is returned unchanged."""
+    walked; everything else is returned unchanged.
+
+    >>> import numpy as np
+    >>> ember.utils.data.default_convert({"x": np.array([1, 2])})
+    {'x': tensor([1, 2])}
+    """
     if isinstance(data, _C.Tensor):
         return data
     if isinstance(data, np.ndarray):

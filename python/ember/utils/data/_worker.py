@@ -52,7 +52,11 @@ _worker_info = None
 
 def get_worker_info():
     """In a DataLoader worker process: its WorkerInfo (id, num_workers, seed, dataset, the
-    worker's own copy); in the main process: None."""
+    worker's own copy); in the main process: None.
+
+    >>> ember.utils.data.get_worker_info() is None
+    True
+    """
     return _worker_info
 
 

@@ -88,6 +88,11 @@ class DataLoader:
     worker's traceback, and a worker that dies raises RuntimeError instead of hanging.
     pin_memory=True warns on each pass, as torch's CPU build does, and has no other effect
     (there is no accelerator to pin memory for).
+
+    >>> x = ember.arange(5.0)
+    >>> loader = ember.utils.data.DataLoader(ember.utils.data.TensorDataset(x), batch_size=2)
+    >>> [batch for batch, in loader]
+    [tensor([0., 1.]), tensor([2., 3.]), tensor([4.])]
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,

@@ -21,7 +21,16 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Chai
 
 
 class Dataset:
-    """A map-style dataset: subclasses define __getitem__(index) and __len__()."""
+    """A map-style dataset: subclasses define __getitem__(index) and __len__().
+
+    >>> class Squares(ember.utils.data.Dataset):
+    ...     def __len__(self):
+    ...         return 3
+    ...     def __getitem__(self, i):
+    ...         return i * i
+    >>> [Squares()[i] for i in range(len(Squares()))]
+    [0, 1, 4]
+    """
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -32,7 +41,14 @@ class Dataset:
 
 class IterableDataset(Dataset):
     """A stream of samples: subclasses define __iter__. The DataLoader batches it in order
-    (no sampler, no shuffle)."""
+    (no sampler, no shuffle).
+
+    >>> class Count(ember.utils.data.IterableDataset):
+    ...     def __iter__(self):
+    ...         return iter(range(5))
+    >>> [b.tolist() for b in ember.utils.data.DataLoader(Count(), batch_size=2)]
+    [[0, 1], [2, 3], [4]]
+    """
 
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
@@ -52,7 +68,13 @@ def rows(t, key):
 
 class TensorDataset(Dataset):
     """Samples are the rows of tensors that share their first dimension:
-    ds[i] == (t0[i], t1[i], ...)."""
+    ds[i] == (t0[i], t1[i], ...).
+
+    >>> x, y = ember.tensor([[1.0], [2.0]]), ember.tensor([0, 1])
+    >>> d = ember.utils.data.TensorDataset(x, y)
+    >>> len(d), d[1]
+    (2, (tensor([2.]), tensor(1)))
+    """
 
     def __init__(self, *tensors):
         if not tensors:
@@ -81,7 +103,12 @@ class TensorDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
-    """The samples of several datasets one after the other."""
+    """The samples of several datasets one after the other.
+
+    >>> d = ember.utils.data.ConcatDataset([[1, 2], [3, 4, 5]])
+    >>> len(d), d[3]
+    (5, 4)
+    """
 
     @staticmethod
     def cumsum(sequence):
@@ -108,7 +135,16 @@ class ConcatDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """The streams of several iterable datasets one after the other."""
+    """The streams of several iterable datasets one after the other.
+
+    >>> class Count(ember.utils.data.IterableDataset):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n))
+    >>> list(ember.utils.data.ChainDataset([Count(2), Count(3)]))
+    [0, 1, 0, 1, 2]
+    """
 
     def __init__(self, datasets):
         self.datasets = datasets
@@ -133,7 +169,12 @@ def _check_iterable(d):
 
 class StackDataset(Dataset):
     """Samples of several equal-length datasets side by side: StackDataset(a, b)[i] is
-    (a[i], b[i]); StackDataset(x=a, y=b)[i] is {"x": a[i], "y": b[i]}."""
+    (a[i], b[i]); StackDataset(x=a, y=b)[i] is {"x": a[i], "y": b[i]}.
+
+    >>> d = ember.utils.data.StackDataset([1, 2], ["a", "b"])
+    >>> d[1], ember.utils.data.StackDataset(x=[1, 2], y=["a", "b"])[0]
+    ((2, 'b'), {'x': 1, 'y': 'a'})
+    """
 
     def __init__(self, *args, **kwargs):
         if args and kwargs:
@@ -175,7 +216,11 @@ class StackDataset(Dataset):
 
 
 class Subset(Dataset):
-    """The samples of `dataset` at `indices` (a sequence of ints, a NumPy array or a tensor)."""
+    """The samples of `dataset` at `indices` (a sequence of ints, a NumPy array or a tensor).
+
+    >>> ember.utils.data.Subset([10, 20, 30, 40], [3, 0])[0]
+    40
+    """
 
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, indices
@@ -243,7 +288,12 @@ def _split_lengths(n, lengths):
 def random_split(dataset, lengths, generator=None):
     """Splits `dataset` into non-overlapping Subsets of the given lengths, or of fractions
     summing to 1 (floor(n * frac) each, the remainder spread one by one from the first).
-    The permutation comes from `generator` (an ember.Generator) or the global stream."""
+    The permutation comes from `generator` (an ember.Generator) or the global stream.
+
+    >>> a, b = ember.utils.data.random_split(range(10), [0.7, 0.3])
+    >>> len(a), len(b)
+    (7, 3)
+    """
     sizes = _split_lengths(len(dataset), list(lengths))
     perm = numpy_rng(generator).permutation(sum(sizes)).tolist()
     bounds = np.cumsum([0] + sizes).tolist()

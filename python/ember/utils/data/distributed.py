@@ -32,7 +32,13 @@ def _default(what, name):
 
 
 class DistributedSampler(_ArraySampler):
-    """Rank `rank`'s indices of `dataset` among `num_replicas` processes (torch semantics)."""
+    """Rank `rank`'s indices of `dataset` among `num_replicas` processes (torch semantics).
+
+    >>> s = ember.utils.data.DistributedSampler(range(5), num_replicas=2, rank=1,
+    ...                                         shuffle=False)
+    >>> list(s)
+    [1, 3, 0]
+    """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None:

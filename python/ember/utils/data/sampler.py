@@ -15,7 +15,18 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 
 class Sampler:
-    """Base class: subclasses define __iter__ (indices) and usually __len__."""
+    """Base class: subclasses define __iter__ (indices) and usually __len__.
+
+    >>> class Reverse(ember.utils.data.Sampler):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n - 1, -1, -1))
+    ...     def __len__(self):
+    ...         return self.n
+    >>> list(ember.utils.data.DataLoader([10, 20, 30], sampler=Reverse(3)))
+    [tensor([30]), tensor([20]), tensor([10])]
+    """
 
     def __init__(self, data_source=None):
         pass
@@ -40,7 +51,11 @@ def _is_array_sampler(sampler):
 
 
 class SequentialSampler(_ArraySampler):
-    """0, 1, ..., len(data_source) - 1."""
+    """0, 1, ..., len(data_source) - 1.
+
+    >>> list(ember.utils.data.SequentialSampler("abc"))
+    [0, 1, 2]
+    """
 
     def __init__(self, data_source):
         self.data_source = data_source
@@ -64,7 +79,13 @@ def _check_num_samples(n):
 
 
 class RandomSampler(_ArraySampler):
-    """A random permutation of the indices (or `num_samples` draws with replacement)."""
+    """A random permutation of the indices (or `num_samples` draws with replacement).
+
+    >>> sorted(ember.utils.data.RandomSampler(range(4)))
+    [0, 1, 2, 3]
+    >>> len(ember.utils.data.RandomSampler(range(4), replacement=True, num_samples=10))
+    10
+    """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
@@ -94,7 +115,11 @@ class RandomSampler(_ArraySampler):
 
 
 class SubsetRandomSampler(_ArraySampler):
-    """The given indices in a random order."""
+    """The given indices in a random order.
+
+    >>> sorted(ember.utils.data.SubsetRandomSampler([4, 7, 9]))
+    [4, 7, 9]
+    """
 
     def __init__(self, indices, generator=None):
         self.indices = indices
@@ -109,7 +134,11 @@ class SubsetRandomSampler(_ArraySampler):
 
 
 class WeightedRandomSampler(_ArraySampler):
-    """`num_samples` indices drawn with probabilities proportional to `weights`."""
+    """`num_samples` indices drawn with probabilities proportional to `weights`.
+
+    >>> list(ember.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=3))
+    [1, 1, 1]
+    """
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         _check_num_samples(num_samples)
@@ -138,7 +167,11 @@ class WeightedRandomSampler(_ArraySampler):
 
 class BatchSampler(Sampler):
     """Groups the indices of `sampler` into lists of `batch_size` (the last one shorter unless
-    drop_last)."""
+    drop_last).
+
+    >>> list(ember.utils.data.BatchSampler(range(5), batch_size=2, drop_last=False))
+    [[0, 1], [2, 3], [4]]
+    """
 
     def __init__(self, sampler, batch_size, drop_last):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:

@@ -15,7 +15,21 @@ __all__ = ["argument_validation", "functional_datapipe", "guaranteed_datapipes_d
 
 class functional_datapipe:
     """@functional_datapipe("name") on an IterDataPipe or MapDataPipe subclass makes
-    `dp.name(*args)` build `Class(dp, *args)` on every pipe of that family."""
+    `dp.name(*args)` build `Class(dp, *args)` on every pipe of that family.
+
+    >>> from ember.utils.data import IterDataPipe, functional_datapipe
+    >>> @functional_datapipe("twice_docs_example")
+    ... class Twice(IterDataPipe):
+    ...     def __init__(self, source):
+    ...         self.source = source
+    ...     def __iter__(self):
+    ...         return (2 * x for x in self.source)
+    >>> class Numbers(IterDataPipe):
+    ...     def __iter__(self):
+    ...         return iter(range(3))
+    >>> list(Numbers().twice_docs_example())
+    [0, 2, 4]
+    """
 
     def __init__(self, name, enable_df_api_tracing=False):
         self.name = name
@@ -38,7 +52,12 @@ _determinism = False
 
 class guaranteed_datapipes_determinism:
     """While active (a context manager, effective from construction), building a pipe marked
-    non_deterministic raises TypeError."""
+    non_deterministic raises TypeError.
+
+    >>> with ember.utils.data.guaranteed_datapipes_determinism():
+    ...     print("non-deterministic pipes raise in here")
+    non-deterministic pipes raise in here
+    """
 
     def __init__(self):
         global _determinism
@@ -56,7 +75,20 @@ class guaranteed_datapipes_determinism:
 class non_deterministic:
     """Marks an IterDataPipe class as non-deterministic (@non_deterministic), or, given a
     function deterministic_fn(*args, **kwargs) -> bool (@non_deterministic(fn)), as
-    non-deterministic for the arguments where fn returns True."""
+    non-deterministic for the arguments where fn returns True.
+
+    >>> from ember.utils.data import IterDataPipe, non_deterministic
+    >>> @non_deterministic
+    ... class Shuffled(IterDataPipe):
+    ...     def __iter__(self):
+    ...         return iter([])
+    >>> try:
+    ...     with ember.utils.data.guaranteed_datapipes_determinism():
+    ...         Shuffled()
+    ... except TypeError:
+    ...     print("refused")
+    refused
+    """
 
     def __init__(self, arg):
         self.cls = None
@@ -107,7 +139,18 @@ def _hint_type(hint):
 
 def argument_validation(f):
     """Checks, at each call, every argument annotated as an IterDataPipe[T]: it must be an
-    IterDataPipe whose element type is a subtype of T (TypeError otherwise)."""
+    IterDataPipe whose element type is a subtype of T (TypeError otherwise).
+
+    >>> from ember.utils.data import IterDataPipe, argument_validation
+    >>> class Numbers(IterDataPipe[int]):
+    ...     def __iter__(self):
+    ...         return iter(range(3))
+    >>> @argument_validation
+    ... def head(dp: IterDataPipe[int]):
+    ...     return next(iter(dp))
+    >>> head(Numbers())
+    0
+    """
     signature = inspect.signature(f)
     hints = typing.get_type_hints(f)
 
@@ -133,7 +176,17 @@ _runtime_validation_enabled = True
 
 
 class runtime_validation_disabled:
-    """While active, runtime_validation checks nothing."""
+    """While active, runtime_validation checks nothing.
+
+    >>> from ember.utils.data import IterDataPipe, runtime_validation
+    >>> class Ints(IterDataPipe[int]):
+    ...     @runtime_validation
+    ...     def __iter__(self):
+    ...         yield from [1, "two"]
+    >>> with ember.utils.data.runtime_validation_disabled():
+    ...     list(Ints())
+    [1, 'two']
+    """
 
     def __init__(self):
         global _runtime_validation_enabled
@@ -150,7 +203,19 @@ class runtime_validation_disabled:
 
 def runtime_validation(f):
     """Decorates an IterDataPipe's __iter__: each yielded item must be an instance of the
-    pipe's element type (RuntimeError otherwise), unless runtime_validation_disabled."""
+    pipe's element type (RuntimeError otherwise), unless runtime_validation_disabled.
+
+    >>> from ember.utils.data import IterDataPipe, runtime_validation
+    >>> class Ints(IterDataPipe[int]):
+    ...     @runtime_validation
+    ...     def __iter__(self):
+    ...         yield from [1, "two"]
+    >>> try:
+    ...     list(Ints())
+    ... except RuntimeError:
+    ...     print("'two' is not an int")
+    'two' is not an int
+    """
     if f.__name__ != "__iter__":
         raise TypeError(f"Can not decorate function {f.__name__} with 'runtime_validation'")
 

@@ -180,7 +180,14 @@ class _DataPipeBase:
 class IterDataPipe(IterableDataset, _DataPipeBase, typing.Generic[T_co]):
     """An iterable-style DataPipe: subclasses define __iter__ (and __len__ when they can);
     registered steps chain as methods (`dp.map(fn)`). `reset()` runs when a new iterator
-    starts; one live iterator at a time."""
+    starts; one live iterator at a time.
+
+    >>> class Numbers(ember.utils.data.IterDataPipe):
+    ...     def __iter__(self):
+    ...         return iter(range(4))
+    >>> list(Numbers().map(lambda x: x * 10))
+    [0, 10, 20, 30]
+    """
 
     functions = _Functional()
 
@@ -194,7 +201,11 @@ class IterDataPipe(IterableDataset, _DataPipeBase, typing.Generic[T_co]):
 
 
 class DFIterDataPipe(IterDataPipe):
-    """An IterDataPipe of data frames (torch's DataFrame pipes mark themselves this way)."""
+    """An IterDataPipe of data frames (torch's DataFrame pipes mark themselves this way).
+
+    >>> issubclass(ember.utils.data.DFIterDataPipe, ember.utils.data.IterDataPipe)
+    True
+    """
 
     def _is_dfpipe(self):
         return True
@@ -202,7 +213,17 @@ class DFIterDataPipe(IterDataPipe):
 
 class MapDataPipe(Dataset, _DataPipeBase, typing.Generic[T_co]):
     """A map-style DataPipe: subclasses define __getitem__ and __len__; registered steps chain
-    as methods (`dp.map(fn)`, `dp.batch(n)`, `dp.shuffle()` which gives an IterDataPipe)."""
+    as methods (`dp.map(fn)`, `dp.batch(n)`, `dp.shuffle()` which gives an IterDataPipe).
+
+    >>> class Letters(ember.utils.data.MapDataPipe):
+    ...     def __getitem__(self, i):
+    ...         return "abc"[i]
+    ...     def __len__(self):
+    ...         return 3
+    >>> pipe = Letters().map(str.upper)
+    >>> [pipe[i] for i in range(len(pipe))]
+    ['A', 'B', 'C']
+    """
 
     functions = _Functional()
 
@@ -238,7 +259,12 @@ def _single_iterator(iter_fn):
 
 class DataChunk(list):
     """A batch of items (a list) as Batcher yields it; as_str() prints it, raw_iterator() walks
-    it without the hooks a subclass may put on __iter__."""
+    it without the hooks a subclass may put on __iter__.
+
+    >>> chunk = ember.utils.data.DataChunk([1, 2, 3])
+    >>> len(chunk), chunk.as_str(), list(chunk.raw_iterator())
+    (3, '[1, 2, 3]', [1, 2, 3])
+    """
 
     def __init__(self, items=()):
         super().__init__(items)
