@@ -42,7 +42,11 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
 
 
 class Backend(str):
-    """torch.distributed.Backend: ember has one, Gloo."""
+    """torch.distributed.Backend: ember has one, Gloo.
+
+    >>> ember.distributed.Backend("GLOO") == ember.distributed.Backend.GLOO
+    True
+    """
     GLOO = "gloo"
     UNDEFINED = "undefined"
 
@@ -59,7 +63,12 @@ class _GroupMemberType(type):
 
 class GroupMember(metaclass=_GroupMemberType):
     """torch's GroupMember: WORLD (the default group) and NON_GROUP_MEMBER. A collective's
-    group=None also means the default group."""
+    group=None also means the default group.
+
+    >>> G = ember.distributed.GroupMember
+    >>> G.WORLD is None, G.NON_GROUP_MEMBER
+    (True, -100)
+    """
     NON_GROUP_MEMBER = _groups.NON_GROUP_MEMBER  # -100, as torch
 
 
@@ -67,7 +76,12 @@ group = GroupMember
 
 
 class RedisStore:
-    """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...)."""
+    """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...).
+
+    >>> store = ember.distributed.RedisStore("localhost", 6379, world_size=2)
+    >>> store.url
+    'redis://localhost:6379'
+    """
 
     def __init__(self, host, port=6379, world_size=-1):
         self.url = f"redis://{host}:{int(port)}"
@@ -75,6 +89,14 @@ class RedisStore:
 
 
 def is_available():
+    """is_available() -> bool
+
+    True: ember.distributed is always built (Gloo over TCP, CPU tensors).
+
+    >>> ember.distributed.is_available()
+    True
+    """
+
     return True
 
 
@@ -91,6 +113,15 @@ def is_mpi_available():
 
 
 def is_initialized():
+    """is_initialized() -> bool
+
+    Whether init_process_group has set up the default group (and destroy_process_group not yet
+    closed it).
+
+    >>> ember.distributed.is_initialized()
+    False
+    """
+
     return _d.is_initialized()
 
 
@@ -112,6 +143,13 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     (Gloo RedisStore) or "env://" (the default): RANK and WORLD_SIZE from the environment,
     the store from $EMBER_RENDEZVOUS, else redis://$MASTER_ADDR:$MASTER_PORT. Keys are
     prefixed with $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.is_initialized(), dist.get_world_size()
+    (True, 1)
+    >>> dist.destroy_process_group()
     """
     backend = "gloo" if backend is None else str(backend).lower()
     if store is not None:
@@ -144,25 +182,61 @@ _exit_hook = False
 def destroy_process_group(group=None):
     """Finishes the queued collectives and closes the connections: of `group` (a subgroup
     made by new_group), or of every group when None (or the default group). The store keys
-    the group wrote are removed once all its members had connected."""
+    the group wrote are removed once all its members had connected.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.destroy_process_group()
+    >>> dist.is_initialized()
+    False
+    """
     _groups.destroy(group)
 
 
 def get_rank(group=None):
-    """This process's rank in `group` (-1 when it is not a member)."""
+    """This process's rank in `group` (-1 when it is not a member).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_rank()
+    0
+    >>> dist.destroy_process_group()
+    """
     if _groups.not_in_group(group):
         return -1
     return _d.get_rank(group)
 
 
 def get_world_size(group=None):
-    """The number of ranks in `group` (-1 when this process is not a member)."""
+    """The number of ranks in `group` (-1 when this process is not a member).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_world_size()
+    1
+    >>> dist.destroy_process_group()
+    """
     if _groups.not_in_group(group):
         return -1
     return _d.get_world_size(group)
 
 
 def get_backend(group=None):
+    """get_backend(group=None) -> Backend
+
+    The group's backend: always Backend.GLOO, ember's only one.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_backend()
+    'gloo'
+    >>> dist.destroy_process_group()
+    """
+
     if _groups.not_in_group(group):
         raise ValueError("get_backend: invalid process group specified (this rank is not a member)")
     _d.get_rank(group)  # raises when not initialized
@@ -211,13 +285,38 @@ def _skip(op, group):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
+
+    Reduces tensor across the ranks of group with op (SUM, AVG, PRODUCT, MIN, MAX, ...), in
+    place on every rank; with async_op, returns a Work to wait() on.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> t = ember.tensor([1.0, 2.0])
+    >>> dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    >>> t
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("all_reduce", group):
         return None
     return _d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group, bool(async_op))
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    """`src` is a global rank (torch's convention), `group_src` a rank within `group`."""
+    """`src` is a global rank (torch's convention), `group_src` a rank within `group`.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> t = ember.tensor([3.0])
+    >>> dist.broadcast(t, src=0)
+    >>> t
+    tensor([3.])
+    >>> dist.destroy_process_group()
+    """
     if _skip("broadcast", group):
         return None
     src = _groups.peer("broadcast", group, src, group_src, "src")
@@ -225,6 +324,20 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """all_gather(tensor_list, tensor, group=None, async_op=False) -> Work or None
+
+    Fills tensor_list[i] with rank i's tensor, on every rank.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [ember.zeros(2)]
+    >>> dist.all_gather(out, ember.tensor([1.0, 2.0]))
+    >>> out
+    [tensor([1., 2.])]
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("all_gather", group):
         return None
     outs = _tensor_list("all_gather", "tensor_list", tensor_list)
@@ -232,6 +345,21 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False) -> Work or None
+
+    all_gather into one tensor: output_tensor is the ranks' input_tensors concatenated (or
+    stacked) along dim 0.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = ember.zeros(2)
+    >>> dist.all_gather_into_tensor(out, ember.tensor([1.0, 2.0]))
+    >>> out
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("all_gather_into_tensor", group):
         return None
     name = "all_gather_into_tensor"
@@ -240,6 +368,20 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
+
+    Reduces input_list[i] across the ranks with op and writes the result into rank i's output.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = ember.zeros(2)
+    >>> dist.reduce_scatter(out, [ember.tensor([1.0, 2.0])])
+    >>> out
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("reduce_scatter", group):
         return None
     ins = _tensor_list("reduce_scatter", "input_list", input_list)
@@ -248,6 +390,21 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False) -> Work or None
+
+    reduce_scatter over one tensor: input is split along dim 0 into world_size chunks, and rank
+    i's output is the reduction of the ranks' chunk i.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = ember.zeros(2)
+    >>> dist.reduce_scatter_tensor(out, ember.tensor([1.0, 2.0]))
+    >>> out
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("reduce_scatter_tensor", group):
         return None
     name = "reduce_scatter_tensor"
@@ -256,6 +413,17 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def barrier(group=None, async_op=False, device_ids=None):
+    """barrier(group=None, async_op=False, device_ids=None) -> Work or None
+
+    Blocks until every rank of group has reached the barrier.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.barrier()
+    >>> dist.destroy_process_group()
+    """
+
     if _skip("barrier", group):
         return None
     return _d.barrier(group, bool(async_op))
