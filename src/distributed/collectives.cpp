@@ -48,7 +48,8 @@ gloo::AllreduceOptions::Func reduce_fn(ReduceOp op) {
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n, DType dtype,
                    ReduceOp op, uint32_t tag, std::chrono::milliseconds timeout) {
   if (n == 0) return;
-  visit_dtype(dtype, [&]<class T>() {
+  // bfloat16/float16: each partial sum is rounded to 16 bits, as torch's Gloo float16 sums.
+  visit_dtype_or_half(dtype, [&]<class T>() {
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
       return;  // refused by the checks before queueing
     } else {
@@ -58,11 +59,12 @@ void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n,
       o.setTag(tag);
       o.setTimeout(timeout);
       gloo::allreduce(o);
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
         if (op == ReduceOp::Avg) {
           T* x = static_cast<T*>(p);
-          const T world = T(ctx->size);
-          for (size_t i = 0; i < n; ++i) x[i] /= world;
+          using Acc = std::conditional_t<is_half_v<T>, float, T>;
+          const Acc world = Acc(ctx->size);
+          for (size_t i = 0; i < n; ++i) x[i] = T(Acc(x[i]) / world);
         }
       }
     }

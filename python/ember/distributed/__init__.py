@@ -17,6 +17,8 @@ from .. import _C
 from .._tensor import Tensor as _Tensor
 from . import _errors
 from ._file_store import FileStore
+from ._grad_bucket import GradBucket
+from ._work_future import attach as _attach
 
 _d = _C._distributed
 
@@ -30,7 +32,7 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_rank", "get_world_size", "get_backend", "ReduceOp", "Work", "ProcessGroup",
            "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
            "reduce_scatter_tensor", "barrier", "Backend", "group", "GroupMember", "FileStore",
-           "RedisStore"]
+           "RedisStore", "GradBucket"]
 
 
 class Backend(str):
@@ -172,7 +174,8 @@ def _op(op, name):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    return _d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group, bool(async_op))
+    return _attach(_d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group,
+                                 bool(async_op)), [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -180,31 +183,32 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         src = group_src
     if src is None:
         raise TypeError("broadcast: missing the source rank `src`")
-    return _d.broadcast(_tensor("broadcast", "tensor", tensor), int(src), group, bool(async_op))
+    return _attach(_d.broadcast(_tensor("broadcast", "tensor", tensor), int(src), group, bool(async_op)), [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     outs = _tensor_list("all_gather", "tensor_list", tensor_list)
-    return _d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op))
+    return _attach(_d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op)), outs)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     name = "all_gather_into_tensor"
-    return _d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
-                                     _tensor(name, "input_tensor", input_tensor), group, bool(async_op))
+    return _attach(_d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
+                                             _tensor(name, "input_tensor", input_tensor), group,
+                                             bool(async_op)), [output_tensor])
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     ins = _tensor_list("reduce_scatter", "input_list", input_list)
-    return _d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins, _op(op, "reduce_scatter"),
-                             group, bool(async_op))
+    return _attach(_d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins,
+                                     _op(op, "reduce_scatter"), group, bool(async_op)), [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     name = "reduce_scatter_tensor"
-    return _d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
-                                    _op(op, name), group, bool(async_op))
+    return _attach(_d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
+                                            _op(op, name), group, bool(async_op)), [output])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
-    return _d.barrier(group, bool(async_op))
+    return _attach(_d.barrier(group, bool(async_op)), [])
