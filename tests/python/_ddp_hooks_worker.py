@@ -185,6 +185,14 @@ def errors(rank, world, opts, res):
         make_ddp(rank, opts)[1].register_comm_hook(None, annotated)
     except ValueError as e:
         caught["annotation"] = str(e)
+    # static_graph: the parameters unused in the first step must stay unused
+    model, ddp = make_ddp(rank, dict(opts, extra=True), static_graph=True)
+    loss_of(ddp, x, y, ember.float64).backward()
+    model.forward = lambda inp: model.lin(inp) + model.extra(inp)
+    try:
+        loss_of(ddp, x, y, ember.float64).backward()
+    except RuntimeError as e:
+        caught["static_changed"] = str(e)
     res.update({k: np.array(v) for k, v in caught.items()})
 
 

@@ -3,49 +3,25 @@ uneven inputs, checked against NumPy models of the same computation.
 
 Each test starts 2 or 4 ranks of _ddp_hooks_worker.py on loopback (file:// rendezvous in
 tmp_path) with a timeout, as test_ddp.py does."""
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-import ember
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKER = os.path.join(HERE, "_ddp_hooks_worker.py")
 sys.path.insert(0, HERE)
 import _ddp_hooks_worker as W  # noqa: E402
-
-
-def _env():
-    env = dict(os.environ)
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
-    env["OMP_NUM_THREADS"] = "1"
-    return env
+import test_ddp  # noqa: E402  (its process launcher)
 
 
 def run_ranks(tmp_path, mode, world, timeout=90, **opts):
-    """Runs `world` workers; asserts they all exit 0; returns their saved arrays."""
-    rdzv = tmp_path / "rdzv"
-    rdzv.mkdir(exist_ok=True)
-    outs = [tmp_path / f"{mode}{r}.npz" for r in range(world)]
-    procs = [subprocess.Popen([sys.executable, WORKER, mode, str(r), str(world), str(rdzv), str(outs[r]),
-                               json.dumps(opts)], env=_env(), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for r in range(world)]
-    logs = []
-    try:
-        for p in procs:
-            logs.append(p.communicate(timeout=timeout)[0])
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    assert [p.returncode for p in procs] == [0] * world, "\n".join(logs)
-    return [dict(np.load(o)) for o in outs]
+    """Runs `world` workers of _ddp_hooks_worker.py; asserts they all exit 0; returns their
+    saved arrays."""
+    codes, results, logs = test_ddp.run_ranks(tmp_path, mode, world, timeout,
+                                              worker=os.path.join(HERE, "_ddp_hooks_worker.py"), **opts)
+    assert codes == [0] * world, "\n".join(logs)
+    return results
 
 
 # ---- 16-bit rounding in NumPy (bfloat16: round to nearest even on the float32 bits) ----
@@ -99,11 +75,11 @@ def _grads(res, prefix):
     return [{k[len(prefix):]: v for k, v in d.items() if k.startswith(prefix)} for d in res]
 
 
-@pytest.mark.parametrize("world", [2, 4])
-@pytest.mark.parametrize("hook", ["none", "allreduce", "fp16", "bf16", "fp16_wrap", "bf16_wrap", "custom"])
+# 2 ranks for every hook, 4 for those whose result depends on the number of ranks' roundings
+@pytest.mark.parametrize("world,hook", [(2, h) for h in ("none", "allreduce", "fp16", "bf16", "fp16_wrap",
+                                                        "bf16_wrap", "custom")]
+                         + [(4, h) for h in ("allreduce", "fp16", "bf16", "custom")])
 def test_comm_hooks(tmp_path, world, hook):
-    if world == 4 and hook in ("fp16_wrap", "bf16_wrap", "none"):
-        pytest.skip("covered with 2 ranks (run time)")
     dtype = "float32" if hook != "none" and hook != "allreduce" else "float64"
     res = run_ranks(tmp_path, "hook", world, hook=hook, dtype=dtype)
     local, got = _grads(res, "local."), _grads(res, "grad.")
@@ -127,12 +103,13 @@ def test_comm_hooks(tmp_path, world, hook):
             assert d["views"] and d["numel"] == W.D_IN * W.D_OUT + W.D_OUT
 
 
-def test_comm_hook_bad_inputs(tmp_path):
+def test_bad_hooks_and_static_graph_change(tmp_path):
     for d in run_ranks(tmp_path, "errors", 2):
         assert str(d["not_callable"]) == "Communication hook must be callable."
         assert "can only be called once" in str(d["twice"])
         assert "must return an ember.futures.Future, got Tensor" in str(d["not_future"])
         assert "bucket annotation should be dist.GradBucket" in str(d["annotation"])
+        assert "static_graph=True, but parameter 'extra." in str(d["static_changed"])
 
 
 # ---- static_graph ---------------------------------------------------------------------
