@@ -6,9 +6,6 @@ static_graph and join() with uneven inputs.
 The model is one Linear layer, loss = ((model(x) - y) ** 2).sum() / 2, so that the test can
 redo every step in NumPy: rank r's gradient is (e^T x, sum of e) with e = x W^T + b - y.
 Writes what the test compares to OUT_FILE (.npz)."""
-import json
-import sys
-
 import numpy as np
 
 import ember
@@ -16,6 +13,8 @@ import ember.distributed as dist
 from ember import nn
 from ember.distributed.algorithms.ddp_comm_hooks import default_hooks
 from ember.futures import Future
+
+import _ddp_worker  # its start(): arguments and rendezvous
 
 B, D_IN, D_OUT = 3, 4, 2
 DTYPES = {"float32": ember.float32, "float64": ember.float64}
@@ -197,11 +196,7 @@ def errors(rank, world, opts, res):
 
 
 def main():
-    mode, rank, world, rdzv, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-    opts = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
-    ember.set_num_threads(1)
-    dist.init_process_group("gloo", init_method="file://" + rdzv, rank=rank, world_size=world,
-                            timeout=float(opts.get("pg_timeout", 20)))
+    mode, rank, world, out, opts = _ddp_worker.start()
     res = {}
     {"futures": lambda: futures(rank, world, res), "hook": lambda: hook(rank, world, opts, res),
      "static": lambda: static(rank, world, opts, res), "join": lambda: join(rank, world, opts, res),
