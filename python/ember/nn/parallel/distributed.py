@@ -122,7 +122,7 @@ class DistributedDataParallel(Module, Joinable):
         self._comm_hook = None       # (state, hook) from register_comm_hook
         self._join_config = _JoinConfig.construct_disabled_join_config()
         self._divide_by_initial_world_size = True
-        self._join_count = None      # this step's (Work, tensor) of Join.notify_join_context
+        self._join_count = None      # this step's Work of Join.notify_join_context (ranks training)
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         default_cap = bucket_cap_mb is None
@@ -192,8 +192,7 @@ class DistributedDataParallel(Module, Joinable):
         if self._running:  # the previous backward failed before its final callback
             self._abandon()
         self._expect_hooks = is_grad_enabled() and self.require_backward_grad_sync
-        work = Join.notify_join_context(self)
-        self._join_count = (work, work.result()[0]) if work is not None else None
+        self._join_count = Join.notify_join_context(self)  # a Work (under join) or None
         self._sync_buffers(joined=False)
         if self._join_config.enable:  # tells the joined ranks whether to shadow a backward
             self._global_requires_sync(joined=False)
@@ -304,9 +303,7 @@ class DistributedDataParallel(Module, Joinable):
         ranks still training in this step."""
         if self._join_count is None or self._divide_by_initial_world_size:
             return self.world_size
-        work, count = self._join_count
-        work.wait()
-        return max(int(count.item()), 1)
+        return max(int(self._join_count.result()[0].item()), 1)
 
     def _wait_bucket(self, b):
         """Waits for the bucket's reduction; a hook's result lands in the bucket's buffer."""
