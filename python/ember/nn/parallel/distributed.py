@@ -238,8 +238,8 @@ class DistributedDataParallel(Module, Joinable):
 
     # ---- backward: called by the hooks ---------------------------------------------
     def _grad_ready(self, i, param):
-        if not self._expect_hooks or self.world_size == 1:
-            return
+        if not self._expect_hooks or (self.world_size == 1 and self._comm_hook is None):
+            return  # one process: nothing to average, unless a comm hook wants the buckets
         if not self._running:
             self._running = True
             from ...autograd.variable import Variable
