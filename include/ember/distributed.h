@@ -58,10 +58,15 @@ class Work {
   // communication thread is idle (saves two thread switches per synchronous call).
   void finish(std::string error);
   void set_helper(std::function<void()> help) { help_ = std::move(help); }
+  // Called by wait(timeout) (send/recv: the wait for the transfer itself, with its bound).
+  void set_timed_helper(std::function<void(std::chrono::milliseconds)> help) {
+    timed_help_ = std::move(help);
+  }
 
  private:
   std::string name_;
   std::function<void()> help_;
+  std::function<void(std::chrono::milliseconds)> timed_help_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -76,8 +81,10 @@ class ProcessGroup {
   // runs (or groups) may share one store. `hostname` is the address this process
   // listens on ("" picks one: see docs/distributed.md). Blocks until all ranks joined
   // or `timeout` passed.
+  // `global_ranks`: the default group's rank of each member (empty: 0..size-1).
   ProcessGroup(const std::string& store_url, const std::string& prefix, int rank, int size,
-               std::chrono::milliseconds timeout, const std::string& hostname = "");
+               std::chrono::milliseconds timeout, const std::string& hostname = "",
+               std::vector<int> global_ranks = {});
   ~ProcessGroup();  // shutdown()
   // Finishes the queued work and stops the thread; later collectives throw. Idempotent.
   void shutdown();
@@ -87,6 +94,10 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  const std::string& store_url() const { return store_url_; }
+  const std::string& prefix() const { return prefix_; }
+  // The default group's rank of each member, in group-rank order.
+  const std::vector<int>& global_ranks() const { return global_ranks_; }
 
   // All collectives work in place on ember tensors (contiguous ones without a copy)
   // and return a Work; with the torch semantics of the same names.
@@ -100,11 +111,32 @@ class ProcessGroup {
                                 ReduceOp op = ReduceOp::Sum);
   WorkPtr barrier();
 
+  // Rooted collectives (collectives_rooted.cpp); ranks are group ranks. `outputs` of
+  // gather and `inputs` of scatter are given on the root only (empty elsewhere).
+  WorkPtr reduce(const Tensor& t, int dst, ReduceOp op = ReduceOp::Sum);
+  WorkPtr gather(const Tensor& input, const std::vector<Tensor>& outputs, int dst);
+  WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int src);
+  // all_to_all.cpp: split sizes along dim 0 (empty: equal parts).
+  WorkPtr all_to_all_single(const Tensor& output, const Tensor& input,
+                            const std::vector<int64_t>& output_split_sizes,
+                            const std::vector<int64_t>& input_split_sizes);
+  WorkPtr all_to_all(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs);
+
+  // Point to point (point_to_point.cpp): posted at once, outside the collective queue
+  // (as torch's Gloo backend); the Work completes when waited. recv's src -1 takes any
+  // rank; `source` then holds the sender's group rank once the Work completed.
+  WorkPtr send(const Tensor& t, int dst, int tag = 0);
+  WorkPtr recv(const Tensor& t, int src, int tag = 0, std::shared_ptr<int> source = nullptr);
+  // Rank 0 waits up to `timeout` for every rank and names the ones that did not arrive.
+  WorkPtr monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks);
+
   struct Impl;  // the queue and the thread (src/distributed/process_group.cpp)
 
  private:
   int rank_, size_;
   std::chrono::milliseconds timeout_;
+  std::string store_url_, prefix_;
+  std::vector<int> global_ranks_;
   std::shared_ptr<Impl> impl_;  // shared with the Work helpers (weakly)
 };
 
@@ -147,5 +179,17 @@ WorkPtr reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs,
 WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input,
                               ReduceOp op = ReduceOp::Sum, bool async_op = false);
 WorkPtr barrier(bool async_op = false);
+
+// --- Groups (groups.cpp) ---
+
+// torch.distributed.new_group: every rank of the default group calls it with the same
+// `ranks` (global, distinct, any order: sorted as torch does); members get a group with
+// its own Gloo context (its own store prefix), others get nullptr. timeout 0: the
+// default group's.
+std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks,
+                                        std::chrono::milliseconds timeout = {});
+// Shuts the group down and removes the store keys it wrote (file:// and redis://) once
+// every member finished connecting. The default group: destroy_process_group().
+void destroy_group(const std::shared_ptr<ProcessGroup>& group);
 
 }  // namespace ember::distributed

@@ -3,6 +3,7 @@
 // Waiting never holds the GIL: the communication thread may need it to drop a tensor
 // whose memory belongs to a Python object (a NumPy array).
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/vector.h>
 
 #include "common.h"
 #include "ember/distributed.h"
@@ -43,6 +44,10 @@ Tensor one_tensor(nb::handle x, const char* op) {
   }
   throw TypeError(detail::cat(op, ": expected a tensor or a list of one tensor, got ",
                               nb::type_name(x.type()).c_str()));
+}
+
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(int64_t(seconds * 1000.0 + 0.5));
 }
 
 }  // namespace
@@ -93,6 +98,7 @@ void bind_distributed(nb::module_& parent) {
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size)
       .def("name", [](const dist::ProcessGroup&) { return "gloo"; })
+      .def_prop_ro("global_ranks", &dist::ProcessGroup::global_ranks)
       .def(
           "allreduce",
           [](dist::ProcessGroup& g, nb::handle t, dist::ReduceOp op) {
@@ -192,6 +198,95 @@ void bind_distributed(nb::module_& parent) {
         return finish(group_or_default(g, "barrier")->barrier(), async_op);
       },
       nb::arg("group").none(), nb::arg("async_op"));
+
+  // --- groups (groups.cpp) ---
+  m.def(
+      "new_group",
+      [](const std::vector<int>& ranks, double timeout_s) -> nb::object {
+        std::shared_ptr<dist::ProcessGroup> g;
+        {
+          nb::gil_scoped_release unlocked;  // the members connect
+          g = dist::new_group(ranks, ms(timeout_s));
+        }
+        return g ? nb::cast(g) : nb::none();
+      },
+      nb::arg("ranks"), nb::arg("timeout_s"));
+  m.def("is_default_group", [](nb::object g) {
+    if (!nb::isinstance<dist::ProcessGroup>(g) || !dist::is_initialized()) return false;
+    return nb::cast<std::shared_ptr<dist::ProcessGroup>>(g) == dist::default_group("destroy");
+  });
+  m.def("destroy_group", [](std::shared_ptr<dist::ProcessGroup> g) {
+    nb::gil_scoped_release unlocked;
+    dist::destroy_group(g);
+  });
+
+  // --- rooted collectives, all_to_all, point to point ---
+  m.def(
+      "reduce",
+      [](const Tensor& t, int dst, dist::ReduceOp op, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "reduce")->reduce(t, dst, op), async_op);
+      },
+      nb::arg("tensor"), nb::arg("dst"), nb::arg("op"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "gather",
+      [](const Tensor& t, const std::vector<Tensor>& outs, int dst, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "gather")->gather(t, outs, dst), async_op);
+      },
+      nb::arg("tensor"), nb::arg("gather_list"), nb::arg("dst"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "scatter",
+      [](const Tensor& t, const std::vector<Tensor>& ins, int src, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "scatter")->scatter(t, ins, src), async_op);
+      },
+      nb::arg("tensor"), nb::arg("scatter_list"), nb::arg("src"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "all_to_all_single",
+      [](const Tensor& out, const Tensor& in, const std::vector<int64_t>& out_splits,
+         const std::vector<int64_t>& in_splits, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "all_to_all_single")
+                          ->all_to_all_single(out, in, out_splits, in_splits),
+                      async_op);
+      },
+      nb::arg("output"), nb::arg("input"), nb::arg("output_split_sizes"),
+      nb::arg("input_split_sizes"), nb::arg("group").none(), nb::arg("async_op"));
+  m.def(
+      "all_to_all",
+      [](const std::vector<Tensor>& outs, const std::vector<Tensor>& ins, nb::object g,
+         bool async_op) {
+        return finish(group_or_default(g, "all_to_all")->all_to_all(outs, ins), async_op);
+      },
+      nb::arg("output_tensor_list"), nb::arg("input_tensor_list"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "send",
+      [](const Tensor& t, int dst, int tag, nb::object g, bool async_op) {
+        return finish(group_or_default(g, "send")->send(t, dst, tag), async_op);
+      },
+      nb::arg("tensor"), nb::arg("dst"), nb::arg("tag"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  // Waits (async_op=False) and returns the sender's group rank, or returns the Work.
+  m.def(
+      "recv",
+      [](const Tensor& t, int src, int tag, nb::object g, bool async_op) -> nb::object {
+        auto source = std::make_shared<int>(src);
+        WorkPtr w = group_or_default(g, "recv")->recv(t, src, tag, source);
+        if (async_op) return nb::cast(w);
+        finish(w, false);
+        return nb::cast(*source);
+      },
+      nb::arg("tensor"), nb::arg("src"), nb::arg("tag"), nb::arg("group").none(),
+      nb::arg("async_op"));
+  m.def(
+      "monitored_barrier",
+      [](nb::object g, double timeout_s, bool wait_all_ranks) {
+        auto pg = group_or_default(g, "monitored_barrier");  // timeout 0: the group's
+        finish(pg->monitored_barrier(timeout_s > 0 ? ms(timeout_s) : pg->timeout(), wait_all_ranks),
+               false);
+      },
+      nb::arg("group").none(), nb::arg("timeout_s"), nb::arg("wait_all_ranks"));
 }
 
 }  // namespace ember::py

@@ -27,5 +27,16 @@ std::span<const Docstring> indexing_docstrings();
 std::span<const Docstring> layers_docstrings();
 std::span<const Docstring> autograd_docstrings();
 std::span<const Docstring> cpu_settings_docstrings();
+std::span<const Docstring> convolution_pooling_docstrings();
+std::span<const Docstring> linalg_docstrings();
+std::span<const Docstring> loss_docstrings();
+std::span<const Docstring> random_docstrings();
+std::span<const Docstring> reduction_docstrings();
+std::span<const Docstring> runtime_docstrings();
+std::span<const Docstring> scan_sort_docstrings();
+std::span<const Docstring> special_docstrings();
+std::span<const Docstring> tensor_docstrings();
+std::span<const Docstring> unary_math_docstrings();
+std::span<const Docstring> views_docstrings();
 
 }  // namespace ember::py

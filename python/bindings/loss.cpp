@@ -29,7 +29,7 @@ void bind_losses(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
       nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean",
-      nb::arg("label_smoothing") = 0.0);
+      nb::arg("label_smoothing") = 0.0, docstring("cross_entropy"));
 
   m.def(
       "nll_loss",
@@ -39,21 +39,21 @@ void bind_losses(nb::module_& m) {
                         ignore_index);
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
-      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean");
+      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean", docstring("nll_loss"));
 
   m.def(
       "mse_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {
         return mse_loss(input, target, reduction_from(reduction, "mse_loss"));
       },
-      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", docstring("mse_loss"));
 
   m.def(
       "l1_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {
         return l1_loss(input, target, reduction_from(reduction, "l1_loss"));
       },
-      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", docstring("l1_loss"));
 
   m.def(
       "binary_cross_entropy",
@@ -63,7 +63,7 @@ void bind_losses(nb::module_& m) {
                                     reduction_from(reduction, "binary_cross_entropy"));
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
-      nb::arg("reduction") = "mean");
+      nb::arg("reduction") = "mean", docstring("binary_cross_entropy"));
 
   m.def(
       "binary_cross_entropy_with_logits",
@@ -74,7 +74,8 @@ void bind_losses(nb::module_& m) {
                                                                "binary_cross_entropy_with_logits"));
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight").none() = nb::none(),
-      nb::arg("reduction") = "mean", nb::arg("pos_weight").none() = nb::none());
+      nb::arg("reduction") = "mean", nb::arg("pos_weight").none() = nb::none(),
+      docstring("binary_cross_entropy_with_logits"));
 
   // The aten-level forms (torch.ctc_loss's per-sample core, torch.grid_sampler): python/ember
   // maps F.ctc_loss's tensors of lengths and F.grid_sample's strings onto them.
@@ -85,10 +86,10 @@ void bind_losses(nb::module_& m) {
         return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
       },
       nb::arg("log_probs"), nb::arg("targets"), nb::arg("input_lengths"), nb::arg("target_lengths"),
-      nb::arg("blank") = 0, nb::arg("zero_infinity") = false);
+      nb::arg("blank") = 0, nb::arg("zero_infinity") = false, docstring("ctc_loss_per_sample"));
   m.def("grid_sampler", &grid_sampler, nb::arg("input"), nb::arg("grid"),
         nb::arg("interpolation_mode") = 0, nb::arg("padding_mode") = 0,
-        nb::arg("align_corners") = false);
+        nb::arg("align_corners") = false, docstring("grid_sampler"));
 }
 
 }  // namespace ember::py

@@ -132,18 +132,21 @@ NB_MODULE(_C, m) {
       .value("complex128", DType::Complex128)
       .value("bfloat16", DType::BFloat16)
       .value("float16", DType::Float16);
-  m.def("promote_types", &promote_types);
-  m.def("can_cast", &can_cast);
+  m.def("promote_types", &promote_types, py::docstring("promote_types"));
+  m.def("can_cast", &can_cast, py::docstring("can_cast"));
   m.def("_get_default_dtype", &default_dtype);
   m.def("_get_default_complex_dtype", &default_complex_dtype);
   m.def("_set_default_dtype", &set_default_dtype);
-  m.def("get_num_threads", &get_num_threads);
-  m.def("set_num_threads", &set_num_threads);
-  m.def("build_info", [] {
-    nb::dict d;
-    for (const auto& [key, value] : build_info()) d[key.c_str()] = nb::str(value.c_str());
-    return d;
-  });
+  m.def("get_num_threads", &get_num_threads, py::docstring("get_num_threads"));
+  m.def("set_num_threads", &set_num_threads, py::docstring("set_num_threads"));
+  m.def(
+      "build_info",
+      [] {
+        nb::dict d;
+        for (const auto& [key, value] : build_info()) d[key.c_str()] = nb::str(value.c_str());
+        return d;
+      },
+      py::docstring("build_info"));
   m.def("allocator_stats", [] {
     AllocatorStats s = allocator_stats();
     nb::dict d;

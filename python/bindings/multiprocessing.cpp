@@ -43,8 +43,11 @@ void bind_multiprocessing(nb::module_& m) {
         self_of(self).storage()->share_memory_();
         return nb::borrow(self);
       },
-      "Moves the storage into shared memory in place (a no-op if it is already shared); returns self.");
-  cls.def("is_shared", [](const Tensor& t) { return t.storage()->is_shared(); });
+      "Moves the storage into shared memory in place (a no-op if it is already shared); returns self.",
+      method_docstring("share_memory_"));
+  cls.def(
+      "is_shared", [](const Tensor& t) { return t.storage()->is_shared(); },
+      method_docstring("is_shared"));
   // For the pickler: shares the storage in place if needed and returns (storage identity,
   // fd, nbytes). The identity is the address of the Storage object, which lives while `t` does.
   m.def("_share_for_pickle", [](const Tensor& t) {

@@ -76,10 +76,10 @@ Dims adaptive_size(const Tensor& input, nb::handle h, int64_t nd, const char* op
 void bind_nn(nb::module_& m) {
   m.def("conv2d", &conv_py<2>, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
         nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
-        nb::arg("groups") = 1);
+        nb::arg("groups") = 1, docstring("conv2d"));
   m.def("conv3d", &conv_py<3>, nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
         nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
-        nb::arg("groups") = 1);
+        nb::arg("groups") = 1, docstring("conv3d"));
 
   // (N, C, H, W) / (N, C, D, H, W) only, no bias: nn.functional.conv_transpose1d/2d/3d shape
   // the arguments.
@@ -118,7 +118,7 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-      nb::arg("return_indices") = false);
+      nb::arg("return_indices") = false, docstring("max_pool2d"));
 
   m.def(
       "max_pool2d_with_indices",
@@ -129,7 +129,8 @@ void bind_nn(nb::module_& m) {
                                        required(d, op, "dilation"), ceil_mode);
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+      docstring("max_pool2d_with_indices"));
 
   m.def(
       "avg_pool2d",
@@ -142,14 +143,14 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
       nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-      nb::arg("divisor_override") = nb::none());
+      nb::arg("divisor_override") = nb::none(), docstring("avg_pool2d"));
 
   m.def(
       "adaptive_avg_pool2d",
       [](const Tensor& x, nb::handle output_size) {
         return adaptive_avg_pool2d(x, adaptive_size(x, output_size, 2, "adaptive_avg_pool2d"));
       },
-      nb::arg("input"), nb::arg("output_size"));
+      nb::arg("input"), nb::arg("output_size"), docstring("adaptive_avg_pool2d"));
 
   m.def(
       "max_pool3d",
@@ -163,7 +164,7 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-      nb::arg("return_indices") = false);
+      nb::arg("return_indices") = false, docstring("max_pool3d"));
 
   m.def(
       "avg_pool3d",
@@ -176,14 +177,14 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
       nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-      nb::arg("divisor_override") = nb::none());
+      nb::arg("divisor_override") = nb::none(), docstring("avg_pool3d"));
 
   m.def(
       "adaptive_avg_pool3d",
       [](const Tensor& x, nb::handle output_size) {
         return adaptive_avg_pool3d(x, adaptive_size(x, output_size, 3, "adaptive_avg_pool3d"));
       },
-      nb::arg("input"), nb::arg("output_size"));
+      nb::arg("input"), nb::arg("output_size"), docstring("adaptive_avg_pool3d"));
 }
 
 }  // namespace ember::py

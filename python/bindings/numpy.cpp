@@ -108,10 +108,13 @@ Tensor import_array(const nb::ndarray<nb::ro>& a, const char* op, std::optional<
 
 void bind_numpy(nb::module_& m) {
   auto& cls = tensor_class();
-  cls.def("numpy", [](const Tensor& t) {
-    capture::data_read("Tensor.numpy()");
-    return to_numpy(t);
-  });
+  cls.def(
+      "numpy",
+      [](const Tensor& t) {
+        capture::data_read("Tensor.numpy()");
+        return to_numpy(t);
+      },
+      method_docstring("numpy"));
   // np.asarray(t) shares memory; np.array(t) (copy=True) and a dtype change copy.
   cls.def(
       "__array__",

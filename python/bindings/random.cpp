@@ -103,68 +103,70 @@ void bind_random(nb::module_& m) {
       [](nb::handle self, double a, double b, Gen g) {
         return inplace(self, [&](Tensor& t) { uniform_(t, a, b, generator_from(g)); });
       },
-      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), gen);
+      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), gen, method_docstring("uniform_"));
   cls.def(
       "normal_",
       [](nb::handle self, double mean, double std, Gen g) {
         return inplace(self, [&](Tensor& t) { normal_(t, mean, std, generator_from(g)); });
       },
-      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), gen);
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), gen, method_docstring("normal_"));
   cls.def(
       "bernoulli_",
       [](nb::handle self, double p, Gen g) {
         return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
       },
-      nb::arg("p") = 0.5, nb::kw_only(), gen);
+      nb::arg("p") = 0.5, nb::kw_only(), gen, method_docstring("bernoulli_"));
   cls.def(
       "bernoulli_",
       [](nb::handle self, const Tensor& p, Gen g) {
         return inplace(self, [&](Tensor& t) { bernoulli_(t, p, generator_from(g)); });
       },
-      nb::arg("p"), nb::kw_only(), gen);
+      nb::arg("p"), nb::kw_only(), gen, method_docstring("bernoulli_"));
   cls.def(
       "exponential_",
       [](nb::handle self, double l, Gen g) {
         return inplace(self, [&](Tensor& t) { exponential_(t, l, generator_from(g)); });
       },
-      nb::arg("lambd") = 1.0, nb::kw_only(), gen);
+      nb::arg("lambd") = 1.0, nb::kw_only(), gen, method_docstring("exponential_"));
   cls.def(
       "geometric_",
       [](nb::handle self, double p, Gen g) {
         return inplace(self, [&](Tensor& t) { geometric_(t, p, generator_from(g)); });
       },
-      nb::arg("p"), nb::kw_only(), gen);
+      nb::arg("p"), nb::kw_only(), gen, method_docstring("geometric_"));
   cls.def(
       "cauchy_",
       [](nb::handle self, double median, double sigma, Gen g) {
         return inplace(self, [&](Tensor& t) { cauchy_(t, median, sigma, generator_from(g)); });
       },
-      nb::arg("median") = 0.0, nb::arg("sigma") = 1.0, nb::kw_only(), gen);
+      nb::arg("median") = 0.0, nb::arg("sigma") = 1.0, nb::kw_only(), gen,
+      method_docstring("cauchy_"));
   cls.def(
       "log_normal_",
       [](nb::handle self, double mean, double std, Gen g) {
         return inplace(self, [&](Tensor& t) { log_normal_(t, mean, std, generator_from(g)); });
       },
-      nb::arg("mean") = 1.0, nb::arg("std") = 2.0, nb::kw_only(), gen);
+      nb::arg("mean") = 1.0, nb::arg("std") = 2.0, nb::kw_only(), gen,
+      method_docstring("log_normal_"));
   // random_(), random_(to), random_(from, to): torch's three forms (to=None: the dtype's top).
   cls.def(
       "random_",
       [](nb::handle self, Gen g) {
         return inplace(self, [&](Tensor& t) { random_(t, 0, std::nullopt, generator_from(g)); });
       },
-      nb::kw_only(), gen);
+      nb::kw_only(), gen, method_docstring("random_"));
   cls.def(
       "random_",
       [](nb::handle self, int64_t to, Gen g) {
         return inplace(self, [&](Tensor& t) { random_(t, 0, to, generator_from(g)); });
       },
-      nb::arg("to"), nb::kw_only(), gen);
+      nb::arg("to"), nb::kw_only(), gen, method_docstring("random_"));
   cls.def(
       "random_",
       [](nb::handle self, int64_t from, std::optional<int64_t> to, Gen g) {
         return inplace(self, [&](Tensor& t) { random_(t, from, to, generator_from(g)); });
       },
-      nb::arg("from"), nb::arg("to").none(), nb::kw_only(), gen);
+      nb::arg("from"), nb::arg("to").none(), nb::kw_only(), gen, method_docstring("random_"));
 
   // ---- sampling ----
   def_both(
@@ -185,15 +187,15 @@ void bind_random(nb::module_& m) {
       [](const Tensor& mean, const Tensor& std, Gen g) {
         return normal(mean, std, generator_from(g));
       },
-      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
+      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen, docstring("normal"));
   m.def(
       "normal",
       [](const Tensor& mean, double std, Gen g) { return normal(mean, std, generator_from(g)); },
-      nb::arg("mean"), nb::arg("std") = 1.0, nb::kw_only(), gen);
+      nb::arg("mean"), nb::arg("std") = 1.0, nb::kw_only(), gen, docstring("normal"));
   m.def(
       "normal",
       [](double mean, const Tensor& std, Gen g) { return normal(mean, std, generator_from(g)); },
-      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen);
+      nb::arg("mean"), nb::arg("std"), nb::kw_only(), gen, docstring("normal"));
   m.def(
       "normal",
       [](double mean, double std, nb::handle size, Gen g, OptD d) {
@@ -201,14 +203,14 @@ void bind_random(nb::module_& m) {
                       generator_from(g));
       },
       nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), gen,
-      nb::arg("dtype") = nb::none());
+      nb::arg("dtype") = nb::none(), docstring("normal"));
   m.def(
       "poisson", [](const Tensor& r, Gen g) { return poisson(r, generator_from(g)); },
-      nb::arg("input"), gen);
+      nb::arg("input"), gen, docstring("poisson"));
   m.def(
       "binomial",
       [](const Tensor& c, const Tensor& p, Gen g) { return binomial(c, p, generator_from(g)); },
-      nb::arg("count"), nb::arg("prob"), gen);
+      nb::arg("count"), nb::arg("prob"), gen, docstring("binomial"));
   m.def(
       "_standard_gamma",
       [](const Tensor& a, Gen g) { return _standard_gamma(a, generator_from(g)); },

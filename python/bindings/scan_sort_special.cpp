@@ -47,13 +47,13 @@ void bind_scan_sort_special(nb::module_& m) {
       [](nb::handle self, int64_t dim, OptD dtype) {
         return inplace(self, [&](Tensor& t) { cumsum_(t, dim, dtype); });
       },
-      nb::arg("dim"), nb::kw_only(), dtype_none);
+      nb::arg("dim"), nb::kw_only(), dtype_none, method_docstring("cumsum_"));
   cls.def(
       "cumprod_",
       [](nb::handle self, int64_t dim, OptD dtype) {
         return inplace(self, [&](Tensor& t) { cumprod_(t, dim, dtype); });
       },
-      nb::arg("dim"), nb::kw_only(), dtype_none);
+      nb::arg("dim"), nb::kw_only(), dtype_none, method_docstring("cumprod_"));
   def_both(
       m, cls, "tril", [](const Tensor& t, int64_t k) { return tril(t, k); },
       nb::arg("diagonal") = 0);
@@ -63,19 +63,22 @@ void bind_scan_sort_special(nb::module_& m) {
   cls.def(
       "tril_",
       [](nb::handle self, int64_t k) { return inplace(self, [&](Tensor& t) { tril_(t, k); }); },
-      nb::arg("diagonal") = 0);
+      nb::arg("diagonal") = 0, method_docstring("tril_"));
   cls.def(
       "triu_",
       [](nb::handle self, int64_t k) { return inplace(self, [&](Tensor& t) { triu_(t, k); }); },
-      nb::arg("diagonal") = 0);
+      nb::arg("diagonal") = 0, method_docstring("triu_"));
   def_both(
       m, cls, "flip",
       [](const Tensor& t, nb::handle dims) { return flip(t, ints_from(dims, "flip")); },
       nb::arg("dims"));
-  cls.def("flip", [](const Tensor& t, nb::args dims) {  // x.flip(0, 1)
-    if (dims.size() == 0) throw TypeError("flip: missing the required argument 'dims'");
-    return flip(t, shape_from_args(dims, "flip"));
-  });
+  cls.def(
+      "flip",
+      [](const Tensor& t, nb::args dims) {  // x.flip(0, 1)
+        if (dims.size() == 0) throw TypeError("flip: missing the required argument 'dims'");
+        return flip(t, shape_from_args(dims, "flip"));
+      },
+      method_docstring("flip"));
   def_both(m, cls, "fliplr", [](const Tensor& t) {
     EMBER_CHECK(t.dim() >= 2, ValueError, "fliplr: input must be >= 2-d, got shape ", t.sizes());
     return flip(t, {1});
@@ -113,16 +116,20 @@ void bind_scan_sort_special(nb::module_& m) {
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
 
   // ---- special functions ----
-#define EMBER_BIND_UNARY(name)                                                                  \
-  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                             \
-  cls.def(#name "_",                                                                            \
-          [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); });        \
-  m.def(#name "_", [](nb::handle self) {                                                        \
-    if (!nb::isinstance<Tensor>(self))                                                          \
-      throw TypeError(                                                                          \
-          detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
-    return inplace(self, [](Tensor& t) { name##_(t); });                                        \
-  });
+#define EMBER_BIND_UNARY(name)                                                                 \
+  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                            \
+  cls.def(                                                                                     \
+      #name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); }, \
+      method_docstring(#name "_"));                                                            \
+  m.def(                                                                                       \
+      #name "_",                                                                               \
+      [](nb::handle self) {                                                                    \
+        if (!nb::isinstance<Tensor>(self))                                                     \
+          throw TypeError(detail::cat(#name "_: expected a Tensor, got ",                      \
+                                      nb::type_name(self.type()).c_str()));                    \
+        return inplace(self, [](Tensor& t) { name##_(t); });                                   \
+      },                                                                                       \
+      docstring(#name "_"));
   EMBER_BIND_UNARY(sinh)
   EMBER_BIND_UNARY(cosh)
   EMBER_BIND_UNARY(asinh)
@@ -154,13 +161,13 @@ void bind_scan_sort_special(nb::module_& m) {
       [](nb::handle self, const Tensor& b, const Tensor& w) {
         return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
       },
-      nb::arg("end"), nb::arg("weight"));
+      nb::arg("end"), nb::arg("weight"), method_docstring("lerp_"));
   cls.def(
       "lerp_",
       [](nb::handle self, const Tensor& b, Scalar w) {
         return inplace(self, [&](Tensor& t) { lerp_(t, b, w); });
       },
-      nb::arg("end"), nb::arg("weight"));
+      nb::arg("end"), nb::arg("weight"), method_docstring("lerp_"));
   def_both(
       m, cls, "addcmul",
       [](const Tensor& s, const Tensor& a, const Tensor& b, Scalar v) {
@@ -178,13 +185,15 @@ void bind_scan_sort_special(nb::module_& m) {
       [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
         return inplace(self, [&](Tensor& t) { addcmul_(t, a, b, v); });
       },
-      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1,
+      method_docstring("addcmul_"));
   cls.def(
       "addcdiv_",
       [](nb::handle self, const Tensor& a, const Tensor& b, Scalar v) {
         return inplace(self, [&](Tensor& t) { addcdiv_(t, a, b, v); });
       },
-      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+      nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1,
+      method_docstring("addcdiv_"));
 
   bind_scatter_reduce(m);
   bind_float_bits(m);

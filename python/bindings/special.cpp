@@ -22,11 +22,12 @@ nb::object inplace(nb::handle self, const char* op, F f) {
 
 void bind_special(nb::module_& m) {
   auto& cls = tensor_class();
-#define EMBER_BIND_MATH(name)                                       \
-  def_both(m, cls, #name, [](const Tensor& t) { return name(t); }); \
-  cls.def(#name "_", [](nb::handle self) {                          \
-    return inplace(self, #name "_", [](Tensor& t) { name##_(t); }); \
-  });
+#define EMBER_BIND_MATH(name)                                                                  \
+  def_both(m, cls, #name, [](const Tensor& t) { return name(t); });                            \
+  cls.def(                                                                                     \
+      #name "_",                                                                               \
+      [](nb::handle self) { return inplace(self, #name "_", [](Tensor& t) { name##_(t); }); }, \
+      method_docstring(#name "_"));
   EMBER_BIND_MATH(lgamma)
   EMBER_BIND_MATH(digamma)
   EMBER_BIND_MATH(erfc)
@@ -66,13 +67,16 @@ void bind_special(nb::module_& m) {
   EMBER_BIND_SPECIAL(airy_ai)
 #undef EMBER_BIND_SPECIAL
   // torch's top-level in-place forms (torch.erfc_(t), ...)
-#define EMBER_BIND_INPLACE(name)                                                                \
-  m.def(#name "_", [](nb::handle self) {                                                        \
-    if (!nb::isinstance<Tensor>(self))                                                          \
-      throw TypeError(                                                                          \
-          detail::cat(#name "_: expected a Tensor, got ", nb::type_name(self.type()).c_str())); \
-    return inplace(self, #name "_", [](Tensor& t) { name##_(t); });                             \
-  });
+#define EMBER_BIND_INPLACE(name)                                            \
+  m.def(                                                                    \
+      #name "_",                                                            \
+      [](nb::handle self) {                                                 \
+        if (!nb::isinstance<Tensor>(self))                                  \
+          throw TypeError(detail::cat(#name "_: expected a Tensor, got ",   \
+                                      nb::type_name(self.type()).c_str())); \
+        return inplace(self, #name "_", [](Tensor& t) { name##_(t); });     \
+      },                                                                    \
+      docstring(#name "_"));
   EMBER_BIND_INPLACE(erfc)
   EMBER_BIND_INPLACE(i0)
   EMBER_BIND_INPLACE(sinc)
@@ -88,25 +92,26 @@ void bind_special(nb::module_& m) {
       [](nb::handle self, const Tensor& x) {
         return inplace(self, "igamma_", [&x](Tensor& t) { igamma_(t, x); });
       },
-      nb::arg("other"));
+      nb::arg("other"), method_docstring("igamma_"));
   cls.def(
       "igammac_",
       [](nb::handle self, const Tensor& x) {
         return inplace(self, "igammac_", [&x](Tensor& t) { igammac_(t, x); });
       },
-      nb::arg("other"));
+      nb::arg("other"), method_docstring("igammac_"));
 
   m.def(
       "polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); }, nb::arg("n"),
-      nb::arg("input"));
+      nb::arg("input"), docstring("polygamma"));
   cls.def(
-      "polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, nb::arg("n"));
+      "polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, nb::arg("n"),
+      method_docstring("polygamma"));
   cls.def(
       "polygamma_",
       [](nb::handle self, int64_t n) {
         return inplace(self, "polygamma_", [n](Tensor& t) { polygamma_(t, n); });
       },
-      nb::arg("n"));
+      nb::arg("n"), method_docstring("polygamma_"));
   def_both(
       m, cls, "mvlgamma", [](const Tensor& t, int64_t p) { return mvlgamma(t, p); }, nb::arg("p"));
   cls.def(
@@ -114,7 +119,7 @@ void bind_special(nb::module_& m) {
       [](nb::handle self, int64_t p) {
         return inplace(self, "mvlgamma_", [p](Tensor& t) { mvlgamma_(t, p); });
       },
-      nb::arg("p"));
+      nb::arg("p"), method_docstring("mvlgamma_"));
   def_both(
       m, cls, "logit", [](const Tensor& t, std::optional<double> eps) { return logit(t, eps); },
       nb::arg("eps") = nb::none());
@@ -123,52 +128,54 @@ void bind_special(nb::module_& m) {
       [](nb::handle self, std::optional<double> eps) {
         return inplace(self, "logit_", [eps](Tensor& t) { logit_(t, eps); });
       },
-      nb::arg("eps") = nb::none());
+      nb::arg("eps") = nb::none(), method_docstring("logit_"));
   m.def(
       "logit_",
       [](nb::handle self, std::optional<double> eps) {
         return inplace(self, "logit_", [eps](Tensor& t) { logit_(t, eps); });
       },
-      nb::arg("input"), nb::arg("eps") = nb::none());
+      nb::arg("input"), nb::arg("eps") = nb::none(), docstring("logit_"));
 
   // xlogy(Tensor | Number, Tensor | Number), at least one a tensor, as torch.
   m.def(
       "xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"),
-      nb::arg("other"));
+      nb::arg("other"), docstring("xlogy"));
   m.def(
       "xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("input"),
-      nb::arg("other"));
+      nb::arg("other"), docstring("xlogy"));
   m.def(
       "xlogy", [](Scalar x, const Tensor& y) { return xlogy(x, y); }, nb::arg("input"),
-      nb::arg("other"));
+      nb::arg("other"), docstring("xlogy"));
   cls.def(
-      "xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("other"));
+      "xlogy", [](const Tensor& x, const Tensor& y) { return xlogy(x, y); }, nb::arg("other"),
+      method_docstring("xlogy"));
   cls.def(
-      "xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("other"));
+      "xlogy", [](const Tensor& x, Scalar y) { return xlogy(x, y); }, nb::arg("other"),
+      method_docstring("xlogy"));
   m.def(
       "xlogy_",
       [](nb::handle self, const Tensor& y) {
         return inplace(self, "xlogy_", [&y](Tensor& t) { xlogy_(t, y); });
       },
-      nb::arg("input"), nb::arg("other"));
+      nb::arg("input"), nb::arg("other"), docstring("xlogy_"));
   m.def(
       "xlogy_",
       [](nb::handle self, Scalar y) {
         return inplace(self, "xlogy_", [y](Tensor& t) { xlogy_(t, y); });
       },
-      nb::arg("input"), nb::arg("other"));
+      nb::arg("input"), nb::arg("other"), docstring("xlogy_"));
   cls.def(
       "xlogy_",
       [](nb::handle self, const Tensor& y) {
         return inplace(self, "xlogy_", [&y](Tensor& t) { xlogy_(t, y); });
       },
-      nb::arg("other"));
+      nb::arg("other"), method_docstring("xlogy_"));
   cls.def(
       "xlogy_",
       [](nb::handle self, Scalar y) {
         return inplace(self, "xlogy_", [y](Tensor& t) { xlogy_(t, y); });
       },
-      nb::arg("other"));
+      nb::arg("other"), method_docstring("xlogy_"));
   m.def(
       "_special_xlog1py", [](const Tensor& x, const Tensor& y) { return special_xlog1py(x, y); },
       nb::arg("input"), nb::arg("other"));

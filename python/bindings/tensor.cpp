@@ -88,14 +88,23 @@ void bind_tensor(nb::module_& m) {
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("ndim", &Tensor::dim)
       .def_prop_ro("_version", &Tensor::version)
-      .def("dim", &Tensor::dim)
-      .def("ndimension", &Tensor::dim)
-      .def("numel", &Tensor::numel)
-      .def("nelement", &Tensor::numel)
-      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
-      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
-      .def("storage_offset", &Tensor::offset)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("dim", &Tensor::dim, method_docstring("dim"))
+      .def("ndimension", &Tensor::dim, method_docstring("ndimension"))
+      .def("numel", &Tensor::numel, method_docstring("numel"))
+      .def("nelement", &Tensor::numel, method_docstring("nelement"))
+      .def(
+          "element_size", [](const Tensor& t) { return t.itemsize(); },
+          method_docstring("element_size"))
+      .def(
+          "is_contiguous", [](const Tensor& t) { return t.is_contiguous(); },
+          method_docstring("is_contiguous"))
+      .def("storage_offset", &Tensor::offset, method_docstring("storage_offset"))
+      .def(
+          "data_ptr",
+          [](const Tensor& t) {  // 0 for a tensor without elements, as torch
+            return t.numel() == 0 ? uintptr_t(0) : reinterpret_cast<uintptr_t>(t.data_ptr());
+          },
+          method_docstring("data_ptr"))
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
       .def(
@@ -106,18 +115,21 @@ void bind_tensor(nb::module_& m) {
             check_has_dims(t, d, "stride");
             return nb::int_(t.stride(d));
           },
-          nb::arg("dim") = nb::none())
+          nb::arg("dim") = nb::none(), method_docstring("stride"))
       .def("_size",
            [](const Tensor& t, int64_t dim) {
              check_has_dims(t, dim, "size");
              return t.size(dim);
            })
-      .def("item", [](const Tensor& t) { return one_element(t, "item"); })
-      .def("tolist",
-           [](const Tensor& t) {
-             capture::data_read("Tensor.tolist()");
-             return to_list(t, 0, t.data_ptr());
-           })
+      .def(
+          "item", [](const Tensor& t) { return one_element(t, "item"); }, method_docstring("item"))
+      .def(
+          "tolist",
+          [](const Tensor& t) {
+            capture::data_read("Tensor.tolist()");
+            return to_list(t, 0, t.data_ptr());
+          },
+          method_docstring("tolist"))
       .def("__len__",
            [](const Tensor& t) {
              EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
@@ -152,7 +164,9 @@ void bind_tensor(nb::module_& m) {
              warn_if_discarding_imag(t.dtype(), d);
              return to_dtype(t, d);
            })
-      .def("contiguous", [](const Tensor& t) { return contiguous(t); })
+      .def(
+          "contiguous", [](const Tensor& t) { return contiguous(t); },
+          method_docstring("contiguous"))
       // In-place methods return self (the same Python object), as in torch.
       // non_blocking is accepted as torch's CPU build accepts it: a CPU copy is synchronous.
       .def(
@@ -162,22 +176,28 @@ void bind_tensor(nb::module_& m) {
             copy_(self_of(self), s);
             return nb::borrow(self);
           },
-          nb::arg("src"), nb::arg("non_blocking") = false)
-      .def("fill_",
-           [](nb::handle self, Scalar v) {
-             fill_(self_of(self), v);
-             return nb::borrow(self);
-           })
-      .def("fill_",
-           [](nb::handle self, const Tensor& v) {
-             fill_(self_of(self), v);
-             return nb::borrow(self);
-           })
-      .def("zero_",
-           [](nb::handle self) {
-             zero_(self_of(self));
-             return nb::borrow(self);
-           })
+          nb::arg("src"), nb::arg("non_blocking") = false, method_docstring("copy_"))
+      .def(
+          "fill_",
+          [](nb::handle self, Scalar v) {
+            fill_(self_of(self), v);
+            return nb::borrow(self);
+          },
+          method_docstring("fill_"))
+      .def(
+          "fill_",
+          [](nb::handle self, const Tensor& v) {
+            fill_(self_of(self), v);
+            return nb::borrow(self);
+          },
+          method_docstring("fill_"))
+      .def(
+          "zero_",
+          [](nb::handle self) {
+            zero_(self_of(self));
+            return nb::borrow(self);
+          },
+          method_docstring("zero_"))
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
       .def("_shares_storage",

@@ -15,28 +15,45 @@ nb::tuple to_tuple(const std::vector<Tensor>& ts) {
 
 void bind_views(nb::module_& m) {
   auto& cls = tensor_class();
-  cls.def("view", [](const Tensor& t, nb::args s) {
-    if (s.size() == 1 && nb::isinstance<DType>(s[0])) {
-      // t.view(dtype) reinterprets bytes; not supported: say so instead of guessing.
-      throw NotImplementedError("view: reinterpreting a tensor as another dtype is not supported");
-    }
-    return view(t, shape_from_args(s, "view"));
-  });
-  cls.def("reshape",
-          [](const Tensor& t, nb::args s) { return reshape(t, shape_from_args(s, "reshape")); });
-  m.def("reshape", [](const Tensor& t, nb::handle s) {
-    return reshape(t, shape_from_sequence(s, "reshape"));
-  });
-  cls.def("expand",
-          [](const Tensor& t, nb::args s) { return expand(t, shape_from_args(s, "expand")); });
-  cls.def("permute",
-          [](const Tensor& t, nb::args s) { return permute(t, shape_from_args(s, "permute")); });
-  m.def("permute", [](const Tensor& t, nb::handle s) {
-    return permute(t, shape_from_sequence(s, "permute"));
-  });
-  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); });
-  cls.def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); });
-  cls.def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); });
+  cls.def(
+      "view",
+      [](const Tensor& t, nb::args s) {
+        if (s.size() == 1 && nb::isinstance<DType>(s[0])) {
+          // t.view(dtype) reinterprets bytes; not supported: say so instead of guessing.
+          throw NotImplementedError(
+              "view: reinterpreting a tensor as another dtype is not supported");
+        }
+        return view(t, shape_from_args(s, "view"));
+      },
+      method_docstring("view"));
+  cls.def(
+      "reshape",
+      [](const Tensor& t, nb::args s) { return reshape(t, shape_from_args(s, "reshape")); },
+      method_docstring("reshape"));
+  m.def(
+      "reshape",
+      [](const Tensor& t, nb::handle s) { return reshape(t, shape_from_sequence(s, "reshape")); },
+      docstring("reshape"));
+  cls.def(
+      "expand", [](const Tensor& t, nb::args s) { return expand(t, shape_from_args(s, "expand")); },
+      method_docstring("expand"));
+  cls.def(
+      "permute",
+      [](const Tensor& t, nb::args s) { return permute(t, shape_from_args(s, "permute")); },
+      method_docstring("permute"));
+  m.def(
+      "permute",
+      [](const Tensor& t, nb::handle s) { return permute(t, shape_from_sequence(s, "permute")); },
+      docstring("permute"));
+  cls.def(
+      "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+      method_docstring("expand_as"));
+  cls.def(
+      "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); },
+      method_docstring("view_as"));
+  cls.def(
+      "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
+      method_docstring("reshape_as"));
   def_both(
       m, cls, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); },
       nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
@@ -109,23 +126,30 @@ void bind_views(nb::module_& m) {
                     shape_from_sequence(stride, "as_strided_"), opt_offset(off));
         return nb::borrow(self);
       },
-      nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+      nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none(),
+      method_docstring("as_strided_"));
   cls.def(
       "unfold",
       [](const Tensor& t, int64_t d, int64_t size, int64_t step) {
         return unfold(t, d, size, step);
       },
-      nb::arg("dimension"), nb::arg("size"), nb::arg("step"));
+      nb::arg("dimension"), nb::arg("size"), nb::arg("step"), method_docstring("unfold"));
   // In-place view ops return self (the same Python object), as in-place ops do.
-  cls.def("t_", [](nb::handle self) {
-    t_(self_of(self));
-    return nb::borrow(self);
-  });
+  cls.def(
+      "t_",
+      [](nb::handle self) {
+        t_(self_of(self));
+        return nb::borrow(self);
+      },
+      method_docstring("t_"));
   for (const char* name : {"transpose_", "swapaxes_", "swapdims_"}) {
-    cls.def(name, [](nb::handle self, int64_t a, int64_t b) {
-      transpose_(self_of(self), a, b);
-      return nb::borrow(self);
-    });
+    cls.def(
+        name,
+        [](nb::handle self, int64_t a, int64_t b) {
+          transpose_(self_of(self), a, b);
+          return nb::borrow(self);
+        },
+        method_docstring(name));
   }
   cls.def(
       "squeeze_",
@@ -134,14 +158,14 @@ void bind_views(nb::module_& m) {
         else squeeze_(self_of(self), dims_from(dim, "squeeze_"));
         return nb::borrow(self);
       },
-      nb::arg("dim") = nb::none());
+      nb::arg("dim") = nb::none(), method_docstring("squeeze_"));
   cls.def(
       "unsqueeze_",
       [](nb::handle self, int64_t d) {
         unsqueeze_(self_of(self), d);
         return nb::borrow(self);
       },
-      nb::arg("dim"));
+      nb::arg("dim"), method_docstring("unsqueeze_"));
   cls.def("_resize_", [](nb::handle self, nb::handle size) {
     resize_(self_of(self), shape_from_sequence(size, "resize_"));
     return nb::borrow(self);
@@ -177,10 +201,10 @@ void bind_views(nb::module_& m) {
   cls.def("_storage_view", [](const Tensor& t, DType d) { return storage_view(t, d); });
   m.def(
       "cat", [](const std::vector<Tensor>& ts, int64_t d) { return cat(ts, d); },
-      nb::arg("tensors"), nb::arg("dim") = 0);
+      nb::arg("tensors"), nb::arg("dim") = 0, docstring("cat"));
   m.def(
       "stack", [](const std::vector<Tensor>& ts, int64_t d) { return stack(ts, d); },
-      nb::arg("tensors"), nb::arg("dim") = 0);
+      nb::arg("tensors"), nb::arg("dim") = 0, docstring("stack"));
 }
 
 }  // namespace ember::py

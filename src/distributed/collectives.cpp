@@ -18,31 +18,6 @@
 #include "ember/ops.h"
 
 namespace ember::distributed {
-namespace {
-
-// --- reductions (communication thread; pointers only) ---
-
-template <class T, class F>
-gloo::AllreduceOptions::Func elementwise(F f) {
-  return [f](void* c, const void* a, const void* b, size_t n) {
-    T* out = static_cast<T*>(c);
-    const T* x = static_cast<const T*>(a);
-    const T* y = static_cast<const T*>(b);
-    for (size_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
-  };
-}
-
-template <class T>
-gloo::AllreduceOptions::Func reduce_fn(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Max: return elementwise<T>([](T a, T b) { return a < b ? b : a; });
-    case ReduceOp::Min: return elementwise<T>([](T a, T b) { return b < a ? b : a; });
-    case ReduceOp::Product: return elementwise<T>([](T a, T b) { return T(a * b); });
-    default: return elementwise<T>([](T a, T b) { return T(a + b); });  // SUM, AVG
-  }
-}
-
-}  // namespace
 
 // All-reduces n elements at p in place (AVG: SUM, then divided by the group size).
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n, DType dtype,
@@ -59,14 +34,18 @@ void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n,
       o.setTag(tag);
       o.setTimeout(timeout);
       gloo::allreduce(o);
-      if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
-        if (op == ReduceOp::Avg) {
-          T* x = static_cast<T*>(p);
-          using Acc = std::conditional_t<is_half_v<T>, float, T>;
-          const Acc world = Acc(ctx->size);
-          for (size_t i = 0; i < n; ++i) x[i] = T(Acc(x[i]) / world);
-        }
-      }
+    }
+  });
+  if (op == ReduceOp::Avg) divide_for_avg(p, n, dtype, ctx->size);
+}
+
+void divide_for_avg(void* p, size_t n, DType dtype, int world) {
+  visit_dtype_or_half(dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
+      T* x = static_cast<T*>(p);
+      using Acc = std::conditional_t<is_half_v<T>, float, T>;  // 16 bits: divided in float
+      const Acc w = Acc(world);
+      for (size_t i = 0; i < n; ++i) x[i] = T(Acc(x[i]) / w);
     }
   });
 }
@@ -128,24 +107,14 @@ WorkPtr ProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tenso
   check_tensor(input, "all_gather", true, "input");
   EMBER_CHECK(int64_t(outputs.size()) == size_, Error, "all_gather: the output list has ",
               outputs.size(), " tensors but the group has ", size_, " ranks");
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    check_same(outputs[i], input, "all_gather", "tensor_list", i);
-    check_writable(outputs[i], "all_gather");
-  }
+  std::vector<Tensor> dsts = output_aliases(outputs, input, "all_gather", "tensor_list");
   Tensor in = input.is_contiguous() ? input.alias() : contiguous_copy(input);
   Tensor gathered = Tensor::empty({size_ * input.numel()}, input.dtype());
-  std::vector<Tensor> dsts;
-  for (const Tensor& o : outputs) {
-    dsts.push_back(o.alias());
-    o.bump_version();
-  }
   auto ctx = impl_->context;
   auto timeout = timeout_;
   return impl_->enqueue("all_gather", [=](uint32_t tag) mutable {
     run_allgather(ctx, in, gathered.data_ptr(), tag, timeout);
-    int64_t n = in.numel();
-    for (size_t i = 0; i < dsts.size(); ++i)
-      copy_(dsts[i], gathered.as_strided(in.sizes(), in.strides(), int64_t(i) * n));
+    unpack(gathered, dsts);
   });
 }
 
@@ -197,13 +166,7 @@ WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Ten
               " tensors but the group has ", size_, " ranks");
   for (size_t i = 0; i < inputs.size(); ++i) check_same(inputs[i], output, name, "input_list", i);
   check_writable(output, name);
-  int64_t n = output.numel();
-  Tensor scratch = Tensor::empty({size_ * n}, output.dtype());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Tensor slot =
-        scratch.as_strided(output.sizes(), contiguous_strides(output.sizes()), int64_t(i) * n);
-    copy_(slot, inputs[i].alias());  // copy_ takes the no-autograd path on aliases
-  }
+  Tensor scratch = pack(inputs, output.dtype());
   return reduce_scatter_scratch(*impl_, name, output, scratch, op, timeout_);
 }
 

@@ -46,6 +46,7 @@ std::string env_store_url() {
 // would join threads that do not exist in the child.
 void forget_group_in_child() {
   if (g_default) new std::shared_ptr<ProcessGroup>(std::move(g_default));  // leaked on purpose
+  forget_groups_in_child();
 }
 
 void register_fork_handler() {
@@ -101,7 +102,11 @@ void destroy_process_group() {
   }
   // Finishes the queued work and stops the thread, outside the lock; a ProcessGroup
   // still referenced elsewhere (Python) stays inert.
-  if (g) g->shutdown();
+  destroy_all_groups();
+  if (g) {
+    g->shutdown();
+    remove_keys_when_all_ready(*g);
+  }
 }
 
 std::shared_ptr<ProcessGroup> default_group(const char* op) {

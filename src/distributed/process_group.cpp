@@ -47,6 +47,7 @@ void Work::wait() {
 }
 
 void Work::wait(std::chrono::milliseconds timeout) {
+  if (timed_help_) timed_help_(timeout);
   std::unique_lock<std::mutex> lock(mu_);
   bool done = cv_.wait_for(lock, timeout, [&] { return done_; });
   EMBER_CHECK(done, Error, name_, ": Work.wait timed out after ", timeout.count(),
@@ -118,6 +119,9 @@ void ProcessGroup::Impl::execute(Item& item) {
   } else {
     try {
       item.run(next_tag++);
+    } catch (const ReportedError& e) {  // the item's own diagnosis
+      error = e.what();
+      failure = error;
     } catch (const std::exception& e) {  // gloo::Exception, ember::Error, bad_alloc
       error = describe_failure(name, e.what());
       failure = error;
@@ -210,8 +214,12 @@ std::string ProcessGroup::Impl::describe_failure(const std::string& name,
 // --- ProcessGroup ---
 
 ProcessGroup::ProcessGroup(const std::string& store_url, const std::string& prefix, int rank,
-                           int size, std::chrono::milliseconds timeout, const std::string& hostname)
-    : rank_(rank), size_(size), timeout_(timeout), impl_(std::make_shared<Impl>()) {
+                           int size, std::chrono::milliseconds timeout, const std::string& hostname,
+                           std::vector<int> global_ranks)
+    : rank_(rank), size_(size), timeout_(timeout), store_url_(store_url), prefix_(prefix),
+      global_ranks_(std::move(global_ranks)), impl_(std::make_shared<Impl>()) {
+  if (global_ranks_.empty())
+    for (int r = 0; r < size; ++r) global_ranks_.push_back(r);
   EMBER_CHECK(size >= 1, ValueError, "init_process_group: world_size must be >= 1, got ", size);
   EMBER_CHECK(rank >= 0 && rank < size, ValueError, "init_process_group: rank ", rank,
               " is out of range for world_size ", size);
@@ -229,6 +237,8 @@ ProcessGroup::ProcessGroup(const std::string& store_url, const std::string& pref
     context->connectFullMesh(prefixed, s.device);
     s.context = context;
     s.learn_peer_addresses(prefixed);
+    // Nobody reads this group's keys after every member set this one (groups.cpp).
+    prefixed.set(detail::cat("ember-ready-", rank), std::vector<char>{'1'});
   } catch (const std::exception& e) {
     throw Error(detail::cat("init_process_group: rank ", rank, " of ", size,
                             " could not connect to the other ranks through ", store_url,

@@ -20,6 +20,24 @@
 
 namespace ember::distributed {
 
+// Thrown by a queued item that names the failure itself (monitored_barrier): the Work's
+// error is its message as is, not Gloo's text wrapped by describe_failure.
+struct ReportedError : Error {
+  using Error::Error;
+};
+
+// Removes the keys a group of `size` ranks wrote under `prefix` from the store at `url`
+// (store.cpp); best effort.
+void remove_store_keys(const std::string& url, const std::string& prefix, int size);
+// After shutdown: the group's rank 0 removes its store keys once every member finished
+// connecting (groups.cpp).
+void remove_keys_when_all_ready(const ProcessGroup& g);
+// destroy_process_group: shuts every group made by new_group down (groups.cpp).
+void destroy_all_groups();
+// In a child forked after new_group (a DataLoader worker): forgets the groups, whose
+// threads do not exist there (groups.cpp; called by init.cpp's fork handler).
+void forget_groups_in_child();
+
 struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   // One queued collective: `run` gets the Gloo tag of this collective (the same on
   // every rank because all ranks issue collectives in the same order).
@@ -46,6 +64,10 @@ struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   uint32_t next_tag = 0;
   std::string failure;  // the first collective's error; later ones fail fast with it
 
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mu);
+    return stop;
+  }
   WorkPtr enqueue(std::string name, std::function<void(uint32_t)> run);
   void loop();
   void execute(Item& item);

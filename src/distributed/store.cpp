@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include <gloo/rendezvous/file_store.h>
 // Debian installs hiredis.h under hiredis/ (libhiredis-dev).
@@ -96,6 +97,52 @@ std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, cons
   }
   throw ValueError(detail::cat(op, ": unsupported rendezvous URL '", url,
                                "' (expected file:///path, redis://host:port or env://)"));
+}
+
+// The keys a group of `size` ranks writes under its prefix: Gloo's connectFullMesh
+// ("rank_<r>" and "<r>") and ProcessGroup's ("ember-conn-<r>", "ember-ready-<r>").
+static std::vector<std::string> group_keys(const std::string& prefix, int size) {
+  std::vector<std::string> keys;
+  for (int r = 0; r < size; ++r)
+    for (const char* k : {"rank_", "", "ember-conn-", "ember-ready-"})
+      keys.push_back(detail::cat(prefix, "/", k, r));
+  return keys;
+}
+
+// Redis: one DEL over a plain connection (Gloo's RedisStore has no delete).
+static void redis_delete(const std::string& url, const std::vector<std::string>& keys) {
+  auto [host, port] = parse_redis(url, "destroy_process_group");
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return;
+  int fd = socket(res->ai_family, SOCK_STREAM, 0);
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    std::string cmd = detail::cat("*", keys.size() + 1, "\r\n$3\r\nDEL\r\n");
+    for (const auto& k : keys) cmd += detail::cat("$", k.size(), "\r\n", k, "\r\n");
+    size_t sent = 0;
+    while (sent < cmd.size()) {
+      ssize_t w = ::send(fd, cmd.data() + sent, cmd.size() - sent, MSG_NOSIGNAL);
+      if (w <= 0) break;
+      sent += size_t(w);
+    }
+    char reply[64];
+    if (sent == cmd.size()) (void)::recv(fd, reply, sizeof(reply), 0);  // ":<count>\r\n"
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(res);
+}
+
+void remove_store_keys(const std::string& url, const std::string& prefix, int size) {
+  std::vector<std::string> keys = group_keys(prefix, size);
+  if (starts_with(url, "file://")) {
+    // Gloo's FileStore names a key's file by std::hash of the key.
+    std::string dir = file_store_dir(url, "destroy_process_group");
+    std::error_code ec;
+    for (const auto& k : keys)
+      std::filesystem::remove(dir + "/" + std::to_string(std::hash<std::string>{}(k)), ec);
+  } else if (starts_with(url, "redis://")) {
+    redis_delete(url, keys);
+  }
 }
 
 // Which address to listen on: an explicit hostname; else $GLOO_SOCKET_IFNAME (an

@@ -3,6 +3,7 @@
 // in, and the Gloo calls that several collectives build on. Out of collectives.cpp so
 // that new collective files (reduce/gather/scatter/all_to_all, send/recv) reuse them.
 #pragma once
+#include <functional>
 #include <memory>
 
 #include <gloo/context.h>
@@ -43,6 +44,24 @@ inline void check_same(const Tensor& t, const Tensor& ref, const char* op, const
               "] (expected ", ref.sizes(), ", got ", t.sizes(), ")");
 }
 
+// A rank argument (a group rank) of a rooted collective or of send/recv.
+inline void check_rank(int r, int size, const char* op, const char* what) {
+  EMBER_CHECK(r >= 0 && r < size, Error, op, ": invalid ", what, " rank ", r,
+              " for a group of size ", size, " (group ranks are 0..", size - 1, ")");
+}
+
+// A list given on the root of gather/scatter only, with one tensor per rank there.
+inline void check_root_list(const std::vector<Tensor>& list, bool is_root, int size, const char* op,
+                            const char* what, const char* root) {
+  if (!is_root) {
+    EMBER_CHECK(list.empty(), ValueError, op, ": argument `", what,
+                "` must NOT be specified on non-", root, " ranks");
+    return;
+  }
+  EMBER_CHECK(int64_t(list.size()) == size, Error, op, ": argument `", what, "` has ", list.size(),
+              " tensors on the ", root, " rank but the group has ", size, " ranks");
+}
+
 inline void check_avg(ReduceOp op, DType d, const char* name) {
   EMBER_CHECK(op != ReduceOp::Avg || is_floating_point(d), TypeError, name,
               ": ReduceOp.AVG needs a floating-point tensor, got ", dtype_name(d));
@@ -67,6 +86,73 @@ struct Target {
     copy_(dst, buf);
   }
 };
+
+// The output list of all_gather/gather: checked against the input (same dtype and shape,
+// writable), bumped, and returned as aliases the communication thread may write.
+inline std::vector<Tensor> output_aliases(const std::vector<Tensor>& outputs, const Tensor& input,
+                                          const char* op, const char* what) {
+  std::vector<Tensor> dsts;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_same(outputs[i], input, op, what, i);
+    check_writable(outputs[i], op);
+  }
+  for (const Tensor& o : outputs) {
+    dsts.push_back(o.alias());
+    o.bump_version();
+  }
+  return dsts;
+}
+
+// The tensors' elements one after the other in a new contiguous block of `dtype`
+// (caller's thread: the originals may change once the collective is issued).
+inline Tensor pack(const std::vector<Tensor>& ts, DType dtype) {
+  int64_t total = 0;
+  for (const Tensor& t : ts) total += t.numel();
+  Tensor block = Tensor::empty({total}, dtype);
+  int64_t at = 0;
+  for (const Tensor& t : ts) {
+    Tensor slot = block.as_strided(t.sizes(), contiguous_strides(t.sizes()), at);
+    copy_(slot, t.alias());  // copy_ takes the no-autograd path on aliases
+    at += t.numel();
+  }
+  return block;
+}
+
+// The reverse (communication thread): consecutive slices of `block` into `dsts`.
+inline void unpack(const Tensor& block, const std::vector<Tensor>& dsts) {
+  int64_t at = 0;
+  for (Tensor d : dsts) {
+    copy_(d, block.as_strided(d.sizes(), contiguous_strides(d.sizes()), at));
+    at += d.numel();
+  }
+}
+
+// --- reductions (communication thread; pointers only) ---
+
+using ReduceFunc = std::function<void(void*, const void*, const void*, size_t)>;
+template <class T, class F>
+ReduceFunc elementwise(F f) {
+  return [f](void* c, const void* a, const void* b, size_t n) {
+    T* out = static_cast<T*>(c);
+    const T* x = static_cast<const T*>(a);
+    const T* y = static_cast<const T*>(b);
+    for (size_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+  };
+}
+
+template <class T>
+ReduceFunc reduce_fn(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Max: return elementwise<T>([](T a, T b) { return a < b ? b : a; });
+    case ReduceOp::Min: return elementwise<T>([](T a, T b) { return b < a ? b : a; });
+    case ReduceOp::Product: return elementwise<T>([](T a, T b) { return T(a * b); });
+    default: return elementwise<T>([](T a, T b) { return T(a + b); });  // SUM, AVG
+  }
+}
+
+// Divides n elements at p by `world` (AVG after a SUM); no-op for integer dtypes, which
+// the checks refuse for AVG before queueing.
+void divide_for_avg(void* p, size_t n, DType dtype, int world);
 
 // All-reduces n elements at p in place (AVG: SUM, then divided by the group size).
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n, DType dtype,

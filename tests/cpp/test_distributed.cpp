@@ -41,6 +41,48 @@ int run_rank(const std::string& dir, int rank) {
   return 0;
 }
 
+// The rooted collectives, all_to_all_single, send/recv and a subgroup, on the default
+// group of 2 ranks; returns 0 when every check passed.
+int run_rank_more(const std::string& dir, int rank) {
+  dist::InitOptions o;
+  o.init_method = "file://" + dir;
+  o.rank = rank;
+  o.world_size = 2;
+  o.timeout = std::chrono::seconds(20);
+  dist::init_process_group(o);
+  auto pg = dist::default_group("test");
+  Tensor x = filled(4, float(rank));  // x[i] = rank + i
+  pg->reduce(x, 1)->wait();
+  if (x.data<float>()[2] != (rank == 1 ? 1.0f + 4.0f : 2.0f)) return 1;  // dst gets the sum
+  Tensor g0 = filled(4, 0), g1 = filled(4, 0);
+  pg->gather(filled(4, float(10 * rank)),
+             rank == 0 ? std::vector<Tensor>{g0, g1} : std::vector<Tensor>{}, 0)
+      ->wait();
+  if (rank == 0 && (g0.data<float>()[1] != 1.0f || g1.data<float>()[1] != 11.0f)) return 2;
+  Tensor s = filled(4, 0);
+  pg->scatter(s,
+              rank == 1 ? std::vector<Tensor>{filled(4, 5), filled(4, 7)} : std::vector<Tensor>{},
+              1)
+      ->wait();
+  if (s.data<float>()[0] != (rank == 0 ? 5.0f : 7.0f)) return 3;
+  Tensor a = filled(4, float(100 * rank)), b = filled(4, 0);  // rows 0-1 to rank 0, 2-3 to 1
+  pg->all_to_all_single(b, a, {}, {})->wait();
+  if (b.data<float>()[1] != float(2 * rank + 1) || b.data<float>()[2] != float(100 + 2 * rank))
+    return 4;
+  Tensor r = filled(3, 0);
+  auto recv = pg->recv(r, 1 - rank, 7);
+  auto send = pg->send(filled(3, float(rank + 40)), 1 - rank, 7);
+  send->wait();
+  recv->wait();
+  if (r.data<float>()[0] != float(1 - rank + 40)) return 5;
+  auto sub = dist::new_group({1});
+  if ((rank == 1) != bool(sub)) return 6;
+  if (sub && (sub->size() != 1 || sub->global_ranks() != std::vector<int>{1})) return 7;
+  pg->monitored_barrier(std::chrono::seconds(10), true)->wait();
+  dist::destroy_process_group();
+  return 0;
+}
+
 // Waits for a child at most `seconds`, then kills it: a bug fails the test, never hangs it.
 int wait_child(pid_t pid, int seconds) {
   for (int i = 0; i < seconds * 100; ++i) {
@@ -98,4 +140,27 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
   EXPECT_EQ(sum(t).item().to_double(), 6.0);
   dist::destroy_process_group();
   EXPECT_FALSE(dist::is_initialized());
+}
+
+TEST(Distributed, TwoProcessesRootedPointToPointAndGroups) {
+  std::string dir =
+      ::testing::TempDir() + "ember_test_distributed_more_" + std::to_string(::getpid());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 30;
+    try {
+      code = run_rank_more(dir, 1);
+    } catch (...) {
+    }
+    _exit(code);
+  }
+  int mine = -1;
+  try {
+    mine = run_rank_more(dir, 0);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(mine, 0);
+  EXPECT_EQ(wait_child(pid, 60), 0);
 }

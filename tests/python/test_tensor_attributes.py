@@ -231,3 +231,9 @@ def test_from_file(tmp_path):
         np.arange(5, dtype=np.float64).tofile(path)
         with pytest.raises(RuntimeError):
             lib.from_file(str(path), shared=False, size=9, dtype=lib.float64)
+
+
+def test_data_ptr_of_a_tensor_without_elements_is_zero():
+    for lib in (ember, torch):
+        assert lib.empty(0).data_ptr() == 0 and lib.arange(3)[3:].data_ptr() == 0
+        assert lib.empty(0, 3).data_ptr() == 0 and lib.arange(3)[1:].data_ptr() != 0

@@ -20,6 +20,17 @@ const std::unordered_map<std::string_view, const char*>& all_docstrings() {
              layers_docstrings(),
              autograd_docstrings(),
              cpu_settings_docstrings(),
+             convolution_pooling_docstrings(),
+             linalg_docstrings(),
+             loss_docstrings(),
+             random_docstrings(),
+             reduction_docstrings(),
+             runtime_docstrings(),
+             scan_sort_docstrings(),
+             special_docstrings(),
+             tensor_docstrings(),
+             unary_math_docstrings(),
+             views_docstrings(),
          })
       for (const Docstring& d : tables) out.emplace(d.name, d.text);
     return out;

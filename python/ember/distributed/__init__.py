@@ -9,15 +9,19 @@
 
 Each process group runs its collectives in issue order on one communication thread
 (C++, include/ember/distributed.h); this module only shapes arguments like torch.
+Subgroups (new_group, new_subgroups) are in _groups.py, reduce/gather/scatter/all_to_all,
+send/recv and monitored_barrier in _collectives.py, the object collectives in _objects.py;
+docs/distributed.md has the table of what is supported.
 """
 import atexit as _atexit
 import datetime as _datetime
 
 from .. import _C
 from .._tensor import Tensor as _Tensor
-from . import _errors
+from . import _errors, _groups
 from ._file_store import FileStore
 from ._grad_bucket import GradBucket
+from ._groups import new_group, new_subgroups, new_subgroups_by_enumeration
 from ._work_future import attach as _attach
 
 _d = _C._distributed
@@ -32,7 +36,11 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_rank", "get_world_size", "get_backend", "ReduceOp", "Work", "ProcessGroup",
            "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
            "reduce_scatter_tensor", "barrier", "Backend", "group", "GroupMember", "FileStore",
-           "RedisStore", "GradBucket"]
+           "RedisStore", "new_group", "new_subgroups", "new_subgroups_by_enumeration", "get_group_rank",
+           "get_global_rank", "get_process_group_ranks", "reduce", "gather", "scatter", "all_to_all",
+           "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
+           "monitored_barrier", "all_gather_object", "broadcast_object_list", "gather_object",
+           "scatter_object_list", "send_object_list", "recv_object_list", "GradBucket"]
 
 
 class Backend(str):
@@ -54,7 +62,7 @@ class _GroupMemberType(type):
 class GroupMember(metaclass=_GroupMemberType):
     """torch's GroupMember: WORLD (the default group) and NON_GROUP_MEMBER. A collective's
     group=None also means the default group."""
-    NON_GROUP_MEMBER = -100  # as torch
+    NON_GROUP_MEMBER = _groups.NON_GROUP_MEMBER  # -100, as torch
 
 
 group = GroupMember
@@ -136,23 +144,46 @@ _exit_hook = False
 
 
 def destroy_process_group(group=None):
-    """Finishes the queued collectives and closes the connections."""
-    if group is not None and not isinstance(group, ProcessGroup):
-        raise TypeError("destroy_process_group: group must be None or a ProcessGroup")
-    _d.destroy_process_group()
+    """Finishes the queued collectives and closes the connections: of `group` (a subgroup
+    made by new_group), or of every group when None (or the default group). The store keys
+    the group wrote are removed once all its members had connected."""
+    _groups.destroy(group)
 
 
 def get_rank(group=None):
+    """This process's rank in `group` (-1 when it is not a member)."""
+    if _groups.not_in_group(group):
+        return -1
     return _d.get_rank(group)
 
 
 def get_world_size(group=None):
+    """The number of ranks in `group` (-1 when this process is not a member)."""
+    if _groups.not_in_group(group):
+        return -1
     return _d.get_world_size(group)
 
 
 def get_backend(group=None):
+    if _groups.not_in_group(group):
+        raise ValueError("get_backend: invalid process group specified (this rank is not a member)")
     _d.get_rank(group)  # raises when not initialized
     return Backend.GLOO
+
+
+def get_group_rank(group, global_rank):
+    """The rank in `group` of the default group's rank `global_rank` (ValueError if not a member)."""
+    return _groups.group_rank(group, int(global_rank), "get_group_rank")
+
+
+def get_global_rank(group, group_rank):
+    """The default group's rank of `group`'s rank `group_rank`."""
+    return _groups.global_rank(group, int(group_rank), "get_global_rank")
+
+
+def get_process_group_ranks(group):
+    """The global ranks of `group`'s members, in group-rank order."""
+    return _groups.ranks_of(group, "get_process_group_ranks")
 
 
 def _tensor(op, name, t):
@@ -173,25 +204,39 @@ def _op(op, name):
     return op
 
 
+def _skip(op, group):
+    """True (after torch's warning) when this rank is not in `group`: the call is a no-op."""
+    if _groups.not_in_group(group):
+        _groups.warn_not_in_group(op)
+        return True
+    return False
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    if _skip("all_reduce", group):
+        return None
     return _attach(_d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group,
                                  bool(async_op)), [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    if src is None:
-        src = group_src
-    if src is None:
-        raise TypeError("broadcast: missing the source rank `src`")
-    return _attach(_d.broadcast(_tensor("broadcast", "tensor", tensor), int(src), group, bool(async_op)), [tensor])
+    """`src` is a global rank (torch's convention), `group_src` a rank within `group`."""
+    if _skip("broadcast", group):
+        return None
+    src = _groups.peer("broadcast", group, src, group_src, "src")
+    return _attach(_d.broadcast(_tensor("broadcast", "tensor", tensor), src, group, bool(async_op)), [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
+    if _skip("all_gather", group):
+        return None
     outs = _tensor_list("all_gather", "tensor_list", tensor_list)
     return _attach(_d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op)), outs)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    if _skip("all_gather_into_tensor", group):
+        return None
     name = "all_gather_into_tensor"
     return _attach(_d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
                                              _tensor(name, "input_tensor", input_tensor), group,
@@ -199,16 +244,28 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    if _skip("reduce_scatter", group):
+        return None
     ins = _tensor_list("reduce_scatter", "input_list", input_list)
     return _attach(_d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins,
                                      _op(op, "reduce_scatter"), group, bool(async_op)), [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    if _skip("reduce_scatter_tensor", group):
+        return None
     name = "reduce_scatter_tensor"
     return _attach(_d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
                                             _op(op, name), group, bool(async_op)), [output])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
+    if _skip("barrier", group):
+        return None
     return _attach(_d.barrier(group, bool(async_op)), [])
+
+
+from ._collectives import (reduce, gather, scatter, all_to_all, all_to_all_single, send, recv,  # noqa: E402
+                           isend, irecv, P2POp, batch_isend_irecv, monitored_barrier)
+from ._objects import (all_gather_object, broadcast_object_list, gather_object,  # noqa: E402
+                       scatter_object_list, send_object_list, recv_object_list)

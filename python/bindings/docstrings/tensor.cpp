@@ -1,0 +1,98 @@
+// A tensor's own facts and basic methods (python/bindings/tensor.cpp): sizes, strides,
+// contiguity, item/tolist, fill_/zero_/copy_, clone and detach.
+#include "../docstrings.h"
+
+namespace ember::py {
+
+namespace {
+
+constexpr Docstring kTensor[] = {
+    {"Tensor.dim", R"(The number of dimensions of self.
+
+>>> ember.zeros(2, 3).dim()
+2)"},
+    {"Tensor.ndimension", R"(Alias of Tensor.dim.
+
+>>> ember.zeros(2, 3).ndimension()
+2)"},
+    {"Tensor.numel", R"(The number of elements of self.
+
+>>> ember.zeros(2, 3).numel()
+6)"},
+    {"Tensor.nelement", R"(Alias of Tensor.numel.
+
+>>> ember.zeros(2, 3).nelement()
+6)"},
+    {"Tensor.element_size", R"(The size of one element of self in bytes.
+
+>>> ember.zeros(2).element_size(), ember.zeros(2, dtype=ember.int64).element_size()
+(4, 8))"},
+    {"Tensor.is_contiguous", R"(Whether self's elements lie in row-major order without gaps.
+
+>>> x = ember.zeros(2, 3)
+>>> x.is_contiguous(), x.t().is_contiguous()
+(True, False))"},
+    {"Tensor.storage_offset", R"(The index in self's storage of self's first element (in elements).
+
+>>> ember.arange(4)[2:].storage_offset()
+2)"},
+    {"Tensor.stride",
+     R"(The step in elements between neighbours of each dimension (of dim if given).
+
+>>> x = ember.zeros(2, 3)
+>>> x.stride(), x.stride(0)
+((3, 1), 3))"},
+    {"Tensor.data_ptr",
+     R"(The address of self's first element, an int; 0 when self has no elements, as torch.
+
+>>> x = ember.arange(4)
+>>> x[1:].data_ptr() - x.data_ptr(), ember.empty(0).data_ptr()
+(8, 0))"},
+    {"Tensor.item", R"(The value of a one-element tensor as a Python number.
+
+>>> ember.tensor([2.5]).item(), ember.tensor(3).item()
+(2.5, 3))"},
+    {"Tensor.tolist", R"(self's values as (nested lists of) Python numbers.
+
+>>> ember.tensor([[1, 2], [3, 4]]).tolist()
+[[1, 2], [3, 4]])"},
+    {"Tensor.contiguous", R"(self if contiguous, else a contiguous copy.
+
+>>> x = ember.tensor([[1, 2], [3, 4]]).t()
+>>> x.contiguous().is_contiguous(), x.contiguous()
+(True, tensor([[1, 3],
+        [2, 4]])))"},
+    {"Tensor.copy_", R"(Copies src (broadcast, cast to self's dtype) into self; returns self.
+
+>>> x = ember.zeros(2, 2)
+>>> x.copy_(ember.tensor([1, 2]))
+tensor([[1., 2.],
+        [1., 2.]]))"},
+    {"Tensor.fill_",
+     R"(Sets every element of self to value (a number or a 0-d tensor); returns self.
+
+>>> ember.zeros(3).fill_(2)
+tensor([2., 2., 2.]))"},
+    {"Tensor.zero_", R"(Sets every element of self to 0; returns self.
+
+>>> ember.ones(2).zero_()
+tensor([0., 0.]))"},
+    {"clone", R"(A copy of input with its own storage (the copy stays in the autograd graph).
+
+>>> x = ember.tensor([1, 2])
+>>> y = ember.clone(x)
+>>> y[0] = 5
+>>> x, y, x.clone()
+(tensor([1, 2]), tensor([5, 2]), tensor([1, 2])))"},
+    {"detach", R"(A view of input's data outside the autograd graph (requires_grad False).
+
+>>> x = ember.tensor([1.0], requires_grad=True)
+>>> ember.detach(x * 2), x.detach().requires_grad
+(tensor([2.]), False))"},
+};
+
+}  // namespace
+
+std::span<const Docstring> tensor_docstrings() { return kTensor; }
+
+}  // namespace ember::py

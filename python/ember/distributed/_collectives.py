@@ -1,0 +1,148 @@
+"""The collectives beyond all_reduce/broadcast/all_gather/reduce_scatter/barrier:
+reduce, gather, scatter, all_to_all(_single), point to point (send/recv, isend/irecv,
+batch_isend_irecv) and monitored_barrier, with torch.distributed's signatures. Ranks given
+as `dst`/`src`/`peer` are global ranks, `group_dst`/`group_src`/`group_peer` ranks within
+`group` (torch's convention); the C++ side (src/distributed/collectives_rooted.cpp,
+all_to_all.cpp, point_to_point.cpp) works with group ranks."""
+from . import _groups
+from . import ReduceOp, _op, _skip, _tensor, _tensor_list
+from .. import _C
+
+_d = _C._distributed
+
+
+def _optional_list(op, name, ts):
+    return [] if ts is None else _tensor_list(op, name, ts)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    """Reduces `tensor` of every rank into `tensor` on `dst`; the others' tensors are unchanged."""
+    if _skip("reduce", group):
+        return None
+    dst = _groups.peer("reduce", group, dst, group_dst, "dst")
+    return _d.reduce(_tensor("reduce", "tensor", tensor), dst, _op(op, "reduce"), group, bool(async_op))
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    """Gathers `tensor` of every rank into `gather_list` on `dst` (None on the other ranks)."""
+    if _skip("gather", group):
+        return None
+    dst = _groups.peer("gather", group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    return _d.gather(_tensor("gather", "tensor", tensor), _optional_list("gather", "gather_list", gather_list),
+                     dst, group, bool(async_op))
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    """Scatters `scatter_list` (given on `src` only) to `tensor` of every rank, in rank order."""
+    if _skip("scatter", group):
+        return None
+    src = _groups.peer("scatter", group, 0 if src is None and group_src is None else src, group_src, "src")
+    return _d.scatter(_tensor("scatter", "tensor", tensor),
+                      _optional_list("scatter", "scatter_list", scatter_list), src, group, bool(async_op))
+
+
+def _splits(op, name, sizes):
+    if sizes is None:
+        return []
+    if not isinstance(sizes, (list, tuple)) or not all(isinstance(x, int) for x in sizes):
+        raise TypeError(f"{op}: {name} must be a list of ints, got {sizes!r}")
+    return [int(x) for x in sizes]
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
+                      async_op=False):
+    """Rank r sends its input's r-th part (along dim 0) to rank r; `output` receives the
+    parts of every rank in rank order. Split sizes None: equal parts."""
+    name = "all_to_all_single"
+    if _skip(name, group):
+        return None
+    return _d.all_to_all_single(_tensor(name, "output", output), _tensor(name, "input", input),
+                                _splits(name, "output_split_sizes", output_split_sizes),
+                                _splits(name, "input_split_sizes", input_split_sizes), group, bool(async_op))
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """input_tensor_list[r] goes to rank r, arriving in its output_tensor_list[this rank]."""
+    name = "all_to_all"
+    if _skip(name, group):
+        return None
+    return _d.all_to_all(_tensor_list(name, "output_tensor_list", output_tensor_list),
+                         _tensor_list(name, "input_tensor_list", input_tensor_list), group, bool(async_op))
+
+
+def _tag(op, tag):
+    if not isinstance(tag, int) or isinstance(tag, bool):
+        raise TypeError(f"{op}: tag must be an int, got {type(tag).__name__}")
+    return tag
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Sends `tensor` to `dst` without waiting; returns a Work (None when not in `group`)."""
+    if _skip("isend", group):
+        return None
+    dst = _groups.peer("isend", group, dst, group_dst, "dst")
+    return _d.send(_tensor("isend", "tensor", tensor), dst, _tag("isend", tag), group, True)
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receives into `tensor` from `src` (None: any rank) without waiting; returns a Work."""
+    if _skip("irecv", group):
+        return None
+    src = -1 if src is None and group_src is None else _groups.peer("irecv", group, src, group_src, "src")
+    return _d.recv(_tensor("irecv", "tensor", tensor), src, _tag("irecv", tag), group, True)
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Sends `tensor` to `dst` and waits until it was received."""
+    if _skip("send", group):
+        return None
+    dst = _groups.peer("send", group, dst, group_dst, "dst")
+    _d.send(_tensor("send", "tensor", tensor), dst, _tag("send", tag), group, False)
+    return None
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receives into `tensor` from `src` (None: any rank); returns the sender's global rank
+    (-1 when this rank is not in `group`)."""
+    if _skip("recv", group):
+        return -1
+    src = -1 if src is None and group_src is None else _groups.peer("recv", group, src, group_src, "src")
+    got = _d.recv(_tensor("recv", "tensor", tensor), src, _tag("recv", tag), group, False)
+    return got if group is None else _groups.global_rank(group, got, "recv")
+
+
+class P2POp:
+    """One operation of batch_isend_irecv: P2POp(dist.isend or dist.irecv, tensor, peer)."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("P2POp: op must be ember.distributed.isend or ember.distributed.irecv, "
+                             f"got {op!r}")
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = \
+            op, _tensor("P2POp", "tensor", tensor), peer, group, tag, group_peer
+
+    def __repr__(self):
+        return f"P2POp({self.op.__name__}, peer={self.peer}, tag={self.tag})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Posts every P2POp and returns their Works (wait on each)."""
+    if not isinstance(p2p_op_list, (list, tuple)) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise TypeError("batch_isend_irecv: expected a list of P2POp")
+    if not p2p_op_list:
+        raise ValueError("batch_isend_irecv: the list of P2POp is empty")
+    works = []
+    for p in p2p_op_list:
+        key = "group_dst" if p.op is isend else "group_src"
+        peer = "dst" if p.op is isend else "src"
+        works.append(p.op(p.tensor, **{peer: p.peer, key: p.group_peer}, group=p.group, tag=p.tag))
+    return works
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that fails on rank 0 naming the rank (wait_all_ranks: every rank) that did not
+    arrive within `timeout` (None: the group's timeout); the others fail when rank 0 does."""
+    if _skip("monitored_barrier", group):
+        return None
+    _d.monitored_barrier(group, _groups.seconds(timeout, "monitored_barrier"), bool(wait_all_ranks))
+    return None
