@@ -61,7 +61,9 @@ void bind_distributed(nb::module_& parent) {
       .value("MIN", dist::ReduceOp::Min)
       .value("PRODUCT", dist::ReduceOp::Product);
 
-  nb::class_<dist::Work>(m, "Work")
+  // dynamic_attr: the Python collectives attach their result tensors (`_result`), which
+  // result() and get_future() (ember/distributed/_work_future.py) hand back.
+  nb::class_<dist::Work>(m, "Work", nb::dynamic_attr())
       .def(
           "wait",
           [](dist::Work& w, nb::object timeout) {
@@ -77,6 +79,14 @@ void bind_distributed(nb::module_& parent) {
             return true;
           },
           nb::arg("timeout").none() = nb::none())
+      .def("result",
+           [](nb::handle self) {
+             return nb::module_::import_("ember.distributed._work_future").attr("result")(self);
+           })
+      .def("get_future",
+           [](nb::handle self) {
+             return nb::module_::import_("ember.distributed._work_future").attr("get_future")(self);
+           })
       .def("is_completed", &dist::Work::is_completed)
       .def("is_success", &dist::Work::is_success)
       .def("__repr__", [](const dist::Work& w) {

@@ -23,7 +23,8 @@ namespace ember::distributed {
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n, DType dtype,
                    ReduceOp op, uint32_t tag, std::chrono::milliseconds timeout) {
   if (n == 0) return;
-  visit_dtype(dtype, [&]<class T>() {
+  // bfloat16/float16: each partial sum is rounded to 16 bits, as torch's Gloo float16 sums.
+  visit_dtype_or_half(dtype, [&]<class T>() {
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
       return;  // refused by the checks before queueing
     } else {
@@ -39,11 +40,12 @@ void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n,
 }
 
 void divide_for_avg(void* p, size_t n, DType dtype, int world) {
-  visit_dtype(dtype, [&]<class T>() {
-    if constexpr (std::is_floating_point_v<T>) {
+  visit_dtype_or_half(dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       T* x = static_cast<T*>(p);
-      const T w = T(world);
-      for (size_t i = 0; i < n; ++i) x[i] /= w;
+      using Acc = std::conditional_t<is_half_v<T>, float, T>;  // 16 bits: divided in float
+      const Acc w = Acc(world);
+      for (size_t i = 0; i < n; ++i) x[i] = T(Acc(x[i]) / w);
     }
   });
 }

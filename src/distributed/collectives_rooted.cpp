@@ -30,7 +30,7 @@ WorkPtr ProcessGroup::reduce(const Tensor& t, int dst, ReduceOp op) {
   DType dtype = t.dtype();
   return impl_->enqueue(name, [=](uint32_t tag) {
     if (n == 0) return;
-    visit_dtype(dtype, [&]<class T>() {
+    visit_dtype_or_half(dtype, [&]<class T>() {
       if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, uint8_t>) {
         gloo::ReduceOptions o(ctx);
         o.setOutput<T>(reinterpret_cast<T*>(x.data()), n);

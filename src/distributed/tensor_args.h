@@ -20,10 +20,10 @@ inline void check_tensor(const Tensor& t, const char* op, bool bytes_ok,
   EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what,
               ", got an undefined tensor");
   DType d = t.dtype();
-  bool ok = is_floating(d) || d == DType::Int32 || d == DType::Int64 ||
+  bool ok = is_floating_point(d) || d == DType::Int32 || d == DType::Int64 ||
             (bytes_ok && (d == DType::Bool || d == DType::UInt8));
   EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d),
-              " (supported: float32, float64, int32, int64", bytes_ok ? ", bool, uint8)" : ")");
+              " (supported: float32, float64, bfloat16, float16, int32, int64", bytes_ok ? ", bool, uint8)" : ")");
 }
 
 // A tensor written in place must not have two elements on one memory location (expand):
@@ -63,7 +63,7 @@ inline void check_root_list(const std::vector<Tensor>& list, bool is_root, int s
 }
 
 inline void check_avg(ReduceOp op, DType d, const char* name) {
-  EMBER_CHECK(op != ReduceOp::Avg || is_floating(d), TypeError, name,
+  EMBER_CHECK(op != ReduceOp::Avg || is_floating_point(d), TypeError, name,
               ": ReduceOp.AVG needs a floating-point tensor, got ", dtype_name(d));
 }
 

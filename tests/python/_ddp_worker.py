@@ -49,12 +49,19 @@ def params(model):
     return {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
 
 
-def main():
+def start():
+    """Parses MODE RANK WORLD RDZV_DIR OUT_FILE [JSON_OPTIONS] and joins the group; returns
+    (mode, rank, world, out, opts). Shared with _ddp_hooks_worker.py."""
     mode, rank, world, rdzv, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     opts = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
     ember.set_num_threads(1)
     dist.init_process_group("gloo", init_method="file://" + rdzv, rank=rank, world_size=world,
                             timeout=float(opts.get("pg_timeout", 20)))
+    return mode, rank, world, out, opts
+
+
+def main():
+    mode, rank, world, out, opts = start()
     ember.manual_seed(100 + rank)  # different initial weights on every rank
     model = Net(with_extra=opts.get("extra", False)).double()
     model.stat.fill_(float(rank + 1))

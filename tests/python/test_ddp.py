@@ -28,12 +28,13 @@ def _env():
     return env
 
 
-def run_ranks(tmp_path, mode, world, timeout=60, **opts):
-    """Runs `world` workers; returns (exit codes, [their saved arrays or None])."""
+def run_ranks(tmp_path, mode, world, timeout=60, worker=WORKER, **opts):
+    """Runs `world` workers (of _ddp_worker.py unless told); returns (exit codes, [their
+    saved arrays or None], their output)."""
     rdzv = tmp_path / "rdzv"
     rdzv.mkdir(exist_ok=True)
     outs = [tmp_path / f"{mode}{r}.npz" for r in range(world)]
-    procs = [subprocess.Popen([sys.executable, WORKER, mode, str(r), str(world), str(rdzv), str(outs[r]),
+    procs = [subprocess.Popen([sys.executable, worker, mode, str(r), str(world), str(rdzv), str(outs[r]),
                                json.dumps(opts)], env=_env(), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True) for r in range(world)]
     codes, logs = [], []

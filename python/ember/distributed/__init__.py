@@ -20,7 +20,9 @@ from .. import _C
 from .._tensor import Tensor as _Tensor
 from . import _errors, _groups
 from ._file_store import FileStore
+from ._grad_bucket import GradBucket
 from ._groups import new_group, new_subgroups, new_subgroups_by_enumeration
+from ._work_future import attach as _attach
 
 _d = _C._distributed
 
@@ -38,7 +40,7 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_global_rank", "get_process_group_ranks", "reduce", "gather", "scatter", "all_to_all",
            "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
            "monitored_barrier", "all_gather_object", "broadcast_object_list", "gather_object",
-           "scatter_object_list", "send_object_list", "recv_object_list"]
+           "scatter_object_list", "send_object_list", "recv_object_list", "GradBucket"]
 
 
 class Backend(str):
@@ -302,7 +304,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
     if _skip("all_reduce", group):
         return None
-    return _d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group, bool(async_op))
+    return _attach(_d.all_reduce(_tensor("all_reduce", "tensor", tensor), _op(op, "all_reduce"), group,
+                                 bool(async_op)), [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -320,7 +323,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if _skip("broadcast", group):
         return None
     src = _groups.peer("broadcast", group, src, group_src, "src")
-    return _d.broadcast(_tensor("broadcast", "tensor", tensor), src, group, bool(async_op))
+    return _attach(_d.broadcast(_tensor("broadcast", "tensor", tensor), src, group, bool(async_op)), [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -341,7 +344,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if _skip("all_gather", group):
         return None
     outs = _tensor_list("all_gather", "tensor_list", tensor_list)
-    return _d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op))
+    return _attach(_d.all_gather(outs, _tensor("all_gather", "tensor", tensor), group, bool(async_op)), outs)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -363,8 +366,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if _skip("all_gather_into_tensor", group):
         return None
     name = "all_gather_into_tensor"
-    return _d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
-                                     _tensor(name, "input_tensor", input_tensor), group, bool(async_op))
+    return _attach(_d.all_gather_into_tensor(_tensor(name, "output_tensor", output_tensor),
+                                             _tensor(name, "input_tensor", input_tensor), group,
+                                             bool(async_op)), [output_tensor])
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -385,8 +389,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if _skip("reduce_scatter", group):
         return None
     ins = _tensor_list("reduce_scatter", "input_list", input_list)
-    return _d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins, _op(op, "reduce_scatter"),
-                             group, bool(async_op))
+    return _attach(_d.reduce_scatter(_tensor("reduce_scatter", "output", output), ins,
+                                     _op(op, "reduce_scatter"), group, bool(async_op)), [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -408,8 +412,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     if _skip("reduce_scatter_tensor", group):
         return None
     name = "reduce_scatter_tensor"
-    return _d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
-                                    _op(op, name), group, bool(async_op))
+    return _attach(_d.reduce_scatter_tensor(_tensor(name, "output", output), _tensor(name, "input", input),
+                                            _op(op, name), group, bool(async_op)), [output])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -426,7 +430,7 @@ def barrier(group=None, async_op=False, device_ids=None):
 
     if _skip("barrier", group):
         return None
-    return _d.barrier(group, bool(async_op))
+    return _attach(_d.barrier(group, bool(async_op)), [])
 
 
 from ._collectives import (reduce, gather, scatter, all_to_all, all_to_all_single, send, recv,  # noqa: E402

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 
 from ..._dtype import int64 as _int64
 from ..._grad_mode import is_grad_enabled, no_grad
+from ...distributed.algorithms.join import Join, Joinable, JoinHook, _JoinConfig
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -54,7 +55,8 @@ class _Bucket:
             self.views[i] = self.buffer[offset:offset + n].view(p.shape)
             offset += n
         self.pending = len(params)                 # gradients not yet copied in this step
-        self.work = None
+        self.work = None                           # the all_reduce (no comm hook)
+        self.fut = None                            # the comm hook's Future
 
 
 def _assign_buckets(params, limits):
@@ -78,7 +80,7 @@ def _assign_buckets(params, limits):
     return done
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     """Wraps `module` so that backward() averages its gradients over the process group.
 
     Arguments as torch's (device_ids/output_device/dim are accepted for CPU code and unused).
@@ -88,6 +90,11 @@ class DistributedDataParallel(Module):
     naming it (torch would hang in its next step instead). With True, a parameter without a
     gradient counts as zeros, and one that no rank used keeps its .grad untouched.
     gradient_as_bucket_view: after the first step each .grad is a view of its bucket (no copy).
+    static_graph=True: the set of parameters without a gradient is found in the first
+    synchronized backward (as with find_unused_parameters) and reused afterwards: those
+    parameters count as zeros from the start of each backward, and the per-step all_reduce of
+    the used-parameter counts is skipped. A backward whose unused set differs raises.
+    register_comm_hook(state, hook) replaces the bucket all_reduce; join() handles uneven inputs.
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
@@ -109,6 +116,13 @@ class DistributedDataParallel(Module):
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = bool(static_graph)
+        self._static_unused = None   # static_graph: parameter indices unused in the first step
+        self._static_used = None     # ... and how many ranks used each (None until known)
+        self._comm_hook = None       # (state, hook) from register_comm_hook
+        self._join_config = _JoinConfig.construct_disabled_join_config()
+        self._divide_by_initial_world_size = True
+        self._join_count = None      # this step's Work of Join.notify_join_context (ranks training)
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         default_cap = bucket_cap_mb is None
@@ -154,8 +168,8 @@ class DistributedDataParallel(Module):
             raise RuntimeError(f"DistributedDataParallel: rank {self.rank}'s module has different parameters "
                                "than rank 0's (count or shapes; every rank must wrap the same model)")
 
-    def _broadcast(self, tensors):
-        """Rank 0's values of `tensors` to every rank, one broadcast per dtype (coalesced)."""
+    def _broadcast(self, tensors, src=0):
+        """Rank src's values of `tensors` to every rank, one broadcast per dtype (coalesced)."""
         from ... import cat
         if self.world_size == 1:
             return
@@ -166,7 +180,7 @@ class DistributedDataParallel(Module):
         with no_grad():
             for group in by_dtype.values():
                 flat = cat([t.reshape(-1) for t in group])
-                _dist().broadcast(flat, 0, group=self.process_group)
+                _dist().broadcast(flat, src, group=self.process_group)
                 offset = 0
                 for t in group:
                     n = t.numel()
@@ -178,11 +192,38 @@ class DistributedDataParallel(Module):
         if self._running:  # the previous backward failed before its final callback
             self._abandon()
         self._expect_hooks = is_grad_enabled() and self.require_backward_grad_sync
-        if self.broadcast_buffers and self.require_forward_param_sync and self.world_size > 1:
-            buffers = list(self.module.buffers())
-            if buffers:
-                self._broadcast([b.detach() for b in buffers])
+        self._join_count = Join.notify_join_context(self)  # a Work (under join) or None
+        self._sync_buffers(joined=False)
+        if self._join_config.enable:  # tells the joined ranks whether to shadow a backward
+            self._global_requires_sync(joined=False)
         return self.module(*inputs, **kwargs)
+
+    def _sync_buffers(self, joined):
+        """Buffers from one rank to all: rank 0, or under join() the highest rank still
+        training (an all_reduce MAX finds it; a joined rank offers -1)."""
+        if not (self.broadcast_buffers and self.require_forward_param_sync and self.world_size > 1):
+            return
+        buffers = list(self.module.buffers())
+        if not buffers:
+            return
+        src = 0
+        if self._join_config.enable:
+            from ... import tensor
+            rank = tensor([-1 if joined else self.rank], dtype=_int64)
+            _dist().all_reduce(rank, op=_dist().ReduceOp.MAX, group=self.process_group)
+            src = int(rank.item())
+        self._broadcast([b.detach() for b in buffers], src)
+
+    def _global_requires_sync(self, joined):
+        """All-reduces whether this rank runs a synchronized backward (a joined rank: no);
+        True when any rank does."""
+        from ... import ones, zeros
+        flag = ones(1) if not joined and self.require_backward_grad_sync else zeros(1)
+        work = _dist().all_reduce(flag, group=self.process_group, async_op=True)
+        if joined:
+            work.wait()
+            return flag.item() != 0
+        return True
 
     @contextmanager
     def no_sync(self):
@@ -197,14 +238,21 @@ class DistributedDataParallel(Module):
 
     # ---- backward: called by the hooks ---------------------------------------------
     def _grad_ready(self, i, param):
-        if not self._expect_hooks or self.world_size == 1:
-            return
+        if not self._expect_hooks or (self.world_size == 1 and self._comm_hook is None):
+            return  # one process: nothing to average, unless a comm hook wants the buckets
         if not self._running:
             self._running = True
             from ...autograd.variable import Variable
             Variable._execution_engine.queue_callback(self._finish)
+            self._mark_static_unused()
         if i in self._ready:
+            static = self._static_unused is not None and i in self._static_unused
             self._abandon()
+            if static:
+                raise RuntimeError(
+                    f"DistributedDataParallel: static_graph=True, but parameter '{self._param_names[i]}', "
+                    "which got no gradient in the first iteration, got one now (the graph must not "
+                    "change between iterations with static_graph=True)")
             raise RuntimeError(f"DistributedDataParallel: parameter '{self._param_names[i]}' got a gradient "
                                "twice in one synchronized backward (call backward once per forward, or "
                                "use no_sync() for the extra passes)")
@@ -218,19 +266,70 @@ class DistributedDataParallel(Module):
         bucket.pending -= 1
         self._launch_ready()
 
+    def _mark_static_unused(self):
+        """static_graph, after the first step: the parameters unused then count as zeros
+        from the start (their buckets can leave before backward reaches them)."""
+        for i in self._static_unused or ():
+            b = self._bucket_of[i]
+            b.views[i].zero_()
+            b.pending -= 1
+            self._ready.add(i)
+
     def _launch_ready(self):
         """Starts, in bucket order, every bucket whose gradients are all in."""
         while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
-            b = self._buckets[self._next_bucket]
-            b.buffer.div_(self.world_size)
-            b.work = _dist().all_reduce(b.buffer, group=self.process_group, async_op=True)
+            self._launch(self._buckets[self._next_bucket])
             self._next_bucket += 1
+
+    def _launch(self, b):
+        """The bucket's all_reduce of the mean, or the registered comm hook's Future."""
+        if self._comm_hook is None:
+            b.buffer.div_(self._divisor())
+            b.work = _dist().all_reduce(b.buffer, group=self.process_group, async_op=True)
+            return
+        from ...distributed import GradBucket
+        from ...futures import Future
+        state, hook = self._comm_hook
+        bucket = GradBucket(b.index, b.buffer, [b.views[i] for i in b.params],
+                            [self._params[i] for i in b.params], b.index == len(self._buckets) - 1)
+        fut = hook(state, bucket)
+        if not isinstance(fut, Future):
+            raise RuntimeError("DistributedDataParallel: the communication hook must return an "
+                               f"ember.futures.Future, got {type(fut).__name__}")
+        b.fut = fut
+
+    def _divisor(self):
+        """The world size, or under join(divide_by_initial_world_size=False) the number of
+        ranks still training in this step."""
+        if self._join_count is None or self._divide_by_initial_world_size:
+            return self.world_size
+        return max(int(self._join_count.result()[0].item()), 1)
+
+    def _wait_bucket(self, b):
+        """Waits for the bucket's reduction; a hook's result lands in the bucket's buffer."""
+        from ..._tensor import Tensor
+        if b.work is not None:
+            b.work.wait()
+            return
+        value = b.fut.wait()
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            value = value[0]
+        if not isinstance(value, Tensor):
+            raise RuntimeError("DistributedDataParallel: the communication hook's Future must hold a "
+                               f"Tensor or a list of one Tensor, got {type(value).__name__}")
+        if value.shape != b.buffer.shape:
+            raise RuntimeError(f"DistributedDataParallel: the communication hook's result has shape "
+                               f"{tuple(value.shape)}, expected the bucket's {tuple(b.buffer.shape)}")
+        if not value._is_same(b.buffer):
+            with no_grad():
+                b.buffer.copy_(value)
 
     def _finish(self):
         """End of backward: launch what is left, wait for every bucket, copy back into .grad."""
         try:
             missing = [i for i in range(len(self._params)) if i not in self._ready]
-            if missing and not self.find_unused_parameters:
+            counting = self.find_unused_parameters or (self.static_graph and self._static_unused is None)
+            if missing and not counting:
                 names = ", ".join(self._param_names[i] for i in missing)
                 raise RuntimeError(
                     f"DistributedDataParallel: rank {self.rank}: parameters that require grad got no "
@@ -242,9 +341,11 @@ class DistributedDataParallel(Module):
                 b.pending -= 1
             self._launch_ready()
             # Every rank issues the same collectives in the same order: the buckets, then this.
-            used = self._count_users(missing) if self.find_unused_parameters else None
+            used = self._count_users(missing) if counting else self._static_used
+            if self.static_graph and self._static_unused is None:
+                self._static_unused, self._static_used = set(missing), used
             for b in self._buckets:
-                b.work.wait()
+                self._wait_bucket(b)
             self._copy_back(used)
         finally:
             self._abandon()  # after an error, buckets may still be in flight
@@ -278,11 +379,12 @@ class DistributedDataParallel(Module):
         """Lets the all_reduces of a failed backward finish (they write into the buckets),
         ignoring their errors, and starts afresh."""
         for b in self._buckets:
-            if b.work is not None:
-                try:
-                    b.work.wait()
-                except RuntimeError:
-                    pass
+            for pending in (b.work, b.fut):
+                if pending is not None:
+                    try:
+                        pending.wait()
+                    except RuntimeError:
+                        pass
         self._reset()
 
     def _reset(self):
@@ -293,6 +395,88 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
+            b.fut = None
+
+    # ---- communication hooks -----------------------------------------------------------
+    def register_comm_hook(self, state, hook):
+        """hook(state, bucket: GradBucket) -> Future replaces each bucket's all_reduce: it
+        must return an ember.futures.Future whose value is the bucket's reduced flat tensor
+        (or a list of it); DDP copies that into the gradients. Once per model, before training."""
+        import inspect
+
+        from ...distributed import GradBucket
+        from ...futures import Future
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        try:
+            sig = inspect.signature(hook)
+        except (TypeError, ValueError):
+            sig = None
+        if sig is not None:
+            bucket = sig.parameters.get("bucket")
+            if bucket is not None and bucket.annotation not in (inspect.Parameter.empty, GradBucket):
+                raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+            ret = sig.return_annotation
+            if ret not in (inspect.Signature.empty, Future) and getattr(ret, "__origin__", None) is not Future:
+                raise ValueError("Communication hook: return annotation should be "
+                                 "ember.futures.Future[ember.Tensor].")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self._comm_hook = (state, hook)
+
+    # ---- uneven inputs (Join) ---------------------------------------------------------
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """Join([self], ...): for inputs of different lengths on the ranks. A rank that runs
+        out shadows the others' collectives (zero gradients) until every rank is done; then
+        the parameters of the last rank to finish are copied to all. The gradients are
+        divided by the initial world size, or with divide_by_initial_world_size=False by the
+        number of ranks still training in that step."""
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        divide = kwargs.get("divide_by_initial_world_size", True)
+        return _DDPJoinHook(self, divide_by_initial_world_size=divide)
+
+    @property
+    def join_device(self):
+        from ..._device import device
+        return device("cpu")
+
+    @property
+    def join_process_group(self):
+        return self.process_group if self.process_group is not None else _dist().group.WORLD
+
+    def _shadow_step(self):
+        """A joined rank's side of one training step of the others (_DDPJoinHook.main_hook):
+        the same collectives, in the same order, with zero gradients."""
+        from ... import zeros
+        self._sync_buffers(joined=True)
+        if not self._global_requires_sync(joined=True):
+            self.require_forward_param_sync = False
+            return
+        self.require_forward_param_sync = True
+        try:
+            for b in self._buckets:
+                b.buffer.zero_()
+                self._launch(b)
+                self._wait_bucket(b)
+            if self.find_unused_parameters or (self.static_graph and self._static_unused is None):
+                used = zeros(len(self._params), dtype=_int64)
+                _dist().all_reduce(used, group=self.process_group)
+                if self.static_graph and self._static_unused is None:
+                    self._static_used = used.tolist()
+                    self._static_unused = {i for i, n in enumerate(self._static_used) if n == 0}
+        finally:
+            self._reset()
+
+    def _sync_final_model(self, is_last_joiner):
+        """After every rank joined: the parameters and buffers of the last rank to join
+        (the highest such rank) are copied to every rank."""
+        from ... import tensor
+        rank = tensor([self.rank if is_last_joiner else -1], dtype=_int64)
+        _dist().all_reduce(rank, op=_dist().ReduceOp.MAX, group=self.process_group)
+        self._broadcast([t.detach() for t in self.module.state_dict().values()], int(rank.item()))
 
     # ---- the rest delegates to the wrapped module ----------------------------------
     def __del__(self):
@@ -301,6 +485,20 @@ class DistributedDataParallel(Module):
 
     def extra_repr(self):
         return f"world_size={self.world_size}, buckets={len(self._buckets)}"
+
+
+class _DDPJoinHook(JoinHook):
+    """DDP under Join: main_hook shadows a training step, post_hook syncs the final model."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        self.ddp = ddp
+        ddp._divide_by_initial_world_size = divide_by_initial_world_size
+
+    def main_hook(self):
+        self.ddp._shadow_step()
+
+    def post_hook(self, is_last_joiner):
+        self.ddp._sync_final_model(is_last_joiner)
 
 
 def _make_hook(ddp_ref, i):
