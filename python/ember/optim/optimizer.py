@@ -338,6 +338,13 @@ class Optimizer:
                 grads.append(g)
         return params, grads
 
+    def _groups_with_grads(self):
+        """(group, params, grads) for each param group with at least one grad."""
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if params:
+                yield group, params, grads
+
     @staticmethod
     def _new_step():
         return tensor(0.0, dtype=_step_dtype())
