@@ -165,6 +165,12 @@ Tensor unaliased(const Tensor& a, const Tensor& b) {
   return b;
 }
 
+void check_floating_input(const Tensor& x, const char* op) {
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
+              ": expected a floating point input, but got ", dtype_name(x.dtype()),
+              " (input of shape ", x.sizes(), ")");
+}
+
 void check_defined(const Tensor& t, const char* op) {
   EMBER_CHECK(t.defined(), ValueError, op, ": got an undefined tensor");
 }

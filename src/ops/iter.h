@@ -45,6 +45,10 @@ void check_result_cast(const char* op, DType result, DType out);
 // reads an element it already overwrote.
 Tensor unaliased(const Tensor& a, const Tensor& b);
 
+// Throws TypeError when x is not floating point, naming op and x's shape, as torch's
+// layers and losses refuse integer inputs.
+void check_floating_input(const Tensor& x, const char* op);
+
 // Throws when `t` was not defined (an empty handle reached an op).
 void check_defined(const Tensor& t, const char* op);
 
