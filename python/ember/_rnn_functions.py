@@ -120,32 +120,31 @@ tensor([[[1.]],
 }
 
 
+def _split_args(op, args, packed):
+    """torch.lstm/gru/rnn_* arguments after input: (batch_sizes, hx, the 7 others), with
+    batch_sizes None unless packed (whose batch_first, absent, is False)."""
+    if packed:
+        batch_sizes, hx, *rest = args
+        rest = rest + [False]
+    else:
+        batch_sizes, (hx, *rest) = None, args
+    if len(rest) != 7:
+        raise TypeError(f"{op}() takes 9 positional arguments but {len(args) + 1} were given")
+    return batch_sizes, hx, rest
+
+
 def _network_function(mode, op):
     if mode == "LSTM":
         def fn(input, *args):
             packed = len(args) > 0 and isinstance(args[0], Tensor)
-            if packed:
-                batch_sizes, hx, *rest = args
-                rest = rest + [False]
-            else:
-                batch_sizes, (hx, *rest) = None, args
-            if len(rest) != 7:
-                raise TypeError(f"{op}() takes 9 positional arguments but {len(args) + 1} "
-                                "were given")
+            batch_sizes, hx, rest = _split_args(op, args, packed)
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(f"{op}(): argument 'hx' must be a tuple of 2 Tensors (h0, c0)")
             return _network(op, mode, input, batch_sizes, tuple(hx), *rest)
     else:
         def fn(input, *args):
             packed = len(args) > 1 and isinstance(args[1], Tensor)
-            if packed:
-                batch_sizes, hx, *rest = args
-                rest = rest + [False]
-            else:
-                batch_sizes, (hx, *rest) = None, args
-            if len(rest) != 7:
-                raise TypeError(f"{op}() takes 9 positional arguments but {len(args) + 1} "
-                                "were given")
+            batch_sizes, hx, rest = _split_args(op, args, packed)
             _check_tensor(hx, op, "hx")
             return _network(op, mode, input, batch_sizes, (hx,), *rest)
     hx = "(h0, c0)" if mode == "LSTM" else "hx"

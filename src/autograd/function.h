@@ -126,5 +126,8 @@ Tensor grad_destination(const Node& n, size_t i);
 // The gradient of a broadcast: sums `g` over the dims that broadcasting added or
 // stretched, so the result has `shape`.
 Tensor sum_to(const Tensor& g, IntList shape);
+// The same, then cast to `dtype` (the input's): the gradient of a broadcasting op for an
+// input whose dtype the op promoted. An undefined `g` stays undefined.
+Tensor sum_to(const Tensor& g, IntList shape, DType dtype);
 
 }  // namespace ember::autograd

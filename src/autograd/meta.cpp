@@ -289,5 +289,11 @@ Tensor sum_to(const Tensor& g, IntList shape) {
   return view(sum(g, dims, /*keepdim=*/true, g.dtype()), shape);
 }
 
+Tensor sum_to(const Tensor& g, IntList shape, DType dtype) {
+  if (!g.defined()) return g;
+  Tensor r = sum_to(g, shape);
+  return r.dtype() == dtype ? r : to_dtype(r, dtype);
+}
+
 }  // namespace autograd
 }  // namespace ember

@@ -83,9 +83,7 @@ bool write_out(Tensor& out, const Tensor& result, const char* op) {
   EMBER_CHECK(!autograd::any_requires_grad(result, out), Error, op,
               "(): functions with out=... arguments don't support automatic differentiation, "
               "but one of the arguments requires grad.");
-  EMBER_CHECK(can_cast(result.dtype(), out.dtype()), Error, op, ": result type ",
-              dtype_name(result.dtype()), " can't be cast to the desired output type ",
-              dtype_name(out.dtype()));
+  ops::check_result_cast(op, result.dtype(), out.dtype());
   bool resized = false;
   if (!Dims::equal(out.sizes(), result.sizes())) {
     resized = out.numel() != 0;

@@ -107,15 +107,6 @@ void check_int_divisor(const char* name, BinaryOp op, DType dt, const Tensor* b,
   EMBER_CHECK(!zero, Error, name, ": integer division by zero (ZeroDivisionError)");
 }
 
-// Copies `b` when it overlaps the storage `a` writes to, so an in-place op never reads
-// an element it already overwrote.
-Tensor unaliased(const Tensor& a, const Tensor& b) {
-  if (a.storage() == b.storage() &&
-      !(a.offset() == b.offset() && a.strides() == b.strides() && a.sizes() == b.sizes()))
-    return clone(b);
-  return b;
-}
-
 // Note [Half scalars]: torch's half kernels read a Python number (or a 0-d CPU tensor) as
 // float32, unrounded, in x * s, s * x and x / s (its opmath scalar); in + and - (and s / x)
 // the number is first rounded to the half type like any operand. The same here.
@@ -185,17 +176,12 @@ Tensor binary_scalar(BinaryOp op, char kind, const char* name, const Tensor& a, 
   return out;
 }
 
-void check_inplace_dtype(const char* name, DType result, DType self) {
-  EMBER_CHECK(can_cast(result, self), Error, name, ": result type ", dtype_name(result),
-              " can't be cast to the desired output type ", dtype_name(self));
-}
-
 Tensor& binary_inplace(BinaryOp op, char kind, const char* name, Tensor& a, const Tensor& b,
                        double alpha) {
   ops::check_defined(a, name);
   ops::check_defined(b, name);
   DType dt = compute_dtype(name, kind, result_type(a, b));
-  check_inplace_dtype(name, dt, a.dtype());
+  ops::check_result_cast(name, dt, a.dtype());
   check_bool_arith(name, op, dt, a.dtype(), b.dtype());
   Dims shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   EMBER_CHECK(shape == a.sizes(), Error, name, ": output with shape ", a.sizes(),
@@ -209,7 +195,7 @@ Tensor& binary_inplace(BinaryOp op, char kind, const char* name, Tensor& a, cons
     a.bump_version();
     return a;
   }
-  Tensor B = unaliased(a, to_dtype(b, a.dtype()));
+  Tensor B = ops::unaliased(a, to_dtype(b, a.dtype()));
   kernels::binary(op, a.dtype(), ops::make_loop(shape, {&a, &a, &B}), alpha);
   a.bump_version();
   return a;
@@ -219,7 +205,7 @@ Tensor& binary_inplace_scalar(BinaryOp op, char kind, const char* name, Tensor& 
   ops::check_defined(a, name);
   check_tensor_operand(name, op);
   DType dt = compute_dtype(name, kind, result_type(a, s));
-  check_inplace_dtype(name, dt, a.dtype());
+  ops::check_result_cast(name, dt, a.dtype());
   check_bool_arith(name, op, dt, a.dtype(), scalar_dtype(s), true);
   ops::check_no_internal_overlap(a, name);
   check_int_divisor(name, op, a.dtype(), nullptr, &s);
@@ -267,7 +253,7 @@ Tensor unary_out(UnaryOp op, char kind, const char* name, const Tensor& a) {
 
 Tensor& unary_inplace(UnaryOp op, char kind, const char* name, Tensor& a) {
   ops::check_defined(a, name);
-  check_inplace_dtype(name, unary_dtype(name, kind, op, a.dtype()), a.dtype());
+  ops::check_result_cast(name, unary_dtype(name, kind, op, a.dtype()), a.dtype());
   ops::check_no_internal_overlap(a, name);
   kernels::unary(op, a.dtype(), ops::make_loop(a.sizes(), {&a, &a}));
   a.bump_version();
@@ -441,13 +427,6 @@ std::pair<Tensor, Tensor> binary_backward(BinaryOp op, const Tensor& g, const Te
 
 bool binary_saves_inputs(BinaryOp op) { return op != BinaryOp::Add && op != BinaryOp::Sub; }
 
-// The gradient for input x of a broadcasting op: summed back to x's shape, in x's dtype.
-Tensor reduce_grad(const Tensor& g, const Dims& shape, DType dtype) {
-  if (!g.defined()) return g;
-  Tensor r = autograd::sum_to(g, shape);
-  return r.dtype() == dtype ? r : to_dtype(r, dtype);
-}
-
 void record_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b,
                    const Tensor& out, double alpha) {
   bool save = binary_saves_inputs(op);
@@ -459,8 +438,8 @@ void record_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor&
                     db = b.dtype()](Grads& g, const Node& n) -> Grads {
                      auto [ga, gb] = binary_backward(op, g[0], sa.get(), sb.get(), so.get(), alpha,
                                                      n.needs_input_grad(0), n.needs_input_grad(1));
-                     return {n.needs_input_grad(0) ? reduce_grad(ga, sha, da) : Tensor(),
-                             n.needs_input_grad(1) ? reduce_grad(gb, shb, db) : Tensor()};
+                     return {n.needs_input_grad(0) ? autograd::sum_to(ga, sha, da) : Tensor(),
+                             n.needs_input_grad(1) ? autograd::sum_to(gb, shb, db) : Tensor()};
                    });
 }
 
@@ -645,121 +624,6 @@ Tensor bitwise_not(const Tensor& a) {
   return bitwise_xor(a, Scalar(int64_t(-1)));
 }
 
-namespace {
-DType clamp_dtype(const Tensor& a, const std::optional<Scalar>& lo,
-                  const std::optional<Scalar>& hi) {
-  DType dt = a.dtype();
-  if (lo) dt = promote_types(dt, result_type(a, *lo));
-  if (hi) dt = promote_types(dt, result_type(a, *hi));
-  return dt;
-}
-void check_clamp_args(const char* name, DType dt, const std::optional<Scalar>& lo,
-                      const std::optional<Scalar>& hi) {
-  EMBER_CHECK(lo || hi, ValueError, name, ": at least one of 'min' or 'max' must not be None");
-  if (lo) ops::check_scalar_fits(dt, *lo, name);
-  if (hi) ops::check_scalar_fits(dt, *hi, name);
-}
-}  // namespace
-
-Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  EMBER_RECORD(clamp, a, lo, hi);
-  EMBER_PROFILE_OP("clamp");
-  ops::check_defined(a, "clamp");
-  DType dt = clamp_dtype(a, lo, hi);
-  check_clamp_args("clamp", dt, lo, hi);
-  Tensor A = to_dtype(a, dt);
-  Tensor out = ops::empty_like_inputs(a.sizes(), dt, {&A});
-  kernels::clamp(dt, ops::make_loop(a.sizes(), {&out, &A}), lo ? &*lo : nullptr,
-                 hi ? &*hi : nullptr);
-  if (autograd::any_requires_grad(a)) {
-    // The gradient passes where lo <= a <= hi (boundaries included, as in PyTorch).
-    autograd::record("ClampBackward1", {&a}, {&out},
-                     [sa = SavedTensor(a), lo, hi](Grads& g, const Node&) -> Grads {
-                       Tensor x = sa.get();
-                       Tensor outside =
-                           lo ? lt(x, *lo) : gt(x, *hi);  // one mask for a one-sided clamp
-                       if (lo && hi) outside = logical_or(outside, gt(x, *hi));
-                       return {masked_fill(g[0], outside, Scalar(0.0))};
-                     });
-  }
-  return out;
-}
-
-Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  EMBER_RECORD(clamp_, a, lo, hi);
-  EMBER_PROFILE_OP("clamp_");
-  ops::check_defined(a, "clamp_");
-  if (autograd::any_requires_grad(a))
-    return autograd::apply_inplace(a, "clamp_", [&](const Tensor& x) { return clamp(x, lo, hi); });
-  check_inplace_dtype("clamp_", clamp_dtype(a, lo, hi), a.dtype());
-  check_clamp_args("clamp_", a.dtype(), lo, hi);
-  ops::check_no_internal_overlap(a, "clamp_");
-  kernels::clamp(a.dtype(), ops::make_loop(a.sizes(), {&a, &a}), lo ? &*lo : nullptr,
-                 hi ? &*hi : nullptr);
-  a.bump_version();
-  return a;
-}
-
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  EMBER_RECORD(where, cond, a, b);
-  EMBER_PROFILE_OP("where");
-  ops::check_defined(cond, "where");
-  EMBER_CHECK(cond.dtype() == DType::Bool, TypeError,
-              "where: expected condition to be a bool tensor, got ", dtype_name(cond.dtype()));
-  DType dt = result_type(a, b);
-  Dims shape =
-      broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
-  Tensor A = to_dtype(a, dt), B = to_dtype(b, dt);
-  Tensor out = ops::empty_like_inputs(shape, dt, {&cond, &A, &B});
-  kernels::where(dt, ops::make_loop(shape, {&out, &cond, &A, &B}));
-  if (autograd::any_requires_grad(a, b)) {
-    autograd::record("WhereBackward0", {&a, &b}, {&out},
-                     [c = SavedTensor(cond), sha = Dims(a.sizes()), shb = Dims(b.sizes()),
-                      da = a.dtype(), db = b.dtype()](Grads& g, const Node& n) -> Grads {
-                       Tensor m = c.get();
-                       return {n.needs_input_grad(0)
-                                   ? reduce_grad(masked_fill(g[0], logical_not(m), Scalar(0.0)),
-                                                 sha, da)
-                                   : Tensor(),
-                               n.needs_input_grad(1)
-                                   ? reduce_grad(masked_fill(g[0], m, Scalar(0.0)), shb, db)
-                                   : Tensor()};
-                     });
-  }
-  return out;
-}
-
-namespace {
-void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
-  ops::check_defined(t, name);
-  ops::check_defined(mask, name);
-  EMBER_CHECK(mask.dtype() == DType::Bool, TypeError, name, ": expected a bool mask, got ",
-              dtype_name(mask.dtype()));
-  Dims shape = broadcast_shapes(t.sizes(), mask.sizes(), name);
-  EMBER_CHECK(shape == t.sizes(), ValueError, name, ": mask of shape ", mask.sizes(),
-              " does not broadcast to the tensor's shape ", t.sizes());
-}
-}  // namespace
-
-Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
-  EMBER_RECORD(masked_fill, t, mask, value);
-  EMBER_PROFILE_OP("masked_fill");
-  check_mask("masked_fill", t, mask);
-  ops::check_scalar_fits(t.dtype(), value, "masked_fill");
-  // A copy, then the in-place fill: two vectorized passes beat one pass of the general
-  // three-operand `where` kernel by 10x.
-  Tensor out = Tensor::empty(t.sizes(), t.dtype());  // contiguous, as torch's masked_fill
-  kernels::cast(t.dtype(), t.dtype(), ops::make_loop(t.sizes(), {&out, &t}));
-  kernels::masked_fill(t.dtype(), ops::make_loop(t.sizes(), {&out, &mask}), value);
-  if (autograd::any_requires_grad(t)) {
-    autograd::record("MaskedFillBackward0", {&t}, {&out},
-                     [m = SavedTensor(mask)](Grads& g, const Node&) -> Grads {
-                       return {masked_fill(g[0], m.get(), Scalar(0.0))};
-                     });
-  }
-  return out;
-}
-
 // torch.div(a, b, rounding_mode=): "floor" is floor_divide; "trunc" rounds toward zero (in the
 // promoted dtype: integers stay integers, as torch). The gradients are zeros, as torch's.
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
@@ -801,20 +665,6 @@ Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode) {
   ops::check_defined(a, "div_");
   return autograd::apply_inplace(a, "div_",
                                  [&](const Tensor& x) { return div(x, b, rounding_mode); });
-}
-
-Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value) {
-  EMBER_RECORD(masked_fill_, t, mask, value);
-  EMBER_PROFILE_OP("masked_fill_");
-  check_mask("masked_fill_", t, mask);
-  ops::check_scalar_fits(t.dtype(), value, "masked_fill_");
-  if (autograd::any_requires_grad(t))
-    return autograd::apply_inplace(t, "masked_fill_",
-                                   [&](const Tensor& x) { return masked_fill(x, mask, value); });
-  Tensor m = unaliased(t, mask);
-  kernels::masked_fill(t.dtype(), ops::make_loop(t.sizes(), {&t, &m}), value);
-  t.bump_version();
-  return t;
 }
 
 }  // namespace ember

@@ -71,9 +71,7 @@ Tensor& nextafter_(Tensor& a, const Tensor& b) {
   Tensor r = nextafter(a, b);  // checks dtypes and shapes before anything is written
   EMBER_CHECK(r.sizes() == a.sizes(), ValueError, "nextafter_: output with shape ", a.sizes(),
               " doesn't match the broadcast shape ", r.sizes());
-  EMBER_CHECK(can_cast(r.dtype(), a.dtype()), Error, "nextafter_: result type ",
-              dtype_name(r.dtype()), " can't be cast to the desired output type ",
-              dtype_name(a.dtype()));
+  ops::check_result_cast("nextafter_", r.dtype(), a.dtype());
   if (autograd::any_requires_grad(a, b))
     return autograd::apply_inplace(a, "nextafter_",
                                    [&](const Tensor& x) { return nextafter(x, b); });

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "ember/ops.h"
+
 namespace ember::ops {
 namespace {
 
@@ -149,6 +151,24 @@ void check_no_internal_overlap(const Tensor& t, const char* op) {
                 "refers to a single memory location (shape ",
                 t.sizes(), ", strides ", t.strides(),
                 "). Please clone() the tensor before performing the operation.");
+}
+
+void check_result_cast(const char* op, DType result, DType out) {
+  EMBER_CHECK(can_cast(result, out), Error, op, ": result type ", dtype_name(result),
+              " can't be cast to the desired output type ", dtype_name(out));
+}
+
+Tensor unaliased(const Tensor& a, const Tensor& b) {
+  if (a.storage() == b.storage() &&
+      !(a.offset() == b.offset() && a.strides() == b.strides() && a.sizes() == b.sizes()))
+    return clone(b);
+  return b;
+}
+
+void check_floating_input(const Tensor& x, const char* op) {
+  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
+              ": expected a floating point input, but got ", dtype_name(x.dtype()),
+              " (input of shape ", x.sizes(), ")");
 }
 
 void check_defined(const Tensor& t, const char* op) {

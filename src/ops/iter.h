@@ -37,6 +37,18 @@ void check_scalar_fits(DType dt, Scalar v, const char* op);
 // the order of the writes. PyTorch refuses the same way.
 void check_no_internal_overlap(const Tensor& t, const char* op);
 
+// Throws when an op's result dtype `result` cannot be cast to the dtype of the tensor it is
+// written into (`out`: the self of an in-place op, or an out= argument), as PyTorch refuses.
+void check_result_cast(const char* op, DType result, DType out);
+
+// `b`, or a copy of it when it overlaps the storage `a` writes to, so an in-place op never
+// reads an element it already overwrote.
+Tensor unaliased(const Tensor& a, const Tensor& b);
+
+// Throws TypeError when x is not floating point, naming op and x's shape, as torch's
+// layers and losses refuse integer inputs.
+void check_floating_input(const Tensor& x, const char* op);
+
 // Throws when `t` was not defined (an empty handle reached an op).
 void check_defined(const Tensor& t, const char* op);
 

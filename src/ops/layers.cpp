@@ -25,12 +25,6 @@ namespace {
 
 using autograd::SavedTensor;
 
-void check_floating(const char* op, const Tensor& x) {
-  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
-              ": expected a floating point input, but got ", dtype_name(x.dtype()),
-              " (input of shape ", x.sizes(), ")");
-}
-
 // g in x's dtype (a gradient may arrive in another floating dtype).
 Tensor as_dtype_of(const Tensor& g, const Tensor& x) {
   return g.dtype() == x.dtype() ? g : to_dtype(g, x.dtype());
@@ -192,7 +186,7 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
   EMBER_RECORD(gelu, x, tanh_approximation);
   EMBER_PROFILE_OP("gelu");
   ops::check_defined(x, "gelu");
-  check_floating("gelu", x);
+  ops::check_floating_input(x, "gelu");
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   kernels::gelu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), tanh_approximation);
   if (autograd::any_requires_grad(x))
@@ -209,7 +203,7 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
   EMBER_RECORD(leaky_relu, x, negative_slope);
   EMBER_PROFILE_OP("leaky_relu");
   ops::check_defined(x, "leaky_relu");
-  check_floating("leaky_relu", x);
+  ops::check_floating_input(x, "leaky_relu");
   const double slope = negative_slope.to_double();
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   kernels::leaky_relu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), slope);

@@ -19,14 +19,12 @@ std::string not_positive_definite(int32_t info) {
           info, " is not positive-definite).");
 }
 
-Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
-
 // For A = L L^T and the gradient G of L: S = Φ(L^T G) symmetrized (Φ keeps the lower
 // triangle, halving the diagonal), then dA = L^-T S L^-1, as two triangular solves.
 Tensor cholesky_backward(const Tensor& L, const Tensor& G) {
-  Tensor s = tril(matmul(mT(L), G));
-  s = mul(add(s, mT(tril(s, -1))), Scalar(0.5));
-  s = linalg_solve_triangular(mT(L), s, /*upper=*/true, /*left=*/true);
+  Tensor s = tril(matmul(ops::mT(L), G));
+  s = mul(add(s, ops::mT(tril(s, -1))), Scalar(0.5));
+  s = linalg_solve_triangular(ops::mT(L), s, /*upper=*/true, /*left=*/true);
   return linalg_solve_triangular(L, s, /*upper=*/false, /*left=*/false);
 }
 
@@ -48,7 +46,7 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool c
     autograd::record("LinalgCholeskyExBackward0", {&A}, {&out},
                      [so = SavedTensor(out, true), upper](Grads& g, const Node&) -> Grads {
                        Tensor L = so.get();
-                       return {upper ? cholesky_backward(mT(L), mT(g[0]))
+                       return {upper ? cholesky_backward(ops::mT(L), ops::mT(g[0]))
                                      : cholesky_backward(L, g[0])};
                      });
   }

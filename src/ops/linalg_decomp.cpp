@@ -16,13 +16,6 @@ namespace {
 
 using autograd::SavedTensor;
 
-Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
-
-Dims with(Dims batch, std::initializer_list<int64_t> tail) {
-  for (int64_t d : tail) batch.push_back(d);
-  return batch;
-}
-
 // diag(v) for a batch of vectors v (..., n): v broadcast against I.
 Tensor diag_of(const Tensor& v) {
   return mul(unsqueeze(v, -1), eye(v.size(-1), v.size(-1), v.dtype()));
@@ -54,14 +47,14 @@ std::string svd_failed(int32_t info) {
 // skew(X) = (X - X^T) / 2: torch's formula for Hermitian A.
 
 Tensor eigh_backward(const Tensor& L, const Tensor& V, const Tensor& gL, const Tensor& gV) {
-  if (!gV.defined()) return matmul(mul(V, unsqueeze(gL, -2)), mT(V));
-  Tensor x = matmul(mT(V), gV);
-  x = mul(sub(x, mT(x)), Scalar(0.5));
+  if (!gV.defined()) return matmul(mul(V, unsqueeze(gL, -2)), ops::mT(V));
+  Tensor x = matmul(ops::mT(V), gV);
+  x = mul(sub(x, ops::mT(x)), Scalar(0.5));
   const int64_t n = L.size(-1);
   Tensor e = add(sub(unsqueeze(L, -2), unsqueeze(L, -1)), eye(n, n, L.dtype()));
   Tensor r = div(x, e);
   if (gL.defined()) r = add(r, diag_of(gL));
-  return matmul(V, matmul(r, mT(V)));
+  return matmul(V, matmul(r, ops::mT(V)));
 }
 
 std::pair<Tensor, Tensor> eigh_impl(const char* op, const Tensor& A, bool lower, bool vectors) {
@@ -71,7 +64,7 @@ std::pair<Tensor, Tensor> eigh_impl(const char* op, const Tensor& A, bool lower,
   const int64_t n = A.size(-1);
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);
-  Tensor w = Tensor::empty(with(batch, {n}), A.dtype());
+  Tensor w = Tensor::empty(ops::batched_shape(batch, {n}), A.dtype());
   Tensor info = Tensor::empty(batch, DType::Int32);
   kernels::syevd_batched(A.dtype(), info.numel(), n, buf.data_ptr(), w.data_ptr(),
                          info.data<int32_t>(), vectors, lower);
@@ -88,14 +81,14 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
                     const Tensor& S, const Tensor& Vh) {
   const int64_t m = U.size(-2), n = Vh.size(-1), k = S.size(-1);
   if (!gU.defined() && !gVh.defined()) return matmul(mul(U, unsqueeze(gS, -2)), Vh);
-  Tensor V = mT(Vh), gV = gVh.defined() ? mT(gVh) : Tensor();
+  Tensor V = ops::mT(Vh), gV = gVh.defined() ? ops::mT(gVh) : Tensor();
   Tensor s2 = mul(S, S);
   Tensor e = add(sub(unsqueeze(s2, -2), unsqueeze(s2, -1)), eye(k, k, S.dtype()));
   Tensor inner;
-  auto skew = [](const Tensor& x) { return sub(x, mT(x)); };
-  if (gU.defined()) inner = mul(skew(matmul(mT(U), gU)), unsqueeze(S, -2));
+  auto skew = [](const Tensor& x) { return sub(x, ops::mT(x)); };
+  if (gU.defined()) inner = mul(skew(matmul(ops::mT(U), gU)), unsqueeze(S, -2));
   if (gV.defined()) {
-    Tensor part = mul(unsqueeze(S, -1), skew(matmul(mT(V), gV)));
+    Tensor part = mul(unsqueeze(S, -1), skew(matmul(ops::mT(V), gV)));
     inner = inner.defined() ? add(inner, part) : part;
   }
   inner = div(inner, e);
@@ -103,7 +96,7 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
   if (m > k && gU.defined()) {
     Tensor ga = matmul(U, inner);
     Tensor gus = div(gU, unsqueeze(S, -2));
-    ga = sub(add(ga, gus), matmul(U, matmul(mT(U), gus)));
+    ga = sub(add(ga, gus), matmul(U, matmul(ops::mT(U), gus)));
     return matmul(ga, Vh);
   }
   if (n > k && gV.defined()) {
@@ -125,15 +118,15 @@ Svd svd_impl(const char* op, const Tensor& A, bool vectors, bool full) {
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);
   Svd r;
-  r.S = Tensor::empty(with(batch, {k}), A.dtype());
+  r.S = Tensor::empty(ops::batched_shape(batch, {k}), A.dtype());
   Tensor info = Tensor::empty(batch, DType::Int32);
   Tensor ubuf, vbuf;
   if (vectors) {
     const int64_t ucols = full ? m : k, vrows = full ? n : k;
     NoGradGuard no_grad;
     // column-major buffers; identities where LAPACK has nothing to write (an empty side)
-    ubuf = clone(expand(eye(ucols, m, A.dtype()), with(batch, {ucols, m})));
-    vbuf = clone(expand(eye(n, vrows, A.dtype()), with(batch, {n, vrows})));
+    ubuf = clone(expand(eye(ucols, m, A.dtype()), ops::batched_shape(batch, {ucols, m})));
+    vbuf = clone(expand(eye(n, vrows, A.dtype()), ops::batched_shape(batch, {n, vrows})));
   }
   kernels::gesdd_batched(A.dtype(), info.numel(), m, n, buf.data_ptr(), r.S.data_ptr(),
                          vectors ? ubuf.data_ptr() : nullptr, vectors ? vbuf.data_ptr() : nullptr,
@@ -153,10 +146,10 @@ Svd svd_impl(const char* op, const Tensor& A, bool vectors, bool full) {
 // with gQ + Y gV^T.
 
 Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
-  Tensor M = sub(matmul(R, mT(gR)), matmul(mT(gQ), Q));
-  Tensor c = add(tril(M), mT(tril(M, -1)));
+  Tensor M = sub(matmul(R, ops::mT(gR)), matmul(ops::mT(gQ), Q));
+  Tensor c = add(tril(M), ops::mT(tril(M, -1)));
   Tensor b = add(gQ, matmul(Q, c));
-  return linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false);
+  return linalg_solve_triangular(ops::mT(R), b, /*upper=*/false, /*left=*/false);
 }
 
 Tensor qr_backward(Tensor gQ, Tensor gR, const Tensor& Q, const Tensor& R, const Tensor& A) {
@@ -167,7 +160,7 @@ Tensor qr_backward(Tensor gQ, Tensor gR, const Tensor& Q, const Tensor& R, const
   Tensor Y = narrow(A, -1, m, n - m);
   Tensor U = narrow(R, -1, 0, m), gU = narrow(gR, -1, 0, m), gV = narrow(gR, -1, m, n - m);
   Tensor gY = matmul(Q, gV);
-  Tensor gX = qr_backward_tall(add(gQ, matmul(Y, mT(gV))), gU, Q, U);
+  Tensor gX = qr_backward_tall(add(gQ, matmul(Y, ops::mT(gV))), gU, Q, U);
   return cat({gX, gY}, -1);
 }
 
@@ -250,7 +243,7 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);  // (batch, n, m): column-major m x n
-  Tensor tau = Tensor::empty(with(batch, {k}), A.dtype());
+  Tensor tau = Tensor::empty(ops::batched_shape(batch, {k}), A.dtype());
   kernels::geqrf_batched(A.dtype(), numel_of(batch), m, n, buf.data_ptr(), tau.data_ptr());
   const int64_t rrows = mode == "complete" ? m : k;
   Tensor R, Q;
@@ -261,7 +254,7 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
       Q = Tensor::empty({0}, A.dtype());
     } else {
       const int64_t cols = mode == "complete" ? m : k, copy = std::min(cols, n);
-      Tensor qbuf = zeros(with(batch, {cols, m}), A.dtype());
+      Tensor qbuf = zeros(ops::batched_shape(batch, {cols, m}), A.dtype());
       Tensor head = narrow(qbuf, -2, 0, copy);
       copy_(head, narrow(buf, -2, 0, copy));
       kernels::orgqr_batched(A.dtype(), numel_of(batch), m, cols, k, qbuf.data_ptr(),
@@ -314,19 +307,19 @@ std::pair<Tensor, Tensor> householder_product_backward(const Tensor& A, const Te
   std::vector<Tensor> X(k + 1);
   X[k] = eye(m, n, A.dtype());
   for (int64_t i = k - 1; i >= 0; --i)
-    X[i] = sub(X[i + 1], mul(scale(i), matmul(column(i), matmul(mT(column(i)), X[i + 1]))));
+    X[i] = sub(X[i + 1], mul(scale(i), matmul(column(i), matmul(ops::mT(column(i)), X[i + 1]))));
   Tensor G = gQ;
   std::vector<Tensor> gv, gtau;
   for (int64_t i = 0; i < k; ++i) {
     Tensor v = column(i), t = scale(i);
-    Tensor w = matmul(mT(v), G), u = matmul(mT(X[i + 1]), v);
+    Tensor w = matmul(ops::mT(v), G), u = matmul(ops::mT(X[i + 1]), v);
     gtau.push_back(neg(select(select(matmul(w, u), -1, 0), -1, 0)));
-    gv.push_back(mul(neg(t), add(matmul(G, u), matmul(X[i + 1], mT(w)))));
+    gv.push_back(mul(neg(t), add(matmul(G, u), matmul(X[i + 1], ops::mT(w)))));
     G = sub(G, mul(t, matmul(v, w)));
   }
   Tensor gA = tril(cat(gv, -1), -1);  // only the strictly lower part of A is read
   if (k < n) {
-    gA = cat({gA, zeros(with(ops::batch_dims(A), {m, n - k}), A.dtype())}, -1);
+    gA = cat({gA, zeros(ops::batched_shape(ops::batch_dims(A), {m, n - k}), A.dtype())}, -1);
   }
   return {gA, stack(gtau, -1)};
 }
@@ -340,7 +333,7 @@ std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);
-  Tensor tau = Tensor::empty(with(batch, {k}), A.dtype());
+  Tensor tau = Tensor::empty(ops::batched_shape(batch, {k}), A.dtype());
   kernels::geqrf_batched(A.dtype(), numel_of(batch), m, n, buf.data_ptr(), tau.data_ptr());
   Tensor a = ops::from_colmajor(buf);
   if (autograd::any_requires_grad(A))

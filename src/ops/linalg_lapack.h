@@ -1,6 +1,7 @@
-// Helpers shared by the LAPACK-backed ops (linalg_solve.cpp, linalg_cholesky.cpp). Private to
-// src/ops.
+// Helpers shared by the LAPACK-backed ops (linalg_solve, linalg_cholesky, linalg_lu,
+// linalg_decomp). Private to src/ops.
 #pragma once
+#include <initializer_list>
 #include <string>
 
 #include "ember/linalg.h"
@@ -21,6 +22,13 @@ Dims batch_dims(const Tensor& t);
 // row-major copy of t^T. from_colmajor(buf) is the matrix view back (no copy).
 Tensor colmajor(const Tensor& t);
 Tensor from_colmajor(const Tensor& buf);
+// The matrix transpose of t (its last two dims swapped): torch's t.mT.
+inline Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
+// The shape `batch` followed by `tail` (the matrix dims).
+inline Dims batched_shape(Dims batch, std::initializer_list<int64_t> tail) {
+  for (int64_t d : tail) batch.push_back(d);
+  return batch;
+}
 // Raises LinAlgError for the first matrix whose info (int32, one per matrix) is not 0:
 // "<op>: (Batch element i): <what(info)>", the batch part only when `batched`.
 void check_info(const char* op, const Tensor& info, bool batched,

@@ -16,13 +16,6 @@ namespace {
 
 using autograd::SavedTensor;
 
-Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
-
-Dims with(Dims batch, std::initializer_list<int64_t> tail) {
-  for (int64_t d : tail) batch.push_back(d);
-  return batch;
-}
-
 std::string zero_pivot(int32_t info) {
   return detail::cat("U[", info, ",", info,
                      "] is zero and using it on lu_solve would result in a division by zero. If "
@@ -34,9 +27,10 @@ std::string zero_pivot(int32_t info) {
 // gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T.
 Tensor lu_factor_backward(const Tensor& G, const Tensor& LU, const Tensor& pivots) {
   auto [P, L, U] = lu_unpack(LU, pivots, true, true);
-  Tensor gA = add(tril(matmul(mT(L), tril(G, -1)), -1), triu(matmul(triu(G), mT(U))));
-  gA = linalg_solve_triangular(mT(U), gA, /*upper=*/false, /*left=*/false);
-  gA = linalg_solve_triangular(mT(L), gA, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  Tensor gA = add(tril(matmul(ops::mT(L), tril(G, -1)), -1), triu(matmul(triu(G), ops::mT(U))));
+  gA = linalg_solve_triangular(ops::mT(U), gA, /*upper=*/false, /*left=*/false);
+  gA = linalg_solve_triangular(ops::mT(L), gA, /*upper=*/true, /*left=*/true,
+                               /*unitriangular=*/true);
   return matmul(P, gA);
 }
 
@@ -61,7 +55,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
               " is too large for LAPACK");
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);
-  Tensor piv = Tensor::empty(with(batch, {k}), DType::Int32);
+  Tensor piv = Tensor::empty(ops::batched_shape(batch, {k}), DType::Int32);
   Tensor info = Tensor::empty(batch, DType::Int32);
   kernels::getrf_rect_batched(A.dtype(), info.numel(), m, n, buf.data_ptr(), piv.data<int32_t>(),
                               info.data<int32_t>());
@@ -101,15 +95,15 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     EMBER_CHECK(pivots.dtype() == DType::Int32 || pivots.dtype() == DType::Int64, TypeError, op,
                 ": LU_pivots must be an integer tensor, got ", dtype_name(pivots.dtype()));
     EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == k && pivots.numel() == numel_of(batch) * k,
-                Error, op, ": expected LU_pivots of shape ", with(batch, {k}), ", but got ",
-                pivots.sizes(), " (LU_data has shape ", LU.sizes(), ")");
+                Error, op, ": expected LU_pivots of shape ", ops::batched_shape(batch, {k}),
+                ", but got ", pivots.sizes(), " (LU_data has shape ", LU.sizes(), ")");
     NoGradGuard no_grad;
     Tensor piv = contiguous(to_dtype(pivots, DType::Int32));
-    Tensor perm = Tensor::empty(with(batch, {m}), DType::Int64);
+    Tensor perm = Tensor::empty(ops::batched_shape(batch, {m}), DType::Int64);
     kernels::lu_permutation(numel_of(batch), m, k, piv.data<int32_t>(), perm.data<int64_t>());
-    Tensor pt =
-        scatter(zeros(with(batch, {m, m}), LU.dtype()), -1, unsqueeze(perm, -1), Scalar(1.0));
-    P = contiguous(mT(pt));
+    Tensor pt = scatter(zeros(ops::batched_shape(batch, {m, m}), LU.dtype()), -1,
+                        unsqueeze(perm, -1), Scalar(1.0));
+    P = contiguous(ops::mT(pt));
   } else {
     P = Tensor::empty({0}, LU.dtype());
   }
@@ -138,7 +132,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool ch
   const int64_t n = A.size(-1);
   Dims batch = ops::batch_dims(A);
   Tensor buf = ops::colmajor(A);
-  Tensor piv = Tensor::empty(with(batch, {n}), DType::Int32);
+  Tensor piv = Tensor::empty(ops::batched_shape(batch, {n}), DType::Int32);
   Tensor info = Tensor::empty(batch, DType::Int32);
   kernels::sytrf_batched(A.dtype(), info.numel(), n, buf.data_ptr(), piv.data<int32_t>(),
                          info.data<int32_t>());
@@ -172,15 +166,16 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B)
   const int64_t n = LD.size(-1), k = B.size(-1);
   EMBER_CHECK(pivots.dtype() == DType::Int32 && pivots.dim() == LD.dim() - 1 &&
                   pivots.size(-1) == n,
-              Error, op, ": expected int32 pivots of shape ", with(ops::batch_dims(LD), {n}),
-              ", but got ", dtype_name(pivots.dtype()), " ", pivots.sizes());
+              Error, op, ": expected int32 pivots of shape ",
+              ops::batched_shape(ops::batch_dims(LD), {n}), ", but got ",
+              dtype_name(pivots.dtype()), " ", pivots.sizes());
   Dims batch = broadcast_shapes(ops::batch_dims(LD), ops::batch_dims(B), op);
   Tensor X;
   {
     NoGradGuard no_grad;
-    Tensor ld = ops::colmajor(expand(LD, with(batch, {n, n})));
-    Tensor piv = contiguous(expand(pivots, with(batch, {n})));
-    Tensor x = ops::colmajor(expand(B, with(batch, {n, k})));
+    Tensor ld = ops::colmajor(expand(LD, ops::batched_shape(batch, {n, n})));
+    Tensor piv = contiguous(expand(pivots, ops::batched_shape(batch, {n})));
+    Tensor x = ops::colmajor(expand(B, ops::batched_shape(batch, {n, k})));
     kernels::sytrs_batched(LD.dtype(), numel_of(batch), n, k, ld.data_ptr(), piv.data<int32_t>(),
                            x.data_ptr());
     X = ops::from_colmajor(x);

@@ -142,8 +142,6 @@ std::string singular_inv(int32_t info) {
 // g (batch) as (batch, 1, 1), to scale a batch of matrices.
 Tensor per_matrix(const Tensor& g) { return unsqueeze(unsqueeze(g, -1), -1); }
 
-Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
-
 }  // namespace
 
 // ---- solve -------------------------------------------------------------------------------
@@ -173,9 +171,9 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B) {
                      [sa = SavedTensor(A), sx = SavedTensor(X, true), f, sha = Dims(A.sizes()),
                       shb = Dims(B.sizes())](Grads& g, const Node& n) -> Grads {
                        Tensor a = sa.get(), x = sx.get();
-                       Tensor gb = GradMode::is_enabled() ? linalg_solve(mT(a), g[0])
+                       Tensor gb = GradMode::is_enabled() ? linalg_solve(ops::mT(a), g[0])
                                                           : lu_solve_cm(f, g[0], true);
-                       Tensor ga = n.needs_input_grad(0) ? neg(matmul(gb, mT(x))) : Tensor();
+                       Tensor ga = n.needs_input_grad(0) ? neg(matmul(gb, ops::mT(x))) : Tensor();
                        return {ga.defined() ? autograd::sum_to(ga, sha) : Tensor(),
                                n.needs_input_grad(1) ? autograd::sum_to(gb, shb) : Tensor()};
                      });
@@ -204,7 +202,7 @@ std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
   if (autograd::any_requires_grad(A)) {
     autograd::record("LinalgInvExBackward0", {&A}, {&inv},
                      [si = SavedTensor(inv, true)](Grads& g, const Node&) -> Grads {
-                       Tensor it = mT(si.get());
+                       Tensor it = ops::mT(si.get());
                        return {neg(matmul(matmul(it, g[0]), it))};
                      });
   }
@@ -234,7 +232,7 @@ Tensor linalg_det(const Tensor& A) {
     autograd::record("LinalgDetBackward0", {&A}, {&det},
                      [sa = SavedTensor(A), sd = SavedTensor(det, true)](Grads& g,
                                                                         const Node&) -> Grads {
-                       Tensor it = mT(linalg_inv_ex(sa.get()).first);
+                       Tensor it = ops::mT(linalg_inv_ex(sa.get()).first);
                        return {mul(per_matrix(mul(g[0], sd.get())), it)};
                      });
   }
@@ -261,7 +259,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
     autograd::record("LinalgSlogdetBackward0", {&A}, {&sign, &logabs},
                      [sa = SavedTensor(A)](Grads& g, const Node&) -> Grads {
                        if (!g[1].defined()) return {Tensor()};
-                       Tensor it = mT(linalg_inv_ex(sa.get()).first);
+                       Tensor it = ops::mT(linalg_inv_ex(sa.get()).first);
                        return {mul(per_matrix(g[1]), it)};
                      });
   }
@@ -300,7 +298,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
     NoGradGuard no_grad;
     // X A = B is A^T X^T = B^T, and A^T's triangle is the other one.
     X = left ? solve_triangular_left(A, B, upper, unitriangular, batch)
-             : mT(solve_triangular_left(mT(A), mT(B), !upper, unitriangular, batch));
+             : ops::mT(solve_triangular_left(ops::mT(A), ops::mT(B), !upper, unitriangular, batch));
   }
   if (autograd::any_requires_grad(A, B)) {
     autograd::record("LinalgSolveTriangularBackward0", {&A, &B}, {&X},
@@ -309,10 +307,10 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
                       shb = Dims(B.sizes())](Grads& g, const Node& n) -> Grads {
                        Tensor a = sa.get(), x = sx.get();
                        Tensor gb =
-                           linalg_solve_triangular(mT(a), g[0], !upper, left, unitriangular);
+                           linalg_solve_triangular(ops::mT(a), g[0], !upper, left, unitriangular);
                        Tensor ga;
                        if (n.needs_input_grad(0)) {
-                         ga = neg(left ? matmul(gb, mT(x)) : matmul(mT(x), gb));
+                         ga = neg(left ? matmul(gb, ops::mT(x)) : matmul(ops::mT(x), gb));
                          ga = upper ? triu(ga, unitriangular ? 1 : 0)
                                     : tril(ga, unitriangular ? -1 : 0);
                          ga = autograd::sum_to(ga, sha);

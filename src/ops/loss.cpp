@@ -45,12 +45,6 @@ Tensor as_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : to_dty
 // once; torch computes these losses in float32 internally too.
 Tensor as_float32(const Tensor& t) { return t.defined() ? as_dtype(t, DType::Float32) : t; }
 
-void check_floating_input(const Tensor& x, const char* op) {
-  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
-              ": expected a floating point input, but got ", dtype_name(x.dtype()),
-              " (input of shape ", x.sizes(), ")");
-}
-
 // PyTorch refuses a weight that requires grad: these losses have no gradient for it.
 void check_no_grad(const Tensor& w, const char* op, const char* name) {
   EMBER_CHECK(!w.defined() || !autograd::any_requires_grad(w), Error, op,
@@ -506,7 +500,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   const char* op = "cross_entropy";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
-  check_floating_input(input, op);
+  ops::check_floating_input(input, op);
   EMBER_CHECK(input.dim() >= 1, ValueError, op,
               ": expected an input of shape (C), (N, C) or (N, C, d1, ...), but got a 0-d input");
   // A target of the input's shape holds class probabilities (PyTorch's rule).
@@ -528,7 +522,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   const char* op = "nll_loss";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
-  check_floating_input(input, op);
+  ops::check_floating_input(input, op);
   return class_index_loss(false, input, target, weight, reduction, ignore_index, 0.0, op);
 }
 
@@ -564,7 +558,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   const char* op = "binary_cross_entropy";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
-  check_floating_input(input, op);
+  ops::check_floating_input(input, op);
   EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
               ": expected a target of the input's shape ", input.sizes(),
               ", but got target of shape ", target.sizes());
@@ -589,7 +583,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const char* op = "binary_cross_entropy_with_logits";
   ops::check_defined(input, op);
   ops::check_defined(target, op);
-  check_floating_input(input, op);
+  ops::check_floating_input(input, op);
   EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
               ": expected a target of the input's shape ", input.sizes(),
               ", but got target of shape ", target.sizes());

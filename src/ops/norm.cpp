@@ -16,12 +16,6 @@ namespace {
 
 using autograd::SavedTensor;
 
-void check_floating(const char* op, const Tensor& x) {
-  EMBER_CHECK(is_floating_point(x.dtype()), TypeError, op,
-              ": expected a floating point input, but got ", dtype_name(x.dtype()),
-              " (input of shape ", x.sizes(), ")");
-}
-
 void check_param_dtype(const char* op, const char* name, const Tensor& t, const Tensor& x) {
   EMBER_CHECK(t.dtype() == x.dtype(), TypeError, op, ": expected ", name,
               " to have the input's dtype ", dtype_name(x.dtype()), ", but got ",
@@ -48,7 +42,7 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
       x.dim() >= 2, ValueError, op,
       ": expected an input of shape (N, C, *) with at least 2 dims, but got input of shape ",
       x.sizes());
-  check_floating(op, x);
+  ops::check_floating_input(x, op);
   EMBER_CHECK(rm.defined() == rv.defined(), ValueError, op,
               ": running_mean and running_var must either both be None or neither be None");
   EMBER_CHECK(training || rm.defined(), ValueError, op,
@@ -227,7 +221,7 @@ namespace {
 void check_layer_norm(const Tensor& x, IntList ns, const Tensor& w, const Tensor& b) {
   const char* op = "layer_norm";
   ops::check_defined(x, op);
-  check_floating(op, x);
+  ops::check_floating_input(x, op);
   EMBER_CHECK(!ns.empty(), ValueError, op,
               ": expected normalized_shape to have at least one dim, but got normalized_shape=()");
   const int64_t k = int64_t(ns.size());

@@ -183,9 +183,7 @@ Tensor& inplace_via(Tensor& self, const char* name, IntList other_shape, Ternary
     return self;
   }
   Tensor r = f(self);  // out of place first: `self` may overlap the other operands
-  EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, name, ": result type ",
-              dtype_name(r.dtype()), " can't be cast to the desired output type ",
-              dtype_name(self.dtype()));
+  ops::check_result_cast(name, r.dtype(), self.dtype());
   return copy_(self, r);
 }
 

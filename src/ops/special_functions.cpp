@@ -232,7 +232,7 @@ Tensor gammainc_op(BinaryFn f, const char* name, const Tensor& a, const Tensor& 
                        Tensor A = sa.get(), X = sx.get();
                        Tensor d = exp(sub(sub(mul(sub(A, Scalar(1.0)), log(X)), X), lgamma(A)));
                        Tensor gx = mul(g[0], upper ? neg(d) : d);
-                       return {Tensor(), to_dtype(autograd::sum_to(gx, shx), dx)};
+                       return {Tensor(), autograd::sum_to(gx, shx, dx)};
                      });
   }
   return out;

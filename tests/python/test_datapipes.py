@@ -284,3 +284,22 @@ def test_dataloader_with_datapipes():
         ED.datapipes.iter.Concater()
     with pytest.raises(IndexError, match="unbatch_level 2 exceeds the depth"):
         list(_wrap(ED, [[1], [2]]).unbatch(unbatch_level=2))
+
+
+@pytest.mark.parametrize("wrap", ["iter", "map"])
+def test_shuffler_without_a_seed_draws_one_from_embers_generator(wrap):
+    # No set_seed and no DataLoader: the seed comes from ember's global RNG (it used to
+    # raise ModuleNotFoundError), so manual_seed reproduces the order, as torch's does.
+    def order():
+        if wrap == "iter":
+            dp = ED.datapipes.iter.IterableWrapper(range(20)).shuffle()
+        else:
+            dp = ED.datapipes.map.SequenceWrapper(range(20)).shuffle()
+        return list(dp)
+
+    ember.manual_seed(3)
+    first = order()
+    ember.manual_seed(3)
+    assert order() == first
+    assert sorted(first) == list(range(20)) and first != list(range(20))
+    assert order() != first  # a new draw per iteration

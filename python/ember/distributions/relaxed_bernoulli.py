@@ -6,7 +6,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _BinaryProbsLogits, broadcast_all, clamp_probs
+from .utils import _BinaryProbsLogits, _RelaxedParams, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -52,7 +52,7 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
         return log_t + diff - 2 * F.softplus(diff)
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_RelaxedParams, TransformedDistribution):
     """sigmoid of a LogitRelaxedBernoulli: samples in (0, 1) that approach {0, 1} as the
     temperature goes to 0.
 
@@ -73,15 +73,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

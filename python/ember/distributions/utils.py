@@ -111,6 +111,40 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _CategoricalParams:
+    """For a distribution built on a Categorical (self._categorical): its logits, probs and
+    param_shape are the Categorical's."""
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class _RelaxedParams:
+    """For a relaxed distribution built as a transform of its base: temperature, logits and
+    probs are the base distribution's."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+
 class _BinaryProbsLogits:
     """The two parameterizations of a success probability, each computed lazily from the other
     (Bernoulli, Geometric, Binomial, NegativeBinomial, LogitRelaxedBernoulli)."""

@@ -44,10 +44,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a grad; returns closure()'s loss if given."""
         loss = self._run_closure(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_with_grads():
             states = [self.state[p] for p in params]
             for p, s in zip(params, states):
                 if not s:

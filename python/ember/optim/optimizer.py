@@ -11,6 +11,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .._grad_mode import enable_grad
+from .._zero_grad import zero_grads
 from .._dtype import get_default_dtype, float64, float32
 from .._tensor import Tensor
 from .._creation import tensor, zeros_like
@@ -232,19 +233,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Resets the grads: to None (default), or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -351,6 +340,13 @@ class Optimizer:
                 params.append(p)
                 grads.append(g)
         return params, grads
+
+    def _groups_with_grads(self):
+        """(group, params, grads) for each param group with at least one grad."""
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if params:
+                yield group, params, grads
 
     @staticmethod
     def _new_step():

@@ -39,10 +39,7 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a grad; returns closure()'s loss if given."""
         loss = self._run_closure(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_with_grads():
             self._refuse_capturable(group)
             states = self._states(group, params)
             momentum, centered = float(group["momentum"]), bool(group["centered"])

@@ -36,10 +36,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a grad; returns closure()'s loss if given."""
         loss = self._run_closure(closure)
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
+        for group, params, grads in self._groups_with_grads():
             momentum = group["momentum"]
             states = [self.state[p] for p in params] if momentum != 0 else []
             bufs = [s.get("momentum_buffer") for s in states]

@@ -127,31 +127,27 @@ int64_t offset_of(const IndexLoop& L, const Run& r, int64_t j, bool& bad) {
 
 // The three element actions. A get or a put only moves bytes (E is an unsigned type of
 // the element's size); Acc adds in the real dtype T.
-template <class E>
-struct Get {
+// A get copies the indexed element q into v; a put, v into q.
+template <class E, bool kPut>
+struct Move {
   using Elem = E;
-  static void one(char* q, char* v) { std::memcpy(v, q, sizeof(E)); }
+  static void one(char* q, char* v) {
+    if constexpr (kPut) std::memcpy(q, v, sizeof(E));
+    else std::memcpy(v, q, sizeof(E));
+  }
   static void block(char* q, int64_t qs, char* v, int64_t vs, int64_t n) {
     if (qs == int64_t(sizeof(E)) && vs == int64_t(sizeof(E))) {
-      std::memcpy(v, q, size_t(n) * sizeof(E));
+      if constexpr (kPut) std::memcpy(q, v, size_t(n) * sizeof(E));
+      else std::memcpy(v, q, size_t(n) * sizeof(E));
       return;
     }
     for (int64_t j = 0; j < n; ++j) one(q + j * qs, v + j * vs);
   }
 };
-
 template <class E>
-struct Put {
-  using Elem = E;
-  static void one(char* q, char* v) { std::memcpy(q, v, sizeof(E)); }
-  static void block(char* q, int64_t qs, char* v, int64_t vs, int64_t n) {
-    if (qs == int64_t(sizeof(E)) && vs == int64_t(sizeof(E))) {
-      std::memcpy(q, v, size_t(n) * sizeof(E));
-      return;
-    }
-    for (int64_t j = 0; j < n; ++j) one(q + j * qs, v + j * vs);
-  }
-};
+using Get = Move<E, false>;
+template <class E>
+using Put = Move<E, true>;
 
 template <class T>
 struct Acc {

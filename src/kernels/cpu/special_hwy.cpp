@@ -29,20 +29,23 @@ constexpr T kBelowOne = kF32<T> ? T(1 - 0x1p-24) : T(1 - 0x1p-53);  // the large
 // One struct per op: Vec (Highway), One (std::, as the scalar loop) and the input range
 // [lo, hi] where Vec is accurate (NaN is never in range); pad, where 0.5 is out of that
 // range, fills the tail's padding lanes (unary_hwy-inl.h).
-struct SinhOp {
-  template <class T>
-  static constexpr T lo = kF32<T> ? T(-88.72) : T(-709);
-  template <class T>
-  static constexpr T hi = kF32<T> ? T(88.72) : T(709);
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Sinh(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::sinh(x);
-  }
-};
+// The ops whose Vec is Highway's math function and One the std:: one of the same name.
+#define EMBER_HWY_STD_OP(Name, HwyFn, std_fn, LO, HI) \
+  struct Name {                                       \
+    template <class T>                                \
+    static constexpr T lo = LO;                       \
+    template <class T>                                \
+    static constexpr T hi = HI;                       \
+    template <class D, class V>                       \
+    static V Vec(D d, V x) {                          \
+      return hn::HwyFn(d, x);                         \
+    }                                                 \
+    template <class T>                                \
+    static T One(T x) {                               \
+      return std::std_fn(x);                          \
+    }                                                 \
+  };
+EMBER_HWY_STD_OP(SinhOp, Sinh, sinh, kF32<T> ? T(-88.72) : T(-709), kF32<T> ? T(88.72) : T(709))
 struct CoshOp {  // (e^|x| + e^-|x|) / 2
   template <class T>
   static constexpr T lo = kF32<T> ? T(-88.7) : T(-709);
@@ -59,20 +62,7 @@ struct CoshOp {  // (e^|x| + e^-|x|) / 2
     return std::cosh(x);
   }
 };
-struct AsinhOp {
-  template <class T>
-  static constexpr T lo = -kMax<T>;
-  template <class T>
-  static constexpr T hi = kMax<T>;
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Asinh(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::asinh(x);
-  }
-};
+EMBER_HWY_STD_OP(AsinhOp, Asinh, asinh, -kMax<T>, kMax<T>)
 struct AcoshOp {
   template <class T>
   static constexpr T lo = T(1);
@@ -89,78 +79,14 @@ struct AcoshOp {
     return std::acosh(x);
   }
 };
-struct AtanhOp {
-  template <class T>
-  static constexpr T lo = -kBelowOne<T>;
-  template <class T>
-  static constexpr T hi = kBelowOne<T>;
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Atanh(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::atanh(x);
-  }
-};
+EMBER_HWY_STD_OP(AtanhOp, Atanh, atanh, -kBelowOne<T>, kBelowOne<T>)
 
 // Acos/Asin are defined on [-1, 1]; outside it std:: gives NaN.
-struct AcosOp {
-  template <class T>
-  static constexpr T lo = T(-1);
-  template <class T>
-  static constexpr T hi = T(1);
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Acos(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::acos(x);
-  }
-};
-struct AsinOp {
-  template <class T>
-  static constexpr T lo = T(-1);
-  template <class T>
-  static constexpr T hi = T(1);
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Asin(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::asin(x);
-  }
-};
-struct AtanOp {
-  template <class T>
-  static constexpr T lo = -kMax<T>;
-  template <class T>
-  static constexpr T hi = kMax<T>;
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Atan(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::atan(x);
-  }
-};
-struct Log10Op {  // x <= 0, subnormals and inf go to std::
-  template <class T>
-  static constexpr T lo = std::numeric_limits<T>::min();
-  template <class T>
-  static constexpr T hi = kMax<T>;
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    return hn::Log10(d, x);
-  }
-  template <class T>
-  static T One(T x) {
-    return std::log10(x);
-  }
-};
+EMBER_HWY_STD_OP(AcosOp, Acos, acos, T(-1), T(1))
+EMBER_HWY_STD_OP(AsinOp, Asin, asin, T(-1), T(1))
+EMBER_HWY_STD_OP(AtanOp, Atan, atan, -kMax<T>, kMax<T>)
+// x <= 0, subnormals and inf go to std::
+EMBER_HWY_STD_OP(Log10Op, Log10, log10, std::numeric_limits<T>::min(), kMax<T>)
 
 struct ErfcOp {  // float32 only: erf_hwy-inl.h
   static constexpr bool kAnyInput = true;

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from ..._tensor import Tensor
 from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, bfloat16, float16
 from ..._grad_mode import no_grad
+from ..._zero_grad import zero_grads
 from ..parameter import Parameter, Buffer
 
 __all__ = ["Module"]
@@ -424,18 +425,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Calls fn on every sub-module (children first) and then on self; returns self."""

@@ -191,6 +191,18 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _zero_top_entries(amount, t, default_mask, scores, largest):
+    """default_mask with 0 at the `amount` entries of t whose scores() (a flat tensor, only
+    computed when something is pruned) are the largest (or smallest)."""
+    nparams_toprune = _compute_nparams_toprune(amount, t.nelement())
+    _validate_pruning_amount(nparams_toprune, t.nelement())
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        topk = _C.topk(scores(), k=nparams_toprune, largest=largest)
+        mask.view(-1)[topk.indices] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Zeroes `amount` (a count, or a fraction) entries chosen at random."""
     PRUNING_TYPE = "unstructured"
@@ -200,13 +212,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        nparams_toprune = _compute_nparams_toprune(self.amount, t.nelement())
-        _validate_pruning_amount(nparams_toprune, t.nelement())
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = _C.topk(rand_like(t).view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _zero_top_entries(self.amount, t, default_mask,
+                                 lambda: rand_like(t).view(-1), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -222,13 +229,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        nparams_toprune = _compute_nparams_toprune(self.amount, t.nelement())
-        _validate_pruning_amount(nparams_toprune, t.nelement())
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = _C.topk(t.abs().reshape(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _zero_top_entries(self.amount, t, default_mask,
+                                 lambda: t.abs().reshape(-1), largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):

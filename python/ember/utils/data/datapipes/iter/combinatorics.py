@@ -2,6 +2,7 @@
 import random
 
 from .._decorator import functional_datapipe
+from .._shuffle import _SeededShuffle
 from ..datapipe import IterDataPipe
 from ...sampler import SequentialSampler
 
@@ -31,7 +32,7 @@ class Sampler(IterDataPipe):
 
 
 @functional_datapipe("shuffle")
-class Shuffler(IterDataPipe):
+class Shuffler(_SeededShuffle, IterDataPipe):
     """Shuffles through a buffer of buffer_size items: once the buffer is full each new item
     takes the place of a uniformly chosen one, which is yielded; the rest come out in random
     order at the end (a full shuffle when buffer_size >= the length). The random stream is
@@ -45,27 +46,11 @@ class Shuffler(IterDataPipe):
         self.datapipe = datapipe if unbatch_level == 0 else datapipe.unbatch(unbatch_level)
         self.buffer_size = buffer_size
         self._buffer = []
-        self._enabled = True
-        self._seed = None
-        self._rng = random.Random()
-
-    def set_shuffle(self, shuffle=True):
-        self._enabled = shuffle
-        return self
-
-    def set_seed(self, seed):
-        self._seed = seed
-        return self
+        self._init_shuffle()
 
     def reset(self):
         self._buffer = []
-        if self._enabled:
-            if self._seed is None:
-                from ...._creation import empty
-                from ...._dtype import int64
-                self._seed = int(empty((), dtype=int64).random_().item())
-            self._rng.seed(self._seed)
-            self._seed = None
+        self._reseed()
 
     def __iter__(self):
         if not self._enabled:

@@ -4,6 +4,7 @@ import copy
 import random
 
 from .._decorator import functional_datapipe
+from .._shuffle import _SeededShuffle
 from ..datapipe import DataChunk, IterDataPipe, MapDataPipe
 from ..iter.callable import apply_to_columns
 
@@ -115,7 +116,7 @@ class Zipper(MapDataPipe):
         return min(len(dp) for dp in self.datapipes)
 
 
-class Shuffler(IterDataPipe):
+class Shuffler(_SeededShuffle, IterDataPipe):
     """The items of a MapDataPipe (or of `indices`) in a random order: a full Fisher-Yates
     shuffle of the indices with Python's random.Random, seeded per iteration as the iterable
     Shuffler (set_seed, the DataLoader, else ember's global RNG)."""
@@ -123,26 +124,10 @@ class Shuffler(IterDataPipe):
     def __init__(self, datapipe, *, indices=None):
         self.datapipe = datapipe
         self.indices = list(range(len(datapipe))) if indices is None else indices
-        self._enabled = True
-        self._seed = None
-        self._rng = random.Random()
-
-    def set_shuffle(self, shuffle=True):
-        self._enabled = shuffle
-        return self
-
-    def set_seed(self, seed):
-        self._seed = seed
-        return self
+        self._init_shuffle()
 
     def reset(self):
-        if self._enabled:
-            if self._seed is None:
-                from ...._creation import empty
-                from ...._dtype import int64
-                self._seed = int(empty((), dtype=int64).random_().item())
-            self._rng.seed(self._seed)
-            self._seed = None
+        self._reseed()
 
     def __iter__(self):
         if not self._enabled:
