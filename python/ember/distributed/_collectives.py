@@ -5,7 +5,7 @@ as `dst`/`src`/`peer` are global ranks, `group_dst`/`group_src`/`group_peer` ran
 `group` (torch's convention); the C++ side (src/distributed/collectives_rooted.cpp,
 all_to_all.cpp, point_to_point.cpp) works with group ranks."""
 from . import _groups
-from . import ReduceOp, _op, _skip, _tensor, _tensor_list
+from ._collectives_core import ReduceOp, _op, _skip, _tensor, _tensor_list
 from .. import _C
 
 _d = _C._distributed

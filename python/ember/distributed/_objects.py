@@ -6,8 +6,8 @@ import pickle
 import numpy as np
 
 from . import _groups
-from . import _skip, all_gather_into_tensor, broadcast, gather, get_rank, get_world_size, scatter
-from ._collectives import recv, send
+from ._collectives import gather, recv, scatter, send
+from ._collectives_core import _skip, all_gather_into_tensor, broadcast, get_rank, get_world_size
 from .. import _creation
 from .. import int64 as _int64, uint8 as _uint8, zeros as _zeros
 
