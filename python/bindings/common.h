@@ -45,12 +45,16 @@ void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&...
 
 nb::class_<Tensor>& tensor_class();
 
+// An ember.Size (size.cpp) holding v; bind_size must have run.
+nb::object make_size(IntList v);
+
 // The C++ stream inside an ember.Generator; nullptr for None (the default generator).
 Generator* generator_from(nb::handle h);
 
 // The Tensor inside a Python Tensor object (for in-place methods, which return `self`).
 inline Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 
+void bind_size(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_creation(nb::module_& m);
 void bind_elementwise(nb::module_& m);

@@ -157,6 +157,7 @@ NB_MODULE(_C, m) {
     return d;
   });
   m.def("empty_cache", &empty_cache);
+  py::bind_size(m);
   py::bind_tensor(m);
   py::bind_creation(m);
   py::bind_elementwise(m);

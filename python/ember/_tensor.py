@@ -11,38 +11,7 @@ from ._device import device, tensor_to_device as _to_device, TENSOR_METHODS as _
 Tensor = _C.Tensor
 
 
-class Size(tuple):
-    """torch.Size: a tuple of ints that prints as ember.Size([2, 3]).
-
-    >>> s = ember.ones(2, 3).shape
-    >>> s, s.numel(), s[1:]
-    (ember.Size([2, 3]), 6, ember.Size([3]))
-    """
-
-    def __repr__(self):
-        return f"ember.Size({list(self)})"
-
-    def __getitem__(self, key):
-        """An int for an index, a Size for a slice (as torch.Size)."""
-        item = tuple.__getitem__(self, key)
-        return Size(item) if isinstance(key, slice) else item
-
-    def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-
-def _shape(self):
-    """shape -> ember.Size
-
-    The size of each dimension, as an ember.Size (a tuple of ints); same as size().
-
-    >>> ember.zeros(2, 3).shape
-    ember.Size([2, 3])
-    """
-    return Size(self._shape)
+Size = _C.Size  # torch.Size, a tuple subclass made in C (python/bindings/size.cpp)
 
 
 def _size(self, dim=None):
@@ -54,7 +23,7 @@ def _size(self, dim=None):
     >>> x.size(), x.size(1), x.size(-2)
     (ember.Size([2, 3]), 3, 2)
     """
-    return Size(self._shape) if dim is None else self._size(dim)
+    return self.shape if dim is None else self._size(dim)
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
@@ -345,7 +314,6 @@ _METHODS = {
     "backward": _backward,
     "register_hook": _register_hook,
     "register_post_accumulate_grad_hook": _register_post_accumulate_grad_hook,
-    "shape": property(_shape),
     "size": _size,
     "type": _type,
     "to": _to,

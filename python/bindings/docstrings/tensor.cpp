@@ -42,6 +42,10 @@ constexpr Docstring kTensor[] = {
 >>> x = ember.zeros(2, 3)
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
+    {"Tensor.shape", R"(The size of each dimension, as an ember.Size (a tuple of ints); same as size().
+
+>>> ember.zeros(2, 3).shape
+ember.Size([2, 3]))"},
     {"Tensor.data_ptr",
      R"(The address of self's first element, an int; 0 when self has no elements, as torch.
 
