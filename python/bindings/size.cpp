@@ -35,27 +35,26 @@ PyObject* size_numel(PyObject* self, PyObject*) {
   return n;
 }
 
-PyMethodDef size_methods[] = {
-    {"numel", size_numel, METH_NOARGS,
-     "numel() -> int\n\nThe number of elements a tensor of this size holds.\n\n"
-     ">>> ember.Size([2, 3]).numel()\n6"},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef size_methods[] =
+    {{"numel", size_numel, METH_NOARGS,
+      "numel() -> int\n\nThe number of elements a tensor of this size holds.\n\n"
+      ">>> ember.Size([2, 3]).numel()\n6"},
+     {nullptr, nullptr, 0, nullptr}};
 
-PyType_Slot size_slots[] = {
-    {Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
-    {Py_tp_repr, reinterpret_cast<void*>(size_repr)},
-    {Py_tp_methods, size_methods},
-    {Py_tp_doc, const_cast<char*>(
-                    "Size(sizes) -> ember.Size\n\n"
-                    "torch.Size: a tuple of ints that prints as ember.Size([2, 3]); a slice of "
-                    "it is a Size too.\n\n"
-                    ">>> s = ember.ones(2, 3).shape\n"
-                    ">>> s, s.numel(), s[1:], s[0]\n"
-                    "(ember.Size([2, 3]), 6, ember.Size([3]), 2)")},
-    {0, nullptr}};
+PyType_Slot size_slots[] =
+    {{Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
+     {Py_tp_repr, reinterpret_cast<void*>(size_repr)},
+     {Py_tp_methods, size_methods},
+     {Py_tp_doc,
+      const_cast<char*>("Size(sizes) -> ember.Size\n\n"
+                        "torch.Size: a tuple of ints that prints as ember.Size([2, 3]); a slice of "
+                        "it is a Size too.\n\n"
+                        ">>> s = ember.ones(2, 3).shape\n"
+                        ">>> s, s.numel(), s[1:], s[0]\n"
+                        "(ember.Size([2, 3]), 6, ember.Size([3]), 2)")},
+     {0, nullptr}};
 
-PyType_Spec size_spec = {"ember.Size", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-                         size_slots};
+PyType_Spec size_spec = {"ember.Size", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, size_slots};
 
 }  // namespace
 

@@ -42,7 +42,8 @@ constexpr Docstring kTensor[] = {
 >>> x = ember.zeros(2, 3)
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
-    {"Tensor.shape", R"(The size of each dimension, as an ember.Size (a tuple of ints); same as size().
+    {"Tensor.shape",
+     R"(The size of each dimension, as an ember.Size (a tuple of ints); same as size().
 
 >>> ember.zeros(2, 3).shape
 ember.Size([2, 3]))"},
