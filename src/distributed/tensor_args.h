@@ -23,7 +23,8 @@ inline void check_tensor(const Tensor& t, const char* op, bool bytes_ok,
   bool ok = is_floating_point(d) || d == DType::Int32 || d == DType::Int64 ||
             (bytes_ok && (d == DType::Bool || d == DType::UInt8));
   EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d),
-              " (supported: float32, float64, bfloat16, float16, int32, int64", bytes_ok ? ", bool, uint8)" : ")");
+              " (supported: float32, float64, bfloat16, float16, int32, int64",
+              bytes_ok ? ", bool, uint8)" : ")");
 }
 
 // A tensor written in place must not have two elements on one memory location (expand):
