@@ -473,6 +473,24 @@ def test_group_of_one(group1):
     dist.barrier()  # the default group lives on
 
 
+def test_async_rooted_collectives_futures_hold_their_outputs(group1):
+    """Work.get_future()/result() of reduce, gather, scatter, all_to_all(_single): the
+    tensors the collective wrote, as torch's."""
+    x = ember.arange(4.0)
+    assert dist.reduce(x, dst=0, async_op=True).get_future().wait() == [x]
+    outs = [ember.zeros(4)]
+    assert dist.gather(x, outs, async_op=True).get_future().wait() == outs
+    y = ember.zeros(4)
+    assert dist.scatter(y, [x], async_op=True).result() == [y]
+    check(y, np.arange(4.0, dtype=np.float32))
+    o = ember.zeros(4)
+    fut = dist.all_to_all_single(o, x, async_op=True).get_future()
+    assert fut.wait() == [o]
+    lo = [ember.zeros(4)]
+    assert dist.all_to_all(lo, [x], async_op=True).get_future().wait() == lo
+    check(lo[0], np.arange(4.0, dtype=np.float32))
+
+
 def test_argument_checks(group1):
     x = ember.zeros(3)
     raises(ValueError, "give either dst or group_dst", dist.reduce, x, dst=0, group_dst=0)

@@ -7,6 +7,7 @@ all_to_all.cpp, point_to_point.cpp) works with group ranks."""
 from . import _groups
 from ._collectives_core import ReduceOp, _op, _skip, _tensor, _tensor_list
 from .. import _C
+from ._work_future import attach as _attach
 
 _d = _C._distributed
 
@@ -20,7 +21,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if _skip("reduce", group):
         return None
     dst = _groups.peer("reduce", group, dst, group_dst, "dst")
-    return _d.reduce(_tensor("reduce", "tensor", tensor), dst, _op(op, "reduce"), group, bool(async_op))
+    work = _d.reduce(_tensor("reduce", "tensor", tensor), dst, _op(op, "reduce"), group, bool(async_op))
+    return _attach(work, [tensor])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -28,8 +30,9 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if _skip("gather", group):
         return None
     dst = _groups.peer("gather", group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
-    return _d.gather(_tensor("gather", "tensor", tensor), _optional_list("gather", "gather_list", gather_list),
-                     dst, group, bool(async_op))
+    outs = _optional_list("gather", "gather_list", gather_list)
+    return _attach(_d.gather(_tensor("gather", "tensor", tensor), outs, dst, group, bool(async_op)),
+                   outs)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -37,8 +40,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if _skip("scatter", group):
         return None
     src = _groups.peer("scatter", group, 0 if src is None and group_src is None else src, group_src, "src")
-    return _d.scatter(_tensor("scatter", "tensor", tensor),
+    work = _d.scatter(_tensor("scatter", "tensor", tensor),
                       _optional_list("scatter", "scatter_list", scatter_list), src, group, bool(async_op))
+    return _attach(work, [tensor])
 
 
 def _splits(op, name, sizes):
@@ -56,9 +60,10 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     name = "all_to_all_single"
     if _skip(name, group):
         return None
-    return _d.all_to_all_single(_tensor(name, "output", output), _tensor(name, "input", input),
+    work = _d.all_to_all_single(_tensor(name, "output", output), _tensor(name, "input", input),
                                 _splits(name, "output_split_sizes", output_split_sizes),
                                 _splits(name, "input_split_sizes", input_split_sizes), group, bool(async_op))
+    return _attach(work, [output])
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -66,8 +71,9 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     name = "all_to_all"
     if _skip(name, group):
         return None
-    return _d.all_to_all(_tensor_list(name, "output_tensor_list", output_tensor_list),
+    work = _d.all_to_all(_tensor_list(name, "output_tensor_list", output_tensor_list),
                          _tensor_list(name, "input_tensor_list", input_tensor_list), group, bool(async_op))
+    return _attach(work, output_tensor_list)
 
 
 def _tag(op, tag):
@@ -81,7 +87,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     if _skip("isend", group):
         return None
     dst = _groups.peer("isend", group, dst, group_dst, "dst")
-    return _d.send(_tensor("isend", "tensor", tensor), dst, _tag("isend", tag), group, True)
+    return _attach(_d.send(_tensor("isend", "tensor", tensor), dst, _tag("isend", tag), group, True),
+                   [tensor])
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -89,7 +96,8 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     if _skip("irecv", group):
         return None
     src = -1 if src is None and group_src is None else _groups.peer("irecv", group, src, group_src, "src")
-    return _d.recv(_tensor("irecv", "tensor", tensor), src, _tag("irecv", tag), group, True)
+    return _attach(_d.recv(_tensor("irecv", "tensor", tensor), src, _tag("irecv", tag), group, True),
+                   [tensor])
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
