@@ -120,18 +120,38 @@ def elu_(input, alpha=1.0):
 
 
 def selu(input, inplace=False):
-    """scale * elu(x, alpha) with the self-normalizing constants."""
+    """selu(input, inplace=False) -> Tensor
+
+    scale * elu(x, alpha) with the self-normalizing constants (alpha ~ 1.6733, scale ~ 1.0507).
+
+    >>> ember.nn.functional.selu(ember.tensor([-1.0, 0.0, 1.0]))
+    tensor([-1.1113,  0.0000,  1.0507])
+    """
     _check_float("selu", input)
     return _maybe_inplace("selu", input, inplace,
                           lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE, 1.0))
 
 
 def selu_(input):
+    """selu_(input) -> Tensor
+
+    In-place selu: overwrites input and returns it.
+
+    >>> x = ember.tensor([-1.0, 0.0, 1.0])
+    >>> _ = ember.nn.functional.selu_(x); x
+    tensor([-1.1113,  0.0000,  1.0507])
+    """
     return selu(input, True)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    """celu(input, alpha=1.0, inplace=False) -> Tensor
+
+    max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise.
+
+    >>> ember.nn.functional.celu(ember.tensor([-1.0, 0.0, 1.0]), alpha=2.0)
+    tensor([-0.7869,  0.0000,  1.0000])
+    """
     _check_float("celu", input)
     if alpha == 0:
         raise RuntimeError("celu: ZeroDivisionError: alpha cannot be 0 for CELU")
@@ -139,6 +159,14 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """celu_(input, alpha=1.0) -> Tensor
+
+    In-place celu: overwrites input and returns it.
+
+    >>> x = ember.tensor([-1.0, 0.0, 1.0])
+    >>> _ = ember.nn.functional.celu_(x); x
+    tensor([-0.6321,  0.0000,  1.0000])
+    """
     return celu(input, alpha, True)
 
 
@@ -196,7 +224,13 @@ def tanhshrink(input):
 
 
 def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0 (gradient 0 on [-lambd, lambd], bounds included)."""
+    """hardshrink(input, lambd=0.5) -> Tensor
+
+    x where |x| > lambd, else 0 (gradient 0 on [-lambd, lambd], bounds included).
+
+    >>> ember.nn.functional.hardshrink(ember.tensor([-1.0, -0.3, 0.5, 2.0]))
+    tensor([-1.,  0.,  0.,  2.])
+    """
     _check_float("hardshrink", input)
     return input.masked_fill((input >= -lambd).logical_and(input <= lambd), 0.0)
 
@@ -220,11 +254,25 @@ def _threshold(x, threshold, value):
 
 
 def threshold(input, threshold, value, inplace=False):
-    """x where x > threshold, else value."""
+    """threshold(input, threshold, value, inplace=False) -> Tensor
+
+    x where x > threshold, else value.
+
+    >>> ember.nn.functional.threshold(ember.tensor([-1.0, 0.5, 2.0]), 1.0, 0.0)
+    tensor([0., 0., 2.])
+    """
     return _maybe_inplace("threshold", input, inplace, lambda x: _threshold(x, threshold, value))
 
 
 def threshold_(input, threshold, value):
+    """threshold_(input, threshold, value) -> Tensor
+
+    In-place threshold: overwrites input and returns it.
+
+    >>> x = ember.tensor([-1.0, 0.5, 2.0])
+    >>> _ = ember.nn.functional.threshold_(x, 1.0, 0.0); x
+    tensor([0., 0., 2.])
+    """
     return _inplace("threshold_", input, lambda x: _threshold(x, threshold, value))
 
 
@@ -248,8 +296,15 @@ def glu(input, dim=-1):
 
 
 def prelu(input, weight):
-    """x for x > 0, weight * x otherwise; weight has 1 or C (= input.size(1)) entries.
-    At x = 0 the input's gradient is weight's, as in torch."""
+    """prelu(input, weight) -> Tensor
+
+    x for x > 0, weight * x otherwise; weight has 1 or C (= input.size(1)) entries.
+    At x = 0 the input's gradient is weight's, as in torch.
+
+    >>> ember.nn.functional.prelu(ember.tensor([[-2.0, 1.0], [-1.0, 3.0]]), ember.tensor([0.25]))
+    tensor([[-0.5000,  1.0000],
+            [-0.2500,  3.0000]])
+    """
     _check_float("prelu", input)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and "

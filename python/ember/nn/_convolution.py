@@ -22,8 +22,16 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """The adjoint of conv3d (its input gradient), in C++; weight (in_channels, out_channels //
-    groups, kD, kH, kW)."""
+    """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv3d (its input gradient), in C++; weight (in_channels, out_channels //
+    groups, kD, kH, kW).
+
+    >>> x = ember.ones(1, 2, 3, 3, 3)
+    >>> ember.nn.functional.conv_transpose3d(x, ember.ones(2, 4, 2, 2, 2)).shape
+    ember.Size([1, 4, 4, 4, 4])
+    """
     return _conv_transpose("conv_transpose3d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation, 3)
 
@@ -65,7 +73,11 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def conv_tbc(input, weight, bias, pad=0):
     """torch.conv_tbc: input (time, batch, in_channels), weight (kernel_width, in_channels,
     out_channels), bias (out_channels,): out[t] = bias + sum_k input[t + k - pad] @ weight[k],
-    i.e. conv1d over (batch, channel, time) with the weight's axes reordered."""
+    i.e. conv1d over (batch, channel, time) with the weight's axes reordered.
+
+    >>> ember.conv_tbc(ember.ones(5, 2, 3), ember.ones(2, 3, 4), ember.zeros(4)).shape
+    ember.Size([4, 2, 4])
+    """
     _check_tensors("conv_tbc", input=input, weight=weight, bias=bias)
     if input.dim() != 3:
         raise RuntimeError(f"conv_tbc: input must have 3 dims (time, batch, in_channel), but got "

@@ -149,7 +149,15 @@ def _check_1d(name, input, what="input"):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """conv2d on (N, C, 1, L) with a (O, C/g, 1, K) kernel."""
+    """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    1-d convolution (cross-correlation) of (N, C, L) with a (O, C/groups, K) weight; computed as
+    conv2d on (N, C, 1, L) with a (O, C/g, 1, K) kernel.
+
+    >>> x = ember.tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> ember.nn.functional.conv1d(x, ember.tensor([[[1.0, -1.0]]]))
+    tensor([[[-2.,  1., -3.]]])
+    """
     _check_1d("conv1d", input)
     if weight.dim() != 3:
         raise RuntimeError(f"conv1d: expected a 3D weight (out_channels, in_channels/groups, "
@@ -185,6 +193,15 @@ def _check_pool_size(name, input, kernel_size, stride, padding, dilation, ceil_m
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False) -> Tensor
+
+    The maximum over sliding windows along the last dim of (N, C, L) or (C, L).
+
+    >>> x = ember.tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> ember.nn.functional.max_pool1d(x, 2)
+    tensor([[[3., 5.]]])
+    """
     _check_1d("max_pool1d", input)
     stride = kernel_size if stride is None or stride == () or stride == [] else stride
     _check_pool_size("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -199,6 +216,15 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    """avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True) -> Tensor
+
+    The mean over sliding windows along the last dim of (N, C, L) or (C, L).
+
+    >>> x = ember.tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> ember.nn.functional.avg_pool1d(x, 2)
+    tensor([[[2.0000, 3.5000]]])
+    """
     _check_1d("avg_pool1d", input)
     stride = kernel_size if stride is None or stride == () or stride == [] else stride
     _check_pool_size("avg_pool1d", input, kernel_size, stride, padding, 1, ceil_mode)
@@ -210,6 +236,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool1d(input, output_size) -> Tensor
+
+    Average pooling whose windows are chosen so the last dim becomes output_size.
+
+    >>> x = ember.tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> ember.nn.functional.adaptive_avg_pool1d(x, 1)
+    tensor([[[2.7500]]])
+    """
     _check_1d("adaptive_avg_pool1d", input)
     size = _tuple(output_size, 1, "adaptive_avg_pool1d")
     return _C.adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
@@ -374,12 +408,30 @@ def _zero_stuffed_conv(x, weight, bias, s, p, op, groups, d):
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
+    """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv1d (its input gradient); weight is (in_channels, out_channels / groups, K).
+
+    >>> ember.nn.functional.conv_transpose1d(ember.tensor([[[1.0, 2.0]]]),
+    ...                                      ember.tensor([[[1.0, 1.0]]]))
+    tensor([[[1., 3., 2.]]])
+    """
     return _conv_transpose("conv_transpose1d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation, 1)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
+    """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv2d (its input gradient); weight is (in_channels, out_channels / groups,
+    kH, kW).
+
+    >>> ember.nn.functional.conv_transpose2d(ember.ones(1, 2, 3, 3), ember.ones(2, 4, 2, 2)).shape
+    ember.Size([1, 4, 4, 4])
+    """
     return _conv_transpose("conv_transpose2d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation, 2)
 

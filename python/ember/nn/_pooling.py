@@ -47,6 +47,15 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+    ceil_mode=False, return_indices=False) -> (Tensor, Tensor)
+
+    max_pool1d that always returns (values, indices), indices into the last dim.
+
+    >>> x = ember.tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> ember.nn.functional.max_pool1d_with_indices(x, 2)
+    (tensor([[[3., 5.]]]), tensor([[[1, 3]]]))
+    """
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 

@@ -91,6 +91,14 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """relu_(input) -> Tensor
+
+    In-place relu: overwrites input with max(0, x) and returns it.
+
+    >>> x = ember.tensor([-2.0, 0.0, 1.5])
+    >>> _ = ember.nn.functional.relu_(x); x
+    tensor([0.0000, 0.0000, 1.5000])
+    """
     return input.relu_()
 
 
