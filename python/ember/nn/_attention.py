@@ -383,7 +383,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """y = x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight;
-    eps=None means torch.finfo(input.dtype).eps."""
+    eps=None means torch.finfo(input.dtype).eps.
+
+    >>> ember.nn.functional.rms_norm(ember.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)

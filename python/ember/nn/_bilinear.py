@@ -8,7 +8,15 @@ __all__ = ["bilinear"]
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) -> (*, out)."""
+    """bilinear(input1, input2, weight, bias=None) -> Tensor
+
+    y[..., o] = input1 @ weight[o] @ input2 + bias[o]: input1 (*, in1), input2 (*, in2),
+    weight (out, in1, in2), bias (out) -> (*, out).
+
+    >>> w = ember.tensor([[[1.0], [1.0]]])
+    >>> ember.nn.functional.bilinear(ember.tensor([[1.0, 2.0]]), ember.tensor([[3.0]]), w)
+    tensor([[9.]])
+    """
     for x, arg in ((input1, "input1"), (input2, "input2"), (weight, "weight")):
         _check_tensor(x, "bilinear", arg)
     if bias is not None:

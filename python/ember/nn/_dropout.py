@@ -132,19 +132,50 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Dropout for SELU networks: dropped elements become SELU's saturation value and an
-    affine map keeps the mean and variance."""
+    """alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor
+
+    Dropout for SELU networks: dropped elements become SELU's saturation value and an
+    affine map keeps the mean and variance. The identity unless training.
+
+    >>> x = ember.tensor([[-1.0, 0.0, 2.0]])
+    >>> ember.nn.functional.alpha_dropout(x, 0.5)  # not training: x itself
+    tensor([[-1.,  0.,  2.]])
+    >>> ember.nn.functional.alpha_dropout(x, 0.5, training=True).shape
+    ember.Size([1, 3])
+    """
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
 def alpha_dropout_(input, p=0.5, training=False):
+    """alpha_dropout_(input, p=0.5, training=False) -> Tensor
+
+    In-place alpha_dropout: overwrites input and returns it.
+
+    >>> x = ember.tensor([-1.0, 0.0, 2.0])
+    >>> ember.nn.functional.alpha_dropout_(x, 0.5, training=True) is x
+    True
+    """
     return alpha_dropout(input, p, training, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Alpha dropout of whole channels of (N, C, *)."""
+    """feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor
+
+    Alpha dropout of whole channels of (N, C, *). The identity unless training.
+
+    >>> ember.nn.functional.feature_alpha_dropout(ember.ones(2, 3, 4), 0.5, training=True).shape
+    ember.Size([2, 3, 4])
+    """
     return _dropout_impl(input, p, training, inplace, True, True)
 
 
 def feature_alpha_dropout_(input, p=0.5, training=False):
+    """feature_alpha_dropout_(input, p=0.5, training=False) -> Tensor
+
+    In-place feature_alpha_dropout: overwrites input and returns it.
+
+    >>> x = ember.ones(2, 3, 4)
+    >>> ember.nn.functional.feature_alpha_dropout_(x, 0.5, training=True) is x
+    True
+    """
     return feature_alpha_dropout(input, p, training, True)

@@ -291,7 +291,12 @@ def _clamped_norm(x, dim, eps):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim, after broadcasting.
-    Normalizing first keeps the result in [-1, 1] and avoids overflow in <x1, x2>."""
+    Normalizing first keeps the result in [-1, 1] and avoids overflow in <x1, x2>.
+
+    >>> a, b = ember.tensor([[1.0, 0.0], [1.0, 1.0]]), ember.tensor([[0.0, 1.0], [2.0, 2.0]])
+    >>> ember.nn.functional.cosine_similarity(a, b)
+    tensor([0.0000, 1.0000])
+    """
     common = _C.promote_types(x1.dtype, x2.dtype)
     if common not in (float32, float64, bfloat16, float16):
         raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet "
@@ -303,7 +308,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """||x1 - x2 + eps||_p over the last dim (eps keeps the gradient finite at x1 = x2)."""
+    """pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor
+
+    ||x1 - x2 + eps||_p over the last dim (eps keeps the gradient finite at x1 = x2).
+
+    >>> a, b = ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0]])
+    >>> ember.nn.functional.pairwise_distance(a, b)
+    tensor([5.0000])
+    """
     _broadcast_shape("pairwise_distance", x1.shape, x2.shape)
     dim = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, dim, keepdim)

@@ -212,7 +212,11 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def pdist(input, p=2):
     """The p-norm distances between the rows of input (N, M), i < j, in row-major order:
-    N * (N - 1) / 2 values. A zero distance has gradient 0 (as torch)."""
+    N * (N - 1) / 2 values. A zero distance has gradient 0 (as torch).
+
+    >>> ember.nn.functional.pdist(ember.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
     _check_tensor(input, "pdist")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")

@@ -13,7 +13,11 @@ def _check_pixel_input(name, input, factor, what):
 
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r): channel c*r^2 + i*r + j goes to pixel (i, j) of
-    each r x r block."""
+    each r x r block.
+
+    >>> ember.nn.functional.pixel_shuffle(ember.ones(1, 8, 2, 3), 2).shape
+    ember.Size([1, 2, 4, 6])
+    """
     r = upscale_factor
     _check_pixel_input("pixel_shuffle", input, r, "upscale_factor")
     *batch, c, h, w = input.shape
@@ -28,7 +32,11 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of pixel_shuffle."""
+    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of pixel_shuffle.
+
+    >>> ember.nn.functional.pixel_unshuffle(ember.ones(1, 2, 4, 6), 2).shape
+    ember.Size([1, 8, 2, 3])
+    """
     r = downscale_factor
     _check_pixel_input("pixel_unshuffle", input, r, "downscale_factor")
     *batch, c, h, w = input.shape
@@ -44,7 +52,12 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """(N, C, *): channel g * (C / groups) + k moves to k * groups + g (ShuffleNet)."""
+    """(N, C, *): channel g * (C / groups) + k moves to k * groups + g (ShuffleNet).
+    native_channel_shuffle is the same function.
+
+    >>> ember.nn.functional.channel_shuffle(ember.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
     if input.dim() <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")

@@ -35,13 +35,24 @@ def _rrelu_out(name, input, lower, upper, training, generator):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
     """x for x > 0, a * x otherwise; a ~ U(lower, upper) per element while training, else
-    (lower + upper) / 2. The gradient is the slope used."""
+    (lower + upper) / 2. The gradient is the slope used.
+
+    >>> ember.nn.functional.rrelu(ember.tensor([-4.0, 2.0]))  # slope (1/8 + 1/3) / 2
+    tensor([-0.9167,  2.0000])
+    """
     op = _rrelu_out("rrelu", input, lower, upper, training, generator)
     return _inplace("rrelu_", input, op) if inplace else op(input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    """In-place rrelu."""
+    """rrelu_(input, lower=1/8, upper=1/3, training=False, generator=None) -> Tensor
+
+    In-place rrelu: overwrites input and returns it.
+
+    >>> x = ember.tensor([-4.0, 2.0])
+    >>> _ = ember.nn.functional.rrelu_(x); x
+    tensor([-0.9167,  2.0000])
+    """
     return rrelu(input, lower, upper, training, True, generator)
 
 
