@@ -218,17 +218,41 @@ def get_backend(group=None):
 
 
 def get_group_rank(group, global_rank):
-    """The rank in `group` of the default group's rank `global_rank` (ValueError if not a member)."""
+    """The rank in `group` of the default group's rank `global_rank` (ValueError if not a member).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_group_rank(dist.new_group([0]), 0)
+    0
+    >>> dist.destroy_process_group()
+    """
     return _groups.group_rank(group, int(global_rank), "get_group_rank")
 
 
 def get_global_rank(group, group_rank):
-    """The default group's rank of `group`'s rank `group_rank`."""
+    """The default group's rank of `group`'s rank `group_rank`.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_global_rank(dist.new_group([0]), 0)
+    0
+    >>> dist.destroy_process_group()
+    """
     return _groups.global_rank(group, int(group_rank), "get_global_rank")
 
 
 def get_process_group_ranks(group):
-    """The global ranks of `group`'s members, in group-rank order."""
+    """The global ranks of `group`'s members, in group-rank order.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_process_group_ranks(dist.new_group([0]))
+    [0]
+    >>> dist.destroy_process_group()
+    """
     return _groups.ranks_of(group, "get_process_group_ranks")
 
 

@@ -17,7 +17,15 @@ def _optional_list(op, name, ts):
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
-    """Reduces `tensor` of every rank into `tensor` on `dst`; the others' tensors are unchanged."""
+    """Reduces `tensor` of every rank into `tensor` on `dst`; the others' tensors are unchanged.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> t = ember.tensor([1.0, 2.0]); dist.reduce(t, dst=0); t
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
     if _skip("reduce", group):
         return None
     dst = _groups.peer("reduce", group, dst, group_dst, "dst")
@@ -26,7 +34,15 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
-    """Gathers `tensor` of every rank into `gather_list` on `dst` (None on the other ranks)."""
+    """Gathers `tensor` of every rank into `gather_list` on `dst` (None on the other ranks).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [ember.zeros(2)]; dist.gather(ember.tensor([1.0, 2.0]), out, dst=0); out
+    [tensor([1., 2.])]
+    >>> dist.destroy_process_group()
+    """
     if _skip("gather", group):
         return None
     dst = _groups.peer("gather", group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
@@ -36,7 +52,15 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
-    """Scatters `scatter_list` (given on `src` only) to `tensor` of every rank, in rank order."""
+    """Scatters `scatter_list` (given on `src` only) to `tensor` of every rank, in rank order.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> t = ember.zeros(2); dist.scatter(t, [ember.tensor([3.0, 4.0])], src=0); t
+    tensor([3., 4.])
+    >>> dist.destroy_process_group()
+    """
     if _skip("scatter", group):
         return None
     src = _groups.peer("scatter", group, 0 if src is None and group_src is None else src, group_src, "src")
@@ -56,7 +80,15 @@ def _splits(op, name, sizes):
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
     """Rank r sends its input's r-th part (along dim 0) to rank r; `output` receives the
-    parts of every rank in rank order. Split sizes None: equal parts."""
+    parts of every rank in rank order. Split sizes None: equal parts.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = ember.zeros(2); dist.all_to_all_single(out, ember.tensor([7.0, 8.0])); out
+    tensor([7., 8.])
+    >>> dist.destroy_process_group()
+    """
     name = "all_to_all_single"
     if _skip(name, group):
         return None
@@ -67,7 +99,15 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """input_tensor_list[r] goes to rank r, arriving in its output_tensor_list[this rank]."""
+    """input_tensor_list[r] goes to rank r, arriving in its output_tensor_list[this rank].
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [ember.zeros(2)]; dist.all_to_all(out, [ember.tensor([5.0, 6.0])]); out
+    [tensor([5., 6.])]
+    >>> dist.destroy_process_group()
+    """
     name = "all_to_all"
     if _skip(name, group):
         return None
@@ -83,7 +123,16 @@ def _tag(op, tag):
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Sends `tensor` to `dst` without waiting; returns a Work (None when not in `group`)."""
+    """Sends `tensor` to `dst` without waiting; returns a Work (None when not in `group`).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.isend(ember.ones(1), dst=0)  # one process: no peer to send to
+    Traceback (most recent call last):
+    ValueError: send: rank 0 cannot send to itself
+    >>> dist.destroy_process_group()
+    """
     if _skip("isend", group):
         return None
     dst = _groups.peer("isend", group, dst, group_dst, "dst")
@@ -92,7 +141,16 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Receives into `tensor` from `src` (None: any rank) without waiting; returns a Work."""
+    """Receives into `tensor` from `src` (None: any rank) without waiting; returns a Work.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.irecv(ember.zeros(1), src=0)  # one process: no peer to receive from
+    Traceback (most recent call last):
+    ValueError: recv: rank 0 cannot receive from itself
+    >>> dist.destroy_process_group()
+    """
     if _skip("irecv", group):
         return None
     src = -1 if src is None and group_src is None else _groups.peer("irecv", group, src, group_src, "src")
@@ -101,7 +159,16 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Sends `tensor` to `dst` and waits until it was received."""
+    """Sends `tensor` to `dst` and waits until it was received.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.send(ember.ones(1), dst=0)  # one process: no peer to send to
+    Traceback (most recent call last):
+    ValueError: send: rank 0 cannot send to itself
+    >>> dist.destroy_process_group()
+    """
     if _skip("send", group):
         return None
     dst = _groups.peer("send", group, dst, group_dst, "dst")
@@ -111,7 +178,16 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Receives into `tensor` from `src` (None: any rank); returns the sender's global rank
-    (-1 when this rank is not in `group`)."""
+    (-1 when this rank is not in `group`).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.recv(ember.zeros(1), src=0)  # one process: no peer to receive from
+    Traceback (most recent call last):
+    ValueError: recv: rank 0 cannot receive from itself
+    >>> dist.destroy_process_group()
+    """
     if _skip("recv", group):
         return -1
     src = -1 if src is None and group_src is None else _groups.peer("recv", group, src, group_src, "src")
@@ -120,7 +196,13 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
 
 
 class P2POp:
-    """One operation of batch_isend_irecv: P2POp(dist.isend or dist.irecv, tensor, peer)."""
+    """One operation of batch_isend_irecv: P2POp(dist.isend or dist.irecv, tensor, peer).
+
+    >>> import ember.distributed as dist
+    >>> op = dist.P2POp(dist.irecv, ember.zeros(2), 1)
+    >>> op.op is dist.irecv, op.tensor, op.peer
+    (True, tensor([0., 0.]), 1)
+    """
 
     def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
         if op not in (isend, irecv):
@@ -134,7 +216,16 @@ class P2POp:
 
 
 def batch_isend_irecv(p2p_op_list):
-    """Posts every P2POp and returns their Works (wait on each)."""
+    """Posts every P2POp and returns their Works (wait on each).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.batch_isend_irecv([dist.P2POp(dist.isend, ember.ones(1), 0)])  # one process
+    Traceback (most recent call last):
+    ValueError: send: rank 0 cannot send to itself
+    >>> dist.destroy_process_group()
+    """
     if not isinstance(p2p_op_list, (list, tuple)) or not all(isinstance(p, P2POp) for p in p2p_op_list):
         raise TypeError("batch_isend_irecv: expected a list of P2POp")
     if not p2p_op_list:
@@ -149,7 +240,14 @@ def batch_isend_irecv(p2p_op_list):
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier that fails on rank 0 naming the rank (wait_all_ranks: every rank) that did not
-    arrive within `timeout` (None: the group's timeout); the others fail when rank 0 does."""
+    arrive within `timeout` (None: the group's timeout); the others fail when rank 0 does.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.monitored_barrier()  # returns once every rank arrived
+    >>> dist.destroy_process_group()
+    """
     if _skip("monitored_barrier", group):
         return None
     _d.monitored_barrier(group, _groups.seconds(timeout, "monitored_barrier"), bool(wait_all_ranks))

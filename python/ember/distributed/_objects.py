@@ -50,7 +50,15 @@ def _check_list(op, name, lst, min_len):
 
 
 def all_gather_object(object_list, obj, group=None):
-    """object_list[r] becomes rank r's `obj` on every rank (object_list: one entry per rank)."""
+    """object_list[r] becomes rank r's `obj` on every rank (object_list: one entry per rank).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [None]; dist.all_gather_object(out, {"a": 1}); out
+    [{'a': 1}]
+    >>> dist.destroy_process_group()
+    """
     if _skip("all_gather_object", group):
         return
     world = get_world_size(group)
@@ -65,7 +73,15 @@ def all_gather_object(object_list, obj, group=None):
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
-    """Rank `dst`'s object_gather_list[r] becomes rank r's `obj` (None on the other ranks)."""
+    """Rank `dst`'s object_gather_list[r] becomes rank r's `obj` (None on the other ranks).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [None]; dist.gather_object("hi", out, dst=0); out
+    ['hi']
+    >>> dist.destroy_process_group()
+    """
     op = "gather_object"
     if _skip(op, group):
         return
@@ -93,7 +109,16 @@ def _unpickle_into(object_list, raw, sizes):
 
 
 def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
-    """Sends the objects to `dst` (which calls recv_object_list with a list of the same length)."""
+    """Sends the objects to `dst` (which calls recv_object_list with a list of the same length).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.send_object_list([1], dst=0)  # one process: no peer to send to
+    Traceback (most recent call last):
+    ValueError: send: rank 0 cannot send to itself
+    >>> dist.destroy_process_group()
+    """
     op = "send_object_list"
     if _skip(op, group):
         return
@@ -106,7 +131,16 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Fills object_list in place with the objects sent by `src` (None: any rank); returns
-    the sender's global rank."""
+    the sender's global rank.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.recv_object_list([None], src=0)  # one process: no peer to receive from
+    Traceback (most recent call last):
+    ValueError: recv: rank 0 cannot receive from itself
+    >>> dist.destroy_process_group()
+    """
     op = "recv_object_list"
     if _skip(op, group):
         return -1
@@ -121,7 +155,15 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
 
 
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
-    """Every rank's object_list (same length everywhere) becomes the one of `src`."""
+    """Every rank's object_list (same length everywhere) becomes the one of `src`.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> objs = ["x", 2]; dist.broadcast_object_list(objs, src=0); objs
+    ['x', 2]
+    >>> dist.destroy_process_group()
+    """
     op = "broadcast_object_list"
     if _skip(op, group):
         return
@@ -143,7 +185,15 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
 
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
                         group_src=None):
-    """scatter_object_output_list[0] becomes `src`'s scatter_object_input_list[this rank]."""
+    """scatter_object_output_list[0] becomes `src`'s scatter_object_input_list[this rank].
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [None]; dist.scatter_object_list(out, [42], src=0); out
+    [42]
+    >>> dist.destroy_process_group()
+    """
     op = "scatter_object_list"
     if _skip(op, group):
         return
