@@ -3,7 +3,14 @@
 
 class GradBucket:
     """One bucket of a DistributedDataParallel backward: the flat buffer holding its
-    parameters' gradients (in bucket order), and where each parameter's gradient sits in it."""
+    parameters' gradients (in bucket order), and where each parameter's gradient sits in it.
+    DistributedDataParallel builds them and passes them to a communication hook.
+
+    >>> buf = ember.tensor([1.0, 2.0, 3.0])
+    >>> b = ember.distributed.GradBucket(0, buf, [buf[:2], buf[2:]], [], True)
+    >>> b.index(), b.buffer(), b.gradients()[1], b.is_last()
+    (0, tensor([1., 2., 3.]), tensor([3.]), True)
+    """
 
     def __init__(self, index, buffer, views, params, is_last):
         self._index = index

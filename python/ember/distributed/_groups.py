@@ -87,7 +87,15 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
               group_desc=None, device_id=None):
     """torch.distributed.new_group: every rank of the default group must call it, with the
     same ranks, in the same order as the other new_group calls. Members get a ProcessGroup,
-    the others GroupMember.NON_GROUP_MEMBER."""
+    the others GroupMember.NON_GROUP_MEMBER.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_process_group_ranks(dist.new_group([0]))
+    [0]
+    >>> dist.destroy_process_group()
+    """
     if backend is not None and str(backend).lower() not in ("gloo", "cpu:gloo"):
         raise ValueError(f"new_group: unknown backend '{backend}' (ember supports 'gloo')")
     if use_local_synchronization:
@@ -103,7 +111,16 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 
 def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
     """Splits the default group into consecutive subgroups of `group_size` ranks; returns
-    (this rank's subgroup, all subgroups)."""
+    (this rank's subgroup, all subgroups).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> mine, groups = dist.new_subgroups(1)
+    >>> dist.get_process_group_ranks(mine), len(groups)
+    ([0], 1)
+    >>> dist.destroy_process_group()
+    """
     if group is not None:
         raise ValueError("new_subgroups: group= (splitting a subgroup) is not supported by ember; "
                          "use new_subgroups_by_enumeration")
@@ -122,7 +139,16 @@ def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_op
 
 def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None,
                                  group_desc=None):
-    """One subgroup per list of global ranks; returns (this rank's subgroup or None, all)."""
+    """One subgroup per list of global ranks; returns (this rank's subgroup or None, all).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> mine, groups = dist.new_subgroups_by_enumeration([[0]])
+    >>> dist.get_process_group_ranks(mine), len(groups)
+    ([0], 1)
+    >>> dist.destroy_process_group()
+    """
     if not ranks_per_subgroup_list:
         raise ValueError("new_subgroups_by_enumeration: the arg 'ranks_per_subgroup_list' cannot be empty")
     seen = {}
