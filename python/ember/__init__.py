@@ -139,14 +139,26 @@ def constant_pad_nd(input, pad, value=0):
 
 
 def _tensor_prelu(self, weight):
-    """Tensor.prelu: F.prelu(self, weight)."""
+    """prelu(weight) -> Tensor
+
+    Tensor.prelu: F.prelu(self, weight).
+
+    >>> ember.tensor([[-2.0, 1.0]]).prelu(ember.tensor([0.5]))
+    tensor([[-1.,  1.]])
+    """
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' must be Tensor, not {type(weight).__name__}")
     return _F.prelu(self, weight)
 
 
 def _tensor_hardshrink(self, lambd=0.5):
-    """Tensor.hardshrink: F.hardshrink(self, lambd)."""
+    """hardshrink(lambd=0.5) -> Tensor
+
+    Tensor.hardshrink: F.hardshrink(self, lambd).
+
+    >>> ember.tensor([-1.0, 0.2, 2.0]).hardshrink()
+    tensor([-1.,  0.,  2.])
+    """
     return _F.hardshrink(self, lambd)
 
 

@@ -86,6 +86,15 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 
 
 def renorm_(self, p, dim, maxnorm):
+    """renorm_(p, dim, maxnorm) -> Tensor
+
+    In-place renorm: each slice along dim whose p-norm exceeds maxnorm is scaled down to it.
+
+    >>> x = ember.tensor([[3.0, 4.0], [0.3, 0.4]])
+    >>> _ = x.renorm_(2, 0, 1.0); x
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
     return self.copy_(_renormed(self, p, dim, maxnorm, "renorm_"))
 
 

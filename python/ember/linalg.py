@@ -205,6 +205,15 @@ def qr(A, mode="reduced", *, out=None):
 
 
 def householder_product(A, tau, *, out=None):
+    """householder_product(A, tau, *, out=None) -> Tensor
+
+    The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i the i-th column of
+    A below the diagonal and a 1 on it (geqrf's output); ember.orgqr is the same function.
+
+    >>> ember.linalg.householder_product(ember.tensor([[1.0], [1.0]]), ember.tensor([1.0]))
+    tensor([[ 0.],
+            [-1.]])
+    """
     return _out(_C._linalg_householder_product(A, tau), out, "linalg.householder_product")
 
 
