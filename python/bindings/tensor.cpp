@@ -87,8 +87,8 @@ void bind_tensor(nb::module_& m) {
   cls.def_prop_ro("_shape", [](const Tensor& t) { return to_tuple(t.sizes()); })
       .def_prop_ro(
           "shape", [](const Tensor& t) { return make_size(t.sizes()); }, method_docstring("shape"))
-      .def_prop_ro("dtype", &Tensor::dtype)
-      .def_prop_ro("ndim", &Tensor::dim)
+      .def_prop_ro("dtype", &Tensor::dtype, method_docstring("dtype"))
+      .def_prop_ro("ndim", &Tensor::dim, method_docstring("ndim"))
       .def_prop_ro("_version", &Tensor::version)
       .def("dim", &Tensor::dim, method_docstring("dim"))
       .def("ndimension", &Tensor::dim, method_docstring("ndimension"))

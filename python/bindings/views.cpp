@@ -78,12 +78,16 @@ void bind_views(nb::module_& m) {
   def_both(m, cls, "swapaxes",
            [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); });
   def_both(m, cls, "t", [](const Tensor& x) { return ember::t(x); });
-  cls.def_prop_ro("T", [](const Tensor& x) {
-    Dims d;
-    for (int64_t i = x.dim() - 1; i >= 0; --i) d.push_back(i);
-    return permute(x, d);
-  });
-  cls.def_prop_ro("mT", [](const Tensor& x) { return transpose(x, -2, -1); });
+  cls.def_prop_ro(
+      "T",
+      [](const Tensor& x) {
+        Dims d;
+        for (int64_t i = x.dim() - 1; i >= 0; --i) d.push_back(i);
+        return permute(x, d);
+      },
+      method_docstring("T"));
+  cls.def_prop_ro(
+      "mT", [](const Tensor& x) { return transpose(x, -2, -1); }, method_docstring("mT"));
   def_both(
       m, cls, "narrow",
       [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); },

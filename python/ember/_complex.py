@@ -233,6 +233,12 @@ def _H(self):
 
 
 def _mH(self):
+    """The conjugate transpose of the last two dimensions (a view); mT for real tensors.
+
+    >>> ember.tensor([[1 + 2j, 3j]]).mH
+    tensor([[1.-2.j],
+            [0.-3.j]])
+    """
     if self.dim() < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
                            f"{self.dim()}-D tensor.")

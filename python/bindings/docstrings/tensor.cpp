@@ -42,6 +42,23 @@ constexpr Docstring kTensor[] = {
 >>> x = ember.zeros(2, 3)
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
+    {"Tensor.dtype", R"(The tensor's dtype.
+
+>>> ember.zeros(2).dtype, ember.tensor([1, 2]).dtype
+(ember.float32, ember.int64))"},
+    {"Tensor.ndim", R"(The number of dimensions; same as dim().
+
+>>> ember.zeros(2, 3).ndim
+2)"},
+    {"Tensor.T", R"(self with its dimensions in reverse order (a view); torch deprecates it for
+tensors of other than 2 dimensions.
+
+>>> ember.arange(6).reshape(2, 3).T.shape
+ember.Size([3, 2]))"},
+    {"Tensor.mT", R"(The transpose of the last two dimensions (a view), for matrices and batches.
+
+>>> ember.zeros(4, 2, 3).mT.shape
+ember.Size([4, 3, 2]))"},
     {"Tensor.shape",
      R"(The size of each dimension, as an ember.Size (a tuple of ints); same as size().
 
