@@ -54,7 +54,7 @@ std::chrono::milliseconds ms(double seconds) {
 
 void bind_distributed(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("_distributed");
-  nb::enum_<dist::ReduceOp>(m, "ReduceOp")
+  nb::enum_<dist::ReduceOp>(m, "ReduceOp", docstring("distributed.ReduceOp"))
       .value("SUM", dist::ReduceOp::Sum)
       .value("AVG", dist::ReduceOp::Avg)
       .value("MAX", dist::ReduceOp::Max)
@@ -63,7 +63,7 @@ void bind_distributed(nb::module_& parent) {
 
   // dynamic_attr: the Python collectives attach their result tensors (`_result`), which
   // result() and get_future() (ember/distributed/_work_future.py) hand back.
-  nb::class_<dist::Work>(m, "Work", nb::dynamic_attr())
+  nb::class_<dist::Work>(m, "Work", nb::dynamic_attr(), docstring("distributed.Work"))
       .def(
           "wait",
           [](dist::Work& w, nb::object timeout) {
@@ -94,7 +94,7 @@ void bind_distributed(nb::module_& parent) {
                            w.is_completed() ? " completed>" : " pending>");
       });
 
-  nb::class_<dist::ProcessGroup>(m, "ProcessGroup")
+  nb::class_<dist::ProcessGroup>(m, "ProcessGroup", docstring("distributed.ProcessGroup"))
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size)
       .def("name", [](const dist::ProcessGroup&) { return "gloo"; })

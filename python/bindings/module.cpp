@@ -121,7 +121,7 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_MemoryError, "ember: out of memory");
     }
   });
-  nb::enum_<DType>(m, "dtype")
+  nb::enum_<DType>(m, "dtype", py::docstring("dtype"))
       .value("bool", DType::Bool)
       .value("uint8", DType::UInt8)
       .value("int32", DType::Int32)

@@ -101,7 +101,13 @@ def installed():
 
 def install_as_torch():
     """Makes `import torch` (and torchvision) give ember from now on, in this process and in the
-    processes it starts. Raises RuntimeError if PyTorch itself was imported already."""
+    processes it starts. Raises RuntimeError if PyTorch itself was imported already.
+
+    >>> ember.install_as_torch()  # doctest: +SKIP
+    >>> import torch  # doctest: +SKIP
+    >>> torch.__name__  # doctest: +SKIP
+    'ember'
+    """
     real = [n for n in ("torch", "torchvision") if n in sys.modules
             and not getattr(sys.modules[n], "__name__", "").startswith("ember")]
     if real:

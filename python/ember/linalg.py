@@ -14,6 +14,16 @@ from ._linalg_products import (lstsq, matrix_exp, matrix_power, multi_dot, pinv,
 matmul = _C.matmul
 
 LinAlgError = _C.LinAlgError
+LinAlgError.__doc__ = """LinAlgError: raised when a linalg function's input has no answer (a
+singular matrix to invert or solve, a matrix that is not positive-definite for cholesky); a
+RuntimeError, as torch.linalg.LinAlgError.
+
+>>> try:
+...     ember.linalg.inv(ember.zeros(2, 2))
+... except ember.linalg.LinAlgError as e:
+...     print(isinstance(e, RuntimeError))
+True
+"""
 
 
 def _torch_type(dtype):

@@ -42,6 +42,43 @@ constexpr Docstring kTensor[] = {
 >>> x = ember.zeros(2, 3)
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
+    {"Tensor", R"(Tensor: an n-dimensional array of one dtype on the CPU, with autograd; torch.Tensor.
+Made by ember.tensor, the factories (zeros, randn, ...) and every op.
+
+>>> x = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+>>> isinstance(x, ember.Tensor), x.shape, x.dtype
+(True, ember.Size([2, 2]), ember.float32))"},
+    {"dtype", R"(dtype: the element type of a tensor (ember.float32, ember.int64, ...), torch.dtype.
+
+>>> ember.float32, ember.float32.is_floating_point, ember.tensor([1, 2]).dtype
+(ember.float32, True, ember.int64))"},
+    {"distributed.ReduceOp", R"(ReduceOp: how all_reduce/reduce/reduce_scatter combine the ranks'
+values (SUM, AVG, MAX, MIN, PRODUCT), torch.distributed.ReduceOp.
+
+>>> import ember.distributed as dist
+>>> dist.ReduceOp.SUM, dist.ReduceOp.MAX
+(ReduceOp.SUM, ReduceOp.MAX))"},
+    {"distributed.Work", R"(Work: the handle a collective called with async_op=True returns:
+wait(), is_completed(), result(), get_future(), torch.distributed.Work.
+
+>>> import tempfile, ember.distributed as dist
+>>> tmp = tempfile.TemporaryDirectory()
+>>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+>>> t = ember.ones(2)
+>>> work = dist.all_reduce(t, async_op=True)
+>>> work.wait(), work.result()
+(True, [tensor([1., 1.])])
+>>> dist.destroy_process_group())"},
+    {"distributed.ProcessGroup", R"(ProcessGroup: a group of ranks with its own Gloo context (the
+default one, or new_group's); rank() and size() give this process's place in it.
+
+>>> import tempfile, ember.distributed as dist
+>>> tmp = tempfile.TemporaryDirectory()
+>>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+>>> g = dist.new_group([0])
+>>> isinstance(g, dist.ProcessGroup), g.rank(), g.size()
+(True, 0, 1)
+>>> dist.destroy_process_group())"},
     {"Tensor.dtype", R"(The tensor's dtype.
 
 >>> ember.zeros(2).dtype, ember.tensor([1, 2]).dtype
