@@ -42,7 +42,8 @@ constexpr Docstring kTensor[] = {
 >>> x = ember.zeros(2, 3)
 >>> x.stride(), x.stride(0)
 ((3, 1), 3))"},
-    {"Tensor", R"(Tensor: an n-dimensional array of one dtype on the CPU, with autograd; torch.Tensor.
+    {"Tensor",
+     R"(Tensor: an n-dimensional array of one dtype on the CPU, with autograd; torch.Tensor.
 Made by ember.tensor, the factories (zeros, randn, ...) and every op.
 
 >>> x = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
