@@ -47,6 +47,8 @@ using complex128_t = std::complex<double>;
 
 size_t itemsize(DType t);
 std::string_view dtype_name(DType t);  // "float32", "int64", ...
+// torch's C++ ScalarType name, as its "not implemented for 'Long'" errors say: "Float", "Long", ...
+std::string_view torch_type_name(DType t);
 // float32/float64: the types the float kernels are written for. bfloat16/float16 are not
 // is_floating (code that dispatches `float : double` after checking it stays correct);
 // is_floating_point is torch's question (all four).

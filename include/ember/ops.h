@@ -128,6 +128,9 @@ Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha);
 // integers staying integers; zero gradients, as torch.
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
 Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode);
+// torch.round(a, decimals=d): round half to even at 10^-d (floating dtypes); zero gradient.
+Tensor round(const Tensor& a, int64_t decimals);
+Tensor& round_(Tensor& a, int64_t decimals);
 Tensor logical_not(const Tensor& a);
 Tensor bitwise_not(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);

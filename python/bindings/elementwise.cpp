@@ -124,6 +124,24 @@ void bind_elementwise(nb::module_& m) {
 #include "ember/ops.def"
 #undef EMBER_COMPARE
 
+  // round with decimals, after the plain overloads (which stay the fast first ones).
+  def_both(
+      m, cls, "round", [](const Tensor& a, int64_t decimals) { return round(a, decimals); },
+      nb::kw_only(), nb::arg("decimals"));
+  m.def(
+      "round",
+      [](const Tensor& a, int64_t decimals, nb::handle out) {
+        return into(out, round(a, decimals), "round");
+      },
+      nb::arg("input"), nb::kw_only(), nb::arg("decimals"), nb::arg("out"), docstring("round"));
+  cls.def(
+      "round_",
+      [](nb::handle self, int64_t decimals) {
+        round_(self_of(self), decimals);
+        return nb::borrow(self);
+      },
+      nb::kw_only(), nb::arg("decimals"), method_docstring("round_"));
+
   // add/sub with alpha (torch.add(a, b, alpha=2)); registered after the plain ones so the
   // two-argument form stays the fast first overload.
   def_both(

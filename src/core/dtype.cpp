@@ -21,6 +21,15 @@ std::string_view dtype_name(DType t) {
   return names[int(t)];
 }
 
+std::string_view torch_type_name(DType t) {
+  static constexpr std::string_view names[] = {"Bool",         "Byte",          "Int",
+                                               "Long",         "Float",         "Double",
+                                               "ComplexFloat", "ComplexDouble", "BFloat16",
+                                               "Half"};
+  static_assert(std::size(names) == kNumDTypes);
+  return names[int(t)];
+}
+
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
   // complex64 with float64 keeps float64's precision: complex128 (as torch).

@@ -667,4 +667,37 @@ Tensor& div_(Tensor& a, const Tensor& b, const std::string& rounding_mode) {
                                  [&](const Tensor& x) { return div(x, b, rounding_mode); });
 }
 
+// torch.round(a, decimals=d): round half to even at 10^-d, computed as torch does, in float32
+// for the 16-bit dtypes: nearbyint(a * 10^d) / 10^d, or nearbyint(a / 10^-d) * 10^-d for d < 0
+// (10^d overflows float32 to inf past d = 38, making NaN, as torch). Zero gradient.
+Tensor round(const Tensor& a, int64_t decimals) {
+  EMBER_PROFILE_OP("round");
+  ops::check_defined(a, "round");
+  if (decimals == 0) return round(a);
+  EMBER_CHECK(is_floating_point(a.dtype()), NotImplementedError,
+              "\"round_cpu\" not implemented for '", torch_type_name(a.dtype()),
+              "' (round with decimals=", decimals, ")");
+  const Scalar scale(std::pow(10.0, double(decimals < 0 ? -decimals : decimals)));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    const bool half = a.dtype() == DType::BFloat16 || a.dtype() == DType::Float16;
+    const Tensor x = half ? to_dtype(a, DType::Float32) : a;
+    out = decimals > 0 ? div(round(mul(x, scale)), scale) : mul(round(div(x, scale)), scale);
+    if (half) out = to_dtype(out, a.dtype());
+  }
+  if (autograd::any_requires_grad(a))
+    autograd::record("RoundBackward1", {&a}, {&out},
+                     [sa = Dims(a.sizes()), da = a.dtype()](Grads&, const Node&) -> Grads {
+                       return {zeros(sa, da)};
+                     });
+  return out;
+}
+
+Tensor& round_(Tensor& a, int64_t decimals) {
+  EMBER_PROFILE_OP("round_");
+  ops::check_defined(a, "round_");
+  return autograd::apply_inplace(a, "round_", [&](const Tensor& x) { return round(x, decimals); });
+}
+
 }  // namespace ember

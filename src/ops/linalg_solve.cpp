@@ -16,24 +16,6 @@ namespace ember {
 
 // ---- helpers shared with linalg_cholesky.cpp -----------------------------------------------
 
-namespace {
-const char* torch_type_name(DType t) {
-  switch (t) {
-    case DType::Bool: return "Bool";
-    case DType::UInt8: return "Byte";
-    case DType::Int32: return "Int";
-    case DType::Int64: return "Long";
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Complex64: return "ComplexFloat";
-    case DType::Complex128: return "ComplexDouble";
-    case DType::BFloat16: return "BFloat16";
-    case DType::Float16: return "Half";
-    default: return "unknown";
-  }
-}
-}  // namespace
-
 void ops::check_lapack_dtype(const char* op, const Tensor& a) {
   ops::check_defined(a, op);
   EMBER_CHECK(!is_half(a.dtype()), Error, op, ": Low precision dtypes not supported. Got ",

@@ -70,6 +70,8 @@ FORWARD = {
     "lcm": (lambda m, a, b: m.lcm(a * 6, b * 4), [(3, 4), (4,)], ["uint8", "int32", "int64"]),
     "lcm_method": (lambda m, a, b: a.lcm(b), [(3, 4), (3, 4)], ["int64", "bool", "float64"]),
     "concatenate": (lambda m, a, b: m.concatenate((a, b)), [(3, 4), (2, 4)], NUM),
+    "round_decimals": (lambda m, x: m.round(x * 123.456, decimals=2), [(3, 4)], FLOAT),
+    "round_decimals_negative": (lambda m, x: x.mul(1e4).round(decimals=-2), [(3, 4)], FLOAT),
 }
 
 
@@ -175,6 +177,44 @@ def test_bad_inputs_match_torch_exception_types():
         ember.hypot([1.0], ember.ones(1))
     with pytest.raises(ValueError, match=r"true_divide.*\(3, 4\).*\(5, 6\)"):
         ember.true_divide(ember.ones(3, 4), ember.ones(5, 6))
+
+
+def test_round_decimals_bit_exact_against_torch():
+    """nearbyint(x * 10^d) / 10^d (or / and * for d < 0), as torch computes it: every bit,
+    over magnitudes 1e-6..1e8, halves, overflow of 10^d (NaN) and the 16-bit dtypes (in
+    float32, rounded once)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(5000) * 10.0 ** rng.integers(-6, 8, 5000)
+    x = np.concatenate([x, [0.5, 1.5, 2.5, -0.5, 0.125, 0.135, -0.0, math.inf, -math.inf,
+                            math.nan, 1e38, 3.4e38, 1e-40]])
+    for dt in ("float32", "float64", "bfloat16", "float16"):
+        t = torch.from_numpy(x).to(getattr(torch, dt))
+        e = ember.from_numpy(x).to(getattr(ember, dt))
+        for d in (-40, -3, -1, 0, 1, 2, 3, 6, 9, 40):
+            assert_same(ember.round(e, decimals=d).float(), torch.round(t, decimals=d).float(),
+                        rtol=0, atol=0)
+
+
+def test_round_decimals_grad_inplace_out_and_bad_input():
+    x = ember.tensor([1.26, -3.335], requires_grad=True)
+    y = x.round(decimals=1)
+    assert y.grad_fn.name() == "RoundBackward1"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    gradcheck_op(lambda m, a: m.round(a * 10, decimals=1), [(2, 3)])
+    z = ember.tensor([1.26, 3.333])
+    assert z.round_(decimals=1) is z
+    assert_same(z, torch.tensor([1.26, 3.333]).round_(decimals=1))
+    out = ember.empty(2)
+    assert ember.round(ember.tensor([1.26, 3.333]), decimals=2, out=out) is out
+    assert_same(out, torch.round(torch.tensor([1.26, 3.333]), decimals=2))
+    for e in (ember.empty(0), ember.tensor(2.55)):
+        assert_same(e.round(decimals=1), torch.from_numpy(e.numpy()).round(decimals=1))
+    with pytest.raises(NotImplementedError, match="round.*Long"):
+        ember.round(ember.tensor([1, 2]), decimals=1)
+    with pytest.raises(NotImplementedError):
+        torch.round(torch.tensor([1, 2]), decimals=1)
+    assert ember.round(ember.tensor([1, 2]), decimals=0).tolist() == [1, 2]
 
 
 def test_shift_edges_match_torch():

@@ -80,11 +80,17 @@ tensor([-1.,  2.])
 >>> x
 tensor([-1.,  2.]))"},
     {"round",
-     R"(Each element rounded to the nearest integer, halves to even (as torch.round with decimals=0).
+     R"(round(input, *, decimals=0, out=None): each element rounded to the nearest integer,
+halves to even; with decimals=d, to the nearest multiple of 10^-d (d < 0: of 10^|d|),
+computed as torch does: nearbyint(x * 10^d) / 10^d. decimals needs a floating dtype.
 
 >>> x = ember.tensor([0.5, 1.5, -2.7])
 >>> ember.round(x), x.round()
-(tensor([ 0.,  2., -3.]), tensor([ 0.,  2., -3.])))"},
+(tensor([ 0.,  2., -3.]), tensor([ 0.,  2., -3.]))
+>>> ember.round(ember.tensor([1.2345, 1250.0]), decimals=2)
+tensor([1.2300e+00, 1.2500e+03])
+>>> ember.tensor([1234.5]).round(decimals=-2)
+tensor([1200.]))"},
     {"Tensor.round_", R"(In-place Tensor.round: the result is written into self, which is returned.
 
 >>> x = ember.tensor([0.5, 1.5, -2.7])
