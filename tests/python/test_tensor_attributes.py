@@ -245,3 +245,19 @@ def test_size_slice_is_a_size():
         assert type(s[1:]) is lib.Size and tuple(s[1:]) == (3, 4)
         assert type(s[::-1]) is lib.Size and tuple(s[::-1]) == (4, 3, 2)
         assert type(s[0]) is int and s[-1] == 4
+
+
+def test_size_arithmetic_and_construction_match_torch():
+    for lib in (torch, ember):
+        s = lib.Size([2, 3])
+        for got, want in ((s + (4,), (2, 3, 4)), ((1,) + s, (1, 2, 3)), (s + s, (2, 3, 2, 3)),
+                          (s * 2, (2, 3, 2, 3)), (2 * s, (2, 3, 2, 3)), (s * 0, ()),
+                          (s + (), (2, 3)), (lib.Size([lib.tensor(5)]), (5,)),
+                          (lib.Size(), ()), (lib.Size(range(3)), (0, 1, 2))):
+            assert type(got) is lib.Size and tuple(got) == want
+        for bad in (lambda: s + (1.5,), lambda: s + ("a",), lambda: s + [1], lambda: [1] + s,
+                    lambda: s * 2.0, lambda: lib.Size([1, None]), lambda: lib.Size(5)):
+            with pytest.raises(TypeError):
+                bad()
+    with pytest.raises(TypeError, match=r"Size\(\) takes an iterable of 'int' \(item 2 is 'float'\)"):
+        ember.Size([2, 3]) + (1.5,)
