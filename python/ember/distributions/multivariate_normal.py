@@ -5,7 +5,7 @@ import math
 import ember
 from . import constraints
 from ._linalg import ScaleTrilMatrices, cholesky, solve_lower
-from .distribution import Distribution
+from .distribution import CenteredAtLoc, Distribution
 from .utils import _standard_normal
 
 __all__ = ["MultivariateNormal"]
@@ -31,7 +31,7 @@ def _precision_to_scale_tril(P):
     return solve_lower(L_inv, eye)
 
 
-class MultivariateNormal(ScaleTrilMatrices, Distribution):
+class MultivariateNormal(ScaleTrilMatrices, CenteredAtLoc, Distribution):
     """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
         validate_args=None)
 
@@ -91,14 +91,6 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
