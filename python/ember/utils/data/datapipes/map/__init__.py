@@ -1,7 +1,6 @@
 """torch.utils.data.datapipes.map: the map-style DataPipes, each also a chained method of every
 MapDataPipe (the name in parentheses); .shuffle() gives an IterDataPipe."""
 import copy
-import random
 
 from .._decorator import functional_datapipe
 from .._shuffle import _SeededShuffle
@@ -140,17 +139,6 @@ class Shuffler(_SeededShuffle, IterDataPipe):
 
     def __len__(self):
         return len(self.indices)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_rng"] = self._rng.getstate()
-        return state
-
-    def __setstate__(self, state):
-        rng_state = state.pop("_rng")
-        self.__dict__.update(state)
-        self._rng = random.Random()
-        self._rng.setstate(rng_state)
 
 
 # an iterable pipe made from a map pipe: registered on MapDataPipe by hand (functional_datapipe
