@@ -72,15 +72,20 @@ class Batcher(MapDataPipe):
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
 
+def _check_pipes(datapipes):
+    """The inputs of Concater and Zipper: at least one, all MapDataPipes."""
+    if len(datapipes) == 0:
+        raise ValueError("Expected at least one DataPipe, but got nothing")
+    if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
+        raise TypeError("Expected all inputs to be `MapDataPipe`")
+
+
 @functional_datapipe("concat")
 class Concater(MapDataPipe):
     """Indices run through each datapipe in turn."""
 
     def __init__(self, *datapipes):
-        if len(datapipes) == 0:
-            raise ValueError("Expected at least one DataPipe, but got nothing")
-        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
-            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        _check_pipes(datapipes)
         self.datapipes = datapipes
 
     def __getitem__(self, index):
@@ -100,10 +105,7 @@ class Zipper(MapDataPipe):
     """Item i is the tuple of item i of each datapipe; the length is the shortest one's."""
 
     def __init__(self, *datapipes):
-        if len(datapipes) == 0:
-            raise ValueError("Expected at least one DataPipe, but got nothing")
-        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
-            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        _check_pipes(datapipes)
         self.datapipes = datapipes
 
     def __getitem__(self, index):
