@@ -2,9 +2,10 @@
 MapDataPipe (the name in parentheses); .shuffle() gives an IterDataPipe."""
 import copy
 
+from .._batch import _Batching
 from .._decorator import functional_datapipe
 from .._shuffle import _SeededShuffle
-from ..datapipe import DataChunk, IterDataPipe, MapDataPipe
+from ..datapipe import IterDataPipe, MapDataPipe
 from ..iter.callable import apply_to_columns
 
 __all__ = ["Batcher", "Concater", "Mapper", "SequenceWrapper", "Shuffler", "Zipper"]
@@ -48,17 +49,9 @@ class Mapper(MapDataPipe):
 
 
 @functional_datapipe("batch")
-class Batcher(MapDataPipe):
+class Batcher(_Batching, MapDataPipe):
     """Batch k holds items k * batch_size ... (a DataChunk); the last shorter one is dropped
     with drop_last."""
-
-    def __init__(self, datapipe, batch_size, drop_last=False, wrapper_class=DataChunk):
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise AssertionError("Batch size is required to be larger than 0!")
-        self.datapipe = datapipe
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.wrapper_class = wrapper_class
 
     def __getitem__(self, index):
         if not 0 <= index < len(self):
@@ -68,8 +61,7 @@ class Batcher(MapDataPipe):
         return self.wrapper_class([self.datapipe[i] for i in range(start, stop)])
 
     def __len__(self):
-        n = len(self.datapipe)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return self._num_batches(len(self.datapipe))
 
 
 def _check_pipes(datapipes):
