@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from ... import _C
 from ..._creation import ones_like, rand, rand_like, zeros_like
 from ..._statistics import kthvalue
+from ._reparam_hooks import remove_pre_hook
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
@@ -385,13 +386,9 @@ def custom_from_mask(module, name, mask):
 
 def remove(module, name):
     """Makes module.<name>'s pruning permanent (see BasePruningMethod.remove)."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning "
-                     "can be removed")
+    return remove_pre_hook(module, BasePruningMethod, name,
+                           "Parameter '{name}' of module {module} has to be pruned before pruning "
+                           "can be removed", attr="_tensor_name")
 
 
 def is_pruned(module):
