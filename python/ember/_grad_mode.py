@@ -8,7 +8,22 @@ from . import _C
 is_grad_enabled = _C.is_grad_enabled
 
 
-class _GradModeContext:
+class _DecoratorContext:
+    """A context manager that is also a decorator (torch's _DecoratorContextManager): the
+    decorated function runs inside a fresh one, _fresh()."""
+
+    def _fresh(self):
+        return self.__class__()
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self._fresh():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class _GradModeContext(_DecoratorContext):
     _enabled = True
 
     def __enter__(self):
@@ -19,13 +34,6 @@ class _GradModeContext:
     def __exit__(self, *exc):
         _C._set_grad_enabled(self._prev)
         return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 class no_grad(_GradModeContext):
@@ -89,16 +97,13 @@ class inference_mode(_GradModeContext):
         _inference.stack.pop()
         return super().__exit__(*exc)
 
+    def _fresh(self):
+        return inference_mode(not self._enabled)
+
     def __call__(self, fn):
         if not callable(fn) or isinstance(fn, bool):
             return inference_mode(fn)
-        mode = not self._enabled
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+        return super().__call__(fn)
 
 
 class set_grad_enabled(_GradModeContext):
@@ -123,12 +128,9 @@ class set_grad_enabled(_GradModeContext):
         _C._set_grad_enabled(self._prev)
         return False
 
-    def __call__(self, fn):
-        mode = self._enabled
-        _C._set_grad_enabled(self._prev)
+    def _fresh(self):
+        return set_grad_enabled(self._enabled)
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+    def __call__(self, fn):
+        _C._set_grad_enabled(self._prev)  # as a decorator it changes nothing now
+        return super().__call__(fn)
