@@ -349,20 +349,28 @@ class _PositiveSemidefinite(_Symmetric):
         return cholesky_ex(value + jitter)[1].eq(0)
 
 
-class _Cat(Constraint):
-    """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
+class _OnConstraintSeq(Constraint):
+    """A constraint applying a sequence of constraints, cseq, along `dim`: discrete when any
+    of them is."""
 
-    def __init__(self, cseq, dim=0, lengths=None):
+    def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_OnConstraintSeq):
+    """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
 
     @property
     def event_dim(self):
@@ -376,17 +384,8 @@ class _Cat(Constraint):
         return ember.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_OnConstraintSeq):
     """Applies a sequence of constraints to the slices of `dim`."""
-
-    def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self):
