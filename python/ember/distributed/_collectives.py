@@ -45,7 +45,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     """
     if _skip("gather", group):
         return None
-    dst = _groups.peer("gather", group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    dst = _groups.root("gather", group, dst, group_dst, "dst")
     outs = _optional_list("gather", "gather_list", gather_list)
     return _attach(_d.gather(_tensor("gather", "tensor", tensor), outs, dst, group, bool(async_op)),
                    outs)
@@ -63,7 +63,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     """
     if _skip("scatter", group):
         return None
-    src = _groups.peer("scatter", group, 0 if src is None and group_src is None else src, group_src, "src")
+    src = _groups.root("scatter", group, src, group_src, "src")
     work = _d.scatter(_tensor("scatter", "tensor", tensor),
                       _optional_list("scatter", "scatter_list", scatter_list), src, group, bool(async_op))
     return _attach(work, [tensor])
