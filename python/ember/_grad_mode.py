@@ -36,7 +36,17 @@ class _GradModeContext(_DecoratorContext):
         return False
 
 
-class no_grad(_GradModeContext):
+class _NoParamGradMode(_GradModeContext):
+    """no_grad and enable_grad, which take no argument, also decorate bare (`@ember.no_grad`),
+    as torch's _NoParamDecoratorContextManager."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamGradMode):
     """Ops inside record no graph: `with ember.no_grad(): w -= lr * w.grad`.
 
     >>> x = ember.ones(2, requires_grad=True)
@@ -48,7 +58,7 @@ class no_grad(_GradModeContext):
     _enabled = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamGradMode):
     """enable_grad()
 
     A context manager (and decorator) that turns gradient recording back on, e.g. inside no_grad.
@@ -85,6 +95,11 @@ class inference_mode(_GradModeContext):
     >>> y.requires_grad
     False
     """
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # bare @ember.inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self._enabled = not mode
