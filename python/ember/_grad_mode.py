@@ -8,7 +8,22 @@ from . import _C
 is_grad_enabled = _C.is_grad_enabled
 
 
-class _GradModeContext:
+class _DecoratorContext:
+    """A context manager that is also a decorator (torch's _DecoratorContextManager): the
+    decorated function runs inside a fresh one, _fresh()."""
+
+    def _fresh(self):
+        return self.__class__()
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self._fresh():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class _GradModeContext(_DecoratorContext):
     _enabled = True
 
     def __enter__(self):
@@ -20,15 +35,18 @@ class _GradModeContext:
         _C._set_grad_enabled(self._prev)
         return False
 
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
+
+class _NoParamGradMode(_GradModeContext):
+    """no_grad and enable_grad, which take no argument, also decorate bare (`@ember.no_grad`),
+    as torch's _NoParamDecoratorContextManager."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
-class no_grad(_GradModeContext):
+class no_grad(_NoParamGradMode):
     """Ops inside record no graph: `with ember.no_grad(): w -= lr * w.grad`.
 
     >>> x = ember.ones(2, requires_grad=True)
@@ -40,7 +58,7 @@ class no_grad(_GradModeContext):
     _enabled = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamGradMode):
     """enable_grad()
 
     A context manager (and decorator) that turns gradient recording back on, e.g. inside no_grad.
@@ -78,6 +96,11 @@ class inference_mode(_GradModeContext):
     False
     """
 
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # bare @ember.inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         self._enabled = not mode
 
@@ -89,16 +112,13 @@ class inference_mode(_GradModeContext):
         _inference.stack.pop()
         return super().__exit__(*exc)
 
+    def _fresh(self):
+        return inference_mode(not self._enabled)
+
     def __call__(self, fn):
         if not callable(fn) or isinstance(fn, bool):
             return inference_mode(fn)
-        mode = not self._enabled
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+        return super().__call__(fn)
 
 
 class set_grad_enabled(_GradModeContext):
@@ -123,12 +143,9 @@ class set_grad_enabled(_GradModeContext):
         _C._set_grad_enabled(self._prev)
         return False
 
-    def __call__(self, fn):
-        mode = self._enabled
-        _C._set_grad_enabled(self._prev)
+    def _fresh(self):
+        return set_grad_enabled(self._enabled)
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+    def __call__(self, fn):
+        _C._set_grad_enabled(self._prev)  # as a decorator it changes nothing now
+        return super().__call__(fn)

@@ -60,20 +60,27 @@ def hypot(input, other, *, out=None):
     return _into(_C.sqrt(_C.add(_C.mul(input, input), _C.mul(other, other))), out, "hypot")
 
 
+def _log_add_exp(op, input, other, out, exp, tail_scale):
+    """log_b(b**input + b**other) for the base b of `exp`: max + log1p(exp(-|input - other|)),
+    the log1p term times tail_scale (1 / ln b) unless None."""
+    _check_tensor(other, op, "other")
+    _binary(op, input, other)
+    _floating_only(op, input, other)
+    big = _C.maximum(input, other)
+    tail = _C.log1p(exp(_C.neg(_C.abs(_C.sub(input, other)))))
+    result = _C.add(big, tail if tail_scale is None else _C.mul(tail, tail_scale))
+    # Equal infinities: the difference is NaN, the answer is that infinity.
+    same_inf = _C.logical_and(_C.isinf(input), _C.eq(input, other))
+    return _into(_C.where(same_inf, input, result), out, op)
+
+
 def logaddexp(input, other, *, out=None):
     """log(exp(input) + exp(other)) without overflow: max + log1p(exp(-|input - other|)).
 
     >>> ember.logaddexp(ember.tensor([0.0, 100.0]), ember.tensor([0.0, 100.0]))
     tensor([  0.6931, 100.6931])
     """
-    _check_tensor(other, "logaddexp", "other")
-    _binary("logaddexp", input, other)
-    _floating_only("logaddexp", input, other)
-    big = _C.maximum(input, other)
-    result = _C.add(big, _C.log1p(_C.exp(_C.neg(_C.abs(_C.sub(input, other))))))
-    # Equal infinities: the difference is NaN, the answer is that infinity.
-    same_inf = _C.logical_and(_C.isinf(input), _C.eq(input, other))
-    return _into(_C.where(same_inf, input, result), out, "logaddexp")
+    return _log_add_exp("logaddexp", input, other, out, _C.exp, None)
 
 
 def logaddexp2(input, other, *, out=None):
@@ -82,14 +89,7 @@ def logaddexp2(input, other, *, out=None):
     >>> ember.logaddexp2(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 3.0]))
     tensor([2., 4.])
     """
-    _check_tensor(other, "logaddexp2", "other")
-    _binary("logaddexp2", input, other)
-    _floating_only("logaddexp2", input, other)
-    big = _C.maximum(input, other)
-    tail = _C.log1p(_C.exp2(_C.neg(_C.abs(_C.sub(input, other)))))
-    result = _C.add(big, _C.mul(tail, 1.0 / math.log(2.0)))
-    same_inf = _C.logical_and(_C.isinf(input), _C.eq(input, other))
-    return _into(_C.where(same_inf, input, result), out, "logaddexp2")
+    return _log_add_exp("logaddexp2", input, other, out, _C.exp2, 1.0 / math.log(2.0))
 
 
 def frac(input, *, out=None):

@@ -601,6 +601,18 @@ def _index_along(input, dim, index, width_shape, fn):
     return dim, index.reshape(shape or [-1]).expand(*width_shape)
 
 
+def _source_along(input, dim, index, source, op):
+    """The checked dim and the expanded index of index_add/index_copy: source has input's rank
+    and one slice per index along dim."""
+    _check_tensor(input, op)
+    _check_tensor(source, op, "source")
+    d, idx = _index_along(input, dim, index, list(source.shape), op)
+    if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
+        raise RuntimeError(f"{op}(): source {tuple(source.shape)} does not match input "
+                           f"{tuple(input.shape)} with {index.numel()} indices along dim {d}")
+    return d, idx
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(input, dim, index, source, *, alpha=1) -> Tensor
 
@@ -609,12 +621,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     >>> ember.index_add(ember.zeros(3), 0, ember.tensor([0, 0, 2]), ember.tensor([1.0, 2.0, 3.0]))
     tensor([3., 0., 3.])
     """
-    _check_tensor(input, "index_add")
-    _check_tensor(source, "index_add", "source")
-    d, idx = _index_along(input, dim, index, list(source.shape), "index_add")
-    if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
-        raise RuntimeError(f"index_add(): source {tuple(source.shape)} does not match input "
-                           f"{tuple(input.shape)} with {index.numel()} indices along dim {d}")
+    d, idx = _source_along(input, dim, index, source, "index_add")
     src = source if alpha == 1 else source * alpha
     return input.scatter_add(d, idx, src.to(input.dtype))
 
@@ -627,12 +634,7 @@ def index_copy(input, dim, index, source):
     >>> ember.index_copy(ember.zeros(4), 0, ember.tensor([3, 1]), ember.tensor([5.0, 6.0]))
     tensor([0., 6., 0., 5.])
     """
-    _check_tensor(input, "index_copy")
-    _check_tensor(source, "index_copy", "source")
-    d, idx = _index_along(input, dim, index, list(source.shape), "index_copy")
-    if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
-        raise RuntimeError(f"index_copy(): source {tuple(source.shape)} does not match input "
-                           f"{tuple(input.shape)} with {index.numel()} indices along dim {d}")
+    d, idx = _source_along(input, dim, index, source, "index_copy")
     return input.scatter(d, idx, source.to(input.dtype))
 
 

@@ -110,6 +110,31 @@ def test_no_grad_and_friends():
     assert not f().requires_grad
 
 
+def test_bare_grad_mode_decorators_as_torch():
+    """@no_grad, @enable_grad and @inference_mode without parentheses, as torch allows."""
+    for lib in (E, torch):
+        x = lib.ones(2, requires_grad=True)
+
+        @lib.no_grad
+        def off():
+            return (x * 2).requires_grad, lib.is_grad_enabled()
+
+        @lib.enable_grad
+        def on():
+            return (x * 2).requires_grad
+
+        @lib.inference_mode
+        def inference():
+            return (x * 2).requires_grad, lib.is_inference_mode_enabled()
+
+        assert off() == (False, False) and off.__name__ == "off"
+        with lib.no_grad():
+            assert on()
+        assert inference() == (False, True)
+        assert lib.is_grad_enabled() and not lib.is_inference_mode_enabled()
+        assert isinstance(lib.no_grad(), lib.no_grad)
+
+
 def test_inplace_on_leaf_raises_and_leaves_it_unmodified():
     x = E.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable"):

@@ -278,6 +278,8 @@ def test_nn_attention_factory_kwargs_assert_int_or_pair():
     from ember.backends import cuda
     from ember.nn.attention import SDPBackend, sdpa_kernel
     assert int(SDPBackend.FLASH_ATTENTION) == int(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
+    assert (SDPBackend is cuda.SDPBackend) == (torch.nn.attention.SDPBackend
+                                               is torch.backends.cuda.SDPBackend)
     with sdpa_kernel([SDPBackend.MATH]):
         assert cuda.math_sdp_enabled() and not cuda.flash_sdp_enabled()
     assert cuda.flash_sdp_enabled()

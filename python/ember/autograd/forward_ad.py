@@ -7,11 +7,10 @@ usual reverse-mode graph. unpack_dual(y) computes y's tangent J v when asked, wi
 double-backward trick (the gradient of g(u) = J^T u with respect to a dummy u along the
 tangents v). Consequences, unlike torch: tangents flow only through ops run with grad mode on,
 and a dual tensor requires grad (also after its level is exited)."""
-import functools
 from collections import namedtuple
 
 from .. import _C
-from .._grad_mode import enable_grad
+from .._grad_mode import _DecoratorContext, enable_grad
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -99,7 +98,7 @@ def unpack_dual(tensor, *, level=None):
     return UnpackedDualTensor(primal, tensor.detach().mul(0) if jv is None else jv)
 
 
-class dual_level:
+class dual_level(_DecoratorContext):
     """Context manager (and decorator) for one forward-AD level, as torch's."""
 
     def __enter__(self):
@@ -107,10 +106,3 @@ class dual_level:
 
     def __exit__(self, *exc):
         exit_dual_level()
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper

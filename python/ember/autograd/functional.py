@@ -144,6 +144,20 @@ def _v_or_default(v, refs, refs_are_tuple, create_graph, fn, default_msg):
     return v
 
 
+def _product(outs, wrt, v, refs, create_graph, strict, stage):
+    """The last backward pass of each product: v^T d outs / d wrt, zeros shaped as refs where
+    nothing flows (an error in strict mode, naming `stage`), recorded under create_graph."""
+    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
+        return _zeros_for_none(_grad(outs, wrt, v, create_graph), refs, strict, create_graph,
+                               stage)
+
+
+def _results(outputs, outputs_tuple, res, res_tuple, create_graph):
+    """(outputs, res), each finished for create_graph and unpacked unless it was a tuple."""
+    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
+            _unpack(_finish(res, create_graph), res_tuple))
+
+
 def _call(func, inputs, strict, fn):
     is_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn)
     _strict_requires_grad(outputs, "outputs", strict)
@@ -159,11 +173,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         v = _v_or_default(v, outputs, outputs_tuple, create_graph, "vjp",
                           "The vector v can only be None if the user-provided function returns "
                           "a single Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        res = _zeros_for_none(_grad(outputs, inputs, v, create_graph), inputs, strict,
-                              create_graph, "back")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    res = _product(outputs, inputs, v, inputs, create_graph, strict, "back")
+    return _results(outputs, outputs_tuple, res, inputs_tuple, create_graph)
 
 
 def _forward_products(outputs, inputs, strict):
@@ -186,11 +197,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                           "function is a single Tensor with a single element.")
         outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
         us, g = _forward_products(outputs, inputs, strict)
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        res = _zeros_for_none(_grad(g, us, v, create_graph), outputs, strict, create_graph,
-                              "back_trick")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), outputs_tuple))
+    res = _product(g, us, v, outputs, create_graph, strict, "back_trick")
+    return _results(outputs, outputs_tuple, res, outputs_tuple, create_graph)
 
 
 def _jacobian_reverse(outputs, inputs, create_graph, strict):
@@ -333,11 +341,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(*inputs), v^T H) for a scalar func, shaped like `inputs`."""
     inputs_tuple, inputs, v, outputs, jac = _second_order(func, inputs, v, create_graph, strict,
                                                           "vhp")
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        res = _zeros_for_none(_grad(jac, inputs, v, create_graph), inputs, strict,
-                              create_graph, "double_back")
-    return (_unpack(_finish(outputs, create_graph), False),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    res = _product(jac, inputs, v, inputs, create_graph, strict, "double_back")
+    return _results(outputs, False, res, inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -349,8 +354,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         us = tuple(zeros_like(t).requires_grad_(True) for t in inputs)
         double_back = _grad(jac, inputs, us, create_graph=True)
         _strict_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        res = _zeros_for_none(_grad(double_back, us, v, create_graph), inputs, strict,
-                              create_graph, "double_back_trick")
-    return (_unpack(_finish(outputs, create_graph), False),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    res = _product(double_back, us, v, inputs, create_graph, strict, "double_back_trick")
+    return _results(outputs, False, res, inputs_tuple, create_graph)

@@ -31,7 +31,9 @@ matmul = _Matmul()
 
 
 class SDPBackend(enum.IntEnum):
-    """The attention kernels torch can pick (ember computes attention one way: MATH)."""
+    """The attention kernels torch can pick (ember computes attention one way: MATH). The
+    backends of scaled_dot_product_attention (torch's values); ember.nn.attention.SDPBackend
+    is this same enum, as in torch."""
     ERROR = -1
     MATH = 0
     FLASH_ATTENTION = 1

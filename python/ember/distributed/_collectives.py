@@ -45,7 +45,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     """
     if _skip("gather", group):
         return None
-    dst = _groups.peer("gather", group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    dst = _groups.root("gather", group, dst, group_dst, "dst")
     outs = _optional_list("gather", "gather_list", gather_list)
     return _attach(_d.gather(_tensor("gather", "tensor", tensor), outs, dst, group, bool(async_op)),
                    outs)
@@ -63,7 +63,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     """
     if _skip("scatter", group):
         return None
-    src = _groups.peer("scatter", group, 0 if src is None and group_src is None else src, group_src, "src")
+    src = _groups.root("scatter", group, src, group_src, "src")
     work = _d.scatter(_tensor("scatter", "tensor", tensor),
                       _optional_list("scatter", "scatter_list", scatter_list), src, group, bool(async_op))
     return _attach(work, [tensor])
@@ -122,6 +122,19 @@ def _tag(op, tag):
     return tag
 
 
+def _send(op, tensor, dst, group, tag, group_dst, async_op):
+    """The checked send of send/isend: the C++ call's result (a Work when async_op)."""
+    dst = _groups.peer(op, group, dst, group_dst, "dst")
+    return _d.send(_tensor(op, "tensor", tensor), dst, _tag(op, tag), group, async_op)
+
+
+def _recv(op, tensor, src, group, tag, group_src, async_op):
+    """The checked receive of recv/irecv, from any rank (-1) when neither src nor group_src
+    is given: the C++ call's result (the sender, or a Work when async_op)."""
+    src = -1 if src is None and group_src is None else _groups.peer(op, group, src, group_src, "src")
+    return _d.recv(_tensor(op, "tensor", tensor), src, _tag(op, tag), group, async_op)
+
+
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Sends `tensor` to `dst` without waiting; returns a Work (None when not in `group`).
 
@@ -135,9 +148,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """
     if _skip("isend", group):
         return None
-    dst = _groups.peer("isend", group, dst, group_dst, "dst")
-    return _attach(_d.send(_tensor("isend", "tensor", tensor), dst, _tag("isend", tag), group, True),
-                   [tensor])
+    return _attach(_send("isend", tensor, dst, group, tag, group_dst, True), [tensor])
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -153,9 +164,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """
     if _skip("irecv", group):
         return None
-    src = -1 if src is None and group_src is None else _groups.peer("irecv", group, src, group_src, "src")
-    return _attach(_d.recv(_tensor("irecv", "tensor", tensor), src, _tag("irecv", tag), group, True),
-                   [tensor])
+    return _attach(_recv("irecv", tensor, src, group, tag, group_src, True), [tensor])
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -171,8 +180,7 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """
     if _skip("send", group):
         return None
-    dst = _groups.peer("send", group, dst, group_dst, "dst")
-    _d.send(_tensor("send", "tensor", tensor), dst, _tag("send", tag), group, False)
+    _send("send", tensor, dst, group, tag, group_dst, False)
     return None
 
 
@@ -190,8 +198,7 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """
     if _skip("recv", group):
         return -1
-    src = -1 if src is None and group_src is None else _groups.peer("recv", group, src, group_src, "src")
-    got = _d.recv(_tensor("recv", "tensor", tensor), src, _tag("recv", tag), group, False)
+    got = _recv("recv", tensor, src, group, tag, group_src, False)
     return got if group is None else _groups.global_rank(group, got, "recv")
 
 

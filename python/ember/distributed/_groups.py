@@ -68,6 +68,12 @@ def peer(op, group, rank, group_rank_, name):
     return group_rank(group, int(rank), op)
 
 
+def root(op, group, rank, group_rank_, name):
+    """The group rank of a rooted collective's `src`/`dst` (as peer); rank 0 when neither it
+    nor group_src/group_dst is given."""
+    return peer(op, group, 0 if rank is None and group_rank_ is None else rank, group_rank_, name)
+
+
 def seconds(timeout, op):
     import datetime
     if timeout is None:

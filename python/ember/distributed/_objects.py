@@ -85,7 +85,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     op = "gather_object"
     if _skip(op, group):
         return
-    dst = _groups.peer(op, group, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    dst = _groups.root(op, group, dst, group_dst, "dst")
     me, world = get_rank(group), get_world_size(group)
     if me == dst:
         if object_gather_list is None:
@@ -167,7 +167,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     op = "broadcast_object_list"
     if _skip(op, group):
         return
-    src = _groups.peer(op, group, 0 if src is None and group_src is None else src, group_src, "src")
+    src = _groups.root(op, group, src, group_src, "src")
     _check_list(op, "object_list", object_list, 0)
     n = len(object_list)
     sizes = _sizes(n)
@@ -197,7 +197,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     op = "scatter_object_list"
     if _skip(op, group):
         return
-    src = _groups.peer(op, group, 0 if src is None and group_src is None else src, group_src, "src")
+    src = _groups.root(op, group, src, group_src, "src")
     _check_list(op, "scatter_object_output_list", scatter_object_output_list, 1)
     me, world = get_rank(group), get_world_size(group)
     if me == src:

@@ -81,24 +81,34 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """Reinterprets the rightmost `reinterpreted_batch_ndims` batch dimensions of a constraint
-    as event dimensions."""
+class _OnBaseConstraint(Constraint):
+    """A constraint made from another one, `base_constraint` (checked to be a Constraint; the
+    error names `_op`): discrete when the base is."""
+    _op = None
 
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+    def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"independent: expected a Constraint, got "
+            raise TypeError(f"{self._op}: expected a Constraint, got "
                             f"{type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(f"independent: reinterpreted_batch_ndims must be a non-negative int, "
-                             f"got {reinterpreted_batch_ndims!r}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_OnBaseConstraint):
+    """Reinterprets the rightmost `reinterpreted_batch_ndims` batch dimensions of a constraint
+    as event dimensions."""
+    _op = "independent"
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
+            raise ValueError(f"independent: reinterpreted_batch_ndims must be a non-negative int, "
+                             f"got {reinterpreted_batch_ndims!r}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -116,20 +126,10 @@ class _IndependentConstraint(Constraint):
                 f"{self.reinterpreted_batch_ndims})")
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OnBaseConstraint):
     """The support of a MixtureSameFamily: a value is valid when it is valid for every
     component (the components' batch dimension is the one before the event)."""
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"MixtureSameFamilyConstraint: expected a Constraint, got "
-                            f"{type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
+    _op = "MixtureSameFamilyConstraint"
 
     @property
     def event_dim(self):
@@ -349,20 +349,28 @@ class _PositiveSemidefinite(_Symmetric):
         return cholesky_ex(value + jitter)[1].eq(0)
 
 
-class _Cat(Constraint):
-    """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
+class _OnConstraintSeq(Constraint):
+    """A constraint applying a sequence of constraints, cseq, along `dim`: discrete when any
+    of them is."""
 
-    def __init__(self, cseq, dim=0, lengths=None):
+    def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_OnConstraintSeq):
+    """Applies a sequence of constraints to pieces of `dim` of the given lengths."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
 
     @property
     def event_dim(self):
@@ -376,17 +384,8 @@ class _Cat(Constraint):
         return ember.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_OnConstraintSeq):
     """Applies a sequence of constraints to the slices of `dim`."""
-
-    def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self):

@@ -215,3 +215,17 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in param_names)
         return self.__class__.__name__ + "(" + args_string + ")"
+
+
+class CenteredAtLoc:
+    """For distributions symmetric and unimodal about their `loc` parameter (Normal, Laplace,
+    the multivariate normals, von Mises): mean and mode are both `loc`. Listed before the
+    Distribution base, whose mean and mode raise."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

@@ -1,12 +1,12 @@
 """Laplace distribution parameterized by loc and scale."""
 import ember
 from . import constraints
-from .distribution import Distribution
+from .distribution import CenteredAtLoc, Distribution
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(CenteredAtLoc, Distribution):
     """Laplace(loc, scale, validate_args=None)
 
     The Laplace (double exponential) distribution with location loc and scale.
@@ -17,14 +17,6 @@ class Laplace(Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -6,7 +6,7 @@ import math
 import ember
 from . import constraints
 from ._linalg import cholesky, solve_lower
-from .distribution import Distribution
+from .distribution import CenteredAtLoc, Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
 
@@ -31,7 +31,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(CenteredAtLoc, Distribution):
     """LowRankMultivariateNormal(loc, cov_factor, cov_diag, validate_args=None)
 
     A multivariate normal with covariance cov_factor @ cov_factor.T + diag(cov_diag).
@@ -88,14 +88,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

@@ -5,7 +5,7 @@ import math
 import ember
 from . import constraints
 from ._linalg import ScaleTrilMatrices, cholesky, solve_lower
-from .distribution import Distribution
+from .distribution import CenteredAtLoc, Distribution
 from .utils import _standard_normal
 
 __all__ = ["MultivariateNormal"]
@@ -31,7 +31,17 @@ def _precision_to_scale_tril(P):
     return solve_lower(L_inv, eye)
 
 
-class MultivariateNormal(ScaleTrilMatrices, Distribution):
+def _scale_tril_of(scale_tril, covariance_matrix, precision_matrix):
+    """The lower Cholesky factor of the covariance from whichever one of the three
+    parameterizations was given (MultivariateNormal, Wishart)."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
+class MultivariateNormal(ScaleTrilMatrices, CenteredAtLoc, Distribution):
     """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
         validate_args=None)
 
@@ -68,12 +78,8 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
                 setattr(self, name, matrix.expand(batch_shape + tuple(matrix.shape[-2:])))
         self.loc = loc.expand(batch_shape + (loc.shape[-1],))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix,
+                                                        precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -91,14 +97,6 @@ class MultivariateNormal(ScaleTrilMatrices, Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -4,13 +4,14 @@ from numbers import Real
 
 import ember
 from . import constraints
+from .distribution import CenteredAtLoc
 from .exp_family import ExponentialFamily
 from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(CenteredAtLoc, ExponentialFamily):
     """Normal(loc, scale, validate_args=None)
 
     The normal (Gaussian) distribution with mean loc and standard deviation scale.
@@ -23,14 +24,6 @@ class Normal(ExponentialFamily):
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

@@ -4,7 +4,7 @@ import math
 
 import ember
 from . import constraints
-from .distribution import Distribution
+from .distribution import CenteredAtLoc, Distribution
 from .utils import broadcast_all, lazy_property
 
 __all__ = ["VonMises"]
@@ -66,7 +66,7 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
     return ember.remainder(x + math.pi + loc, 2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(CenteredAtLoc, Distribution):
     """loc: the mean angle (any real, read modulo 2 pi); concentration: kappa > 0.
 
     >>> d = ember.distributions.VonMises(ember.tensor(0.0), ember.tensor(1.0))
@@ -118,10 +118,6 @@ class VonMises(Distribution):
     @property
     def mean(self):
         """The circular mean."""
-        return self.loc
-
-    @property
-    def mode(self):
         return self.loc
 
     @lazy_property

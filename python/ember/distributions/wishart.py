@@ -9,7 +9,7 @@ from . import constraints
 from ._linalg import ScaleTrilMatrices, cholesky, cholesky_ex, solve_lower
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _scale_tril_of
 
 __all__ = ["Wishart"]
 
@@ -71,12 +71,8 @@ class Wishart(ScaleTrilMatrices, ExponentialFamily):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for "
                           "ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix,
+                                                        precision_matrix)
         self._dist_chi2 = self._bartlett_chi2()
 
     def _bartlett_chi2(self):

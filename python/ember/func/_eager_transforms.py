@@ -69,6 +69,18 @@ class _Call:
         finally:
             _depth[0] -= 1
 
+    def outputs(self, func, kwargs, has_aux, name, api):
+        """Runs func: (out, aux, out's tensors, out's tree spec), out settled; RuntimeError
+        naming `api` (torch names the transform it runs on) when out holds a non-tensor."""
+        out, aux = _split_aux(self.run(func, kwargs), has_aux, name)
+        self.settle(out)
+        out_leaves, out_spec = tree_flatten(out)
+        for o in out_leaves:
+            if not isinstance(o, _C.Tensor):
+                raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, "
+                                   f"got unsupported type {type(o)}")
+        return out, aux, out_leaves, out_spec
+
     def settle(self, outputs):
         """At the outermost level, results also keep their graph when func's outputs reach a
         tensor that requires grad other than the arguments (a captured parameter), as torch."""
@@ -171,13 +183,7 @@ def vjp(func, *primals, has_aux=False):
     call = _Call(primals, tuple(range(len(primals)))) if primals else None
     if call is None:
         raise RuntimeError("vjp(f, *primals): Expected at least one primal")
-    out, aux = _split_aux(call.run(func, {}), has_aux, "vjp")
-    call.settle(out)
-    out_leaves, out_spec = tree_flatten(out)
-    for o in out_leaves:
-        if not isinstance(o, _C.Tensor):
-            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only "
-                               f"tensors, got unsupported type {type(o)}")
+    out, aux, out_leaves, _ = call.outputs(func, {}, has_aux, "vjp", "vjp(f, *primals)")
 
     def vjp_fn(cotangents):
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -219,13 +225,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                "that of the original Tensor, this is not supported. Tensor is of "
                                f"size {list(p.shape)} while the given forward gradient is of size "
                                f"{list(t.shape)}.")
-    out, aux = _split_aux(call.run(func, {}), has_aux, "jvp")
-    call.settle(out)
-    out_leaves, out_spec = tree_flatten(out)
+    out, aux, out_leaves, out_spec = call.outputs(func, {}, has_aux, "jvp",
+                                                  "jvp(f, primals, tangents)")
     for o in out_leaves:
-        if not isinstance(o, _C.Tensor):
-            raise RuntimeError("jvp(f, primals, tangents): expected f(*primals) to return only "
-                               f"tensors, got unsupported type {type(o)}")
         if strict and not o.requires_grad:
             raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
                                "independent of the inputs. This is not allowed with "
@@ -244,17 +246,12 @@ def _jacobian(func, argnums, has_aux, name):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         call = _Call(args, argnums)
-        out, aux = _split_aux(call.run(func, kwargs), has_aux, name)
-        call.settle(out)
-        out_leaves, out_spec = tree_flatten(out)
+        api = "vjp(f, *primals)" if name == "jacrev" else "jvp(f, primals, tangents)"
+        _, aux, out_leaves, out_spec = call.outputs(func, kwargs, has_aux, name, api)
         inputs = call.flat_leaves()
         per_output = []
         with enable_grad():
             for o in out_leaves:
-                if not isinstance(o, _C.Tensor):  # torch names the transform it runs on
-                    api = "vjp(f, *primals)" if name == "jacrev" else "jvp(f, primals, tangents)"
-                    raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, "
-                                       f"got unsupported type {type(o)}")
                 flat = o.reshape(-1)
                 rows = [_grads([flat[k]], inputs) for k in range(o.numel())]
                 per_output.append(call.rebuild([

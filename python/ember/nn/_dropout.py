@@ -66,6 +66,20 @@ def _unbatched(input, p, training, inplace, batched_dim):
     return input if inplace else out.squeeze(0)
 
 
+def _warn_rank(name, ndim, spatial):
+    """torch's deprecation warning when a channel-wise dropout over `spatial` dims gets an
+    input that is neither (C, *spatial) nor (N, C, *spatial); it points at name's caller."""
+    if ndim not in (spatial + 1, spatial + 2):
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            f"and silence this warning, please use dropout instead. Note that {name} "
+            f"exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, "
+            "a channel dimension, and an optional batch dimension "
+            f"(i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            stacklevel=3)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, L) or (C, L) with probability p.
 
@@ -93,14 +107,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     """
     _check_p(p)
     ndim = input.dim()
-    if ndim not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated "
-            "and will result in an error in a future release. To retain the behavior "
-            "and silence this warning, please use dropout instead. Note that dropout2d "
-            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
-            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2)
+    _warn_rank("dropout2d", ndim, 2)
     if ndim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
@@ -119,15 +126,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     tensor([1., 1.])
     """
     _check_p(p)
-    ndim = input.dim()
-    if ndim not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated "
-            "and will result in an error in a future release. To retain the behavior "
-            "and silence this warning, please use dropout instead. Note that dropout3d "
-            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
-            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
-            stacklevel=2)
+    _warn_rank("dropout3d", input.dim(), 3)
     return _unbatched(input, p, training, inplace, 5)
 
 

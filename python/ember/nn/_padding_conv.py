@@ -191,6 +191,16 @@ def _check_pool_size(name, input, kernel_size, stride, padding, dilation, ceil_m
                            f"{list(input.shape)}, kernel_size={k}, padding={p}, dilation={d})")
 
 
+def _as_pool2d(name, input, kernel_size, stride, padding, dilation, ceil_mode):
+    """A 1-d pool's arguments, checked (stride defaults to kernel_size), as the 2-d pool's on
+    input.unsqueeze(-2): kernel, stride, padding and dilation with a leading H of 1 (pad 0)."""
+    _check_1d(name, input)
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    _check_pool_size(name, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return ((1,) + _tuple(kernel_size, 1, name), (1,) + _tuple(stride, 1, name),
+            (0,) + _tuple(padding, 1, name), (1,) + _tuple(dilation, 1, name))
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -202,13 +212,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> ember.nn.functional.max_pool1d(x, 2)
     tensor([[[3., 5.]]])
     """
-    _check_1d("max_pool1d", input)
-    stride = kernel_size if stride is None or stride == () or stride == [] else stride
-    _check_pool_size("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    out = _C.max_pool2d(input.unsqueeze(-2), (1,) + _tuple(kernel_size, 1, "max_pool1d"),
-                        (1,) + _tuple(stride, 1, "max_pool1d"),
-                        (0,) + _tuple(padding, 1, "max_pool1d"),
-                        (1,) + _tuple(dilation, 1, "max_pool1d"), ceil_mode, return_indices)
+    k, s, p, d = _as_pool2d("max_pool1d", input, kernel_size, stride, padding, dilation,
+                            ceil_mode)
+    out = _C.max_pool2d(input.unsqueeze(-2), k, s, p, d, ceil_mode, return_indices)
     if return_indices:  # with H = 1 the flat index into H * W is the index into L
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
@@ -225,13 +231,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> ember.nn.functional.avg_pool1d(x, 2)
     tensor([[[2.0000, 3.5000]]])
     """
-    _check_1d("avg_pool1d", input)
-    stride = kernel_size if stride is None or stride == () or stride == [] else stride
-    _check_pool_size("avg_pool1d", input, kernel_size, stride, padding, 1, ceil_mode)
-    out = _C.avg_pool2d(input.unsqueeze(-2), (1,) + _tuple(kernel_size, 1, "avg_pool1d"),
-                        (1,) + _tuple(stride, 1, "avg_pool1d"),
-                        (0,) + _tuple(padding, 1, "avg_pool1d"), ceil_mode, count_include_pad,
-                        None)
+    k, s, p, _ = _as_pool2d("avg_pool1d", input, kernel_size, stride, padding, 1, ceil_mode)
+    out = _C.avg_pool2d(input.unsqueeze(-2), k, s, p, ceil_mode, count_include_pad, None)
     return out.squeeze(-2)
 
 

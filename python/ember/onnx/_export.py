@@ -58,22 +58,28 @@ def _value_info(name, out, dims, shaped=True):
     return helper.make_tensor_value_info(name, out.elem, shape)
 
 
-def _flatten_outputs(value, node):
-    flat = []
+def _leaves(value, cls, on_other=None):
+    """The cls instances in value, in order, through nested tuples, lists and dicts;
+    on_other(v) is called for any other v that is not None."""
+    found = []
 
     def walk(v):
-        if isinstance(v, Val):
-            flat.append(v)
+        if isinstance(v, cls):
+            found.append(v)
         elif isinstance(v, (tuple, list)):
             for e in v:
                 walk(e)
         elif isinstance(v, dict):
             for e in v.values():
                 walk(e)
-        elif v is not None:
-            fail(f"returning a {type(v).__name__} from the model")
+        elif v is not None and on_other is not None:
+            on_other(v)
     walk(value)
-    return flat
+    return found
+
+
+def _flatten_outputs(value, node):
+    return _leaves(value, Val, lambda v: fail(f"returning a {type(v).__name__} from the model"))
 
 
 def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_axes,
@@ -150,18 +156,7 @@ def build_model(model, args, kwargs, input_names, output_names, opset, dynamic_a
 
     result = map_arg(out_node.args[0], lambda n: env[n]) if out_node is not None else None
     flat = _flatten_outputs(result, out_node)
-    metas = []
-    if out_node is not None:
-        def collect(m):
-            if isinstance(m, TensorMetadata):
-                metas.append(m)
-            elif isinstance(m, (tuple, list)):
-                for e in m:
-                    collect(e)
-            elif isinstance(m, dict):
-                for e in m.values():
-                    collect(e)
-        collect(_meta_of(out_node.args[0]))
+    metas = _leaves(_meta_of(out_node.args[0]), TensorMetadata) if out_node is not None else []
     if len(metas) != len(flat):
         raise OnnxExporterError(f"onnx.export: {len(flat)} outputs but {len(metas)} shapes known")
     outputs = []

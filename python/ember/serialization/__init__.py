@@ -17,8 +17,8 @@ import pickle
 import stat
 
 from . import torch_format
-from .safetensors import (STRUCTURE_KEY, TENSOR_KEY, load_file, load_safetensors, save_file,
-                          save_safetensors)
+from .safetensors import (STRUCTURE_KEY, TENSOR_KEY, _path, load_file, load_safetensors,
+                          save_file, save_safetensors)
 from .unpickler import (UNSAFE_MESSAGE, FullUnpickler, WeightsUnpickler, add_safe_globals,
                         clear_safe_globals, get_safe_globals, safe_globals)
 
@@ -26,15 +26,6 @@ __all__ = ["save", "load", "save_file", "load_file", "add_safe_globals", "get_sa
            "clear_safe_globals", "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
-
-
-def _path(f, op):
-    path = os.fspath(f)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if "\0" in path:
-        raise ValueError(f"{op}: embedded null byte in path")
-    return path
 
 
 def _choose_format(f, format, metadata):

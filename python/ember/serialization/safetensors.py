@@ -30,6 +30,8 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 def _path(f, op):
+    """The str path a file name (str, bytes or PathLike) names; ValueError naming op for an
+    embedded NUL (ember.save/load use it too)."""
     path = os.fspath(f)
     if isinstance(path, bytes):
         path = os.fsdecode(path)

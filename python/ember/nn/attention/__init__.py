@@ -4,21 +4,12 @@ sdpa_kernel sets the flags of ember.backends.cuda (flash / mem_efficient / math 
 for the duration of a block and restores them after, as torch. ember's attention runs its
 one CPU implementation whatever the flags say (ember.backends.cuda's note)."""
 import contextlib
-import enum
+
+from ...backends.cuda import SDPBackend  # one enum, as torch.backends.cuda.SDPBackend is
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
 WARN_FOR_UNFUSED_KERNELS = False
-
-
-class SDPBackend(enum.IntEnum):
-    """The backends of scaled_dot_product_attention (torch's values)."""
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
 
 
 # flag name in ember.backends.cuda -> backend; OVERRIDEABLE has no flag there

@@ -330,21 +330,24 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
+    def _attribute_owner(self, target):
+        """(the submodule holding what the dotted `target` names, the attribute's name), as
+        get_parameter and get_buffer look it up: AttributeError when there is none."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name
+
+    def get_parameter(self, target):
+        mod, name = self._attribute_owner(target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = self._attribute_owner(target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(mod, name)

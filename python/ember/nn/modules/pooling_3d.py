@@ -2,11 +2,12 @@
 nn/_pooling.py (C++ ops for max, avg and adaptive avg)."""
 from .. import _pooling as F
 from .module import Module
+from .pooling_base import _MaxPoolNd
 
 __all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 
-class MaxPool3d(Module):
+class MaxPool3d(_MaxPoolNd):
     """Max over kernel_size windows of (N, C, D, H, W) or (C, D, H, W); stride defaults to
     kernel_size. return_indices=True returns (output, indices), flat in each D * H * W volume.
 
@@ -14,21 +15,9 @@ class MaxPool3d(Module):
     tensor([[[[[7.]]]]])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
     def forward(self, input):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
-
-    def extra_repr(self):
-        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
-                "dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
 class AvgPool3d(Module):

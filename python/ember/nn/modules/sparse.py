@@ -19,6 +19,19 @@ def _padding_idx(padding_idx, num_embeddings, what):
     return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
 
 
+def _lookup_options(module):
+    """The extra_repr fields of the lookup options Embedding and EmbeddingBag share, those not
+    at their default (a format string over the module's attributes)."""
+    s = ""
+    if module.max_norm is not None:
+        s += ", max_norm={max_norm}"
+    if module.norm_type != 2:
+        s += ", norm_type={norm_type}"
+    if module.scale_grad_by_freq is not False:
+        s += ", scale_grad_by_freq={scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     """weight (num_embeddings, embedding_dim) ~ N(0, 1), with the padding_idx row zeroed
     (and given no gradient).
@@ -64,12 +77,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _lookup_options(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -127,12 +135,7 @@ class EmbeddingBag(Module):
 
     def extra_repr(self):
         s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _lookup_options(self)
         s += ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"

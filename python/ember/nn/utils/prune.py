@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from ... import _C
 from ..._creation import ones_like, rand, rand_like, zeros_like
 from ..._statistics import kthvalue
+from ._reparam_hooks import remove_pre_hook
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
@@ -191,50 +192,58 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-def _zero_top_entries(amount, t, default_mask, scores, largest):
-    """default_mask with 0 at the `amount` entries of t whose scores() (a flat tensor, only
-    computed when something is pruned) are the largest (or smallest)."""
-    nparams_toprune = _compute_nparams_toprune(amount, t.nelement())
-    _validate_pruning_amount(nparams_toprune, t.nelement())
-    mask = default_mask.clone()
-    if nparams_toprune != 0:
-        topk = _C.topk(scores(), k=nparams_toprune, largest=largest)
-        mask.view(-1)[topk.indices] = 0
-    return mask
-
-
-class RandomUnstructured(BasePruningMethod):
-    """Zeroes `amount` (a count, or a fraction) entries chosen at random."""
+class _UnstructuredByScore(BasePruningMethod):
+    """Zeroes the `amount` entries (a count, or a fraction) of t that rank first by
+    _scores(t), a flat tensor computed only when something is pruned: the largest scores when
+    _largest, else the smallest."""
     PRUNING_TYPE = "unstructured"
+    _largest = True
 
     def __init__(self, amount):
         _validate_pruning_amount_init(amount)
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        return _zero_top_entries(self.amount, t, default_mask,
-                                 lambda: rand_like(t).view(-1), largest=True)
+        nparams_toprune = _compute_nparams_toprune(self.amount, t.nelement())
+        _validate_pruning_amount(nparams_toprune, t.nelement())
+        mask = default_mask.clone()
+        if nparams_toprune != 0:
+            topk = _C.topk(self._scores(t), k=nparams_toprune, largest=self._largest)
+            mask.view(-1)[topk.indices] = 0
+        return mask
+
+
+class RandomUnstructured(_UnstructuredByScore):
+    """Zeroes `amount` (a count, or a fraction) entries chosen at random."""
+
+    def _scores(self, t):
+        return rand_like(t).view(-1)
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredByScore):
     """Zeroes the `amount` entries of smallest absolute value."""
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        return _zero_top_entries(self.amount, t, default_mask,
-                                 lambda: t.abs().reshape(-1), largest=False)
+    def _scores(self, t):
+        return t.abs().reshape(-1)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
+
+
+def _channels_to_prune(t, amount, dim):
+    """(channels along dim, how many of them `amount` prunes), checked as torch checks them."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
 
 
 class RandomStructured(BasePruningMethod):
@@ -247,11 +256,7 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.amount, self.dim)
         if nparams_toprune == 0:
             return default_mask
         prob = rand(tensor_size)
@@ -276,11 +281,7 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.amount, self.dim)
         norm = _compute_norm(t, self.n, self.dim)
         topk = _C.topk(norm, k=tensor_size - nparams_toprune, largest=True)
         if nparams_toprune == 0:
@@ -385,13 +386,9 @@ def custom_from_mask(module, name, mask):
 
 def remove(module, name):
     """Makes module.<name>'s pruning permanent (see BasePruningMethod.remove)."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning "
-                     "can be removed")
+    return remove_pre_hook(module, BasePruningMethod, name,
+                           "Parameter '{name}' of module {module} has to be pruned before pruning "
+                           "can be removed", attr="_tensor_name")
 
 
 def is_pruned(module):

@@ -8,6 +8,7 @@ from ... import _C
 from ..._grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter
+from ._reparam_hooks import find_pre_hook, remove_pre_hook
 from .parametrizations import _spectral_dim
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
@@ -59,10 +60,9 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
-                                   f"parameter {name}")
+        if find_pre_hook(module, SpectralNorm, name)[1] is not None:
+            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
+                               f"parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if weight is None:
@@ -103,9 +103,5 @@ def remove_spectral_norm(module, name="weight"):
     >>> sorted(name for name, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_pre_hook(module, SpectralNorm, name,
+                           "spectral_norm of '{name}' not found in {module}")

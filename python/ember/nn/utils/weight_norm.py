@@ -4,6 +4,7 @@ recomputes module.<name> = g * v / ||v|| before each call."""
 import warnings
 
 from ..parameter import Parameter
+from ._reparam_hooks import find_pre_hook, remove_pre_hook
 from .parametrizations import _norm_except_dim, _weight_norm
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
@@ -25,10 +26,9 @@ class WeightNorm:
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
                       stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
-                                   f"parameter {name}")
+        if find_pre_hook(module, WeightNorm, name)[1] is not None:
+            raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
+                               f"parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -75,9 +75,5 @@ def remove_weight_norm(module, name="weight"):
     >>> sorted(name for name, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_pre_hook(module, WeightNorm, name,
+                           "weight_norm of '{name}' not found in {module}")

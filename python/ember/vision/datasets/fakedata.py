@@ -30,11 +30,7 @@ class FakeData(VisionDataset):
         img = ember.randn(*self.image_size, generator=g)
         target = int(ember.randint(0, self.num_classes, size=(1,), dtype=ember.long, generator=g)[0])
         img = F.to_pil_image(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return self.size

@@ -129,11 +129,7 @@ class MNIST(VisionDataset):
 
         img = Image.fromarray(np.ascontiguousarray(self.data[index].numpy()))
         target = int(self.targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def extra_repr(self):
         return f"Split: {'Train' if self.train is True else 'Test'}"

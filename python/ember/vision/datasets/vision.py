@@ -48,6 +48,11 @@ class VisionDataset(Dataset):
     def __getitem__(self, index):
         raise NotImplementedError(f"{type(self).__name__} should implement __getitem__")
 
+    def _transformed(self, input, target):
+        """input through transform and target through target_transform, those that are set
+        (how torchvision's datasets end __getitem__)."""
+        return StandardTransform(self.transform, self.target_transform)(input, target)
+
     def __len__(self):
         raise NotImplementedError(f"{type(self).__name__} should implement __len__")
 

@@ -388,28 +388,23 @@ def _check_factor(name, value, op):
         raise ValueError(f"{op}: {name} ({value}) is not non-negative.")
 
 
+def _adjust(op, img, name, factor):
+    """op (an adjust_* function of both backends) on img by a non-negative factor `name`."""
+    _check_image(img, op)
+    _check_factor(name, factor, op)
+    return _dispatch(op, img, factor)
+
+
 def adjust_brightness(img, brightness_factor):
-    _check_image(img, "adjust_brightness")
-    _check_factor("brightness_factor", brightness_factor, "adjust_brightness")
-    if _is_pil_image(img):
-        return F_pil.adjust_brightness(img, brightness_factor)
-    return F_t.adjust_brightness(img, brightness_factor)
+    return _adjust("adjust_brightness", img, "brightness_factor", brightness_factor)
 
 
 def adjust_contrast(img, contrast_factor):
-    _check_image(img, "adjust_contrast")
-    _check_factor("contrast_factor", contrast_factor, "adjust_contrast")
-    if _is_pil_image(img):
-        return F_pil.adjust_contrast(img, contrast_factor)
-    return F_t.adjust_contrast(img, contrast_factor)
+    return _adjust("adjust_contrast", img, "contrast_factor", contrast_factor)
 
 
 def adjust_saturation(img, saturation_factor):
-    _check_image(img, "adjust_saturation")
-    _check_factor("saturation_factor", saturation_factor, "adjust_saturation")
-    if _is_pil_image(img):
-        return F_pil.adjust_saturation(img, saturation_factor)
-    return F_t.adjust_saturation(img, saturation_factor)
+    return _adjust("adjust_saturation", img, "saturation_factor", saturation_factor)
 
 
 def adjust_hue(img, hue_factor):

@@ -47,10 +47,27 @@ class functional_datapipe:
         return cls
 
 
-_determinism = False
+# The module's two switches; _Switch subclasses set one from construction until __exit__.
+_flags = {"determinism": False, "runtime_validation": True}
 
 
-class guaranteed_datapipes_determinism:
+class _Switch:
+    """Sets _flags[_flag] to _value when constructed (as torch's, effective before `with`)
+    and restores the previous value on exit."""
+    _flag = _value = None
+
+    def __init__(self):
+        self.prev = _flags[self._flag]
+        _flags[self._flag] = self._value
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _flags[self._flag] = self.prev
+
+
+class guaranteed_datapipes_determinism(_Switch):
     """While active (a context manager, effective from construction), building a pipe marked
     non_deterministic raises TypeError.
 
@@ -58,18 +75,7 @@ class guaranteed_datapipes_determinism:
     ...     print("non-deterministic pipes raise in here")
     non-deterministic pipes raise in here
     """
-
-    def __init__(self):
-        global _determinism
-        self.prev = _determinism
-        _determinism = True
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        global _determinism
-        _determinism = self.prev
+    _flag, _value = "determinism", True
 
 
 class non_deterministic:
@@ -105,7 +111,7 @@ class non_deterministic:
 
     def __call__(self, *args, **kwargs):
         if self.cls is not None:
-            if _determinism:
+            if _flags["determinism"]:
                 raise TypeError(f"{self.cls.__name__} is non-deterministic, but you set "
                                 "'guaranteed_datapipes_determinism'. You can turn off determinism "
                                 "for this DataPipe if that is acceptable for your application")
@@ -121,7 +127,7 @@ class non_deterministic:
         if not isinstance(res, bool):
             raise TypeError("deterministic_fn of `non_deterministic` decorator is required to "
                             f"return a boolean value, but {type(res)} is found")
-        if _determinism and res:
+        if _flags["determinism"] and res:
             raise TypeError(f"{self.cls.__name__} is non-deterministic with the inputs, but you "
                             "set 'guaranteed_datapipes_determinism'. You can turn off determinism "
                             "for this DataPipe if that is acceptable for your application")
@@ -172,10 +178,7 @@ def argument_validation(f):
     return wrapper
 
 
-_runtime_validation_enabled = True
-
-
-class runtime_validation_disabled:
+class runtime_validation_disabled(_Switch):
     """While active, runtime_validation checks nothing.
 
     >>> from ember.utils.data import IterDataPipe, runtime_validation
@@ -187,18 +190,7 @@ class runtime_validation_disabled:
     ...     list(Ints())
     [1, 'two']
     """
-
-    def __init__(self):
-        global _runtime_validation_enabled
-        self.prev = _runtime_validation_enabled
-        _runtime_validation_enabled = False
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        global _runtime_validation_enabled
-        _runtime_validation_enabled = self.prev
+    _flag, _value = "runtime_validation", False
 
 
 def runtime_validation(f):
@@ -221,7 +213,7 @@ def runtime_validation(f):
 
     @functools.wraps(f)
     def wrapper(self):
-        if not _runtime_validation_enabled:
+        if not _flags["runtime_validation"]:
             yield from f(self)
             return
         for item in f(self):

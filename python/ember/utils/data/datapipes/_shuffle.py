@@ -27,3 +27,15 @@ class _SeededShuffle:
                 self._seed = int(empty((), dtype=int64).random_().item())
             self._rng.seed(self._seed)
             self._seed = None
+
+    # The generator pickles as its state (DataLoader workers get a copy of the pipe).
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_rng"] = self._rng.getstate()
+        return state
+
+    def __setstate__(self, state):
+        rng_state = state.pop("_rng")
+        self.__dict__.update(state)
+        self._rng = random.Random()
+        self._rng.setstate(rng_state)

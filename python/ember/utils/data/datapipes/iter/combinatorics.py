@@ -1,6 +1,4 @@
 """Shuffler (`.shuffle`) and Sampler."""
-import random
-
 from .._decorator import functional_datapipe
 from .._shuffle import _SeededShuffle
 from ..datapipe import IterDataPipe
@@ -71,14 +69,3 @@ class Shuffler(_SeededShuffle, IterDataPipe):
         if hasattr(self.datapipe, "__len__"):
             return len(self.datapipe)
         raise TypeError(f"{type(self).__name__} instance doesn't have valid length")
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_rng"] = self._rng.getstate()
-        return state
-
-    def __setstate__(self, state):
-        rng_state = state.pop("_rng")
-        self.__dict__.update(state)
-        self._rng = random.Random()
-        self._rng.setstate(rng_state)

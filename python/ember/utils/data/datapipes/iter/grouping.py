@@ -1,6 +1,7 @@
 """Batcher (`.batch`), UnBatcher (`.unbatch`), Grouper (`.groupby`)."""
 from collections import defaultdict
 
+from .._batch import _Batching
 from .._decorator import functional_datapipe
 from ..datapipe import DataChunk, IterDataPipe
 
@@ -14,17 +15,9 @@ def _len_of(dp, owner):
 
 
 @functional_datapipe("batch")
-class Batcher(IterDataPipe):
+class Batcher(_Batching, IterDataPipe):
     """Lists (wrapper_class, DataChunk by default) of batch_size consecutive items; the last
     shorter one is dropped with drop_last."""
-
-    def __init__(self, datapipe, batch_size, drop_last=False, wrapper_class=DataChunk):
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise AssertionError("Batch size is required to be larger than 0!")
-        self.datapipe = datapipe
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.wrapper_class = wrapper_class
 
     def __iter__(self):
         batch = []
@@ -37,8 +30,7 @@ class Batcher(IterDataPipe):
             yield self.wrapper_class(batch)
 
     def __len__(self):
-        n = _len_of(self.datapipe, self)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return self._num_batches(_len_of(self.datapipe, self))
 
 
 @functional_datapipe("unbatch")

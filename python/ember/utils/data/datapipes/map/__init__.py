@@ -1,11 +1,11 @@
 """torch.utils.data.datapipes.map: the map-style DataPipes, each also a chained method of every
 MapDataPipe (the name in parentheses); .shuffle() gives an IterDataPipe."""
 import copy
-import random
 
+from .._batch import _Batching
 from .._decorator import functional_datapipe
 from .._shuffle import _SeededShuffle
-from ..datapipe import DataChunk, IterDataPipe, MapDataPipe
+from ..datapipe import IterDataPipe, MapDataPipe
 from ..iter.callable import apply_to_columns
 
 __all__ = ["Batcher", "Concater", "Mapper", "SequenceWrapper", "Shuffler", "Zipper"]
@@ -49,17 +49,9 @@ class Mapper(MapDataPipe):
 
 
 @functional_datapipe("batch")
-class Batcher(MapDataPipe):
+class Batcher(_Batching, MapDataPipe):
     """Batch k holds items k * batch_size ... (a DataChunk); the last shorter one is dropped
     with drop_last."""
-
-    def __init__(self, datapipe, batch_size, drop_last=False, wrapper_class=DataChunk):
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise AssertionError("Batch size is required to be larger than 0!")
-        self.datapipe = datapipe
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.wrapper_class = wrapper_class
 
     def __getitem__(self, index):
         if not 0 <= index < len(self):
@@ -69,8 +61,15 @@ class Batcher(MapDataPipe):
         return self.wrapper_class([self.datapipe[i] for i in range(start, stop)])
 
     def __len__(self):
-        n = len(self.datapipe)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return self._num_batches(len(self.datapipe))
+
+
+def _check_pipes(datapipes):
+    """The inputs of Concater and Zipper: at least one, all MapDataPipes."""
+    if len(datapipes) == 0:
+        raise ValueError("Expected at least one DataPipe, but got nothing")
+    if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
+        raise TypeError("Expected all inputs to be `MapDataPipe`")
 
 
 @functional_datapipe("concat")
@@ -78,10 +77,7 @@ class Concater(MapDataPipe):
     """Indices run through each datapipe in turn."""
 
     def __init__(self, *datapipes):
-        if len(datapipes) == 0:
-            raise ValueError("Expected at least one DataPipe, but got nothing")
-        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
-            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        _check_pipes(datapipes)
         self.datapipes = datapipes
 
     def __getitem__(self, index):
@@ -101,10 +97,7 @@ class Zipper(MapDataPipe):
     """Item i is the tuple of item i of each datapipe; the length is the shortest one's."""
 
     def __init__(self, *datapipes):
-        if len(datapipes) == 0:
-            raise ValueError("Expected at least one DataPipe, but got nothing")
-        if not all(isinstance(dp, MapDataPipe) for dp in datapipes):
-            raise TypeError("Expected all inputs to be `MapDataPipe`")
+        _check_pipes(datapipes)
         self.datapipes = datapipes
 
     def __getitem__(self, index):
@@ -140,17 +133,6 @@ class Shuffler(_SeededShuffle, IterDataPipe):
 
     def __len__(self):
         return len(self.indices)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_rng"] = self._rng.getstate()
-        return state
-
-    def __setstate__(self, state):
-        rng_state = state.pop("_rng")
-        self.__dict__.update(state)
-        self._rng = random.Random()
-        self._rng.setstate(rng_state)
 
 
 # an iterable pipe made from a map pipe: registered on MapDataPipe by hand (functional_datapipe
