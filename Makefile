@@ -15,7 +15,7 @@ DEB_PKGS := build-essential libopenblas-openmp-dev libgtest-dev libhwy-dev libdn
 BUILD_DIR := build/wheel
 STAMP := build/.stamps
 
-.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check \
+.PHONY: all deps venv build test test-cpp test-python train train-cpp bench clean test-asan asan-configure fuzz fuzz-deps fuzz-torch-format compat wheel wheel-check \
   format format-check docs
 
 all: build
@@ -79,31 +79,35 @@ bench: build
 	$(PY) bench/run.py --threads $$(nproc) $(BENCH_SCALING) \
 	  --json bench/results_threads.json --png bench/results_threads.png
 
-# The C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer (g++) in build/asan;
+# The C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer (clang) in build/asan;
 # any sanitizer report fails the test that triggered it. Sanitizer builds are Debug at -O1
-# (asserts on; a third of -O3's compile time).
+# (asserts on; a third of -O3's compile time). The same build holds the libFuzzer target
+# (EMBER_FUZZ: coverage instrumentation on src/io only), so `make fuzz` after it compiles one
+# file: CI paid for two sanitizer builds of the library (gcc's and clang's, ~6 min) before.
 SAN_FLAGS := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 ASAN_DIR := build/asan
-test-asan: deps venv
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake -S . -B $(ASAN_DIR) -G Ninja $(SAN_FLAGS) \
-	  -DEMBER_SANITIZE=ON -DEMBER_BUILD_PYTHON=OFF >/dev/null
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(ASAN_DIR)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
-
-# libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/fuzz,
-# then fuzz-torch-format (below) for as long.
-# New inputs go to build/fuzz/corpus; the seed corpus tests/fuzz/corpus is only read.
-# A crash is saved as build/fuzz/crash-* and fails the run.
-FUZZ_SECONDS ?= 60
-FUZZ_DIR := build/fuzz
 FUZZ_DEB_PKGS := clang libclang-rt-14-dev libomp-14-dev
 fuzz-deps:
 	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_PKGS) $(FUZZ_DEB_PKGS)"
 
-fuzz: fuzz-deps venv
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja \
-	  $(SAN_FLAGS) -DEMBER_FUZZ=ON -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_PYTHON=OFF >/dev/null
+asan-configure: fuzz-deps venv
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH CC=clang CXX=clang++ cmake -S . -B $(ASAN_DIR) -G Ninja \
+	  $(SAN_FLAGS) -DEMBER_SANITIZE=ON -DEMBER_FUZZ=ON -DEMBER_BUILD_TESTS=ON \
+	  -DEMBER_BUILD_PYTHON=OFF >/dev/null
+
+test-asan: asan-configure
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(ASAN_DIR)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
+
+# libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/asan,
+# then fuzz-torch-format (below) for as long.
+# New inputs go to build/asan/corpus; the seed corpus tests/fuzz/corpus is only read.
+# A crash is saved as build/asan/crash-* and fails the run.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := $(ASAN_DIR)
+
+fuzz: asan-configure
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(FUZZ_DIR) --target fuzz_safetensors
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/corpus tests/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
@@ -111,7 +115,7 @@ fuzz: fuzz-deps venv
 	@$(MAKE) --no-print-directory fuzz-torch-format
 
 # atheris (libFuzzer for Python) on ember.load of PyTorch-format files, from the seed corpus
-# tests/fuzz/torch_corpus; a finding is saved as build/fuzz/crash-* and fails the run.
+# tests/fuzz/torch_corpus; a finding is saved as build/asan/crash-* and fails the run.
 fuzz-torch-format: build
 	mkdir -p $(FUZZ_DIR)/torch_corpus
 	$(PY) tests/fuzz/fuzz_torch_format.py $(FUZZ_DIR)/torch_corpus tests/fuzz/torch_corpus \

@@ -4,8 +4,8 @@ load or raise one of the errors a bad file may raise; anything else (another exc
 type, a crash, a hang past -timeout, memory past -rss_limit_mb) is a finding, which
 libFuzzer saves as <artifact_prefix>crash-* and reports by a non-zero exit. `make fuzz` runs it:
 
-    .venv/bin/python tests/fuzz/fuzz_torch_format.py build/fuzz/torch_corpus tests/fuzz/torch_corpus \\
-        -max_total_time=60 -artifact_prefix=build/fuzz/ -rss_limit_mb=2048 -timeout=10
+    .venv/bin/python tests/fuzz/fuzz_torch_format.py build/asan/torch_corpus tests/fuzz/torch_corpus \\
+        -max_total_time=60 -artifact_prefix=build/asan/ -rss_limit_mb=2048 -timeout=10
 
 tests/fuzz/torch_corpus is the seed corpus: files written by torch.save and ember.save and
 the hand-made hostile files of test_torch_format_safety.py (make_torch_corpus.py writes it).
