@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/function.h"
+#include "ember/autocast.h"
 #include "ember/functional.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
@@ -166,6 +167,16 @@ std::vector<Tensor> rnn_layer(std::string_view mode, const Tensor& xp, const Ten
                               const Tensor& w_hr, IntList batch_sizes, bool reverse) {
   EMBER_RECORD(rnn_layer, mode, xp, h0, c0, w_hh, b_hh, w_hr, batch_sizes, reverse);
   EMBER_PROFILE_OP("rnn_layer");
+  if (autocast::is_enabled()) {  // Note [Autocast], as torch's ops on CPU:
+    autocast::Suspend off;
+    if (mode == "GRU") {  // torch's GRU is a composite whose h' = n + z (h - n) promotes
+      std::vector<Tensor> ts = autocast::promote({xp, h0, c0, w_hh, b_hh, w_hr});
+      return rnn_layer(mode, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], batch_sizes, reverse);
+    }
+    using autocast::lower;  // LSTM: mkldnn_rnn_layer, RNN: its cells' linear, lower precision
+    return rnn_layer(mode, lower(xp), lower(h0), lower(c0), lower(w_hh), lower(b_hh), lower(w_hr),
+                     batch_sizes, reverse);
+  }
   const Args a = check_args(mode, xp, h0, c0, w_hh, b_hh, w_hr, batch_sizes);
   const bool packed = batch_sizes.size() != 0, lstm = a.mode == RnnMode::LSTM;
   const DType dt = xp.dtype();

@@ -216,3 +216,24 @@ def test_bad_inputs():
         ember.rnn_layer("LSTM", ember.zeros(0, 3, 8), h0, c0, w)
     # nothing was written into the arguments
     assert not h0.any() and not c0.any()
+
+
+@pytest.mark.parametrize("mode", list(MODULES))
+def test_autocast_dtypes_as_torch(mode):
+    """CPU autocast: LSTM (torch: mkldnn_rnn_layer) and RNN run in bfloat16, GRU (torch: a
+    composite whose last add promotes) in float32; gradients reach float32 parameters."""
+    e_mod, t_mod = build(mode, "float32", 3, 4)
+    x = np.random.default_rng(5).standard_normal((5, 2, 3)).astype(np.float32)
+    ex, tx = pair(x)
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        e_out = flat(e_mod(ex))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        t_out = flat(t_mod(tx))
+    for e, t in zip(e_out, t_out):
+        assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_allclose(e.float().detach().numpy(), t.float().detach().numpy(),
+                                   atol=5e-2)
+    e_out[0].float().sum().backward()
+    t_out[0].float().sum().backward()
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), atol=1e-1)
+    assert e_mod.weight_hh_l0.grad.dtype == ember.float32
