@@ -160,6 +160,84 @@ Tensor shaped_output(const Tensor& out, const Tensor& xp, bool packed) {
   return packed ? out : reshape(out, {xp.size(0), xp.size(1), out.size(1)});
 }
 
+kernels::RnnShape shape_of(const Args& a, bool reverse) {
+  return {a.mode,     int64_t(a.sizes.size()), a.batch,        a.hidden,
+          a.out_size, gates_of(a.mode),        a.sizes.data(), reverse};
+}
+
+void* ptr(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+// The inputs the backward saved, by role; `all` holds the defined ones in the node's input
+// order xp, h0, [c0], w_hh, [b_hh (GRU) or w_hr (LSTM)].
+struct Inputs {
+  std::vector<Tensor> all;
+  Tensor xp, h0, c0, w_hh, b_hh, w_hr;
+  Inputs(const std::vector<SavedTensor>& saved, RnnMode mode) {
+    for (const SavedTensor& k : saved) all.push_back(k.get());
+    const bool lstm = mode == RnnMode::LSTM;
+    size_t i = 0;
+    xp = all[i++];
+    h0 = all[i++];
+    if (lstm) c0 = all[i++];
+    w_hh = all[i++];
+    if (i < all.size()) (lstm ? w_hr : b_hh) = all[i];
+  }
+};
+
+Tensor as_dtype(const Tensor& t, DType dt) {
+  return !t.defined() || t.dtype() == dt ? t : to_dtype(t, dt);
+}
+
+// Under create_graph: the forward again as ember ops from the saved inputs (which keep their
+// history), differentiated with create_graph by a nested backward.
+Grads backward_composite(const Args& meta, bool reverse, bool packed, const Inputs& x,
+                         const Grads& g, const Node& n) {
+  Args a = meta;
+  a.rows = packed ? x.xp : reshape(x.xp, {x.xp.size(0) * a.batch, x.xp.size(2)});
+  std::vector<Tensor> outs = rnn_layer_ops(a, x.h0, x.c0, x.w_hh, x.b_hh, x.w_hr, reverse);
+  outs[0] = shaped_output(outs[0], x.xp, packed);
+  std::vector<Tensor> ys, gs, wrt;
+  for (size_t k = 0; k < g.size(); ++k)
+    if (g[k].defined()) ys.push_back(outs[k]), gs.push_back(as_dtype(g[k], x.xp.dtype()));
+  std::vector<size_t> slots;
+  for (size_t k = 0; k < x.all.size(); ++k)
+    if (n.needs_input_grad(k)) wrt.push_back(x.all[k]), slots.push_back(k);
+  Grads r(x.all.size());
+  if (ys.empty() || wrt.empty()) return r;
+  std::vector<Tensor> got = autograd::grad(ys, wrt, gs, false, true, true);
+  for (size_t k = 0; k < slots.size(); ++k) r[slots[k]] = got[k];
+  return r;
+}
+
+// The kernel's backward: `saved` is the forward's buffer, `out` its output (RNN modes only).
+Grads backward_fused(const Args& a, bool reverse, const Tensor& saved, const Tensor& out,
+                     const Inputs& x, const Grads& g, const Node& n) {
+  const kernels::RnnShape s = shape_of(a, reverse);
+  const DType dt = x.xp.dtype();
+  const bool lstm = a.mode == RnnMode::LSTM;
+  auto state_grad = [&](size_t k, int64_t width) {
+    return k < g.size() && g[k].defined() ? clone(as_dtype(g[k], dt)) : zeros({a.batch, width}, dt);
+  };
+  Tensor dh = state_grad(1, a.out_size), dc = lstm ? state_grad(2, a.hidden) : Tensor();
+  const Tensor d_out =
+      g[0].defined() ? contiguous(reshape(as_dtype(g[0], dt), {s.rows(), a.out_size})) : Tensor();
+  const Tensor whh = contiguous(x.w_hh), whr = x.w_hr.defined() ? contiguous(x.w_hr) : x.w_hr;
+  const size_t w_slot = lstm ? 3 : 2, last = x.all.size() - 1;
+  auto grad_if = [&](const Tensor& t, size_t slot) {
+    return t.defined() && n.needs_input_grad(slot) ? Tensor::empty(t.sizes(), dt) : Tensor();
+  };
+  Tensor dxp = Tensor::empty({s.rows(), s.gates * a.hidden}, dt), dw_hh = grad_if(x.w_hh, w_slot);
+  Tensor db_hh = grad_if(x.b_hh, last), dw_hr = grad_if(x.w_hr, last);
+  kernels::rnn_backward(dt, s, whh.data_ptr(), ptr(whr), ptr(out), saved.data_ptr(), ptr(d_out),
+                        dh.data_ptr(), ptr(dc), dxp.data_ptr(), ptr(dw_hh), ptr(db_hh), ptr(dw_hr));
+  Grads r{reshape(dxp, x.xp.sizes()), dh};
+  if (lstm) r.push_back(dc);
+  r.push_back(dw_hh);
+  if (x.b_hh.defined()) r.push_back(db_hh);
+  if (x.w_hr.defined()) r.push_back(dw_hr);
+  return r;
+}
+
 }  // namespace
 
 std::vector<Tensor> rnn_layer(std::string_view mode, const Tensor& xp, const Tensor& h0,
@@ -186,15 +264,13 @@ std::vector<Tensor> rnn_layer(std::string_view mode, const Tensor& xp, const Ten
     if (!lstm) r.pop_back();
     return r;
   }
-  const kernels::RnnShape s{a.mode,     int64_t(a.sizes.size()), a.batch,        a.hidden,
-                            a.out_size, gates_of(a.mode),        a.sizes.data(), reverse};
+  const kernels::RnnShape s = shape_of(a, reverse);
   const Tensor rows = contiguous(a.rows), whh = contiguous(w_hh);
   const Tensor bhh = b_hh.defined() ? contiguous(b_hh) : b_hh;
   const Tensor whr = w_hr.defined() ? contiguous(w_hr) : w_hr;
   Tensor h = clone(h0), c = lstm ? clone(c0) : Tensor();
   Tensor out = Tensor::empty({rows.size(0), a.out_size}, dt);
   Tensor saved = Tensor::empty({kernels::rnn_saved_size(s)}, dt);
-  auto ptr = [](const Tensor& t) -> const void* { return t.defined() ? t.data_ptr() : nullptr; };
   kernels::rnn_forward(dt, s, rows.data_ptr(), whh.data_ptr(), ptr(bhh), ptr(whr), h.data_ptr(),
                        lstm ? c.data_ptr() : nullptr, out.data_ptr(), saved.data_ptr());
   std::vector<Tensor> result{shaped_output(out, xp, packed), h};
@@ -208,73 +284,16 @@ std::vector<Tensor> rnn_layer(std::string_view mode, const Tensor& xp, const Ten
   for (const Tensor& t : inputs) keep.emplace_back(t);
   Args meta = a;
   meta.rows = Tensor();  // the backward reads xp through `keep`
-  autograd::record(
-      "RnnLayerBackward0", inputs, result,
-      [keep = std::move(keep), saved, a = std::move(meta), reverse, packed,
-       so = gates_of(a.mode) == 1 ? SavedTensor(result[0], true)
-                                  : SavedTensor()](Grads& g, const Node& n) -> Grads {
-        std::vector<Tensor> in;
-        for (const SavedTensor& k : keep) in.push_back(k.get());
-        // in[] in the order xp, h0, [c0], w_hh, [b_hh], [w_hr]
-        const bool lstm = a.mode == RnnMode::LSTM;
-        size_t i = 0;
-        const Tensor &xp = in[i++], &h0 = in[i++];
-        const Tensor c0 = lstm ? in[i++] : Tensor(), &w_hh = in[i++];
-        // what follows w_hh: GRU's b_hh or LSTM's w_hr, when given
-        const Tensor b_hh = !lstm && i < in.size() ? in[i] : Tensor();
-        const Tensor w_hr = lstm && i < in.size() ? in[i] : Tensor();
-        const DType dt = xp.dtype();
-        auto as_dt = [dt](const Tensor& t) {
-          return !t.defined() || t.dtype() == dt ? t : to_dtype(t, dt);
-        };
-        if (GradMode::is_enabled()) {  // create_graph: differentiate the composite
-          Args ra = a;
-          ra.rows = packed ? xp : reshape(xp, {xp.size(0) * a.batch, xp.size(2)});
-          std::vector<Tensor> outs = rnn_layer_ops(ra, h0, c0, w_hh, b_hh, w_hr, reverse);
-          outs[0] = shaped_output(outs[0], xp, packed);
-          std::vector<Tensor> ys, gs, wrt;
-          for (size_t k = 0; k < g.size(); ++k)
-            if (g[k].defined()) ys.push_back(outs[k]), gs.push_back(as_dt(g[k]));
-          std::vector<size_t> slots;
-          for (size_t k = 0; k < in.size(); ++k)
-            if (n.needs_input_grad(k)) wrt.push_back(in[k]), slots.push_back(k);
-          Grads r(in.size());
-          if (ys.empty() || wrt.empty()) return r;
-          std::vector<Tensor> got = autograd::grad(ys, wrt, gs, false, true, true);
-          for (size_t k = 0; k < slots.size(); ++k) r[slots[k]] = got[k];
-          return r;
-        }
-        const kernels::RnnShape s{a.mode,     int64_t(a.sizes.size()), a.batch,        a.hidden,
-                                  a.out_size, gates_of(a.mode),        a.sizes.data(), reverse};
-        auto state_grad = [&](size_t k, int64_t width) {
-          return k < g.size() && g[k].defined() ? clone(as_dt(g[k])) : zeros({a.batch, width}, dt);
-        };
-        Tensor dh = state_grad(1, a.out_size), dc = lstm ? state_grad(2, a.hidden) : Tensor();
-        const Tensor d_out =
-            g[0].defined() ? contiguous(reshape(as_dt(g[0]), {s.rows(), a.out_size})) : Tensor();
-        const Tensor whh = contiguous(w_hh), whr = w_hr.defined() ? contiguous(w_hr) : w_hr;
-        auto p = [](const Tensor& t) -> void* { return t.defined() ? t.data_ptr() : nullptr; };
-        const Tensor out = so.defined() ? so.get() : Tensor();  // the RNN modes' h'
-        const size_t w_slot = lstm ? 3 : 2;
-        Tensor dxp = Tensor::empty({s.rows(), s.gates * a.hidden}, dt);
-        Tensor dw_hh = n.needs_input_grad(w_slot) ? Tensor::empty(w_hh.sizes(), dt) : Tensor();
-        Tensor db_hh = b_hh.defined() && n.needs_input_grad(w_slot + 1)
-                           ? Tensor::empty(b_hh.sizes(), dt)
-                           : Tensor();
-        Tensor dw_hr = w_hr.defined() && n.needs_input_grad(in.size() - 1)
-                           ? Tensor::empty(w_hr.sizes(), dt)
-                           : Tensor();
-        kernels::rnn_backward(dt, s, whh.data_ptr(), whr.defined() ? whr.data_ptr() : nullptr,
-                              p(out), saved.data_ptr(),
-                              d_out.defined() ? d_out.data_ptr() : nullptr, dh.data_ptr(), p(dc),
-                              dxp.data_ptr(), p(dw_hh), p(db_hh), p(dw_hr));
-        Grads r{reshape(dxp, xp.sizes()), dh};
-        if (lstm) r.push_back(dc);
-        r.push_back(dw_hh);
-        if (b_hh.defined()) r.push_back(db_hh);
-        if (w_hr.defined()) r.push_back(dw_hr);
-        return r;
-      });
+  autograd::record("RnnLayerBackward0", inputs, result,
+                   [keep = std::move(keep), saved, a = std::move(meta), reverse, packed,
+                    so = gates_of(a.mode) == 1 ? SavedTensor(result[0], true)
+                                               : SavedTensor()](Grads& g, const Node& n) -> Grads {
+                     const Inputs x(keep, a.mode);
+                     if (GradMode::is_enabled())
+                       return backward_composite(a, reverse, packed, x, g, n);
+                     return backward_fused(a, reverse, saved, so.defined() ? so.get() : Tensor(), x,
+                                           g, n);
+                   });
   return result;
 }
 
