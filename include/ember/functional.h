@@ -3,6 +3,8 @@
 // classes in ember.nn and the C++ modules in ember/nn.h are thin shells over these.
 #pragma once
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "ember/ops.h"
 
@@ -38,6 +40,18 @@ Tensor embedding(const Tensor& indices, const Tensor& weight,
 // scaled_dot_product_attention composes ops for those.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     bool is_causal, double scale);
+
+// ---- recurrent layers (src/ops/rnn.cpp) ---------------------------------------------------
+// One layer and direction of an LSTM, GRU or Elman RNN (mode "LSTM", "GRU", "RNN_TANH",
+// "RNN_RELU"; torch's gate order) over a whole sequence, given its input projection
+// xp = x W_ih^T + b_ih (+ b_hh, except for GRU): (T, B, G*H), or packed rows (N, G*H) with
+// non-increasing batch_sizes summing to N. h0 (B, Hr), c0 (B, H) for LSTM only, w_hh
+// (G*H, Hr), b_hh (G*H) for GRU or undefined, w_hr (Hr, H) for an LSTM with projection
+// (Hr < H) or undefined. reverse runs the steps last to first. Returns {output (T, B, Hr) or
+// (N, Hr), h_n (B, Hr)[, c_n (B, H)]}; a row of a packed batch ends with its last step's state.
+std::vector<Tensor> rnn_layer(std::string_view mode, const Tensor& xp, const Tensor& h0,
+                              const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh,
+                              const Tensor& w_hr, IntList batch_sizes = {}, bool reverse = false);
 
 // ---- losses (src/ops/loss.cpp) -----------------------------------------------------------
 enum class Reduction : uint8_t { None, Mean, Sum };

@@ -65,6 +65,19 @@ void bind_layers(nb::module_& m) {
   m.def("scaled_dot_product_attention_fused", &scaled_dot_product_attention, nb::arg("query"),
         nb::arg("key"), nb::arg("value"), nb::arg("is_causal"), nb::arg("scale"),
         docstring("scaled_dot_product_attention_fused"));
+
+  m.def(
+      "rnn_layer",
+      [](const std::string& mode, const Tensor& xp, const Tensor& h0,
+         const std::optional<Tensor>& c0, const Tensor& w_hh, const std::optional<Tensor>& b_hh,
+         const std::optional<Tensor>& w_hr, const std::vector<int64_t>& batch_sizes, bool reverse) {
+        return rnn_layer(mode, xp, h0, opt(c0), w_hh, opt(b_hh), opt(w_hr),
+                         IntList(batch_sizes.data(), batch_sizes.size()), reverse);
+      },
+      nb::arg("mode"), nb::arg("xp"), nb::arg("h0"), nb::arg("c0").none(), nb::arg("w_hh"),
+      nb::arg("b_hh").none() = nb::none(), nb::arg("w_hr").none() = nb::none(),
+      nb::arg("batch_sizes") = std::vector<int64_t>(), nb::arg("reverse") = false,
+      docstring("rnn_layer"));
 }
 
 }  // namespace ember::py

@@ -1,7 +1,7 @@
 """torch's ATen-level recurrent functions: torch.lstm, gru, rnn_tanh, rnn_relu (a whole stacked,
 possibly bidirectional network from a flat list of weights, plain or packed input) and the
 single steps lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell. They run the same recurrence
-as nn.LSTM/GRU/RNN (nn/modules/rnn.py: run_layers and the per-step functions), with torch's
+as nn.LSTM/GRU/RNN (nn/modules/rnn.py: run_layers and run_step), with torch's
 argument order:
 
     torch.lstm(input, (h0, c0), params, has_biases, num_layers, dropout, train, bidirectional,
@@ -13,7 +13,7 @@ params holds, for each layer and direction in turn, w_ih, w_hh[, b_ih, b_hh][, w
 (nn.LSTM's _flat_weights order); an LSTM has projections when h0's last size differs from
 c0's."""
 from . import _C
-from .nn.modules.rnn import _STEPS, _input_projection, run_layers
+from .nn.modules.rnn import run_layers, run_step
 
 Tensor = _C.Tensor
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -193,8 +193,7 @@ def _cell(op, mode, input, hx, w_ih, w_hh, b_ih, b_hh):
         if w.size(0) != gates:
             raise RuntimeError(f"{name} first dim must be {_GATES[mode]} * hidden_size = "
                                f"{gates}, but got {w.size(0)}")
-    xp = _input_projection(mode, input, w_ih, b_ih, b_hh)
-    return _STEPS[mode](xp, tuple(hx), w_hh.t(), b_hh, None)
+    return run_step(mode, input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):

@@ -1,33 +1,21 @@
-// LSTM / GRU (include/ember/nn/rnn.h): the same composition of ops as ember.nn's
-// run_layers (python/ember/nn/modules/rnn.py), step for step, so both give equal numbers.
+// LSTM / GRU (include/ember/nn/rnn.h): the same layers as ember.nn's run_layers
+// (python/ember/nn/modules/rnn.py), each one rnn_layer op, so both give equal numbers.
 #include "ember/error.h"
+#include "ember/functional.h"
 #include "ember/nn/rnn.h"
 #include "nn/init.h"
 
 namespace ember::nn {
 namespace {
 
-using State = std::array<Tensor, 2>;  // (h, c); c undefined for GRU
-
-// c' = sigmoid(f) c + sigmoid(i) tanh(g);  h' = sigmoid(o) tanh(c'), with (i, f, g, o) the
-// chunks of xp + h W_hh^T (xp holds x W_ih^T + b_ih + b_hh).
-State lstm_step(const Tensor& xp, const State& s, const Tensor& w_hh_t, const Tensor&) {
-  std::vector<Tensor> gates = chunk(addmm(xp, s[0], w_hh_t), 4, -1);
-  Tensor c = add(mul(sigmoid(gates[1]), s[1]), mul(sigmoid(gates[0]), tanh(gates[2])));
-  return {mul(sigmoid(gates[3]), tanh(c)), c};
-}
-
-// r, z = sigmoid(xp_rz + h W_h{r,z}^T + b_h{r,z}); n = tanh(xp_n + r (h W_hn^T + b_hn));
-// h' = n + z (h - n), with xp = x W_ih^T + b_ih.
-State gru_step(const Tensor& xp, const State& s, const Tensor& w_hh_t, const Tensor& b_hh) {
-  const Tensor& h = s[0];
-  const int64_t hidden = h.size(-1);
-  Tensor gh = b_hh.defined() ? addmm(b_hh, h, w_hh_t) : mm(h, w_hh_t);
-  Tensor rz = sigmoid(add(narrow(xp, -1, 0, 2 * hidden), narrow(gh, -1, 0, 2 * hidden)));
-  std::vector<Tensor> r_z = chunk(rz, 2, -1);
-  Tensor n = tanh(
-      add(narrow(xp, -1, 2 * hidden, hidden), mul(r_z[0], narrow(gh, -1, 2 * hidden, hidden))));
-  return {add(n, mul(r_z[1], sub(h, n))), Tensor()};
+// One layer and direction (rnn_layer, src/ops/rnn.cpp) from its input x (T, B, I): the input
+// projection of every step in one product, b_hh folded into it except for GRU.
+std::vector<Tensor> run_layer(bool lstm, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                              const std::array<Tensor, 4>& w, bool reverse) {
+  const auto& [w_ih, w_hh, b_ih, b_hh] = w;
+  const Tensor b = lstm && b_hh.defined() ? add(b_ih, b_hh) : b_ih;
+  return rnn_layer(lstm ? "LSTM" : "GRU", linear(x, w_ih, b), h0, c0, w_hh, lstm ? Tensor() : b_hh,
+                   Tensor(), {}, reverse);
 }
 
 }  // namespace
@@ -104,29 +92,18 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
       init[k] = zeros({options.num_layers * dirs, batch, hidden_size}, x.dtype());
     }
   }
-  auto step = lstm ? lstm_step : gru_step;
   std::array<std::vector<Tensor>, 2> finals;
   for (int64_t layer = 0; layer < options.num_layers; ++layer) {
     if (layer > 0 && options.dropout > 0 && is_training()) x = dropout(x, options.dropout, true);
     std::vector<Tensor> dir_outs;
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t idx = layer * dirs + d;
-      const auto& [w_ih, w_hh, b_ih, b_hh] = all_weights[size_t(idx)];
-      // x W_ih^T + b for every step at once; b folds in b_hh except for GRU.
-      const Tensor b = lstm && b_hh.defined() ? add(b_ih, b_hh) : b_ih;
-      std::vector<Tensor> xps = unbind(linear(x, w_ih, b), 0);
-      const Tensor w_hh_t = t(w_hh);
-      State s{select(init[0], 0, idx), lstm ? select(init[1], 0, idx) : Tensor()};
-      std::vector<Tensor> outs(xps.size());
-      const auto n = int64_t(xps.size());
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t ti = d == 0 ? i : n - 1 - i;
-        s = step(xps[size_t(ti)], s, w_hh_t, b_hh);
-        outs[size_t(ti)] = s[0];
-      }
-      dir_outs.push_back(stack(outs));
-      finals[0].push_back(s[0]);
-      if (lstm) finals[1].push_back(s[1]);
+      std::vector<Tensor> r =
+          run_layer(lstm, x, select(init[0], 0, idx), lstm ? select(init[1], 0, idx) : Tensor(),
+                    all_weights[size_t(idx)], d == 1);
+      dir_outs.push_back(r[0]);
+      finals[0].push_back(r[1]);
+      if (lstm) finals[1].push_back(r[2]);
     }
     x = dirs == 1 ? dir_outs[0] : cat(dir_outs, -1);
   }
@@ -184,9 +161,9 @@ std::array<Tensor, 2> RNNCellBase::step(const Tensor& input, const Tensor& h0, c
     EMBER_CHECK(s[k].size(0) == x.size(0) && s[k].size(1) == hidden_size, Error, op_, ": expected ",
                 what, " of shape (", x.size(0), ", ", hidden_size, "), got ", s[k].sizes());
   }
-  const Tensor b = lstm_ && bias_hh.defined() ? add(bias_ih, bias_hh) : bias_ih;
-  State out =
-      (lstm_ ? lstm_step : gru_step)(linear(x, weight_ih, b), {s[0], s[1]}, t(weight_hh), bias_hh);
+  std::vector<Tensor> r = run_layer(lstm_, unsqueeze(x, 0), s[0], lstm_ ? s[1] : Tensor(),
+                                    {weight_ih, weight_hh, bias_ih, bias_hh}, false);
+  std::array<Tensor, 2> out{r[1], lstm_ ? r[2] : Tensor()};
   if (!batched)
     for (Tensor& o : out)
       if (o.defined()) o = squeeze(o, {0});

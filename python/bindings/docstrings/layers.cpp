@@ -79,6 +79,16 @@ ember extra; scale and is_causal are required).
 >>> ember.scaled_dot_product_attention_fused(q, q, v, True, 1.0)
 tensor([[[1.0000, 2.0000],
          [2.4621, 3.4621]]]))"},
+    {"rnn_layer",
+     R"(One layer and direction of an LSTM, GRU or Elman RNN over a whole sequence, the op behind
+ember.nn.LSTM/GRU/RNN (an ember extra). mode is "LSTM", "GRU", "RNN_TANH" or "RNN_RELU"; xp is
+the input projection x @ w_ih.T + b_ih (+ b_hh except for GRU): (T, B, gates * H), or packed rows
+with batch_sizes. Returns [output, h_n] and c_n for LSTM.
+
+>>> xp = ember.zeros(3, 1, 4)
+>>> out, h_n = ember.rnn_layer("RNN_TANH", xp, ember.ones(1, 4), None, 0.5 * ember.eye(4))
+>>> out[:, 0, 0]
+tensor([0.4621, 0.2270, 0.1130]))"},
 };
 
 }  // namespace

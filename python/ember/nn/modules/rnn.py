@@ -1,14 +1,14 @@
-"""Recurrent layers: RNN, LSTM, GRU and their single-step cells, as composites of ember ops
-(so autograd, double backward included, comes for free).
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells.
 
 The work per layer and direction is one matmul for the input part of every time step at once
-(x @ W_ih^T + b over the whole sequence), then a loop over time with one matmul for the
-hidden part; a gate's pieces are chunks of that one result. Gate order is torch's
-(LSTM: i, f, g, o; GRU: r, z, n), so torch's state_dict loads unchanged.
+(x @ W_ih^T + b over the whole sequence), then the recurrence as one op, _C.rnn_layer
+(src/ops/rnn.cpp: per step one matmul for the hidden part and one fused pass of gate math;
+one backward node, double backward included). Gate order is torch's (LSTM: i, f, g, o;
+GRU: r, z, n), so torch's state_dict loads unchanged.
 
-A sequence is handled as a list of per-step tensors with non-increasing batch sizes: a plain
-(T, B, *) input has B rows at every step, a PackedSequence fewer rows at later steps (the
-shorter sequences have ended), so one loop serves both."""
+A sequence has non-increasing batch sizes per step: a plain (T, B, *) input has B rows at
+every step, a PackedSequence fewer rows at later steps (the shorter sequences have ended),
+so one op serves both. A cell is a layer of one step."""
 import math
 import numbers
 import warnings
@@ -27,46 +27,6 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-# ---- one time step of each kind -----------------------------------------------------------
-# xp is this step's input projection x @ W_ih^T (+ biases), w_hh_t is W_hh^T; for RNN and
-# LSTM xp already holds b_ih + b_hh, for GRU only b_ih (b_hn must sit inside r * (...)).
-
-def _rnn_step(act):
-    def step(xp, state, w_hh_t, b_hh, w_hr_t):
-        """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh)"""
-        h = act(_C.addmm(xp, state[0], w_hh_t))
-        return (h,)
-    return step
-
-
-def _lstm_step(xp, state, w_hh_t, b_hh, w_hr_t):
-    """i, f, g, o = chunks of x W_ih^T + b_ih + h W_hh^T + b_hh
-    c' = sigmoid(f) * c + sigmoid(i) * tanh(g);  h' = sigmoid(o) * tanh(c')  [@ W_hr^T]"""
-    h, c = state
-    i, f, g, o = _C.addmm(xp, h, w_hh_t).chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
-    if w_hr_t is not None:
-        h = h.mm(w_hr_t)
-    return (h, c)
-
-
-def _gru_step(xp, state, w_hh_t, b_hh, w_hr_t):
-    """r, z = sigmoid(x W_i{r,z}^T + b_i{r,z} + h W_h{r,z}^T + b_h{r,z})
-    n = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn));  h' = (1 - z) * n + z * h"""
-    h = state[0]
-    gh = h.mm(w_hh_t) if b_hh is None else _C.addmm(b_hh, h, w_hh_t)
-    hidden = h.size(-1)
-    rz = (xp.narrow(-1, 0, 2 * hidden) + gh.narrow(-1, 0, 2 * hidden)).sigmoid()
-    r, z = rz.chunk(2, -1)
-    n = (xp.narrow(-1, 2 * hidden, hidden) + r * gh.narrow(-1, 2 * hidden, hidden)).tanh()
-    return (n + z * (h - n),)
-
-
-_STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_step(_C.tanh),
-          "RNN_RELU": _rnn_step(_C.relu)}
-
-
 def _input_projection(mode, x, w_ih, b_ih, b_hh):
     """x @ W_ih^T + b for every step at once; b folds in b_hh except for GRU (either bias
     may be None in torch's cell functions)."""
@@ -75,34 +35,23 @@ def _input_projection(mode, x, w_ih, b_ih, b_hh):
     return _C.linear(x, w_ih, b_ih)
 
 
-def _run_direction(step, xps, state, weights, reverse):
-    """Runs `step` over the per-step projections `xps` (batch sizes non-increasing).
-    state: the initial (h,) or (h, c), B rows each. Returns (outputs per step, final state).
-    Going forward, rows whose sequence has ended are set aside unchanged; going backward,
-    a row joins (from the initial state) at the last step of its sequence."""
-    outs = [None] * len(xps)
-    if not reverse:
-        ended = []  # pieces of final state, rows from the end of the batch first
-        for t, xp in enumerate(xps):
-            n = xp.size(0)
-            if n < state[0].size(0):
-                ended.append(tuple(s.narrow(0, n, s.size(0) - n) for s in state))
-                state = tuple(s.narrow(0, 0, n) for s in state)
-            state = step(xp, state, *weights)
-            outs[t] = state[0]
-        for piece in reversed(ended):
-            state = tuple(_C.cat([s, p]) for s, p in zip(state, piece))
-        return outs, state
-    initial = state
-    state = tuple(s.narrow(0, 0, xps[-1].size(0)) for s in initial)
-    for t in range(len(xps) - 1, -1, -1):
-        n, have = xps[t].size(0), state[0].size(0)
-        if n > have:
-            state = tuple(_C.cat([s, s0.narrow(0, have, n - have)])
-                          for s, s0 in zip(state, initial))
-        state = step(xps[t], state, *weights)
-        outs[t] = state[0]
-    return outs, state
+def run_layer(mode, x, state, batch_sizes, weights, reverse=False):
+    """One layer and direction: the input projection of every step in one product, then the
+    recurrence as one op (_C.rnn_layer: per step one product and one fused pass of gate
+    math, and one backward node). x: (T, B, I), or packed (N, I) with the list batch_sizes;
+    state: (h0,) or (h0, c0), B rows each; weights: (w_ih, w_hh, b_ih, b_hh, w_hr), biases
+    and w_hr None when absent. Returns [output, h_n] (+ c_n for LSTM)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    xp = _input_projection(mode, x, w_ih, b_ih, b_hh)
+    c0 = state[1] if mode == "LSTM" else None
+    return _C.rnn_layer(mode, xp, state[0], c0, w_hh, b_hh if mode == "GRU" else None, w_hr,
+                        batch_sizes or [], reverse)
+
+
+def run_step(mode, x, state, w_ih, w_hh, b_ih, b_hh):
+    """One time step (the cells): x (B, I), state (h,) or (h, c). Returns (h',) or (h', c')."""
+    _, *final = run_layer(mode, x.unsqueeze(0), state, None, (w_ih, w_hh, b_ih, b_hh, None))
+    return tuple(final)
 
 
 def run_layers(mode, x, state, batch_sizes, weights, num_layers, num_directions, dropout,
@@ -113,7 +62,6 @@ def run_layers(mode, x, state, batch_sizes, weights, num_layers, num_directions,
     (layers * directions, B, *) tensors. Dropout (probability `dropout`, when training) falls
     between layers. Returns (output, tuple of final states). nn.RNN/LSTM/GRU and torch.lstm,
     gru, rnn_tanh and rnn_relu (ember/_rnn_functions.py) all run here."""
-    step = _STEPS[mode]
     finals = [[] for _ in state]
     for layer in range(num_layers):
         if layer > 0 and dropout > 0 and training:
@@ -121,13 +69,9 @@ def run_layers(mode, x, state, batch_sizes, weights, num_layers, num_directions,
         dir_outs = []
         for direction in range(num_directions):
             idx = layer * num_directions + direction
-            w_ih, w_hh, b_ih, b_hh, w_hr = weights[idx]
-            xp = _input_projection(mode, x, w_ih, b_ih, b_hh)
-            xps = list(xp.unbind(0) if batch_sizes is None else xp.split(batch_sizes, 0))
-            step_weights = (w_hh.t(), b_hh, None if w_hr is None else w_hr.t())
-            outs, final = _run_direction(step, xps, tuple(s[idx] for s in state),
-                                         step_weights, direction == 1)
-            dir_outs.append(_C.stack(outs) if batch_sizes is None else _C.cat(outs))
+            out, *final = run_layer(mode, x, tuple(s[idx] for s in state), batch_sizes,
+                                    weights[idx], direction == 1)
+            dir_outs.append(out)
             for acc, f in zip(finals, final):
                 acc.append(f)
         x = dir_outs[0] if num_directions == 1 else _C.cat(dir_outs, -1)
@@ -387,7 +331,9 @@ class RNN(RNNBase):
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit (gates r, z, n; see _gru_step).
+    """Gated recurrent unit:
+    r, z = sigmoid(x W_i{r,z}^T + b_i{r,z} + h W_h{r,z}^T + b_h{r,z}); n = tanh(x W_in^T + b_in
+    + r * (h W_hn^T + b_hn)); h' = (1 - z) * n + z * h.
     GRU(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
     bidirectional=False, device=None, dtype=None).
 
@@ -405,7 +351,9 @@ class GRU(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory (gates i, f, g, o; see _lstm_step), with an optional
+    """Long short-term memory:
+    i, f, g, o = x W_ih^T + b_ih + h W_hh^T + b_hh;
+    c' = sigmoid(f) * c + sigmoid(i) * tanh(g); h' = sigmoid(o) * tanh(c'), with an optional
     projection h_t = (o * tanh(c_t)) @ W_hr^T when proj_size > 0. Returns
     (output, (h_n, c_n)). LSTM(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None).
@@ -524,8 +472,8 @@ class RNNCellBase(Module):
                                f"expected {self.hidden_size}")
 
     def _step(self, mode, input, state):
-        xp = _input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return _STEPS[mode](xp, state, self.weight_hh.t(), self.bias_hh, None)
+        return run_step(mode, input, state, self.weight_ih, self.weight_hh, self.bias_ih,
+                        self.bias_hh)
 
     def _zeros(self, input):
         return zeros((input.size(0), self.hidden_size), dtype=input.dtype)
@@ -558,7 +506,7 @@ class RNNCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """One GRU step (see _gru_step); returns h'.
+    """One GRU step (the formulas of GRU); returns h'.
 
     >>> cell = ember.nn.GRUCell(3, 2)
     >>> cell(ember.ones(4, 3)).shape
@@ -580,7 +528,7 @@ class GRUCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """One LSTM step (see _lstm_step); hx = (h, c), returns (h', c').
+    """One LSTM step (the formulas of LSTM); hx = (h, c), returns (h', c').
 
     >>> cell = ember.nn.LSTMCell(3, 2)
     >>> h, c = cell(ember.ones(4, 3))
