@@ -2,11 +2,12 @@
 Rest): elements outside a Highway formula's accurate range are computed in the vector loop,
 not by a scalar retry. float32: sin/cos of |x| > 39000 through an exact reduction with the
 bits of 2/pi in float64 lanes, exp/expm1/sigmoid near overflow and in the denormal range in
-float64 lanes, erf in float64 lanes; each rounded once, so within 1 ulp of the float64 value
-rounded to float32 (std:: is too). NaN, ±inf and the saturated ranges give exactly what
-std:: gives; whole vectors of them take a short path. float64's narrow bands (exp's result
-denormal or near overflow, sin/cos of huge arguments) still go to std:: (Rest): bitwise
-equal to Python's math module, which is the same libm."""
+float64 lanes, erfc and erfinv in float64 lanes; each rounded once, so within 1 ulp of the
+float64 value rounded to float32 (std:: is too); erf in float32 lanes, within 1 ulp too. NaN,
+±inf and the saturated ranges give exactly what std:: gives; whole vectors of them take a
+short path. float64's narrow bands (exp's result denormal or near overflow, sin/cos of huge
+arguments) still go to std:: (Rest): bitwise equal to Python's math module, which is the same
+libm."""
 import math
 
 import numpy as np
@@ -122,10 +123,19 @@ def test_erf_float32_within_one_ulp():
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     ok = ~np.isnan(want)
     assert ulps32(got[ok], want[ok]).max() <= 1
-    assert (ulps32(got[ok], want[ok]) == 0).mean() > 0.999
+    # float32 lanes (erf_hwy-inl.h): the correctly rounded value for 98% of the grid, more
+    # often than torch's SLEEF erff (96.5%), which is within 1 ulp too
+    t = torch.erf(torch.from_numpy(x)).numpy()
+    assert (ulps32(got[ok], want[ok]) == 0).mean() > 0.98
+    assert (ulps32(got[ok], want[ok]) == 0).mean() >= (ulps32(t[ok], want[ok]) == 0).mean()
     np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
-    # torch agrees within its own 1 ulp
-    assert ulps32(got[ok], torch.erf(torch.from_numpy(x)).numpy()[ok]).max() <= 2
+    assert ulps32(got[ok], t[ok]).max() <= 2
+    # standard-normal inputs and tiny ones (x^2 below the smallest normal float)
+    r = np.concatenate([np.random.default_rng(3).standard_normal(200000),
+                        np.geomspace(1e-45, 1e-10, 2000), -np.geomspace(1e-45, 1e-10, 2000)])
+    r = r.astype(np.float32)
+    u = ulps32(run("erf", r), rounded(math.erf, r))
+    assert u.max() <= 1 and (u == 0).mean() > 0.95
 
 
 def test_float64_narrow_bands_are_libm_bitwise():
