@@ -19,47 +19,6 @@ HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The windows w0, w1, w2 of two_over_pi.h for each lane's biased exponent. With 8 lanes of
-// 64 bits (AVX-512) they are cut from the bits themselves in registers: the word table fits
-// one permute, where three gathers of 8 doubles cost more than the rest of the reduction.
-// Elsewhere, the gathers from the per-exponent tables. The same values either way.
-template <class DD, class VI>
-HWY_INLINE void TwoOverPiWindowsOf(DD dd, VI biased, hn::Vec<DD>& w0, hn::Vec<DD>& w1,
-                                   hn::Vec<DD>& w2) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(dd) == 8) {
-    const hn::RebindToUnsigned<DD> du;
-    using VU = hn::Vec<decltype(du)>;
-    // Window 0 starts at bit b_s, s = biased - 151: bit o = biased + 40 of kTwoOverPiPadded.
-    const VU o = hn::BitCast(du, hn::Add(biased, hn::Set(hn::RebindToSigned<DD>(), 40)));
-    const VU table = hn::LoadU(du, kTwoOverPiPadded);
-    const VU i = hn::ShiftRight<6>(o);
-    const auto word = [&](VU k) { return hn::TableLookupLanes(table, hn::IndicesFromVec(du, k)); };
-    const VU a = word(i), b = word(hn::Add(i, hn::Set(du, 1))), c = word(hn::Add(i, hn::Set(du, 2)));
-    const VU sh = hn::And(o, hn::Set(du, 63));
-    const VU back = hn::Sub(hn::Set(du, 63), sh);  // (w >> 1) >> (63 - sh): no shift by 64
-    const VU hi = hn::Or((a << sh), (hn::ShiftRight<1>(b) >> back));  // bits 0..63
-    const VU lo = hn::Or((b << sh), (hn::ShiftRight<1>(c) >> back));  // 64..127
-    const VU mask = hn::Set(du, (uint64_t{1} << 28) - 1);
-    const VU u0 = hn::ShiftRight<36>(hi);
-    const VU u1 = hn::And(hn::ShiftRight<8>(hi), mask);
-    const VU u2 = hn::Or(hn::ShiftLeft<20>(hn::And(hi, hn::Set(du, 0xFF))), hn::ShiftRight<44>(lo));
-    // u < 2^28 as a double: its bits under 2^52's exponent, minus 2^52 (exact).
-    const auto to_double = [&](VU u) {
-      const hn::Vec<DD> big = hn::Set(dd, 0x1p52);
-      return hn::Sub(hn::BitCast(dd, hn::Or(u, hn::BitCast(du, big))), big);
-    };
-    w0 = to_double(u0);
-    w1 = to_double(u1);
-    w2 = to_double(u2);
-    return;
-  }
-#endif
-  w0 = hn::GatherIndex(dd, kTwoOverPiWindows.w0.data(), biased);
-  w1 = hn::GatherIndex(dd, kTwoOverPiWindows.w1.data(), biased);
-  w2 = hn::GatherIndex(dd, kTwoOverPiWindows.w2.data(), biased);
-}
-
 // sin(x) (Cos = false) or cos(x) of float64 lanes that hold float32 values, |x| >= 2^-126
 // (normal floats; the caller sends only huge ones), NaN and inf giving NaN.
 template <bool Cos, class DD, class VD>
@@ -74,8 +33,9 @@ HWY_INLINE VD SinCosOfFloatValues(DD dd, VD x) {
   // 2^-e as a double: exponent field 1023 - e = 1023 - (biased - 150).
   const VD inv_scale = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Sub(hn::Set(di, 1023 + 150), biased)));
   const VD m = hn::Mul(ax, inv_scale);
-  VD w0, w1, w2;
-  TwoOverPiWindowsOf(dd, biased, w0, w1, w2);
+  const VD w0 = hn::GatherIndex(dd, kTwoOverPiWindows.w0.data(), biased);
+  const VD w1 = hn::GatherIndex(dd, kTwoOverPiWindows.w1.data(), biased);
+  const VD w2 = hn::GatherIndex(dd, kTwoOverPiWindows.w2.data(), biased);
   // Each product is exact (< 2^52); p0 keeps its value mod 4 exactly.
   const VD p0 = hn::Mul(hn::Mul(m, w0), hn::Set(dd, 0x1p-26));
   const VD p1 = hn::Mul(hn::Mul(m, w1), hn::Set(dd, 0x1p-54));

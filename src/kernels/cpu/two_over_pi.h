@@ -12,11 +12,6 @@ namespace ember::kernels {
 inline constexpr uint32_t kTwoOverPiWords[8] = {0xA2F9836E, 0x4E441529, 0xFC2757D1, 0xF534DDC0,
                                                 0xDB629599, 0x3C439041, 0xFE5163AB, 0xDEBBC561};
 
-// The same 256 bits as 64-bit words, behind three zero words (b_k = 0 for k <= 0) and before
-// one: b_k is bit 191 + k counted from the top of word 0. For the in-register windows.
-inline constexpr uint64_t kTwoOverPiPadded[8] = {
-    0, 0, 0, 0xA2F9836E4E441529, 0xFC2757D1F534DDC0, 0xDB6295993C439041, 0xFE5163ABDEBBC561, 0};
-
 constexpr int two_over_pi_bit(int k) {  // b_k; 0 for k <= 0 (2/pi < 1)
   if (k <= 0 || k > 256) return 0;
   return int(kTwoOverPiWords[(k - 1) / 32] >> (31 - (k - 1) % 32)) & 1;
