@@ -296,8 +296,8 @@ def test_edge_values_every_dtype(name, dtype):
 
 
 def test_gelu_erf_form_against_float64():
-    """gelu's erf form now uses the float32 erf: within a couple of ulp of the float64 formula,
-    contiguous and strided alike."""
+    """gelu's erf form uses the float32 erf's lower-degree form (absolute error 1.4e-7, as
+    torch's gelu): against the float64 formula, contiguous and strided alike."""
     rng = np.random.default_rng(6)
     finite = [v for v in EDGES if math.isfinite(v)]  # (at -inf: NaN, at +inf: inf; see above)
     x = np.concatenate([rng.standard_normal(50000) * 3, finite]).astype(np.float32)
@@ -307,4 +307,6 @@ def test_gelu_erf_form_against_float64():
     strided = to_numpy(ember.nn.functional.gelu(ember.from_numpy(np.repeat(x, 2))[::2]))
     np.testing.assert_allclose(strided, got, rtol=3e-7, atol=1e-38)  # same erf, own rounding
     big = np.abs(x64) > 1e-30
-    np.testing.assert_allclose(got[big], want[big], rtol=3e-6, atol=1e-7)
+    np.testing.assert_allclose(got[big], want[big], rtol=3e-7, atol=4e-7)
+    theirs = torch.nn.functional.gelu(torch.from_numpy(x)).double().numpy()
+    assert np.abs(got - want).max() <= 1.5 * np.abs(theirs - want).max()

@@ -37,6 +37,12 @@ HWY_INLINE V ExpNeg(D d, V x) {
   return hn::Exp(d, hn::Max(x, hn::Set(d, T(sizeof(T) == 4 ? -87.3 : -708.0))));
 }
 
+// erf(x / sqrt(2)) of the erf form, to gelu's accuracy (erf_hwy-inl.h).
+template <class D, class V>
+HWY_INLINE V GeluErf(D d, V x) {
+  return ErfF32<ErfCoarseCoefs>(d, hn::Mul(x, hn::Set(d, hn::TFromD<D>(M_SQRT1_2))));
+}
+
 // tanh of the tanh form's inner argument, clamped where tanh is ±1 (so x^3 = inf is fine).
 template <class D, class V>
 HWY_INLINE V TanhInner(D d, V x, V x2) {
@@ -54,7 +60,7 @@ HWY_INLINE V GeluVec(D d, V x) {
   if constexpr (Tanh) {
     return hn::MulAdd(half_x, TanhInner(d, x, hn::Mul(x, x)), half_x);
   } else {
-    return hn::MulAdd(half_x, ErfF32(d, hn::Mul(x, hn::Set(d, T(M_SQRT1_2)))), half_x);
+    return hn::MulAdd(half_x, GeluErf(d, x), half_x);
   }
 }
 
@@ -71,7 +77,7 @@ HWY_INLINE V GeluGradVec(D d, V x) {
     const V left = hn::Mul(half, hn::Add(one, t));
     return hn::MulAdd(hn::Mul(hn::Mul(half, x), hn::NegMulAdd(t, t, one)), dinner, left);
   } else {
-    const V cdf = hn::Mul(half, hn::Add(one, ErfF32(d, hn::Mul(x, hn::Set(d, T(M_SQRT1_2))))));
+    const V cdf = hn::Mul(half, hn::Add(one, GeluErf(d, x)));
     const V pdf = hn::Mul(hn::Set(d, T(kInvSqrt2Pi)), ExpNeg(d, hn::Mul(hn::Neg(half), x2)));
     return hn::MulAdd(x, pdf, cdf);
   }
@@ -122,7 +128,7 @@ void GeluTanhBackwardF64(const double* g, const double* x, double* out, int64_t 
 }
 float ErfOne(float x) {
   const hn::ScalableTag<float> d;
-  return hn::GetLane(ErfF32(d, hn::Set(d, x)));
+  return hn::GetLane(ErfF32<ErfCoarseCoefs>(d, hn::Set(d, x)));
 }
 
 }  // namespace ember::kernels::HWY_NAMESPACE

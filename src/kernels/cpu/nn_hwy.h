@@ -3,8 +3,9 @@
 // nn.cpp sends contiguous runs here and computes strided ones with the same formulas in
 // scalar code.
 //
-// The erf form exists for float32 only: erf is the elementwise kernels' float32 erf
-// (erf_hwy-inl.h: within 1 ulp, no exp and no division). float64 keeps std::erf for full
+// The erf form exists for float32 only: erf is the elementwise kernels' float32 erf with
+// lower degrees (erf_hwy-inl.h, ErfCoarseCoefs: absolute error 1.4e-7 as PyTorch's, no exp
+// and no division). float64 keeps std::erf for full
 // accuracy (gradcheck needs it) and gets the tanh form only.
 #pragma once
 #include <cstdint>
@@ -18,7 +19,7 @@ void gelu_tanh_simd(const double* x, double* out, int64_t n);
 void gelu_backward_simd(const float* g, const float* x, float* out, int64_t n, bool tanh_approx);
 void gelu_tanh_backward_simd(const double* g, const double* x, double* out, int64_t n);
 
-// The SIMD kernels' float32 erf (erf_hwy-inl.h) on one value, for the strided path.
+// The SIMD gelu's erf (ErfCoarseCoefs) on one value, for the strided path.
 float erf_f32(float x);
 
 }  // namespace ember::kernels
