@@ -7,6 +7,7 @@ float32 evaluation that mimics the kernel's, FMA included):
     |x| < 1:      erf(x) = x + x Q(x^2)                    Q of degree 8
     1 <= |x| < 2: erf(|x|) = 1 - E_near(|x| - 1.5)         E_near of degree 11 (padded to 12)
     2 <= |x| < 4: erf(|x|) = 1 - E_far(|x| - 3)            E_far of degree 12
+    (ErfCoefs; gelu's ErfCoarseCoefs: degrees 6, 7, 8, absolute error 1.2e-7)
     |x| >= 4:     erf(x) = sign(x)                         (1 - erf(4) = 1.5e-8 < half an ulp)
 
 erfc runs in float64 lanes and rounds once (its result must stay relatively accurate where it
@@ -24,7 +25,7 @@ import numpy as np
 
 mp.mp.dps = 40
 DEG_SMALL = 7  # the lowest degree whose error stays near 1e-11
-DEG_Q, DEG_NEAR, DEG_FAR = 8, 11, 12
+DEGREES = {"ErfCoefs": (8, 11, 12), "ErfCoarseCoefs": (6, 7, 8)}  # (Q, E_near, E_far)
 DEG_TAIL = 16
 
 
@@ -56,15 +57,15 @@ def horner32(c, t):
     return r
 
 
-def float32_erf():
+def float32_erf(name, deg_q, deg_near, deg_far):
     x = np.sqrt(nodes(0.0, 1.0, 2000))
     q = np.array([float(mp.erf(mp.mpf(v)) / v - 1) if v else float(2 / mp.sqrt(mp.pi) - 1)
                   for v in x])
-    cq = lstsq32(x * x, q, DEG_Q)
+    cq = lstsq32(x * x, q, deg_q)
     x1, x2 = nodes(1.0, 2.0, 2000), nodes(2.0, 4.0, 2000)
-    cn = lstsq32(x1 - 1.5, np.array([float(mp.erfc(mp.mpf(v))) for v in x1]), DEG_NEAR)
-    cf = lstsq32(x2 - 3.0, np.array([float(mp.erfc(mp.mpf(v))) for v in x2]), DEG_FAR)
-    cn = np.concatenate([np.zeros(DEG_FAR - DEG_NEAR, np.float32), cn])
+    cn = lstsq32(x1 - 1.5, np.array([float(mp.erfc(mp.mpf(v))) for v in x1]), deg_near)
+    cf = lstsq32(x2 - 3.0, np.array([float(mp.erfc(mp.mpf(v))) for v in x2]), deg_far)
+    cn = np.concatenate([np.zeros(deg_far - deg_near, np.float32), cn])
 
     def erf32(x):
         ax = np.minimum(np.abs(x), np.float32(4))
@@ -79,11 +80,15 @@ def float32_erf():
     key = lambda v: np.where(v.view(np.int32) < 0, -(v.view(np.int32) & 0x7FFFFFFF),
                              v.view(np.int32)).astype(np.int64)
     ulps = np.abs(key(erf32(xt)) - key(want))
-    print(f"// float32 erf: at most {ulps.max()} ulp; correctly rounded for "
-          f"{(ulps[:24001] == 0).mean():.4f} of a grid on [-6, 6]")
-    for name, c in [("kErfQ", cq), ("kErfcNear", cn), ("kErfcFar", cf)]:
+    got = erf32(xt)
+    print(f"// {name}: at most {ulps.max()} ulp, absolute error "
+          f"{np.abs(got.astype(np.float64) - want.astype(np.float64)).max():.2e}; correctly "
+          f"rounded for {(ulps[:24001] == 0).mean():.4f} of a grid on [-6, 6]")
+    print(f"struct {name} {{")
+    for member, c in [("q", cq), ("near", cn), ("far", cf)]:
         vals = [np.format_float_scientific(v, unique=True, trim="-") + "f" for v in c]
-        print(f"constexpr float {name}[] = {{" + ", ".join(vals) + "};")
+        print(f"  static constexpr float {member}[] = {{" + ", ".join(vals) + "};")
+    print("};")
 
 
 U_LO, U_HI = 1 / 10.5, 1.0
@@ -112,6 +117,7 @@ def show(name, c, err, what):
 
 if __name__ == "__main__":
     show("kErfSmall", *small(), "largest relative error on [0, 1]")
-    float32_erf()
+    for name, degrees in DEGREES.items():
+        float32_erf(name, *degrees)
     print(f"constexpr double kErfcTailC = {U_C:.17g}, kErfcTailH = {U_H:.17g};")
     show("kErfcTail", *tail(), "largest relative error of erfc on [1, 10.5]")

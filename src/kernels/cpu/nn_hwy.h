@@ -4,7 +4,7 @@
 // scalar code.
 //
 // The erf form exists for float32 only: erf is the elementwise kernels' float32 erf with
-// lower degrees (erf_hwy-inl.h, ErfCoarseCoefs: absolute error 1.4e-7 as PyTorch's, no exp
+// lower degrees (erf_hwy-inl.h, ErfCoarseCoefs: absolute error 1.2e-7 as PyTorch's, no exp
 // and no division). float64 keeps std::erf for full
 // accuracy (gradcheck needs it) and gets the tanh form only.
 #pragma once
