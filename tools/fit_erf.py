@@ -5,10 +5,9 @@ float32 erf runs in float32 lanes (float32 coefficients, printed with the ulp er
 float32 evaluation that mimics the kernel's, FMA included):
 
     |x| < 1:      erf(x) = x + x Q(x^2)                    Q of degree 8
-    1 <= |x| < 2: erf(|x|) = 1 - E_near(|x| - 1.5)         E_near of degree 11 (padded to 12)
-    2 <= |x| < 4: erf(|x|) = 1 - E_far(|x| - 3)            E_far of degree 12
-    (ErfCoefs; gelu's ErfCoarseCoefs: degrees 6, 7, 8, absolute error 1.2e-7)
-    |x| >= 4:     erf(x) = sign(x)                         (1 - erf(4) = 1.5e-8 < half an ulp)
+    1 <= |x| < 4: erf(|x|) = 1 - E(|x| - 2.5)              E of degree 15
+    (ErfCoefs; gelu's ErfCoarseCoefs: degrees 6 and 12, absolute error 8e-8)
+    |x| >= 3.919206: erf(x) = sign(x)                      (where erf rounds to 1)
 
 erfc runs in float64 lanes and rounds once (its result must stay relatively accurate where it
 is tiny), as does erfinv's Newton step, which uses both:
@@ -25,7 +24,7 @@ import numpy as np
 
 mp.mp.dps = 40
 DEG_SMALL = 7  # the lowest degree whose error stays near 1e-11
-DEGREES = {"ErfCoefs": (8, 11, 12), "ErfCoarseCoefs": (6, 7, 8)}  # (Q, E_near, E_far)
+DEGREES = {"ErfCoefs": (8, 15), "ErfCoarseCoefs": (6, 12)}  # (Q, E)
 DEG_TAIL = 16
 
 
@@ -57,35 +56,35 @@ def horner32(c, t):
     return r
 
 
-def float32_erf(name, deg_q, deg_near, deg_far):
+def float32_erf(name, deg_q, deg_e):
     x = np.sqrt(nodes(0.0, 1.0, 2000))
     q = np.array([float(mp.erf(mp.mpf(v)) / v - 1) if v else float(2 / mp.sqrt(mp.pi) - 1)
                   for v in x])
     cq = lstsq32(x * x, q, deg_q)
-    x1, x2 = nodes(1.0, 2.0, 2000), nodes(2.0, 4.0, 2000)
-    cn = lstsq32(x1 - 1.5, np.array([float(mp.erfc(mp.mpf(v))) for v in x1]), deg_near)
-    cf = lstsq32(x2 - 3.0, np.array([float(mp.erfc(mp.mpf(v))) for v in x2]), deg_far)
-    cn = np.concatenate([np.zeros(deg_far - deg_near, np.float32), cn])
+    x1 = nodes(1.0, 4.0, 3000)
+    ce = lstsq32(x1 - 2.5, np.array([float(mp.erfc(mp.mpf(v))) for v in x1]), deg_e)
 
     def erf32(x):
         ax = np.minimum(np.abs(x), np.float32(4))
         small = (x.astype(np.float64) * horner32(cq, np.maximum(x * x, np.float32(2.0**-100)))
                  + x).astype(np.float32)
-        e = np.where(ax < 2, horner32(cn, ax - np.float32(1.5)), horner32(cf, ax - np.float32(3)))
-        return np.where(np.abs(x) < 1, small, np.copysign(np.float32(1) - e, x))
+        e = horner32(ce, ax - np.float32(2.5))
+        large = np.where(ax >= np.float32(3.919206), np.float32(1), np.float32(1) - e)
+        return np.where(np.abs(x) < 1, small, np.copysign(large, x))
 
     xt = np.concatenate([np.linspace(-6, 6, 24001), np.random.default_rng(0).standard_normal(20000),
                          np.geomspace(1e-30, 4, 4000)]).astype(np.float32)
-    want = np.array([float(mp.erf(mp.mpf(float(v)))) for v in xt]).astype(np.float32)
+    want64 = np.array([float(mp.erf(mp.mpf(float(v)))) for v in xt])
+    want = want64.astype(np.float32)
     key = lambda v: np.where(v.view(np.int32) < 0, -(v.view(np.int32) & 0x7FFFFFFF),
                              v.view(np.int32)).astype(np.int64)
     ulps = np.abs(key(erf32(xt)) - key(want))
     got = erf32(xt)
     print(f"// {name}: at most {ulps.max()} ulp, absolute error "
-          f"{np.abs(got.astype(np.float64) - want.astype(np.float64)).max():.2e}; correctly "
+          f"{np.abs(got.astype(np.float64) - want64).max():.2e}; correctly "
           f"rounded for {(ulps[:24001] == 0).mean():.4f} of a grid on [-6, 6]")
     print(f"struct {name} {{")
-    for member, c in [("q", cq), ("near", cn), ("far", cf)]:
+    for member, c in [("q", cq), ("e", ce)]:
         vals = [np.format_float_scientific(v, unique=True, trim="-") + "f" for v in c]
         print(f"  static constexpr float {member}[] = {{" + ", ".join(vals) + "};")
     print("};")
