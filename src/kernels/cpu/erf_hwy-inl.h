@@ -70,7 +70,8 @@ struct ErfCoarseCoefs {
                                 4.0692065e-04f};
 };
 
-template <class C = ErfCoefs, class D, class V>
+// kKeepNaN = false leaves NaN lanes at ±1 (for gelu, whose x * (1 + erf) is NaN anyway).
+template <class C = ErfCoefs, bool kKeepNaN = true, class D, class V>
 HWY_INLINE V ErfF32(D d, V x) {
   const V one = hn::Set(d, 1.0f);
   const V ax = hn::Abs(x);
@@ -84,6 +85,7 @@ HWY_INLINE V ErfF32(D d, V x) {
   const auto saturated = hn::Ge(ax, hn::Set(d, 3.919206f));
   const V large = hn::CopySign(hn::IfThenElse(saturated, one, hn::Sub(one, e)), x);
   const V y = hn::IfThenElse(hn::Lt(ax, one), small, large);
+  if constexpr (!kKeepNaN) return y;
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 

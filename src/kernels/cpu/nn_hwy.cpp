@@ -37,10 +37,11 @@ HWY_INLINE V ExpNeg(D d, V x) {
   return hn::Exp(d, hn::Max(x, hn::Set(d, T(sizeof(T) == 4 ? -87.3 : -708.0))));
 }
 
-// erf(x / sqrt(2)) of the erf form, to gelu's accuracy (erf_hwy-inl.h).
+// erf(x / sqrt(2)) of the erf form, to gelu's accuracy (erf_hwy-inl.h); NaN lanes are left
+// at ±1: every use multiplies by x, which makes them NaN.
 template <class D, class V>
 HWY_INLINE V GeluErf(D d, V x) {
-  return ErfF32<ErfCoarseCoefs>(d, hn::Mul(x, hn::Set(d, hn::TFromD<D>(M_SQRT1_2))));
+  return ErfF32<ErfCoarseCoefs, false>(d, hn::Mul(x, hn::Set(d, hn::TFromD<D>(M_SQRT1_2))));
 }
 
 // tanh of the tanh form's inner argument, clamped where tanh is ±1 (so x^3 = inf is fine).
