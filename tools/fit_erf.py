@@ -1,14 +1,18 @@
-"""Fits the polynomial coefficients of the float32 SIMD erf (src/kernels/cpu/erf_hwy-inl.h),
-which runs in float64 lanes and rounds once to float32, so its result is within a hair of the
-correctly rounded value (as std::erff's is):
+"""Fits the polynomial coefficients of the SIMD erf, erfc and erfinv
+(src/kernels/cpu/erf_hwy-inl.h).
 
-    |x| < 1:      erf(x) = x * P(x^2)                      P of degree 7
-    1 <= |x| < 4: erf(x) = sign(x) * Q((|x| - 2.5) / 1.5)  Q of degree 18
-    |x| >= 4:     erf(x) = sign(x)                         (1 - erf(4) = 1.5e-8 < half an ulp)
+float32 erf runs in float32 lanes (float32 coefficients, printed with the ulp errors of a
+float32 evaluation that mimics the kernel's, FMA included):
 
-and erfc, which must stay relatively accurate where it is tiny:
+    |x| < 1:      erf(x) = x + x Q(x^2)                    Q of degree 8
+    1 <= |x| < 4: erf(|x|) = 1 - E(|x| - 2.5)              E of degree 15
+    (ErfCoefs; gelu's ErfCoarseCoefs: degrees 6 and 12, absolute error 8e-8)
+    |x| >= 3.919206: erf(x) = sign(x)                      (where erf rounds to 1)
 
-    |x| < 1:      erfc(x) = 1 - x P(x^2)
+erfc runs in float64 lanes and rounds once (its result must stay relatively accurate where it
+is tiny), as does erfinv's Newton step, which uses both:
+
+    |x| < 1:      erfc(x) = 1 - x P(x^2)                   P of degree 7
     x >= 1:       erfc(x) = exp(-x^2) / x * R((1/x - c) / h), R of degree 16, u = 1/x in
                   [1/10.5, 1] (erfc(10.5) = 7e-50: 0 in float32); x <= -1: 2 - erfc(-x)
 
@@ -19,7 +23,8 @@ import mpmath as mp
 import numpy as np
 
 mp.mp.dps = 40
-DEG_SMALL, DEG_LARGE = 7, 18  # the lowest degrees whose errors stay near 1e-11
+DEG_SMALL = 7  # the lowest degree whose error stays near 1e-11
+DEGREES = {"ErfCoefs": (8, 15), "ErfCoarseCoefs": (6, 12)}  # (Q, E)
 DEG_TAIL = 16
 
 
@@ -37,15 +42,52 @@ def small():
     return c, np.max(np.abs(xt * np.polynomial.polynomial.polyval(xt * xt, c) / ref - 1))
 
 
-def large():
-    x = nodes(1.0, 4.0)
-    y = np.array([float(mp.erf(mp.mpf(v))) for v in x])
-    t = (x - 2.5) / 1.5
-    c = np.polynomial.chebyshev.Chebyshev.fit(t, y, DEG_LARGE, domain=[-1, 1]).convert(
-        kind=np.polynomial.Polynomial).coef
-    xt = np.linspace(1.0, 4.0, 4000)
-    ref = np.array([float(mp.erf(mp.mpf(v))) for v in xt])
-    return c, np.max(np.abs(np.polynomial.polynomial.polyval((xt - 2.5) / 1.5, c) - ref))
+def lstsq32(t, y, deg):
+    """Least-squares coefficients, highest degree first, rounded to float32."""
+    c, *_ = np.linalg.lstsq(np.vander(t, deg + 1), y, rcond=None)
+    return c.astype(np.float32)
+
+
+def horner32(c, t):
+    """The kernel's Horner loop in float32, each step one FMA (exact product, one rounding)."""
+    r = np.full_like(t, c[0])
+    for v in c[1:]:
+        r = (r.astype(np.float64) * t + np.float64(v)).astype(np.float32)
+    return r
+
+
+def float32_erf(name, deg_q, deg_e):
+    x = np.sqrt(nodes(0.0, 1.0, 2000))
+    q = np.array([float(mp.erf(mp.mpf(v)) / v - 1) if v else float(2 / mp.sqrt(mp.pi) - 1)
+                  for v in x])
+    cq = lstsq32(x * x, q, deg_q)
+    x1 = nodes(1.0, 4.0, 3000)
+    ce = lstsq32(x1 - 2.5, np.array([float(mp.erfc(mp.mpf(v))) for v in x1]), deg_e)
+
+    def erf32(x):
+        ax = np.minimum(np.abs(x), np.float32(4))
+        small = (x.astype(np.float64) * horner32(cq, np.maximum(x * x, np.float32(2.0**-100)))
+                 + x).astype(np.float32)
+        e = horner32(ce, ax - np.float32(2.5))
+        large = np.where(ax >= np.float32(3.919206), np.float32(1), np.float32(1) - e)
+        return np.where(np.abs(x) < 1, small, np.copysign(large, x))
+
+    xt = np.concatenate([np.linspace(-6, 6, 24001), np.random.default_rng(0).standard_normal(20000),
+                         np.geomspace(1e-30, 4, 4000)]).astype(np.float32)
+    want64 = np.array([float(mp.erf(mp.mpf(float(v)))) for v in xt])
+    want = want64.astype(np.float32)
+    key = lambda v: np.where(v.view(np.int32) < 0, -(v.view(np.int32) & 0x7FFFFFFF),
+                             v.view(np.int32)).astype(np.int64)
+    ulps = np.abs(key(erf32(xt)) - key(want))
+    got = erf32(xt)
+    print(f"// {name}: at most {ulps.max()} ulp, absolute error "
+          f"{np.abs(got.astype(np.float64) - want64).max():.2e}; correctly "
+          f"rounded for {(ulps[:24001] == 0).mean():.4f} of a grid on [-6, 6]")
+    print(f"struct {name} {{")
+    for member, c in [("q", cq), ("e", ce)]:
+        vals = [np.format_float_scientific(v, unique=True, trim="-") + "f" for v in c]
+        print(f"  static constexpr float {member}[] = {{" + ", ".join(vals) + "};")
+    print("};")
 
 
 U_LO, U_HI = 1 / 10.5, 1.0
@@ -74,6 +116,7 @@ def show(name, c, err, what):
 
 if __name__ == "__main__":
     show("kErfSmall", *small(), "largest relative error on [0, 1]")
-    show("kErfLarge", *large(), "largest absolute error on [1, 4]")
+    for name, degrees in DEGREES.items():
+        float32_erf(name, *degrees)
     print(f"constexpr double kErfcTailC = {U_C:.17g}, kErfcTailH = {U_H:.17g};")
     show("kErfcTail", *tail(), "largest relative error of erfc on [1, 10.5]")

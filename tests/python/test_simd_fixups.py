@@ -2,11 +2,12 @@
 Rest): elements outside a Highway formula's accurate range are computed in the vector loop,
 not by a scalar retry. float32: sin/cos of |x| > 39000 through an exact reduction with the
 bits of 2/pi in float64 lanes, exp/expm1/sigmoid near overflow and in the denormal range in
-float64 lanes, erf in float64 lanes; each rounded once, so within 1 ulp of the float64 value
-rounded to float32 (std:: is too). NaN, ±inf and the saturated ranges give exactly what
-std:: gives; whole vectors of them take a short path. float64's narrow bands (exp's result
-denormal or near overflow, sin/cos of huge arguments) still go to std:: (Rest): bitwise
-equal to Python's math module, which is the same libm."""
+float64 lanes, erfc and erfinv in float64 lanes; each rounded once, so within 1 ulp of the
+float64 value rounded to float32 (std:: is too); erf in float32 lanes, within 1 ulp too. NaN,
+±inf and the saturated ranges give exactly what std:: gives; whole vectors of them take a
+short path. float64's narrow bands (exp's result denormal or near overflow, sin/cos of huge
+arguments) still go to std:: (Rest): bitwise equal to Python's math module, which is the same
+libm."""
 import math
 
 import numpy as np
@@ -122,10 +123,19 @@ def test_erf_float32_within_one_ulp():
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     ok = ~np.isnan(want)
     assert ulps32(got[ok], want[ok]).max() <= 1
-    assert (ulps32(got[ok], want[ok]) == 0).mean() > 0.999
+    # float32 lanes (erf_hwy-inl.h): the correctly rounded value for 98% of the grid, more
+    # often than torch's SLEEF erff (96.5%), which is within 1 ulp too
+    t = torch.erf(torch.from_numpy(x)).numpy()
+    assert (ulps32(got[ok], want[ok]) == 0).mean() > 0.98
+    assert (ulps32(got[ok], want[ok]) == 0).mean() >= (ulps32(t[ok], want[ok]) == 0).mean()
     np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
-    # torch agrees within its own 1 ulp
-    assert ulps32(got[ok], torch.erf(torch.from_numpy(x)).numpy()[ok]).max() <= 2
+    assert ulps32(got[ok], t[ok]).max() <= 2
+    # standard-normal inputs and tiny ones (x^2 below the smallest normal float)
+    r = np.concatenate([np.random.default_rng(3).standard_normal(200000),
+                        np.geomspace(1e-45, 1e-10, 2000), -np.geomspace(1e-45, 1e-10, 2000)])
+    r = r.astype(np.float32)
+    u = ulps32(run("erf", r), rounded(math.erf, r))
+    assert u.max() <= 1 and (u == 0).mean() > 0.95
 
 
 def test_float64_narrow_bands_are_libm_bitwise():
@@ -222,3 +232,81 @@ def test_fixups_agree_on_every_instruction_set(tmp_path):
             np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(want), err_msg=target + name)
             ok = ~np.isnan(want)
             assert ulps32(got[name][ok], want[ok]).max() <= 1, (target, name)
+
+
+EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-38, 1e-30, inf, -inf, nan, 1e30, -1e30,
+         0.5, -0.99999994, 1.0, -1.0, 1.9999999, 2.0, 3.8325, 3.9, 4.0, -4.0, 6.0]
+
+
+def _near_half_pi_multiples():
+    """Floats around k pi/2 (k up to 1e37), where the reduced argument nearly cancels."""
+    k = np.unique(np.concatenate([np.arange(24000, 26000), 10.0 ** np.linspace(5, 37, 3000)]))
+    c = (k * (math.pi / 2)).astype(np.float32).view(np.int32).astype(np.int64)
+    x = (c[:, None] + np.arange(-2, 3)[None, :]).ravel().astype(np.int32).view(np.float32)
+    return x[np.isfinite(x)]
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_near_half_pi_multiples_and_edges(name):
+    """The exact reduction near multiples of pi/2 and at the edges: within 1 ulp of the float64
+    value (glibc reduces exactly) for float32, contiguous or not; float64 is libm's."""
+    x = np.concatenate([_near_half_pi_multiples(), EDGES]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    want = rounded(safe(getattr(math, name)), x)
+    got = run(name, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    huge = ok & (np.abs(x) > 39000)  # below: Highway's own reduction, within 2 ulp
+    assert ulps32(got[huge], want[huge]).max() <= 1
+    assert ulps32(got[ok], want[ok]).max() <= 2
+    # a strided view (the scalar loop) and float64 agree
+    strided = to_numpy(getattr(ember, name)(ember.from_numpy(np.repeat(x, 2))[::2]))
+    assert ulps32(strided[ok], want[ok]).max() <= 1
+    x64 = x[ok].astype(np.float64)  # float64: libm's bits beyond 39000 (Rest)
+    want64 = np.array([getattr(math, name)(v) for v in x64])
+    got64 = run(name, x64)
+    np.testing.assert_array_equal(got64[np.abs(x64) > 39000], want64[np.abs(x64) > 39000])
+    np.testing.assert_allclose(got64, want64, rtol=1e-15, atol=1e-300)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("name", ["erf", "erfc", "sin", "cos"])
+def test_edge_values_every_dtype(name, dtype):
+    """randn, the edges (±0, denormals, ±inf, NaN, ±1e30) and a non-contiguous view in each
+    dtype: the float64 value rounded to the dtype, within 2 of its ulps (bf16/f16 compute in
+    float32 and round once); float32 against torch's too."""
+    if name == "erfc" and dtype in ("bfloat16", "float16"):
+        pytest.skip("erfc has no 16-bit float kernel (it refuses them by name)")
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.standard_normal(3000), rng.standard_normal(200) * 1e30, EDGES])
+    t = torch.from_numpy(x).to(getattr(torch, dtype))
+    e = ember.from_numpy(x).to(getattr(ember, dtype))
+    eps = {"float32": 2.0**-23, "float64": 2.0**-52, "bfloat16": 2.0**-7, "float16": 2.0**-10}
+    tiny = {"float32": 1e-44, "float64": 1e-300, "bfloat16": 1e-44, "float16": 6e-8}
+    for tv, ev in [(t, e), (t[::3], e[::3])]:
+        want = getattr(torch, name)(tv.double()).to(tv.dtype).double().numpy()
+        got = to_numpy(getattr(ember, name)(ev).double())
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_allclose(got[ok], want[ok], rtol=2 * eps[dtype], atol=tiny[dtype])
+        np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
+        if dtype == "float32":
+            theirs = getattr(torch, name)(tv).double().numpy()
+            np.testing.assert_allclose(got[ok], theirs[ok], rtol=4 * eps[dtype], atol=1e-38)
+
+
+def test_gelu_erf_form_against_float64():
+    """gelu's erf form uses the float32 erf's lower-degree form (absolute error 8e-8, as
+    torch's gelu): against the float64 formula, contiguous and strided alike."""
+    rng = np.random.default_rng(6)
+    finite = [v for v in EDGES if math.isfinite(v)]  # (at -inf: NaN, at +inf: inf; see above)
+    x = np.concatenate([rng.standard_normal(50000) * 3, finite]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    want = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x64])
+    got = to_numpy(ember.nn.functional.gelu(ember.from_numpy(x)))
+    strided = to_numpy(ember.nn.functional.gelu(ember.from_numpy(np.repeat(x, 2))[::2]))
+    np.testing.assert_allclose(strided, got, rtol=3e-7, atol=1e-38)  # same erf, own rounding
+    big = np.abs(x64) > 1e-30
+    np.testing.assert_allclose(got[big], want[big], rtol=3e-7, atol=4e-7)
+    theirs = torch.nn.functional.gelu(torch.from_numpy(x)).double().numpy()
+    assert np.abs(got - want).max() <= 1.5 * np.abs(theirs - want).max()

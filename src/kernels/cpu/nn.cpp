@@ -52,10 +52,11 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
 constexpr double kGeluC = 0.044715;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
 
-// float32 uses PyTorch's erf approximation (the SIMD kernel's, see nn_hwy.h); float64 std::erf.
+// float32 uses the SIMD kernels' erf (see nn_hwy.h), so strided and contiguous gelu agree;
+// float64 std::erf.
 template <class T>
 T erf_of(T x) {
-  if constexpr (sizeof(T) == 4) return erf_as(x);
+  if constexpr (sizeof(T) == 4) return erf_f32(x);
   else return std::erf(x);
 }
 

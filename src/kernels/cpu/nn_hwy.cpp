@@ -15,6 +15,7 @@
 
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/erf_hwy-inl.h"  // ErfF32
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
@@ -28,29 +29,19 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 // e^x for x <= 0 that may be very negative (or NaN: Max gives the bound then): clamped
 // where the result is below the smallest normal float, so the polynomial never sees -inf
 // and no denormal reaches a multiply (each costs a microcode assist per vector: gelu of
-// NaN, inf or |x| > 13.2 was 6x slower with the bound at -88). Beyond |x| = 13.2 the erf
-// form's terms it feeds are below 1e-37: 1 - r t e rounds to 1 either way.
+// NaN, inf or |x| > 13.2 was 6x slower with the bound at -88). Beyond |x| = 13.2 the pdf
+// term it feeds is below 1e-37 and vanishes against the cdf term either way.
 template <class D, class V>
 HWY_INLINE V ExpNeg(D d, V x) {
   using T = hn::TFromD<D>;
   return hn::Exp(d, hn::Max(x, hn::Set(d, T(sizeof(T) == 4 ? -87.3 : -708.0))));
 }
 
-// erf(x) = sign(x) (1 - (p1 t + ... + p5 t^5) e^{-x^2}), t = 1 / (1 + p |x|).
+// erf(x / sqrt(2)) of the erf form, to gelu's accuracy (erf_hwy-inl.h); NaN lanes are left
+// at ±1: every use multiplies by x, which makes them NaN.
 template <class D, class V>
-HWY_INLINE V ErfAS(D d, V x) {
-  using T = hn::TFromD<D>;
-  const V one = hn::Set(d, T(1));
-  const V ax = hn::Abs(x);
-  const V t = hn::Div(one, hn::MulAdd(hn::Set(d, T(0.3275911)), ax, one));
-  V r = hn::Set(d, T(1.061405429));
-  r = hn::MulAdd(r, t, hn::Set(d, T(-1.453152027)));
-  r = hn::MulAdd(r, t, hn::Set(d, T(1.421413741)));
-  r = hn::MulAdd(r, t, hn::Set(d, T(-0.284496736)));
-  r = hn::MulAdd(r, t, hn::Set(d, T(0.254829592)));
-  const V e = ExpNeg(d, hn::Neg(hn::Mul(x, x)));
-  const V y = hn::NegMulAdd(hn::Mul(r, t), e, one);  // 1 - r t e
-  return hn::CopySign(y, x);
+HWY_INLINE V GeluErf(D d, V x) {
+  return ErfF32<ErfCoarseCoefs, false>(d, hn::Mul(x, hn::Set(d, hn::TFromD<D>(M_SQRT1_2))));
 }
 
 // tanh of the tanh form's inner argument, clamped where tanh is ±1 (so x^3 = inf is fine).
@@ -70,7 +61,7 @@ HWY_INLINE V GeluVec(D d, V x) {
   if constexpr (Tanh) {
     return hn::MulAdd(half_x, TanhInner(d, x, hn::Mul(x, x)), half_x);
   } else {
-    return hn::MulAdd(half_x, ErfAS(d, hn::Mul(x, hn::Set(d, T(M_SQRT1_2)))), half_x);
+    return hn::MulAdd(half_x, GeluErf(d, x), half_x);
   }
 }
 
@@ -87,7 +78,7 @@ HWY_INLINE V GeluGradVec(D d, V x) {
     const V left = hn::Mul(half, hn::Add(one, t));
     return hn::MulAdd(hn::Mul(hn::Mul(half, x), hn::NegMulAdd(t, t, one)), dinner, left);
   } else {
-    const V cdf = hn::Mul(half, hn::Add(one, ErfAS(d, hn::Mul(x, hn::Set(d, T(M_SQRT1_2))))));
+    const V cdf = hn::Mul(half, hn::Add(one, GeluErf(d, x)));
     const V pdf = hn::Mul(hn::Set(d, T(kInvSqrt2Pi)), ExpNeg(d, hn::Mul(hn::Neg(half), x2)));
     return hn::MulAdd(x, pdf, cdf);
   }
@@ -136,6 +127,10 @@ void GeluBackwardF32(const float* g, const float* x, float* out, int64_t n, bool
 void GeluTanhBackwardF64(const double* g, const double* x, double* out, int64_t n) {
   Backward<true>(g, x, out, n);
 }
+float ErfOne(float x) {
+  const hn::ScalableTag<float> d;
+  return hn::GetLane(ErfF32<ErfCoarseCoefs>(d, hn::Set(d, x)));
+}
 
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -147,6 +142,7 @@ HWY_EXPORT(GeluF32);
 HWY_EXPORT(GeluTanhF64);
 HWY_EXPORT(GeluBackwardF32);
 HWY_EXPORT(GeluTanhBackwardF64);
+HWY_EXPORT(ErfOne);
 
 void gelu_simd(const float* x, float* out, int64_t n, bool tanh_approx) {
   HWY_DYNAMIC_DISPATCH(GeluF32)(x, out, n, tanh_approx);
@@ -161,17 +157,7 @@ void gelu_tanh_backward_simd(const double* g, const double* x, double* out, int6
   HWY_DYNAMIC_DISPATCH(GeluTanhBackwardF64)(g, x, out, n);
 }
 
-float erf_as(float x) {
-  const float ax = std::fabs(x);
-  const float t = 1.0f / (0.3275911f * ax + 1.0f);
-  float r = 1.061405429f;
-  r = r * t - 1.453152027f;
-  r = r * t + 1.421413741f;
-  r = r * t - 0.284496736f;
-  r = r * t + 0.254829592f;
-  const float e = std::exp(std::fmax(-x * x, -87.3f));  // as ExpNeg
-  return std::copysign(1.0f - r * t * e, x);
-}
+float erf_f32(float x) { return HWY_DYNAMIC_DISPATCH(ErfOne)(x); }
 
 }  // namespace ember::kernels
 #endif  // HWY_ONCE

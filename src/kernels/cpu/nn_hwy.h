@@ -3,9 +3,10 @@
 // nn.cpp sends contiguous runs here and computes strided ones with the same formulas in
 // scalar code.
 //
-// The erf form exists for float32 only: erf by Abramowitz & Stegun 7.1.26 (|error| <=
-// 1.5e-7, PyTorch's own vectorized float erf). float64 keeps std::erf for full accuracy
-// (gradcheck needs it) and gets the tanh form only.
+// The erf form exists for float32 only: erf is the elementwise kernels' float32 erf with
+// lower degrees (erf_hwy-inl.h, ErfCoarseCoefs: absolute error 8e-8, PyTorch's 1.5e-7; no exp
+// and no division). float64 keeps std::erf for full accuracy (gradcheck needs it) and gets the
+// tanh form only.
 #pragma once
 #include <cstdint>
 
@@ -18,7 +19,7 @@ void gelu_tanh_simd(const double* x, double* out, int64_t n);
 void gelu_backward_simd(const float* g, const float* x, float* out, int64_t n, bool tanh_approx);
 void gelu_tanh_backward_simd(const double* g, const double* x, double* out, int64_t n);
 
-// The same erf approximation in scalar code, for the strided path.
-float erf_as(float x);
+// The SIMD gelu's erf (ErfCoarseCoefs) on one value, for the strided path.
+float erf_f32(float x);
 
 }  // namespace ember::kernels

@@ -64,14 +64,12 @@ HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f) {
   const hn::Rebind<double, D> dd;
   return hn::Set(d, static_cast<float>(hn::GetLane(f(dd, hn::PromoteTo(dd, x)))));
 #else
+  // In registers: a store of two halves reloaded as one vector stalls store forwarding.
   const hn::Repartition<double, D> dd;  // half the lanes, twice as wide
-  const hn::Rebind<float, decltype(dd)> dh;
-  constexpr size_t kLanes = hn::MaxLanes(D());
-  HWY_ALIGN float buf[kLanes];
-  hn::Store(x, d, buf);
-  for (size_t i = 0; i < hn::Lanes(d); i += hn::Lanes(dd))
-    hn::StoreU(hn::DemoteTo(dh, f(dd, hn::PromoteTo(dd, hn::LoadU(dh, buf + i)))), dh, buf + i);
-  return hn::Load(d, buf);
+  const hn::Half<D> dh;
+  const auto lo = f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)));
+  const auto hi = f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)));
+  return hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
 #endif
 }
 
