@@ -1,4 +1,5 @@
-"""Layers and functions of issue 14 that compose existing ops, against torch 2.13: rrelu,
+"""Composite nn layers and functions (written in Python as compositions of existing ops, like
+torch's CompositeImplicitAutograd ones), against torch 2.13: rrelu,
 gumbel_softmax, hardtanh_, bilinear (+ nn.Bilinear), linear_cross_entropy (+ the loss module
 and its options), Softmax2d, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm
 (one process), Container, NLLLoss2d, nn.grad, nn.attention, nn.factory_kwargs,
