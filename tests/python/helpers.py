@@ -6,6 +6,7 @@ oracle), run the op in both, and compare values, dtype and shape.
 `m` is the module (ember or torch); inputs are built from one NumPy array per shape,
 optionally made non-contiguous the same way in both libraries (LAYOUTS)."""
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -190,3 +191,14 @@ def assert_same_param_grads(e_mod, t_mod, rtol, atol):
             assert_same(e_params[name].grad, tg, rtol, atol)
         except AssertionError as err:
             raise AssertionError(f"grad of {name}: {err}") from None
+
+
+# ---- errors: the same call must fail in both libraries -----------------------------------------
+def errors_of_both(fn, es=(), ts=(), exc=RuntimeError, ember_exc=None):
+    """fn(torch, *ts) must raise exc and fn(ember, *es) ember_exc (exc unless told); returns
+    (ember's message, torch's message) for the caller to compare."""
+    with pytest.raises(exc) as texc:
+        fn(torch, *ts)
+    with pytest.raises(ember_exc or exc) as eexc:
+        fn(ember, *es)
+    return str(eexc.value), str(texc.value)
