@@ -8,7 +8,6 @@ RANK WORLD STORE)."""
 import datetime
 import os
 import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -18,6 +17,7 @@ import pytest
 
 import ember
 import ember.distributed as dist
+import _distributed_launch as launch
 
 WAIT = 90  # seconds the ranks may take before the test fails instead of hanging
 DTYPES = {"float32": (ember.float32, np.float32), "float64": (ember.float64, np.float64),
@@ -403,21 +403,8 @@ def rank_main(rank, world, store):
 # ----------------------------------------------------------------- the tests
 
 def run_ranks(world, store, *extra):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), str(r), str(world), store, *extra],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for r in range(world)]
-    deadline = time.monotonic() + WAIT
-    outs = []
-    try:
-        for p in procs:
-            out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            outs.append((p.returncode, out))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    outs = launch.run_ranks(lambda r: [os.path.abspath(__file__), r, world, store, *extra], world,
+                            dict(os.environ, OMP_NUM_THREADS="1"), WAIT)
     for r, (code, out) in enumerate(outs):
         assert code == 0 and f"rank {r}: done" in out, f"rank {r} exited with {code}:\n{out}"
 
