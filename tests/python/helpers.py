@@ -167,6 +167,20 @@ def copy_state(e_mod, t_mod):
                            for k, v in t_mod.state_dict().items()})
 
 
+def randomize_both(e_mod, t_mod, rng):
+    """The same random float32 values (standard normal; a running_var's |v| + 0.5) into every
+    floating entry of both modules' state_dicts, in place (the two list them in the same order)."""
+    for (name, t), e in zip(t_mod.state_dict().items(), e_mod.state_dict().values()):
+        if t.dtype.is_floating_point:
+            v = rng.standard_normal(tuple(t.shape)).astype(np.float32)
+            if "running_var" in name:
+                v = np.abs(v) + 0.5
+            with torch.no_grad():
+                t.copy_(torch.from_numpy(v))
+            with ember.no_grad():
+                e.copy_(ember.from_numpy(v.copy()))
+
+
 def build_pair(build, dtype="float32", train=True):
     """(ember module, torch module) from build(lib), torch's state copied into ember."""
     t_mod = build(torch)
