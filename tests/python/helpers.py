@@ -61,6 +61,15 @@ def to_numpy(x):
     return np.asarray(x)
 
 
+def assert_promotion_like_torch(a, b):
+    """promote_types and can_cast of the dtypes named a and b (e.g. "int32") answer as torch's."""
+    pe = ember.promote_types(getattr(ember, a), getattr(ember, b))
+    pt = torch.promote_types(getattr(torch, a), getattr(torch, b))
+    assert pe.name == str(pt).split(".")[-1], (a, b)
+    assert ember.can_cast(getattr(ember, a), getattr(ember, b)) == \
+        torch.can_cast(getattr(torch, a), getattr(torch, b)), (a, b)
+
+
 def dtype_name(x):
     return str(x.dtype).split(".")[-1]
 
