@@ -169,6 +169,21 @@ def gradcheck_op(fn, shapes, seed=0, low=-2.0, high=2.0):
     assert ember.autograd.gradcheck(lambda *xs: fn(ember, *xs), es, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
+# ---- threads ----------------------------------------------------------------------------------
+def on_thread_counts(fn, counts=(1, 2)):
+    """[fn() run with ember.set_num_threads(n) for n in counts]; the thread count restored after
+    (also when fn raises)."""
+    old = ember.get_num_threads()
+    try:
+        results = []
+        for n in counts:
+            ember.set_num_threads(n)
+            results.append(fn())
+        return results
+    finally:
+        ember.set_num_threads(old)
+
+
 # ---- modules: the same layer built in both libraries ------------------------------------------
 def copy_state(e_mod, t_mod):
     """torch's parameters and buffers into ember (through NumPy), in place."""
