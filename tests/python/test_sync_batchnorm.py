@@ -8,8 +8,6 @@ import sys
 import numpy as np
 import torch
 
-import ember
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_sync_bn_worker.py")
 sys.path.insert(0, HERE)
