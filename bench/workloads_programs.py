@@ -47,6 +47,16 @@ def _checked(L, name, progs, rtol=1e-3, atol=1e-3):
 # ---------------------------------------------------------------- linear regression
 
 
+def _sgd_step(m, params, lr):
+    """The programs' hand-written SGD step under no_grad: p -= lr * p.grad for every
+    parameter, then every grad zeroed."""
+    with m.no_grad():
+        for p in params:
+            p -= lr * p.grad
+        for p in params:
+            p.grad.zero_()
+
+
 def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1, read_loss=True):
     """MiniTorch's linear regression: a Linear(1, 1) as two leaf tensors, full-batch MSE,
     backward, manual SGD under no_grad. read_loss=False returns the loss as a tensor (what
@@ -56,11 +66,7 @@ def _linreg(m, x, y, w0, b0, epochs=100, lr=0.1, read_loss=True):
     for _ in range(epochs):
         loss = ((x.mm(w) + b - y) ** 2).mean()
         loss.backward()
-        with m.no_grad():
-            w -= lr * w.grad
-            b -= lr * b.grad
-            w.grad.zero_()
-            b.grad.zero_()
+        _sgd_step(m, (w, b), lr)
     return (loss.item() if read_loss else loss), w, b
 
 
@@ -147,11 +153,7 @@ def _two_layer_autograd(m, x, y, w1, w2, lr=1e-6):
         if t % 100 == 99:
             last = loss.item()  # the tutorial prints it here
         loss.backward()
-        with m.no_grad():
-            w1 -= lr * w1.grad
-            w2 -= lr * w2.grad
-            w1.grad.zero_()
-            w2.grad.zero_()
+        _sgd_step(m, (w1, w2), lr)
     return last, w1, w2
 
 

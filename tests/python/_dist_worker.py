@@ -42,6 +42,12 @@ def reduce_all(arrays, op, np_dtype):
     return out
 
 
+def reduce_ops(dtype_name):
+    """The ReduceOp names all_reduce and reduce are checked with on a dtype (AVG: not on ints)."""
+    return [op for op in ["SUM", "AVG", "MAX", "MIN", "PRODUCT"]
+            if not (op == "AVG" and dtype_name.startswith("int"))]
+
+
 def layouts(t):
     """The tensor itself and a transposed (non-contiguous) view of a copy."""
     yield t
@@ -52,9 +58,7 @@ def collectives(rank, world):
     shape = (3, 5)
     seed = 0
     for name, (edt, ndt) in DTYPES.items():
-        for op in ["SUM", "AVG", "MAX", "MIN", "PRODUCT"]:
-            if op == "AVG" and name.startswith("int"):
-                continue
+        for op in reduce_ops(name):
             seed += 1
             mine = data(rank, shape, ndt, seed)
             want = reduce_all([data(r, shape, ndt, seed) for r in range(world)], op, ndt)

@@ -6,6 +6,7 @@ oracle), run the op in both, and compare values, dtype and shape.
 `m` is the module (ember or torch); inputs are built from one NumPy array per shape,
 optionally made non-contiguous the same way in both libraries (LAYOUTS)."""
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -58,6 +59,15 @@ def to_numpy(x):
     if isinstance(x, torch.Tensor):
         return x.detach().numpy().copy()
     return np.asarray(x)
+
+
+def assert_promotion_like_torch(a, b):
+    """promote_types and can_cast of the dtypes named a and b (e.g. "int32") answer as torch's."""
+    pe = ember.promote_types(getattr(ember, a), getattr(ember, b))
+    pt = torch.promote_types(getattr(torch, a), getattr(torch, b))
+    assert pe.name == str(pt).split(".")[-1], (a, b)
+    assert ember.can_cast(getattr(ember, a), getattr(ember, b)) == \
+        torch.can_cast(getattr(torch, a), getattr(torch, b)), (a, b)
 
 
 def dtype_name(x):
@@ -159,11 +169,40 @@ def gradcheck_op(fn, shapes, seed=0, low=-2.0, high=2.0):
     assert ember.autograd.gradcheck(lambda *xs: fn(ember, *xs), es, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
+# ---- threads ----------------------------------------------------------------------------------
+def on_thread_counts(fn, counts=(1, 2)):
+    """[fn() run with ember.set_num_threads(n) for n in counts]; the thread count restored after
+    (also when fn raises)."""
+    old = ember.get_num_threads()
+    try:
+        results = []
+        for n in counts:
+            ember.set_num_threads(n)
+            results.append(fn())
+        return results
+    finally:
+        ember.set_num_threads(old)
+
+
 # ---- modules: the same layer built in both libraries ------------------------------------------
 def copy_state(e_mod, t_mod):
     """torch's parameters and buffers into ember (through NumPy), in place."""
     e_mod.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
                            for k, v in t_mod.state_dict().items()})
+
+
+def randomize_both(e_mod, t_mod, rng):
+    """The same random float32 values (standard normal; a running_var's |v| + 0.5) into every
+    floating entry of both modules' state_dicts, in place (the two list them in the same order)."""
+    for (name, t), e in zip(t_mod.state_dict().items(), e_mod.state_dict().values()):
+        if t.dtype.is_floating_point:
+            v = rng.standard_normal(tuple(t.shape)).astype(np.float32)
+            if "running_var" in name:
+                v = np.abs(v) + 0.5
+            with torch.no_grad():
+                t.copy_(torch.from_numpy(v))
+            with ember.no_grad():
+                e.copy_(ember.from_numpy(v.copy()))
 
 
 def build_pair(build, dtype="float32", train=True):
@@ -190,3 +229,14 @@ def assert_same_param_grads(e_mod, t_mod, rtol, atol):
             assert_same(e_params[name].grad, tg, rtol, atol)
         except AssertionError as err:
             raise AssertionError(f"grad of {name}: {err}") from None
+
+
+# ---- errors: the same call must fail in both libraries -----------------------------------------
+def errors_of_both(fn, es=(), ts=(), exc=RuntimeError, ember_exc=None):
+    """fn(torch, *ts) must raise exc and fn(ember, *es) ember_exc (exc unless told); returns
+    (ember's message, torch's message) for the caller to compare."""
+    with pytest.raises(exc) as texc:
+        fn(torch, *ts)
+    with pytest.raises(ember_exc or exc) as eexc:
+        fn(ember, *es)
+    return str(eexc.value), str(texc.value)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import ember
+from _legendre_function import legendre_p3
 from helpers import check_grad, gradcheck_op
 
 E = ember
@@ -229,16 +230,7 @@ def test_detach_and_requires_grad_rules():
         (x * 2).requires_grad_(False)
 
 
-class P3(ember.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return 0.5 * (5 * x ** 3 - 3 * x)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        x, = ctx.saved_tensors
-        return grad_out * 1.5 * (5 * x ** 2 - 1)
+P3 = legendre_p3(ember)
 
 
 def test_custom_function_and_ctx():

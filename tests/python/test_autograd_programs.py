@@ -1,11 +1,27 @@
-"""The autograd issue's programs, run with only the import changed: they must end at
-PyTorch's loss (within 1%) from the same starting values."""
+"""The autograd issue's programs (PyTorch's tutorials), each written once as a function of the
+module (ember or torch): they must end at PyTorch's loss (within 1%) from the same starting
+values."""
 import math
 
 import numpy as np
 import torch
 
 import ember
+from _legendre_function import legendre_p3
+
+
+def _descend(torch, predict, params, y, learning_rate, steps=2000):
+    """The tutorials' training loop: the summed squared error of predict() against y,
+    backward, and a hand-written SGD step on params under no_grad. Returns the last loss and
+    the parameters' values."""
+    for t in range(steps):
+        loss = (predict() - y).pow(2).sum()
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= learning_rate * p.grad
+                p.grad = None
+    return loss.item(), [v.item() for v in params]
 
 
 def fit_cubic(torch, start):
@@ -14,37 +30,12 @@ def fit_cubic(torch, start):
     x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
     y = torch.sin(x)
     a, b, c, d = (torch.tensor(v, dtype=dtype, requires_grad=True) for v in start)
-    learning_rate = 1e-6
-    for t in range(2000):
-        y_pred = a + b * x + c * x ** 2 + d * x ** 3
-        loss = (y_pred - y).pow(2).sum()
-        loss.backward()
-        with torch.no_grad():
-            a -= learning_rate * a.grad
-            b -= learning_rate * b.grad
-            c -= learning_rate * c.grad
-            d -= learning_rate * d.grad
-            a.grad = None
-            b.grad = None
-            c.grad = None
-            d.grad = None
-    return loss.item(), [v.item() for v in (a, b, c, d)]
+    return _descend(torch, lambda: a + b * x + c * x ** 2 + d * x ** 3, (a, b, c, d), y, 1e-6)
 
 
 def fit_legendre(torch):
     """PyTorch's 'defining new autograd functions' example: P3 as a custom Function."""
-
-    class LegendrePolynomial3(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return 0.5 * (5 * input ** 3 - 3 * input)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, = ctx.saved_tensors
-            return grad_output * 1.5 * (5 * input ** 2 - 1)
-
+    P3 = legendre_p3(torch).apply
     dtype = torch.float
     x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
     y = torch.sin(x)
@@ -52,22 +43,7 @@ def fit_legendre(torch):
     b = torch.full((), -1.0, dtype=dtype, requires_grad=True)
     c = torch.full((), 0.0, dtype=dtype, requires_grad=True)
     d = torch.full((), 0.3, dtype=dtype, requires_grad=True)
-    learning_rate = 5e-6
-    for t in range(2000):
-        P3 = LegendrePolynomial3.apply
-        y_pred = a + b * P3(c + d * x)
-        loss = (y_pred - y).pow(2).sum()
-        loss.backward()
-        with torch.no_grad():
-            a -= learning_rate * a.grad
-            b -= learning_rate * b.grad
-            c -= learning_rate * c.grad
-            d -= learning_rate * d.grad
-            a.grad = None
-            b.grad = None
-            c.grad = None
-            d.grad = None
-    return loss.item(), [v.item() for v in (a, b, c, d)]
+    return _descend(torch, lambda: a + b * P3(c + d * x), (a, b, c, d), y, 5e-6)
 
 
 def test_cubic_fit_reaches_torch_loss():

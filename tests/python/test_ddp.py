@@ -18,14 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_ddp_worker.py")
 sys.path.insert(0, HERE)
 import _ddp_worker as W  # noqa: E402
-
-
-def _env():
-    env = dict(os.environ)
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
-    env["OMP_NUM_THREADS"] = "1"
-    return env
+import _distributed_launch as launch  # noqa: E402
 
 
 def run_ranks(tmp_path, mode, world, timeout=60, worker=WORKER, **opts):
@@ -34,22 +27,10 @@ def run_ranks(tmp_path, mode, world, timeout=60, worker=WORKER, **opts):
     rdzv = tmp_path / "rdzv"
     rdzv.mkdir(exist_ok=True)
     outs = [tmp_path / f"{mode}{r}.npz" for r in range(world)]
-    procs = [subprocess.Popen([sys.executable, worker, mode, str(r), str(world), str(rdzv), str(outs[r]),
-                               json.dumps(opts)], env=_env(), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for r in range(world)]
-    codes, logs = [], []
-    try:
-        for p in procs:
-            out, _ = p.communicate(timeout=timeout)
-            codes.append(p.returncode)
-            logs.append(out)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    ranks = launch.run_ranks(lambda r: [worker, mode, r, world, rdzv, outs[r], json.dumps(opts)],
+                             world, launch.worker_env(), timeout)
     results = [dict(np.load(o)) if o.exists() else None for o in outs]
-    return codes, results, logs
+    return [code for code, _ in ranks], results, [log for _, log in ranks]
 
 
 def reference_train(init, world, steps):
@@ -388,7 +369,7 @@ def test_fashion_mnist_two_processes(tmp_path):
     png = tmp_path / "curves.png"
     p = subprocess.run([sys.executable, "-m", "ember.examples.fashion_mnist", "--nproc", "2", "--epochs", "2",
                         "--limit", "600", "--batch-size", "32", "--no-progress", "--plot", str(png)],
-                       env=_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                       env=launch.worker_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("summary:") == 1 and "data-parallel on 2 processes (batch 16 each)" in p.stdout
     assert float(re.search(r"final test accuracy ([0-9.]+)", p.stdout).group(1)) > 0.5

@@ -13,6 +13,7 @@ import pytest
 
 import ember
 import ember.distributed as dist
+import _distributed_launch as launch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_dist_worker.py")
@@ -21,25 +22,12 @@ WAIT = 60  # seconds any subprocess may take before the test fails instead of ha
 
 def run_ranks(scenario, world, init_method, env=None, timeout_s=20, per_rank_env=None):
     """Starts `world` worker processes and returns their (returncode, output) by rank."""
-    procs = []
-    for rank in range(world):
+    def rank_env(rank):
         e = dict(os.environ, TEST_DIST_TIMEOUT=str(timeout_s), OMP_NUM_THREADS="1", **(env or {}))
         if per_rank_env:
             e.update(per_rank_env(rank))
-        procs.append(subprocess.Popen([sys.executable, WORKER, scenario, str(rank), str(world), init_method],
-                                      env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    results = []
-    deadline = time.monotonic() + WAIT
-    try:
-        for p in procs:
-            out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            results.append((p.returncode, out))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    return results
+        return e
+    return launch.run_ranks(lambda r: [WORKER, scenario, r, world, init_method], world, rank_env, WAIT)
 
 
 def assert_all_ok(results):

@@ -8,7 +8,6 @@ RANK WORLD STORE)."""
 import datetime
 import os
 import socket
-import subprocess
 import sys
 import time
 import warnings
@@ -18,12 +17,13 @@ import pytest
 
 import ember
 import ember.distributed as dist
+import _distributed_launch as launch
+from _dist_worker import reduce_all, reduce_ops  # the NumPy model of a reduction
 
 WAIT = 90  # seconds the ranks may take before the test fails instead of hanging
 DTYPES = {"float32": (ember.float32, np.float32), "float64": (ember.float64, np.float64),
           "int32": (ember.int32, np.int32), "int64": (ember.int64, np.int64)}
 BYTE_DTYPES = dict(DTYPES, uint8=(ember.uint8, np.uint8), bool=(ember.bool, np.bool_))
-OPS = {"SUM": np.add, "MAX": np.maximum, "MIN": np.minimum, "PRODUCT": np.multiply}
 
 
 # ----------------------------------------------------------------- the rank's program
@@ -148,22 +148,14 @@ def groups_part(rank, world):
 def rooted_part(rank, world):
     seed = 100
     for name, (edt, ndt) in DTYPES.items():
-        for op in ["SUM", "AVG", "MAX", "MIN", "PRODUCT"]:
-            if op == "AVG" and name.startswith("int"):
-                continue
+        for op in reduce_ops(name):
             seed += 1
             dst = seed % world
             mine = data(rank, (3, 4), ndt, seed)
             x = t(mine)
             dist.reduce(x, dst=dst, op=getattr(dist.ReduceOp, op))
             if rank == dst:
-                arrays = [data(r, (3, 4), ndt, seed) for r in range(world)]
-                want = arrays[0].copy()
-                for a in arrays[1:]:
-                    want = OPS["SUM" if op == "AVG" else op](want, a).astype(ndt)
-                if op == "AVG":
-                    want = (want / ndt(world)).astype(ndt)
-                check(x, want)
+                check(x, reduce_all([data(r, (3, 4), ndt, seed) for r in range(world)], op, ndt))
             else:
                 check(x, mine)  # untouched
     for name, (edt, ndt) in BYTE_DTYPES.items():
@@ -403,21 +395,8 @@ def rank_main(rank, world, store):
 # ----------------------------------------------------------------- the tests
 
 def run_ranks(world, store, *extra):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), str(r), str(world), store, *extra],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for r in range(world)]
-    deadline = time.monotonic() + WAIT
-    outs = []
-    try:
-        for p in procs:
-            out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            outs.append((p.returncode, out))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    outs = launch.run_ranks(lambda r: [os.path.abspath(__file__), r, world, store, *extra], world,
+                            dict(os.environ, OMP_NUM_THREADS="1"), WAIT)
     for r, (code, out) in enumerate(outs):
         assert code == 0 and f"rank {r}: done" in out, f"rank {r} exited with {code}:\n{out}"
 

@@ -30,22 +30,33 @@ def _pair(kind, seed=0, batch=(2,), loc_batch=(3, 1), n=3, grad=False):
 KINDS = ["covariance_matrix", "precision_matrix", "scale_tril"]
 
 
+def _same_grads(out_e, ie, out_t, it):
+    """The gradients of ember's out_e with respect to ie and of torch's out_t with respect to
+    it agree (rtol 1e-5, atol 1e-8)."""
+    for a, b in zip(ember.autograd.grad(out_e, ie), torch.autograd.grad(out_t, it)):
+        close(a, b, rtol=1e-5, atol=1e-8)
+
+
+def _check_against_torch(de, dt, ie, it, props, v, lp_atol=1e-8):
+    """ember's distribution de (parameters ie) against torch's dt (parameters it): the
+    properties props, log_prob at v, entropy, and the parameters' gradients of
+    log_prob(v).sum() + entropy().sum()."""
+    for prop in props:
+        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
+    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
+    close(lpe, lpt, rtol=1e-6, atol=lp_atol)
+    close(de.entropy(), dt.entropy(), rtol=1e-6)
+    _same_grads(lpe.sum() + de.entropy().sum(), ie, lpt.sum() + dt.entropy().sum(), it)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_mvn_against_torch(kind):
     de, dt, ie, it = _pair(kind, grad=True)
     assert tuple(de.batch_shape) == tuple(dt.batch_shape) == (3, 2)
     assert tuple(de.event_shape) == tuple(dt.event_shape) == (3,)
-    for prop in ["mean", "mode", "variance", "stddev", "covariance_matrix", "precision_matrix",
-                 "scale_tril"]:
-        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
-    v = np.random.default_rng(1).normal(size=(4, 3, 2, 3))
-    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
-    close(lpe, lpt, rtol=1e-6, atol=1e-9)
-    close(de.entropy(), dt.entropy(), rtol=1e-6)
-    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
-    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _check_against_torch(de, dt, ie, it, ["mean", "mode", "variance", "stddev", "covariance_matrix",
+                                          "precision_matrix", "scale_tril"],
+                         np.random.default_rng(1).normal(size=(4, 3, 2, 3)), lp_atol=1e-9)
 
 
 def test_mvn_rsample_gradient_and_statistics():
@@ -59,11 +70,8 @@ def test_mvn_rsample_gradient_and_statistics():
     # the same draws through torch: x = loc + L eps, eps = L^-1 (x - loc)
     L = npy(dt.scale_tril)
     eps = np.linalg.solve(L, (xs[:50] - npy(dt.loc)).T).T
-    ge = ember.autograd.grad((x[:50] ** 2).sum(), ie)
     xt = dt.loc + (torch.linalg.cholesky(it[1]) @ tt(eps).unsqueeze(-1)).squeeze(-1)
-    gt = torch.autograd.grad((xt ** 2).sum(), it)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _same_grads((x[:50] ** 2).sum(), ie, (xt ** 2).sum(), it)
 
 
 def test_mvn_expand_and_kl():
@@ -76,10 +84,7 @@ def test_mvn_expand_and_kl():
     pe, pt, pie, pit = _pair("precision_matrix", seed=6, batch=(2,), loc_batch=(1,), grad=True)
     ke, kt = ED.kl_divergence(pe, qe), TD.kl_divergence(pt, qt)
     close(ke, kt, rtol=1e-6)
-    ge = ember.autograd.grad(ke.sum(), pie + qie)
-    gt = torch.autograd.grad(kt.sum(), pit + qit)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _same_grads(ke.sum(), pie + qie, kt.sum(), pit + qit)
 
 
 def test_mvn_bad_arguments():
@@ -120,16 +125,8 @@ def test_lowrank_mvn_against_torch():
     ie, it = [e(loc, True), e(w, True), e(d, True)], [tt(loc, True), tt(w, True), tt(d, True)]
     de, dt = _lowrank(ED, *ie), _lowrank(TD, *it)
     assert tuple(de.batch_shape) == tuple(dt.batch_shape) == (3, 2)
-    for prop in ["mean", "variance", "covariance_matrix", "precision_matrix", "scale_tril"]:
-        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
-    v = rng.normal(size=(5, 3, 2, 4))
-    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
-    close(lpe, lpt, rtol=1e-6)
-    close(de.entropy(), dt.entropy(), rtol=1e-6)
-    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
-    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _check_against_torch(de, dt, ie, it, ["mean", "variance", "covariance_matrix", "precision_matrix",
+                                          "scale_tril"], rng.normal(size=(5, 3, 2, 4)))
     ember.manual_seed(0)
     s = npy(de.expand((3, 2)).sample((20000,)))
     np.testing.assert_allclose(s.var(0), npy(dt.variance), rtol=0.06)
@@ -172,16 +169,9 @@ def test_wishart_against_torch(kind):
     df = np.array([4.5, 7.0])
     ie, it = [e(df, True), e(mat, True)], [tt(df, True), tt(mat, True)]
     de, dt = ED.Wishart(ie[0], **{kind: ie[1]}), TD.Wishart(it[0], **{kind: it[1]})
-    for prop in ["mean", "mode", "variance", "covariance_matrix", "precision_matrix", "scale_tril"]:
-        close(getattr(de, prop), getattr(dt, prop), rtol=1e-6, atol=1e-9)
-    v = np.stack([_spd(rng, (2,), 3) for _ in range(4)])
-    lpe, lpt = de.log_prob(e(v)), dt.log_prob(tt(v))
-    close(lpe, lpt, rtol=1e-6)
-    close(de.entropy(), dt.entropy(), rtol=1e-6)
-    ge = ember.autograd.grad(lpe.sum() + de.entropy().sum(), ie)
-    gt = torch.autograd.grad(lpt.sum() + dt.entropy().sum(), it)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _check_against_torch(de, dt, ie, it, ["mean", "mode", "variance", "covariance_matrix",
+                                          "precision_matrix", "scale_tril"],
+                         np.stack([_spd(rng, (2,), 3) for _ in range(4)]))
 
 
 def test_wishart_sampling_and_errors():
@@ -218,10 +208,7 @@ def test_kl_with_lowrank(pkind, qkind):
     qe, qt, qie, qit = make(qkind, True)
     ke, kt = ED.kl_divergence(pe, qe), TD.kl_divergence(pt, qt)
     close(ke, kt, rtol=1e-6)
-    ge = ember.autograd.grad(ke.sum(), pie + qie)
-    gt = torch.autograd.grad(kt.sum(), pit + qit)
-    for a, b in zip(ge, gt):
-        close(a, b, rtol=1e-5, atol=1e-8)
+    _same_grads(ke.sum(), pie + qie, kt.sum(), pit + qit)
     with pytest.raises(ValueError, match="different event shapes"):
         ED.kl_divergence(pe, ED.MultivariateNormal(ember.zeros(2, dtype=ember.float64),
                                                    ember.eye(2, dtype=ember.float64)))

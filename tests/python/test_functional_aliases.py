@@ -33,7 +33,7 @@ def test_aliases_exist_in_torch_and_are_Fs():
         assert getattr(ember, name) is getattr(F, name), name
     # every torch top-level name that ember.nn.functional implements is now top-level in ember
     # (torch.embedding_bag is not F.embedding_bag but the aten op returning (output, offset2bag,
-    # bag_size, max_indices): ember.embedding_bag is that op, tested in test_nn_layers_extra.py.)
+    # bag_size, max_indices): ember.embedding_bag is that op, tested in test_nn_composite_layers.py.)
     missing = [n for n in dir(torch) if not n.startswith("_") and callable(getattr(torch, n))
                and hasattr(F, n) and not hasattr(ember, n)]
     assert missing == []

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, assert_same, check_op, make_inputs, to_numpy
+from helpers import LAYOUTS, assert_same, check_op, make_inputs, on_thread_counts, to_numpy
 
 ALL_DTYPES = ["bool", "uint8", "int32", "int64", "float32", "float64"]
 SHAPE = (4, 5, 6)
@@ -628,9 +628,8 @@ def test_large_puts_and_row_parallel_scatter():
     base = rng.standard_normal((400, 300)).astype(np.float32)
     idx = rng.integers(0, 300, (400, 500))
     src = rng.standard_normal((400, 500)).astype(np.float32)
-    saved = ember.get_num_threads()
-    for threads in (1, 2):
-        ember.set_num_threads(threads)
+
+    def check():
         e = ember.from_numpy(base.copy()).scatter_add(1, ember.from_numpy(idx), ember.from_numpy(src))
         t = torch.from_numpy(base.copy()).scatter_add(1, torch.from_numpy(idx), torch.from_numpy(src))
         assert_same(e, t, rtol=1e-4, atol=1e-4)
@@ -643,7 +642,7 @@ def test_large_puts_and_row_parallel_scatter():
         e[ember.from_numpy(rows)] = ember.from_numpy(src[:150, :300].copy())
         t[torch.from_numpy(rows)] = torch.from_numpy(src[:150, :300].copy())
         assert_same(e, t)
-    ember.set_num_threads(saved)
+    on_thread_counts(check)
 
 
 def test_non_contiguous_index_tensors():

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, check_grad, check_op, gradcheck_op, make_inputs
+from helpers import LAYOUTS, check_grad, check_op, errors_of_both, gradcheck_op, make_inputs
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -31,11 +31,8 @@ def test_fewer_reflectors_and_empty():
 @pytest.mark.parametrize("shapes", [[(3, 4), (2,)], [(4, 3), (4,)], [(2, 4, 3), (3,)]])
 def test_bad_shapes(shapes):
     es, ts = make_inputs(shapes, "float32")
-    with pytest.raises(RuntimeError) as texc:
-        torch.linalg.householder_product(*ts)
-    with pytest.raises(RuntimeError) as eexc:
-        ember.linalg.householder_product(*es)
-    assert str(eexc.value) == str(texc.value)
+    e, t = errors_of_both(lambda m, a, tau: m.linalg.householder_product(a, tau), es, ts)
+    assert e == t
 
 
 def test_geqrf_has_no_derivative():

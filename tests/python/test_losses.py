@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as TF
 
 import ember
-from helpers import _leaf, assert_same, make_inputs, to_numpy
+from helpers import _leaf, assert_same, make_inputs, on_thread_counts, to_numpy
 
 REDUCTIONS = ["mean", "sum", "none"]
 DTYPES = ["float32", "float64"]
@@ -216,14 +216,8 @@ def test_cross_entropy_deterministic_across_threads():
     rng = np.random.default_rng(0)
     x = ember.from_numpy(rng.standard_normal((20000, 10)).astype(np.float32))
     t = ember.from_numpy(rng.integers(0, 10, 20000))
-    n = ember.get_num_threads()
-    try:
-        results = []
-        for threads in (1, 2):
-            ember.set_num_threads(threads)
-            results.append((ember._C.cross_entropy(x, t).item(), ember._C.mse_loss(x, x * 0.5).item()))
-    finally:
-        ember.set_num_threads(n)
+    results = on_thread_counts(lambda: (ember._C.cross_entropy(x, t).item(),
+                                        ember._C.mse_loss(x, x * 0.5).item()))
     assert results[0] == results[1]
 
 

@@ -82,26 +82,32 @@ def _probe_ok(name):
     return not name.startswith(_STATEFUL)
 
 
-def _binary_names():
-    """Module functions taking two tensors that torch rejects on shapes (3, 4) and (5, 6)."""
+def _probed_names(picked):
+    """The module functions ember.<name> that torch also has and that may be probed
+    (_probe_ok), for which picked(name) is true."""
     out = []
     for f in misuse_sweep.module_callables():
         name = f.rsplit(".", 1)[1]
-        if f != "ember." + name or not hasattr(torch, name) or not _probe_ok(name):
-            continue
-        try:
-            getattr(ember, name)(ember.ones(3, 4), ember.ones(3, 4))
-            getattr(torch, name)(torch.ones(3, 4), torch.ones(3, 4))
-        except Exception:
-            continue
-        try:
-            getattr(torch, name)(torch.ones(3, 4), torch.ones(5, 6))
-        except Exception:
+        if f == "ember." + name and hasattr(torch, name) and _probe_ok(name) and picked(name):
             out.append(name)
     return out
 
 
-BINARY = _binary_names()
+def _is_binary(name):
+    """Takes two tensors (3, 4) in both libraries, and torch rejects shapes (3, 4) and (5, 6)."""
+    try:
+        getattr(ember, name)(ember.ones(3, 4), ember.ones(3, 4))
+        getattr(torch, name)(torch.ones(3, 4), torch.ones(3, 4))
+    except Exception:
+        return False
+    try:
+        getattr(torch, name)(torch.ones(3, 4), torch.ones(5, 6))
+    except Exception:
+        return True
+    return False
+
+
+BINARY = _probed_names(_is_binary)
 
 
 def test_binary_sample_is_large():
@@ -128,25 +134,20 @@ def test_shape_error_names_op_as_method(name):
     assert name in str(info.value)
 
 
-def _dim_names():
-    """Functions whose second positional argument is a dim (torch: IndexError on dim 99)."""
-    out = []
-    for f in misuse_sweep.module_callables():
-        name = f.rsplit(".", 1)[1]
-        if f != "ember." + name or not hasattr(torch, name) or not _probe_ok(name):
-            continue
-        try:
-            getattr(ember, name)(ember.ones(3, 4), 1)
-            getattr(torch, name)(torch.ones(3, 4), 1)
-            getattr(torch, name)(torch.ones(3, 4), 99)
-        except IndexError:
-            out.append(name)
-        except Exception:
-            continue
-    return out
+def _takes_dim(name):
+    """The second positional argument is a dim (torch: IndexError on dim 99)."""
+    try:
+        getattr(ember, name)(ember.ones(3, 4), 1)
+        getattr(torch, name)(torch.ones(3, 4), 1)
+        getattr(torch, name)(torch.ones(3, 4), 99)
+    except IndexError:
+        return True
+    except Exception:
+        return False
+    return False
 
 
-DIMS = _dim_names()
+DIMS = _probed_names(_takes_dim)
 
 
 def test_dim_sample_is_large():

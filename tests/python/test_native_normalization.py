@@ -19,6 +19,21 @@ def _both(*arrays, grad=False):
     return e, t
 
 
+def _check_affine_norm(fn, x, w, b, rng):
+    """fn(m, x, w, b) (a native_*_norm of m = ember or torch) against torch: every output, and
+    the gradients of x, w and b for a random gradient of the output. Returns ember's and
+    torch's x."""
+    (ex, ew, eb), (tx, tw, tb) = _both(x, w, b, grad=True)
+    e, t = fn(ember, ex, ew, eb), fn(torch, tx, tw, tb)
+    assert_same(e, t, rtol=1e-10, atol=1e-12)
+    g = rng.standard_normal(x.shape)
+    e[0].backward(ember.from_numpy(g.copy()))
+    t[0].backward(torch.from_numpy(g.copy()))
+    for a, c in ((ex, tx), (ew, tw), (eb, tb)):
+        assert_same(a.grad, c.grad, rtol=1e-9, atol=1e-10)
+    return ex, tx
+
+
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("affine", [True, False])
 def test_native_batch_norm(training, affine):
@@ -54,15 +69,8 @@ def test_native_layer_norm(normalized):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((4, 3, 5))
     w, b = rng.standard_normal(normalized), rng.standard_normal(normalized)
-    (ex, ew, eb), (tx, tw, tb) = _both(x, w, b, grad=True)
-    e = ember.native_layer_norm(ex, normalized, ew, eb, 1e-5)
-    t = torch.native_layer_norm(tx, normalized, tw, tb, 1e-5)
-    assert_same(e, t, rtol=1e-10, atol=1e-12)
-    g = rng.standard_normal(x.shape)
-    e[0].backward(ember.from_numpy(g.copy()))
-    t[0].backward(torch.from_numpy(g.copy()))
-    for a, c in ((ex, tx), (ew, tw), (eb, tb)):
-        assert_same(a.grad, c.grad, rtol=1e-9, atol=1e-10)
+    ex, tx = _check_affine_norm(lambda m, x, w, b: m.native_layer_norm(x, normalized, w, b, 1e-5),
+                                x, w, b, rng)
     assert_same(ember.native_layer_norm(ex.detach(), normalized, None, None, 1e-3),
                 torch.native_layer_norm(tx.detach(), normalized, None, None, 1e-3), rtol=1e-10)
 
@@ -71,15 +79,7 @@ def test_native_group_norm():
     rng = np.random.default_rng(2)
     x = rng.standard_normal((4, 6, 5))
     w, b = rng.standard_normal(6), rng.standard_normal(6)
-    (ex, ew, eb), (tx, tw, tb) = _both(x, w, b, grad=True)
-    e = ember.native_group_norm(ex, ew, eb, 4, 6, 5, 3, 1e-5)
-    t = torch.native_group_norm(tx, tw, tb, 4, 6, 5, 3, 1e-5)
-    assert_same(e, t, rtol=1e-10, atol=1e-12)
-    g = rng.standard_normal(x.shape)
-    e[0].backward(ember.from_numpy(g.copy()))
-    t[0].backward(torch.from_numpy(g.copy()))
-    for a, c in ((ex, tx), (ew, tw), (eb, tb)):
-        assert_same(a.grad, c.grad, rtol=1e-9, atol=1e-10)
+    _check_affine_norm(lambda m, x, w, b: m.native_group_norm(x, w, b, 4, 6, 5, 3, 1e-5), x, w, b, rng)
 
 
 def test_native_dropout():

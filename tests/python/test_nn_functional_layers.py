@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as TF
 
 import ember
-from helpers import LAYOUTS, check_grad, check_op, gradcheck_op, make_inputs, to_numpy
+from helpers import LAYOUTS, check_grad, check_op, gradcheck_op, make_inputs, on_thread_counts, to_numpy
 
 FLOATS = ["float32", "float64"]
 
@@ -353,18 +353,14 @@ def test_batch_norm_large_deterministic_and_accurate():
     xt = torch.from_numpy(arr).requires_grad_(True)
     yt = TF.batch_norm(xt, None, None, training=True)
     yt.backward(torch.from_numpy(gout))
-    results = []
-    old = ember.get_num_threads()
-    try:
-        for n in (1, 2):
-            ember.set_num_threads(n)
-            x = ember.from_numpy(arr).requires_grad_(True)
-            w = ember.ones(3, requires_grad=True)
-            y = ember._C.batch_norm(x, None, None, w, None, True)
-            y.backward(ember.from_numpy(gout))
-            results.append((to_numpy(y), to_numpy(x.grad), to_numpy(w.grad)))
-    finally:
-        ember.set_num_threads(old)
+
+    def run():
+        x = ember.from_numpy(arr).requires_grad_(True)
+        w = ember.ones(3, requires_grad=True)
+        y = ember._C.batch_norm(x, None, None, w, None, True)
+        y.backward(ember.from_numpy(gout))
+        return to_numpy(y), to_numpy(x.grad), to_numpy(w.grad)
+    results = on_thread_counts(run)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(results[0][0], to_numpy(yt), rtol=1e-4, atol=1e-4)
@@ -485,18 +481,14 @@ def test_layer_norm_large_deterministic():
     rng = np.random.default_rng(2)
     arr = rng.standard_normal((600, 300)).astype(np.float32)
     gout = rng.standard_normal(arr.shape).astype(np.float32)
-    results = []
-    old = ember.get_num_threads()
-    try:
-        for n in (1, 2):
-            ember.set_num_threads(n)
-            x = ember.from_numpy(arr).requires_grad_(True)
-            w = ember.ones(300, requires_grad=True)
-            b = ember.zeros(300, requires_grad=True)
-            ember._C.layer_norm(x, (300,), w, b).backward(ember.from_numpy(gout))
-            results.append([to_numpy(t.grad) for t in (x, w, b)])
-    finally:
-        ember.set_num_threads(old)
+
+    def run():
+        x = ember.from_numpy(arr).requires_grad_(True)
+        w = ember.ones(300, requires_grad=True)
+        b = ember.zeros(300, requires_grad=True)
+        ember._C.layer_norm(x, (300,), w, b).backward(ember.from_numpy(gout))
+        return [to_numpy(t.grad) for t in (x, w, b)]
+    results = on_thread_counts(run)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
     check_grad(lambda m, x, w, b: F(m).layer_norm(x, (300,), w, b), [(600, 300), (300,), (300,)],

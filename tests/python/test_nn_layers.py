@@ -413,6 +413,19 @@ def test_nll_loss(kw):
     run_pair(build, [(2, 4, 3), (2, 3)], ints={1: (0, 4)})
 
 
+def _check_bce(build, x, y):
+    """build(lib), a loss of logits x and probabilities y, in both libraries: the loss and the
+    gradient of x (of its sum). Returns the (ember, torch) modules."""
+    e, t = build_pair(build)
+    ex, tx = ember.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
+    el, tl = e(ex, ember.from_numpy(y.copy())), t(tx, torch.from_numpy(y.copy()))
+    assert_same(el, tl, RTOL, ATOL)
+    el.sum().backward()
+    tl.sum().backward()
+    assert_same(ex.grad, tx.grad, RTOL, ATOL)
+    return e, t
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_bce_loss(reduction, weighted):
@@ -427,16 +440,9 @@ def test_bce_loss(reduction, weighted):
             def forward(self, x, t):
                 return self.loss(m.sigmoid(x), t)
         return SigmoidThenBCE()
-    e, t = build_pair(build)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((4, 5)).astype(np.float32)
-    y = rng.random((4, 5)).astype(np.float32)
-    ex, tx = ember.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
-    el, tl = e(ex, ember.from_numpy(y.copy())), t(tx, torch.from_numpy(y.copy()))
-    assert_same(el, tl, RTOL, ATOL)
-    el.sum().backward()
-    tl.sum().backward()
-    assert_same(ex.grad, tx.grad, RTOL, ATOL)
+    _check_bce(build, x, rng.random((4, 5)).astype(np.float32))
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -447,16 +453,9 @@ def test_bce_with_logits_loss(reduction, weight, pos_weight):
         w = m.from_numpy(np.linspace(0.5, 1.5, 5).astype(np.float32)) if weight else None
         pw = m.from_numpy(np.linspace(2.0, 0.5, 5).astype(np.float32)) if pos_weight else None
         return m.nn.BCEWithLogitsLoss(weight=w, reduction=reduction, pos_weight=pw)
-    e, t = build_pair(build)
     rng = np.random.default_rng(1)
     x = (rng.standard_normal((4, 5)) * 4).astype(np.float32)
-    y = rng.random((4, 5)).astype(np.float32)
-    ex, tx = ember.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
-    el, tl = e(ex, ember.from_numpy(y.copy())), t(tx, torch.from_numpy(y.copy()))
-    assert_same(el, tl, RTOL, ATOL)
-    el.sum().backward()
-    tl.sum().backward()
-    assert_same(ex.grad, tx.grad, RTOL, ATOL)
+    e, t = _check_bce(build, x, rng.random((4, 5)).astype(np.float32))
     assert list(e.state_dict()) == list(t.state_dict())
 
 

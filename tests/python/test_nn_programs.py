@@ -26,14 +26,37 @@ def _cubic_data(torch):
     return x, y, x.unsqueeze(-1).pow(p)
 
 
+def _cubic_model(torch, start):
+    """The data (features x, x^2, x^3 and sin x) and the model of the two 'nn module' programs:
+    Sequential(Linear(3, 1), Flatten(0, 1)), start loaded into it unless start is None."""
+    x, y, xx = _cubic_data(torch)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    if start is not None:
+        _load(torch, model, start)
+    return xx, y, model
+
+
+def _optimize(model, loss_fn, optimizer, x, y, steps):
+    """The training loop of the programs below: `steps` times loss_fn(model(x), y), zero_grad,
+    backward, step. Returns the last loss."""
+    for t in range(steps):
+        loss = loss_fn(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return loss
+
+
+def _flat(params):
+    return [v for p in params for v in p.reshape(-1).tolist()]
+
+
 def fit_nn_manual_sgd(torch, start=None):
     """'Learning PyTorch with examples', nn module: Sequential(Linear(3, 1), Flatten(0, 1)),
     MSELoss(sum), a hand-written SGD step under no_grad."""
-    x, y, xx = _cubic_data(torch)
-    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    xx, y, model = _cubic_model(torch, start)
     if start is None:
         return model
-    _load(torch, model, start)
     loss_fn = torch.nn.MSELoss(reduction="sum")
     learning_rate = 1e-6
     for t in range(2000):
@@ -51,20 +74,13 @@ def fit_nn_manual_sgd(torch, start=None):
 
 def fit_nn_rmsprop(torch, start=None):
     """The same model trained by optim.RMSprop(lr=1e-3)."""
-    x, y, xx = _cubic_data(torch)
-    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    xx, y, model = _cubic_model(torch, start)
     if start is None:
         return model
-    _load(torch, model, start)
     loss_fn = torch.nn.MSELoss(reduction="sum")
     optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
-    for t in range(2000):
-        y_pred = model(xx)
-        loss = loss_fn(y_pred, y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    return loss.item(), [v for p in model.parameters() for v in p.reshape(-1).tolist()]
+    loss = _optimize(model, loss_fn, optimizer, xx, y, 2000)
+    return loss.item(), _flat(model.parameters())
 
 
 def fit_custom_module(torch, start=None):
@@ -93,12 +109,7 @@ def fit_custom_module(torch, start=None):
     _load(torch, model, start)
     criterion = torch.nn.MSELoss(reduction="sum")
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)
-    for t in range(2000):
-        y_pred = model(x)
-        loss = criterion(y_pred, y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+    loss = _optimize(model, criterion, optimizer, x, y, 2000)
     assert model.string().startswith("y = ")
     return loss.item(), [model.a.item(), model.b.item(), model.c.item(), model.d.item()]
 
@@ -117,12 +128,8 @@ def classify_mlp(torch, start=None):
     model.eval()  # dropout off: ember's random stream differs from PyTorch's
     loss_fn = torch.nn.CrossEntropyLoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    for t in range(200):
-        loss = loss_fn(model(x), target)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    return loss.item(), [v for p in model.parameters() for v in p.reshape(-1).tolist()]
+    loss = _optimize(model, loss_fn, optimizer, x, target, 200)
+    return loss.item(), _flat(model.parameters())
 
 
 def train_small_cnn(torch, start=None):
@@ -142,16 +149,11 @@ def train_small_cnn(torch, start=None):
     target = torch.from_numpy(rng.integers(0, 3, 16).astype(np.int64))
     loss_fn = torch.nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    for t in range(30):
-        loss = loss_fn(model(x), target)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+    _optimize(model, loss_fn, optimizer, x, target, 30)
     model.eval()
     with torch.no_grad():
         eval_loss = loss_fn(model(x), target)
-    state = [v for k, t in model.state_dict().items() if k != "1.num_batches_tracked"
-             for v in t.reshape(-1).tolist()]
+    state = _flat(t for k, t in model.state_dict().items() if k != "1.num_batches_tracked")
     return eval_loss.item(), state
 
 

@@ -5,20 +5,7 @@ import pytest
 import torch
 
 import ember
-from helpers import to_numpy
-
-
-def _copy_module(emod, tmod, rng):
-    """Random parameters and running stats, the same in both modules."""
-    for (name, t), (_, e) in zip(tmod.state_dict().items(), emod.state_dict().items()):
-        if t.dtype.is_floating_point:
-            v = rng.standard_normal(tuple(t.shape)).astype(np.float32)
-            if "running_var" in name:
-                v = np.abs(v) + 0.5
-            with torch.no_grad():
-                t.copy_(torch.from_numpy(v))
-            with ember.no_grad():
-                e.copy_(ember.from_numpy(v.copy()))
+from helpers import randomize_both, to_numpy
 
 
 @pytest.mark.parametrize("kind,transpose,bias,affine", [
@@ -34,8 +21,8 @@ def test_fuse_conv_bn_eval_matches_torch(kind, transpose, bias, affine):
         bn = getattr(lib.nn, bn_name)(4, affine=affine)
         mods.append((conv.eval(), bn.eval()))
     (ec, eb), (tc, tb) = mods
-    _copy_module(ec, tc, rng)
-    _copy_module(eb, tb, rng)
+    randomize_both(ec, tc, rng)
+    randomize_both(eb, tb, rng)
     ef = ember.nn.utils.fuse_conv_bn_eval(ec, eb, transpose=transpose)
     tf = torch.nn.utils.fuse_conv_bn_eval(tc, tb, transpose=transpose)
     assert ef is not ec and isinstance(ef.weight, ember.nn.Parameter)
@@ -51,8 +38,8 @@ def test_fuse_linear_bn_eval_matches_torch_and_weights_functions():
     rng = np.random.default_rng(1)
     el, eb = ember.nn.Linear(5, 4).eval(), ember.nn.BatchNorm1d(4).eval()
     tl, tb = torch.nn.Linear(5, 4).eval(), torch.nn.BatchNorm1d(4).eval()
-    _copy_module(el, tl, rng)
-    _copy_module(eb, tb, rng)
+    randomize_both(el, tl, rng)
+    randomize_both(eb, tb, rng)
     ef, tf = ember.nn.utils.fuse_linear_bn_eval(el, eb), torch.nn.utils.fuse_linear_bn_eval(tl, tb)
     np.testing.assert_allclose(to_numpy(ef.weight), to_numpy(tf.weight), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(to_numpy(ef.bias), to_numpy(tf.bias), rtol=1e-5, atol=1e-6)

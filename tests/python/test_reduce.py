@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, assert_same, check_op
+from helpers import LAYOUTS, assert_same, check_op, on_thread_counts
 
 # PyTorch (the oracle) warns when var/std divide by n - correction <= 0; ember does not.
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")
@@ -420,14 +420,7 @@ def test_threads_bit_identical():
                     v.sum(0), v.sum(-1), v.var(0), v.norm(dim=-1), v.mean(0), v.softmax(-1), v.argmax()]
         return [r.numpy().tobytes() for r in out]
 
-    old = ember.get_num_threads()
-    try:
-        ember.set_num_threads(1)
-        one = results()
-        ember.set_num_threads(2)
-        two = results()
-    finally:
-        ember.set_num_threads(old)
+    one, two = on_thread_counts(results)
     assert one == two
 
 

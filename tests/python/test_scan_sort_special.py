@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ember
-from helpers import LAYOUTS, assert_same, check_grad, check_op, gradcheck_op
+from helpers import LAYOUTS, assert_same, check_grad, check_op, gradcheck_op, on_thread_counts
 
 ALL = ["bool", "uint8", "int32", "int64", "float32", "float64"]
 NUM = ["uint8", "int32", "int64", "float32", "float64"]
@@ -202,16 +202,13 @@ def test_sort_big_rows_match_torch_any_thread_count():
     rng = np.random.default_rng(3)
     arr = rng.integers(0, 50, size=(64, 3000)).astype(np.float32)
     t = torch.sort(torch.from_numpy(arr), dim=1, stable=True)
-    before = ember.get_num_threads()
-    try:
-        for n in (1, 2):
-            ember.set_num_threads(n)
-            e = ember.sort(ember.from_numpy(arr), dim=1, stable=True)
-            assert_same(tuple(e), tuple(t))
-            c = ember.cumsum(ember.from_numpy(arr), 1)
-            assert_same(c, torch.cumsum(torch.from_numpy(arr), 1), 1e-6, 1e-3)
-    finally:
-        ember.set_num_threads(before)
+
+    def check():
+        e = ember.sort(ember.from_numpy(arr), dim=1, stable=True)
+        assert_same(tuple(e), tuple(t))
+        c = ember.cumsum(ember.from_numpy(arr), 1)
+        assert_same(c, torch.cumsum(torch.from_numpy(arr), 1), 1e-6, 1e-3)
+    on_thread_counts(check)
 
 
 # ---- 0-d, empty, in-place ---------------------------------------------------------------

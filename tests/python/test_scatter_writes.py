@@ -14,26 +14,36 @@ def _pair(arr, grad=False):
     return (e.requires_grad_(), t.requires_grad_()) if grad else (e, t)
 
 
-def test_masked_scatter_values_and_grad():
-    rng = np.random.default_rng(0)
-    x, src = rng.normal(size=(3, 4)), rng.normal(size=(15,))
-    mask = rng.random((4,)) < 0.5
-    (ex, tx), (es, ts), (em, tm) = _pair(x, True), _pair(src, True), _pair(mask)
-    want, got = torch.masked_scatter(tx, tm, ts), ember.masked_scatter(ex, em, es)
+def _check_write(name, x, index, src, rng, *args):
+    """torch.<name>(input, index, source, *args) (index: masked_scatter's mask, put's indices)
+    against torch: the value, the gradients of input and source for a random grad_output, and
+    the in-place Tensor.<name>_ (which returns its input). Returns the (ember, torch) pairs of
+    index and of source (detached)."""
+    (ex, tx), (ei, ti), (es, ts) = _pair(x, True), _pair(index), _pair(src, True)
+    want, got = getattr(torch, name)(tx, ti, ts, *args), getattr(ember, name)(ex, ei, es, *args)
     assert_same(got, want)
-    g = rng.normal(size=(3, 4))
+    g = rng.normal(size=x.shape)
     want.backward(torch.from_numpy(g))
     got.backward(ember.from_numpy(g))
     assert_same(ex.grad, tx.grad)
     assert_same(es.grad, ts.grad)
     e2, t2 = _pair(x)
-    assert e2.masked_scatter_(em, es.detach()) is e2
-    assert_same(e2, t2.masked_scatter_(tm, ts.detach()))
+    es, ts = es.detach(), ts.detach()
+    assert getattr(e2, name + "_")(ei, es, *args) is e2
+    assert_same(e2, getattr(t2, name + "_")(ti, ts, *args))
+    return (ei, ti), (es, ts)
+
+
+def test_masked_scatter_values_and_grad():
+    rng = np.random.default_rng(0)
+    x, src = rng.normal(size=(3, 4)), rng.normal(size=(15,))
+    mask = rng.random((4,)) < 0.5
+    _, (es, ts) = _check_write("masked_scatter", x, mask, src, rng)
     # the input broadcasts against the mask in the function form
     e3, t3 = _pair(rng.normal(size=(4,)))
     m3 = rng.random((2, 4)) < 0.5
-    assert_same(ember.masked_scatter(e3, ember.from_numpy(m3), es.detach()),
-                torch.masked_scatter(t3, torch.from_numpy(m3), ts.detach()))
+    assert_same(ember.masked_scatter(e3, ember.from_numpy(m3), es),
+                torch.masked_scatter(t3, torch.from_numpy(m3), ts))
 
 
 def test_masked_scatter_errors():
@@ -52,19 +62,9 @@ def test_put(accumulate):
     rng = np.random.default_rng(1)
     x, src = rng.normal(size=(3, 4)), rng.normal(size=(2, 3))
     idx = np.array([[0, -1, 5], [5, 11, -12]]) if accumulate else np.array([[0, -1, 5], [6, 2, -9]])
-    (ex, tx), (es, ts), (ei, ti) = _pair(x, True), _pair(src, True), _pair(idx)
-    want, got = torch.put(tx, ti, ts, accumulate), ember.put(ex, ei, es, accumulate)
-    assert_same(got, want)
-    g = rng.normal(size=(3, 4))
-    want.backward(torch.from_numpy(g))
-    got.backward(ember.from_numpy(g))
-    assert_same(ex.grad, tx.grad)
-    assert_same(es.grad, ts.grad)
-    e2, t2 = _pair(x)
-    assert e2.put_(ei, es.detach(), accumulate) is e2
-    assert_same(e2, t2.put_(ti, ts.detach(), accumulate))
+    (ei, ti), (es, ts) = _check_write("put", x, idx, src, rng, accumulate)
     e3, t3 = _pair(x.T)  # a non-contiguous target
-    assert_same(e3.put_(ei, es.detach(), accumulate), t3.put_(ti, ts.detach(), accumulate))
+    assert_same(e3.put_(ei, es, accumulate), t3.put_(ti, ts, accumulate))
 
 
 def test_put_errors():

@@ -7,7 +7,7 @@ import torch
 import ember
 import ember.optim.swa_utils
 import torch.optim.swa_utils
-from helpers import to_numpy
+from helpers import randomize_both, to_numpy
 
 SWA = {ember: ember.optim.swa_utils, torch: torch.optim.swa_utils}
 
@@ -15,18 +15,6 @@ SWA = {ember: ember.optim.swa_utils, torch: torch.optim.swa_utils}
 def _model(lib):
     return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.ReLU(),
                              lib.nn.Linear(4, 2))
-
-
-def _set(emod, tmod, rng, scale=1.0):
-    for (k, t), e in zip(tmod.state_dict().items(), emod.state_dict().values()):
-        if t.dtype.is_floating_point:
-            v = (rng.standard_normal(tuple(t.shape)) * scale).astype(np.float32)
-            if "running_var" in k:
-                v = np.abs(v) + 0.5
-            with torch.no_grad():
-                t.copy_(torch.from_numpy(v))
-            with ember.no_grad():
-                e.copy_(ember.from_numpy(v.copy()))
 
 
 @pytest.mark.parametrize("avg", ["swa", "ema", "ema_multi", "swa_multi"])
@@ -51,7 +39,7 @@ def test_averaged_model_matches_torch(avg, use_buffers):
                 a.update_parameters(m)
         return
     for _ in range(4):
-        _set(em, tm, rng)
+        randomize_both(em, tm, rng)
         ea.update_parameters(em)
         ta.update_parameters(tm)
     assert list(ea.state_dict()) == list(ta.state_dict())
@@ -68,7 +56,7 @@ def test_averaged_model_matches_torch(avg, use_buffers):
 def test_update_bn_matches_torch():
     rng = np.random.default_rng(1)
     em, tm = _model(ember), _model(torch)
-    _set(em, tm, rng)
+    randomize_both(em, tm, rng)
     em.eval()
     tm.eval()
     xs = [rng.standard_normal((8, 3)).astype(np.float32) for _ in range(3)]

@@ -3,26 +3,16 @@ and running statistics equal a single BatchNorm over the whole batch (torch 2.13
 refuses to sync, so the oracle is torch's BatchNorm1d on the concatenated batch), and the
 weight / bias gradients are each rank's local share of torch's."""
 import os
-import subprocess
 import sys
 
 import numpy as np
 import torch
 
-import ember
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_sync_bn_worker.py")
 sys.path.insert(0, HERE)
+import _distributed_launch as launch  # noqa: E402
 import _sync_bn_worker as W  # noqa: E402
-
-
-def _env():
-    env = dict(os.environ)
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([pkg, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
-    env["OMP_NUM_THREADS"] = "1"
-    return env
 
 
 def test_sync_batchnorm_two_ranks_match_one_batchnorm(tmp_path):
@@ -30,19 +20,8 @@ def test_sync_batchnorm_two_ranks_match_one_batchnorm(tmp_path):
     rdzv = tmp_path / "rdzv"
     rdzv.mkdir()
     outs = [tmp_path / f"r{r}.npz" for r in range(world)]
-    procs = [subprocess.Popen([sys.executable, WORKER, str(r), str(world), str(rdzv), str(outs[r])],
-                              env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True) for r in range(world)]
-    logs = []
-    try:
-        for p in procs:
-            logs.append(p.communicate(timeout=60)[0])
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    assert all(p.returncode == 0 for p in procs), "\n".join(logs)
+    ranks = launch.run_ranks(lambda r: [WORKER, r, world, rdzv, outs[r]], world, launch.worker_env(), 60)
+    assert all(code == 0 for code, _ in ranks), "\n".join(log for _, log in ranks)
     res = [dict(np.load(o)) for o in outs]
 
     x, g = W.global_data(world)

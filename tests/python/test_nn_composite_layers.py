@@ -1,4 +1,5 @@
-"""Layers and functions of issue 14 that compose existing ops, against torch 2.13: rrelu,
+"""Composite nn layers and functions (written in Python as compositions of existing ops, like
+torch's CompositeImplicitAutograd ones), against torch 2.13: rrelu,
 gumbel_softmax, hardtanh_, bilinear (+ nn.Bilinear), linear_cross_entropy (+ the loss module
 and its options), Softmax2d, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm
 (one process), Container, NLLLoss2d, nn.grad, nn.attention, nn.factory_kwargs,
@@ -247,29 +248,27 @@ def test_sync_batchnorm_single_process_and_convert():
 
 
 # ---- nn.grad, nn.attention, factory_kwargs, aten forms, Tensor methods -------------------------
-def test_nn_grad_conv_gradients():
-    (ex, tx), (ew, tw) = _pair((2, 4, 7, 6), 16), _pair((6, 2, 3, 2), 17)
-    to = torch.nn.functional.conv2d(tx, tw, stride=2, padding=1, groups=2)
+def _check_nn_grad_conv(dim, x_shape, w_shape, seeds, *args, **kw):
+    """nn.grad.conv{dim}d_input and _weight (the gradients of conv{dim}d(x, w, *args, **kw) for a
+    random grad_output) equal torch's."""
+    (ex, tx), (ew, tw) = _pair(x_shape, seeds[0]), _pair(w_shape, seeds[1])
+    conv_kw = dict(zip(("stride", "padding", "dilation", "groups"), args), **kw)  # after bias
+    to = getattr(torch.nn.functional, f"conv{dim}d")(tx, tw, **conv_kw)
     g = torch.randn(to.shape, dtype=torch.float64)
     eg = ember.from_numpy(g.numpy().copy())
-    _close(ember.nn.grad.conv2d_input(ex.shape, ew, eg, 2, 1, 1, 2),
-           torch.nn.grad.conv2d_input(tx.shape, tw, g, 2, 1, 1, 2))
-    _close(ember.nn.grad.conv2d_weight(ex, ew.shape, eg, 2, 1, 1, 2),
-           torch.nn.grad.conv2d_weight(tx, tw.shape, g, 2, 1, 1, 2))
-    (ex, tx), (ew, tw) = _pair((2, 3, 9), 18), _pair((4, 3, 3), 19)
-    g = torch.randn(torch.nn.functional.conv1d(tx, tw, dilation=2).shape, dtype=torch.float64)
-    eg = ember.from_numpy(g.numpy().copy())
-    _close(ember.nn.grad.conv1d_input(ex.shape, ew, eg, dilation=2),
-           torch.nn.grad.conv1d_input(tx.shape, tw, g, dilation=2))
-    _close(ember.nn.grad.conv1d_weight(ex, ew.shape, eg, dilation=2),
-           torch.nn.grad.conv1d_weight(tx, tw.shape, g, dilation=2))
-    (ex, tx), (ew, tw) = _pair((1, 2, 4, 5, 3), 24), _pair((3, 2, 2, 2, 2), 25)
-    g = torch.randn(torch.nn.functional.conv3d(tx, tw, padding=1).shape, dtype=torch.float64)
-    eg = ember.from_numpy(g.numpy().copy())
-    _close(ember.nn.grad.conv3d_input(ex.shape, ew, eg, padding=1),
-           torch.nn.grad.conv3d_input(tx.shape, tw, g, padding=1))
-    _close(ember.nn.grad.conv3d_weight(ex, ew.shape, eg, padding=1),
-           torch.nn.grad.conv3d_weight(tx, tw.shape, g, padding=1))
+
+    def grads(lib, x, w, go):
+        def fn(kind):
+            return getattr(lib.nn.grad, f"conv{dim}d_{kind}")
+        return fn("input")(x.shape, w, go, *args, **kw), fn("weight")(x, w.shape, go, *args, **kw)
+    for e, t in zip(grads(ember, ex, ew, eg), grads(torch, tx, tw, g)):
+        _close(e, t)
+
+
+def test_nn_grad_conv_gradients():
+    _check_nn_grad_conv(2, (2, 4, 7, 6), (6, 2, 3, 2), (16, 17), 2, 1, 1, 2)
+    _check_nn_grad_conv(1, (2, 3, 9), (4, 3, 3), (18, 19), dilation=2)
+    _check_nn_grad_conv(3, (1, 2, 4, 5, 3), (3, 2, 2, 2, 2), (24, 25), padding=1)
     with pytest.raises(RuntimeError, match="conv2d_input: grad_output of shape"):
         ember.nn.grad.conv2d_input((2, 4, 7, 6), ember.zeros(6, 4, 3, 3), ember.zeros(1, 6, 1, 1))
 

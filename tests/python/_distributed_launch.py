@@ -1,0 +1,48 @@
+"""Starting the ranks of a multi-process test: one `python <worker> ...` process a rank, all
+waited for within one deadline, and every one still running then killed, so that a rank that
+hangs fails the test instead of hanging it. Used by the distributed, DDP and SyncBatchNorm
+tests."""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def worker_env():
+    """os.environ with the ember package this process imported, and this folder, first on
+    PYTHONPATH, and one OpenMP thread a rank."""
+    import ember
+    env = dict(os.environ)
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([pkg, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
+    env["OMP_NUM_THREADS"] = "1"
+    return env
+
+
+def wait_all(procs, timeout):
+    """p.communicate() of every process in procs, all within `timeout` seconds (at least 1 s
+    each); the ones still running then, or when waiting raised, are killed. Returns the
+    communicate() results in order (subprocess.TimeoutExpired when the deadline passed)."""
+    deadline = time.monotonic() + timeout
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=max(1.0, deadline - time.monotonic())))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    return outs
+
+
+def run_ranks(argv, world, env, timeout):
+    """Runs `python *argv(rank)` for rank in range(world), at the same time, with env (a dict,
+    or env(rank) -> dict); stdout and stderr together. Returns [(returncode, output)] by rank."""
+    procs = [subprocess.Popen([sys.executable, *map(str, argv(rank))],
+                              env=env(rank) if callable(env) else env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for rank in range(world)]
+    outs = wait_all(procs, timeout)
+    return [(p.returncode, out) for p, (out, _) in zip(procs, outs)]
