@@ -365,11 +365,33 @@ int64_t Graph::num_fused() const {
 
 std::string fused_name(const Step& s) { return s.fused ? s.fused->name : s.call.op; }
 
+namespace {
+// Note [Flat replay]: steps a flat replay can skip. The grad mode switches (grad mode is off
+// throughout); conj of a real tensor (it returns its input; dtypes are guarded); and a read
+// of .grad that gives back a value an earlier step made (set_grad put it there, and in a
+// flat replay only recorded calls write .grad).
+bool moot_in_flat(const Graph& g, size_t i, std::vector<bool>& made) {
+  const Step& st = g.steps[i];
+  const std::string_view op(st.call.op);
+  bool moot = op == "GradMode::set_enabled";
+  if (st.in.size() == 1 && st.out.size() == 1 && st.out[0] >= 0) {
+    const int o = st.out[0];
+    moot |= op == "conj" && o == st.in[0];
+    moot |= op == "grad" && g.slots[size_t(o)].kind == SlotInfo::Kind::Produced && made[size_t(o)];
+  }
+  if (!moot && op != "grad")
+    for (int o : st.out)
+      if (o >= 0) made[size_t(o)] = true;
+  return moot;
+}
+}  // namespace
+
 void optimize(Graph& g) {
-  if (g.flat) {  // the replay runs with grad mode off throughout: the switches are moot
+  if (g.flat) {
+    std::vector<bool> made(size_t(g.num_slots), false);
     std::vector<Step> kept;
-    for (Step& st : g.steps)
-      if (std::string_view(st.call.op) != "GradMode::set_enabled") kept.push_back(std::move(st));
+    for (size_t i = 0; i < g.steps.size(); ++i)
+      if (!moot_in_flat(g, i, made)) kept.push_back(std::move(g.steps[i]));
     g.steps = std::move(kept);
   }
   fuse(g);
