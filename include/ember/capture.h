@@ -47,6 +47,10 @@ std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs);
 // The recorded calls by name, in order (a fused chain counts once, named "fused[...]").
 std::vector<std::string> op_names(const Graph& g);
 int64_t num_fused(const Graph& g);     // fused chains
+// True when the replay builds no autograd graph (docs/compile.md, Note [Flat replay]).
+bool flat(const Graph& g);
+// Why a backward() was recorded as one call rather than as its ops (Note [Expanded backward]).
+std::vector<std::string> notes(const Graph& g);
 std::string describe(const Graph& g);  // one line per step: op(%in...) -> %out...
 
 }  // namespace ember::capture

@@ -64,6 +64,32 @@ class Sink {
   // Python read a tensor's values (item, tolist, bool, numpy): control flow may depend on
   // them, so the recording cannot stand for the function.
   virtual void on_data_read(const char* what) = 0;
+
+  // Note [Expanded backward] (docs/compile.md): a backward() met while recording asks
+  // begin_expand(); when it says yes, the engine runs at depth 0, so the ops its nodes make
+  // are recorded one by one (and AccumulateGrad's .grad writes as set_grad calls), and
+  // end_expand() says whether that recording stands. If not (expand_fails() was called, or
+  // the recorder met something it cannot replay), the recorder forgets the backward's ops
+  // and the caller records the backward as one call instead (already run: not run again).
+  virtual bool begin_expand(const std::vector<Tensor>& roots, bool retain_graph) {
+    (void)roots;
+    (void)retain_graph;
+    return false;
+  }
+  virtual bool end_expand() { return false; }
+  // The expansion cannot stand for the backward (a hook, a node of Python's, ...).
+  virtual void expand_fails(const std::string& why) { (void)why; }
+  // `alias` (made inside a recorded op: a saved output's alias) has the value of `of`.
+  virtual void on_alias(const Tensor& alias, const Tensor& of) {
+    (void)alias;
+    (void)of;
+  }
+  // An expanded backward took AccumulateGrad's branch for a leaf whose .grad was (not)
+  // defined: a replay must find it so too (a guard).
+  virtual void on_leaf_grad(const Tensor& leaf, bool defined) {
+    (void)leaf;
+    (void)defined;
+  }
 };
 
 namespace detail {
@@ -85,6 +111,14 @@ inline void unrecorded(const char* op) {
 void data_read(const char* what);
 // Nothing below this scope is recorded (replays, and ops that run their own recorded ops).
 using Suspend = detail::Depth;
+// Note [Expanded backward]: the expansion running on this thread cannot stand.
+inline void expand_fails(const std::string& why) {
+  if (recording()) detail::t_sink->expand_fails(why);
+}
+// `alias` has `of`'s value (a recorder maps it to the same slot). Any depth.
+inline void note_alias(const Tensor& alias, const Tensor& of) {
+  if (detail::t_sink) detail::t_sink->on_alias(alias, of);
+}
 
 // ---- how arguments are kept: tensors by position, the rest by value ---------------------
 template <class T, class = void>
@@ -180,10 +214,10 @@ struct TensorResult<void> {
 template <class R>
 constexpr bool kTensorResult = TensorResult<R>::value;
 
-// Runs f(args...) as op `name` and hands the call to the recording sink. The caller has
-// checked recording(). The result is f's own (references into the arguments stay such).
+// A Call of f(args...) as op `name`, its tensor results still to be filled in: what
+// record() hands the sink, and what a caller that already ran the op records.
 template <class F, class... A>
-decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
+Call make_call(const char* name, const Fusable& fuse, F f, A&... args) {
   using R = decltype(f(args...));
   static_assert(kTensorResult<R>, "EMBER_RECORD: the op must return tensors or nothing");
   Call call;
@@ -202,6 +236,15 @@ decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
       flatten(r, out);
     }
   };
+  return call;
+}
+
+// Runs f(args...) as op `name` and hands the call to the recording sink. The caller has
+// checked recording(). The result is f's own (references into the arguments stay such).
+template <class F, class... A>
+decltype(auto) record(const char* name, const Fusable& fuse, F f, A&... args) {
+  using R = decltype(f(args...));
+  Call call = make_call(name, fuse, f, args...);
   // The tensors a std::vector<Tensor>& argument holds (sgd's momentum buffers are created
   // into it on the first step): a change means the op made state that Python keeps.
   auto lists = [&] {

@@ -25,6 +25,8 @@ void bind_capture(nb::module_& m) {
                      const std::vector<Tensor>& inputs) { return capture::replay(*p.g, inputs); })
       .def("op_names", [](const PyGraph& p) { return capture::op_names(*p.g); })
       .def("num_fused", [](const PyGraph& p) { return capture::num_fused(*p.g); })
+      .def_prop_ro("flat", [](const PyGraph& p) { return capture::flat(*p.g); })
+      .def("notes", [](const PyGraph& p) { return capture::notes(*p.g); })
       .def("describe", [](const PyGraph& p) { return capture::describe(*p.g); });
   nb::class_<capture::Recording>(c, "Recording")
       .def(nb::init<const std::vector<Tensor>&>())

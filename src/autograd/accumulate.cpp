@@ -1,6 +1,7 @@
 #include "autograd/accumulate.h"
 
 #include "ember/ops.h"
+#include "ember/record.h"
 
 namespace ember::autograd {
 
@@ -26,11 +27,39 @@ Tensor AccumulateGrad::inplace_target() const {
   return g;
 }
 
+// Note [Expanded backward] (docs/compile.md): while a recording expands a backward, the
+// update of .grad is made of recorded calls (set_grad, clone, add_ on the .grad read with
+// grad()), so a replay does it without this node. The branch taken is guarded.
+bool AccumulateGrad::apply_recorded(Tensor& g) {
+  AutogradMeta& m = ensure_meta(leaf_);
+  if (!m.leaf_hooks.empty() || !m.post_acc_hooks.empty()) {
+    capture::expand_fails("a hook on a leaf's gradient");
+    return false;
+  }
+  if (g.impl()->requires_grad_ || g.sizes() != leaf_.sizes() ||
+      accumulated_grad_dtype(leaf_, g.dtype()) != leaf_.dtype() || g.dtype() != leaf_.dtype() ||
+      GradMode::is_enabled()) {
+    capture::expand_fails("AccumulateGrad: a gradient of another shape or dtype");
+    return false;
+  }
+  capture::detail::t_sink->on_leaf_grad(leaf_, m.grad.defined());
+  if (!m.grad.defined()) {
+    const bool steal =
+        g.impl()->use_count() == 1 && g.storage()->use_count() == 1 && g.is_contiguous();
+    set_grad(leaf_, steal ? g : clone(g));
+  } else {
+    Tensor cur = grad(leaf_);
+    add_(cur, g);
+  }
+  return true;
+}
+
 Grads AccumulateGrad::apply(Grads&& grads) {
   const TensorImpl* added = pending_;
   pending_ = nullptr;
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
+  if (capture::recording() && apply_recorded(g)) return {};
   AutogradMeta& m = ensure_meta(leaf_);
   if (added && g.impl() == added && m.grad.impl() == added) {  // Note [Gradient into .grad]
     run_post_accumulate_hooks(leaf_);

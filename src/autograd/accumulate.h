@@ -26,6 +26,7 @@ class AccumulateGrad final : public Node {
   void clear_pending() { pending_ = nullptr; }
 
  private:
+  bool apply_recorded(Tensor& g);  // Note [Expanded backward]: false when it cannot
   Tensor leaf_;
   const TensorImpl* pending_ = nullptr;
 };

@@ -108,6 +108,15 @@ struct Run {
 };
 thread_local Run* Run::t_run = nullptr;
 
+// Note [Expanded backward]: the nodes whose apply() a recording of their ops stands for:
+// the ops' own (LambdaNode) and AccumulateGrad, without hooks (Python code).
+void expand_check(const Node& n) {
+  if (!n.pre_hooks.empty())
+    capture::expand_fails("a hook on the gradient of " + n.name());
+  else if (!dynamic_cast<const LambdaNodeBase*>(&n) && !dynamic_cast<const AccumulateGrad*>(&n))
+    capture::expand_fails("node " + n.name() + " (a custom Function) runs Python");
+}
+
 void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   Tensor& cur = buffer[slot];
@@ -130,6 +139,8 @@ Tensor seed_for(const Tensor& out, const Tensor& given, size_t i) {
               "backward: grad can be implicitly created only for "
               "real scalar outputs (output ",
               i, " is ", dtype_name(out.dtype()), ")");
+  // An expanded backward (Note [Expanded backward]) makes its seed with a recorded op.
+  if (capture::recording()) return full(out.sizes(), Scalar(1), out.dtype());
   Tensor one = Tensor::empty(out.sizes(), out.dtype());
   ops::store_scalar(out.dtype(), Scalar(1), one.data_ptr());
   return one;
@@ -172,6 +183,7 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
     IntrusivePtr<Node> keep(n);  // a hook or release must not free it mid-call
     Grads grads = std::move(state[n].buffer);
     grads.resize(n->num_outputs);
+    if (capture::recording()) expand_check(*n);
     for (auto& [slot, hook] : n->pre_hooks) {
       if (slot < grads.size() && grads[slot].defined()) {
         Tensor r = hook(grads[slot]);
@@ -237,6 +249,7 @@ bool anomaly_check_nan() { return g_anomaly_check_nan.load(); }
 Tensor grad_destination(const Node& n, size_t i) {
   Run* run = Run::t_run;
   if (!run || !run->fuse || &n != t_current || i >= n.next_edges.size()) return {};
+  if (capture::recording()) return {};  // an expansion records the add into .grad as an op
   auto* acc = dynamic_cast<AccumulateGrad*>(n.next_edges[i].fn.get());
   if (!acc) return {};
   // Only this input's edge leads there, and nothing has arrived yet.
@@ -252,11 +265,47 @@ Tensor grad_destination(const Node& n, size_t i) {
   return dest;
 }
 
+namespace {
+// backward() into every leaf's .grad, without create_graph.
+void backward_run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+                  bool retain_graph) {
+  std::vector<Edge> roots;
+  Grads seeds;
+  collect_roots(outputs, grad_outputs, roots, seeds);
+  GraphTaskScope task;  // callbacks queued by hooks run at the end (autograd::queue_callback)
+  run(roots, seeds, retain_graph, false, nullptr, nullptr);
+  task.run_callbacks();
+}
+}  // namespace
+
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
-  // A recording keeps the whole backward as one call: its replay runs this engine again on
-  // the graph the replayed forward built (docs/compile.md).
+  // A recording keeps the backward as the ops its nodes make (Note [Expanded backward]), or
+  // else as one call, whose replay runs this engine on the graph the replayed forward built.
+  if (capture::recording() && inputs.empty() && !create_graph && !anomaly_enabled() &&
+      capture::detail::t_sink->begin_expand(outputs, retain_graph)) {
+    capture::Sink* sink = capture::detail::t_sink;
+    bool stood = false;
+    try {
+      backward_run(outputs, grad_outputs, retain_graph);
+    } catch (...) {
+      sink->end_expand();
+      throw;
+    }
+    stood = sink->end_expand();
+    if (!stood) {  // already run: recorded whole, not run again
+      std::vector<Tensor> none;
+      sink->on_call(capture::make_call(
+          "backward", {}, [](auto&&... a) { backward(a...); }, outputs, grad_outputs,
+          retain_graph, create_graph, none));
+    }
+    return;
+  }
   EMBER_RECORD(backward, outputs, grad_outputs, retain_graph, create_graph, inputs);
+  if (inputs.empty() && !create_graph) {
+    backward_run(outputs, grad_outputs, retain_graph);
+    return;
+  }
   std::vector<Edge> roots;
   Grads seeds;
   collect_roots(outputs, grad_outputs, roots, seeds);

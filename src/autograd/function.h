@@ -53,8 +53,12 @@ class SavedTensor {
 // The node whose apply() is running on this thread (for SavedTensor::get).
 Node* current_node();
 
+// What every op's node is (the engine tells them from custom Functions' nodes: Note
+// [Expanded backward] in docs/compile.md).
+class LambdaNodeBase : public Node {};
+
 template <class F>
-class LambdaNode final : public Node {
+class LambdaNode final : public LambdaNodeBase {
  public:
   LambdaNode(const char* name, F f) : name_(name), f_(std::move(f)) {}
   Grads apply(Grads&& g) override {

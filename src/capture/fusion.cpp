@@ -10,6 +10,7 @@
 // as reduce() does (kernels::sum_block, sum_finish), so that value is never written at all.
 // The bits are the eager ops'.
 #include <cstring>
+#include <string_view>
 
 #include "capture/graph.h"
 #include "kernels/cpu/elementwise.h"
@@ -213,12 +214,14 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
   if (f.kind == Fusable::Kind::None || f.kind == Fusable::Kind::Reduce) return false;
   if (st.out.size() != 1 || st.out[0] < 0) return false;
   const SlotInfo& o = g.slots[size_t(st.out[0])];
-  if (o.kind != SlotInfo::Kind::Produced || o.requires_grad || !o.contiguous ||
+  // Note [Flat replay]: requires_grad means nothing when no step builds autograd nodes.
+  if (o.kind != SlotInfo::Kind::Produced || (o.requires_grad && !g.flat) || !o.contiguous ||
       !float_dtype(o.dtype))
     return false;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return false;
   for (int s : st.in)
-    if (!chain_operand(g, s, o.sizes, o.dtype) || g.slots[size_t(s)].requires_grad) return false;
+    if (!chain_operand(g, s, o.sizes, o.dtype) || (g.slots[size_t(s)].requires_grad && !g.flat))
+      return false;
   if (numel_of(o.sizes) == 0) return false;
   *shape = o.sizes;
   *dt = o.dtype;
@@ -318,7 +321,8 @@ void fuse(Graph& g) {
       const Step& r = g.steps[j];
       const int last = g.steps[chain.back()].out[0];
       if (r.call.fuse.kind == Fusable::Kind::Reduce && r.in.size() == 1 && r.in[0] == last &&
-          r.out.size() == 1 && r.out[0] >= 0 && !g.slots[size_t(r.out[0])].requires_grad &&
+          r.out.size() == 1 && r.out[0] >= 0 &&
+          (g.flat || !g.slots[size_t(r.out[0])].requires_grad) &&
           g.slots[size_t(r.out[0])].dtype == dt &&
           g.slots[size_t(r.out[0])].kind == SlotInfo::Kind::Produced) {
         chain.push_back(j++);
@@ -361,7 +365,35 @@ int64_t Graph::num_fused() const {
 
 std::string fused_name(const Step& s) { return s.fused ? s.fused->name : s.call.op; }
 
+namespace {
+// Note [Flat replay]: steps a flat replay can skip. The grad mode switches (grad mode is off
+// throughout); conj of a real tensor (it returns its input; dtypes are guarded); and a read
+// of .grad that gives back a value an earlier step made (set_grad put it there, and in a
+// flat replay only recorded calls write .grad).
+bool moot_in_flat(const Graph& g, size_t i, std::vector<bool>& made) {
+  const Step& st = g.steps[i];
+  const std::string_view op(st.call.op);
+  bool moot = op == "GradMode::set_enabled";
+  if (st.in.size() == 1 && st.out.size() == 1 && st.out[0] >= 0) {
+    const int o = st.out[0];
+    moot |= op == "conj" && o == st.in[0];
+    moot |= op == "grad" && g.slots[size_t(o)].kind == SlotInfo::Kind::Produced && made[size_t(o)];
+  }
+  if (!moot && op != "grad")
+    for (int o : st.out)
+      if (o >= 0) made[size_t(o)] = true;
+  return moot;
+}
+}  // namespace
+
 void optimize(Graph& g) {
+  if (g.flat) {
+    std::vector<bool> made(size_t(g.num_slots), false);
+    std::vector<Step> kept;
+    for (size_t i = 0; i < g.steps.size(); ++i)
+      if (!moot_in_flat(g, i, made)) kept.push_back(std::move(g.steps[i]));
+    g.steps = std::move(kept);
+  }
   fuse(g);
   plan_releases(g);
 }

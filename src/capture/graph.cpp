@@ -94,6 +94,21 @@ bool Graph::check(const std::vector<Tensor>& inputs, std::string* why) const {
       return false;
     }
   }
+  for (auto [slot, defined] : leaf_grads) {
+    const Tensor* leaf = nullptr;
+    for (size_t i = 0; i < input_slots.size() && !leaf; ++i)
+      if (input_slots[i] == slot) leaf = &inputs[i];
+    for (size_t i = 0; i < externals.size() && !leaf; ++i)
+      if (externals[i].first == slot) leaf = &externals[i].second;
+    if (!leaf) continue;
+    Suspend quiet;
+    if (autograd::grad(*leaf).defined() != defined) {
+      if (why)
+        *why = std::string("a leaf's .grad is ") + (defined ? "None" : "a tensor") +
+               ", recorded " + (defined ? "a tensor" : "None");
+      return false;
+    }
+  }
   return true;
 }
 
@@ -105,7 +120,8 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
   for (auto& [s, t] : externals) v[size_t(s)] = t;
   Suspend quiet;  // a replay inside another recording is not recorded op by op (nor is the
                   // grad mode switch below, which this outlives)
-  AutoGradMode mode(grad_mode);
+  // Note [Flat replay]: no step builds an autograd node when the graph is flat.
+  AutoGradMode mode(grad_mode && !flat);
   std::vector<Tensor> in, out;
   for (Step& st : steps) {
     if (st.fused) {
@@ -177,6 +193,10 @@ void Recorder::uninstall() {
 }
 
 void Recorder::breaks(std::string why) {
+  if (expanding_) {  // only the expansion fails: the backward is then recorded as one call
+    expand_fails(why);
+    return;
+  }
   if (why_.empty()) why_ = std::move(why);
   uninstall();  // the rest of the function runs eagerly, unrecorded
 }
@@ -204,6 +224,15 @@ int Recorder::slot_of(const Tensor& t, const char* op) {
   if (!t.defined()) return -1;
   auto it = seen_.find(t.impl());
   if (it != seen_.end() && it->second.serial == t.impl()->serial_) return it->second.slot;
+  auto al = aliases_.find(t.impl());
+  if (al != aliases_.end() && al->second.serial == t.impl()->serial_) {
+    auto of = seen_.find(al->second.of);
+    if (of != seen_.end() && of->second.serial == al->second.of_serial) {
+      const SlotInfo& info = g_->slots[size_t(of->second.slot)];
+      if (info.sizes == t.sizes() && info.strides == t.strides() && info.offset == t.offset())
+        return of->second.slot;
+    }
+  }
   if (t.impl()->serial_ < start_serial_) return new_slot(t, SlotInfo::Kind::External);
   breaks(
       std::string("a tensor made while recording, by something that was not recorded, reached ") +
@@ -227,6 +256,11 @@ void Recorder::on_call(Call&& call) {
     breaks(std::string(call.op) + " created state that Python keeps (first optimizer step?)");
     return;
   }
+  // A backward or autograd.grad kept whole needs the autograd graph at replay. (The .grad
+  // read is also named "grad": it has one tensor argument, autograd.grad at least two.)
+  const std::string_view name(call.op);
+  if (name == "backward" || (name == "grad" && call.inputs.size() != 1)) ++opaque_backwards_;
+  if (name == "set_grad" && !call.inputs.empty()) grad_written_.push_back(call.inputs[0].impl());
   Step st;
   for (const Tensor& t : call.inputs) {
     st.in.push_back(slot_of(t, call.op));
@@ -271,6 +305,82 @@ void Recorder::on_data_read(const char* what) {
          "them (data-dependent), so the rest runs eagerly");
 }
 
+// ---- Note [Expanded backward] -------------------------------------------------------------
+
+bool Recorder::begin_expand(const std::vector<Tensor>& roots, bool retain_graph) {
+  if (broken() || expanding_) return false;
+  on_enter("backward");
+  if (broken()) return false;
+  auto e = std::make_unique<Expansion>();
+  e->steps = g_->steps.size();
+  e->slots = g_->slots.size();
+  e->externals = g_->externals.size();
+  e->leaf_grads = g_->leaf_grads.size();
+  e->num_slots = g_->num_slots;
+  e->seen = seen_;
+  if (!retain_graph)
+    for (const Tensor& t : roots)
+      if (t.defined()) e->roots.push_back(t.impl());
+  expanding_ = std::move(e);
+  return true;
+}
+
+void Recorder::expand_fails(const std::string& why) {
+  if (!expanding_ || !expanding_->failed.empty()) return;
+  expanding_->failed = why;
+  ++detail::t_depth;  // the rest of the backward runs unrecorded (end_expand undoes this)
+}
+
+bool Recorder::end_expand() {
+  if (!expanding_) return false;
+  if (expanding_->failed.empty() && thread_allocated_bytes() != bytes_)
+    expand_fails("memory was allocated outside a recorded op (end of backward)");
+  std::unique_ptr<Expansion> e = std::move(expanding_);
+  if (!e->failed.empty()) {
+    --detail::t_depth;
+    g_->steps.resize(e->steps);
+    g_->slots.resize(e->slots);
+    g_->externals.resize(e->externals);
+    g_->external_meta.resize(e->externals);
+    g_->leaf_grads.resize(e->leaf_grads);
+    g_->num_slots = e->num_slots;
+    seen_ = std::move(e->seen);
+    expand_notes_.push_back(std::move(e->failed));
+    bytes_ = thread_allocated_bytes();
+    return false;
+  }
+  for (TensorImpl* r : e->roots) freed_roots_.emplace_back(r, r->serial_);
+  return true;
+}
+
+void Recorder::on_alias(const Tensor& alias, const Tensor& of) {
+  aliases_[alias.impl()] = {alias.impl()->serial_, of.impl(), of.impl()->serial_};
+}
+
+void Recorder::on_leaf_grad(const Tensor& leaf, bool defined) {
+  // A .grad the recording itself wrote earlier (zero_grad, a previous backward) is what the
+  // replay writes too: no guard.
+  for (TensorImpl* w : grad_written_)
+    if (w == leaf.impl()) return;
+  const int s = slot_of(leaf, "AccumulateGrad");
+  if (s >= 0 && g_->slots[size_t(s)].kind != SlotInfo::Kind::Produced)
+    g_->leaf_grads.emplace_back(s, defined);
+}
+
+// Note [Flat replay]: true when the recording needs no autograd graph at replay: every
+// backward was expanded, and each output that requires grad is a leaf or a root whose
+// graph its backward freed (calling backward on it again raises in eager too).
+bool Recorder::flat_ok(const std::vector<Tensor>& outputs) const {
+  if (opaque_backwards_ > 0) return false;
+  for (const Tensor& t : outputs) {
+    if (!t.defined() || !t.impl()->requires_grad_ || autograd::is_leaf(t)) continue;
+    bool freed = false;
+    for (auto [impl, serial] : freed_roots_) freed |= impl == t.impl() && serial == t.impl()->serial_;
+    if (!freed) return false;
+  }
+  return true;
+}
+
 void Recorder::abandon() {
   uninstall();
   if (why_.empty()) why_ = "the function raised";
@@ -296,6 +406,8 @@ std::shared_ptr<Graph> Recorder::finish(const std::vector<Tensor>& outputs) {
       return nullptr;
     }
   }
+  g_->flat = flat_ok(outputs);
+  g_->notes = expand_notes_;
   optimize(*g_);
   return g_;
 }
@@ -320,6 +432,8 @@ bool check(const Graph& g, const std::vector<Tensor>& inputs, std::string* why) 
 std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs) { return g.run(inputs); }
 std::vector<std::string> op_names(const Graph& g) { return g.op_names(); }
 int64_t num_fused(const Graph& g) { return g.num_fused(); }
+bool flat(const Graph& g) { return g.flat; }
+std::vector<std::string> notes(const Graph& g) { return g.notes; }
 std::string describe(const Graph& g) { return g.describe(); }
 
 }  // namespace ember::capture

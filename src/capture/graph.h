@@ -64,6 +64,13 @@ class Graph {
   std::vector<SlotInfo> slots;
   std::vector<Step> steps;
   bool grad_mode = true;
+  // Note [Expanded backward]: each leaf (an input or external slot) whose .grad an expanded
+  // backward found defined (true) or not: a replay needs the same.
+  std::vector<std::pair<int, bool>> leaf_grads;
+  // Note [Flat replay]: every backward was recorded as its ops and nothing returned needs
+  // the autograd graph: the replay runs every step with grad mode off, building no nodes.
+  bool flat = false;
+  std::vector<std::string> notes;  // why backward() calls were recorded whole (explain)
 };
 
 // A step's name: the op's, or "fused[sin,pow,...]" for a fused chain.
@@ -92,6 +99,13 @@ class Recorder final : public Sink {
   void on_call(Call&& call) override;
   void on_unrecorded(const char* op) override;
   void on_data_read(const char* what) override;
+  bool begin_expand(const std::vector<Tensor>& roots, bool retain_graph) override;
+  bool end_expand() override;
+  void expand_fails(const std::string& why) override;
+  void on_alias(const Tensor& alias, const Tensor& of) override;
+  void on_leaf_grad(const Tensor& leaf, bool defined) override;
+  // Why backward() calls were recorded whole rather than as their ops.
+  const std::vector<std::string>& expand_notes() const { return expand_notes_; }
 
  private:
   int slot_of(const Tensor& t, const char* op);  // -1 for an undefined tensor
@@ -105,6 +119,26 @@ class Recorder final : public Sink {
     uint64_t serial;
   };
   std::unordered_map<TensorImpl*, Seen> seen_;  // an address reused later has a new serial
+  struct Alias {
+    uint64_t serial;   // the alias's
+    TensorImpl* of;    // the tensor whose value it has
+    uint64_t of_serial;
+  };
+  std::unordered_map<TensorImpl*, Alias> aliases_;
+  // The backward being expanded (Note [Expanded backward]): what to restore if it fails.
+  struct Expansion {
+    size_t steps, slots, externals, leaf_grads;
+    int num_slots;
+    std::unordered_map<TensorImpl*, Seen> seen;
+    std::vector<TensorImpl*> roots;  // retain_graph=False: their graphs are freed
+    std::string failed;              // why it cannot stand ("" while it can)
+  };
+  std::unique_ptr<Expansion> expanding_;
+  std::vector<std::pair<TensorImpl*, uint64_t>> freed_roots_;  // of the expansions that stood
+  int opaque_backwards_ = 0;  // backward/grad calls recorded whole
+  std::vector<std::string> expand_notes_;  // why expansions did not stand
+  std::vector<TensorImpl*> grad_written_;   // leaves whose .grad a recorded set_grad wrote
+  bool flat_ok(const std::vector<Tensor>& outputs) const;
   uint64_t start_serial_;
   int64_t bytes_;
   bool installed_ = false;

@@ -306,6 +306,7 @@ bool unary_saves_input(UnaryOp op) {
 // ReLU's backward in one pass (g where out > 0), unless it must itself be differentiable
 // (grad mode is on inside a backward only under create_graph).
 Tensor relu_backward(const Tensor& g, const Tensor& out) {
+  EMBER_RECORD(relu_backward, g, out);  // one call in an expanded backward (docs/compile.md)
   if (GradMode::is_enabled() || !is_floating(g.dtype()) || g.dtype() != out.dtype() ||
       g.sizes() != out.sizes())
     return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));

@@ -204,6 +204,33 @@ Tensor class_backward_ops(bool softmax_input, const Tensor& g, const Tensor& x, 
   return gx;
 }
 
+// The gradient of cross_entropy (softmax_input) or nll_loss with class-index targets, by
+// the kernels. `lse` is the forward's log-sum-exp per position (cross entropy), or undefined:
+// then it is computed again, with the same bits. A recording (Note [Expanded backward] in
+// docs/compile.md) keeps this as one call, so the outer gradient is read at each replay.
+Tensor class_index_backward(bool softmax_input, const Tensor& g, const Tensor& x,
+                            const Tensor& t, const Tensor& w, const Tensor& lse, kernels::ClassLoss a,
+                            Reduction r, Dims loss_shape, double divisor) {
+  EMBER_RECORD(class_index_backward, softmax_input, g, x, t, w, lse, a, r, loss_shape, divisor);
+  a.target = t.data<int64_t>();
+  a.weight = w.defined() ? w.data_ptr() : nullptr;
+  const OuterGrad og = outer_grad(g, r, divisor, x.dtype(), loss_shape);
+  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+  if (!softmax_input) {
+    kernels::nll_loss_backward(x.dtype(), a, og.ptr(), og.scale, gx.data_ptr());
+    return gx;
+  }
+  const Tensor xd = dense(x);
+  Tensor l = lse;
+  if (!l.defined()) {
+    l = Tensor::empty({a.positions()}, x.dtype());
+    kernels::cross_entropy(x.dtype(), a, xd.data_ptr(), nullptr, l.data_ptr());
+  }
+  kernels::cross_entropy_backward(x.dtype(), a, xd.data_ptr(), l.data_ptr(), og.ptr(), og.scale,
+                                  gx.data_ptr());
+  return gx;
+}
+
 // cross_entropy (softmax_input) or nll_loss with class-index targets.
 Tensor class_index_loss(bool softmax_input, const Tensor& input, const Tensor& target,
                         const Tensor& weight, Reduction r, int64_t ignore_index, double eps,
@@ -244,18 +271,10 @@ Tensor class_index_loss(bool softmax_input, const Tensor& input, const Tensor& t
                      if (GradMode::is_enabled())  // create_graph
                        return {
                            class_backward_ops(softmax_input, g[0], x, t, w, a, r, divisor, s.cdim)};
-                     ClassLoss b = a;
-                     b.target = t.data<int64_t>();
-                     b.weight = w.defined() ? w.data_ptr() : nullptr;
-                     const OuterGrad og = outer_grad(g[0], r, divisor, x.dtype(), s.loss_shape);
-                     Tensor gx = Tensor::empty(x.sizes(), x.dtype());
-                     if (softmax_input)
-                       kernels::cross_entropy_backward(x.dtype(), b, dense(x).data_ptr(),
-                                                       lse.data_ptr(), og.ptr(), og.scale,
-                                                       gx.data_ptr());
-                     else
-                       kernels::nll_loss_backward(x.dtype(), b, og.ptr(), og.scale, gx.data_ptr());
-                     return {gx};
+                     // lse was made inside the forward, unseen by a recording: recomputed
+                     return {class_index_backward(softmax_input, g[0], x, t, w,
+                                                  capture::recording() ? Tensor() : lse, a, r,
+                                                  s.loss_shape, divisor)};
                    });
   return out;
 }

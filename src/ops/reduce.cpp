@@ -245,6 +245,18 @@ void record_norm(const Tensor& t, const Tensor& out, uint64_t mask, bool keepdim
                 });
 }
 
+// (log_)softmax's gradient along the last dim of a contiguous y, in one pass. A recorded
+// call of its own (Note [Expanded backward] in docs/compile.md).
+Tensor softmax_rows_backward(const Tensor& g, const Tensor& y, bool log) {
+  EMBER_RECORD(softmax_rows_backward, g, y, log);
+  Tensor gc = contiguous(g);
+  Tensor gx = Tensor::empty(y.sizes(), y.dtype());
+  const int64_t n = y.sizes()[size_t(y.dim() - 1)];
+  kernels::softmax_backward(y.dtype(), gc.data_ptr(), y.data_ptr(), gx.data_ptr(),
+                            n ? y.numel() / n : 0, n, log);
+  return gx;
+}
+
 void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
   if (!autograd::any_requires_grad(t)) return;
   autograd::record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&t}, {&out},
@@ -257,12 +269,7 @@ void record_softmax(const Tensor& t, const Tensor& out, int64_t dim, bool log) {
                      // create_graph (Note [Fused backward and create_graph]).
                      if (d == y.dim() - 1 && !GradMode::is_enabled() && g[0].dtype() == y.dtype() &&
                          g[0].sizes() == y.sizes() && is_floating(y.dtype()) && y.is_contiguous()) {
-                       Tensor gc = contiguous(g[0]);
-                       Tensor gx = Tensor::empty(y.sizes(), y.dtype());
-                       const int64_t n = y.sizes()[d];
-                       kernels::softmax_backward(y.dtype(), gc.data_ptr(), y.data_ptr(),
-                                                 gx.data_ptr(), n ? y.numel() / n : 0, n, log);
-                       return {gx};
+                       return {softmax_rows_backward(g[0], y, log)};
                      }
                      if (log) return {sub(g[0], mul(exp(y), sum(g[0], dd, true)))};
                      return {mul(y, sub(g[0], sum(mul(g[0], y), dd, true)))};

@@ -112,8 +112,17 @@ def test_training_loop_linear_regression_bit_identical():
     cf(x, y, w0, b0)
     got = cf(x, y, w0, b0)
     _bits(got, eager)
-    assert got[1].requires_grad and got[0].grad_fn is not None
-    assert _graphs(cf) == 1 and "backward" in ember.compile.explain(cf).ops_per_graph[0]
+    _bits(got[1].grad, eager[1].grad)
+    _bits(got[2].grad, eager[2].grad)
+    # Note [Flat replay]: the backward is recorded as its ops, the replay builds no graph;
+    # the returned loss has none (its graph was freed by backward() in eager too).
+    assert got[1].requires_grad and got[1].is_leaf and got[0].grad_fn is None
+    ops = ember.compile.explain(cf).ops_per_graph[0]
+    assert _graphs(cf) == 1 and "backward" not in ops and "set_grad" in ops
+    assert cf._ember_compiled.entries[-1].graph.flat
+    for loss in (got[0], eager[0]):
+        with pytest.raises(RuntimeError):
+            loss.backward()
 
 
 @pytest.mark.parametrize("opt_name", ["SGD", "SGD_momentum", "Adam", "AdamW", "RMSprop", "Adagrad"])
@@ -142,7 +151,11 @@ def test_training_step_with_optimizer_bit_identical(opt_name):
         _bits(p, q)
         _bits(p.grad, q.grad)
     ex = ember.compile.explain(cstep)
-    assert ex.graph_count >= 1 and any("backward" in ops for ops in ex.ops_per_graph), ex
+    # Note [Expanded backward]: the backward is recorded as its nodes' ops, .grad writes as
+    # set_grad; the replay builds no autograd graph (Note [Flat replay]).
+    assert ex.graph_count >= 1 and all("backward" not in ops and "set_grad" in ops
+                                       for ops in ex.ops_per_graph), ex
+    assert all(e.graph.flat for e in cstep._ember_compiled.entries if e.graph is not None)
 
 
 # ---- guards --------------------------------------------------------------------------------
