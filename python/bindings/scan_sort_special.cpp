@@ -130,17 +130,9 @@ void bind_scan_sort_special(nb::module_& m) {
         return inplace(self, [](Tensor& t) { name##_(t); });                                   \
       },                                                                                       \
       docstring(#name "_"));
-  EMBER_BIND_UNARY(sinh)
-  EMBER_BIND_UNARY(cosh)
-  EMBER_BIND_UNARY(asinh)
-  EMBER_BIND_UNARY(acosh)
-  EMBER_BIND_UNARY(atanh)
-  EMBER_BIND_UNARY(erfinv)
-  EMBER_BIND_UNARY(acos)
-  EMBER_BIND_UNARY(asin)
-  EMBER_BIND_UNARY(atan)
-  EMBER_BIND_UNARY(log10)
-  EMBER_BIND_UNARY(exp2)
+#define EMBER_SPECIAL_UNARY(name, Enum) EMBER_BIND_UNARY(name)
+#include "ember/ops.def"
+#undef EMBER_SPECIAL_UNARY
 #undef EMBER_BIND_UNARY
   def_both(m, cls, "isnan", [](const Tensor& t) { return isnan(t); });
   def_both(m, cls, "isinf", [](const Tensor& t) { return isinf(t); });
