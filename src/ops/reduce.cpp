@@ -418,10 +418,13 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 namespace {
-// d var / d x_i = 2 (x_i - mean) / (n - correction); std divides that by 2 std.
-void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dims,
-                    double correction, bool keepdim) {
-  uint64_t mask = dim_mask(dims, t.dim(), is_std ? "std" : "var");
+// var or std (op) over dims, with its gradient: d var / d x_i = 2 (x_i - mean) / (n -
+// correction); std divides that by 2 std.
+Tensor var_std_op(ReduceOp op, const Tensor& t, IntList dims, double correction, bool keepdim) {
+  const bool is_std = op == ReduceOp::Std;
+  const char* name = is_std ? "std" : "var";
+  Tensor out = var_std(op, t, dims, correction, keepdim, name);
+  uint64_t mask = dim_mask(dims, t.dim(), name);
   double n = double(reduced_count(t.sizes(), mask)) - correction;
   Dims dd = mask_dims(mask, t.dim());
   record_reduce(is_std ? "StdBackward0" : "VarBackward0", t, out, mask, keepdim, true, is_std,
@@ -432,22 +435,19 @@ void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dim
                                        eq(oe, Scalar(0.0)), Scalar(0.0));
                   return mul(ge, mul(centered, Scalar(2.0 / n)));
                 });
+  return out;
 }
 }  // namespace
 
 Tensor var(const Tensor& t, IntList dims, double correction, bool keepdim) {
   EMBER_RECORD(var, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("var");
-  Tensor out = var_std(ReduceOp::Var, t, dims, correction, keepdim, "var");
-  record_var_std(false, t, out, dims, correction, keepdim);
-  return out;
+  return var_std_op(ReduceOp::Var, t, dims, correction, keepdim);
 }
 Tensor std(const Tensor& t, IntList dims, double correction, bool keepdim) {
   EMBER_RECORD(std, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("std");
-  Tensor out = var_std(ReduceOp::Std, t, dims, correction, keepdim, "std");
-  record_var_std(true, t, out, dims, correction, keepdim);
-  return out;
+  return var_std_op(ReduceOp::Std, t, dims, correction, keepdim);
 }
 
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {

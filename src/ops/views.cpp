@@ -254,33 +254,40 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
   return out;
 }
 
+namespace {
+// The sizes `shape` asks of t (a -1 inferred), checked: view's and reshape's first step.
+Dims target_shape(const Tensor& t, IntList shape, const char* op) {
+  ops::check_defined(t, op);
+  check_numel(shape, op);
+  return infer_shape(shape, t.numel(), op);
+}
+
+// t seen with `target` sizes and the `strides` view_strides found, recording ViewBackward0.
+Tensor strided_view(const Tensor& t, const Dims& target, const Dims& strides) {
+  Tensor out = t.as_strided(target, strides, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
+  return out;
+}
+}  // namespace
+
 Tensor view(const Tensor& t, IntList shape) {
   EMBER_RECORD(view, t, shape);
-  ops::check_defined(t, "view");
-  check_numel(shape, "view");
-  Dims target = infer_shape(shape, t.numel(), "view");
+  Dims target = target_shape(t, shape, "view");
   Dims strides;
   EMBER_CHECK(view_strides(t.sizes(), t.strides(), target, strides), Error, "view: view size ",
               target, " is not compatible with input tensor's size ", t.sizes(), " and stride ",
               t.strides(),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
-  Tensor out = t.as_strided(target, strides, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
-  return out;
+  return strided_view(t, target, strides);
 }
 
 Tensor reshape(const Tensor& t, IntList shape) {
   EMBER_RECORD(reshape, t, shape);
-  ops::check_defined(t, "reshape");
-  check_numel(shape, "reshape");
-  Dims target = infer_shape(shape, t.numel(), "reshape");
+  Dims target = target_shape(t, shape, "reshape");
   Dims strides;
-  if (view_strides(t.sizes(), t.strides(), target, strides)) {
-    Tensor out = t.as_strided(target, strides, t.offset());
-    if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
-    return out;
-  }
+  if (view_strides(t.sizes(), t.strides(), target, strides))
+    return strided_view(t, target, strides);
   return view(clone(t), target);
 }
 
