@@ -323,15 +323,27 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
   return view(t, shape);
 }
 
+namespace {
+// t without the dims of size 1 that `mask` marks (bit i: dim i; ~0: every dim, also past
+// the 64th), recording `node`.
+Tensor squeeze_mask(const Tensor& t, uint64_t mask, const char* node) {
+  const bool all = mask == ~uint64_t(0);
+  Dims sh, st;
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if ((all || (mask >> i & 1)) && t.sizes()[i] == 1) continue;
+    sh.push_back(t.sizes()[i]);
+    st.push_back(t.strides()[i]);
+  }
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view(node, t, out);
+  return out;
+}
+}  // namespace
+
 Tensor squeeze(const Tensor& t) {
   EMBER_RECORD(squeeze, t);
   ops::check_defined(t, "squeeze");
-  Dims sh, st;
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (t.sizes()[i] != 1) sh.push_back(t.sizes()[i]), st.push_back(t.strides()[i]);
-  Tensor out = t.as_strided(sh, st, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward0", t, out);
-  return out;
+  return squeeze_mask(t, ~uint64_t(0), "SqueezeBackward0");
 }
 
 Tensor squeeze(const Tensor& t, IntList dims) {
@@ -339,15 +351,7 @@ Tensor squeeze(const Tensor& t, IntList dims) {
   ops::check_defined(t, "squeeze");
   uint64_t mask = dim_mask(dims, t.dim(), "squeeze");
   if (dims.empty()) mask = 0;  // squeeze(dim=()) squeezes nothing, as in PyTorch
-  Dims sh, st;
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    if ((mask >> i & 1) && t.sizes()[i] == 1) continue;
-    sh.push_back(t.sizes()[i]);
-    st.push_back(t.strides()[i]);
-  }
-  Tensor out = t.as_strided(sh, st, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward1", t, out);
-  return out;
+  return squeeze_mask(t, mask, "SqueezeBackward1");
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
