@@ -526,24 +526,31 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   return class_index_loss(false, input, target, weight, reduction, ignore_index, 0.0, op);
 }
 
+namespace {
+// mse_loss and l1_loss (`self`): float32 ops under autocast (Note [Autocast]), else diff_loss.
+Tensor autocast_diff_loss(Tensor (*self)(const Tensor&, const Tensor&, Reduction), PointLoss kind,
+                          const Tensor& input, const Tensor& target, Reduction reduction,
+                          const char* op, const char* node) {
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return self(autocast::fp32(input), autocast::fp32(target), reduction);
+  }
+  return diff_loss(kind, input, target, reduction, op, node);
+}
+}  // namespace
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_RECORD(mse_loss, input, target, reduction);
   EMBER_PROFILE_OP("mse_loss");
-  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
-    autocast::Suspend off;
-    return mse_loss(autocast::fp32(input), autocast::fp32(target), reduction);
-  }
-  return diff_loss(PointLoss::Mse, input, target, reduction, "mse_loss", "MseLossBackward0");
+  return autocast_diff_loss(mse_loss, PointLoss::Mse, input, target, reduction, "mse_loss",
+                            "MseLossBackward0");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_RECORD(l1_loss, input, target, reduction);
   EMBER_PROFILE_OP("l1_loss");
-  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
-    autocast::Suspend off;
-    return l1_loss(autocast::fp32(input), autocast::fp32(target), reduction);
-  }
-  return diff_loss(PointLoss::L1, input, target, reduction, "l1_loss", "L1LossBackward0");
+  return autocast_diff_loss(l1_loss, PointLoss::L1, input, target, reduction, "l1_loss",
+                            "L1LossBackward0");
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
