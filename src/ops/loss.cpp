@@ -553,6 +553,18 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
                             "L1LossBackward0");
 }
 
+namespace {
+// binary_cross_entropy(_with_logits): both defined, a floating input, a target of its shape.
+void check_bce_operands(const Tensor& input, const Tensor& target, const char* op) {
+  ops::check_defined(input, op);
+  ops::check_defined(target, op);
+  ops::check_floating_input(input, op);
+  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
+              ": expected a target of the input's shape ", input.sizes(),
+              ", but got target of shape ", target.sizes());
+}
+}  // namespace
+
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
   EMBER_RECORD(binary_cross_entropy, input, target, weight, reduction);
@@ -563,12 +575,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                                 autocast::fp32(weight), reduction);
   }
   const char* op = "binary_cross_entropy";
-  ops::check_defined(input, op);
-  ops::check_defined(target, op);
-  ops::check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
-              ": expected a target of the input's shape ", input.sizes(),
-              ", but got target of shape ", target.sizes());
+  check_bce_operands(input, target, op);
   EMBER_CHECK(target.dtype() == input.dtype(), Error, op, ": expected a target of dtype ",
               dtype_name(input.dtype()), " (the input's), but got ", dtype_name(target.dtype()));
   const Tensor w = point_weight(weight, input.sizes(), input.dtype(), op, "weight");
@@ -588,12 +595,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                             reduction);
   }
   const char* op = "binary_cross_entropy_with_logits";
-  ops::check_defined(input, op);
-  ops::check_defined(target, op);
-  ops::check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
-              ": expected a target of the input's shape ", input.sizes(),
-              ", but got target of shape ", target.sizes());
+  check_bce_operands(input, target, op);
   EMBER_CHECK(is_floating_point(target.dtype()), Error, op,
               ": expected a floating point target, but got ", dtype_name(target.dtype()));
   const DType dt = promote_types(input.dtype(), target.dtype());
