@@ -21,12 +21,6 @@ Dims ints_from(nb::handle h, const char* op) {
   return dims_from(h, op);
 }
 
-template <class F>
-nb::object inplace(nb::handle self, F f) {
-  f(self_of(self));
-  return nb::borrow(self);
-}
-
 }  // namespace
 
 void bind_scan_sort_special(nb::module_& m) {
@@ -121,15 +115,7 @@ void bind_scan_sort_special(nb::module_& m) {
   cls.def(                                                                                     \
       #name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); }, \
       method_docstring(#name "_"));                                                            \
-  m.def(                                                                                       \
-      #name "_",                                                                               \
-      [](nb::handle self) {                                                                    \
-        if (!nb::isinstance<Tensor>(self))                                                     \
-          throw TypeError(detail::cat(#name "_: expected a Tensor, got ",                      \
-                                      nb::type_name(self.type()).c_str()));                    \
-        return inplace(self, [](Tensor& t) { name##_(t); });                                   \
-      },                                                                                       \
-      docstring(#name "_"));
+  def_module_inplace(m, #name "_", [](Tensor& t) { name##_(t); });
 #define EMBER_SPECIAL_UNARY(name, Enum) EMBER_BIND_UNARY(name)
 #include "ember/ops.def"
 #undef EMBER_SPECIAL_UNARY
