@@ -342,29 +342,13 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, boo
                                bool sorted = true);
 
 // ---- special functions and fused arithmetic (src/ops/special.cpp) ---------------------
-// Floating results (integer inputs compute in float32), like the F ops of ops.def.
-Tensor sinh(const Tensor& a);
-Tensor cosh(const Tensor& a);
-Tensor asinh(const Tensor& a);
-Tensor acosh(const Tensor& a);
-Tensor atanh(const Tensor& a);
-Tensor erfinv(const Tensor& a);
-Tensor& sinh_(Tensor& a);
-Tensor& cosh_(Tensor& a);
-Tensor& asinh_(Tensor& a);
-Tensor& acosh_(Tensor& a);
-Tensor& atanh_(Tensor& a);
-Tensor& erfinv_(Tensor& a);
-Tensor acos(const Tensor& a);
-Tensor asin(const Tensor& a);
-Tensor atan(const Tensor& a);
-Tensor log10(const Tensor& a);
-Tensor exp2(const Tensor& a);
-Tensor& acos_(Tensor& a);
-Tensor& asin_(Tensor& a);
-Tensor& atan_(Tensor& a);
-Tensor& log10_(Tensor& a);
-Tensor& exp2_(Tensor& a);
+// sinh, cosh, asinh, acosh, atanh, erfinv, acos, asin, atan, log10, exp2 and their in-place
+// forms: floating results (integer inputs compute in float32), listed in ops.def.
+#define EMBER_SPECIAL_UNARY(name, Enum) \
+  Tensor name(const Tensor& a);         \
+  Tensor& name##_(Tensor& a);
+#include "ember/ops.def"
+#undef EMBER_SPECIAL_UNARY
 // Bool results; integer and bool inputs are always finite.
 Tensor isnan(const Tensor& a);
 Tensor isinf(const Tensor& a);

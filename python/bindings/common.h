@@ -54,6 +54,28 @@ Generator* generator_from(nb::handle h);
 // The Tensor inside a Python Tensor object (for in-place methods, which return `self`).
 inline Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 
+// Runs f on self's Tensor in place and returns self, the same Python object (in-place methods).
+template <class F>
+nb::object inplace(nb::handle self, F f) {
+  f(self_of(self));
+  return nb::borrow(self);
+}
+
+// Binds torch's module-level in-place form `name_` (torch.erfc_(t)), which takes self as any
+// object: it must be a Tensor. f(Tensor&) does the work.
+template <class F>
+void def_module_inplace(nb::module_& m, const char* name_, F f) {
+  m.def(
+      name_,
+      [name_, f](nb::handle self) {
+        if (!nb::isinstance<Tensor>(self))
+          throw TypeError(
+              detail::cat(name_, ": expected a Tensor, got ", nb::type_name(self.type()).c_str()));
+        return inplace(self, f);
+      },
+      docstring(name_));
+}
+
 void bind_size(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_creation(nb::module_& m);

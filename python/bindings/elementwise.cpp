@@ -87,10 +87,21 @@ void bind_elementwise(nb::module_& m) {
 #include "ember/ops.def"
 #undef EMBER_UNARY
 
+  // The binary and comparison ops' shared forms: ember.name(a, b) / a.name(b) with b a tensor
+  // or a number, and ember.name(a, b, out=t).
+#define EMBER_BIND_OPERAND(name)                                  \
+  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) { \
+    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);   \
+  })
+#define EMBER_BIND_OUT(name)                                                          \
+  m.def(                                                                              \
+      #name,                                                                          \
+      [](const Tensor& a, const Operand& b, nb::handle out) {                         \
+        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
+      },                                                                              \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"), docstring(#name))
 #define EMBER_BINARY(name, Enum, kind)                                                \
-  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                     \
-    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                       \
-  });                                                                                 \
+  EMBER_BIND_OPERAND(name);                                                           \
   cls.def(                                                                            \
       #name "_",                                                                      \
       [](nb::handle self, const Operand& b) {                                         \
@@ -102,27 +113,17 @@ void bind_elementwise(nb::module_& m) {
   /* torch.pow(2, t) */                                                               \
   m.def(                                                                              \
       #name, [](Scalar a, const Tensor& b) { return name(a, b); }, docstring(#name)); \
-  m.def(                                                                              \
-      #name,                                                                          \
-      [](const Tensor& a, const Operand& b, nb::handle out) {                         \
-        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
-      },                                                                              \
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"), docstring(#name));
+  EMBER_BIND_OUT(name);
 #include "ember/ops.def"
 #undef EMBER_BINARY
 
-#define EMBER_COMPARE(name, Enum)                                                     \
-  def_both(m, cls, #name, [](const Tensor& a, const Operand& b) {                     \
-    return b.is_tensor ? name(a, b.tensor) : name(a, b.scalar);                       \
-  });                                                                                 \
-  m.def(                                                                              \
-      #name,                                                                          \
-      [](const Tensor& a, const Operand& b, nb::handle out) {                         \
-        return into(out, b.is_tensor ? name(a, b.tensor) : name(a, b.scalar), #name); \
-      },                                                                              \
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out"), docstring(#name));
+#define EMBER_COMPARE(name, Enum) \
+  EMBER_BIND_OPERAND(name);       \
+  EMBER_BIND_OUT(name);
 #include "ember/ops.def"
 #undef EMBER_COMPARE
+#undef EMBER_BIND_OPERAND
+#undef EMBER_BIND_OUT
 
   // round with decimals, after the plain overloads (which stay the fast first ones).
   def_both(

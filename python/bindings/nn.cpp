@@ -71,6 +71,63 @@ Dims adaptive_size(const Tensor& input, nb::handle h, int64_t nd, const char* op
   return required(h, op, "output_size");
 }
 
+// _conv_transpose2d / _conv_transpose3d: the same arguments in 2 or 3 spatial dims.
+void def_conv_transpose(nb::module_& m, const char* py_name, const char* op,
+                        decltype(&conv_transpose2d) conv) {
+  m.def(
+      py_name,
+      [op, conv](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p,
+                 nb::handle output_padding, int64_t groups, nb::handle d) {
+        return conv(x, w, required(s, op, "stride"), required(p, op, "padding"),
+                    required(output_padding, op, "output_padding"), groups,
+                    required(d, op, "dilation"));
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+}
+
+// max_pool2d / max_pool3d (and avg_, adaptive_avg_) take the same arguments in any number of
+// spatial dims: one binding serves each family, given the op's name and functions.
+void def_max_pool(nb::module_& m, const char* op, decltype(&max_pool2d) pool,
+                  decltype(&max_pool2d_with_indices) pool_with_indices) {
+  m.def(
+      op,
+      [op, pool, pool_with_indices](const Tensor& x, nb::handle k, nb::handle s, nb::handle p,
+                                    nb::handle d, bool ceil_mode,
+                                    bool return_indices) -> nb::object {
+        Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
+        Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
+        if (return_indices) return nb::cast(pool_with_indices(x, kd, sd, pd, dd, ceil_mode));
+        return nb::cast(pool(x, kd, sd, pd, dd, ceil_mode));
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
+      nb::arg("return_indices") = false, docstring(op));
+}
+
+void def_avg_pool(nb::module_& m, const char* op, decltype(&avg_pool2d) pool) {
+  m.def(
+      op,
+      [op, pool](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
+                 bool count_include_pad, std::optional<int64_t> divisor_override) {
+        return pool(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
+                    required(p, op, "padding"), ceil_mode, count_include_pad, divisor_override);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
+      nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
+      nb::arg("divisor_override") = nb::none(), docstring(op));
+}
+
+void def_adaptive_avg_pool(nb::module_& m, const char* op, int64_t nd,
+                           decltype(&adaptive_avg_pool2d) pool) {
+  m.def(
+      op,
+      [op, nd, pool](const Tensor& x, nb::handle output_size) {
+        return pool(x, adaptive_size(x, output_size, nd, op));
+      },
+      nb::arg("input"), nb::arg("output_size"), docstring(op));
+}
+
 }  // namespace
 
 void bind_nn(nb::module_& m) {
@@ -83,42 +140,10 @@ void bind_nn(nb::module_& m) {
 
   // (N, C, H, W) / (N, C, D, H, W) only, no bias: nn.functional.conv_transpose1d/2d/3d shape
   // the arguments.
-  m.def(
-      "_conv_transpose2d",
-      [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op,
-         int64_t groups, nb::handle d) {
-        const char* name = "conv_transpose2d";
-        return conv_transpose2d(x, w, required(s, name, "stride"), required(p, name, "padding"),
-                                required(op, name, "output_padding"), groups,
-                                required(d, name, "dilation"));
-      },
-      nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
-      nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
-  m.def(
-      "_conv_transpose3d",
-      [](const Tensor& x, const Tensor& w, nb::handle s, nb::handle p, nb::handle op,
-         int64_t groups, nb::handle d) {
-        const char* name = "conv_transpose3d";
-        return conv_transpose3d(x, w, required(s, name, "stride"), required(p, name, "padding"),
-                                required(op, name, "output_padding"), groups,
-                                required(d, name, "dilation"));
-      },
-      nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
-      nb::arg("output_padding"), nb::arg("groups"), nb::arg("dilation"));
+  def_conv_transpose(m, "_conv_transpose2d", "conv_transpose2d", conv_transpose2d);
+  def_conv_transpose(m, "_conv_transpose3d", "conv_transpose3d", conv_transpose3d);
 
-  m.def(
-      "max_pool2d",
-      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
-         bool return_indices) -> nb::object {
-        const char* op = "max_pool2d";
-        Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
-        Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
-        if (return_indices) return nb::cast(max_pool2d_with_indices(x, kd, sd, pd, dd, ceil_mode));
-        return nb::cast(max_pool2d(x, kd, sd, pd, dd, ceil_mode));
-      },
-      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-      nb::arg("return_indices") = false, docstring("max_pool2d"));
+  def_max_pool(m, "max_pool2d", max_pool2d, max_pool2d_with_indices);
 
   m.def(
       "max_pool2d_with_indices",
@@ -132,59 +157,12 @@ void bind_nn(nb::module_& m) {
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
       docstring("max_pool2d_with_indices"));
 
-  m.def(
-      "avg_pool2d",
-      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
-         bool count_include_pad, std::optional<int64_t> divisor_override) {
-        const char* op = "avg_pool2d";
-        return avg_pool2d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
-                          required(p, op, "padding"), ceil_mode, count_include_pad,
-                          divisor_override);
-      },
-      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-      nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-      nb::arg("divisor_override") = nb::none(), docstring("avg_pool2d"));
+  def_avg_pool(m, "avg_pool2d", avg_pool2d);
+  def_adaptive_avg_pool(m, "adaptive_avg_pool2d", 2, adaptive_avg_pool2d);
 
-  m.def(
-      "adaptive_avg_pool2d",
-      [](const Tensor& x, nb::handle output_size) {
-        return adaptive_avg_pool2d(x, adaptive_size(x, output_size, 2, "adaptive_avg_pool2d"));
-      },
-      nb::arg("input"), nb::arg("output_size"), docstring("adaptive_avg_pool2d"));
-
-  m.def(
-      "max_pool3d",
-      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, nb::handle d, bool ceil_mode,
-         bool return_indices) -> nb::object {
-        const char* op = "max_pool3d";
-        Dims kd = required(k, op, "kernel_size"), sd = ints_from(s, op, "stride");
-        Dims pd = required(p, op, "padding"), dd = required(d, op, "dilation");
-        if (return_indices) return nb::cast(max_pool3d_with_indices(x, kd, sd, pd, dd, ceil_mode));
-        return nb::cast(max_pool3d(x, kd, sd, pd, dd, ceil_mode));
-      },
-      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-      nb::arg("return_indices") = false, docstring("max_pool3d"));
-
-  m.def(
-      "avg_pool3d",
-      [](const Tensor& x, nb::handle k, nb::handle s, nb::handle p, bool ceil_mode,
-         bool count_include_pad, std::optional<int64_t> divisor_override) {
-        const char* op = "avg_pool3d";
-        return avg_pool3d(x, required(k, op, "kernel_size"), ints_from(s, op, "stride"),
-                          required(p, op, "padding"), ceil_mode, count_include_pad,
-                          divisor_override);
-      },
-      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(),
-      nb::arg("padding") = 0, nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true,
-      nb::arg("divisor_override") = nb::none(), docstring("avg_pool3d"));
-
-  m.def(
-      "adaptive_avg_pool3d",
-      [](const Tensor& x, nb::handle output_size) {
-        return adaptive_avg_pool3d(x, adaptive_size(x, output_size, 3, "adaptive_avg_pool3d"));
-      },
-      nb::arg("input"), nb::arg("output_size"), docstring("adaptive_avg_pool3d"));
+  def_max_pool(m, "max_pool3d", max_pool3d, max_pool3d_with_indices);
+  def_avg_pool(m, "avg_pool3d", avg_pool3d);
+  def_adaptive_avg_pool(m, "adaptive_avg_pool3d", 3, adaptive_avg_pool3d);
 }
 
 }  // namespace ember::py

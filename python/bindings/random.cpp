@@ -15,12 +15,6 @@ struct PyGenerator {
   Generator* gen;
 };
 
-template <class F>
-nb::object inplace(nb::handle self, F f) {
-  f(self_of(self));
-  return nb::borrow(self);
-}
-
 Tensor state_tensor(const Generator& g) {
   auto bytes = g.get_state();
   Tensor t = Tensor::empty({int64_t(bytes.size())}, DType::UInt8);

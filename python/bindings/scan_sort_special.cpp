@@ -21,12 +21,6 @@ Dims ints_from(nb::handle h, const char* op) {
   return dims_from(h, op);
 }
 
-template <class F>
-nb::object inplace(nb::handle self, F f) {
-  f(self_of(self));
-  return nb::borrow(self);
-}
-
 }  // namespace
 
 void bind_scan_sort_special(nb::module_& m) {
@@ -121,26 +115,10 @@ void bind_scan_sort_special(nb::module_& m) {
   cls.def(                                                                                     \
       #name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); }, \
       method_docstring(#name "_"));                                                            \
-  m.def(                                                                                       \
-      #name "_",                                                                               \
-      [](nb::handle self) {                                                                    \
-        if (!nb::isinstance<Tensor>(self))                                                     \
-          throw TypeError(detail::cat(#name "_: expected a Tensor, got ",                      \
-                                      nb::type_name(self.type()).c_str()));                    \
-        return inplace(self, [](Tensor& t) { name##_(t); });                                   \
-      },                                                                                       \
-      docstring(#name "_"));
-  EMBER_BIND_UNARY(sinh)
-  EMBER_BIND_UNARY(cosh)
-  EMBER_BIND_UNARY(asinh)
-  EMBER_BIND_UNARY(acosh)
-  EMBER_BIND_UNARY(atanh)
-  EMBER_BIND_UNARY(erfinv)
-  EMBER_BIND_UNARY(acos)
-  EMBER_BIND_UNARY(asin)
-  EMBER_BIND_UNARY(atan)
-  EMBER_BIND_UNARY(log10)
-  EMBER_BIND_UNARY(exp2)
+  def_module_inplace(m, #name "_", [](Tensor& t) { name##_(t); });
+#define EMBER_SPECIAL_UNARY(name, Enum) EMBER_BIND_UNARY(name)
+#include "ember/ops.def"
+#undef EMBER_SPECIAL_UNARY
 #undef EMBER_BIND_UNARY
   def_both(m, cls, "isnan", [](const Tensor& t) { return isnan(t); });
   def_both(m, cls, "isinf", [](const Tensor& t) { return isinf(t); });

@@ -67,16 +67,7 @@ void bind_special(nb::module_& m) {
   EMBER_BIND_SPECIAL(airy_ai)
 #undef EMBER_BIND_SPECIAL
   // torch's top-level in-place forms (torch.erfc_(t), ...)
-#define EMBER_BIND_INPLACE(name)                                            \
-  m.def(                                                                    \
-      #name "_",                                                            \
-      [](nb::handle self) {                                                 \
-        if (!nb::isinstance<Tensor>(self))                                  \
-          throw TypeError(detail::cat(#name "_: expected a Tensor, got ",   \
-                                      nb::type_name(self.type()).c_str())); \
-        return inplace(self, #name "_", [](Tensor& t) { name##_(t); });     \
-      },                                                                    \
-      docstring(#name "_"));
+#define EMBER_BIND_INPLACE(name) def_module_inplace(m, #name "_", [](Tensor& t) { name##_(t); });
   EMBER_BIND_INPLACE(erfc)
   EMBER_BIND_INPLACE(i0)
   EMBER_BIND_INPLACE(sinc)

@@ -197,19 +197,36 @@ Tensor linalg_inv(const Tensor& A) { return linalg_inv_ex(A, true).first; }
 // d det = det * A^-T, d log|det| = A^-T. A singular A has no inverse: its det gradient comes
 // out nan (torch goes through an SVD there; ember does not yet).
 
+namespace {
+// What linalg.det (log false: det) and linalg.slogdet (log true: sign and log|det|) compute,
+// after their checks: lu_det on an LU factorization of A made without a graph.
+struct DetParts {
+  Tensor sign, logabs, det;
+};
+DetParts det_parts(const char* op, const Tensor& A, bool log) {
+  ops::check_lapack_dtype(op, A);
+  ops::check_square(op, A);
+  const Dims batch = ops::batch_dims(A);
+  DetParts r;
+  if (log) {
+    r.sign = Tensor::empty(batch, A.dtype());
+    r.logabs = Tensor::empty(batch, A.dtype());
+  } else {
+    r.det = Tensor::empty(batch, A.dtype());
+  }
+  NoGradGuard no_grad;
+  Lu f = lu_factor(A);
+  kernels::lu_det(A.dtype(), numel_of(batch), A.size(-1), f.lu.data_ptr(), f.ipiv.data<int32_t>(),
+                  log ? r.sign.data_ptr() : nullptr, log ? r.logabs.data_ptr() : nullptr,
+                  log ? nullptr : r.det.data_ptr());
+  return r;
+}
+}  // namespace
+
 Tensor linalg_det(const Tensor& A) {
   EMBER_RECORD(linalg_det, A);
   EMBER_PROFILE_OP("linalg_det");
-  const char* op = "linalg.det";
-  ops::check_lapack_dtype(op, A);
-  ops::check_square(op, A);
-  Tensor det = Tensor::empty(ops::batch_dims(A), A.dtype());
-  {
-    NoGradGuard no_grad;
-    Lu f = lu_factor(A);
-    kernels::lu_det(A.dtype(), det.numel(), A.size(-1), f.lu.data_ptr(), f.ipiv.data<int32_t>(),
-                    nullptr, nullptr, det.data_ptr());
-  }
+  Tensor det = det_parts("linalg.det", A, false).det;
   if (autograd::any_requires_grad(A)) {
     autograd::record("LinalgDetBackward0", {&A}, {&det},
                      [sa = SavedTensor(A), sd = SavedTensor(det, true)](Grads& g,
@@ -224,17 +241,8 @@ Tensor linalg_det(const Tensor& A) {
 std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   EMBER_RECORD(linalg_slogdet, A);
   EMBER_PROFILE_OP("linalg_slogdet");
-  const char* op = "linalg.slogdet";
-  ops::check_lapack_dtype(op, A);
-  ops::check_square(op, A);
-  Tensor sign = Tensor::empty(ops::batch_dims(A), A.dtype());
-  Tensor logabs = Tensor::empty(ops::batch_dims(A), A.dtype());
-  {
-    NoGradGuard no_grad;
-    Lu f = lu_factor(A);
-    kernels::lu_det(A.dtype(), sign.numel(), A.size(-1), f.lu.data_ptr(), f.ipiv.data<int32_t>(),
-                    sign.data_ptr(), logabs.data_ptr(), nullptr);
-  }
+  DetParts d = det_parts("linalg.slogdet", A, true);
+  Tensor sign = d.sign, logabs = d.logabs;
   if (autograd::any_requires_grad(A)) {
     // sign is piecewise constant: it is an output of the node (as in torch) but only
     // log|det| carries a gradient.

@@ -545,25 +545,44 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   return class_index_loss(false, input, target, weight, reduction, ignore_index, 0.0, op);
 }
 
+namespace {
+// mse_loss and l1_loss (`self`): float32 ops under autocast (Note [Autocast]), else diff_loss.
+Tensor autocast_diff_loss(Tensor (*self)(const Tensor&, const Tensor&, Reduction), PointLoss kind,
+                          const Tensor& input, const Tensor& target, Reduction reduction,
+                          const char* op, const char* node) {
+  if (autocast::is_enabled()) {
+    autocast::Suspend off;
+    return self(autocast::fp32(input), autocast::fp32(target), reduction);
+  }
+  return diff_loss(kind, input, target, reduction, op, node);
+}
+}  // namespace
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_RECORD(mse_loss, input, target, reduction);
   EMBER_PROFILE_OP("mse_loss");
-  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
-    autocast::Suspend off;
-    return mse_loss(autocast::fp32(input), autocast::fp32(target), reduction);
-  }
-  return diff_loss(PointLoss::Mse, input, target, reduction, "mse_loss", "MseLossBackward0");
+  return autocast_diff_loss(mse_loss, PointLoss::Mse, input, target, reduction, "mse_loss",
+                            "MseLossBackward0");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_RECORD(l1_loss, input, target, reduction);
   EMBER_PROFILE_OP("l1_loss");
-  if (autocast::is_enabled()) {  // Note [Autocast]: a float32 op
-    autocast::Suspend off;
-    return l1_loss(autocast::fp32(input), autocast::fp32(target), reduction);
-  }
-  return diff_loss(PointLoss::L1, input, target, reduction, "l1_loss", "L1LossBackward0");
+  return autocast_diff_loss(l1_loss, PointLoss::L1, input, target, reduction, "l1_loss",
+                            "L1LossBackward0");
 }
+
+namespace {
+// binary_cross_entropy(_with_logits): both defined, a floating input, a target of its shape.
+void check_bce_operands(const Tensor& input, const Tensor& target, const char* op) {
+  ops::check_defined(input, op);
+  ops::check_defined(target, op);
+  ops::check_floating_input(input, op);
+  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
+              ": expected a target of the input's shape ", input.sizes(),
+              ", but got target of shape ", target.sizes());
+}
+}  // namespace
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
@@ -575,12 +594,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                                 autocast::fp32(weight), reduction);
   }
   const char* op = "binary_cross_entropy";
-  ops::check_defined(input, op);
-  ops::check_defined(target, op);
-  ops::check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
-              ": expected a target of the input's shape ", input.sizes(),
-              ", but got target of shape ", target.sizes());
+  check_bce_operands(input, target, op);
   EMBER_CHECK(target.dtype() == input.dtype(), Error, op, ": expected a target of dtype ",
               dtype_name(input.dtype()), " (the input's), but got ", dtype_name(target.dtype()));
   const Tensor w = point_weight(weight, input.sizes(), input.dtype(), op, "weight");
@@ -600,12 +614,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                             reduction);
   }
   const char* op = "binary_cross_entropy_with_logits";
-  ops::check_defined(input, op);
-  ops::check_defined(target, op);
-  ops::check_floating_input(input, op);
-  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, op,
-              ": expected a target of the input's shape ", input.sizes(),
-              ", but got target of shape ", target.sizes());
+  check_bce_operands(input, target, op);
   EMBER_CHECK(is_floating_point(target.dtype()), Error, op,
               ": expected a floating point target, but got ", dtype_name(target.dtype()));
   const DType dt = promote_types(input.dtype(), target.dtype());

@@ -215,16 +215,20 @@ void record_reduce(const char* name, const Tensor& t, const Tensor& out, uint64_
                    });
 }
 
-// max/min/amax/amin: the gradient goes to the elements equal to the result, split evenly
-// among ties (PyTorch's rule for reductions without indices).
-void record_extreme(const char* name, const Tensor& t, const Tensor& out, uint64_t mask,
-                    bool keepdim) {
-  record_reduce(name, t, out, mask, keepdim, true, true,
+// max/min/amax/amin (op Max or Min) over dims, with the gradient node `node`: the gradient
+// goes to the elements equal to the result, split evenly among ties (PyTorch's rule for
+// reductions without indices).
+Tensor extreme_op(ReduceOp op, const Tensor& t, IntList dims, bool keepdim, const char* name,
+                  const char* node) {
+  Tensor out = extreme(op, t, dims, keepdim, name);
+  const uint64_t mask = dim_mask(dims, t.dim(), name);
+  record_reduce(node, t, out, mask, keepdim, true, true,
                 [mask](const Tensor& ge, const Tensor& x, const Tensor& oe) {
                   Tensor hit = to_dtype(eq(x, oe), x.dtype());
                   Tensor count = sum(hit, mask_dims(mask, x.dim()), true);
                   return div(mul(ge, hit), count);
                 });
+  return out;
 }
 
 void record_norm(const Tensor& t, const Tensor& out, uint64_t mask, bool keepdim, double p) {
@@ -353,30 +357,22 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 Tensor amax(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_RECORD(amax, t, dims, keepdim);
   EMBER_PROFILE_OP("amax");
-  Tensor out = extreme(ReduceOp::Max, t, dims, keepdim, "amax");
-  record_extreme("AmaxBackward0", t, out, dim_mask(dims, t.dim(), "amax"), keepdim);
-  return out;
+  return extreme_op(ReduceOp::Max, t, dims, keepdim, "amax", "AmaxBackward0");
 }
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) {
   EMBER_RECORD(amin, t, dims, keepdim);
   EMBER_PROFILE_OP("amin");
-  Tensor out = extreme(ReduceOp::Min, t, dims, keepdim, "amin");
-  record_extreme("AminBackward0", t, out, dim_mask(dims, t.dim(), "amin"), keepdim);
-  return out;
+  return extreme_op(ReduceOp::Min, t, dims, keepdim, "amin", "AminBackward0");
 }
 Tensor max(const Tensor& t) {
   EMBER_RECORD(max, t);
   EMBER_PROFILE_OP("max");
-  Tensor out = extreme(ReduceOp::Max, t, {}, false, "max");
-  record_extreme("MaxBackward1", t, out, dim_mask({}, t.dim(), "max"), false);
-  return out;
+  return extreme_op(ReduceOp::Max, t, {}, false, "max", "MaxBackward1");
 }
 Tensor min(const Tensor& t) {
   EMBER_RECORD(min, t);
   EMBER_PROFILE_OP("min");
-  Tensor out = extreme(ReduceOp::Min, t, {}, false, "min");
-  record_extreme("MinBackward1", t, out, dim_mask({}, t.dim(), "min"), false);
-  return out;
+  return extreme_op(ReduceOp::Min, t, {}, false, "min", "MinBackward1");
 }
 
 namespace {
@@ -425,10 +421,13 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 namespace {
-// d var / d x_i = 2 (x_i - mean) / (n - correction); std divides that by 2 std.
-void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dims,
-                    double correction, bool keepdim) {
-  uint64_t mask = dim_mask(dims, t.dim(), is_std ? "std" : "var");
+// var or std (op) over dims, with its gradient: d var / d x_i = 2 (x_i - mean) / (n -
+// correction); std divides that by 2 std.
+Tensor var_std_op(ReduceOp op, const Tensor& t, IntList dims, double correction, bool keepdim) {
+  const bool is_std = op == ReduceOp::Std;
+  const char* name = is_std ? "std" : "var";
+  Tensor out = var_std(op, t, dims, correction, keepdim, name);
+  uint64_t mask = dim_mask(dims, t.dim(), name);
   double n = double(reduced_count(t.sizes(), mask)) - correction;
   Dims dd = mask_dims(mask, t.dim());
   record_reduce(is_std ? "StdBackward0" : "VarBackward0", t, out, mask, keepdim, true, is_std,
@@ -439,22 +438,19 @@ void record_var_std(bool is_std, const Tensor& t, const Tensor& out, IntList dim
                                        eq(oe, Scalar(0.0)), Scalar(0.0));
                   return mul(ge, mul(centered, Scalar(2.0 / n)));
                 });
+  return out;
 }
 }  // namespace
 
 Tensor var(const Tensor& t, IntList dims, double correction, bool keepdim) {
   EMBER_RECORD(var, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("var");
-  Tensor out = var_std(ReduceOp::Var, t, dims, correction, keepdim, "var");
-  record_var_std(false, t, out, dims, correction, keepdim);
-  return out;
+  return var_std_op(ReduceOp::Var, t, dims, correction, keepdim);
 }
 Tensor std(const Tensor& t, IntList dims, double correction, bool keepdim) {
   EMBER_RECORD(std, t, dims, correction, keepdim);
   EMBER_PROFILE_OP("std");
-  Tensor out = var_std(ReduceOp::Std, t, dims, correction, keepdim, "std");
-  record_var_std(true, t, out, dims, correction, keepdim);
-  return out;
+  return var_std_op(ReduceOp::Std, t, dims, correction, keepdim);
 }
 
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {

@@ -1,5 +1,6 @@
-// Special functions beyond ops.def (hyperbolic, inverse trigonometric, log10, exp2, erfinv),
-// the float classifiers (isnan, ...) and the fused-arithmetic composites (lerp, addcmul, addcdiv).
+// The special functions of ops.def's EMBER_SPECIAL_UNARY rows (hyperbolic, inverse
+// trigonometric, log10, exp2, erfinv), the float classifiers (isnan, ...) and the fused-arithmetic
+// composites (lerp, addcmul, addcdiv).
 #include <cmath>
 
 #include "autograd/function.h"
@@ -90,7 +91,7 @@ Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
 
 }  // namespace
 
-#define EMBER_SPECIAL(name, Enum)                                    \
+#define EMBER_SPECIAL_UNARY(name, Enum)                              \
   Tensor name(const Tensor& a) {                                     \
     EMBER_PROFILE_OP(#name);                                         \
     return special_op(SpecialOp::Enum, #name, #Enum "Backward0", a); \
@@ -100,18 +101,8 @@ Tensor classify_op(ClassifyOp op, const char* name, const Tensor& a) {
     return special_inplace(SpecialOp::Enum, #name "_", a,            \
                            [](const Tensor& x) { return name(x); }); \
   }
-EMBER_SPECIAL(sinh, Sinh)
-EMBER_SPECIAL(cosh, Cosh)
-EMBER_SPECIAL(asinh, Asinh)
-EMBER_SPECIAL(acosh, Acosh)
-EMBER_SPECIAL(atanh, Atanh)
-EMBER_SPECIAL(erfinv, Erfinv)
-EMBER_SPECIAL(acos, Acos)
-EMBER_SPECIAL(asin, Asin)
-EMBER_SPECIAL(atan, Atan)
-EMBER_SPECIAL(log10, Log10)
-EMBER_SPECIAL(exp2, Exp2)
-#undef EMBER_SPECIAL
+#include "ember/ops.def"
+#undef EMBER_SPECIAL_UNARY
 
 Tensor isnan(const Tensor& a) { return classify_op(ClassifyOp::IsNan, "isnan", a); }
 Tensor isinf(const Tensor& a) { return classify_op(ClassifyOp::IsInf, "isinf", a); }

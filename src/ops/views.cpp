@@ -254,33 +254,40 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
   return out;
 }
 
+namespace {
+// The sizes `shape` asks of t (a -1 inferred), checked: view's and reshape's first step.
+Dims target_shape(const Tensor& t, IntList shape, const char* op) {
+  ops::check_defined(t, op);
+  check_numel(shape, op);
+  return infer_shape(shape, t.numel(), op);
+}
+
+// t seen with `target` sizes and the `strides` view_strides found, recording ViewBackward0.
+Tensor strided_view(const Tensor& t, const Dims& target, const Dims& strides) {
+  Tensor out = t.as_strided(target, strides, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
+  return out;
+}
+}  // namespace
+
 Tensor view(const Tensor& t, IntList shape) {
   EMBER_RECORD(view, t, shape);
-  ops::check_defined(t, "view");
-  check_numel(shape, "view");
-  Dims target = infer_shape(shape, t.numel(), "view");
+  Dims target = target_shape(t, shape, "view");
   Dims strides;
   EMBER_CHECK(view_strides(t.sizes(), t.strides(), target, strides), Error, "view: view size ",
               target, " is not compatible with input tensor's size ", t.sizes(), " and stride ",
               t.strides(),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
-  Tensor out = t.as_strided(target, strides, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
-  return out;
+  return strided_view(t, target, strides);
 }
 
 Tensor reshape(const Tensor& t, IntList shape) {
   EMBER_RECORD(reshape, t, shape);
-  ops::check_defined(t, "reshape");
-  check_numel(shape, "reshape");
-  Dims target = infer_shape(shape, t.numel(), "reshape");
+  Dims target = target_shape(t, shape, "reshape");
   Dims strides;
-  if (view_strides(t.sizes(), t.strides(), target, strides)) {
-    Tensor out = t.as_strided(target, strides, t.offset());
-    if (autograd::any_requires_grad(t)) record_reshape_view("ViewBackward0", t, out);
-    return out;
-  }
+  if (view_strides(t.sizes(), t.strides(), target, strides))
+    return strided_view(t, target, strides);
   return view(clone(t), target);
 }
 
@@ -316,15 +323,27 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntList sizes) {
   return view(t, shape);
 }
 
+namespace {
+// t without the dims of size 1 that `mask` marks (bit i: dim i; ~0: every dim, also past
+// the 64th), recording `node`.
+Tensor squeeze_mask(const Tensor& t, uint64_t mask, const char* node) {
+  const bool all = mask == ~uint64_t(0);
+  Dims sh, st;
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if ((all || (mask >> i & 1)) && t.sizes()[i] == 1) continue;
+    sh.push_back(t.sizes()[i]);
+    st.push_back(t.strides()[i]);
+  }
+  Tensor out = t.as_strided(sh, st, t.offset());
+  if (autograd::any_requires_grad(t)) record_reshape_view(node, t, out);
+  return out;
+}
+}  // namespace
+
 Tensor squeeze(const Tensor& t) {
   EMBER_RECORD(squeeze, t);
   ops::check_defined(t, "squeeze");
-  Dims sh, st;
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (t.sizes()[i] != 1) sh.push_back(t.sizes()[i]), st.push_back(t.strides()[i]);
-  Tensor out = t.as_strided(sh, st, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward0", t, out);
-  return out;
+  return squeeze_mask(t, ~uint64_t(0), "SqueezeBackward0");
 }
 
 Tensor squeeze(const Tensor& t, IntList dims) {
@@ -332,15 +351,7 @@ Tensor squeeze(const Tensor& t, IntList dims) {
   ops::check_defined(t, "squeeze");
   uint64_t mask = dim_mask(dims, t.dim(), "squeeze");
   if (dims.empty()) mask = 0;  // squeeze(dim=()) squeezes nothing, as in PyTorch
-  Dims sh, st;
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    if ((mask >> i & 1) && t.sizes()[i] == 1) continue;
-    sh.push_back(t.sizes()[i]);
-    st.push_back(t.strides()[i]);
-  }
-  Tensor out = t.as_strided(sh, st, t.offset());
-  if (autograd::any_requires_grad(t)) record_reshape_view("SqueezeBackward1", t, out);
-  return out;
+  return squeeze_mask(t, mask, "SqueezeBackward1");
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {

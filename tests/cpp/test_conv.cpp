@@ -5,20 +5,12 @@
 #include "ember/autograd.h"
 #include "ember/ember.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
-
-void expect_near(const Tensor& got, const std::vector<double>& want, double tol = 1e-9) {
-  std::vector<double> g = values(got);
-  ASSERT_EQ(g.size(), want.size());
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << "element " << i;
-}
 
 struct Conv {
   int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;

@@ -5,7 +5,10 @@
 
 #include "ember/ember.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
 
@@ -24,11 +27,6 @@ Tensor bools(std::vector<int> v) {
   Tensor t = Tensor::empty({int64_t(v.size())}, DType::Bool);
   for (size_t i = 0; i < v.size(); ++i) t.data<bool>()[i] = v[i] != 0;
   return t;
-}
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
 }
 
 using TI = TensorIndex;

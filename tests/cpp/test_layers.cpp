@@ -9,20 +9,12 @@
 #include "ember/ember.h"
 #include "ember/functional.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
-
-void expect_near(const Tensor& got, const std::vector<double>& want, double tol = 1e-9) {
-  std::vector<double> g = values(got);
-  ASSERT_EQ(g.size(), want.size());
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << "element " << i;
-}
 
 Tensor leaf(IntList shape, uint64_t seed) {
   manual_seed(seed);

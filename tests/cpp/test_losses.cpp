@@ -10,13 +10,12 @@
 #include "ember/ember.h"
 #include "ember/functional.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
 
 // -log_softmax(x)[i, t[i]] averaged over rows, in double, by hand.
 double reference_ce(const Tensor& x, const std::vector<int64_t>& t) {

@@ -9,14 +9,12 @@
 #include "ember/ember.h"
 #include "ember/optim.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
 
 Tensor from(const std::vector<double>& v, DType dt = DType::Float64) {
   Tensor t = empty({int64_t(v.size())}, DType::Float64);

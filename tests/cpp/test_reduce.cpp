@@ -8,17 +8,12 @@
 
 #include "ember/ember.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-Tensor range_f(int64_t n, DType dt = DType::Float32) {
-  return arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), dt);
-}
-
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.sizes() == b.sizes() && a.dtype() == b.dtype() &&

@@ -9,17 +9,12 @@
 
 #include "ember/ember.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
-
-Tensor range_f(int64_t n, DType dt = DType::Float32) {
-  return arange(Scalar(int64_t(0)), Scalar(n), Scalar(int64_t(1)), dt);
-}
-
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
 
 Tensor from_vector(const std::vector<double>& v) {
   Tensor t = Tensor::empty({int64_t(v.size())}, DType::Float64);

@@ -9,21 +9,14 @@
 
 #include "ember/ember.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
+using namespace ember::test_values;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-Tensor vec(const std::vector<double>& v) {
-  Tensor t = Tensor::empty({int64_t(v.size())}, DType::Float64);
-  std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(double));
-  return t;
-}
-
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
 
 }  // namespace
 

@@ -10,21 +10,10 @@
 #include "ember/ember.h"
 #include "ember/special_polynomials.h"
 
+#include "tensor_values.h"
+
 using namespace ember;
-
-namespace {
-
-Tensor vec(const std::vector<double>& v) {
-  Tensor t = Tensor::empty({int64_t(v.size())}, DType::Float64);
-  std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(double));
-  return t;
-}
-
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
-
-}  // namespace
+using namespace ember::test_values;
 
 TEST(SpecialPolynomials, ClosedForms) {
   const double x = 0.3;

@@ -8,13 +8,10 @@
 #include "ember/ember.h"
 #include "ember/window.h"
 
-using namespace ember;
+#include "tensor_values.h"
 
-namespace {
-double at(const Tensor& t, int64_t i) {
-  return contiguous(to_dtype(t, DType::Float64)).data<double>()[i];
-}
-}  // namespace
+using namespace ember;
+using namespace ember::test_values;
 
 TEST(Window, ClosedForms) {
   const int64_t n = 7;

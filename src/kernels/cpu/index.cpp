@@ -149,22 +149,6 @@ using Get = Move<E, false>;
 template <class E>
 using Put = Move<E, true>;
 
-template <class T>
-struct Acc {
-  using Elem = T;
-  static void one(char* q, char* v) {
-    T a, b;
-    std::memcpy(&a, q, sizeof(T));
-    std::memcpy(&b, v, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) a = a || b;
-    else a = T(a + b);
-    std::memcpy(q, &a, sizeof(T));
-  }
-  static void block(char* q, int64_t qs, char* v, int64_t vs, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) one(q + j * qs, v + j * vs);
-  }
-};
-
 // scatter_reduce's element actions: *q = op(*q, *v) in T (NaN wins in Max and Min).
 template <class T, PutReduce R>
 struct Reduce {
@@ -173,7 +157,8 @@ struct Reduce {
     T a, b;
     std::memcpy(&a, q, sizeof(T));
     std::memcpy(&b, v, sizeof(T));
-    if constexpr (R == PutReduce::Sum) a = T(a + b);
+    if constexpr (R == PutReduce::Sum && std::is_same_v<T, bool>) a = a || b;
+    else if constexpr (R == PutReduce::Sum) a = T(a + b);
     else if constexpr (R == PutReduce::Prod) a = T(a * b);
     else if constexpr (R == PutReduce::Max) a = (b != b || b > a) ? b : a;  // a NaN a stays
     else a = (b != b || b < a) ? b : a;
@@ -183,6 +168,10 @@ struct Reduce {
     for (int64_t j = 0; j < n; ++j) one(q + j * qs, v + j * vs);
   }
 };
+
+// index_put_'s accumulate=True (and index_add's) action: *q += *v in T (or for bool).
+template <class T>
+using Acc = Reduce<T, PutReduce::Sum>;
 
 // The index to use for position i: wrapped when negatives are allowed and, for a get
 // (Check), replaced by 0 when out of range, with `bad` set (branch-free).

@@ -18,20 +18,7 @@
 namespace ember::kernels {
 
 namespace avx2 {  // loss_avx2.cpp
-LossSums cross_entropy(DType dt, const ClassLoss& a, const char* x, char* loss, char* lse);
-void cross_entropy_backward(DType dt, const ClassLoss& a, const char* x, const char* lse,
-                            const char* grad, double scale, char* gx);
-LossSums cross_entropy_probs(DType dt, const ClassLoss& a, const char* x, const char* y, char* loss,
-                             char* lse);
-void cross_entropy_probs_backward(DType dt, const ClassLoss& a, const char* x, const char* y,
-                                  const char* lse, const char* grad, double scale, char* gx,
-                                  char* gy);
-LossSums nll_loss(DType dt, const ClassLoss& a, const char* x, char* loss);
-void nll_loss_backward(DType dt, const ClassLoss& a, const char* grad, double scale, char* gx);
-double point_loss(PointLoss op, DType dt, const PointArgs& a, char* loss);
-void point_loss_backward(PointLoss op, DType dt, const PointArgs& a, const char* grad, double scale,
-                         char* gx, char* gy);
-int64_t find_outside_unit(DType dt, const char* x, int64_t n);
+#include "kernels/cpu/loss_isa.h"
 }  // namespace avx2
 
 int64_t find_bad_target(const int64_t* target, int64_t n, int64_t classes, int64_t ignore_index) {

@@ -24,23 +24,7 @@
 
 namespace ember::kernels {
 namespace avx2 {  // nn_avx2.cpp: the same kernels, compiled for AVX2
-void leaky_relu(DType dt, const Loop& L, double slope);
-void leaky_relu_backward(DType dt, const Loop& L, double slope);
-void relu_backward(DType dt, const Loop& L);
-void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* mean, void* var,
-                      void* invstd);
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
-                      const void* w, const void* b, void* y);
-void batch_norm_backward_reduce(DType dt, ChannelGeom g, const void* go, const void* x,
-                                const void* mean, void* sum_g, void* sum_gxmu);
-void batch_norm_backward_input(DType dt, ChannelGeom g, const void* go, const void* x,
-                               const void* mean, const void* invstd, const void* w,
-                               const void* sum_g, const void* sum_gxmu, bool training, void* gx);
-void layer_norm(DType dt, int64_t rows, int64_t d, const void* x, const void* w, const void* b,
-                double eps, void* y, void* mean, void* rstd);
-void layer_norm_backward(DType dt, int64_t rows, int64_t d, const void* go, const void* x,
-                         const void* mean, const void* rstd, const void* w, void* gx, void* gw,
-                         void* gb);
+#include "kernels/cpu/nn_isa.h"
 }  // namespace avx2
 
 namespace {

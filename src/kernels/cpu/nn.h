@@ -25,12 +25,6 @@ namespace ember::kernels {
 void gelu(DType dt, const Loop& L, bool tanh_approx);
 // gx = g * gelu'(x) over Loop{gx, g, x}.
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx);
-// out = x > 0 ? x : x * slope over Loop{out, x}.
-void leaky_relu(DType dt, const Loop& L, double slope);
-// gx = x > 0 ? g : g * slope over Loop{gx, g, x}.
-void leaky_relu_backward(DType dt, const Loop& L, double slope);
-// gx = y > 0 ? g : 0 over Loop{gx, g, y} (ReLU's backward from its output).
-void relu_backward(DType dt, const Loop& L);
 // mask[i] = 0 with probability p, else scale, for a contiguous mask of n elements. Element
 // i's draw is a hash of (seed, i) (splitmix64), so the mask depends on the seed alone, never
 // on the thread count, and the work runs in parallel.
@@ -40,32 +34,9 @@ void dropout_mask(DType dt, int64_t n, uint64_t seed, double p, double scale, vo
 struct ChannelGeom {
   int64_t n, c, s;
 };
-// Per channel: mean, biased variance and invstd = 1 / sqrt(var + eps), each a contiguous
-// (c) array of dtype dt. Two passes (mean, then squared deviations), as PyTorch does.
-void batch_norm_stats(DType dt, ChannelGeom g, const void* x, double eps, void* mean, void* var,
-                      void* invstd);
-// y = (x - mean[c]) * invstd[c] * w[c] + b[c]; w and b may be null (1 and 0). y contiguous.
-void batch_norm_apply(DType dt, ChannelGeom g, const void* x, const void* mean, const void* invstd,
-                      const void* w, const void* b, void* y);
-// Per channel: sum_g[c] = sum of go, sum_gxmu[c] = sum of go * (x - mean[c]). go contiguous.
-void batch_norm_backward_reduce(DType dt, ChannelGeom g, const void* go, const void* x,
-                                const void* mean, void* sum_g, void* sum_gxmu);
-// gx = w[c] * invstd[c] * (go - sum_g[c] / m - (x - mean[c]) * invstd[c]^2 * sum_gxmu[c] / m)
-// with m = n * s when `training` (batch statistics), else gx = go * w[c] * invstd[c]
-// (sum_g / sum_gxmu unused, may be null). w may be null.
-void batch_norm_backward_input(DType dt, ChannelGeom g, const void* go, const void* x,
-                               const void* mean, const void* invstd, const void* w,
-                               const void* sum_g, const void* sum_gxmu, bool training, void* gx);
-
-// ---- layer norm: x is `rows` contiguous rows of `d` elements ------------------------------
-// y = (x - mean) * rstd * w + b per row (w, b of d elements, may be null); mean and rstd
-// (rows, dtype dt) are written for the backward.
-void layer_norm(DType dt, int64_t rows, int64_t d, const void* x, const void* w, const void* b,
-                double eps, void* y, void* mean, void* rstd);
-// From go (contiguous rows x d): gx (may be null), gw and gb (d elements each, may be null).
-void layer_norm_backward(DType dt, int64_t rows, int64_t d, const void* go, const void* x,
-                         const void* mean, const void* rstd, const void* w, void* gx, void* gw,
-                         void* gb);
+// The kernels compiled once per instruction set (leaky_relu, relu_backward, batch norm, layer
+// norm): nn_isa.h.
+#include "kernels/cpu/nn_isa.h"
 
 // ---- embedding --------------------------------------------------------------------------
 // Returns the position of the first index outside [0, num) in idx (n entries, int64 or

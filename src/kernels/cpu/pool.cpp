@@ -232,27 +232,40 @@ inline int64_t end_index(int64_t o, int64_t out, int64_t in) {
   return ((o + 1) * in + out - 1) / out;
 }
 
+// The input window [z0, z1) x [h0, h1) x [w0, w1) that one output of an adaptive pooling
+// averages over.
+struct AdaptiveWindow {
+  int64_t z0, z1, h0, h1, w0, w1;
+  int64_t size() const { return (z1 - z0) * (h1 - h0) * (w1 - w0); }
+};
+
+// Calls f(j, window) for every output j of one plane, in order (adaptive forward and backward).
+template <class F>
+void for_adaptive_windows(const Pool2dGeom& g, const F& f) {
+  int64_t j = 0;
+  for (int64_t oz = 0; oz < g.od; ++oz) {
+    const int64_t z0 = start_index(oz, g.od, g.d), z1 = end_index(oz, g.od, g.d);
+    for (int64_t oh = 0; oh < g.ho; ++oh) {
+      const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
+      for (int64_t ow = 0; ow < g.wo; ++ow, ++j)
+        f(j, AdaptiveWindow{z0, z1, h0, h1, start_index(ow, g.wo, g.w), end_index(ow, g.wo, g.w)});
+    }
+  }
+}
+
 template <class T>
 void adaptive_forward(const Pool2dGeom& g, const T* in, T* out) {
   const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
   for_planes(g, g.d * g.h * g.w + plane_out, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
-    int64_t j = 0;
-    for (int64_t oz = 0; oz < g.od; ++oz) {
-      const int64_t z0 = start_index(oz, g.od, g.d), z1 = end_index(oz, g.od, g.d);
-      for (int64_t oh = 0; oh < g.ho; ++oh) {
-        const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
-        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
-          const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
-          T sum = T(0);
-          for (int64_t iz = z0; iz < z1; ++iz)
-            for (int64_t ih = h0; ih < h1; ++ih)
-              for (int64_t iw = w0; iw < w1; ++iw)
-                sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
-          o[j] = sum / T((z1 - z0) * (h1 - h0) * (w1 - w0));
-        }
-      }
-    }
+    for_adaptive_windows(g, [&](int64_t j, const AdaptiveWindow& w) {
+      T sum = T(0);
+      for (int64_t iz = w.z0; iz < w.z1; ++iz)
+        for (int64_t ih = w.h0; ih < w.h1; ++ih)
+          for (int64_t iw = w.w0; iw < w.w1; ++iw)
+            sum += src[iz * g.in_stride_d + ih * sh + iw * sw];
+      o[j] = sum / T(w.size());
+    });
   });
 }
 
@@ -263,20 +276,12 @@ void adaptive_backward(const Pool2dGeom& g, const T* gout, T* gin) {
     T* gi = gin + p * plane_in;
     const T* go = gout + p * plane_out;
     std::fill(gi, gi + plane_in, T(0));
-    int64_t j = 0;
-    for (int64_t oz = 0; oz < g.od; ++oz) {
-      const int64_t z0 = start_index(oz, g.od, g.d), z1 = end_index(oz, g.od, g.d);
-      for (int64_t oh = 0; oh < g.ho; ++oh) {
-        const int64_t h0 = start_index(oh, g.ho, g.h), h1 = end_index(oh, g.ho, g.h);
-        for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
-          const int64_t w0 = start_index(ow, g.wo, g.w), w1 = end_index(ow, g.wo, g.w);
-          const T delta = go[j] / T((z1 - z0) * (h1 - h0) * (w1 - w0));
-          for (int64_t iz = z0; iz < z1; ++iz)
-            for (int64_t ih = h0; ih < h1; ++ih)
-              for (int64_t iw = w0; iw < w1; ++iw) gi[(iz * g.h + ih) * g.w + iw] += delta;
-        }
-      }
-    }
+    for_adaptive_windows(g, [&](int64_t j, const AdaptiveWindow& w) {
+      const T delta = go[j] / T(w.size());
+      for (int64_t iz = w.z0; iz < w.z1; ++iz)
+        for (int64_t ih = w.h0; ih < w.h1; ++ih)
+          for (int64_t iw = w.w0; iw < w.w1; ++iw) gi[(iz * g.h + ih) * g.w + iw] += delta;
+    });
   });
 }
 

@@ -1,13 +1,17 @@
-// Elementwise special functions that ops.def does not list (hyperbolic and inverse
-// trigonometric functions, log10, exp2, erfinv)
-// and the float classifiers (isnan, isinf, ...). Operand 0 is the output.
+// Elementwise special functions with kernels of their own (ops.def's EMBER_SPECIAL_UNARY rows:
+// hyperbolic and inverse trigonometric functions, log10, exp2, erfinv) and the float
+// classifiers (isnan, isinf, ...). Operand 0 is the output.
 #pragma once
 #include "ember/dtype.h"
 #include "kernels/cpu/loop.h"
 
 namespace ember::kernels {
 
-enum class SpecialOp { Sinh, Cosh, Asinh, Acosh, Atanh, Erfinv, Acos, Asin, Atan, Log10, Exp2 };
+enum class SpecialOp {
+#define EMBER_SPECIAL_UNARY(name, Enum) Enum,
+#include "ember/ops.def"
+#undef EMBER_SPECIAL_UNARY
+};
 // out = op(a) over Loop{out, a}, both of floating dtype `dt`.
 void special(SpecialOp op, DType dt, const Loop& L);
 
