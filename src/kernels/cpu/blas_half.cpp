@@ -11,6 +11,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
+#include "kernels/cpu/gemm_amx_bf16.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/parallel.h"
 
@@ -146,6 +147,12 @@ void gemm_half(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a
                Scalar beta, void* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   const float al = float(alpha.to_double()), be = float(beta.to_double());
+  // Note [AMX bfloat16 gemm]: ember's own tile kernel where the CPU has AMX; then oneDNN's
+  // matmul; then float32 sgemm. Below kAmxWork multiply-adds the tile setup is not worth it.
+  constexpr int64_t kAmxWork = 4096;
+  if (dt == DType::BFloat16 && m * n * std::max<int64_t>(k, 1) >= kAmxWork &&
+      gemm_amx_bf16(m, n, k, al, a, b, be, c, ldc))
+    return;
 #ifdef EMBER_HAVE_DNNL
   if (dt == DType::BFloat16 && gemm_bf16_dnnl(m, n, k, al, a, b, be, c, ldc)) return;
 #endif
