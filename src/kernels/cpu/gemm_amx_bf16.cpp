@@ -255,14 +255,6 @@ EMBER_AMX void store_block(const Problem& P, int64_t i0, int64_t j0, const float
   }
 }
 
-// Share `part` of `parts` of the next row pair's packed A (elems elements) brought to L2 while
-// this pair's kernels run: a pair is read from memory once per panel.
-inline void prefetch_share(const uint16_t* next, int64_t elems, int64_t part, int64_t parts) {
-  const int64_t lines = elems / 32, l0 = lines * part / parts, l1 = lines * (part + 1) / parts;
-  for (int64_t l = l0; l < l1; ++l)
-    _mm_prefetch(reinterpret_cast<const char*>(next + 32 * l), _MM_HINT_T1);
-}
-
 constexpr int64_t kKcTiles = 64;  // k block: 2048; a B panel slice is then at most 1 MB (L2)
 
 // Item w: B panel w / msplit (its packed slices in this thread's buffer, so they are hot in L2
@@ -288,8 +280,6 @@ EMBER_AMX void run_item(const Problem& P, int64_t w, uint16_t* bpanel, float* ac
       for (int64_t jp = 0; jp < pairs; ++jp) {
         const uint16_t* b0 = bpanel + 2 * jp * len * kTileElems;
         float* acc = one_block ? acc1 : accs + ((ip - ip0) * (kPanelTiles / 2) + jp) * 1024;
-        if (ip + 1 < ip1)
-          prefetch_share(a0 + 2 * P.kb * kTileElems, 2 * len * kTileElems, jp, pairs);
         kernel_32x32(a0, a1, b0, b0 + len * kTileElems, len, acc, first);
         if (last) store_block(P, 32 * ip, 16 * jt0 + 32 * jp, acc);
       }

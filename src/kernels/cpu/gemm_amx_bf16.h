@@ -1,14 +1,20 @@
 // bfloat16 matrix products on AMX tiles (Intel Sapphire Rapids and later).
 //
-// Note [AMX bfloat16 gemm]: both operands are packed into 1 KB tiles (A: 16 rows x 32 k; B:
-// 16 k-pairs x 16 columns, each pair of k adjacent as TDPBF16PS wants it, "VNNI" order),
-// zero-padded to whole tiles, so transposed, strided and odd-sized operands cost only the
-// packing. The micro-kernel keeps a 32 x 32 block of C in four tile registers and runs the whole
-// k loop in them (TDPBF16PS: float32 accumulation of bfloat16 products), reading B from a panel
-// of 256 columns kept in L2 and A from a 32-row block kept in L1/L2. Each C element is computed
-// by one thread in one order, so results do not depend on the thread count. The float32 sums
-// are scaled (alpha), added to beta * C in float32, and rounded once to nearest even into C,
-// as torch does. As every AMX unit, TDPBF16PS treats bfloat16 denormal inputs as zero.
+// Note [AMX bfloat16 gemm]: both operands are packed into 1 KB tiles, zero-padded to whole tiles
+// (A: 16 rows x 32 k, copied row by row; B: 16 k-pairs x 16 columns with each pair of k
+// adjacent, the "VNNI" order TDPBF16PS reads), so transposed, strided and odd-sized operands
+// cost only the packing. A is packed once per call; B one panel of 256 columns at a time, by
+// the thread that uses it, so the panel (at most 1 MB: k is cut in blocks of 2048) is in L2.
+// The micro-kernel keeps a 32 x 32 block of C in four tile registers (two A and two B tiles
+// fill the other four) and runs the whole k block in them: TDPBF16PS, float32 accumulation of
+// bfloat16 products, one load per product. The float32 sums are scaled (alpha), added to
+// beta * C in float32 and rounded once to nearest even (NaN -> 0xFFFF, as float_to_half) with
+// AVX-512; a C larger than 4 MB is written with streaming stores (no read of each line first).
+// Each C element is computed by one thread in one order, so results do not depend on the
+// thread count. As in every AMX unit (and torch's oneDNN), bfloat16 denormal inputs count as
+// zero. Measured with 2048^2 on one thread, under load: the loads of the 2x2 kernel do not
+// overlap its products fully (loads alone from L1 take ~0.8x the products' time); oneDNN 2.6's
+// own AMX matmul took 1.7-1.9x this kernel's time, torch 2.13's oneDNN 3.x about 0.9-1.0x.
 #pragma once
 #include <cstdint>
 

@@ -2,7 +2,9 @@
 linear and their gradients, on odd sizes (partial AMX tiles in every direction), transposed and
 non-contiguous operands, batches, empty products and k == 0. On a CPU with AMX they run ember's
 tile kernel (Note [AMX bfloat16 gemm]); with EMBER_DISABLE_AMX=1, or elsewhere, oneDNN or
-float32 sgemm: both must agree with torch within bfloat16 rounding."""
+float32 sgemm: both must agree with torch within bfloat16 rounding. float16 products widen to
+float32 and run ember's float32 gemm (Note [Half matmul])."""
+import io
 import os
 import subprocess
 import sys
@@ -19,11 +21,11 @@ SHAPES = [(1, 7, 33), (7, 33, 1), (33, 33, 33), (1, 33, 2049), (2049, 33, 7), (3
           (40, 96, 600), (64, 64, 64), (3, 5, 4)]
 
 
-def pair(shape, seed, requires_grad=False):
+def pair(shape, seed, requires_grad=False, dtype="bfloat16"):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(shape).astype(np.float32)
-    t = torch.from_numpy(a.copy()).bfloat16()
-    e = ember.from_numpy(a.copy()).bfloat16()
+    t = torch.from_numpy(a.copy()).to(getattr(torch, dtype))
+    e = ember.from_numpy(a.copy()).to(getattr(ember, dtype))
     if requires_grad:
         t.requires_grad_(True)
         e.requires_grad_(True)
@@ -32,26 +34,25 @@ def pair(shape, seed, requires_grad=False):
 
 def f64(x):
     """An ember or torch tensor's values as a float64 NumPy array."""
-    if isinstance(x, torch.Tensor):
-        return x.detach().double().numpy()
     return x.detach().double().numpy()
 
 
-def check(e, t, ref=None, k=None):
+def check(e, t, ref=None, k=None, dtype="bfloat16"):
     """e (ember) has t's (torch) dtype and shape and lies within bfloat16 rounding of t and of
     the float64 reference: one bf16 rounding of the result (2^-8 relative) plus float32
     accumulation over k terms at the scale of the terms."""
-    assert str(e.dtype) == "ember.bfloat16" and t.dtype == torch.bfloat16
+    assert str(e.dtype) == "ember." + dtype and t.dtype == getattr(torch, dtype)
     assert tuple(e.shape) == tuple(t.shape)
     got, want = f64(e), f64(t)
     if got.size == 0:
         return
     k = k or 1
+    ulp = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10  # at 1.0: twice the rounding error
     scale = np.abs(want).max() + 1.0
-    tol = 2.0 ** -7 * np.abs(want) + k * 2.0 ** -22 * scale
+    tol = ulp * np.abs(want) + k * 2.0 ** -22 * scale
     assert np.all(np.abs(got - want) <= tol), np.abs(got - want).max()
     if ref is not None:
-        tol = 2.0 ** -8 * np.abs(ref) + k * 2.0 ** -22 * scale
+        tol = ulp / 2 * np.abs(ref) + k * 2.0 ** -22 * scale
         assert np.all(np.abs(got - ref) <= tol), np.abs(got - ref).max()
 
 
@@ -157,6 +158,22 @@ def test_gradients(m, k, n):
     check(bias.grad, tbias.grad, f64(tg).sum(0), m)
 
 
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+def test_float16_products_through_float32_gemm(layout):
+    """Large enough (>= 2^21 multiply-adds) for oneDNN's sgemm inside ember's float32 gemm."""
+    m, k, n = 130, 300, 260
+    a, ta = pair((m, k) if layout[0] == "n" else (k, m), 34, dtype="float16")
+    b, tb = pair((k, n) if layout[1] == "n" else (n, k), 35, dtype="float16")
+    if layout[0] == "t":
+        a, ta = a.t(), ta.t()
+    if layout[1] == "t":
+        b, tb = b.t(), tb.t()
+    check(a @ b, ta @ tb, f64(ta) @ f64(tb), k, dtype="float16")
+    c, tc = pair((m, n), 36, dtype="float16")
+    check(ember.addmm(c, a, b, beta=0.5, alpha=2.0), torch.addmm(tc, ta, tb, beta=0.5, alpha=2.0),
+          0.5 * f64(tc) + 2.0 * (f64(ta) @ f64(tb)), k, dtype="float16")
+
+
 def test_one_and_two_threads_agree_bit_for_bit():
     a, _ = pair((300, 700), 29)
     b, _ = pair((700, 520), 30)
@@ -206,7 +223,6 @@ def test_amx_and_fallback_paths_agree():
         else:
             env_run.pop("EMBER_DISABLE_AMX", None)
         p = subprocess.run([sys.executable, "-c", code], env=env_run, capture_output=True, check=True)
-        import io
         buf = io.BytesIO(p.stdout)
         flag = buf.readline().strip().decode()
         assert flag == ("off" if disable == "1" else "on")
