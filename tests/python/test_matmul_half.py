@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import ember
+from test_half_ops import pair as half_pair
 
 AMX = ember._C.build_info()["amx_bf16_kernels"] == "on"
 # Odd sizes, one row / column, k beyond one 2048 block, n beyond one 256-column panel.
@@ -22,14 +23,8 @@ SHAPES = [(1, 7, 33), (7, 33, 1), (33, 33, 33), (1, 33, 2049), (2049, 33, 7), (3
 
 
 def pair(shape, seed, requires_grad=False, dtype="bfloat16"):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape).astype(np.float32)
-    t = torch.from_numpy(a.copy()).to(getattr(torch, dtype))
-    e = ember.from_numpy(a.copy()).to(getattr(ember, dtype))
-    if requires_grad:
-        t.requires_grad_(True)
-        e.requires_grad_(True)
-    return e, t
+    """The same values (uniform in [-3, 3]) as an ember and a torch tensor."""
+    return half_pair(shape, dtype, seed, requires_grad=requires_grad)
 
 
 def f64(x):

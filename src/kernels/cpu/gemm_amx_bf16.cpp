@@ -24,7 +24,9 @@
 
 // GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_epi32 inside them) as maybe
 // uninitialized once inlined into a target-attribute function: a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace ember::kernels {
 
