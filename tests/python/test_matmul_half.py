@@ -197,6 +197,14 @@ def test_bad_inputs_raise_as_torch():
         ember.mm(a, ember.ones(4, 2))
 
 
+@pytest.mark.skipif(not AMX, reason="torch's AMX path flushes denormals; other paths keep them")
+def test_denormal_inputs_count_as_zero_as_torch():
+    a, ta = ember.full((40, 64), 1e-39).bfloat16(), torch.full((40, 64), 1e-39).bfloat16()
+    b, tb = ember.ones(64, 40).bfloat16(), torch.ones(64, 40).bfloat16()
+    assert np.array_equal((a @ b).float().numpy(), (ta @ tb).float().numpy())
+    assert (a @ b).float().abs().max().item() == 0.0
+
+
 @pytest.mark.skipif(not AMX, reason="the CPU (or the OS) has no AMX: only one path to compare")
 def test_amx_and_fallback_paths_agree():
     """The same products in a process with EMBER_DISABLE_AMX=1 (oneDNN or sgemm): within one

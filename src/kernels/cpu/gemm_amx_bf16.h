@@ -11,10 +11,11 @@
 // beta * C in float32 and rounded once to nearest even (NaN -> 0xFFFF, as float_to_half) with
 // AVX-512; a C larger than 4 MB is written with streaming stores (no read of each line first).
 // Each C element is computed by one thread in one order, so results do not depend on the
-// thread count. As in every AMX unit (and torch's oneDNN), bfloat16 denormal inputs count as
-// zero. Measured with 2048^2 on one thread, under load: the loads of the 2x2 kernel do not
-// overlap its products fully (loads alone from L1 take ~0.8x the products' time); oneDNN 2.6's
-// own AMX matmul took 1.7-1.9x this kernel's time, torch 2.13's oneDNN 3.x about 0.9-1.0x.
+// thread count. TDPBF16PS counts denormal inputs as zero and flushes denormal sums, as
+// torch's AMX path does. Measured with 2048^2 on one thread, under load: the loads of the 2x2
+// kernel do not overlap its products fully (loads alone from L1 take ~0.8x the products' time);
+// oneDNN 2.6's own AMX matmul took 1.7-1.9x this kernel's time, torch 2.13's oneDNN 3.x about
+// 0.9-1.0x.
 #pragma once
 #include <cstdint>
 
