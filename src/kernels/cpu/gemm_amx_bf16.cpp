@@ -22,10 +22,11 @@
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/parallel.h"
 
-// GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_epi32 inside them) as maybe
-// uninitialized once inlined into a target-attribute function: a false positive.
+// GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_epi32 inside them) as
+// (maybe) uninitialized once inlined into a target-attribute function: a false positive.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace ember::kernels {
@@ -100,16 +101,57 @@ inline uint16_t elem(const uint16_t* p, const MatRef& x, int64_t i, int64_t j) {
   return x.trans ? p[j * x.ld + i] : p[i * x.ld + j];
 }
 
+// Two rows of 16 bfloat16 as 16 32-bit words, lo's element in each low half (a k-pair).
+EMBER_AMX inline __m512i pair_words(const uint16_t* lo, const uint16_t* hi) {
+  const __m512i l =
+      _mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), _mm256_loadu_si256((const __m256i*)lo));
+  const __m512i h =
+      _mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), _mm256_loadu_si256((const __m256i*)hi));
+  return _mm512_or_si512(l, _mm512_slli_epi32(h, 16));
+}
+
+// dst row r (64 bytes, rows 64 bytes apart) = word r of each of the 16 vectors in r: the
+// transpose of a 16 x 16 matrix of 32-bit words (interleave words, then 64-bit pairs, then
+// 128-bit lanes).
+EMBER_AMX void store_transposed_words(const __m512i (&r)[16], uint16_t* dst) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (int g = 0; g < 16; g += 4) {  // u[g + c], lane L: word 4L + c of rows g..g+3
+    u[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
+    u[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
+    u[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
+    u[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
+  }
+  for (int c = 0; c < 4; ++c) {  // a 4 x 4 transpose of 128-bit lanes of u[c], u[4+c], ...
+    const __m512i v0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44);
+    const __m512i v1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+    const __m512i v2 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44);
+    const __m512i v3 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+    _mm512_storeu_si512(dst + (0 + c) * 32, _mm512_shuffle_i32x4(v0, v2, 0x88));
+    _mm512_storeu_si512(dst + (4 + c) * 32, _mm512_shuffle_i32x4(v0, v2, 0xDD));
+    _mm512_storeu_si512(dst + (8 + c) * 32, _mm512_shuffle_i32x4(v1, v3, 0x88));
+    _mm512_storeu_si512(dst + (12 + c) * 32, _mm512_shuffle_i32x4(v1, v3, 0xDD));
+  }
+}
+
 // A tile (ib, t): rows 16ib.., k 32t.., row-major 16 x 32, zero beyond m or k.
-void pack_a_tile(const MatRef& a, int64_t m, int64_t k, int64_t ib, int64_t t, uint16_t* dst) {
+EMBER_AMX void pack_a_tile(const MatRef& a, int64_t m, int64_t k, int64_t ib, int64_t t,
+                           uint16_t* dst) {
   const auto* p = static_cast<const uint16_t*>(a.ptr);
   const int64_t i0 = 16 * ib, k0 = 32 * t;
   const int64_t rows = std::min<int64_t>(16, m - i0), cols = std::min<int64_t>(32, k - k0);
   if (rows == 16 && cols == 32 && a.trans) {
-    for (int64_t c = 0; c < 32; ++c) {
-      const uint16_t* src = p + (k0 + c) * a.ld + i0;
-      for (int64_t r = 0; r < 16; ++r) dst[r * 32 + c] = src[r];
+    // A(i, k) = p[k * ld + i]: each k-pair of 16 rows is one vector of words; the tile is
+    // their transpose.
+    __m512i w[16];
+    for (int64_t q = 0; q < 16; ++q) {
+      const uint16_t* src = p + (k0 + 2 * q) * a.ld + i0;
+      w[q] = pair_words(src, src + a.ld);
     }
+    store_transposed_words(w, dst);
     return;
   }
   for (int64_t r = 0; r < 16; ++r)
@@ -119,7 +161,8 @@ void pack_a_tile(const MatRef& a, int64_t m, int64_t k, int64_t ib, int64_t t, u
 
 // The kb tiles of A's 16-row block ib (consecutive in dst). A row-major A is copied row by row
 // (each row read in order, which the hardware prefetcher follows), the rest tile by tile.
-void pack_a_rows(const MatRef& a, int64_t m, int64_t k, int64_t ib, int64_t kb, uint16_t* dst) {
+EMBER_AMX void pack_a_rows(const MatRef& a, int64_t m, int64_t k, int64_t ib, int64_t kb,
+                           uint16_t* dst) {
   const auto* p = static_cast<const uint16_t*>(a.ptr);
   if (a.trans || 16 * ib + 16 > m) {
     for (int64_t t = 0; t < kb; ++t) pack_a_tile(a, m, k, ib, t, dst + t * kTileElems);
@@ -142,23 +185,16 @@ EMBER_AMX void pack_b_tile(const MatRef& b, int64_t k, int64_t n, int64_t jb, in
   const int64_t cols = std::min<int64_t>(16, n - j0), kk = std::min<int64_t>(32, k - k0);
   if (cols == 16 && kk == 32) {
     if (!b.trans) {
-      // Two rows of 16 bfloat16 widen to 32-bit lanes: row 2r in the low halves, 2r+1 high.
-      for (int64_t r = 0; r < 16; ++r) {
+      for (int64_t r = 0; r < 16; ++r) {  // rows 2r and 2r+1 of k: one pair per column
         const uint16_t* r0 = p + (k0 + 2 * r) * b.ld + j0;
-        const __m512i lo =
-            _mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), _mm256_loadu_si256((const __m256i*)r0));
-        const __m512i hi =
-            _mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF),
-                                        _mm256_loadu_si256((const __m256i*)(r0 + b.ld)));
-        _mm512_storeu_si512(dst + r * 32, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+        _mm512_storeu_si512(dst + r * 32, pair_words(r0, r0 + b.ld));
       }
     } else {
       // B(k, j) = p[j * ld + k]: each k-pair is one 32-bit word of row j, so the tile is the
       // 16 x 16 transpose of 32-bit words.
-      for (int64_t j = 0; j < 16; ++j) {
-        const uint16_t* src = p + (j0 + j) * b.ld + k0;
-        for (int64_t r = 0; r < 16; ++r) std::memcpy(dst + r * 32 + 2 * j, src + 2 * r, 4);
-      }
+      __m512i w[16];
+      for (int64_t j = 0; j < 16; ++j) w[j] = _mm512_loadu_si512(p + (j0 + j) * b.ld + k0);
+      store_transposed_words(w, dst);
     }
     return;
   }
