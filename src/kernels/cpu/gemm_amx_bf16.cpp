@@ -154,6 +154,14 @@ EMBER_AMX void pack_a_tile(const MatRef& a, int64_t m, int64_t k, int64_t ib, in
     store_transposed_words(w, dst);
     return;
   }
+  if (!a.trans) {  // a partial tile of a row-major A: the valid part of each row, then zeros
+    for (int64_t r = 0; r < 16; ++r) {
+      const int64_t n = r < rows ? cols : 0;
+      if (n > 0) std::memcpy(dst + r * 32, p + (i0 + r) * a.ld + k0, size_t(n) * 2);
+      std::memset(dst + r * 32 + n, 0, size_t(32 - n) * 2);
+    }
+    return;
+  }
   for (int64_t r = 0; r < 16; ++r)
     for (int64_t c = 0; c < 32; ++c)
       dst[r * 32 + c] = r < rows && c < cols ? elem(p, a, i0 + r, k0 + c) : 0;
@@ -195,6 +203,21 @@ EMBER_AMX void pack_b_tile(const MatRef& b, int64_t k, int64_t n, int64_t jb, in
       __m512i w[16];
       for (int64_t j = 0; j < 16; ++j) w[j] = _mm512_loadu_si512(p + (j0 + j) * b.ld + k0);
       store_transposed_words(w, dst);
+    }
+    return;
+  }
+  if (!b.trans) {  // a partial tile of a row-major B: masked loads of the valid columns
+    const __mmask16 keep = __mmask16((1u << std::max<int64_t>(cols, 0)) - 1);
+    for (int64_t r = 0; r < 16; ++r) {
+      __m512i w = _mm512_setzero_si512();
+      for (int64_t q = 0; q < 2; ++q)
+        if (2 * r + q < kk) {
+          const __m256i v = _mm256_maskz_loadu_epi16(keep, p + (k0 + 2 * r + q) * b.ld + j0);
+          w = _mm512_or_si512(w,
+                              _mm512_slli_epi32(_mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), v),
+                                                unsigned(16 * q)));
+        }
+      _mm512_storeu_si512(dst + r * 32, w);
     }
     return;
   }
