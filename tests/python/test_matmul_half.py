@@ -169,9 +169,11 @@ def test_float16_products_through_float32_gemm(layout):
           0.5 * f64(tc) + 2.0 * (f64(ta) @ f64(tb)), k, dtype="float16")
 
 
-def test_one_and_two_threads_agree_bit_for_bit():
-    a, _ = pair((300, 700), 29)
-    b, _ = pair((700, 520), 30)
+@pytest.mark.parametrize("m,k,n", [(300, 700, 520), (300, 700, 200), (70, 4100, 90)])
+def test_one_and_two_threads_agree_bit_for_bit(m, k, n):
+    """Several 256-column panels, one panel (its rows split between the threads), k > 2048."""
+    a, _ = pair((m, k), 29)
+    b, _ = pair((k, n), 30)
     before = ember.get_num_threads()
     try:
         ember.set_num_threads(1)
