@@ -23,8 +23,8 @@ def half_op(L, fn, dtype, *shapes):
 
 
 @workload(f"matmul {N}^2 bf16", flops=2 * N**3,
-          note="ember: oneDNN 2.6's matmul primitive (AMX on this CPU; sgemm without libdnnl); "
-               "torch: its bundled oneDNN 3.x")
+          note="ember: its AMX tile kernel (Note [AMX bfloat16 gemm]; without AMX oneDNN 2.6, "
+               "then sgemm); torch: its bundled oneDNN 3.x")
 def matmul_bf16(L):
     return half_op(L, lambda m, a, b: a @ b, "bfloat16", (N, N), (N, N))
 

@@ -102,6 +102,7 @@ def get_env_info():
         "SIMD targets compiled": build.pop("simd_compiled_targets"),
         "SIMD targets the CPU has": build.pop("simd_cpu_targets"),
         "ember AVX2 kernels": build.pop("avx2_kernels"),
+        "ember AMX bfloat16 kernels": build.pop("amx_bf16_kernels"),
         "OpenMP": f"{build.pop('openmp')} (_OPENMP)",
         "ember threads (get_num_threads)": build.pop("num_threads"),
         "BLAS": f"{build.pop('blas')} {build.pop('blas_config')}",

@@ -5,6 +5,7 @@
 #include <hwy/targets.h>
 
 #include "kernels/cpu/cpu.h"
+#include "kernels/cpu/gemm_amx_bf16.h"
 
 namespace ember::kernels {
 
@@ -31,6 +32,7 @@ InfoList simd_info() {
       {"simd_compiled_targets", target_names(compiled)},
       {"simd_cpu_targets", target_names(hwy::SupportedTargets())},
       {"avx2_kernels", use_avx2() ? "on" : "off"},
+      {"amx_bf16_kernels", amx_bf16_available() ? "on" : "off"},
   };
 }
 
