@@ -7,21 +7,22 @@
 // reorders are built once per geometry and thread count, per thread.
 //
 // Where, measured per pass against ember's own kernels on one thread (median of 7 alternating
-// repeats, bench figures in docs/performance.md): oneDNN was 1.2-1.6x faster on DCGAN's 4x4
-// stride-2 layers with 64-512 channels (both directions), 4-9x on its 4x4 layers onto or from a
-// 1x1 image (ember's im2col then multiplies tiny matrices), 1.5-2.3x on depthwise convolutions,
-// and faster on stride-2 3x3 and conv3d. ember's own paths stay where they were as fast or
-// faster: fewer than 8 input channels per group (the CNN's and DCGAN's first layers: oneDNN's
-// kernels work in blocks of 16 channels; its backward-data was 2.5-9x slower there), 1x1
-// stride-1 convolutions (BLAS reads the image in place; 1.1-1.4x faster than oneDNN), and the
-// direct stride-1 kernels (conv_direct.cpp) on outputs of at least 14x14 pixels (equal, or up to
-// 1.25x faster; on smaller outputs oneDNN won by 1.3-3x). bfloat16 always goes to oneDNN.
+// repeats on a loaded machine; the table is in docs/performance.md): oneDNN took 1.2-2.2x less
+// time on DCGAN's 4x4 stride-2 layers with 64-512 channels, both directions (all passes but one
+// forward, 0.93x), 3-9x less on its 4x4 layers onto or from a 1x1 image (ember's im2col then
+// multiplies tiny matrices), 1.5-2.7x on depthwise convolutions, and less on stride-2 3x3 and
+// conv3d. ember's own paths stay where they were as fast or faster: fewer than 8 input channels
+// per group (the CNN's and DCGAN's first layers: oneDNN's kernels work in blocks of 16 channels,
+// and its backward-data took 2.5-9x longer there), 1x1 stride-1 convolutions (BLAS reads the
+// image in place: 1.1-1.4x faster), and the direct stride-1 kernels (conv_direct.cpp) on outputs
+// of at least 14x14 (from 1.25x faster, 64 channels on 28x28, to 0.9x, 128 channels on 14x14;
+// on 8x8 and 4x4 outputs oneDNN took 1.2-3.9x less time). bfloat16 always goes to oneDNN.
 //
-// Sums: oneDNN's backward-weights splits the batch over threads, so grad_weight can differ in
-// the last bits between thread counts (ember's own kernels guarantee bit-identical results, Note
-// [Deterministic convolution gradients]; the geometries they keep still do). For one thread
-// count each result is deterministic. The forward and backward-data sum each output in one
-// thread, in a fixed order.
+// Sums: oneDNN does not promise the same bits for every thread count (its primitives are
+// built for the thread count at hand and may split a reduction, such as backward-weights' sum
+// over the batch, between threads), unlike ember's own kernels (Note [Deterministic convolution
+// gradients]; the geometries they keep still guarantee it). On DCGAN's shapes 1 and 2 threads
+// gave identical bits; for one thread count every result is deterministic.
 #include "kernels/cpu/conv_dnnl.h"
 
 #include <array>
