@@ -39,6 +39,7 @@
 #include "kernels/cpu/parallel.h"
 
 namespace ember::kernels {
+#ifdef EMBER_HAVE_DNNL
 namespace {
 
 // EMBER_CONV_DNNL=0 keeps every convolution on ember's kernels, =1 sends every geometry oneDNN
@@ -67,7 +68,6 @@ bool dense_input(const Conv2dGeom& g) {
 }  // namespace
 
 bool conv_dnnl_preferred(DType dt, const Conv2dGeom& g) {
-#ifdef EMBER_HAVE_DNNL
   if ((dt != DType::Float32 && dt != DType::BFloat16) || g.n == 0) return false;
   const int o = dnnl_override();
   if (o >= 0 || dt == DType::BFloat16) return o != 0;
@@ -79,13 +79,8 @@ bool conv_dnnl_preferred(DType dt, const Conv2dGeom& g) {
   if (pointwise) return false;  // BLAS reads the image in place
   const bool direct = flat(g) && conv2d_direct_ok(g);
   return !direct || g.ho * g.wo < kDirectPixels;
-#else
-  (void)dt, (void)g;
-  return false;
-#endif
 }
 
-#ifdef EMBER_HAVE_DNNL
 namespace {
 
 dnnl_engine_t engine() {
@@ -372,6 +367,7 @@ bool conv_dnnl_backward_weights(DType dt, const Conv2dGeom& g, const void* input
 
 #else  // no oneDNN in the build: ember's kernels run everything
 
+bool conv_dnnl_preferred(DType, const Conv2dGeom&) { return false; }
 int64_t conv_dnnl_workspace(DType, const Conv2dGeom&, ConvPass) { return -1; }
 bool conv_dnnl_forward(DType, const Conv2dGeom&, const void*, const void*, const void*, void*,
                        void*) {
