@@ -13,6 +13,7 @@
 #include "ember/profiler.h"
 #include "ember/record.h"
 #include "kernels/cpu/conv.h"
+#include "kernels/cpu/conv_dnnl.h"
 #include "ops/iter.h"
 #include "ops/spatial.h"
 
@@ -152,13 +153,42 @@ Dims out_sizes(int nd, const kernels::Conv2dGeom& geo) {
   return {geo.n, geo.o, geo.ho, geo.wo};
 }
 
+// geo's input strides for a contiguous input.
+void contiguous_strides(kernels::Conv2dGeom& geo) {
+  const int64_t hw = geo.h * geo.w, dhw = geo.d * hw;
+  geo.in_stride[0] = geo.c * dhw, geo.in_stride[1] = dhw, geo.in_stride[2] = geo.w;
+  geo.in_stride[3] = 1, geo.in_stride_d = geo.d > 1 || geo.kd > 1 || geo.od > 1 ? hw : 0;
+}
+
+// oneDNN reads a dense input only (Note [Convolution on oneDNN] in conv_dnnl.cpp): a strided
+// input of a geometry it runs is copied, and geo's input strides become the copy's.
+Tensor routed_input(const Tensor& x, kernels::Conv2dGeom& geo) {
+  if (x.is_contiguous() || !kernels::conv_dnnl_preferred(x.dtype(), geo)) return x;
+  contiguous_strides(geo);
+  return clone(detach(x));
+}
+
+// Note [bfloat16 convolution]: a bfloat16 convolution (or conv_transpose) runs on oneDNN's
+// bfloat16 primitives (AVX-512 BF16 / AMX: products of bfloat16 values summed in float32, each
+// output rounded once, as torch's CPU convolution) when oneDNN takes all three passes of its
+// geometry; otherwise, and for float16, it computes in float32 through differentiable casts
+// (Note [Half losses] in loss.cpp), which rounds the same way but reads and writes twice the
+// bytes.
+bool native_half(DType dt, kernels::Conv2dGeom geo) {
+  if (dt != DType::BFloat16) return false;
+  contiguous_strides(geo);  // routed_input makes it so
+  return kernels::conv2d_plan(dt, geo, false, false).dnnl &&
+         kernels::conv2d_plan(dt, geo, true, true).dnnl;
+}
+
 // grad_out -> (grad_input, grad_weight, grad_bias), only those asked for. A fused kernel,
 // not built from ember ops: the result is not itself differentiable (no double backward
 // through a convolution; create_graph still works for everything else in the graph).
-std::vector<Tensor> conv_backward(const kernels::Conv2dGeom& geo, const Tensor& x,
+std::vector<Tensor> conv_backward(kernels::Conv2dGeom geo, const Tensor& input,
                                   const Tensor& weight, const Tensor& grad_out, bool need_in,
                                   bool need_w, bool need_b) {
-  const DType dt = x.dtype();
+  const DType dt = input.dtype();
+  const Tensor x = need_w ? routed_input(input, geo) : input;
   const Tensor go = dense(detach(grad_out)), w = dense(weight);
   Tensor gi, gw, gb;
   if (need_in) gi = Tensor::empty(x.sizes(), dt);
@@ -177,18 +207,20 @@ std::vector<Tensor> conv_backward(const kernels::Conv2dGeom& geo, const Tensor& 
 Tensor conv_batched(int nd, const char* op, const Tensor& input, const Tensor& weight,
                     const Tensor& bias, const ConvArgs& a) {
   const DType dt = input.dtype();
-  if (is_half(dt)) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
+  kernels::Conv2dGeom geo = geometry(nd, op, input, weight, bias, a);
+  if (is_half(dt) && !native_half(dt, geo)) {  // Note [bfloat16 convolution]
     auto f32 = [](const Tensor& t) { return t.defined() ? to_dtype(t, DType::Float32) : t; };
     return to_dtype(conv_batched(nd, op, f32(input), f32(weight), f32(bias), a), dt);
   }
-  const kernels::Conv2dGeom geo = geometry(nd, op, input, weight, bias, a);
   Tensor out = Tensor::empty(out_sizes(nd, geo), dt);
+  const kernels::Conv2dGeom saved_geo = geo;  // the strides of the input autograd saves
+  const Tensor x = routed_input(input, geo);
   const Tensor w = dense(weight), b = bias.defined() ? dense(bias) : bias;
   const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, false, false);
   Tensor ws = Tensor::empty({plan.workspace}, dt);
   {
     WithoutInterpreterLock unlocked(conv_work(geo));
-    kernels::conv2d_forward(dt, geo, plan, input.data_ptr(), w.data_ptr(),
+    kernels::conv2d_forward(dt, geo, plan, x.data_ptr(), w.data_ptr(),
                             b.defined() ? b.data_ptr() : nullptr, out.data_ptr(), ws.data_ptr());
   }
 
@@ -198,7 +230,7 @@ Tensor conv_batched(int nd, const char* op, const Tensor& input, const Tensor& w
     std::vector<Tensor> inputs{input, weight};
     if (has_bias) inputs.push_back(bias);
     autograd::record("ConvolutionBackward0", inputs, {out},
-                     [geo, has_bias, sx = SavedTensor(input),
+                     [geo = saved_geo, has_bias, sx = SavedTensor(input),
                       sw = SavedTensor(weight)](Grads& g, const Node& n) -> Grads {
                        std::vector<Tensor> r =
                            conv_backward(geo, sx.get(), sw.get(), g[0], n.needs_input_grad(0),
@@ -281,11 +313,6 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
                  detail::cat(op,
                              ": expected floating-point input and weight of one dtype, but got ",
                              dtype_name(input.dtype()), " and ", dtype_name(weight.dtype())));
-  if (is_half(input.dtype()))  // float32 through differentiable casts, as conv_batched
-    return to_dtype(conv_transpose(nd, op, to_dtype(input, DType::Float32),
-                                   to_dtype(weight, DType::Float32), stride, padding,
-                                   output_padding, groups, dilation),
-                    input.dtype());
   const ConvArgs a = conv_args(nd, op, stride, padding, dilation, groups);
   const Dim3 opad = spatial_arg(nd, op, "output_padding", output_padding, 0);
   check_args(nd, op, a);
@@ -315,6 +342,11 @@ Tensor conv_transpose(int nd, const char* op, const Tensor& input, const Tensor&
   EMBER_CHECK(geo.od == in[0] && geo.ho == in[1] && geo.wo == in[2], Error, op,
               ": internal: adjoint geometry ", geo.od, "x", geo.ho, "x", geo.wo, " != input ",
               spatial_str(nd, in, "x"));
+  if (is_half(dt) && !native_half(dt, geo))  // Note [bfloat16 convolution], as conv_batched
+    return to_dtype(conv_transpose(nd, op, to_dtype(input, DType::Float32),
+                                   to_dtype(weight, DType::Float32), stride, padding,
+                                   output_padding, groups, dilation),
+                    dt);
   const Tensor x = dense(input), wt = dense(weight);
   {
     const kernels::Conv2dPlan plan = kernels::conv2d_plan(dt, geo, true, false);

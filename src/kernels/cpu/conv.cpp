@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/conv_direct.h"
+#include "kernels/cpu/conv_dnnl.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::kernels {
@@ -354,11 +355,20 @@ Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce
     plan.workspace =
         std::max(plan.workspace, conv2d_direct_workspace(g, plan.direct_slots, backward));
   }
+  // Note [Convolution on oneDNN]: the passes this call runs, each with its own reorders.
+  const int64_t a =
+      conv_dnnl_workspace(dt, g, backward ? ConvPass::BackwardData : ConvPass::Forward);
+  const int64_t b = reduce_batch ? conv_dnnl_workspace(dt, g, ConvPass::BackwardWeights) : 0;
+  if (a >= 0 && b >= 0) {
+    plan.dnnl = true;
+    plan.workspace = std::max({plan.workspace, a, b});
+  }
   return plan;
 }
 
 void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                     const void* weight, const void* bias, void* out, void* workspace) {
+  if (plan.dnnl && conv_dnnl_forward(dt, g, input, weight, bias, out, workspace)) return;
   if (plan.direct) {
     conv2d_direct_forward(g, plan.direct_slots, static_cast<const float*>(input),
                           static_cast<const float*>(weight), static_cast<const float*>(bias),
@@ -377,6 +387,14 @@ void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const
 void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                      const void* weight, const void* grad_out, void* grad_input, void* grad_weight,
                      void* grad_bias, void* workspace) {
+  if (plan.dnnl) {  // what oneDNN declines (nothing, normally) falls through to ember's paths
+    if (grad_input && conv_dnnl_backward_data(dt, g, weight, grad_out, grad_input, workspace))
+      grad_input = nullptr;
+    if ((grad_weight || grad_bias) &&
+        conv_dnnl_backward_weights(dt, g, input, grad_out, grad_weight, grad_bias, workspace))
+      grad_weight = grad_bias = nullptr;
+    if (!grad_input && !grad_weight && !grad_bias) return;
+  }
   if (plan.direct) {
     const float* w = static_cast<const float*>(weight);
     float* gin = static_cast<float*>(grad_input);

@@ -55,10 +55,13 @@ struct Conv2dGeom {
 // direct: the call takes the direct path (with direct_slots threads over images); the other
 // fields still describe the im2col path, which the direct backward falls back to for
 // grad_input when the weights hold inf or NaN (workspace covers both).
+// dnnl: oneDNN runs the call (conv_dnnl.h); the workspace covers it and ember's own path, which
+// takes over for any pass oneDNN declines at run time.
 struct Conv2dPlan {
   int64_t slots = 1, blocks = 1, col = 0, workspace = 0;
   bool direct = false;
   int64_t direct_slots = 1;
+  bool dnnl = false;
 };
 // reduce_batch: the call computes grad_weight or grad_bias (sums over the batch).
 Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce_batch);
