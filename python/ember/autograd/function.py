@@ -1,18 +1,6 @@
-"""ember.autograd.Function: user-defined ops with a Python backward.
-
-    class P3(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return 0.5 * (5 * x ** 3 - 3 * x)
-
-        @staticmethod
-        def backward(ctx, grad_out):
-            x, = ctx.saved_tensors
-            return grad_out * 1.5 * (5 * x ** 2 - 1)
-
-    y = P3.apply(x)
-"""
+"""ember.autograd.Function: user-defined ops with a Python backward. A subclass defines
+static forward(ctx, *inputs) and backward(ctx, *grad_outputs) and is called as
+Subclass.apply(*inputs); Function's docstring has an example, docs/autograd.md the rules."""
 import functools
 
 from .. import _C

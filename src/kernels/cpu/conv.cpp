@@ -108,6 +108,21 @@ inline int64_t depth_of(const Conv2dGeom& g, int64_t oz, int64_t kz) {
   return iz >= 0 && iz < g.d ? iz : -1;
 }
 
+// Calls f(row, kz, ki, off, lo, hi) for each kernel tap (kz, ki, kj) of channel c: row is the
+// tap's row of col ((c, kz, ki, kj) flattened), off = kj * dw - pw its column shift, and
+// [lo, hi) the output columns whose input column lies inside the image (valid_cols).
+template <class F>
+void for_each_tap(const Conv2dGeom& g, int64_t c, F&& f) {
+  for (int64_t kz = 0; kz < g.kd; ++kz)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const int64_t off = kj * g.dw - g.pw;
+        int64_t lo, hi;
+        valid_cols(off, g.sw, g.w, g.wo, lo, hi);
+        f(((c * g.kd + kz) * g.kh + ki) * g.kw + kj, kz, ki, off, lo, hi);
+      }
+}
+
 // col (kt, p) = the patches of one image: row (c, kz, ki, kj), column (oz, oh, ow) holds
 // in[c, oz * sd - pd + kz * dd, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero
 // outside the input (for a 2-d convolution: row (c, ki, kj), column (oh, ow)).
@@ -120,36 +135,30 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
   const bool slabs = same_width(g);
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      for (int64_t kz = 0; kz < g.kd; ++kz) {
-        for (int64_t ki = 0; ki < g.kh; ++ki) {
-          for (int64_t kj = 0; kj < g.kw; ++kj) {
-            T* slab = col + (((c * g.kd + kz) * g.kh + ki) * g.kw + kj) * p;
-            const int64_t off = kj * g.dw - g.pw;
-            int64_t lo, hi;
-            valid_cols(off, g.sw, g.w, g.wo, lo, hi);
-            for (int64_t oz = 0; oz < g.od; ++oz) {
-              T* dst = slab + oz * hwo;
-              const int64_t iz = depth_of(g, oz, kz);
-              if (iz < 0) {  // a plane of depth padding
-                std::fill(dst, dst + hwo, T(0));
-                continue;
-              }
-              const T* plane = in + c * sc + iz * g.in_stride_d;
-              if (slabs) {
-                slab_same_width(g, plane, dst, ki, off, lo, hi);
-                continue;
-              }
-              for (int64_t oh = 0; oh < g.ho; ++oh) {
-                const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-                const bool inside = ih >= 0 && ih < g.h;
-                // a row of padding: an empty valid range, so all zeros
-                patch_row(dst + oh * g.wo, plane + (inside ? ih * sh : 0), g.wo, inside ? lo : g.wo,
-                          inside ? hi : g.wo, off, g.sw, sw);
-              }
-            }
-          }
-        }
-      }
+      for_each_tap(g, c,
+                   [&](int64_t row, int64_t kz, int64_t ki, int64_t off, int64_t lo, int64_t hi) {
+                     T* slab = col + row * p;
+                     for (int64_t oz = 0; oz < g.od; ++oz) {
+                       T* dst = slab + oz * hwo;
+                       const int64_t iz = depth_of(g, oz, kz);
+                       if (iz < 0) {  // a plane of depth padding
+                         std::fill(dst, dst + hwo, T(0));
+                         continue;
+                       }
+                       const T* plane = in + c * sc + iz * g.in_stride_d;
+                       if (slabs) {
+                         slab_same_width(g, plane, dst, ki, off, lo, hi);
+                         continue;
+                       }
+                       for (int64_t oh = 0; oh < g.ho; ++oh) {
+                         const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+                         const bool inside = ih >= 0 && ih < g.h;
+                         // a row of padding: an empty valid range, so all zeros
+                         patch_row(dst + oh * g.wo, plane + (inside ? ih * sh : 0), g.wo,
+                                   inside ? lo : g.wo, inside ? hi : g.wo, off, g.sw, sw);
+                       }
+                     }
+                   });
     }
   });
 }
@@ -184,37 +193,31 @@ void col2im(const Conv2dGeom& g, T* col, T* img) {
   parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
     std::fill(img + c0 * dhw, img + c1 * dhw, T(0));
     for (int64_t c = c0; c < c1; ++c) {
-      for (int64_t kz = 0; kz < g.kd; ++kz) {
-        for (int64_t ki = 0; ki < g.kh; ++ki) {
-          for (int64_t kj = 0; kj < g.kw; ++kj) {
-            T* slab = col + (((c * g.kd + kz) * g.kh + ki) * g.kw + kj) * p;
-            const int64_t off = kj * g.dw - g.pw;
-            int64_t lo, hi;
-            valid_cols(off, g.sw, g.w, g.wo, lo, hi);
-            for (int64_t oz = 0; oz < g.od; ++oz) {
-              const int64_t iz = depth_of(g, oz, kz);
-              if (iz < 0) continue;
-              T* src = slab + oz * hwo;
-              T* plane = img + c * dhw + iz * hw;
-              if (slabs) {
-                slab_add_same_width(g, src, plane, ki, off, lo, hi);
-                continue;
-              }
-              for (int64_t oh = 0; oh < g.ho; ++oh) {
-                const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-                if (ih < 0 || ih >= g.h) continue;
-                const T* __restrict s = src + oh * g.wo;
-                T* __restrict d = plane + ih * g.w + off;
-                if (g.sw == 1) {
-                  for (int64_t ow = lo; ow < hi; ++ow) d[ow] += s[ow];
-                } else {
-                  for (int64_t ow = lo; ow < hi; ++ow) d[ow * g.sw] += s[ow];
-                }
-              }
-            }
-          }
-        }
-      }
+      for_each_tap(g, c,
+                   [&](int64_t row, int64_t kz, int64_t ki, int64_t off, int64_t lo, int64_t hi) {
+                     T* slab = col + row * p;
+                     for (int64_t oz = 0; oz < g.od; ++oz) {
+                       const int64_t iz = depth_of(g, oz, kz);
+                       if (iz < 0) continue;
+                       T* src = slab + oz * hwo;
+                       T* plane = img + c * dhw + iz * hw;
+                       if (slabs) {
+                         slab_add_same_width(g, src, plane, ki, off, lo, hi);
+                         continue;
+                       }
+                       for (int64_t oh = 0; oh < g.ho; ++oh) {
+                         const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+                         if (ih < 0 || ih >= g.h) continue;
+                         const T* __restrict s = src + oh * g.wo;
+                         T* __restrict d = plane + ih * g.w + off;
+                         if (g.sw == 1) {
+                           for (int64_t ow = lo; ow < hi; ++ow) d[ow] += s[ow];
+                         } else {
+                           for (int64_t ow = lo; ow < hi; ++ow) d[ow * g.sw] += s[ow];
+                         }
+                       }
+                     }
+                   });
     }
   });
 }
