@@ -6,11 +6,11 @@
 namespace ember::py {
 
 void bind_sparse(nb::module_& m) {
-  m.def("_sparse_coo_tensor", [](const Tensor& indices, const Tensor& values,
-                                 std::optional<std::vector<int64_t>> size) {
-    return sparse_coo_tensor(indices, values,
-                             size ? std::optional<Dims>(Dims(*size)) : std::nullopt);
-  });
+  m.def("_sparse_coo_tensor",
+        [](const Tensor& indices, const Tensor& values, std::optional<std::vector<int64_t>> size) {
+          return sparse_coo_tensor(indices, values,
+                                   size ? std::optional<Dims>(Dims(*size)) : std::nullopt);
+        });
   m.def("_to_dense", [](const Tensor& t) { return to_dense(t); });
   m.def("_to_sparse", [](const Tensor& t, std::optional<int64_t> sparse_dim) {
     return to_sparse(t, sparse_dim);

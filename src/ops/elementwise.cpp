@@ -498,7 +498,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
 
 #define EMBER_UNARY(name, Enum, kind)                                                           \
   Tensor name(const Tensor& a) {                                                                \
-    if (a.defined() && a.is_sparse()) return sparse_scalar_op(#name, a, Scalar(-1.0));           \
+    if (a.defined() && a.is_sparse()) return sparse_scalar_op(#name, a, Scalar(-1.0));          \
     EMBER_RECORD_FUSABLE(name, fuse_unary(UnaryOp::Enum), a);                                   \
     EMBER_PROFILE_OP(#name);                                                                    \
     Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                                  \

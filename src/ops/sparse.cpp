@@ -95,8 +95,8 @@ Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values, std::optio
   }
   for (int64_t d = 0; d < sd; ++d)
     for (int64_t k = 0; k < nnz; ++k)
-      EMBER_CHECK(p[d * nnz + k] >= 0 && p[d * nnz + k] < sizes[d], ValueError, op,
-                  ": index ", p[d * nnz + k], " at row ", d, " of indices ", indices.sizes(),
+      EMBER_CHECK(p[d * nnz + k] >= 0 && p[d * nnz + k] < sizes[d], ValueError, op, ": index ",
+                  p[d * nnz + k], " at row ", d, " of indices ", indices.sizes(),
                   " is out of bounds for size ", sizes);
   Tensor vals = values.is_contiguous() ? values.alias() : contiguous(values);
   Tensor out = Tensor::sparse_coo(idx, vals, sizes, nnz <= 1);
@@ -121,8 +121,8 @@ Tensor to_dense(const Tensor& t) {
   });
   if (autograd::any_requires_grad(t))
     autograd::record("ToDenseBackward0", {&t}, {&out},
-                     [idx, sizes = Dims(t.sizes()), c = t.sparse_coalesced()](
-                         Grads& g, const Node&) -> Grads {
+                     [idx, sizes = Dims(t.sizes()),
+                      c = t.sparse_coalesced()](Grads& g, const Node&) -> Grads {
                        return {Tensor::sparse_coo(idx, gather_at(g[0], idx, sizes), sizes, c)};
                      });
   return out;
@@ -306,7 +306,9 @@ Tensor sparse_to_dtype(const Tensor& t, DType dtype) {
   }
   if (autograd::any_requires_grad(t) && is_floating_point(dtype))
     autograd::record("ToCopyBackward0", {&t}, {&out},
-                     [dt = t.dtype()](Grads& g, const Node&) -> Grads { return {to_dtype(g[0], dt)}; });
+                     [dt = t.dtype()](Grads& g, const Node&) -> Grads {
+                       return {to_dtype(g[0], dt)};
+                     });
   return out;
 }
 

@@ -49,8 +49,8 @@ void coo_gather(const int64_t* lin, const T* dense, int64_t nnz, int64_t row, T*
 }
 
 template <class T>
-void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t nnz,
-              const T* dense, int64_t n, T* out) {
+void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t nnz, const T* dense,
+              int64_t n, T* out) {
   for (int64_t k = 0; k < nnz; ++k) {
     const T v = vals[k];
     const T* src = dense + cols[k] * n;
@@ -59,11 +59,11 @@ void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t n
   }
 }
 
-#define EMBER_SPARSE_INSTANTIATE(T)                                                            \
-  template void coo_segment_sum<T>(const T*, int64_t, const int64_t*, const int64_t*, int64_t,  \
-                                   T*);                                                         \
-  template void coo_scatter_add<T>(const int64_t*, const T*, int64_t, int64_t, T*);            \
-  template void coo_gather<T>(const int64_t*, const T*, int64_t, int64_t, T*);                 \
+#define EMBER_SPARSE_INSTANTIATE(T)                                                               \
+  template void coo_segment_sum<T>(const T*, int64_t, const int64_t*, const int64_t*, int64_t,    \
+                                   T*);                                                           \
+  template void coo_scatter_add<T>(const int64_t*, const T*, int64_t, int64_t, T*);               \
+  template void coo_gather<T>(const int64_t*, const T*, int64_t, int64_t, T*);                    \
   template void coo_spmm<T>(const int64_t*, const int64_t*, const T*, int64_t, const T*, int64_t, \
                             T*);
 EMBER_SPARSE_INSTANTIATE(float)

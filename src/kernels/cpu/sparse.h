@@ -1,5 +1,6 @@
-// COO sparse kernels: pointers and sizes only (Note [Sparse COO tensors] in include/ember/tensor.h).
-// Indices are int64 [sparse_dim, nnz] row-major; a value "row" is the product of the dense dims.
+// COO sparse kernels: pointers and sizes only (Note [Sparse COO tensors] in
+// include/ember/tensor.h). Indices are int64 [sparse_dim, nnz] row-major; a value "row" is the
+// product of the dense dims.
 #pragma once
 #include <cstdint>
 
@@ -23,6 +24,6 @@ template <class T>
 void coo_gather(const int64_t* lin, const T* dense, int64_t nnz, int64_t row, T* out);
 // out[rows[k], :] += vals[k] * dense[cols[k], :]; dense and out have n columns, out zeroed.
 template <class T>
-void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t nnz,
-              const T* dense, int64_t n, T* out);
+void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t nnz, const T* dense,
+              int64_t n, T* out);
 }  // namespace ember::kernels
