@@ -240,3 +240,29 @@ def test_dense_ops_refuse_sparse(k):
     else:
         pytest.fail("op accepted a sparse tensor")
     close(s.to_dense(), torch.eye(3, dtype=torch.float32))  # s is intact
+
+
+@pytest.mark.parametrize("f", [lambda s: -s, lambda s: s * 2.5, lambda s: 2.5 * s, lambda s: s / 4.0])
+def test_scalar_ops_values_and_grads(f):
+    a, d = sparse_array((4, 3)), rng.standard_normal((3, 2))
+    ve, vt = pair(a)
+    se = ve.to_sparse().requires_grad_()
+    st = vt.to_sparse().requires_grad_()
+    oe, ot = f(se), f(st)
+    close(oe, ot)
+    (oe @ ember.tensor(d)).sum().backward()
+    (ot @ torch.tensor(d)).sum().backward()
+    close(se.grad.to_dense(), st.grad.to_dense())
+
+
+def test_int_values_scale_and_to_dtype():
+    e, t = coo_pair([[0, 2]], [3, 4], (4,), vdtype="int64")
+    close(e * 3, t * 3)
+    close(-e, -t)
+    close(e.double(), t.double())
+
+
+def test_sparse_plus_sparse_with_grad_refuses_cleanly():
+    s = ember.eye(3).to_sparse().requires_grad_()
+    with pytest.raises(NotImplementedError, match="sparse \\+ sparse"):
+        s - s * 0.5
