@@ -266,3 +266,14 @@ def test_sparse_plus_sparse_with_grad_refuses_cleanly():
     s = ember.eye(3).to_sparse().requires_grad_()
     with pytest.raises(NotImplementedError, match="sparse \\+ sparse"):
         s - s * 0.5
+
+
+def test_addmm_and_requires_grad_kwarg():
+    a, d, c = sparse_array((3, 4)), rng.standard_normal((4, 2)), rng.standard_normal((3, 2))
+    (ae, at), (de, dt), (ce, ct) = pair(a), pair(d), pair(c)
+    close(ember.sparse.addmm(ce, ae.to_sparse(), de, beta=0.5, alpha=2.0),
+          torch.sparse.addmm(ct, at.to_sparse(), dt, beta=0.5, alpha=2.0))
+    e = ember.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), requires_grad=True)
+    t = torch.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), requires_grad=True)
+    assert e.requires_grad and t.requires_grad
+    close(e, t)
