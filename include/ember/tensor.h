@@ -19,6 +19,13 @@ struct AutogradMetaBase {
   virtual ~AutogradMetaBase() = default;
 };
 
+// Note [Sparse COO tensors]: a sparse tensor is a TensorImpl with a SparseParts (indices int64
+// [sparse_dim, nnz], values [nnz, *dense_dims]) and a zero-byte storage. Every path that reads
+// elements goes through data_ptr() or as_strided(), which refuse it, so an op not taught sparse
+// raises NotImplementedError instead of reading memory that is not there (docs/sparse.md).
+struct SparseParts;
+[[noreturn]] void throw_sparse_unsupported(const char* op);
+
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset, DType dtype);
@@ -31,6 +38,8 @@ class TensorImpl : public RefCounted {
   bool is_contiguous_;
   bool requires_grad_ = false;
   std::unique_ptr<AutogradMetaBase> autograd_;  // null for most tensors
+  std::unique_ptr<SparseParts> sparse_;          // null unless layout is sparse_coo
+  ~TensorImpl() override;
   void* pyobj_ = nullptr;  // reserved for the Python binding (identity of wrappers)
   // Order of creation (process-wide): capture tells a tensor made while it recorded from
   // one that existed before (src/capture, Note [What capture sees] in docs/compile.md).
@@ -65,6 +74,7 @@ class Tensor {
   const IntrusivePtr<Storage>& storage() const { return impl_->storage_; }
   // Address of element [0, 0, ...] (the view's offset applied).
   char* data_ptr() const {
+    if (impl_->sparse_) [[unlikely]] throw_sparse_unsupported("data_ptr");
     return static_cast<char*>(impl_->storage_->data()) + impl_->offset_ * int64_t(itemsize());
   }
   template <class T>
@@ -83,6 +93,14 @@ class Tensor {
   // Autograd state (requires_grad, grad, history) is kept.
   void set_data(const Tensor& src) const;
 
+  bool is_sparse() const { return impl_->sparse_ != nullptr; }
+  // A sparse COO tensor of `shape` from indices [sparse_dim, nnz] and values [nnz, *dense].
+  static Tensor sparse_coo(const Tensor& indices, const Tensor& values, IntList shape,
+                           bool coalesced);
+  const Tensor& sparse_indices() const;
+  const Tensor& sparse_values() const;
+  bool sparse_coalesced() const;
+
   TensorImpl* impl() const { return impl_.get(); }
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
 
@@ -91,6 +109,11 @@ class Tensor {
 
  private:
   IntrusivePtr<TensorImpl> impl_;
+};
+
+struct SparseParts {
+  Tensor indices, values;
+  bool coalesced = false;
 };
 
 }  // namespace ember

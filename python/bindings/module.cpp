@@ -90,6 +90,7 @@ nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
 }
 
 void bind_fft(nb::module_& m);  // fft.cpp
+void bind_sparse(nb::module_& m);  // sparse.cpp
 
 }  // namespace ember::py
 
@@ -182,4 +183,5 @@ NB_MODULE(_C, m) {
   py::bind_autocast(m);
   py::bind_capture(m);
   py::bind_fft(m);
+  py::bind_sparse(m);
 }

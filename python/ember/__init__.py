@@ -375,7 +375,7 @@ def __getattr__(name):
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing", "func", "futures", "hub", "masked", "types",
+                "version", "vision", "testing", "func", "futures", "hub", "masked", "sparse", "types",
                 "torch_version", "functional", "xpu", "mtia", "fx", "ops"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
@@ -406,3 +406,8 @@ for _module in (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_wr
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):
             setattr(Tensor, _name, _fn)
+
+# Sparse COO tensors (ember.sparse_coo_tensor, Tensor.to_sparse, ...; docs/sparse.md): last, as it
+# wraps Tensor.transpose/t and replaces the strided-only layout/is_sparse answers.
+from . import _sparse_tensor  # noqa: E402
+_sparse_tensor.install(Tensor, globals())

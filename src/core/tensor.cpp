@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <limits>
+#include <string_view>
 
 #include "ember/record.h"
 
@@ -21,6 +22,36 @@ TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, 
     : storage_(std::move(storage)), sizes_(std::move(sizes)), strides_(std::move(strides)),
       offset_(offset), numel_(numel_of(sizes_)), dtype_(dtype),
       is_contiguous_(is_contiguous_layout(sizes_, strides_)) {}
+
+TensorImpl::~TensorImpl() = default;
+
+void throw_sparse_unsupported(const char* op) {
+  // From data_ptr/as_strided, which every element access and view passes through: the
+  // innermost public op running on this thread names the culprit.
+  std::string_view raw(op);
+  if (raw == "data_ptr" || raw == "as_strided") op = current_op_name();
+  throw NotImplementedError(std::string(op) +
+                            ": not supported for a sparse tensor (layout ember.sparse_coo); "
+                            "call .to_dense() first (docs/sparse.md)");
+}
+
+Tensor Tensor::sparse_coo(const Tensor& indices, const Tensor& values, IntList shape,
+                          bool coalesced) {
+  auto impl = make_intrusive<TensorImpl>(make_intrusive<Storage>(size_t(0)), Dims(shape),
+                                         contiguous_strides(shape), 0, values.dtype());
+  impl->sparse_ = std::make_unique<SparseParts>(SparseParts{indices, values, coalesced});
+  return Tensor(std::move(impl));
+}
+
+const Tensor& Tensor::sparse_indices() const {
+  if (!impl_->sparse_) throw Error("indices: expected a sparse tensor, got a strided one");
+  return impl_->sparse_->indices;
+}
+const Tensor& Tensor::sparse_values() const {
+  if (!impl_->sparse_) throw Error("values: expected a sparse tensor, got a strided one");
+  return impl_->sparse_->values;
+}
+bool Tensor::sparse_coalesced() const { return impl_->sparse_ && impl_->sparse_->coalesced; }
 
 Tensor Tensor::empty(IntList shape, DType dtype) {
   int64_t n = 1;
@@ -57,6 +88,7 @@ int64_t Tensor::stride(int64_t d) const {
 }
 
 Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const {
+  if (impl_->sparse_) throw_sparse_unsupported("as_strided");
   return Tensor(make_intrusive<TensorImpl>(impl_->storage_, Dims(sizes), Dims(strides), offset,
                                            impl_->dtype_));
 }
@@ -64,6 +96,7 @@ Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const 
 void Tensor::set_data(const Tensor& src) const {
   TensorImpl* d = impl_.get();
   const TensorImpl* s = src.impl();
+  d->sparse_ = s->sparse_ ? std::make_unique<SparseParts>(*s->sparse_) : nullptr;
   d->storage_ = s->storage_;
   d->sizes_ = s->sizes_;
   d->strides_ = s->strides_;

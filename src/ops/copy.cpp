@@ -1,6 +1,7 @@
 // Copies, dtype conversion and fills.
 #include "autograd/function.h"
 #include "ember/ops.h"
+#include "ember/sparse.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
@@ -16,6 +17,7 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone(const Tensor& t) {
+  if (any_sparse(t, Tensor())) return sparse_clone(t);
   EMBER_RECORD(clone, t);
   EMBER_PROFILE_OP("clone");
   ops::check_defined(t, "clone");
@@ -30,6 +32,7 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, DType dtype) {
+  if (any_sparse(t, Tensor())) return sparse_to_dtype(t, dtype);
   EMBER_RECORD(to_dtype, t, dtype);
   EMBER_PROFILE_OP("to_dtype");
   ops::check_defined(t, "to");
@@ -125,6 +128,9 @@ Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
 
 Tensor detach(const Tensor& t) {
   EMBER_RECORD(detach, t);
+  if (t.defined() && t.is_sparse())
+    return Tensor::sparse_coo(t.sparse_indices(), t.sparse_values(), t.sizes(),
+                              t.sparse_coalesced());
   ops::check_defined(t, "detach");
   return t.alias();
 }

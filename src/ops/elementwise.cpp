@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "ember/complex.h"
 #include "ember/ops.h"
+#include "ember/sparse.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
 #include "kernels/cpu/elementwise.h"
@@ -498,6 +499,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
 
 #define EMBER_UNARY(name, Enum, kind)                                                           \
   Tensor name(const Tensor& a) {                                                                \
+    if (a.defined() && a.is_sparse()) return sparse_scalar_op(#name, a, Scalar(-1.0));          \
     EMBER_RECORD_FUSABLE(name, fuse_unary(UnaryOp::Enum), a);                                   \
     EMBER_PROFILE_OP(#name);                                                                    \
     Tensor out = unary_out(UnaryOp::Enum, #kind[0], #name, a);                                  \
@@ -516,6 +518,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
 
 #define EMBER_BINARY(name, Enum, kind)                                                            \
   Tensor name(const Tensor& a, const Tensor& b) {                                                 \
+    if (any_sparse(a, b)) return sparse_binary(#name, a, b);                                      \
     EMBER_RECORD_FUSABLE(name, fuse_binary(BinaryOp::Enum, 1.0), a, b);                           \
     EMBER_PROFILE_OP(#name);                                                                      \
     Tensor out = binary_out(BinaryOp::Enum, #kind[0], #name, a, b, 1.0);                          \
@@ -524,6 +527,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
     return out;                                                                                   \
   }                                                                                               \
   Tensor name(const Tensor& a, Scalar b) {                                                        \
+    if (a.defined() && a.is_sparse()) return sparse_scalar_op(#name, a, b);                       \
     EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, b, false), a, b);                      \
     EMBER_PROFILE_OP(#name);                                                                      \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, a, b, false);                     \
@@ -532,6 +536,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
     return out;                                                                                   \
   }                                                                                               \
   Tensor name(Scalar a, const Tensor& b) {                                                        \
+    if (b.defined() && b.is_sparse()) return sparse_scalar_op(#name "_r", b, a);                  \
     EMBER_RECORD_FUSABLE(name, fuse_scalar(BinaryOp::Enum, a, true), a, b);                       \
     EMBER_PROFILE_OP(#name);                                                                      \
     Tensor out = binary_scalar(BinaryOp::Enum, #kind[0], #name, b, a, true);                      \
@@ -571,6 +576,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
 #undef EMBER_COMPARE
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (any_sparse(a, b)) return sparse_add(a, b, alpha);
   EMBER_RECORD_FUSABLE(add, fuse_binary(BinaryOp::Add, alpha.to_double()), a, b, alpha);
   EMBER_PROFILE_OP("add");
   check_alpha("add", result_type(a, b), alpha);
@@ -580,6 +586,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (any_sparse(a, b)) return sparse_add(a, b, Scalar(-alpha.to_double()));
   EMBER_RECORD_FUSABLE(sub, fuse_binary(BinaryOp::Sub, alpha.to_double()), a, b, alpha);
   EMBER_PROFILE_OP("sub");
   check_alpha("sub", result_type(a, b), alpha);

@@ -173,6 +173,7 @@ void check_floating_input(const Tensor& x, const char* op) {
 
 void check_defined(const Tensor& t, const char* op) {
   EMBER_CHECK(t.defined(), ValueError, op, ": got an undefined tensor");
+  if (t.is_sparse()) throw_sparse_unsupported(op);
 }
 
 }  // namespace ember::ops

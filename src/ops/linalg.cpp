@@ -9,6 +9,7 @@
 #include "ember/interpreter_lock.h"
 #include "ember/autocast.h"
 #include "ember/ops.h"
+#include "ember/sparse.h"
 #include "ember/profiler.h"
 #include "ember/record.h"
 #include "kernels/cpu/blas.h"
@@ -307,6 +308,7 @@ Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (any_sparse(a, b)) return sparse_mm(a, b);
   EMBER_RECORD(matmul, a, b);
   EMBER_PROFILE_OP("matmul");
   if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
@@ -326,6 +328,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (any_sparse(a, b)) return sparse_mm(a, b);
   EMBER_RECORD(mm, a, b);
   EMBER_PROFILE_OP("mm");
   if (autocast::is_enabled()) {

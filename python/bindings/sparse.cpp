@@ -1,0 +1,27 @@
+// Private entry points of the sparse COO ops (ember/sparse/__init__.py and ember/_sparse_tensor.py
+// give them torch's signatures).
+#include "common.h"
+#include "ember/sparse.h"
+
+namespace ember::py {
+
+void bind_sparse(nb::module_& m) {
+  m.def("_sparse_coo_tensor",
+        [](const Tensor& indices, const Tensor& values, std::optional<std::vector<int64_t>> size) {
+          return sparse_coo_tensor(indices, values,
+                                   size ? std::optional<Dims>(Dims(*size)) : std::nullopt);
+        });
+  m.def("_to_dense", [](const Tensor& t) { return to_dense(t); });
+  m.def("_to_sparse", [](const Tensor& t, std::optional<int64_t> sparse_dim) {
+    return to_sparse(t, sparse_dim);
+  });
+  m.def("_coalesce", [](const Tensor& t) { return coalesce(t); });
+  m.def("_sparse_transpose",
+        [](const Tensor& t, int64_t d0, int64_t d1) { return sparse_transpose(t, d0, d1); });
+  m.def("_is_sparse", [](const Tensor& t) { return t.defined() && t.is_sparse(); });
+  m.def("_sparse_indices", [](const Tensor& t) { return t.sparse_indices(); });
+  m.def("_sparse_values", [](const Tensor& t) { return t.sparse_values(); });
+  m.def("_is_coalesced", [](const Tensor& t) { return t.sparse_coalesced(); });
+}
+
+}  // namespace ember::py

@@ -1,0 +1,229 @@
+"""Sparse COO tensors as torch shows them: ember.sparse_coo_tensor, the layout ember.sparse_coo,
+and the Tensor methods (is_sparse, indices(), values(), coalesce(), to_dense(), to_sparse(), ...).
+The math is in C++ (src/ops/sparse.cpp); this module only shapes torch's signatures."""
+from . import _C
+from ._tensor_attributes import layout, strided
+from ._printing import tensor_repr as _dense_repr
+
+sparse_coo = layout("sparse_coo")
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
+                      check_invariants=None, is_coalesced=None, pin_memory=False):
+    """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+    requires_grad=False) -> Tensor
+
+    A sparse COO tensor: values[k] sits at indices[:, k]. Without size, each sparse dim is the
+    largest index + 1. Duplicate indices are kept until coalesce() sums them.
+
+    >>> i = ember.tensor([[0, 1], [2, 0]])
+    >>> ember.sparse_coo_tensor(i, ember.tensor([3.0, 4.0]), (2, 3)).to_dense()
+    tensor([[0., 0., 3.],
+            [4., 0., 0.]])
+    """
+    from . import Tensor, as_tensor
+    from ._device import tensor_to_device as _to_device
+    if device is not None:
+        _to_device(device, "sparse_coo_tensor")
+    if not isinstance(indices, Tensor):
+        indices = as_tensor(indices)
+    if not indices.dtype.is_floating_point and indices.dtype != _int64():
+        indices = indices.to(_int64())  # torch takes any integer indices and stores int64
+    if not isinstance(values, Tensor):
+        values = as_tensor(values, dtype=dtype)
+    if dtype is not None and values.dtype != dtype:
+        values = values.to(dtype)
+    if requires_grad:
+        values = values.detach()
+    out = _C._sparse_coo_tensor(indices, values, None if size is None else [int(s) for s in size])
+    return out.requires_grad_() if requires_grad else out
+
+
+def _int64():
+    from ._dtype import int64
+    return int64
+
+
+def _layout(self):
+    """layout -> ember.layout
+
+    ember.sparse_coo for a sparse COO tensor, else ember.strided.
+
+    >>> ember.zeros(2).layout, ember.eye(2).to_sparse().layout
+    (ember.strided, ember.sparse_coo)
+    """
+    return sparse_coo if _C._is_sparse(self) else strided
+
+
+def _is_sparse(self):
+    """is_sparse -> bool: whether self is a sparse COO tensor."""
+    return _C._is_sparse(self)
+
+
+def _sparse_check(self, what):
+    if not _C._is_sparse(self):
+        raise RuntimeError(f"{what}: expected a sparse tensor, got one with layout ember.strided")
+
+
+def _indices(self):
+    """indices() -> Tensor: the int64 indices [sparse_dim, nnz] (of a coalesced tensor)."""
+    _sparse_check(self, "indices")
+    if not _C._is_coalesced(self):
+        raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() "
+                           "first")
+    return _C._sparse_indices(self)
+
+
+def _values(self):
+    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced tensor)."""
+    _sparse_check(self, "values")
+    if not _C._is_coalesced(self):
+        raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() "
+                           "first")
+    return _C._sparse_values(self)
+
+
+def _raw_indices(self):
+    """_indices() -> Tensor: the indices as stored, coalesced or not."""
+    _sparse_check(self, "_indices")
+    return _C._sparse_indices(self)
+
+
+def _raw_values(self):
+    """_values() -> Tensor: the values as stored, coalesced or not."""
+    _sparse_check(self, "_values")
+    return _C._sparse_values(self)
+
+
+def _nnz(self):
+    """_nnz() -> int: the number of stored entries (duplicates counted)."""
+    _sparse_check(self, "_nnz")
+    return _C._sparse_indices(self).shape[1]
+
+
+def _sparse_dim(self):
+    """sparse_dim() -> int: dims held by indices (0 for a strided tensor)."""
+    return _C._sparse_indices(self).shape[0] if _C._is_sparse(self) else 0
+
+
+def _dense_dim(self):
+    """dense_dim() -> int: dims held by each value (self.dim() for a strided tensor)."""
+    return _C._sparse_values(self).dim() - 1 if _C._is_sparse(self) else self.dim()
+
+
+def _is_coalesced(self):
+    """is_coalesced() -> bool: indices sorted and unique."""
+    _sparse_check(self, "is_coalesced")
+    return _C._is_coalesced(self)
+
+
+def _coalesce(self):
+    """coalesce() -> Tensor: sorted unique indices, the values of duplicates summed.
+
+    >>> s = ember.sparse_coo_tensor([[0, 0]], ember.tensor([1.0, 2.0]), (2,))
+    >>> s.coalesce().values()
+    tensor([3.])
+    """
+    return _C._coalesce(self)
+
+
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """to_dense() -> Tensor: the strided tensor (self when already strided)."""
+    out = _C._to_dense(self)
+    return out if dtype is None else out.to(dtype)
+
+
+def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """to_sparse(sparse_dim=None) -> Tensor
+
+    The COO tensor of self's nonzero entries over its first sparse_dim dims (all by default).
+
+    >>> ember.tensor([[0.0, 2.0], [0.0, 0.0]]).to_sparse()._nnz()
+    1
+    """
+    if layout not in (None, sparse_coo):
+        raise NotImplementedError(f"to_sparse: layout {layout} is not supported in ember "
+                                  "(only ember.sparse_coo)")
+    return _C._to_sparse(self, sparse_dim)
+
+
+def _repr(self):
+    if not _C._is_sparse(self):
+        return _dense_repr(self)
+    from ._dtype import float32, int64
+
+    def inner(t, label):  # the dense repr, indented under its label, its dtype said once outside
+        text = _dense_repr(t.detach()).replace(f", dtype={t.dtype!r}", "")
+        return text.replace("\n", "\n" + " " * (len("       ") + len(label)))
+    parts = [f"size={tuple(self.shape)}", f"nnz={_nnz(self)}"]
+    if self.dtype != float32:
+        parts.append(f"dtype={self.dtype!r}")
+    parts.append("layout=ember.sparse_coo")
+    if self.grad_fn is not None:
+        parts.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
+        parts.append("requires_grad=True")
+    return (f"tensor(indices={inner(_C._sparse_indices(self), 'indices=')},\n"
+            f"       values={inner(_C._sparse_values(self), 'values=')},\n       "
+            + ", ".join(parts) + ")")
+
+
+def _transpose_method(dense_transpose):
+    def transpose(self, dim0, dim1):
+        if _C._is_sparse(self):
+            return _C._sparse_transpose(self, dim0, dim1)
+        return dense_transpose(self, dim0, dim1)
+    transpose.__doc__ = dense_transpose.__doc__
+    return transpose
+
+
+def _t_method(dense_t):
+    def t(self):
+        if _C._is_sparse(self):
+            if self.dim() < 2:
+                return self
+            return _C._sparse_transpose(self, 0, 1)
+        return dense_t(self)
+    t.__doc__ = dense_t.__doc__
+    return t
+
+
+def spmm(input, mat2):
+    """spmm(input, mat2) -> Tensor: sparse @ dense (torch.mm with a sparse first operand)."""
+    from . import mm
+    return mm(input, mat2)
+
+
+FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm}
+
+# Installed over the strided-only answers (_device's is_sparse, _tensor_attributes' layout).
+OVERRIDES = {
+    "layout": property(_layout), "is_sparse": property(_is_sparse), "__repr__": _repr,
+    "__str__": _repr,
+}
+
+METHODS = {
+    "indices": _indices, "values": _values, "_indices": _raw_indices, "_values": _raw_values,
+    "_nnz": _nnz, "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
+    "is_coalesced": _is_coalesced, "coalesce": _coalesce, "to_dense": _to_dense,
+    "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse,
+}
+
+
+def install(tensor_cls, namespace):
+    for name, fn in {**OVERRIDES, **METHODS}.items():
+        setattr(tensor_cls, name, fn)
+    tensor_cls.transpose = _transpose_method(tensor_cls.transpose)
+    tensor_cls.t = _t_method(tensor_cls.t)
+    for name, fn in FUNCTIONS.items():
+        namespace.setdefault(name, fn)
+    for name in ("transpose", "t"):
+        dense = namespace[name]
+
+        def fn(input, *args, _dense=dense, _name=name):
+            if _C._is_sparse(input):
+                return getattr(input, _name)(*args)
+            return _dense(input, *args)
+        fn.__doc__ = dense.__doc__
+        fn.__name__ = name
+        namespace[name] = fn
