@@ -38,7 +38,7 @@ class TensorImpl : public RefCounted {
   bool is_contiguous_;
   bool requires_grad_ = false;
   std::unique_ptr<AutogradMetaBase> autograd_;  // null for most tensors
-  std::unique_ptr<SparseParts> sparse_;          // null unless layout is sparse_coo
+  std::unique_ptr<SparseParts> sparse_;         // null unless layout is sparse_coo
   ~TensorImpl() override;
   void* pyobj_ = nullptr;  // reserved for the Python binding (identity of wrappers)
   // Order of creation (process-wide): capture tells a tensor made while it recorded from
@@ -74,7 +74,8 @@ class Tensor {
   const IntrusivePtr<Storage>& storage() const { return impl_->storage_; }
   // Address of element [0, 0, ...] (the view's offset applied).
   char* data_ptr() const {
-    if (impl_->sparse_) [[unlikely]] throw_sparse_unsupported("data_ptr");
+    if (impl_->sparse_) [[unlikely]]
+      throw_sparse_unsupported("data_ptr");
     return static_cast<char*>(impl_->storage_->data()) + impl_->offset_ * int64_t(itemsize());
   }
   template <class T>
