@@ -46,7 +46,7 @@ bool check(const Graph& g, const std::vector<Tensor>& inputs, std::string* why =
 std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs);
 // The recorded calls by name, in order (a fused chain counts once, named "fused[...]").
 std::vector<std::string> op_names(const Graph& g);
-int64_t num_fused(const Graph& g);     // fused chains
+int64_t num_fused(const Graph& g);  // fused chains
 // True when the replay builds no autograd graph (docs/compile.md, Note [Flat replay]).
 bool flat(const Graph& g);
 // Why a backward() was recorded as one call rather than as its ops (Note [Expanded backward]).

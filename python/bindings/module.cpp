@@ -89,7 +89,7 @@ nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
   return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
 }
 
-void bind_fft(nb::module_& m);  // fft.cpp
+void bind_fft(nb::module_& m);     // fft.cpp
 void bind_sparse(nb::module_& m);  // sparse.cpp
 
 }  // namespace ember::py

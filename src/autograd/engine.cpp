@@ -111,8 +111,7 @@ thread_local Run* Run::t_run = nullptr;
 // Note [Expanded backward]: the nodes whose apply() a recording of their ops stands for:
 // the ops' own (LambdaNode) and AccumulateGrad, without hooks (Python code).
 void expand_check(const Node& n) {
-  if (!n.pre_hooks.empty())
-    capture::expand_fails("a hook on the gradient of " + n.name());
+  if (!n.pre_hooks.empty()) capture::expand_fails("a hook on the gradient of " + n.name());
   else if (!dynamic_cast<const LambdaNodeBase*>(&n) && !dynamic_cast<const AccumulateGrad*>(&n))
     capture::expand_fails("node " + n.name() + " (a custom Function) runs Python");
 }
@@ -296,8 +295,8 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     if (!stood) {  // already run: recorded whole, not run again
       std::vector<Tensor> none;
       sink->on_call(capture::make_call(
-          "backward", {}, [](auto&&... a) { backward(a...); }, outputs, grad_outputs,
-          retain_graph, create_graph, none));
+          "backward", {}, [](auto&&... a) { backward(a...); }, outputs, grad_outputs, retain_graph,
+          create_graph, none));
     }
     return;
   }

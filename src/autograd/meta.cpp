@@ -211,7 +211,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     return;
   }
   if (is_output) {
-    data_ = t.alias();  // no grad_fn: the node must not own itself
+    data_ = t.alias();              // no grad_fn: the node must not own itself
     capture::note_alias(data_, t);  // an expanded backward reads it as t (docs/compile.md)
     AutogradMeta* m = meta(t);
     output_nr_ = m ? m->output_nr : 0;

@@ -104,8 +104,8 @@ bool Graph::check(const std::vector<Tensor>& inputs, std::string* why) const {
     Suspend quiet;
     if (autograd::grad(*leaf).defined() != defined) {
       if (why)
-        *why = std::string("a leaf's .grad is ") + (defined ? "None" : "a tensor") +
-               ", recorded " + (defined ? "a tensor" : "None");
+        *why = std::string("a leaf's .grad is ") + (defined ? "None" : "a tensor") + ", recorded " +
+               (defined ? "a tensor" : "None");
       return false;
     }
   }
@@ -375,7 +375,8 @@ bool Recorder::flat_ok(const std::vector<Tensor>& outputs) const {
   for (const Tensor& t : outputs) {
     if (!t.defined() || !t.impl()->requires_grad_ || autograd::is_leaf(t)) continue;
     bool freed = false;
-    for (auto [impl, serial] : freed_roots_) freed |= impl == t.impl() && serial == t.impl()->serial_;
+    for (auto [impl, serial] : freed_roots_)
+      freed |= impl == t.impl() && serial == t.impl()->serial_;
     if (!freed) return false;
   }
   return true;

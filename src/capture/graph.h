@@ -120,8 +120,8 @@ class Recorder final : public Sink {
   };
   std::unordered_map<TensorImpl*, Seen> seen_;  // an address reused later has a new serial
   struct Alias {
-    uint64_t serial;   // the alias's
-    TensorImpl* of;    // the tensor whose value it has
+    uint64_t serial;  // the alias's
+    TensorImpl* of;   // the tensor whose value it has
     uint64_t of_serial;
   };
   std::unordered_map<TensorImpl*, Alias> aliases_;
@@ -135,9 +135,9 @@ class Recorder final : public Sink {
   };
   std::unique_ptr<Expansion> expanding_;
   std::vector<std::pair<TensorImpl*, uint64_t>> freed_roots_;  // of the expansions that stood
-  int opaque_backwards_ = 0;  // backward/grad calls recorded whole
-  std::vector<std::string> expand_notes_;  // why expansions did not stand
-  std::vector<TensorImpl*> grad_written_;   // leaves whose .grad a recorded set_grad wrote
+  int opaque_backwards_ = 0;                                   // backward/grad calls recorded whole
+  std::vector<std::string> expand_notes_;                      // why expansions did not stand
+  std::vector<TensorImpl*> grad_written_;  // leaves whose .grad a recorded set_grad wrote
   bool flat_ok(const std::vector<Tensor>& outputs) const;
   uint64_t start_serial_;
   int64_t bytes_;

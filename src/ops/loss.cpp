@@ -208,9 +208,9 @@ Tensor class_backward_ops(bool softmax_input, const Tensor& g, const Tensor& x, 
 // the kernels. `lse` is the forward's log-sum-exp per position (cross entropy), or undefined:
 // then it is computed again, with the same bits. A recording (Note [Expanded backward] in
 // docs/compile.md) keeps this as one call, so the outer gradient is read at each replay.
-Tensor class_index_backward(bool softmax_input, const Tensor& g, const Tensor& x,
-                            const Tensor& t, const Tensor& w, const Tensor& lse, kernels::ClassLoss a,
-                            Reduction r, Dims loss_shape, double divisor) {
+Tensor class_index_backward(bool softmax_input, const Tensor& g, const Tensor& x, const Tensor& t,
+                            const Tensor& w, const Tensor& lse, kernels::ClassLoss a, Reduction r,
+                            Dims loss_shape, double divisor) {
   EMBER_RECORD(class_index_backward, softmax_input, g, x, t, w, lse, a, r, loss_shape, divisor);
   a.target = t.data<int64_t>();
   a.weight = w.defined() ? w.data_ptr() : nullptr;
