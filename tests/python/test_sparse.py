@@ -91,6 +91,7 @@ def test_to_sparse_round_trip(shape):
     close(e.to_sparse(), t.to_sparse())
     close(e.to_sparse().to_dense(), t)
     assert e.to_sparse()._nnz() == t.to_sparse()._nnz()
+    close(e.to_sparse_coo(), t.to_sparse_coo())
     if len(shape) >= 2:
         es, ts = e.to_sparse(1), t.to_sparse(1)
         assert es.sparse_dim() == ts.sparse_dim() == 1 and es._nnz() == ts._nnz()
