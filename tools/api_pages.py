@@ -160,10 +160,15 @@ NotImplementedError).
 >>> ember.chalf is ember.complex32
 True""",
     "ember.strided": """\
-torch.strided, the layout of every ember tensor (dense, with sizes and strides; ember has
-no sparse layouts).
+torch.strided, the layout of a dense ember tensor (with sizes and strides); the other
+layout is ember.sparse_coo.
 
 >>> ember.zeros(2).layout is ember.strided
+True""",
+    "ember.sparse_coo": """\
+torch.sparse_coo, the layout of a sparse COO tensor (indices and values; docs/sparse.md).
+
+>>> ember.eye(2).to_sparse().layout is ember.sparse_coo
 True""",
     "ember.default_generator": """\
 The global random generator (an ember.Generator) that ember.manual_seed seeds and every

@@ -56,7 +56,11 @@ def _layout(self):
 
 
 def _is_sparse(self):
-    """is_sparse -> bool: whether self is a sparse COO tensor."""
+    """is_sparse -> bool: whether self is a sparse COO tensor.
+
+    >>> ember.eye(2).is_sparse, ember.eye(2).to_sparse().is_sparse
+    (False, True)
+    """
     return _C._is_sparse(self)
 
 
@@ -66,7 +70,13 @@ def _sparse_check(self, what):
 
 
 def _indices(self):
-    """indices() -> Tensor: the int64 indices [sparse_dim, nnz] (of a coalesced tensor)."""
+    """indices() -> Tensor: the int64 indices [sparse_dim, nnz] (of a coalesced tensor).
+
+    >>> s = ember.tensor([[0., 2.], [3., 0.]]).to_sparse()
+    >>> s.indices()
+    tensor([[0, 1],
+            [1, 0]])
+    """
     _sparse_check(self, "indices")
     if not _C._is_coalesced(self):
         raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() "
@@ -75,7 +85,12 @@ def _indices(self):
 
 
 def _values(self):
-    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced tensor)."""
+    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced tensor).
+
+    >>> s = ember.tensor([[0., 2.], [3., 0.]]).to_sparse()
+    >>> s.values()
+    tensor([2., 3.])
+    """
     _sparse_check(self, "values")
     if not _C._is_coalesced(self):
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() "
@@ -102,17 +117,30 @@ def _nnz(self):
 
 
 def _sparse_dim(self):
-    """sparse_dim() -> int: dims held by indices (0 for a strided tensor)."""
+    """sparse_dim() -> int: dims held by indices (0 for a strided tensor).
+
+    >>> ember.ones(2, 3).to_sparse().sparse_dim(), ember.ones(2, 3).to_sparse(1).sparse_dim()
+    (2, 1)
+    """
     return _C._sparse_indices(self).shape[0] if _C._is_sparse(self) else 0
 
 
 def _dense_dim(self):
-    """dense_dim() -> int: dims held by each value (self.dim() for a strided tensor)."""
+    """dense_dim() -> int: dims held by each value (self.dim() for a strided tensor).
+
+    >>> ember.ones(2, 3).to_sparse(1).dense_dim(), ember.ones(2, 3).dense_dim()
+    (1, 2)
+    """
     return _C._sparse_values(self).dim() - 1 if _C._is_sparse(self) else self.dim()
 
 
 def _is_coalesced(self):
-    """is_coalesced() -> bool: indices sorted and unique."""
+    """is_coalesced() -> bool: indices sorted and unique.
+
+    >>> s = ember.sparse_coo_tensor([[1, 0, 1]], [1., 2., 3.], (2,))
+    >>> s.is_coalesced(), s.coalesce().is_coalesced()
+    (False, True)
+    """
     _sparse_check(self, "is_coalesced")
     return _C._is_coalesced(self)
 
@@ -128,7 +156,11 @@ def _coalesce(self):
 
 
 def _to_dense(self, dtype=None, *, masked_grad=None):
-    """to_dense() -> Tensor: the strided tensor (self when already strided)."""
+    """to_dense() -> Tensor: the strided tensor (self when already strided).
+
+    >>> ember.sparse_coo_tensor([[1, 0, 1]], [1., 2., 3.], (3,)).to_dense()
+    tensor([2., 4., 0.])
+    """
     out = _C._to_dense(self)
     return out if dtype is None else out.to(dtype)
 
@@ -189,7 +221,13 @@ def _t_method(dense_t):
 
 
 def spmm(input, mat2):
-    """spmm(input, mat2) -> Tensor: sparse @ dense (torch.mm with a sparse first operand)."""
+    """spmm(input, mat2) -> Tensor: sparse @ dense (torch.mm with a sparse first operand).
+
+    >>> s = ember.tensor([[0., 2.], [3., 0.]]).to_sparse()
+    >>> ember.spmm(s, ember.ones(2, 1))
+    tensor([[2.],
+            [3.]])
+    """
     from . import mm
     return mm(input, mat2)
 
