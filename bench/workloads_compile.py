@@ -48,11 +48,30 @@ def _torch_compiled(L, fn, args):
         return None, Skip(f"torch.compile failed: {type(e).__name__}: {str(e)[:120]}")
 
 
-def _notes(name, compiled, eager, capture, t_compile, t_call):
+def _op_replay(E, fn, args, warm=2):
+    """fn compiled with the kernel replay off (each step calls its op, as before Note [Kernel
+    replay]): the note's kernel/op ratio compares the two replays in one run."""
+    E._C._capture.set_kernel_replay(False)
+    try:
+        c = E.compile(fn)
+        for _ in range(warm):
+            c(*args)
+    finally:
+        E._C._capture.set_kernel_replay(True)
+    return lambda: c(*args)
+
+
+def _notes(name, compiled, eager, capture, t_compile, t_call, op_replay=None):
     """compiled/eager: ember's two callables, timed here interleaved (medians) for the ratio."""
-    t = measure({"compiled": compiled, "eager": eager}, repeats=11, warmup=0.05, target=0.05)
+    progs = {"compiled": compiled, "eager": eager}
+    if op_replay is not None:
+        progs["op replay"] = op_replay
+    t = measure(progs, repeats=11, warmup=0.05, target=0.05)
     parts = [f"ember eager {_fmt(t['eager'])}, compiled/eager {t['compiled'] / t['eager']:.2f}",
              f"ember capture (first call, its eager run included) {_fmt(capture)}"]
+    if op_replay is not None:
+        parts.insert(1, f"op-level replay {_fmt(t['op replay'])}, kernel/op replay "
+                        f"{t['compiled'] / t['op replay']:.2f}")
     if t_compile is not None:
         parts.append(f"torch.compile {_fmt(t_call)}/call after {_fmt(t_compile)} compiling")
     else:
@@ -84,7 +103,7 @@ def linreg_compiled(L):
     t_compile, tc = _torch_compiled(L, fns["torch"], args["torch"])
     t_call = tc if t_compile is None else _per_call(lambda: tc(*args["torch"]), 5)
     _notes(LINREG, lambda: compiled(*args["ember"]), lambda: fns["ember"](*args["ember"]), capture,
-           t_compile, t_call)
+           t_compile, t_call, _op_replay(E, fns["ember"], args["ember"]))
     return _checked(L, LINREG, progs)
 
 
@@ -121,7 +140,9 @@ def mlp_step_compiled(L):
     t2, t2a = make(L["torch"])
     t_compile, tc = _torch_compiled(L, t2, t2a)
     t_call = tc if t_compile is None else _per_call(lambda: tc(*t2a), 20)
-    _notes(MLP, lambda: compiled(*ea), lambda: e2(*e2a), capture, t_compile, t_call)
+    e3, e3a = make(L["ember"])
+    _notes(MLP, lambda: compiled(*ea), lambda: e2(*e2a), capture, t_compile, t_call,
+           _op_replay(L["ember"], e3, e3a, warm=3))
     return {"ember": lambda: compiled(*ea), "torch": lambda: ts(*ta),
             "numpy": Skip("no autograd")}
 

@@ -47,6 +47,11 @@ std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs);
 // The recorded calls by name, in order (a fused chain counts once, named "fused[...]").
 std::vector<std::string> op_names(const Graph& g);
 int64_t num_fused(const Graph& g);  // fused chains
+// Steps a replay runs as bare kernel calls (docs/compile.md, Note [Kernel replay]).
+int64_t num_kernel_steps(const Graph& g);
+// Whether recordings made from now on use the kernel replay (on by default; off gives the
+// op-by-op replay, for comparing the two).
+void set_kernel_replay(bool on);
 // True when the replay builds no autograd graph (docs/compile.md, Note [Flat replay]).
 bool flat(const Graph& g);
 // Why a backward() was recorded as one call rather than as its ops (Note [Expanded backward]).

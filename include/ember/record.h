@@ -32,14 +32,16 @@ class Generator;
 
 namespace ember::capture {
 
-// What the fusion pass needs to know about an elementwise call (src/capture/fusion.cpp).
+// What the fusion pass (src/capture/fusion.cpp) and the kernel replay
+// (src/capture/kernel_replay.cpp) need to know about a call to run it without the op.
 struct Fusable {
-  enum class Kind : uint8_t { None, Unary, Binary, BinaryScalar, Reduce };
+  enum class Kind : uint8_t { None, Unary, Binary, BinaryScalar, Reduce, Fill, Matmul };
   Kind kind = Kind::None;
   int op = 0;              // kernels::UnaryOp / BinaryOp / ReduceOp as an int
-  double alpha = 1.0;      // Binary add/sub
-  Scalar scalar;           // BinaryScalar: the scalar operand
+  double alpha = 1.0;      // Binary add/sub; Matmul: addmm's alpha
+  Scalar scalar;           // BinaryScalar: the scalar operand; Fill: the value; Matmul: beta
   bool reflected = false;  // BinaryScalar: scalar op tensor
+  bool inplace = false;    // writes its first tensor argument (add_, mul_, fill_): never fused
 };
 
 struct Call {
@@ -109,6 +111,9 @@ inline void unrecorded(const char* op) {
 // Out of line (src/core/tensor.cpp): the bindings are another shared object, with their
 // own copy of inline thread-locals.
 void data_read(const char* what);
+// Something the recorder cannot replay ran (a Python autograd.Function's node): the
+// recording stops there, as at an op that is not recorded. Out of line, as data_read.
+void not_captured(const char* what);
 // Nothing below this scope is recorded (replays, and ops that run their own recorded ops).
 using Suspend = detail::Depth;
 // Note [Expanded backward]: the expansion running on this thread cannot stand.

@@ -213,6 +213,9 @@ nb::object function_apply(nb::handle cls, nb::args args) {
   }
   if (!outputs.is_valid()) throw nb::python_error();
   if (!enabled || !any) return outputs;
+  // Its node is attached outside any recorded call: a replay could not rebuild it.
+  const std::string what = "autograd.Function " + nb::cast<std::string>(cls.attr("__name__"));
+  capture::not_captured(what.c_str());
   return record_py_function(cls, ctx, nb::borrow<nb::tuple>(args), outputs);
 }
 

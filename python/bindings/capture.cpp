@@ -25,9 +25,11 @@ void bind_capture(nb::module_& m) {
                      const std::vector<Tensor>& inputs) { return capture::replay(*p.g, inputs); })
       .def("op_names", [](const PyGraph& p) { return capture::op_names(*p.g); })
       .def("num_fused", [](const PyGraph& p) { return capture::num_fused(*p.g); })
+      .def("num_kernel_steps", [](const PyGraph& p) { return capture::num_kernel_steps(*p.g); })
       .def_prop_ro("flat", [](const PyGraph& p) { return capture::flat(*p.g); })
       .def("notes", [](const PyGraph& p) { return capture::notes(*p.g); })
       .def("describe", [](const PyGraph& p) { return capture::describe(*p.g); });
+  c.def("set_kernel_replay", &capture::set_kernel_replay, nb::arg("on"));
   nb::class_<capture::Recording>(c, "Recording")
       .def(nb::init<const std::vector<Tensor>&>())
       .def("finish",

@@ -77,36 +77,64 @@ def _recording():
 _SCALARS = (int, float, bool, str, complex, type(None), bytes)
 
 
+# The guards run on every call: these walks are written for speed (no generators of
+# prefixed names, no sorting), with the same meaning as modules() and the state's items.
 def _module_state(m):
     state = []
-    for sub in m.modules():
-        state.append(sub.training)
+    add = state.append
+    seen = set()
+    stack = [m]
+    while stack:
+        sub = stack.pop()
+        if id(sub) in seen:
+            continue
+        seen.add(id(sub))
+        add(sub.training)
         for p in sub._parameters.values():
-            state.append(None if p is None else (id(p), p.grad is None))
+            add(None if p is None else (id(p), p.grad is None))
         for b in sub._buffers.values():
-            state.append(None if b is None else id(b))
+            add(None if b is None else id(b))
+        stack.extend(c for c in reversed(sub._modules.values()) if c is not None)
     return tuple(state)
 
 
+_HYPER = _SCALARS + (tuple,)
+
+
 def _optimizer_state(o):
+    Tensor = _tensor_type()
     groups = []
+    state = o.state
     for g in o.param_groups:
-        hyper = tuple((k, v) for k, v in g.items() if k != "params" and isinstance(v, _SCALARS + (tuple,)))
+        hyper = tuple((k, v) for k, v in g.items() if k != "params" and isinstance(v, _HYPER))
         per = []
         for p in g["params"]:
-            st = o.state.get(p)
+            st = state.get(p)
+            # state entries in insertion order: an entry re-made in another order only
+            # records again; tensors by identity, the rest by value
             per.append((id(p), p.grad is None,
-                        None if not st else tuple((k, id(v) if hasattr(v, "data_ptr") else v)
-                                                  for k, v in sorted(st.items()))))
+                        None if not st else (tuple(st), tuple(id(v) if isinstance(v, Tensor) else v
+                                                              for v in st.values()))))
         groups.append((hyper, tuple(per)))
     return tuple(groups)
+
+
+_types = []
+
+
+def _tensor_type():
+    if not _types:
+        from ._tensor import Tensor
+        from .optim.optimizer import Optimizer
+        _types.extend((Tensor, Optimizer))
+    return _types[0]
 
 
 def _key(v, tensors, depth=0):
     """A hashable summary of v; tensors met are appended to `tensors` (when not None) and
     stand in the key by position, or by identity when read from outside the arguments."""
-    from ._tensor import Tensor
-    from .optim.optimizer import Optimizer
+    Tensor = _tensor_type()
+    Optimizer = _types[1]
     if isinstance(v, Tensor):
         if tensors is None:
             return ("t", id(v))

@@ -123,10 +123,13 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
   // Note [Flat replay]: no step builds an autograd node when the graph is flat.
   AutoGradMode mode(grad_mode && !flat);
   std::vector<Tensor> in, out;
+  // Note [Kernel replay]: set when an op-level run of a kernel step gave a result of another
+  // layout than planned; the later kernel steps then check all their operands.
+  bool check_all = false;
   for (Step& st : steps) {
     if (st.fused) {
       run_fused(*st.fused, v);
-    } else {
+    } else if (!st.kernel || !run_kernel(*st.kernel, v, buffers, check_all)) {
       in.clear();
       for (int k : st.in) in.push_back(k < 0 ? Tensor() : v[size_t(k)]);
       st.call.replay(in, out);
@@ -134,6 +137,10 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
                   out.size(), " results, recorded ", st.out.size());
       for (size_t j = 0; j < out.size(); ++j)
         if (st.out[j] >= 0) v[size_t(st.out[j])] = std::move(out[j]);
+      if (st.kernel) {
+        check_all |= !kernel_result_as_planned(*st.kernel, v);
+        prepare_kernel(*st.kernel, v);
+      }
     }
     for (int k : st.release) v[size_t(k)] = Tensor();
   }
@@ -433,6 +440,7 @@ bool check(const Graph& g, const std::vector<Tensor>& inputs, std::string* why) 
 std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs) { return g.run(inputs); }
 std::vector<std::string> op_names(const Graph& g) { return g.op_names(); }
 int64_t num_fused(const Graph& g) { return g.num_fused(); }
+int64_t num_kernel_steps(const Graph& g) { return g.num_kernel_steps(); }
 bool flat(const Graph& g) { return g.flat; }
 std::vector<std::string> notes(const Graph& g) { return g.notes; }
 std::string describe(const Graph& g) { return g.describe(); }

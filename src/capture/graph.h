@@ -24,12 +24,14 @@ struct SlotInfo {
 };
 
 struct FusedProgram;  // fusion.cpp
+struct KernelStep;    // kernel_replay.cpp
 
 struct Step {
   Call call;                            // op name, replay closure, what fusion may know
   std::vector<int> in, out;             // slots of call's tensor inputs / outputs (-1: undefined)
   std::vector<int> release;             // slots last used here: dropped after the step
   std::shared_ptr<FusedProgram> fused;  // set: this step runs a fused chain instead
+  std::shared_ptr<KernelStep> kernel;   // set: a flat replay may run it as its kernel
 };
 
 // A tensor's metadata, as guarded.
@@ -54,6 +56,7 @@ class Graph {
   std::vector<std::string> op_names() const;
   int64_t num_fused() const;
   std::string describe() const;
+  int64_t num_kernel_steps() const;  // steps a replay runs as kernels (Note [Kernel replay])
 
   int num_slots = 0;
   std::vector<int> input_slots, output_slots;
@@ -71,6 +74,7 @@ class Graph {
   // the autograd graph: the replay runs every step with grad mode off, building no nodes.
   bool flat = false;
   std::vector<std::string> notes;  // why backward() calls were recorded whole (explain)
+  std::vector<Tensor> buffers;     // Note [Kernel replay]: the kernel steps' planned results
 };
 
 // A step's name: the op's, or "fused[sin,pow,...]" for a fused chain.
@@ -79,6 +83,16 @@ std::string fused_name(const Step& s);
 // Plans and fuses a finished recording (fusion.cpp): merges chains of elementwise steps
 // into one pass over memory and sets each step's `release` list.
 void optimize(Graph& g);
+
+// Note [Kernel replay] (kernel_replay.cpp): picks the steps of a flat graph that run as
+// kernels and plans their buffers (called by optimize); runs one (false: run the op instead);
+// learns its kernel call from the tensors of a replay that ran the op; and whether the op's
+// result has the layout the plan expects.
+void plan_kernels(Graph& g);
+bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,
+                bool check_all);
+void prepare_kernel(KernelStep& k, const std::vector<Tensor>& v);
+bool kernel_result_as_planned(const KernelStep& k, const std::vector<Tensor>& v);
 
 // The recording sink: installed on the calling thread while a function runs.
 class Recorder final : public Sink {

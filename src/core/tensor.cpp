@@ -12,6 +12,10 @@ void capture::data_read(const char* what) {
   if (recording()) detail::t_sink->on_data_read(what);
 }
 
+void capture::not_captured(const char* what) {
+  if (recording()) detail::t_sink->on_unrecorded(what);
+}
+
 uint64_t TensorImpl::next_serial() {
   static std::atomic<uint64_t> counter{1};
   return counter.fetch_add(1, std::memory_order_relaxed);

@@ -96,8 +96,19 @@ bool write_out(Tensor& out, const Tensor& result, const char* op) {
   return resized;
 }
 
+namespace {
+// fill_ as the kernel replay runs it (src/capture/kernel_replay.cpp).
+capture::Fusable fuse_fill(Scalar value) {
+  capture::Fusable f;
+  f.kind = capture::Fusable::Kind::Fill;
+  f.scalar = value;
+  f.inplace = true;
+  return f;
+}
+}  // namespace
+
 Tensor& fill_(Tensor& t, Scalar value) {
-  EMBER_RECORD(fill_, t, value);
+  EMBER_RECORD_FUSABLE(fill_, fuse_fill(value), t, value);
   EMBER_PROFILE_OP("fill_");
   ops::check_defined(t, "fill_");
   ops::check_scalar_fits(t.dtype(), value, "fill_");

@@ -495,6 +495,11 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
   f.reflected = reflected;
   return f;
 }
+// The in-place forms (a.add_(b)): the kernel replay runs them, fusion never takes them.
+capture::Fusable fuse_inplace(capture::Fusable f) {
+  f.inplace = true;
+  return f;
+}
 }  // namespace
 
 #define EMBER_UNARY(name, Enum, kind)                                                           \
@@ -507,7 +512,7 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
     return out;                                                                                 \
   }                                                                                             \
   Tensor& name##_(Tensor& a) {                                                                  \
-    EMBER_RECORD(name##_, a);                                                                   \
+    EMBER_RECORD_FUSABLE(name##_, fuse_inplace(fuse_unary(UnaryOp::Enum)), a);                  \
     EMBER_PROFILE_OP(#name "_");                                                                \
     if (autograd::any_requires_grad(a))                                                         \
       return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); });    \
@@ -545,14 +550,14 @@ capture::Fusable fuse_scalar(BinaryOp op, Scalar s, bool reflected) {
     return out;                                                                                   \
   }                                                                                               \
   Tensor& name##_(Tensor& a, const Tensor& b) {                                                   \
-    EMBER_RECORD(name##_, a, b);                                                                  \
+    EMBER_RECORD_FUSABLE(name##_, fuse_inplace(fuse_binary(BinaryOp::Enum, 1.0)), a, b);          \
     EMBER_PROFILE_OP(#name "_");                                                                  \
     if (autograd::any_requires_grad(a, b))                                                        \
       return autograd::apply_inplace(a, #name "_", [&b](const Tensor& x) { return name(x, b); }); \
     return binary_inplace(BinaryOp::Enum, #kind[0], #name "_", a, b, 1.0);                        \
   }                                                                                               \
   Tensor& name##_(Tensor& a, Scalar b) {                                                          \
-    EMBER_RECORD(name##_, a, b);                                                                  \
+    EMBER_RECORD_FUSABLE(name##_, fuse_inplace(fuse_scalar(BinaryOp::Enum, b, false)), a, b);     \
     EMBER_PROFILE_OP(#name "_");                                                                  \
     if (autograd::any_requires_grad(a))                                                           \
       return autograd::apply_inplace(a, #name "_", [b](const Tensor& x) { return name(x, b); });  \
@@ -596,7 +601,8 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
-  EMBER_RECORD(add_, a, b, alpha);
+  EMBER_RECORD_FUSABLE(add_, fuse_inplace(fuse_binary(BinaryOp::Add, alpha.to_double())), a, b,
+                       alpha);
   EMBER_PROFILE_OP("add_");
   check_alpha("add_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))
@@ -604,7 +610,8 @@ Tensor& add_(Tensor& a, const Tensor& b, Scalar alpha) {
   return binary_inplace(BinaryOp::Add, 'A', "add_", a, b, alpha.to_double());
 }
 Tensor& sub_(Tensor& a, const Tensor& b, Scalar alpha) {
-  EMBER_RECORD(sub_, a, b, alpha);
+  EMBER_RECORD_FUSABLE(sub_, fuse_inplace(fuse_binary(BinaryOp::Sub, alpha.to_double())), a, b,
+                       alpha);
   EMBER_PROFILE_OP("sub_");
   check_alpha("sub_", result_type(a, b), alpha);
   if (autograd::any_requires_grad(a, b))

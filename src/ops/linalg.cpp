@@ -295,6 +295,24 @@ Tensor matmul_forward(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
+bool ops::blas_view(const Tensor& t, kernels::MatRef* r) {
+  if (t.dim() != 2 || !blas_layout(t.size(0), t.size(1), t.strides()[0], t.strides()[1], *r))
+    return false;
+  r->ptr = t.data_ptr();
+  return true;
+}
+
+namespace {
+// mm and addmm as the kernel replay runs them (src/capture/kernel_replay.cpp): one gemm.
+capture::Fusable fuse_matmul(double alpha, Scalar beta) {
+  capture::Fusable f;
+  f.kind = capture::Fusable::Kind::Matmul;
+  f.alpha = alpha;
+  f.scalar = beta;
+  return f;
+}
+}  // namespace
+
 Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
   Tensor dest = autograd::grad_destination(n, i);
   if (dest.defined() && dest.dim() == 2 && dest.size(0) == a.size(0) && dest.size(1) == b.size(1) &&
@@ -329,7 +347,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   if (any_sparse(a, b)) return sparse_mm(a, b);
-  EMBER_RECORD(mm, a, b);
+  EMBER_RECORD_FUSABLE(mm, fuse_matmul(1.0, Scalar(int64_t(0))), a, b);
   EMBER_PROFILE_OP("mm");
   if (autocast::is_enabled()) {
     autocast::Suspend off;
@@ -384,7 +402,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // scales it in the same pass that adds alpha * a @ b, so a Linear layer's bias costs no
 // extra sweep over the output. beta == 0 never reads self (NaN there is ignored).
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
-  EMBER_RECORD(addmm, self, a, b, beta, alpha);
+  EMBER_RECORD_FUSABLE(addmm, fuse_matmul(alpha.to_double(), beta), self, a, b, beta, alpha);
   EMBER_PROFILE_OP("addmm");
   if (autocast::is_enabled()) {
     autocast::Suspend off;

@@ -1,0 +1,341 @@
+// Note [Kernel replay]: a flat recording (Note [Flat replay]) replays its elementwise calls,
+// fills, reductions over all elements and matrix products as kernel calls, not op calls.
+//
+// At capture, plan_kernels() picks the steps it can run this way (their Fusable says what
+// they compute; float32/float64 operands of the result's dtype) and gives each result a
+// buffer: results of one shape and dtype whose lives do not overlap share one, so a steady
+// replay of the regression's 2000 steps touches a few KB. The first replay runs each step
+// as its op and then prepare() keeps what the op handed its kernel: the Loop that
+// ops::make_loop built (shape, byte strides, in which order operands are walked), the scalar
+// already converted, the BLAS views. Later replays only patch the Loop's data pointers and
+// call the kernel: no argument checks, no dtype or broadcast work, no allocation. The bits
+// are the op's (same kernel entry, same Loop).
+//
+// What keeps it safe:
+// - the metadata a Loop was built for holds at each replay: inputs and externals are guarded
+//   (Graph::check), results of kernel and fused steps have planned buffers, and an operand
+//   made by an op-level step is compared with what prepare() saw (else that step runs as its
+//   op this time);
+// - a planned buffer is reused only when nothing but the plan holds it (a result the caller
+//   kept, a .grad that set_grad stored, a view): otherwise the step takes new memory, so a
+//   replay never writes into a tensor someone else can see;
+// - an in-place step whose operands share memory runs as its op (which copies the operand).
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
+#include "capture/graph.h"
+#include "kernels/cpu/blas.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/reduce.h"
+#include "ops/iter.h"
+#include "ops/linalg.h"
+
+namespace ember::capture {
+
+struct KernelStep {
+  Fusable f;
+  DType dt = DType::Float32;
+  std::vector<int> in;      // the step's tensor operands, as slots
+  int out = -1;             // the slot written (in place: in[0])
+  int buffer = -1;          // Graph::buffers index of an out-of-place result
+  std::vector<bool> check;  // per operand: made by an op-level step (compare its metadata)
+  bool ready = false, failed = false;
+  std::vector<Meta> meta;  // operands' metadata at prepare()
+  Meta out_meta;
+  // Elementwise and fill: the Loop, whose operand j points at slot ptr_slot[j] (kOut: the
+  // result, kScalar: `scalar`).
+  std::optional<kernels::Loop> loop;
+  int ptr_slot[kernels::Loop::kMaxArgs] = {};
+  bool unary = false;  // a pow by 2, 0.5 or -1 runs as its unary kernel (as the op does)
+  kernels::UnaryOp uop = kernels::UnaryOp::Neg;
+  alignas(16) char scalar[16] = {};
+  // Matmul: out (m, n) = alpha a @ b + beta out, after `self` was cast into out (addmm).
+  kernels::MatRef ra, rb;
+  int64_t m = 0, n = 0, k = 0;
+  bool beta_zero = true;
+  std::optional<kernels::Loop> self_loop;
+};
+
+namespace {
+
+constexpr int kOut = -2, kScalar = -3;
+
+bool float_dt(DType d) { return d == DType::Float32 || d == DType::Float64; }
+
+bool is_pow_special(const Fusable& f, DType dt, kernels::UnaryOp* u) {
+  if (f.kind != Fusable::Kind::BinaryScalar || f.op != int(kernels::BinaryOp::Pow) || f.reflected ||
+      !f.scalar.is_floating() || !float_dt(dt))
+    return false;
+  const double e = f.scalar.to_double();
+  if (e == 2.0) *u = kernels::UnaryOp::Square;
+  else if (e == 0.5) *u = kernels::UnaryOp::Sqrt;
+  else if (e == -1.0) *u = kernels::UnaryOp::Reciprocal;
+  else return false;
+  return true;
+}
+
+// The step, when it is one the kernel replay can run (from the recording's metadata).
+std::shared_ptr<KernelStep> candidate(const Graph& g, const Step& st) {
+  const Fusable& f = st.call.fuse;
+  if (st.fused || f.kind == Fusable::Kind::None || st.out.size() != 1 || st.out[0] < 0)
+    return nullptr;
+  size_t want = 0;
+  switch (f.kind) {
+    case Fusable::Kind::Unary:
+    case Fusable::Kind::BinaryScalar:
+    case Fusable::Kind::Reduce:
+    case Fusable::Kind::Fill: want = 1; break;
+    case Fusable::Kind::Binary: want = 2; break;
+    case Fusable::Kind::Matmul: want = std::string_view(st.call.op) == "addmm" ? 3 : 2; break;
+    default: return nullptr;
+  }
+  if (st.in.size() != want) return nullptr;
+  for (int s : st.in)
+    if (s < 0) return nullptr;
+  const SlotInfo& o = g.slots[size_t(st.out[0])];
+  if (f.kind != Fusable::Kind::Fill && !float_dt(o.dtype)) return nullptr;
+  if (f.inplace != (st.out[0] == st.in[0])) return nullptr;
+  if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return nullptr;
+  auto k = std::make_shared<KernelStep>();
+  k->f = f;
+  k->dt = o.dtype;
+  k->in = st.in;
+  k->out = st.out[0];
+  return k;
+}
+
+// A planned buffer (Note [Planned buffers]): `keep` when only the plan holds it and it still
+// has the layout planned, else new memory that `keep` then holds.
+Tensor acquire(Tensor& keep, const Meta& m) {
+  if (keep.defined() && keep.impl()->use_count() == 1 && keep.storage()->use_count() == 1 &&
+      !keep.impl()->autograd_ && !keep.impl()->requires_grad_ && keep.offset() == 0 &&
+      keep.sizes() == m.sizes && keep.strides() == m.strides) {
+    keep.bump_version();  // as a fresh tensor would differ from what anyone saw before
+    return keep;
+  }
+  keep = Tensor::empty(m.sizes, m.dtype);
+  return keep;
+}
+
+bool plain(const Tensor& t, DType dt) { return t.defined() && !t.is_sparse() && t.dtype() == dt; }
+
+// What the op's kernel call was, learned from the tensors of the replay that ran the op.
+bool learn(KernelStep& k, const std::vector<Tensor>& v) {
+  const Tensor& out = v[size_t(k.out)];
+  if (!plain(out, k.dt)) return false;
+  for (int s : k.in)
+    if (!plain(v[size_t(s)], k.f.kind == Fusable::Kind::Fill ? v[size_t(s)].dtype() : k.dt) ||
+        v[size_t(s)].numel() == 0)
+      return false;
+  if (!k.f.inplace && (!out.is_contiguous() || out.offset() != 0)) return false;
+  const Tensor& a = v[size_t(k.in[0])];
+  using K = Fusable::Kind;
+  switch (k.f.kind) {
+    case K::Unary:
+      if (a.sizes() != out.sizes()) return false;
+      k.loop = ops::make_loop(a.sizes(), {&out, &a});
+      k.ptr_slot[0] = kOut;
+      k.ptr_slot[1] = k.in[0];
+      k.uop = kernels::UnaryOp(k.f.op);
+      k.unary = true;
+      return true;
+    case K::Binary: {
+      const Tensor& b = v[size_t(k.in[1])];
+      if (k.f.inplace && a.storage() == b.storage()) return false;
+      k.loop = ops::make_loop(out.sizes(), {&out, &a, &b});
+      k.ptr_slot[0] = kOut;
+      k.ptr_slot[1] = k.in[0];
+      k.ptr_slot[2] = k.in[1];
+      return true;
+    }
+    case K::BinaryScalar:
+      if (a.sizes() != out.sizes()) return false;
+      if (is_pow_special(k.f, k.dt, &k.uop)) {
+        k.unary = true;
+        k.loop = ops::make_loop(a.sizes(), {&out, &a});
+        k.ptr_slot[0] = kOut;
+        k.ptr_slot[1] = k.in[0];
+        return true;
+      }
+      ops::store_scalar(k.dt, k.f.scalar, k.scalar);
+      k.loop = ops::make_loop_with_scalar(a.sizes(), {&out, &a}, k.scalar, int64_t(itemsize(k.dt)));
+      k.ptr_slot[0] = kOut;
+      k.ptr_slot[1] = k.in[0];
+      k.ptr_slot[2] = kScalar;
+      if (k.f.reflected) {
+        std::swap(k.loop->ptrs[1], k.loop->ptrs[2]);
+        std::swap(k.loop->strides[1], k.loop->strides[2]);
+        std::swap(k.ptr_slot[1], k.ptr_slot[2]);
+      }
+      return true;
+    case K::Fill:
+      k.dt = a.dtype();
+      k.loop = ops::make_loop(a.sizes(), {&a});
+      k.ptr_slot[0] = k.in[0];
+      return true;
+    case K::Reduce: return a.is_contiguous() && out.dim() == 0;
+    case K::Matmul: {
+      const bool addmm = k.in.size() == 3;
+      const Tensor& A = v[size_t(k.in[addmm ? 1 : 0])];
+      const Tensor& B = v[size_t(k.in[addmm ? 2 : 1])];
+      if (A.dim() != 2 || B.dim() != 2 || out.dim() != 2 || !ops::blas_view(A, &k.ra) ||
+          !ops::blas_view(B, &k.rb))
+        return false;
+      k.m = A.size(0);
+      k.n = B.size(1);
+      k.k = A.size(1);
+      k.beta_zero = k.f.scalar.to_double() == 0;
+      if (addmm && !k.beta_zero) k.self_loop = ops::make_loop(out.sizes(), {&out, &a});
+      return true;
+    }
+    default: return false;
+  }
+}
+
+char* ptr_of(const KernelStep& k, int s, std::vector<Tensor>& v) {
+  if (s == kOut) return v[size_t(k.out)].data_ptr();
+  if (s == kScalar) return const_cast<char*>(k.scalar);
+  return v[size_t(s)].data_ptr();
+}
+
+}  // namespace
+
+void prepare_kernel(KernelStep& k, const std::vector<Tensor>& v) {
+  if (k.ready || k.failed) return;
+  if (!learn(k, v)) {
+    k.failed = true;
+    return;
+  }
+  for (int s : k.in) k.meta.push_back(Meta::of(v[size_t(s)]));
+  k.out_meta = Meta::of(v[size_t(k.out)]);
+  k.ready = true;
+}
+
+bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,
+                bool check_all) {
+  if (!k.ready) return false;
+  for (size_t j = 0; j < k.in.size(); ++j)
+    if ((check_all || k.check[j]) && !k.meta[j].matches(v[size_t(k.in[j])])) return false;
+  if (k.f.inplace) {
+    for (size_t j = 1; j < k.in.size(); ++j)
+      if (v[size_t(k.in[j])].storage() == v[size_t(k.out)].storage()) return false;
+  } else {
+    v[size_t(k.out)] = acquire(buffers[size_t(k.buffer)], k.out_meta);
+  }
+  using K = Fusable::Kind;
+  switch (k.f.kind) {
+    case K::Unary:
+    case K::Binary:
+    case K::BinaryScalar:
+    case K::Fill:
+      for (int j = 0; j < k.loop->nargs; ++j) k.loop->ptrs[j] = ptr_of(k, k.ptr_slot[j], v);
+      if (k.f.kind == K::Fill) kernels::fill(k.dt, *k.loop, k.f.scalar);
+      else if (k.unary) kernels::unary(k.uop, k.dt, *k.loop);
+      else if (k.f.kind == K::Binary)
+        kernels::binary(kernels::BinaryOp(k.f.op), k.dt, *k.loop, k.f.alpha);
+      else kernels::binary(kernels::BinaryOp(k.f.op), k.dt, *k.loop, 1.0);
+      break;
+    case K::Reduce: {  // reduce()'s blocks (kernels::sum_block), as a fused chain's reduction
+      const Tensor& a = v[size_t(k.in[0])];
+      const int64_t numel = a.numel(), isz = int64_t(itemsize(k.dt));
+      const int64_t nb =
+          std::max<int64_t>(1, (numel + kernels::kReduceBlock - 1) / kernels::kReduceBlock);
+      double one;
+      std::vector<double> many(nb > 1 ? size_t(nb) : 0);
+      double* part = nb > 1 ? many.data() : &one;
+      const char* base = a.data_ptr();
+      kernels::parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t s = b * kernels::kReduceBlock;
+          part[b] = kernels::sum_block(k.dt, base + s * isz,
+                                       std::min(numel, s + kernels::kReduceBlock) - s);
+        }
+      });
+      const double div = k.f.op == int(kernels::ReduceOp::Mean) ? double(numel) : 1.0;
+      kernels::sum_finish(k.dt, part, nb, div, v[size_t(k.out)].data_ptr());
+      break;
+    }
+    case K::Matmul: {
+      const bool addmm = k.in.size() == 3;
+      Tensor& out = v[size_t(k.out)];
+      if (k.self_loop) {
+        k.self_loop->ptrs[0] = out.data_ptr();
+        k.self_loop->ptrs[1] = v[size_t(k.in[0])].data_ptr();
+        kernels::cast(k.dt, k.dt, *k.self_loop);
+      }
+      k.ra.ptr = v[size_t(k.in[addmm ? 1 : 0])].data_ptr();
+      k.rb.ptr = v[size_t(k.in[addmm ? 2 : 1])].data_ptr();
+      kernels::gemm(k.dt, k.m, k.n, k.k, Scalar(k.f.alpha), k.ra, k.rb,
+                    k.beta_zero ? Scalar(int64_t(0)) : k.f.scalar, out.data_ptr(),
+                    std::max<int64_t>(k.n, 1));
+      break;
+    }
+    default: return false;
+  }
+  if (k.f.inplace) v[size_t(k.out)].bump_version();
+  return true;
+}
+
+// Picks the kernel steps of a flat graph and plans their buffers (after fusion and
+// plan_releases): results of one shape and dtype whose lives do not overlap share a buffer.
+namespace {
+bool g_kernel_replay = true;
+}
+void set_kernel_replay(bool on) { g_kernel_replay = on; }
+
+void plan_kernels(Graph& g) {
+  if (!g.flat || !g_kernel_replay) return;
+  // fixed[s]: slot s's layout is known at replay without looking (guarded, or planned).
+  std::vector<bool> fixed(size_t(g.num_slots), false);
+  for (size_t s = 0; s < g.slots.size(); ++s)
+    fixed[s] = g.slots[s].kind != SlotInfo::Kind::Produced;
+  struct Free {
+    Dims sizes;
+    DType dt;
+    int buffer;
+  };
+  std::vector<Free> free_list;
+  std::vector<int> buffer_of(size_t(g.num_slots), -1);
+  int nbuf = 0;
+  for (Step& st : g.steps) {
+    st.kernel = candidate(g, st);
+    if (KernelStep* k = st.kernel.get()) {
+      for (int s : k->in) k->check.push_back(!fixed[size_t(s)]);
+      if (!k->f.inplace) {
+        const SlotInfo& o = g.slots[size_t(k->out)];
+        for (size_t i = 0; i < free_list.size() && k->buffer < 0; ++i)
+          if (free_list[i].dt == o.dtype && free_list[i].sizes == o.sizes) {
+            k->buffer = free_list[i].buffer;
+            free_list.erase(free_list.begin() + long(i));
+          }
+        if (k->buffer < 0) k->buffer = nbuf++;
+        buffer_of[size_t(k->out)] = k->buffer;
+      }
+      fixed[size_t(k->out)] = fixed[size_t(k->out)] || !k->f.inplace;
+    } else {
+      // an op-level step's results (and what it wrote in place) are checked where read
+      for (int s : st.out)
+        if (s >= 0 && g.slots[size_t(s)].kind == SlotInfo::Kind::Produced)
+          fixed[size_t(s)] = st.fused != nullptr;
+    }
+    for (int s : st.release)
+      if (buffer_of[size_t(s)] >= 0)
+        free_list.push_back(
+            {g.slots[size_t(s)].sizes, g.slots[size_t(s)].dtype, buffer_of[size_t(s)]});
+  }
+  g.buffers.assign(size_t(nbuf), Tensor());
+}
+
+bool kernel_result_as_planned(const KernelStep& k, const std::vector<Tensor>& v) {
+  return !k.ready || k.out_meta.matches(v[size_t(k.out)]);
+}
+
+int64_t Graph::num_kernel_steps() const {
+  int64_t n = 0;
+  for (const Step& s : steps) n += s.kernel && !s.kernel->failed;
+  return n;
+}
+
+}  // namespace ember::capture
