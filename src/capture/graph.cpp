@@ -126,10 +126,11 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
   // Note [Kernel replay]: set when an op-level run of a kernel step gave a result of another
   // layout than planned; the later kernel steps then check all their operands.
   bool check_all = false;
-  for (Step& st : steps) {
-    if (st.fused) {
-      run_fused(*st.fused, v);
-    } else if (!st.kernel || !run_kernel(*st.kernel, v, buffers, check_all)) {
+  for (const RunStep& r : order) {
+    if (r.fused) {
+      run_fused(*r.fused, v);
+    } else if (!r.kernel || !run_kernel(*r.kernel, v, buffers, check_all)) {
+      Step& st = *r.step;
       in.clear();
       for (int k : st.in) in.push_back(k < 0 ? Tensor() : v[size_t(k)]);
       st.call.replay(in, out);
@@ -137,12 +138,12 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
                   out.size(), " results, recorded ", st.out.size());
       for (size_t j = 0; j < out.size(); ++j)
         if (st.out[j] >= 0) v[size_t(st.out[j])] = std::move(out[j]);
-      if (st.kernel) {
-        check_all |= !kernel_result_as_planned(*st.kernel, v);
-        prepare_kernel(*st.kernel, v);
+      if (r.kernel) {
+        check_all |= !kernel_result_as_planned(*r.kernel, v);
+        prepare_kernel(*r.kernel, v);
       }
     }
-    for (int k : st.release) v[size_t(k)] = Tensor();
+    for (int i = r.rel0; i < r.rel1; ++i) v[size_t(released[size_t(i)])] = Tensor();
   }
   std::vector<Tensor> res;
   res.reserve(output_slots.size());

@@ -75,6 +75,16 @@ class Graph {
   bool flat = false;
   std::vector<std::string> notes;  // why backward() calls were recorded whole (explain)
   std::vector<Tensor> buffers;     // Note [Kernel replay]: the kernel steps' planned results
+  // What run() walks: the steps in order, compact (a recording of thousands of steps is
+  // walked at each replay), with their release lists in one array. Built by plan_kernels.
+  struct RunStep {
+    Step* step;
+    KernelStep* kernel;
+    FusedProgram* fused;
+    int rel0, rel1;  // released[rel0, rel1): slots dropped after the step
+  };
+  std::vector<RunStep> order;
+  std::vector<int> released;
 };
 
 // A step's name: the op's, or "fused[sin,pow,...]" for a fused chain.

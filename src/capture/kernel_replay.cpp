@@ -34,28 +34,38 @@
 
 namespace ember::capture {
 
+// Laid out for the replay loop: a recording of 2000 steps walks 2000 of these per call, so
+// what every replay reads comes first and the rest sits behind pointers.
 struct KernelStep {
   Fusable f;
   DType dt = DType::Float32;
-  std::vector<int> in;      // the step's tensor operands, as slots
-  int out = -1;             // the slot written (in place: in[0])
-  int buffer = -1;          // Graph::buffers index of an out-of-place result
-  std::vector<bool> check;  // per operand: made by an op-level step (compare its metadata)
   bool ready = false, failed = false;
-  std::vector<Meta> meta;  // operands' metadata at prepare()
-  Meta out_meta;
+  bool unary = false;  // a pow by 2, 0.5 or -1 runs as its unary kernel (as the op does)
+  bool flat = false;   // the op's Loop is one run: rebuilt from numel and bstride
+  bool beta_zero = true;
+  kernels::UnaryOp uop = kernels::UnaryOp::Neg;
+  uint8_t check = 0;  // bit j: operand j was made by an op-level step (compare its metadata)
+  int nin = 0;
+  int in[3] = {-1, -1, -1};  // the step's tensor operands, as slots
+  int out = -1;              // the slot written (in place: in[0])
+  int buffer = -1;           // Graph::buffers index of an out-of-place result
   // Elementwise and fill: the Loop, whose operand j points at slot ptr_slot[j] (kOut: the
   // result, kScalar: `scalar`).
-  std::optional<kernels::Loop> loop;
+  int nargs = 0;
   int ptr_slot[kernels::Loop::kMaxArgs] = {};
-  bool unary = false;  // a pow by 2, 0.5 or -1 runs as its unary kernel (as the op does)
-  kernels::UnaryOp uop = kernels::UnaryOp::Neg;
+  int64_t numel = 0;
+  int64_t bstride[kernels::Loop::kMaxArgs] = {};
   alignas(16) char scalar[16] = {};
+  Meta out_meta;
+  std::unique_ptr<kernels::Loop> loop;  // a Loop of several dims (not flat)
   // Matmul: out (m, n) = alpha a @ b + beta out, after `self` was cast into out (addmm).
-  kernels::MatRef ra, rb;
-  int64_t m = 0, n = 0, k = 0;
-  bool beta_zero = true;
-  std::optional<kernels::Loop> self_loop;
+  struct Gemm {
+    kernels::MatRef ra, rb;
+    int64_t m = 0, n = 0, k = 0;
+    std::unique_ptr<kernels::Loop> self_loop;
+  };
+  std::unique_ptr<Gemm> gemm;
+  std::vector<Meta> meta;  // operands' metadata at prepare()
 };
 
 namespace {
@@ -101,7 +111,8 @@ std::shared_ptr<KernelStep> candidate(const Graph& g, const Step& st) {
   auto k = std::make_shared<KernelStep>();
   k->f = f;
   k->dt = o.dtype;
-  k->in = st.in;
+  k->nin = int(st.in.size());
+  for (size_t j = 0; j < st.in.size(); ++j) k->in[j] = st.in[j];
   k->out = st.out[0];
   return k;
 }
@@ -122,20 +133,34 @@ Tensor acquire(Tensor& keep, const Meta& m) {
 bool plain(const Tensor& t, DType dt) { return t.defined() && !t.is_sparse() && t.dtype() == dt; }
 
 // What the op's kernel call was, learned from the tensors of the replay that ran the op.
+// Keeps the op's Loop: as numel and byte strides when it is one run (Loop::flat rebuilds
+// the same Loop), else whole.
+void keep_loop(KernelStep& k, kernels::Loop L) {
+  k.nargs = L.nargs;
+  k.flat = L.shape.size() == 1 && L.shape[0] == L.numel;
+  if (!k.flat) {
+    k.loop = std::make_unique<kernels::Loop>(std::move(L));
+    return;
+  }
+  k.numel = L.numel;
+  for (int j = 0; j < L.nargs; ++j) k.bstride[j] = L.strides[j][0];
+}
+
 bool learn(KernelStep& k, const std::vector<Tensor>& v) {
   const Tensor& out = v[size_t(k.out)];
   if (!plain(out, k.dt)) return false;
-  for (int s : k.in)
-    if (!plain(v[size_t(s)], k.f.kind == Fusable::Kind::Fill ? v[size_t(s)].dtype() : k.dt) ||
-        v[size_t(s)].numel() == 0)
+  for (int j = 0; j < k.nin; ++j) {
+    const Tensor& t = v[size_t(k.in[j])];
+    if (!plain(t, k.f.kind == Fusable::Kind::Fill ? t.dtype() : k.dt) || t.numel() == 0)
       return false;
+  }
   if (!k.f.inplace && (!out.is_contiguous() || out.offset() != 0)) return false;
   const Tensor& a = v[size_t(k.in[0])];
   using K = Fusable::Kind;
   switch (k.f.kind) {
     case K::Unary:
       if (a.sizes() != out.sizes()) return false;
-      k.loop = ops::make_loop(a.sizes(), {&out, &a});
+      keep_loop(k, ops::make_loop(a.sizes(), {&out, &a}));
       k.ptr_slot[0] = kOut;
       k.ptr_slot[1] = k.in[0];
       k.uop = kernels::UnaryOp(k.f.op);
@@ -144,7 +169,7 @@ bool learn(KernelStep& k, const std::vector<Tensor>& v) {
     case K::Binary: {
       const Tensor& b = v[size_t(k.in[1])];
       if (k.f.inplace && a.storage() == b.storage()) return false;
-      k.loop = ops::make_loop(out.sizes(), {&out, &a, &b});
+      keep_loop(k, ops::make_loop(out.sizes(), {&out, &a, &b}));
       k.ptr_slot[0] = kOut;
       k.ptr_slot[1] = k.in[0];
       k.ptr_slot[2] = k.in[1];
@@ -154,40 +179,47 @@ bool learn(KernelStep& k, const std::vector<Tensor>& v) {
       if (a.sizes() != out.sizes()) return false;
       if (is_pow_special(k.f, k.dt, &k.uop)) {
         k.unary = true;
-        k.loop = ops::make_loop(a.sizes(), {&out, &a});
+        keep_loop(k, ops::make_loop(a.sizes(), {&out, &a}));
         k.ptr_slot[0] = kOut;
         k.ptr_slot[1] = k.in[0];
         return true;
       }
       ops::store_scalar(k.dt, k.f.scalar, k.scalar);
-      k.loop = ops::make_loop_with_scalar(a.sizes(), {&out, &a}, k.scalar, int64_t(itemsize(k.dt)));
-      k.ptr_slot[0] = kOut;
-      k.ptr_slot[1] = k.in[0];
-      k.ptr_slot[2] = kScalar;
-      if (k.f.reflected) {
-        std::swap(k.loop->ptrs[1], k.loop->ptrs[2]);
-        std::swap(k.loop->strides[1], k.loop->strides[2]);
-        std::swap(k.ptr_slot[1], k.ptr_slot[2]);
+      {
+        kernels::Loop L =
+            ops::make_loop_with_scalar(a.sizes(), {&out, &a}, k.scalar, int64_t(itemsize(k.dt)));
+        k.ptr_slot[0] = kOut;
+        k.ptr_slot[1] = k.in[0];
+        k.ptr_slot[2] = kScalar;
+        if (k.f.reflected) {  // as binary_scalar: the scalar becomes the first operand
+          std::swap(L.ptrs[1], L.ptrs[2]);
+          std::swap(L.strides[1], L.strides[2]);
+          std::swap(k.ptr_slot[1], k.ptr_slot[2]);
+        }
+        keep_loop(k, std::move(L));
       }
       return true;
     case K::Fill:
       k.dt = a.dtype();
-      k.loop = ops::make_loop(a.sizes(), {&a});
+      keep_loop(k, ops::make_loop(a.sizes(), {&a}));
       k.ptr_slot[0] = k.in[0];
       return true;
     case K::Reduce: return a.is_contiguous() && out.dim() == 0;
     case K::Matmul: {
-      const bool addmm = k.in.size() == 3;
+      const bool addmm = k.nin == 3;
       const Tensor& A = v[size_t(k.in[addmm ? 1 : 0])];
       const Tensor& B = v[size_t(k.in[addmm ? 2 : 1])];
-      if (A.dim() != 2 || B.dim() != 2 || out.dim() != 2 || !ops::blas_view(A, &k.ra) ||
-          !ops::blas_view(B, &k.rb))
+      auto g = std::make_unique<KernelStep::Gemm>();
+      if (A.dim() != 2 || B.dim() != 2 || out.dim() != 2 || !ops::blas_view(A, &g->ra) ||
+          !ops::blas_view(B, &g->rb))
         return false;
-      k.m = A.size(0);
-      k.n = B.size(1);
-      k.k = A.size(1);
+      g->m = A.size(0);
+      g->n = B.size(1);
+      g->k = A.size(1);
       k.beta_zero = k.f.scalar.to_double() == 0;
-      if (addmm && !k.beta_zero) k.self_loop = ops::make_loop(out.sizes(), {&out, &a});
+      if (addmm && !k.beta_zero)
+        g->self_loop = std::make_unique<kernels::Loop>(ops::make_loop(out.sizes(), {&out, &a}));
+      k.gemm = std::move(g);
       return true;
     }
     default: return false;
@@ -208,7 +240,7 @@ void prepare_kernel(KernelStep& k, const std::vector<Tensor>& v) {
     k.failed = true;
     return;
   }
-  for (int s : k.in) k.meta.push_back(Meta::of(v[size_t(s)]));
+  for (int j = 0; j < k.nin; ++j) k.meta.push_back(Meta::of(v[size_t(k.in[j])]));
   k.out_meta = Meta::of(v[size_t(k.out)]);
   k.ready = true;
 }
@@ -216,10 +248,12 @@ void prepare_kernel(KernelStep& k, const std::vector<Tensor>& v) {
 bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,
                 bool check_all) {
   if (!k.ready) return false;
-  for (size_t j = 0; j < k.in.size(); ++j)
-    if ((check_all || k.check[j]) && !k.meta[j].matches(v[size_t(k.in[j])])) return false;
+  if (k.check | check_all)
+    for (int j = 0; j < k.nin; ++j)
+      if ((check_all || (k.check >> j & 1)) && !k.meta[size_t(j)].matches(v[size_t(k.in[j])]))
+        return false;
   if (k.f.inplace) {
-    for (size_t j = 1; j < k.in.size(); ++j)
+    for (int j = 1; j < k.nin; ++j)
       if (v[size_t(k.in[j])].storage() == v[size_t(k.out)].storage()) return false;
   } else {
     v[size_t(k.out)] = acquire(buffers[size_t(k.buffer)], k.out_meta);
@@ -229,14 +263,20 @@ bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buff
     case K::Unary:
     case K::Binary:
     case K::BinaryScalar:
-    case K::Fill:
-      for (int j = 0; j < k.loop->nargs; ++j) k.loop->ptrs[j] = ptr_of(k, k.ptr_slot[j], v);
-      if (k.f.kind == K::Fill) kernels::fill(k.dt, *k.loop, k.f.scalar);
-      else if (k.unary) kernels::unary(k.uop, k.dt, *k.loop);
+    case K::Fill: {
+      char* ptrs[kernels::Loop::kMaxArgs];
+      for (int j = 0; j < k.nargs; ++j) ptrs[j] = ptr_of(k, k.ptr_slot[j], v);
+      std::optional<kernels::Loop> flat;
+      if (k.flat) flat.emplace(kernels::Loop::flat(k.numel, k.nargs, ptrs, k.bstride));
+      else std::copy(ptrs, ptrs + k.nargs, k.loop->ptrs);
+      const kernels::Loop& L = k.flat ? *flat : *k.loop;
+      if (k.f.kind == K::Fill) kernels::fill(k.dt, L, k.f.scalar);
+      else if (k.unary) kernels::unary(k.uop, k.dt, L);
       else if (k.f.kind == K::Binary)
-        kernels::binary(kernels::BinaryOp(k.f.op), k.dt, *k.loop, k.f.alpha);
-      else kernels::binary(kernels::BinaryOp(k.f.op), k.dt, *k.loop, 1.0);
+        kernels::binary(kernels::BinaryOp(k.f.op), k.dt, L, k.f.alpha);
+      else kernels::binary(kernels::BinaryOp(k.f.op), k.dt, L, 1.0);
       break;
+    }
     case K::Reduce: {  // reduce()'s blocks (kernels::sum_block), as a fused chain's reduction
       const Tensor& a = v[size_t(k.in[0])];
       const int64_t numel = a.numel(), isz = int64_t(itemsize(k.dt));
@@ -258,18 +298,19 @@ bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buff
       break;
     }
     case K::Matmul: {
-      const bool addmm = k.in.size() == 3;
+      const bool addmm = k.nin == 3;
+      KernelStep::Gemm& g = *k.gemm;
       Tensor& out = v[size_t(k.out)];
-      if (k.self_loop) {
-        k.self_loop->ptrs[0] = out.data_ptr();
-        k.self_loop->ptrs[1] = v[size_t(k.in[0])].data_ptr();
-        kernels::cast(k.dt, k.dt, *k.self_loop);
+      if (g.self_loop) {
+        g.self_loop->ptrs[0] = out.data_ptr();
+        g.self_loop->ptrs[1] = v[size_t(k.in[0])].data_ptr();
+        kernels::cast(k.dt, k.dt, *g.self_loop);
       }
-      k.ra.ptr = v[size_t(k.in[addmm ? 1 : 0])].data_ptr();
-      k.rb.ptr = v[size_t(k.in[addmm ? 2 : 1])].data_ptr();
-      kernels::gemm(k.dt, k.m, k.n, k.k, Scalar(k.f.alpha), k.ra, k.rb,
+      g.ra.ptr = v[size_t(k.in[addmm ? 1 : 0])].data_ptr();
+      g.rb.ptr = v[size_t(k.in[addmm ? 2 : 1])].data_ptr();
+      kernels::gemm(k.dt, g.m, g.n, g.k, Scalar(k.f.alpha), g.ra, g.rb,
                     k.beta_zero ? Scalar(int64_t(0)) : k.f.scalar, out.data_ptr(),
-                    std::max<int64_t>(k.n, 1));
+                    std::max<int64_t>(g.n, 1));
       break;
     }
     default: return false;
@@ -285,8 +326,52 @@ bool g_kernel_replay = true;
 }
 void set_kernel_replay(bool on) { g_kernel_replay = on; }
 
+namespace {
+// Ops whose results' layout (sizes, strides, offset, dtype) follows from their operands'
+// layouts and arguments alone, never from values: a kernel step reading their result need
+// not look at it when their operands are known. (Not so: grad, whose .grad anyone may set;
+// nonzero, masked_select, unique, whose sizes are data.)
+bool layout_follows(std::string_view op) {
+  static constexpr std::string_view kOps[] = {"t",
+                                              "view",
+                                              "reshape",
+                                              "expand",
+                                              "permute",
+                                              "transpose",
+                                              "unsqueeze",
+                                              "squeeze",
+                                              "contiguous",
+                                              "clone",
+                                              "detach",
+                                              "full",
+                                              "zeros",
+                                              "ones",
+                                              "sum",
+                                              "mean",
+                                              "relu_backward",
+                                              "class_index_backward",
+                                              "softmax_rows_backward"};
+  for (std::string_view o : kOps)
+    if (o == op) return true;
+  return false;
+}
+
+void plan_order(Graph& g) {
+  g.order.clear();
+  g.released.clear();
+  for (Step& st : g.steps) {
+    const int rel0 = int(g.released.size());
+    g.released.insert(g.released.end(), st.release.begin(), st.release.end());
+    g.order.push_back({&st, st.kernel.get(), st.fused.get(), rel0, int(g.released.size())});
+  }
+}
+}  // namespace
+
 void plan_kernels(Graph& g) {
-  if (!g.flat || !g_kernel_replay) return;
+  if (!g.flat || !g_kernel_replay) {
+    plan_order(g);
+    return;
+  }
   // fixed[s]: slot s's layout is known at replay without looking (guarded, or planned).
   std::vector<bool> fixed(size_t(g.num_slots), false);
   for (size_t s = 0; s < g.slots.size(); ++s)
@@ -302,7 +387,8 @@ void plan_kernels(Graph& g) {
   for (Step& st : g.steps) {
     st.kernel = candidate(g, st);
     if (KernelStep* k = st.kernel.get()) {
-      for (int s : k->in) k->check.push_back(!fixed[size_t(s)]);
+      for (int j = 0; j < k->nin; ++j)
+        if (!fixed[size_t(k->in[j])]) k->check |= uint8_t(1 << j);
       if (!k->f.inplace) {
         const SlotInfo& o = g.slots[size_t(k->out)];
         for (size_t i = 0; i < free_list.size() && k->buffer < 0; ++i)
@@ -315,10 +401,12 @@ void plan_kernels(Graph& g) {
       }
       fixed[size_t(k->out)] = fixed[size_t(k->out)] || !k->f.inplace;
     } else {
-      // an op-level step's results (and what it wrote in place) are checked where read
+      // an op-level step's results (and what it wrote in place) are checked where read,
+      // unless their layout follows from the operands' (views, fresh contiguous results)
+      bool known = st.fused != nullptr || layout_follows(st.call.op);
+      for (int s : st.in) known = known && (s < 0 || fixed[size_t(s)]);
       for (int s : st.out)
-        if (s >= 0 && g.slots[size_t(s)].kind == SlotInfo::Kind::Produced)
-          fixed[size_t(s)] = st.fused != nullptr;
+        if (s >= 0 && g.slots[size_t(s)].kind == SlotInfo::Kind::Produced) fixed[size_t(s)] = known;
     }
     for (int s : st.release)
       if (buffer_of[size_t(s)] >= 0)
@@ -326,6 +414,7 @@ void plan_kernels(Graph& g) {
             {g.slots[size_t(s)].sizes, g.slots[size_t(s)].dtype, buffer_of[size_t(s)]});
   }
   g.buffers.assign(size_t(nbuf), Tensor());
+  plan_order(g);
 }
 
 bool kernel_result_as_planned(const KernelStep& k, const std::vector<Tensor>& v) {
