@@ -39,6 +39,7 @@ struct FusedProgram {
   Dims shape;
   int64_t numel = 0;
   std::vector<int> in_slots;             // register k < in_slots.size() reads this slot
+  std::vector<bool> bcast;               // per input register: one element read everywhere
   std::vector<Instr> code;               // instruction i writes register in_slots.size() + i
   std::vector<std::pair<int, int>> out;  // (register, slot) written to memory
   bool reduce = false;                   // the last instruction's value is summed, not stored
@@ -69,6 +70,12 @@ bool pow_special(const Fusable& f, kernels::UnaryOp* u) {
   return true;
 }
 
+// True when register r is an input of one element broadcast over the chain (a bias, a
+// 0-d value): a stride-0 operand, as make_loop gives the eager op.
+bool bcast_reg(const FusedProgram& p, int r) {
+  return r >= 0 && size_t(r) < p.bcast.size() && p.bcast[size_t(r)];
+}
+
 // Runs the chain's instructions on elements [b, b + n): registers that are stored point
 // into their outputs, the others into per-call scratch.
 void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& reg,
@@ -76,7 +83,8 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
   const int64_t isz = int64_t(itemsize(p.dt));
   const size_t nin = p.in_slots.size();
   for (size_t r = 0; r < reg.size(); ++r)
-    reg[r] = base[r] ? base[r] + b * isz : scratch + int64_t(r) * kBlock * isz;
+    reg[r] = base[r] ? base[r] + (r < nin && p.bcast[r] ? 0 : b * isz)
+                     : scratch + int64_t(r) * kBlock * isz;
   for (size_t i = 0; i < p.code.size(); ++i) {
     const FusedProgram::Instr& ins = p.code[i];
     char* out = reg[nin + i];
@@ -90,10 +98,11 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
                             reinterpret_cast<const double*>(reg[size_t(ins.a)]),
                             reinterpret_cast<double*>(out), n);
     } else if (ins.kind != Fusable::Kind::Unary && ins.simd) {  // what run2_simd calls
-      const bool sa = ins.kind == Fusable::Kind::BinaryScalar && ins.reflected;
-      const bool sb = ins.kind == Fusable::Kind::BinaryScalar && !ins.reflected;
-      const char* a = sa ? ins.scalar : reg[size_t(ins.a)];
-      const char* b = sb ? ins.scalar : sa ? reg[size_t(ins.a)] : reg[size_t(ins.b)];
+      const bool scalar = ins.kind == Fusable::Kind::BinaryScalar;
+      const bool sa = scalar ? ins.reflected : bcast_reg(p, ins.a);
+      const bool sb = scalar ? !ins.reflected : bcast_reg(p, ins.b);
+      const char* a = scalar && sa ? ins.scalar : reg[size_t(ins.a)];
+      const char* b = !scalar ? reg[size_t(ins.b)] : sb ? ins.scalar : reg[size_t(ins.a)];
       if (p.dt == DType::Float32)
         kernels::simd_binary(kernels::BinaryOp(ins.op), reinterpret_cast<const float*>(a), sa,
                              reinterpret_cast<const float*>(b), sb, reinterpret_cast<float*>(out),
@@ -108,7 +117,7 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
       kernels::unary(kernels::UnaryOp(ins.op), p.dt, kernels::Loop::flat(n, 2, ptrs, st));
     } else if (ins.kind == Fusable::Kind::Binary) {
       char* ptrs[3] = {out, reg[size_t(ins.a)], reg[size_t(ins.b)]};
-      const int64_t st[3] = {isz, isz, isz};
+      const int64_t st[3] = {isz, bcast_reg(p, ins.a) ? 0 : isz, bcast_reg(p, ins.b) ? 0 : isz};
       kernels::binary(kernels::BinaryOp(ins.op), p.dt, kernels::Loop::flat(n, 3, ptrs, st),
                       ins.alpha);
     } else {  // BinaryScalar: the scalar is a stride-0 operand, as make_loop_with_scalar
@@ -231,9 +240,15 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
       !float_dtype(o.dtype))
     return false;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return false;
-  for (int s : st.in)
-    if (!chain_operand(g, s, o.sizes, o.dtype) || (g.slots[size_t(s)].requires_grad && !g.flat))
-      return false;
+  int full = 0;
+  for (int s : st.in) {
+    const bool one = f.kind == Fusable::Kind::Binary && s >= 0 &&
+                     numel_of(g.slots[size_t(s)].sizes) == 1 && g.slots[size_t(s)].dtype == o.dtype;
+    const bool whole = chain_operand(g, s, o.sizes, o.dtype);
+    if ((!one && !whole) || (g.slots[size_t(s)].requires_grad && !g.flat)) return false;
+    full += whole;
+  }
+  if (full == 0) return false;
   if (numel_of(o.sizes) == 0) return false;
   *shape = o.sizes;
   *dt = o.dtype;
@@ -258,6 +273,7 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
         if (!made_here) {
           reg_of[size_t(s)] = int(p->in_slots.size());
           p->in_slots.push_back(s);
+          p->bcast.push_back(p->numel > 1 && numel_of(g.slots[size_t(s)].sizes) == 1);
         }
       }
   const int nin = int(p->in_slots.size());

@@ -250,3 +250,15 @@ def test_custom_function_breaks_the_recording():
     for _ in range(3):
         _bits(c2(_x(4)), Square.apply(_x(4)) + 1)
     assert ember.compile.explain(c2).graph_count == 1
+
+
+@pytest.mark.parametrize("shape_x,shape_b", [((50,), (1,)), ((4, 5), ()), ((100, 1), (1,)),
+                                             ((3, 4), (1, 1)), ((1,), (1,))])
+def test_one_element_operands_join_fused_chains(shape_x, shape_b):
+    f = lambda x, b: (((x + b) * b - b) / (b - x)).exp().sum()  # noqa: E731
+    c = ember.compile(f)
+    for seed in range(3):
+        x, b = _x(*shape_x, seed=seed), _x(*shape_b, seed=seed + 7)
+        _bits(c(x, b), f(x, b))
+    if len(shape_x) and ember.tensor(0).new_zeros(shape_x).numel() > 1:
+        assert any(n.startswith("fused[add,mul,sub,sub,div,exp") for n in _graph(c).op_names())
