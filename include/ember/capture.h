@@ -49,6 +49,8 @@ std::vector<std::string> op_names(const Graph& g);
 int64_t num_fused(const Graph& g);  // fused chains
 // Steps a replay runs as bare kernel calls (docs/compile.md, Note [Kernel replay]).
 int64_t num_kernel_steps(const Graph& g);
+// Steps whose results are the same at every replay, run once (Note [Constant steps]).
+int64_t num_constant_steps(const Graph& g);
 // Whether recordings made from now on use the kernel replay (on by default; off gives the
 // op-by-op replay, for comparing the two).
 void set_kernel_replay(bool on);

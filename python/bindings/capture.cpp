@@ -26,6 +26,7 @@ void bind_capture(nb::module_& m) {
       .def("op_names", [](const PyGraph& p) { return capture::op_names(*p.g); })
       .def("num_fused", [](const PyGraph& p) { return capture::num_fused(*p.g); })
       .def("num_kernel_steps", [](const PyGraph& p) { return capture::num_kernel_steps(*p.g); })
+      .def("num_constant_steps", [](const PyGraph& p) { return capture::num_constant_steps(*p.g); })
       .def_prop_ro("flat", [](const PyGraph& p) { return capture::flat(*p.g); })
       .def("notes", [](const PyGraph& p) { return capture::notes(*p.g); })
       .def("describe", [](const PyGraph& p) { return capture::describe(*p.g); });

@@ -129,6 +129,9 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
   for (const RunStep& r : order) {
     if (r.fused) {
       run_fused(*r.fused, v);
+    } else if (r.step->constant && !r.step->kept.empty()) {
+      for (size_t j = 0; j < r.step->out.size(); ++j)
+        if (r.step->out[j] >= 0) v[size_t(r.step->out[j])] = r.step->kept[j];
     } else if (!r.kernel || !run_kernel(*r.kernel, v, buffers, check_all)) {
       Step& st = *r.step;
       in.clear();
@@ -138,6 +141,8 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) {
                   out.size(), " results, recorded ", st.out.size());
       for (size_t j = 0; j < out.size(); ++j)
         if (st.out[j] >= 0) v[size_t(st.out[j])] = std::move(out[j]);
+      if (st.constant)
+        for (int o : st.out) st.kept.push_back(o >= 0 ? v[size_t(o)] : Tensor());
       if (r.kernel) {
         check_all |= !kernel_result_as_planned(*r.kernel, v);
         prepare_kernel(*r.kernel, v);
@@ -442,6 +447,7 @@ std::vector<Tensor> replay(Graph& g, const std::vector<Tensor>& inputs) { return
 std::vector<std::string> op_names(const Graph& g) { return g.op_names(); }
 int64_t num_fused(const Graph& g) { return g.num_fused(); }
 int64_t num_kernel_steps(const Graph& g) { return g.num_kernel_steps(); }
+int64_t num_constant_steps(const Graph& g) { return g.num_constant_steps(); }
 bool flat(const Graph& g) { return g.flat; }
 std::vector<std::string> notes(const Graph& g) { return g.notes; }
 std::string describe(const Graph& g) { return g.describe(); }

@@ -32,6 +32,10 @@ struct Step {
   std::vector<int> release;             // slots last used here: dropped after the step
   std::shared_ptr<FusedProgram> fused;  // set: this step runs a fused chain instead
   std::shared_ptr<KernelStep> kernel;   // set: a flat replay may run it as its kernel
+  // Note [Constant steps] (kernel_replay.cpp): the same results at every replay; computed
+  // by the first replay and kept in `kept`.
+  bool constant = false;
+  std::vector<Tensor> kept;
 };
 
 // A tensor's metadata, as guarded.
@@ -56,7 +60,8 @@ class Graph {
   std::vector<std::string> op_names() const;
   int64_t num_fused() const;
   std::string describe() const;
-  int64_t num_kernel_steps() const;  // steps a replay runs as kernels (Note [Kernel replay])
+  int64_t num_kernel_steps() const;    // steps a replay runs as kernels (Note [Kernel replay])
+  int64_t num_constant_steps() const;  // steps run once (Note [Constant steps])
 
   int num_slots = 0;
   std::vector<int> input_slots, output_slots;

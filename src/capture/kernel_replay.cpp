@@ -367,6 +367,73 @@ void plan_order(Graph& g) {
 }
 }  // namespace
 
+namespace {
+// Ops whose result is the same at every replay when their tensor operands are (no operand:
+// a constant fill): creations and views.
+bool value_follows(std::string_view op) {
+  static constexpr std::string_view kOps[] = {"full",      "zeros",     "ones",    "reshape",
+                                              "view",      "expand",    "t",       "permute",
+                                              "transpose", "unsqueeze", "squeeze", "contiguous",
+                                              "clone"};
+  for (std::string_view o : kOps)
+    if (o == op) return true;
+  return false;
+}
+
+// Note [Constant steps]: a step whose value is the same at every replay (the mean
+// backward's seed `full`, its `reshape` and `expand`, and an elementwise step of such values)
+// runs once, at the first replay, and keeps its results. Only when nothing can see or change
+// those tensors: never written in place, not returned, and read only by steps that only read
+// them (kernel candidates out of place, fused chains, other constant steps).
+void mark_constants(Graph& g, const std::vector<std::shared_ptr<KernelStep>>& cand) {
+  const size_t n = g.steps.size();
+  std::vector<int> writes(size_t(g.num_slots), 0), producer(size_t(g.num_slots), -1);
+  for (size_t i = 0; i < n; ++i)
+    for (int s : g.steps[i].out)
+      if (s >= 0) {
+        ++writes[size_t(s)];
+        producer[size_t(s)] = int(i);
+      }
+  std::vector<bool> out_slot(size_t(g.num_slots), false);
+  for (int s : g.output_slots)
+    if (s >= 0) out_slot[size_t(s)] = true;
+  // allowed: what a step is, whatever its operands; then constant: allowed and reading
+  // constants only; a constant read by a step that might keep or change it is withdrawn.
+  std::vector<bool> allowed(n, false), step_const(n, false), is_const(size_t(g.num_slots));
+  for (size_t i = 0; i < n; ++i) {
+    const Step& st = g.steps[i];
+    bool c = !st.fused && !st.out.empty() &&
+             (value_follows(st.call.op) ||
+              (cand[i] && !cand[i]->f.inplace && cand[i]->f.kind != Fusable::Kind::Fill));
+    for (int s : st.out)
+      c = c && s >= 0 && g.slots[size_t(s)].kind == SlotInfo::Kind::Produced &&
+          writes[size_t(s)] == 1 && !out_slot[size_t(s)];
+    allowed[i] = c;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::fill(is_const.begin(), is_const.end(), false);
+    for (size_t i = 0; i < n; ++i) {
+      bool c = allowed[i];
+      for (int s : g.steps[i].in) c = c && s >= 0 && is_const[size_t(s)];
+      step_const[i] = c;
+      if (c)
+        for (int s : g.steps[i].out) is_const[size_t(s)] = true;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Step& st = g.steps[i];
+      if (step_const[i] || st.fused || (cand[i] && !cand[i]->f.inplace)) continue;
+      for (int s : st.in)
+        if (s >= 0 && is_const[size_t(s)] && allowed[size_t(producer[size_t(s)])]) {
+          allowed[size_t(producer[size_t(s)])] = false;
+          changed = true;
+        }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) g.steps[i].constant = step_const[i];
+}
+}  // namespace
+
 void plan_kernels(Graph& g) {
   if (!g.flat || !g_kernel_replay) {
     plan_order(g);
@@ -384,9 +451,15 @@ void plan_kernels(Graph& g) {
   std::vector<Free> free_list;
   std::vector<int> buffer_of(size_t(g.num_slots), -1);
   int nbuf = 0;
-  for (Step& st : g.steps) {
-    st.kernel = candidate(g, st);
-    if (KernelStep* k = st.kernel.get()) {
+  std::vector<std::shared_ptr<KernelStep>> cand;
+  for (const Step& st : g.steps) cand.push_back(candidate(g, st));
+  mark_constants(g, cand);
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    Step& st = g.steps[i];
+    st.kernel = st.constant ? nullptr : cand[i];
+    if (st.constant) {
+      for (int s : st.out) fixed[size_t(s)] = true;
+    } else if (KernelStep* k = st.kernel.get()) {
       for (int j = 0; j < k->nin; ++j)
         if (!fixed[size_t(k->in[j])]) k->check |= uint8_t(1 << j);
       if (!k->f.inplace) {
@@ -419,6 +492,12 @@ void plan_kernels(Graph& g) {
 
 bool kernel_result_as_planned(const KernelStep& k, const std::vector<Tensor>& v) {
   return !k.ready || k.out_meta.matches(v[size_t(k.out)]);
+}
+
+int64_t Graph::num_constant_steps() const {
+  int64_t n = 0;
+  for (const Step& s : steps) n += s.constant;
+  return n;
 }
 
 int64_t Graph::num_kernel_steps() const {
