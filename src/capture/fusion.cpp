@@ -421,6 +421,7 @@ void optimize(Graph& g) {
     for (size_t i = 0; i < g.steps.size(); ++i)
       if (!moot_in_flat(g, i, made)) kept.push_back(std::move(g.steps[i]));
     g.steps = std::move(kept);
+    share_views(g);
   }
   fuse(g);
   plan_releases(g);

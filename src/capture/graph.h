@@ -104,6 +104,7 @@ void optimize(Graph& g);
 // learns its kernel call from the tensors of a replay that ran the op; and whether the op's
 // result has the layout the plan expects.
 void plan_kernels(Graph& g);
+void share_views(Graph& g);  // called by optimize before fusion
 bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,
                 bool check_all);
 void prepare_kernel(KernelStep& k, const std::vector<Tensor>& v);

@@ -494,6 +494,55 @@ bool kernel_result_as_planned(const KernelStep& k, const std::vector<Tensor>& v)
   return !k.ready || k.out_meta.matches(v[size_t(k.out)]);
 }
 
+// A step of a flat graph that makes, without other arguments, a view of a slot whose layout
+// nothing changes (`t(x)` in every epoch of a training loop) is made once per replay: later
+// ones read the first one's slot. Only where no one can tell: the views are never written,
+// not returned, and read only by steps that compute from them (kernel candidates, views).
+void share_views(Graph& g) {
+  if (!g.flat || !g_kernel_replay) return;
+  const auto shareable = [](std::string_view op) { return op == "t" || op == "detach"; };
+  std::vector<int> writes(size_t(g.num_slots), 0);
+  for (const Step& st : g.steps)
+    for (int s : st.out)
+      if (s >= 0) ++writes[size_t(s)];
+  std::vector<bool> reader_ok(size_t(g.num_slots), true);
+  for (int s : g.output_slots)
+    if (s >= 0) reader_ok[size_t(s)] = false;
+  for (const Step& st : g.steps) {
+    const Fusable& f = st.call.fuse;
+    const bool computes = (f.kind != Fusable::Kind::None && !f.inplace) ||
+                          layout_follows(st.call.op) || st.fused != nullptr;
+    if (!computes)
+      for (int s : st.in)
+        if (s >= 0) reader_ok[size_t(s)] = false;
+  }
+  std::vector<int> rename(size_t(g.num_slots));
+  for (size_t s = 0; s < rename.size(); ++s) rename[s] = int(s);
+  std::vector<std::pair<std::pair<std::string_view, int>, int>> first;  // (op, in) -> out
+  std::vector<Step> kept;
+  for (Step& st : g.steps) {
+    for (int& s : st.in)
+      if (s >= 0) s = rename[size_t(s)];
+    const bool eligible =
+        shareable(st.call.op) && st.in.size() == 1 && st.out.size() == 1 && st.in[0] >= 0 &&
+        st.out[0] >= 0 && writes[size_t(st.out[0])] == 1 && reader_ok[size_t(st.out[0])] &&
+        writes[size_t(st.in[0])] == (g.slots[size_t(st.in[0])].kind == SlotInfo::Kind::Produced);
+    if (eligible) {
+      const std::pair<std::string_view, int> key{st.call.op, st.in[0]};
+      bool found = false;
+      for (auto& [k, o] : first)
+        if (k == key) {
+          rename[size_t(st.out[0])] = o;
+          found = true;
+        }
+      if (found) continue;
+      first.push_back({key, st.out[0]});
+    }
+    kept.push_back(std::move(st));
+  }
+  g.steps = std::move(kept);
+}
+
 int64_t Graph::num_constant_steps() const {
   int64_t n = 0;
   for (const Step& s : steps) n += s.constant;

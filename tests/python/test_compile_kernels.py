@@ -294,3 +294,26 @@ def test_constant_steps_run_once_and_never_escape():
         b = c3(_x(3))[0]
         a.add_(1.0)
         _bits(b, ember.ones(3) * 2)
+
+
+def test_repeated_views_are_made_once_unless_someone_can_tell():
+    x, y = _x(100, 1, seed=1), _x(100, 1, seed=2)
+    w0, b0 = _x(1, 1, seed=3), _x(1, seed=4)
+    c = ember.compile(_linreg)
+    for _ in range(3):
+        _bits(c(x, y, w0, b0), _linreg(x, y, w0, b0))
+    assert _graph(c).op_names().count("t") == 1  # x.t() of each epoch's mm backward
+
+    def g(a, b):  # returned views stay distinct objects; a written view is not shared
+        u, v = a.t(), a.t()
+        z = b.t()
+        z.mul_(2.0)
+        return u, v, (b.t() + 1).sum(), z
+    cg = ember.compile(g)
+    for seed in range(3):
+        a1, b1 = _x(3, 4, seed=seed), _x(2, 5, seed=seed)
+        a2, b2 = a1.clone(), b1.clone()
+        got, want = cg(a2, b2), g(a1, b1)
+        _bits(got, want)
+        assert got[0] is not got[1]
+        _bits(b2, b1)
