@@ -52,13 +52,8 @@ struct FusedProgram {
   std::string name;
 };
 
-namespace {
-
-bool float_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
-
-// x ** 2, x ** 0.5, x ** -1 run as one unary kernel in eager (pow_as_unary in
-// src/ops/elementwise.cpp): the chain does the same.
-bool pow_special(const Fusable& f, kernels::UnaryOp* u) {
+// graph.h
+bool pow_as_unary(const Fusable& f, kernels::UnaryOp* u) {
   if (f.kind != Fusable::Kind::BinaryScalar || f.op != int(kernels::BinaryOp::Pow) || f.reflected ||
       !f.scalar.is_floating())
     return false;
@@ -69,6 +64,10 @@ bool pow_special(const Fusable& f, kernels::UnaryOp* u) {
   else return false;
   return true;
 }
+
+namespace {
+
+bool float_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
 // True when register r is an input of one element broadcast over the chain (a bias, a
 // 0-d value): a stride-0 operand, as make_loop gives the eager op.
@@ -288,7 +287,7 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
     kernels::UnaryOp u;
     if (f.kind == Fusable::Kind::Binary) {
       ins.b = reg_of[size_t(st.in[1])];
-    } else if (pow_special(f, &u)) {
+    } else if (pow_as_unary(f, &u)) {
       ins.kind = Fusable::Kind::Unary;
       ins.op = int(u);
     } else if (f.kind == Fusable::Kind::BinaryScalar) {

@@ -9,6 +9,7 @@
 
 #include "ember/capture.h"
 #include "ember/record.h"
+#include "kernels/cpu/elementwise.h"
 
 namespace ember::capture {
 
@@ -103,6 +104,9 @@ void optimize(Graph& g);
 // kernels and plans their buffers (called by optimize); runs one (false: run the op instead);
 // learns its kernel call from the tensors of a replay that ran the op; and whether the op's
 // result has the layout the plan expects.
+// x ** 2, x ** 0.5, x ** -1 (a float exponent) run as one unary kernel in eager
+// (pow_as_unary in src/ops/elementwise.cpp): fused chains and kernel steps do the same.
+bool pow_as_unary(const Fusable& f, kernels::UnaryOp* u);
 void plan_kernels(Graph& g);
 void share_views(Graph& g);  // called by optimize before fusion
 bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,

@@ -74,18 +74,6 @@ constexpr int kOut = -2, kScalar = -3;
 
 bool float_dt(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
-bool is_pow_special(const Fusable& f, DType dt, kernels::UnaryOp* u) {
-  if (f.kind != Fusable::Kind::BinaryScalar || f.op != int(kernels::BinaryOp::Pow) || f.reflected ||
-      !f.scalar.is_floating() || !float_dt(dt))
-    return false;
-  const double e = f.scalar.to_double();
-  if (e == 2.0) *u = kernels::UnaryOp::Square;
-  else if (e == 0.5) *u = kernels::UnaryOp::Sqrt;
-  else if (e == -1.0) *u = kernels::UnaryOp::Reciprocal;
-  else return false;
-  return true;
-}
-
 // The step, when it is one the kernel replay can run (from the recording's metadata).
 std::shared_ptr<KernelStep> candidate(const Graph& g, const Step& st) {
   const Fusable& f = st.call.fuse;
@@ -177,7 +165,7 @@ bool learn(KernelStep& k, const std::vector<Tensor>& v) {
     }
     case K::BinaryScalar:
       if (a.sizes() != out.sizes()) return false;
-      if (is_pow_special(k.f, k.dt, &k.uop)) {
+      if (pow_as_unary(k.f, &k.uop)) {
         k.unary = true;
         keep_loop(k, ops::make_loop(a.sizes(), {&out, &a}));
         k.ptr_slot[0] = kOut;

@@ -6,31 +6,9 @@ import numpy as np
 import pytest
 
 import ember
+from test_compile_backward import _bits, _graph, _mlp, _twins, _x
 
 F = ember.nn.functional
-
-
-def _bits(a, b):
-    if isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _bits(x, y)
-        return
-    if a is None or b is None:
-        assert a is None and b is None
-        return
-    assert a.shape == b.shape and a.dtype == b.dtype
-    assert a.detach().contiguous().numpy().tobytes() == b.detach().contiguous().numpy().tobytes()
-
-
-def _x(*shape, seed=0, dtype="float32"):
-    return ember.tensor(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
-
-
-def _graph(cf):
-    gs = [e.graph for e in cf._ember_compiled.entries if e.graph is not None]
-    assert gs, ember.compile.explain(cf).break_reasons
-    return gs[-1]
 
 
 def _sgd(params, lr):
@@ -74,26 +52,7 @@ def test_linear_regression_runs_as_kernels_bit_identical(dtype):
     ("SGD", {}), ("SGD", {"momentum": 0.9, "nesterov": True}), ("Adam", {}),
     ("Adam", {"amsgrad": True}), ("AdamW", {}), ("RMSprop", {"momentum": 0.5}), ("Adagrad", {})])
 def test_mlp_step_every_optimizer_kernel_replay(opt_name, kw):
-    def make():
-        ember.manual_seed(0)
-        model = ember.nn.Sequential(ember.nn.Linear(8, 16), ember.nn.ReLU(), ember.nn.Linear(16, 3))
-        opt = getattr(ember.optim, opt_name)(model.parameters(), lr=0.01, **kw)
-        x, y = _x(12, 8), ember.tensor(np.arange(12) % 3)
-
-        def step():
-            loss = F.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return list(model.parameters()), step
-    (m1, s1), (m2, s2) = make(), make()
-    c = ember.compile(s2)
-    for _ in range(6):
-        _bits(c(), s1())
-        for p, q in zip(m1, m2):
-            _bits(q, p)
-            _bits(q.grad, p.grad)
+    c = _twins(_mlp(opt_name, **kw), steps=6)  # results, parameters and .grad bit for bit
     g = _graph(c)
     assert g.flat and g.num_kernel_steps() >= g.op_names().count("addmm") + g.op_names().count("mm")
 
