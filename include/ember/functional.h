@@ -16,6 +16,8 @@ namespace ember {
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = Tensor());
 // approximate: false = x * Phi(x) (erf), true = the tanh approximation.
 Tensor gelu(const Tensor& x, bool tanh_approximation = false);
+// x * sigmoid(x), one pass (the same values as the two ops).
+Tensor silu(const Tensor& x);
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p), when
 // training; x itself otherwise. Draws from the default generator.

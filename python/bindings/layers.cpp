@@ -30,6 +30,8 @@ void bind_layers(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("approximate") = "none", docstring("gelu"));
 
+  m.def("silu", &silu, nb::arg("input"), docstring("silu"));
+
   m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01,
         docstring("leaky_relu"));
 

@@ -197,6 +197,41 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
   return out;
 }
 
+// ---- silu -------------------------------------------------------------------------------
+
+namespace {
+
+// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x); as ember ops for the create_graph path.
+Tensor silu_derivative(const Tensor& x) {
+  Tensor s = sigmoid(x);
+  return mul(s, add(mul(x, sub(Scalar(1.0), s)), Scalar(1.0)));
+}
+
+Tensor silu_backward(const Tensor& g, const Tensor& x) {
+  if (GradMode::is_enabled()) return mul(g, silu_derivative(x));  // create_graph
+  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+  const Tensor G = as_dtype_of(g, x);
+  kernels::silu_backward(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}));
+  return gx;
+}
+
+}  // namespace
+
+Tensor silu(const Tensor& x) {
+  EMBER_RECORD(silu, x);
+  EMBER_PROFILE_OP("silu");
+  ops::check_defined(x, "silu");
+  ops::check_floating_input(x, "silu");
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  kernels::silu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}));
+  if (autograd::any_requires_grad(x))
+    autograd::record("SiluBackward0", {&x}, {&out},
+                     [sx = SavedTensor(x)](Grads& g, const Node&) -> Grads {
+                       return {silu_backward(g[0], sx.get())};
+                     });
+  return out;
+}
+
 // ---- leaky_relu -------------------------------------------------------------------------
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {

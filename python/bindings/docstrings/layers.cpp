@@ -21,6 +21,12 @@ torch.nn.functional.gelu, also at ember.gelu.
 >>> x = ember.tensor([-1.0, 0.0, 1.0])
 >>> ember.gelu(x), ember.gelu(x, approximate='tanh')
 (tensor([-0.1587,  0.0000,  0.8413]), tensor([-0.1588,  0.0000,  0.8412])))"},
+    {"silu",
+     R"(x * sigmoid(x), elementwise, in one pass: torch.nn.functional.silu (without inplace), also at
+ember.silu.
+
+>>> ember.silu(ember.tensor([-2.0, 0.0, 1.5]))
+tensor([-0.2384,  0.0000,  1.2264]))"},
     {"leaky_relu",
      R"(x where x >= 0, negative_slope * x elsewhere: torch.nn.functional.leaky_relu, also at
 ember.leaky_relu.

@@ -45,6 +45,14 @@ void simd_binary(BinaryOp op, const float* a, bool a_scalar, const float* b, boo
 void simd_binary(BinaryOp op, const double* a, bool a_scalar, const double* b, bool b_scalar,
                  double* out, int64_t n);
 
+// out = silu(x) = x * sigmoid(x), and out = g * silu'(x), for contiguous runs of n; the same
+// values as sigmoid's kernel times x (sigmoid's fix-ups included). Only when
+// simd_unary_enabled(UnaryOp::Sigmoid).
+void simd_silu(const float* x, float* out, int64_t n);
+void simd_silu(const double* x, double* out, int64_t n);
+void simd_silu_backward(const float* g, const float* x, float* out, int64_t n);
+void simd_silu_backward(const double* g, const double* x, double* out, int64_t n);
+
 // Name of the instruction set the kernels run on: "AVX3" (AVX-512), "AVX2", "SSE4", "SCALAR"...
 const char* simd_target();
 

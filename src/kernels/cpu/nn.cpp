@@ -86,6 +86,37 @@ void gelu_backward_run(const T* g, const T* x, T* out, int64_t n, bool tanh_appr
   else gelu_tanh_backward_simd(g, x, out, n);
 }
 
+// silu with SIMD off: the scalar loops' sigmoid formula (elementwise.cpp).
+template <class T>
+T sigmoid_scalar(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// Runs kernel(out, in, n) (a SIMD kernel for contiguous runs; in[k] is operand k + 1) over
+// one inner run of a Loop: strided or broadcast operands are gathered into blocks on the stack
+// and the output scattered, so an element's value never depends on the layout.
+template <class T, int N, class K>
+void run_gathered(char** p, const int64_t* s, int64_t n, K&& kernel) {
+  bool contiguous = true;
+  for (int k = 0; k <= N; ++k) contiguous = contiguous && s[k] == int64_t(sizeof(T));
+  const T* in[N];
+  if (contiguous) {
+    for (int k = 0; k < N; ++k) in[k] = reinterpret_cast<const T*>(p[k + 1]);
+    return kernel(reinterpret_cast<T*>(p[0]), in, n);
+  }
+  constexpr int64_t kBlock = 256;
+  alignas(64) T buf[N + 1][kBlock];
+  for (int k = 0; k < N; ++k) in[k] = buf[k + 1];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int k = 1; k <= N; ++k)
+      for (int64_t j = 0; j < m; ++j)
+        buf[k][j] = *reinterpret_cast<const T*>(p[k] + (i0 + j) * s[k]);
+    kernel(buf[0], in, m);
+    for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = buf[0][j];
+  }
+}
+
 }  // namespace
 
 // ---- activations ----------------------------------------------------------------------------
@@ -128,6 +159,39 @@ void gelu_backward(DType dt, const Loop& L, bool tanh_approx) {
         const T d = tanh_approx ? gelu_derivative<T, true>(x) : gelu_derivative<T, false>(x);
         *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1]) * d;
       }
+    });
+  });
+}
+
+void silu(DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { silu(DType::Float32, F); });
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      run_gathered<T, 1>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
+        if (simd) return simd_silu(in[0], out, m);
+        for (int64_t i = 0; i < m; ++i) out[i] = in[0][i] * sigmoid_scalar(in[0][i]);
+      });
+    });
+  });
+}
+
+void silu_backward(DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { silu_backward(DType::Float32, F); });
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      run_gathered<T, 2>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
+        if (simd) return simd_silu_backward(in[0], in[1], out, m);
+        for (int64_t i = 0; i < m; ++i) {
+          const T x = in[1][i], sg = sigmoid_scalar(x);
+          out[i] = in[0][i] * (sg * std::fma(x, T(1) - sg, T(1)));
+        }
+      });
     });
   });
 }

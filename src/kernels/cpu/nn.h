@@ -25,6 +25,9 @@ namespace ember::kernels {
 void gelu(DType dt, const Loop& L, bool tanh_approx);
 // gx = g * gelu'(x) over Loop{gx, g, x}.
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx);
+// out = silu(x) = x * sigmoid(x) over Loop{out, x}; gx = g * silu'(x) over Loop{gx, g, x}.
+void silu(DType dt, const Loop& L);
+void silu_backward(DType dt, const Loop& L);
 // mask[i] = 0 with probability p, else scale, for a contiguous mask of n elements. Element
 // i's draw is a hash of (seed, i) (splitmix64), so the mask depends on the seed alone, never
 // on the thread count, and the work runs in parallel.
