@@ -232,6 +232,71 @@ Tensor silu(const Tensor& x) {
   return out;
 }
 
+// ---- hardswish --------------------------------------------------------------------------
+
+namespace {
+
+Tensor hardswish_backward(const Tensor& g, const Tensor& x) {
+  if (GradMode::is_enabled()) {  // create_graph: torch's branches as ember ops
+    Tensor inside = mul(g, add(div(x, Scalar(3.0)), Scalar(0.5)));
+    Tensor upper = where(ge(x, Scalar(3.0)), g, inside);
+    return masked_fill(upper, le(x, Scalar(-3.0)), Scalar(0.0));
+  }
+  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+  const Tensor G = as_dtype_of(g, x);
+  kernels::hardswish_backward(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}));
+  return gx;
+}
+
+}  // namespace
+
+Tensor hardswish(const Tensor& x) {
+  EMBER_RECORD(hardswish, x);
+  EMBER_PROFILE_OP("hardswish");
+  ops::check_defined(x, "hardswish");
+  ops::check_floating_input(x, "hardswish");
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  kernels::hardswish(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}));
+  if (autograd::any_requires_grad(x))
+    autograd::record("HardswishBackward0", {&x}, {&out},
+                     [sx = SavedTensor(x)](Grads& g, const Node&) -> Grads {
+                       return {hardswish_backward(g[0], sx.get())};
+                     });
+  return out;
+}
+
+// ---- softplus ---------------------------------------------------------------------------
+
+namespace {
+
+Tensor softplus_backward(const Tensor& g, const Tensor& x, double beta, double threshold) {
+  if (GradMode::is_enabled()) {  // create_graph: sigmoid(beta x), 1 in the linear region
+    Tensor z = mul(x, Scalar(beta));
+    return mul(g, masked_fill(sigmoid(z), gt(z, Scalar(threshold)), Scalar(1.0)));
+  }
+  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+  const Tensor G = as_dtype_of(g, x);
+  kernels::softplus(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}), beta, threshold, true);
+  return gx;
+}
+
+}  // namespace
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  EMBER_RECORD(softplus, x, beta, threshold);
+  EMBER_PROFILE_OP("softplus");
+  ops::check_defined(x, "softplus");
+  ops::check_floating_input(x, "softplus");
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  kernels::softplus(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), beta, threshold, false);
+  if (autograd::any_requires_grad(x))
+    autograd::record("SoftplusBackward0", {&x}, {&out},
+                     [sx = SavedTensor(x), beta, threshold](Grads& g, const Node&) -> Grads {
+                       return {softplus_backward(g[0], sx.get(), beta, threshold)};
+                     });
+  return out;
+}
+
 // ---- leaky_relu -------------------------------------------------------------------------
 
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {

@@ -353,6 +353,92 @@ HWY_INLINE void SiluGrad(const T* g, const T* x, T* out, int64_t count) {
   for (size_t j = 0; i + j < n; ++j) out[i + j] = g[i + j] * buf[j];
 }
 
+// hardswish(x) = x min(max(x + 3, 0), 6) / 6, as torch's kernel writes it (the same
+// roundings); NaN and -inf give NaN through the product. Its gradient: 0 for x <= -3, g from 3
+// on, g (x / 3 + 1/2) between and for NaN (torch's vectorized kernel's blends).
+struct HardswishOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    using T = hn::TFromD<D>;
+    const V r6 = hn::Min(hn::Max(hn::Add(x, hn::Set(d, T(3))), hn::Zero(d)), hn::Set(d, T(6)));
+    return hn::Div(hn::Mul(x, r6), hn::Set(d, T(6)));
+  }
+};
+template <class D, class V>
+HWY_INLINE V HardswishGradVec(D d, V g, V x) {
+  using T = hn::TFromD<D>;
+  const V three = hn::Set(d, T(3));
+  const V inside = hn::Mul(g, hn::Add(hn::Div(x, three), hn::Set(d, T(0.5))));
+  return hn::IfThenElse(hn::Le(x, hn::Neg(three)), hn::Zero(d),
+                        hn::IfThenElse(hn::Ge(x, three), g, inside));
+}
+template <class T>
+HWY_INLINE void HardswishGrad(const T* g, const T* x, T* out, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(HardswishGradVec(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, out + i);
+  if (i == n) return;
+  HWY_ALIGN T bx[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  HWY_ALIGN T bg[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  std::memcpy(bx, x + i, (n - i) * sizeof(T));
+  std::memcpy(bg, g + i, (n - i) * sizeof(T));
+  hn::Store(HardswishGradVec(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
+  std::memcpy(out + i, bx, (n - i) * sizeof(T));
+}
+
+// softplus(x) = x where beta x > threshold, else log1p(exp(beta x)) / beta (torch's formula),
+// with exp and log1p as ember's own kernels compute them (ExpOp and Log1pOp through Patch:
+// NaN, overflow, the denormal band); log1p(e) is e itself below 2^-25 (where Highway's Log1p
+// returns e too) without an add on a denormal. Its gradient: g where beta x > threshold, else
+// g e / (e + 1) with e = exp(beta x), as torch's. kUnit: beta is 1 (no multiply, no divide).
+template <bool Grad, bool kUnit, class D, class V>
+HWY_INLINE V SoftplusVec(D d, V x, V g, V beta, V threshold) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T buf[hn::MaxLanes(hn::ScalableTag<T>())];
+  const V z = kUnit ? x : hn::Mul(x, beta);
+  Patch<ExpOp>(d, z, buf);
+  const V e = hn::Load(d, buf);
+  const auto linear = hn::Gt(z, threshold);
+  if constexpr (Grad) {
+    return hn::IfThenElse(linear, g, hn::Div(hn::Mul(g, e), hn::Add(e, hn::Set(d, T(1)))));
+  } else {
+    const V tiny = hn::Set(d, T(kF32<T> ? 0x1p-25 : 0x1p-54));
+    Patch<Log1pOp>(d, hn::Max(e, tiny), buf);
+    const V l = hn::IfThenElse(hn::Ge(e, tiny), hn::Load(d, buf), e);  // e itself for NaN too
+    return hn::IfThenElse(linear, x, kUnit ? l : hn::Div(l, beta));
+  }
+}
+
+// Softplus or its gradient (g non-null) over a contiguous run; the tail through padded copies.
+template <bool Grad, bool kUnit, class T>
+HWY_INLINE void SoftplusRun(const T* g, const T* x, T* out, int64_t count, T beta, T threshold) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  const auto vb = hn::Set(d, beta), vt = hn::Set(d, threshold);
+  const auto load_g = [&](const T* p) { return Grad ? hn::LoadU(d, p) : hn::Zero(d); };
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(SoftplusVec<Grad, kUnit>(d, hn::LoadU(d, x + i), load_g(g + i), vb, vt), d, out + i);
+  if (i == n) return;
+  HWY_ALIGN T bx[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  HWY_ALIGN T bg[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  std::memcpy(bx, x + i, (n - i) * sizeof(T));
+  if (Grad) std::memcpy(bg, g + i, (n - i) * sizeof(T));
+  hn::Store(SoftplusVec<Grad, kUnit>(d, hn::Load(d, bx), hn::Load(d, bg), vb, vt), d, bx);
+  std::memcpy(out + i, bx, (n - i) * sizeof(T));
+}
+
+template <class T>
+HWY_INLINE void Softplus(const T* g, const T* x, T* out, int64_t n, T beta, T threshold) {
+  if (g && beta == T(1)) SoftplusRun<true, true>(g, x, out, n, beta, threshold);
+  else if (g) SoftplusRun<true, false>(g, x, out, n, beta, threshold);
+  else if (beta == T(1)) SoftplusRun<false, true>(g, x, out, n, beta, threshold);
+  else SoftplusRun<false, false>(g, x, out, n, beta, threshold);
+}
+
 // erf: float32 on erf_hwy-inl.h everywhere (NaN and ±inf included); float64 stays on std::.
 struct ErfOp {
   static constexpr bool kAnyInput = true;
@@ -520,6 +606,22 @@ void SiluGradF32(const float* g, const float* x, float* out, int64_t n) { SiluGr
 void SiluGradF64(const double* g, const double* x, double* out, int64_t n) {
   SiluGrad(g, x, out, n);
 }
+void HardswishF32(const float* x, float* out, int64_t n) { Run<HardswishOp>(x, out, n); }
+void HardswishF64(const double* x, double* out, int64_t n) { Run<HardswishOp>(x, out, n); }
+void HardswishGradF32(const float* g, const float* x, float* out, int64_t n) {
+  HardswishGrad(g, x, out, n);
+}
+void HardswishGradF64(const double* g, const double* x, double* out, int64_t n) {
+  HardswishGrad(g, x, out, n);
+}
+void SoftplusF32(const float* g, const float* x, float* out, int64_t n, float beta,
+                 float threshold) {
+  Softplus(g, x, out, n, beta, threshold);
+}
+void SoftplusF64(const double* g, const double* x, double* out, int64_t n, double beta,
+                 double threshold) {
+  Softplus(g, x, out, n, beta, threshold);
+}
 void UnaryF32(int op, const float* in, float* out, int64_t n) { Unary(op, in, out, n); }
 void UnaryF64(int op, const double* in, double* out, int64_t n) { Unary(op, in, out, n); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -540,6 +642,12 @@ HWY_EXPORT(SiluF32);
 HWY_EXPORT(SiluF64);
 HWY_EXPORT(SiluGradF32);
 HWY_EXPORT(SiluGradF64);
+HWY_EXPORT(HardswishF32);
+HWY_EXPORT(HardswishF64);
+HWY_EXPORT(HardswishGradF32);
+HWY_EXPORT(HardswishGradF64);
+HWY_EXPORT(SoftplusF32);
+HWY_EXPORT(SoftplusF64);
 
 namespace {
 
@@ -634,6 +742,28 @@ void simd_silu_backward(const float* g, const float* x, float* out, int64_t n) {
 }
 void simd_silu_backward(const double* g, const double* x, double* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SiluGradF64)(g, x, out, n);
+}
+
+void simd_hardswish(const float* x, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(HardswishF32)(x, out, n);
+}
+void simd_hardswish(const double* x, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(HardswishF64)(x, out, n);
+}
+void simd_hardswish_backward(const float* g, const float* x, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(HardswishGradF32)(g, x, out, n);
+}
+void simd_hardswish_backward(const double* g, const double* x, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(HardswishGradF64)(g, x, out, n);
+}
+
+void simd_softplus(const float* g, const float* x, float* out, int64_t n, float beta,
+                   float threshold) {
+  HWY_DYNAMIC_DISPATCH(SoftplusF32)(g, x, out, n, beta, threshold);
+}
+void simd_softplus(const double* g, const double* x, double* out, int64_t n, double beta,
+                   double threshold) {
+  HWY_DYNAMIC_DISPATCH(SoftplusF64)(g, x, out, n, beta, threshold);
 }
 
 const char* simd_target() {

@@ -53,6 +53,21 @@ void simd_silu(const double* x, double* out, int64_t n);
 void simd_silu_backward(const float* g, const float* x, float* out, int64_t n);
 void simd_silu_backward(const double* g, const double* x, double* out, int64_t n);
 
+// out = hardswish(x), and out = hardswish's gradient for g (torch's formulas and branches),
+// for contiguous runs of n. Only when simd_unary_enabled(UnaryOp::Sigmoid).
+void simd_hardswish(const float* x, float* out, int64_t n);
+void simd_hardswish(const double* x, double* out, int64_t n);
+void simd_hardswish_backward(const float* g, const float* x, float* out, int64_t n);
+void simd_hardswish_backward(const double* g, const double* x, double* out, int64_t n);
+
+// g null: out = softplus(x) (x where beta x > threshold, else log1p(exp(beta x)) / beta, with
+// ember's exp and log1p kernels); g given: out = its gradient for g (g, or g e / (e + 1) with
+// e = exp(beta x)), for contiguous runs of n. Only when simd_unary_enabled(UnaryOp::Exp).
+void simd_softplus(const float* g, const float* x, float* out, int64_t n, float beta,
+                   float threshold);
+void simd_softplus(const double* g, const double* x, double* out, int64_t n, double beta,
+                   double threshold);
+
 // Name of the instruction set the kernels run on: "AVX3" (AVX-512), "AVX2", "SSE4", "SCALAR"...
 const char* simd_target();
 

@@ -196,6 +196,76 @@ void silu_backward(DType dt, const Loop& L) {
   });
 }
 
+template <class T>
+T hardswish_scalar(T x) {
+  return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
+}
+
+void hardswish(DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt}, [&](const Loop& F) { hardswish(DType::Float32, F); });
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      run_gathered<T, 1>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
+        if (simd) return simd_hardswish(in[0], out, m);
+        for (int64_t i = 0; i < m; ++i) out[i] = hardswish_scalar(in[0][i]);
+      });
+    });
+  });
+}
+
+void hardswish_backward(DType dt, const Loop& L) {
+  if (is_half(dt))
+    return run_in_float(L, {dt, dt, dt},
+                        [&](const Loop& F) { hardswish_backward(DType::Float32, F); });
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      run_gathered<T, 2>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
+        if (simd) return simd_hardswish_backward(in[0], in[1], out, m);
+        for (int64_t i = 0; i < m; ++i) {
+          const T g = in[0][i], x = in[1][i];
+          out[i] = x <= T(-3) ? T(0) : x >= T(3) ? g : g * (x / T(3) + T(0.5));
+        }
+      });
+    });
+  });
+}
+
+// softplus with SIMD off: torch's formulas on std::.
+template <class T>
+T softplus_scalar(const T* g, T x, T beta, T threshold) {
+  const T z = x * beta;
+  if (g) return z > threshold ? *g : *g * std::exp(z) / (std::exp(z) + T(1));
+  return z > threshold ? x : std::log1p(std::exp(z)) / beta;
+}
+
+void softplus(DType dt, const Loop& L, double beta, double threshold, bool grad) {
+  if (is_half(dt)) {
+    const auto body = [&](const Loop& F) { softplus(DType::Float32, F, beta, threshold, grad); };
+    if (grad) return run_in_float(L, {dt, dt, dt}, body);
+    return run_in_float(L, {dt, dt}, body);
+  }
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool simd = simd_unary_enabled(UnaryOp::Exp);
+    const T b = T(beta), t = T(threshold);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      const auto kernel = [&](T* out, const T* const* in, int64_t m) {
+        const T* g = grad ? in[0] : nullptr;
+        const T* x = in[grad ? 1 : 0];
+        if (simd) return simd_softplus(g, x, out, m, b, t);
+        for (int64_t i = 0; i < m; ++i) out[i] = softplus_scalar(g ? g + i : nullptr, x[i], b, t);
+      };
+      if (grad) run_gathered<T, 2>(p, s, n, kernel);
+      else run_gathered<T, 1>(p, s, n, kernel);
+    });
+  });
+}
+
 // ---- dropout --------------------------------------------------------------------------------
 
 void dropout_mask(DType dt, int64_t n, uint64_t seed, double p, double scale, void* mask) {
