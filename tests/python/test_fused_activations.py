@@ -17,32 +17,33 @@ EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-38, -1e-38, 100.0, -100.0, -88.5, -88.72, 
          -104.0, -700.0, -709.75, -710.0, -746.0, 1e30, -1e30, 3.4e38, -3.4e38, inf, -inf, nan]
 
 
-def silu(m, x):
-    return m.nn.functional.silu(x)
+def values_and_grads(name, x, dtype, g=None, **kw):
+    """[(ember, torch) for F.name(x) and for its gradient seeded with g (default ones)], as float64
+    arrays; x and g are float64 arrays rounded once to dtype in both libraries."""
+    g = np.ones(x.size) if g is None else g
+    e = ember.tensor(x.tolist(), dtype=getattr(ember, dtype), requires_grad=True)
+    t = torch.tensor(x.tolist(), dtype=getattr(torch, dtype), requires_grad=True)
+    ye, yt = getattr(ember.nn.functional, name)(e, **kw), getattr(torch.nn.functional, name)(t, **kw)
+    ye.backward(ember.tensor(g.tolist(), dtype=getattr(ember, dtype)))
+    yt.backward(torch.tensor(g.tolist(), dtype=getattr(torch, dtype)))
+    return [(to_numpy(a.double()), b.double().numpy()) for a, b in
+            [(ye.detach(), yt.detach()), (e.grad, t.grad)]]
 
 
+@pytest.mark.parametrize("name, low, high", [("silu", -12, 12), ("hardswish", -5, 5)])
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
-def test_silu_forward_backward_like_torch(layout):
-    check_op(silu, [(7, 37)], dtypes=("float32", "float64"), layouts=(layout,), low=-12, high=12)
-    check_grad(silu, [(7, 37)], layouts=(layout,), low=-12, high=12)
-    check_op(silu, [()], dtypes=("float32", "float64"))
-    check_op(silu, [(0, 3)], dtypes=("float32", "float64"))
+def test_forward_backward_like_torch(name, low, high, layout):
+    fn = lambda m, x: getattr(m.nn.functional, name)(x)  # noqa: E731
+    check_op(fn, [(7, 37)], dtypes=("float32", "float64"), layouts=(layout,), low=low, high=high)
+    check_grad(fn, [(7, 37)], layouts=(layout,), low=low, high=high)
+    check_op(fn, [()], dtypes=("float32", "float64"))
+    check_op(fn, [(0, 3)], dtypes=("float32", "float64"))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 def test_silu_edges_like_torch(dtype):
     x = np.concatenate([EDGES, np.random.default_rng(1).standard_normal(1000)])
-    if dtype in ("bfloat16", "float16"):
-        e = ember.tensor(x.tolist(), dtype=getattr(ember, dtype), requires_grad=True)
-        t = torch.tensor(x.tolist(), dtype=getattr(torch, dtype), requires_grad=True)
-    else:
-        e = ember.from_numpy(x.astype(dtype)).requires_grad_(True)
-        t = torch.from_numpy(x.astype(dtype)).requires_grad_(True)
-    ye, yt = ember.nn.functional.silu(e), torch.nn.functional.silu(t)
-    ye.backward(ember.ones_like(ye))
-    yt.backward(torch.ones_like(yt))
-    for got, want in [(ye.detach(), yt.detach()), (e.grad, t.grad)]:
-        got, want = to_numpy(got.float()), want.float().numpy()
+    for got, want in values_and_grads("silu", x, dtype):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         ok = ~np.isnan(want)
         tol = 1e-2 if dtype in ("bfloat16", "float16") else 1e-6
@@ -115,31 +116,16 @@ def hardswish(m, x):
     return m.nn.functional.hardswish(x)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
-def test_hardswish_forward_backward_like_torch(layout):
-    check_op(hardswish, [(7, 37)], dtypes=("float32", "float64"), layouts=(layout,), low=-5, high=5)
-    check_grad(hardswish, [(7, 37)], layouts=(layout,), low=-5, high=5)
-    check_op(hardswish, [()], dtypes=("float32", "float64"))
-    check_op(hardswish, [(0, 3)], dtypes=("float32", "float64"))
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 def test_hardswish_edges_bitwise_like_torch(dtype):
     """Values and gradients at the kinks (+-3, exactly and one ulp off), 0, +-inf, NaN, with
     NaN and inf among the incoming gradients: torch's bits (its branches return 0 for x <= -3
-    whatever the gradient, g itself from 3 on and for NaN)."""
+    whatever the gradient, g itself from 3 on, NaN for NaN)."""
     x = np.array(EDGES + [-3.0, 3.0, -2.9999998, 2.9999998, -3.0000002, 3.0000002, 1.5, -1.5]
                  + list(np.random.default_rng(5).uniform(-5, 5, 200)))
     g = np.random.default_rng(6).standard_normal(x.size)
     g[[0, 6, 21, 24, 25]] = [nan, nan, inf, nan, -inf]
-    td = getattr(torch, dtype)
-    t = torch.tensor(x.tolist(), dtype=td, requires_grad=True)
-    e = ember.tensor(x.tolist(), dtype=getattr(ember, dtype), requires_grad=True)
-    yt, ye = torch.nn.functional.hardswish(t), ember.nn.functional.hardswish(e)
-    yt.backward(torch.tensor(g.tolist(), dtype=td))
-    ye.backward(ember.tensor(g.tolist(), dtype=getattr(ember, dtype)))
-    for got, want in [(ye.detach(), yt.detach()), (e.grad, t.grad)]:
-        got, want = to_numpy(got.float()), want.float().numpy()
+    for got, want in values_and_grads("hardswish", x, dtype, g):
         np.testing.assert_array_equal(got, want)
         num = ~np.isnan(want)  # a NaN's sign bit is not specified
         np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]))
@@ -193,24 +179,13 @@ def test_softplus_family_edges_like_torch(name, dtype):
     values and gradients (within an ulp, or a few denormal steps)."""
     x = np.concatenate([EDGES, [-87.0, -87.5, -89.0, -103.0, -104.5, 19.9, 20.0, 20.1, 88.8],
                         np.random.default_rng(8).standard_normal(300) * 40])
-    fe, ft = getattr(ember.nn.functional, name), getattr(torch.nn.functional, name)
-    if dtype in ("bfloat16", "float16"):
-        e = ember.tensor(x.tolist(), dtype=getattr(ember, dtype), requires_grad=True)
-        t = torch.tensor(x.tolist(), dtype=getattr(torch, dtype), requires_grad=True)
-    else:
-        e = ember.from_numpy(x.astype(dtype)).requires_grad_(True)
-        t = torch.from_numpy(x.astype(dtype)).requires_grad_(True)
-    ye, yt = fe(e), ft(t)
-    ye.backward(ember.ones_like(ye))
-    yt.backward(torch.ones_like(yt))
     tol = {"float32": 2e-6, "float64": 1e-13}.get(dtype, 1e-2)
     # denormal results (x ~ -100): a few denormal steps apart (torch rounds its chain differently)
     tiny = {"float32": 1e-40, "float64": 1e-305}.get(dtype, 1e-7)
     if name == "mish":  # still a chain of ops (x * tanh(softplus)): it rounds at each step, and
         # its gradient near x ~ -88 is a difference of denormal-sized terms (as before the fusion)
         tol, tiny = {"float32": (3e-6, 1e-36), "float64": (1e-13, 1e-300)}.get(dtype, (6e-2, 2e-3))
-    for got, want in [(ye.detach(), yt.detach()), (e.grad, t.grad)]:
-        got, want = to_numpy(got.double()), want.double().numpy()
+    for got, want in values_and_grads(name, x, dtype):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         ok = ~np.isnan(want)
         np.testing.assert_allclose(got[ok], want[ok], rtol=tol, atol=tiny)

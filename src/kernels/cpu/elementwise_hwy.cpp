@@ -336,21 +336,12 @@ struct SiluOp {
   }
 };
 
-// out = g * silu'(x): each vector's derivative through a buffer (Block: Vec, Fix, Rest), then
-// the product; the tail through Run's padded copy.
-template <class T>
-HWY_INLINE void SiluGrad(const T* g, const T* x, T* out, int64_t count) {
-  const hn::ScalableTag<T> d;
-  const size_t n = size_t(count), lanes = hn::Lanes(d);
-  HWY_ALIGN T buf[hn::MaxLanes(hn::ScalableTag<T>())];
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    Block<SiluOp<true>>(x + i, buf);
-    hn::StoreU(hn::Mul(hn::LoadU(d, g + i), hn::Load(d, buf)), d, out + i);
-  }
-  if (i == n) return;
-  Run<SiluOp<true>>(x + i, buf, int64_t(n - i));
-  for (size_t j = 0; i + j < n; ++j) out[i + j] = g[i + j] * buf[j];
+// g * silu'(x): the derivative of each vector through Patch (Vec, Fix, Rest), then the product.
+template <class D, class V>
+HWY_INLINE V SiluGradVec(D d, V g, V x) {
+  HWY_ALIGN hn::TFromD<D> buf[hn::MaxLanes(hn::ScalableTag<hn::TFromD<D>>())];
+  Patch<SiluOp<true>>(d, x, buf);
+  return hn::Mul(g, hn::Load(d, buf));
 }
 
 // hardswish(x) = x min(max(x + 3, 0), 6) / 6, as torch's kernel writes it (the same
@@ -373,19 +364,21 @@ HWY_INLINE V HardswishGradVec(D d, V g, V x) {
   return hn::IfThenElse(hn::Le(x, hn::Neg(three)), hn::Zero(d),
                         hn::IfThenElse(hn::Ge(x, three), g, inside));
 }
-template <class T>
-HWY_INLINE void HardswishGrad(const T* g, const T* x, T* out, int64_t count) {
+// out = Grad(d, g, x) over contiguous runs of g and x (the gradient of an activation); the tail
+// through padded copies.
+template <class T, class Grad>
+HWY_INLINE void GradRun(const T* g, const T* x, T* out, int64_t count, const Grad& grad) {
   const hn::ScalableTag<T> d;
   const size_t n = size_t(count), lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes)
-    hn::StoreU(HardswishGradVec(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, out + i);
+    hn::StoreU(grad(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, out + i);
   if (i == n) return;
   HWY_ALIGN T bx[hn::MaxLanes(hn::ScalableTag<T>())] = {};
   HWY_ALIGN T bg[hn::MaxLanes(hn::ScalableTag<T>())] = {};
   std::memcpy(bx, x + i, (n - i) * sizeof(T));
   std::memcpy(bg, g + i, (n - i) * sizeof(T));
-  hn::Store(HardswishGradVec(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
+  hn::Store(grad(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
   std::memcpy(out + i, bx, (n - i) * sizeof(T));
 }
 
@@ -600,20 +593,20 @@ void BinaryF64(int op, const double* a, bool as, const double* b, bool bs, doubl
   Binary(op, a, as, b, bs, out, n);
 }
 
-void SiluF32(const float* x, float* out, int64_t n) { Run<SiluOp<false>>(x, out, n); }
-void SiluF64(const double* x, double* out, int64_t n) { Run<SiluOp<false>>(x, out, n); }
-void SiluGradF32(const float* g, const float* x, float* out, int64_t n) { SiluGrad(g, x, out, n); }
-void SiluGradF64(const double* g, const double* x, double* out, int64_t n) {
-  SiluGrad(g, x, out, n);
-}
-void HardswishF32(const float* x, float* out, int64_t n) { Run<HardswishOp>(x, out, n); }
-void HardswishF64(const double* x, double* out, int64_t n) { Run<HardswishOp>(x, out, n); }
-void HardswishGradF32(const float* g, const float* x, float* out, int64_t n) {
-  HardswishGrad(g, x, out, n);
-}
-void HardswishGradF64(const double* g, const double* x, double* out, int64_t n) {
-  HardswishGrad(g, x, out, n);
-}
+// An activation's per-target entry points: Name{F32,F64} (Op through Run) and Name{GradF32,
+// GradF64} (GradVec through GradRun).
+#define EMBER_ACTIVATION_ENTRIES(Name, Op, GradVec)                                     \
+  void Name##F32(const float* x, float* out, int64_t n) { Run<Op>(x, out, n); }         \
+  void Name##F64(const double* x, double* out, int64_t n) { Run<Op>(x, out, n); }       \
+  void Name##GradF32(const float* g, const float* x, float* out, int64_t n) {           \
+    GradRun(g, x, out, n, [](auto d, auto vg, auto vx) { return GradVec(d, vg, vx); }); \
+  }                                                                                     \
+  void Name##GradF64(const double* g, const double* x, double* out, int64_t n) {        \
+    GradRun(g, x, out, n, [](auto d, auto vg, auto vx) { return GradVec(d, vg, vx); }); \
+  }
+EMBER_ACTIVATION_ENTRIES(Silu, SiluOp<false>, SiluGradVec)
+EMBER_ACTIVATION_ENTRIES(Hardswish, HardswishOp, HardswishGradVec)
+#undef EMBER_ACTIVATION_ENTRIES
 void SoftplusF32(const float* g, const float* x, float* out, int64_t n, float beta,
                  float threshold) {
   Softplus(g, x, out, n, beta, threshold);
@@ -733,29 +726,23 @@ void simd_binary(BinaryOp op, const double* a, bool a_scalar, const double* b, b
   HWY_DYNAMIC_DISPATCH(BinaryF64)(int(op), a, a_scalar, b, b_scalar, out, n);
 }
 
-void simd_silu(const float* x, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SiluF32)(x, out, n); }
-void simd_silu(const double* x, double* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(SiluF64)(x, out, n);
-}
-void simd_silu_backward(const float* g, const float* x, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(SiluGradF32)(g, x, out, n);
-}
-void simd_silu_backward(const double* g, const double* x, double* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(SiluGradF64)(g, x, out, n);
-}
-
-void simd_hardswish(const float* x, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(HardswishF32)(x, out, n);
-}
-void simd_hardswish(const double* x, double* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(HardswishF64)(x, out, n);
-}
-void simd_hardswish_backward(const float* g, const float* x, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(HardswishGradF32)(g, x, out, n);
-}
-void simd_hardswish_backward(const double* g, const double* x, double* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(HardswishGradF64)(g, x, out, n);
-}
+// simd_name and simd_name_backward for float and double, dispatching to Name's entry points.
+#define EMBER_ACTIVATION_DISPATCH(name, Name)                                             \
+  void simd_##name(const float* x, float* out, int64_t n) {                               \
+    HWY_DYNAMIC_DISPATCH(Name##F32)(x, out, n);                                           \
+  }                                                                                       \
+  void simd_##name(const double* x, double* out, int64_t n) {                             \
+    HWY_DYNAMIC_DISPATCH(Name##F64)(x, out, n);                                           \
+  }                                                                                       \
+  void simd_##name##_backward(const float* g, const float* x, float* out, int64_t n) {    \
+    HWY_DYNAMIC_DISPATCH(Name##GradF32)(g, x, out, n);                                    \
+  }                                                                                       \
+  void simd_##name##_backward(const double* g, const double* x, double* out, int64_t n) { \
+    HWY_DYNAMIC_DISPATCH(Name##GradF64)(g, x, out, n);                                    \
+  }
+EMBER_ACTIVATION_DISPATCH(silu, Silu)
+EMBER_ACTIVATION_DISPATCH(hardswish, Hardswish)
+#undef EMBER_ACTIVATION_DISPATCH
 
 void simd_softplus(const float* g, const float* x, float* out, int64_t n, float beta,
                    float threshold) {

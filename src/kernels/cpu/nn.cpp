@@ -163,76 +163,63 @@ void gelu_backward(DType dt, const Loop& L, bool tanh_approx) {
   });
 }
 
-void silu(DType dt, const Loop& L) {
-  if (is_half(dt))
-    return run_in_float(L, {dt, dt}, [&](const Loop& F) { silu(DType::Float32, F); });
+// An activation's kernel over Loop{out, x} (N = 1) or Loop{gx, g, x} (N = 2): half dtypes in
+// float32; each inner run through simd(out, in, m) (via run_gathered), or with SIMD off (op's
+// switch, elementwise_hwy.h) through one(in, i), the scalar formula for element i.
+template <int N, class Simd, class One>
+void run_activation(DType dt, const Loop& L, UnaryOp op, const Simd& simd, const One& one) {
+  if (is_half(dt)) {
+    const auto body = [&](const Loop& F) { run_activation<N>(DType::Float32, F, op, simd, one); };
+    if constexpr (N == 1) return run_in_float(L, {dt, dt}, body);
+    else return run_in_float(L, {dt, dt, dt}, body);
+  }
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
-    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
+    const bool on = simd_unary_enabled(op);
     for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      run_gathered<T, 1>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
-        if (simd) return simd_silu(in[0], out, m);
-        for (int64_t i = 0; i < m; ++i) out[i] = in[0][i] * sigmoid_scalar(in[0][i]);
+      run_gathered<T, N>(p, s, n, [&](T* out, const T* const* in, int64_t m) {
+        if (on) return simd(out, in, m);
+        for (int64_t i = 0; i < m; ++i) out[i] = one(in, i);
       });
     });
   });
+}
+
+void silu(DType dt, const Loop& L) {
+  run_activation<1>(
+      dt, L, UnaryOp::Sigmoid, [](auto* out, auto in, int64_t m) { simd_silu(in[0], out, m); },
+      [](auto in, int64_t i) { return in[0][i] * sigmoid_scalar(in[0][i]); });
 }
 
 void silu_backward(DType dt, const Loop& L) {
-  if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { silu_backward(DType::Float32, F); });
-  dispatch_float(dt, [&](auto tag) {
-    using T = decltype(tag);
-    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
-    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      run_gathered<T, 2>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
-        if (simd) return simd_silu_backward(in[0], in[1], out, m);
-        for (int64_t i = 0; i < m; ++i) {
-          const T x = in[1][i], sg = sigmoid_scalar(x);
-          out[i] = in[0][i] * (sg * std::fma(x, T(1) - sg, T(1)));
-        }
+  run_activation<2>(
+      dt, L, UnaryOp::Sigmoid,
+      [](auto* out, auto in, int64_t m) { simd_silu_backward(in[0], in[1], out, m); },
+      [](auto in, int64_t i) {
+        const auto x = in[1][i], sg = sigmoid_scalar(x);
+        return in[0][i] * (sg * std::fma(x, decltype(x)(1) - sg, decltype(x)(1)));
       });
-    });
-  });
-}
-
-template <class T>
-T hardswish_scalar(T x) {
-  return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
 }
 
 void hardswish(DType dt, const Loop& L) {
-  if (is_half(dt))
-    return run_in_float(L, {dt, dt}, [&](const Loop& F) { hardswish(DType::Float32, F); });
-  dispatch_float(dt, [&](auto tag) {
-    using T = decltype(tag);
-    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
-    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      run_gathered<T, 1>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
-        if (simd) return simd_hardswish(in[0], out, m);
-        for (int64_t i = 0; i < m; ++i) out[i] = hardswish_scalar(in[0][i]);
+  run_activation<1>(
+      dt, L, UnaryOp::Sigmoid, [](auto* out, auto in, int64_t m) { simd_hardswish(in[0], out, m); },
+      [](auto in, int64_t i) {
+        using T = std::remove_cvref_t<decltype(in[0][i])>;
+        const T x = in[0][i];
+        return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
       });
-    });
-  });
 }
 
 void hardswish_backward(DType dt, const Loop& L) {
-  if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt},
-                        [&](const Loop& F) { hardswish_backward(DType::Float32, F); });
-  dispatch_float(dt, [&](auto tag) {
-    using T = decltype(tag);
-    const bool simd = simd_unary_enabled(UnaryOp::Sigmoid);
-    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      run_gathered<T, 2>(p, s, n, [simd](T* out, const T* const* in, int64_t m) {
-        if (simd) return simd_hardswish_backward(in[0], in[1], out, m);
-        for (int64_t i = 0; i < m; ++i) {
-          const T g = in[0][i], x = in[1][i];
-          out[i] = x <= T(-3) ? T(0) : x >= T(3) ? g : g * (x / T(3) + T(0.5));
-        }
+  run_activation<2>(
+      dt, L, UnaryOp::Sigmoid,
+      [](auto* out, auto in, int64_t m) { simd_hardswish_backward(in[0], in[1], out, m); },
+      [](auto in, int64_t i) {
+        using T = std::remove_cvref_t<decltype(in[0][i])>;
+        const T g = in[0][i], x = in[1][i];
+        return x <= T(-3) ? T(0) : x >= T(3) ? g : g * (x / T(3) + T(0.5));
       });
-    });
-  });
 }
 
 // softplus with SIMD off: torch's formulas on std::.
@@ -244,26 +231,16 @@ T softplus_scalar(const T* g, T x, T beta, T threshold) {
 }
 
 void softplus(DType dt, const Loop& L, double beta, double threshold, bool grad) {
-  if (is_half(dt)) {
-    const auto body = [&](const Loop& F) { softplus(DType::Float32, F, beta, threshold, grad); };
-    if (grad) return run_in_float(L, {dt, dt, dt}, body);
-    return run_in_float(L, {dt, dt}, body);
-  }
-  dispatch_float(dt, [&](auto tag) {
-    using T = decltype(tag);
-    const bool simd = simd_unary_enabled(UnaryOp::Exp);
-    const T b = T(beta), t = T(threshold);
-    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
-      const auto kernel = [&](T* out, const T* const* in, int64_t m) {
-        const T* g = grad ? in[0] : nullptr;
-        const T* x = in[grad ? 1 : 0];
-        if (simd) return simd_softplus(g, x, out, m, b, t);
-        for (int64_t i = 0; i < m; ++i) out[i] = softplus_scalar(g ? g + i : nullptr, x[i], b, t);
-      };
-      if (grad) run_gathered<T, 2>(p, s, n, kernel);
-      else run_gathered<T, 1>(p, s, n, kernel);
-    });
-  });
+  const auto simd = [&](auto* out, auto in, int64_t m) {
+    using T = std::remove_cvref_t<decltype(*out)>;
+    simd_softplus(grad ? in[0] : nullptr, in[grad ? 1 : 0], out, m, T(beta), T(threshold));
+  };
+  const auto one = [&](auto in, int64_t i) {
+    using T = std::remove_cvref_t<decltype(in[0][i])>;
+    return softplus_scalar(grad ? in[0] + i : nullptr, in[grad ? 1 : 0][i], T(beta), T(threshold));
+  };
+  if (grad) run_activation<2>(dt, L, UnaryOp::Exp, simd, one);
+  else run_activation<1>(dt, L, UnaryOp::Exp, simd, one);
 }
 
 // ---- dropout --------------------------------------------------------------------------------
