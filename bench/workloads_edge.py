@@ -45,6 +45,14 @@ def _rows(v):
     return v.view(1000, 1000)
 
 
+def _fwd_bwd(m, fn, x):
+    """fn(x) and its backward with a gradient of ones (x is a fresh leaf each call)."""
+    leaf = x.detach().requires_grad_(True)
+    y = fn(leaf)
+    y.backward(m.ones_like(y))
+    return leaf.grad
+
+
 _EDGE = [
     ("sin, |x| ~ 1e30", lambda m, x: m.sin(x), "1e30"),
     ("cos, |x| ~ 1e30", lambda m, x: m.cos(x), "1e30"),
@@ -62,7 +70,16 @@ _EDGE = [
     ("gelu, |x| ~ 1e4", lambda m, x: m.nn.functional.gelu(x), "large"),
     ("gelu tanh, NaN", lambda m, x: m.nn.functional.gelu(x, approximate="tanh"), "nan"),
     ("silu, x ~ -100", lambda m, x: m.nn.functional.silu(x), "-100"),
+    ("silu, NaN", lambda m, x: m.nn.functional.silu(x), "nan"),
+    ("silu fwd+bwd, x ~ -100", lambda m, x: _fwd_bwd(m, m.nn.functional.silu, x), "-100"),
     ("softplus, |x| ~ 1e4", lambda m, x: m.nn.functional.softplus(x), "large"),
+    ("softplus, x ~ -100", lambda m, x: m.nn.functional.softplus(x), "-100"),
+    ("softplus, NaN", lambda m, x: m.nn.functional.softplus(x), "nan"),
+    ("mish, x ~ -100", lambda m, x: m.nn.functional.mish(x), "-100"),
+    ("mish, NaN", lambda m, x: m.nn.functional.mish(x), "nan"),
+    ("hardswish, NaN", lambda m, x: m.nn.functional.hardswish(x), "nan"),
+    ("logsigmoid, x ~ -100", lambda m, x: m.nn.functional.logsigmoid(x), "-100"),
+    ("logsigmoid, NaN", lambda m, x: m.nn.functional.logsigmoid(x), "nan"),
     ("softmax rows of 1000, causal -inf mask", lambda m, x: m.softmax(_rows(x), -1), "causal"),
     ("softmax rows of 1000, logits ~ 1e4", lambda m, x: m.softmax(_rows(x), -1), "large"),
     ("log_softmax rows of 1000, causal -inf mask", lambda m, x: m.log_softmax(_rows(x), -1),

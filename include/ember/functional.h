@@ -16,6 +16,12 @@ namespace ember {
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = Tensor());
 // approximate: false = x * Phi(x) (erf), true = the tanh approximation.
 Tensor gelu(const Tensor& x, bool tanh_approximation = false);
+// x * sigmoid(x), one pass (the same values as the two ops).
+Tensor silu(const Tensor& x);
+// x * relu6(x + 3) / 6, one pass.
+Tensor hardswish(const Tensor& x);
+// x where beta x > threshold, else log1p(exp(beta x)) / beta, one pass.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p), when
 // training; x itself otherwise. Draws from the default generator.

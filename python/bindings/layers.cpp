@@ -30,6 +30,11 @@ void bind_layers(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("approximate") = "none", docstring("gelu"));
 
+  m.def("silu", &silu, nb::arg("input"), docstring("silu"));
+  m.def("hardswish", &hardswish, nb::arg("input"), docstring("hardswish"));
+  m.def("softplus", &softplus, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0,
+        docstring("softplus"));
+
   m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01,
         docstring("leaky_relu"));
 

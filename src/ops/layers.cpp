@@ -152,9 +152,37 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   return out;
 }
 
-// ---- gelu -------------------------------------------------------------------------------
+// ---- elementwise activations: gelu, silu, hardswish, softplus --------------------------------
 
 namespace {
+
+// An activation of one floating tensor: checks, kernel(dtype, Loop{out, x}) into a new tensor,
+// and the autograd node `node` whose gradient is backward(g, x).
+template <class K, class B>
+Tensor activation(const Tensor& x, const char* name, const char* node, const K& kernel,
+                  B backward) {
+  ops::check_defined(x, name);
+  ops::check_floating_input(x, name);
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  kernel(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}));
+  if (autograd::any_requires_grad(x))
+    autograd::record(node, {&x}, {&out},
+                     [sx = SavedTensor(x), backward](Grads& g, const Node&) -> Grads {
+                       return {backward(g[0], sx.get())};
+                     });
+  return out;
+}
+
+// An activation's gradient: derivative(x) * g in ember ops under create_graph, else
+// kernel(dtype, Loop{gx, g, x}).
+template <class D, class K>
+Tensor activation_backward(const Tensor& g, const Tensor& x, const D& derivative, const K& kernel) {
+  if (GradMode::is_enabled()) return mul(g, derivative(x));
+  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
+  const Tensor G = as_dtype_of(g, x);
+  kernel(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}));
+  return gx;
+}
 
 // d gelu / dx with ember ops (the create_graph path; the kernel computes the same).
 Tensor gelu_derivative(const Tensor& x, bool tanh_approx) {
@@ -172,12 +200,17 @@ Tensor gelu_derivative(const Tensor& x, bool tanh_approx) {
   return add(cdf, mul(x, pdf));
 }
 
-Tensor gelu_backward(const Tensor& g, const Tensor& x, bool tanh_approx) {
-  if (GradMode::is_enabled()) return mul(g, gelu_derivative(x, tanh_approx));  // create_graph
-  Tensor gx = Tensor::empty(x.sizes(), x.dtype());
-  const Tensor G = as_dtype_of(g, x);
-  kernels::gelu_backward(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}), tanh_approx);
-  return gx;
+// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x).
+Tensor silu_derivative(const Tensor& x) {
+  Tensor s = sigmoid(x);
+  return mul(s, add(mul(x, sub(Scalar(1.0), s)), Scalar(1.0)));
+}
+
+// hardswish' with torch's branches: 0 for x <= -3, 1 from 3 on, x / 3 + 1/2 between and NaN.
+Tensor hardswish_derivative(const Tensor& x) {
+  Tensor inside = add(div(x, Scalar(3.0)), Scalar(0.5));
+  Tensor upper = masked_fill(inside, ge(x, Scalar(3.0)), Scalar(1.0));
+  return masked_fill(upper, le(x, Scalar(-3.0)), Scalar(0.0));
 }
 
 }  // namespace
@@ -185,16 +218,53 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x, bool tanh_approx) {
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
   EMBER_RECORD(gelu, x, tanh_approximation);
   EMBER_PROFILE_OP("gelu");
-  ops::check_defined(x, "gelu");
-  ops::check_floating_input(x, "gelu");
-  Tensor out = Tensor::empty(x.sizes(), x.dtype());
-  kernels::gelu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), tanh_approximation);
-  if (autograd::any_requires_grad(x))
-    autograd::record("GeluBackward0", {&x}, {&out},
-                     [sx = SavedTensor(x), tanh_approximation](Grads& g, const Node&) -> Grads {
-                       return {gelu_backward(g[0], sx.get(), tanh_approximation)};
-                     });
-  return out;
+  return activation(
+      x, "gelu", "GeluBackward0",
+      [&](DType dt, const kernels::Loop& L) { kernels::gelu(dt, L, tanh_approximation); },
+      [tanh_approximation](const Tensor& g, const Tensor& x) {
+        return activation_backward(
+            g, x, [&](const Tensor& v) { return gelu_derivative(v, tanh_approximation); },
+            [&](DType dt, const kernels::Loop& L) {
+              kernels::gelu_backward(dt, L, tanh_approximation);
+            });
+      });
+}
+
+Tensor silu(const Tensor& x) {
+  EMBER_RECORD(silu, x);
+  EMBER_PROFILE_OP("silu");
+  return activation(x, "silu", "SiluBackward0", kernels::silu,
+                    [](const Tensor& g, const Tensor& x) {
+                      return activation_backward(g, x, silu_derivative, kernels::silu_backward);
+                    });
+}
+
+Tensor hardswish(const Tensor& x) {
+  EMBER_RECORD(hardswish, x);
+  EMBER_PROFILE_OP("hardswish");
+  return activation(x, "hardswish", "HardswishBackward0", kernels::hardswish,
+                    [](const Tensor& g, const Tensor& x) {
+                      return activation_backward(g, x, hardswish_derivative,
+                                                 kernels::hardswish_backward);
+                    });
+}
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  EMBER_RECORD(softplus, x, beta, threshold);
+  EMBER_PROFILE_OP("softplus");
+  const auto kernel = [beta, threshold](bool grad) {
+    return
+        [=](DType dt, const kernels::Loop& L) { kernels::softplus(dt, L, beta, threshold, grad); };
+  };
+  // softplus' = sigmoid(beta x), 1 in the linear region
+  const auto derivative = [beta, threshold](const Tensor& v) {
+    Tensor z = mul(v, Scalar(beta));
+    return masked_fill(sigmoid(z), gt(z, Scalar(threshold)), Scalar(1.0));
+  };
+  return activation(x, "softplus", "SoftplusBackward0", kernel(false),
+                    [=](const Tensor& g, const Tensor& v) {
+                      return activation_backward(g, v, derivative, kernel(true));
+                    });
 }
 
 // ---- leaky_relu -------------------------------------------------------------------------

@@ -21,6 +21,24 @@ torch.nn.functional.gelu, also at ember.gelu.
 >>> x = ember.tensor([-1.0, 0.0, 1.0])
 >>> ember.gelu(x), ember.gelu(x, approximate='tanh')
 (tensor([-0.1587,  0.0000,  0.8413]), tensor([-0.1588,  0.0000,  0.8412])))"},
+    {"silu",
+     R"(x * sigmoid(x), elementwise, in one pass: torch.nn.functional.silu (without inplace), also at
+ember.silu.
+
+>>> ember.silu(ember.tensor([-2.0, 0.0, 1.5]))
+tensor([-0.2384,  0.0000,  1.2264]))"},
+    {"hardswish",
+     R"(x * relu6(x + 3) / 6, elementwise, in one pass: torch.nn.functional.hardswish (without
+inplace), also at ember.hardswish.
+
+>>> ember.hardswish(ember.tensor([-3.0, 0.0, 1.5, 3.0]))
+tensor([-0.0000, 0.0000, 1.1250, 3.0000]))"},
+    {"softplus",
+     R"(log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold, elementwise in one
+pass: torch.nn.functional.softplus, also at ember.softplus.
+
+>>> ember.softplus(ember.tensor([-100.0, 0.0, 30.0]))
+tensor([3.7835e-44, 6.9315e-01, 3.0000e+01]))"},
     {"leaky_relu",
      R"(x where x >= 0, negative_slope * x elsewhere: torch.nn.functional.leaky_relu, also at
 ember.leaky_relu.

@@ -51,20 +51,18 @@ def softplus(input, beta=1.0, threshold=20.0):
     tensor([ 0.6931, 30.0000])
     """
     _check_float("softplus", input)
-    bx = input * beta
-    linear = bx > threshold
-    safe = _C.where(linear, 0.0, bx)  # exp never sees the linear region: no inf, no NaN grad
-    return _C.where(linear, input, _C.log1p(_C.exp(safe)) / beta)
+    return _C.softplus(input, beta, threshold)
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)) = -softplus(-x): exact for large |x| (-x below -20, ~-exp(-x) above).
+    """log(sigmoid(x)) = -softplus(-x): exact for large |x| (x itself below -20, or -40 in
+    float64, where log1p(exp(x)) is below half an ulp of x; ~-exp(-x) above).
 
     >>> ember.nn.functional.logsigmoid(ember.tensor([0.0, -100.0]))
     tensor([  -0.6931, -100.0000])
     """
     _check_float("log_sigmoid", input)
-    return -softplus(-input)
+    return -_C.softplus(-input, 1.0, 40.0 if input.dtype == float64 else 20.0)
 
 
 def mish(input, inplace=False):
@@ -171,13 +169,6 @@ def celu_(input, alpha=1.0):
 
 
 # ---- piecewise linear ---------------------------------------------------------------------
-def _hardswish(x):
-    # torch's gradient: 0 for x <= -3, x / 3 + 0.5 strictly inside (-3, 3), 1 for x >= 3. Outside,
-    # the detached clamp is the constant 0 or 6, so x * c / 6 has gradient 0 or 1.
-    inside = (x > -3.0).logical_and(x < 3.0)
-    return _C.where(inside, x * (x + 3.0) / 6.0, x * _C.clamp(x.detach() + 3.0, 0.0, 6.0) / 6.0)
-
-
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6.
 
@@ -185,7 +176,7 @@ def hardswish(input, inplace=False):
     tensor([-0.0000, 0.0000, 1.1250, 3.0000])
     """
     _check_float("hardswish", input)
-    return _maybe_inplace("hardswish", input, inplace, _hardswish)
+    return _maybe_inplace("hardswish", input, inplace, _C.hardswish)
 
 
 def _hardsigmoid(x):

@@ -164,8 +164,8 @@ def silu(input, inplace=False):
     >>> ember.nn.functional.silu(ember.tensor([-2.0, -0.5, 0.0, 1.5]))
     tensor([-0.2384, -0.1888,  0.0000,  1.2264])"""
     if inplace:
-        return _inplace("silu_", input, lambda x: x * _C.sigmoid(x))
-    return input * _C.sigmoid(input)
+        return _inplace("silu_", input, _C.silu)
+    return _C.silu(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

@@ -301,6 +301,137 @@ struct SigmoidOp {  // below lo, exp(-x) overflows: the same formula on ExpOp's 
     return T(1) / (T(1) + std::exp(-x));
   }
 };
+// silu(x) = x sigmoid(x) and silu'(x) = s (1 + x (1 - s)), s = sigmoid(x), on SigmoidOp's
+// range, fix-up and Rest: one pass and no temporary, and silu gives exactly the values of
+// x * sigmoid(x) in two ops (torch's x / (1 + e^-x) is within an ulp of them).
+template <bool Grad>
+struct SiluOp {
+  template <class T>
+  static constexpr T lo = SigmoidOp::lo<T>;
+  template <class T>
+  static constexpr T hi = SigmoidOp::hi<T>;
+  template <class D, class V>
+  static V Of(D d, V x, V s) {
+    if constexpr (!Grad) return hn::Mul(x, s);
+    const V one = hn::Set(d, hn::TFromD<D>(1));
+    return hn::Mul(s, hn::MulAdd(x, hn::Sub(one, s), one));
+  }
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    return Of(d, x, SigmoidOp::Vec(d, x));
+  }
+  template <class D, class V>
+  static V Fix(D d, V x) {
+    return Of(d, x, SigmoidOp::Fix(d, x));
+  }
+  template <class D, class V>
+  static auto Rest(D d, V x) {
+    return SigmoidOp::Rest(d, x);
+  }
+  template <class T>
+  static T One(T x) {
+    const T s = SigmoidOp::One(x);
+    if constexpr (Grad) return s * std::fma(x, T(1) - s, T(1));
+    else return x * s;
+  }
+};
+
+// g * silu'(x): the derivative of each vector through Patch (Vec, Fix, Rest), then the product.
+template <class D, class V>
+HWY_INLINE V SiluGradVec(D d, V g, V x) {
+  HWY_ALIGN hn::TFromD<D> buf[hn::MaxLanes(hn::ScalableTag<hn::TFromD<D>>())];
+  Patch<SiluOp<true>>(d, x, buf);
+  return hn::Mul(g, hn::Load(d, buf));
+}
+
+// hardswish(x) = x min(max(x + 3, 0), 6) / 6, as torch's kernel writes it (the same
+// roundings); NaN and -inf give NaN through the product. Its gradient: 0 for x <= -3, g from 3
+// on, g (x / 3 + 1/2) between and for NaN (torch's vectorized kernel's blends).
+struct HardswishOp {
+  static constexpr bool kAnyInput = true;
+  template <class D, class V>
+  static V Vec(D d, V x) {
+    using T = hn::TFromD<D>;
+    const V r6 = hn::Min(hn::Max(hn::Add(x, hn::Set(d, T(3))), hn::Zero(d)), hn::Set(d, T(6)));
+    return hn::Div(hn::Mul(x, r6), hn::Set(d, T(6)));
+  }
+};
+template <class D, class V>
+HWY_INLINE V HardswishGradVec(D d, V g, V x) {
+  using T = hn::TFromD<D>;
+  const V three = hn::Set(d, T(3));
+  const V inside = hn::Mul(g, hn::Add(hn::Div(x, three), hn::Set(d, T(0.5))));
+  return hn::IfThenElse(hn::Le(x, hn::Neg(three)), hn::Zero(d),
+                        hn::IfThenElse(hn::Ge(x, three), g, inside));
+}
+// out = Grad(d, g, x) over contiguous runs of g and x (the gradient of an activation); the tail
+// through padded copies.
+template <class T, class Grad>
+HWY_INLINE void GradRun(const T* g, const T* x, T* out, int64_t count, const Grad& grad) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(grad(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, out + i);
+  if (i == n) return;
+  HWY_ALIGN T bx[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  HWY_ALIGN T bg[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  std::memcpy(bx, x + i, (n - i) * sizeof(T));
+  std::memcpy(bg, g + i, (n - i) * sizeof(T));
+  hn::Store(grad(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
+  std::memcpy(out + i, bx, (n - i) * sizeof(T));
+}
+
+// softplus(x) = x where beta x > threshold, else log1p(exp(beta x)) / beta (torch's formula),
+// with exp and log1p as ember's own kernels compute them (ExpOp and Log1pOp through Patch:
+// NaN, overflow, the denormal band); log1p(e) is e itself below 2^-25 (where Highway's Log1p
+// returns e too) without an add on a denormal. Its gradient: g where beta x > threshold, else
+// g e / (e + 1) with e = exp(beta x), as torch's. kUnit: beta is 1 (no multiply, no divide).
+template <bool Grad, bool kUnit, class D, class V>
+HWY_INLINE V SoftplusVec(D d, V x, V g, V beta, V threshold) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T buf[hn::MaxLanes(hn::ScalableTag<T>())];
+  const V z = kUnit ? x : hn::Mul(x, beta);
+  Patch<ExpOp>(d, z, buf);
+  const V e = hn::Load(d, buf);
+  const auto linear = hn::Gt(z, threshold);
+  if constexpr (Grad) {
+    return hn::IfThenElse(linear, g, hn::Div(hn::Mul(g, e), hn::Add(e, hn::Set(d, T(1)))));
+  } else {
+    const V tiny = hn::Set(d, T(kF32<T> ? 0x1p-25 : 0x1p-54));
+    Patch<Log1pOp>(d, hn::Max(e, tiny), buf);
+    const V l = hn::IfThenElse(hn::Ge(e, tiny), hn::Load(d, buf), e);  // e itself for NaN too
+    return hn::IfThenElse(linear, x, kUnit ? l : hn::Div(l, beta));
+  }
+}
+
+// Softplus or its gradient (g non-null) over a contiguous run; the tail through padded copies.
+template <bool Grad, bool kUnit, class T>
+HWY_INLINE void SoftplusRun(const T* g, const T* x, T* out, int64_t count, T beta, T threshold) {
+  const hn::ScalableTag<T> d;
+  const size_t n = size_t(count), lanes = hn::Lanes(d);
+  const auto vb = hn::Set(d, beta), vt = hn::Set(d, threshold);
+  const auto load_g = [&](const T* p) { return Grad ? hn::LoadU(d, p) : hn::Zero(d); };
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(SoftplusVec<Grad, kUnit>(d, hn::LoadU(d, x + i), load_g(g + i), vb, vt), d, out + i);
+  if (i == n) return;
+  HWY_ALIGN T bx[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  HWY_ALIGN T bg[hn::MaxLanes(hn::ScalableTag<T>())] = {};
+  std::memcpy(bx, x + i, (n - i) * sizeof(T));
+  if (Grad) std::memcpy(bg, g + i, (n - i) * sizeof(T));
+  hn::Store(SoftplusVec<Grad, kUnit>(d, hn::Load(d, bx), hn::Load(d, bg), vb, vt), d, bx);
+  std::memcpy(out + i, bx, (n - i) * sizeof(T));
+}
+
+template <class T>
+HWY_INLINE void Softplus(const T* g, const T* x, T* out, int64_t n, T beta, T threshold) {
+  if (g && beta == T(1)) SoftplusRun<true, true>(g, x, out, n, beta, threshold);
+  else if (g) SoftplusRun<true, false>(g, x, out, n, beta, threshold);
+  else if (beta == T(1)) SoftplusRun<false, true>(g, x, out, n, beta, threshold);
+  else SoftplusRun<false, false>(g, x, out, n, beta, threshold);
+}
+
 // erf: float32 on erf_hwy-inl.h everywhere (NaN and ±inf included); float64 stays on std::.
 struct ErfOp {
   static constexpr bool kAnyInput = true;
@@ -462,6 +593,28 @@ void BinaryF64(int op, const double* a, bool as, const double* b, bool bs, doubl
   Binary(op, a, as, b, bs, out, n);
 }
 
+// An activation's per-target entry points: Name{F32,F64} (Op through Run) and Name{GradF32,
+// GradF64} (GradVec through GradRun).
+#define EMBER_ACTIVATION_ENTRIES(Name, Op, GradVec)                                     \
+  void Name##F32(const float* x, float* out, int64_t n) { Run<Op>(x, out, n); }         \
+  void Name##F64(const double* x, double* out, int64_t n) { Run<Op>(x, out, n); }       \
+  void Name##GradF32(const float* g, const float* x, float* out, int64_t n) {           \
+    GradRun(g, x, out, n, [](auto d, auto vg, auto vx) { return GradVec(d, vg, vx); }); \
+  }                                                                                     \
+  void Name##GradF64(const double* g, const double* x, double* out, int64_t n) {        \
+    GradRun(g, x, out, n, [](auto d, auto vg, auto vx) { return GradVec(d, vg, vx); }); \
+  }
+EMBER_ACTIVATION_ENTRIES(Silu, SiluOp<false>, SiluGradVec)
+EMBER_ACTIVATION_ENTRIES(Hardswish, HardswishOp, HardswishGradVec)
+#undef EMBER_ACTIVATION_ENTRIES
+void SoftplusF32(const float* g, const float* x, float* out, int64_t n, float beta,
+                 float threshold) {
+  Softplus(g, x, out, n, beta, threshold);
+}
+void SoftplusF64(const double* g, const double* x, double* out, int64_t n, double beta,
+                 double threshold) {
+  Softplus(g, x, out, n, beta, threshold);
+}
 void UnaryF32(int op, const float* in, float* out, int64_t n) { Unary(op, in, out, n); }
 void UnaryF64(int op, const double* in, double* out, int64_t n) { Unary(op, in, out, n); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -478,6 +631,16 @@ HWY_EXPORT(UnaryHalf);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
+HWY_EXPORT(SiluF32);
+HWY_EXPORT(SiluF64);
+HWY_EXPORT(SiluGradF32);
+HWY_EXPORT(SiluGradF64);
+HWY_EXPORT(HardswishF32);
+HWY_EXPORT(HardswishF64);
+HWY_EXPORT(HardswishGradF32);
+HWY_EXPORT(HardswishGradF64);
+HWY_EXPORT(SoftplusF32);
+HWY_EXPORT(SoftplusF64);
 
 namespace {
 
@@ -561,6 +724,33 @@ void simd_binary(BinaryOp op, const float* a, bool a_scalar, const float* b, boo
 void simd_binary(BinaryOp op, const double* a, bool a_scalar, const double* b, bool b_scalar,
                  double* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryF64)(int(op), a, a_scalar, b, b_scalar, out, n);
+}
+
+// simd_name and simd_name_backward for float and double, dispatching to Name's entry points.
+#define EMBER_ACTIVATION_DISPATCH(name, Name)                                             \
+  void simd_##name(const float* x, float* out, int64_t n) {                               \
+    HWY_DYNAMIC_DISPATCH(Name##F32)(x, out, n);                                           \
+  }                                                                                       \
+  void simd_##name(const double* x, double* out, int64_t n) {                             \
+    HWY_DYNAMIC_DISPATCH(Name##F64)(x, out, n);                                           \
+  }                                                                                       \
+  void simd_##name##_backward(const float* g, const float* x, float* out, int64_t n) {    \
+    HWY_DYNAMIC_DISPATCH(Name##GradF32)(g, x, out, n);                                    \
+  }                                                                                       \
+  void simd_##name##_backward(const double* g, const double* x, double* out, int64_t n) { \
+    HWY_DYNAMIC_DISPATCH(Name##GradF64)(g, x, out, n);                                    \
+  }
+EMBER_ACTIVATION_DISPATCH(silu, Silu)
+EMBER_ACTIVATION_DISPATCH(hardswish, Hardswish)
+#undef EMBER_ACTIVATION_DISPATCH
+
+void simd_softplus(const float* g, const float* x, float* out, int64_t n, float beta,
+                   float threshold) {
+  HWY_DYNAMIC_DISPATCH(SoftplusF32)(g, x, out, n, beta, threshold);
+}
+void simd_softplus(const double* g, const double* x, double* out, int64_t n, double beta,
+                   double threshold) {
+  HWY_DYNAMIC_DISPATCH(SoftplusF64)(g, x, out, n, beta, threshold);
 }
 
 const char* simd_target() {

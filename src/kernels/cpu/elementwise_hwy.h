@@ -45,6 +45,29 @@ void simd_binary(BinaryOp op, const float* a, bool a_scalar, const float* b, boo
 void simd_binary(BinaryOp op, const double* a, bool a_scalar, const double* b, bool b_scalar,
                  double* out, int64_t n);
 
+// out = silu(x) = x * sigmoid(x), and out = g * silu'(x), for contiguous runs of n; the same
+// values as sigmoid's kernel times x (sigmoid's fix-ups included). Only when
+// simd_unary_enabled(UnaryOp::Sigmoid).
+void simd_silu(const float* x, float* out, int64_t n);
+void simd_silu(const double* x, double* out, int64_t n);
+void simd_silu_backward(const float* g, const float* x, float* out, int64_t n);
+void simd_silu_backward(const double* g, const double* x, double* out, int64_t n);
+
+// out = hardswish(x), and out = hardswish's gradient for g (torch's formulas and branches),
+// for contiguous runs of n. Only when simd_unary_enabled(UnaryOp::Sigmoid).
+void simd_hardswish(const float* x, float* out, int64_t n);
+void simd_hardswish(const double* x, double* out, int64_t n);
+void simd_hardswish_backward(const float* g, const float* x, float* out, int64_t n);
+void simd_hardswish_backward(const double* g, const double* x, double* out, int64_t n);
+
+// g null: out = softplus(x) (x where beta x > threshold, else log1p(exp(beta x)) / beta, with
+// ember's exp and log1p kernels); g given: out = its gradient for g (g, or g e / (e + 1) with
+// e = exp(beta x)), for contiguous runs of n. Only when simd_unary_enabled(UnaryOp::Exp).
+void simd_softplus(const float* g, const float* x, float* out, int64_t n, float beta,
+                   float threshold);
+void simd_softplus(const double* g, const double* x, double* out, int64_t n, double beta,
+                   double threshold);
+
 // Name of the instruction set the kernels run on: "AVX3" (AVX-512), "AVX2", "SSE4", "SCALAR"...
 const char* simd_target();
 

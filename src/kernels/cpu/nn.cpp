@@ -86,6 +86,37 @@ void gelu_backward_run(const T* g, const T* x, T* out, int64_t n, bool tanh_appr
   else gelu_tanh_backward_simd(g, x, out, n);
 }
 
+// silu with SIMD off: the scalar loops' sigmoid formula (elementwise.cpp).
+template <class T>
+T sigmoid_scalar(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// Runs kernel(out, in, n) (a SIMD kernel for contiguous runs; in[k] is operand k + 1) over
+// one inner run of a Loop: strided or broadcast operands are gathered into blocks on the stack
+// and the output scattered, so an element's value never depends on the layout.
+template <class T, int N, class K>
+void run_gathered(char** p, const int64_t* s, int64_t n, K&& kernel) {
+  bool contiguous = true;
+  for (int k = 0; k <= N; ++k) contiguous = contiguous && s[k] == int64_t(sizeof(T));
+  const T* in[N];
+  if (contiguous) {
+    for (int k = 0; k < N; ++k) in[k] = reinterpret_cast<const T*>(p[k + 1]);
+    return kernel(reinterpret_cast<T*>(p[0]), in, n);
+  }
+  constexpr int64_t kBlock = 256;
+  alignas(64) T buf[N + 1][kBlock];
+  for (int k = 0; k < N; ++k) in[k] = buf[k + 1];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int k = 1; k <= N; ++k)
+      for (int64_t j = 0; j < m; ++j)
+        buf[k][j] = *reinterpret_cast<const T*>(p[k] + (i0 + j) * s[k]);
+    kernel(buf[0], in, m);
+    for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = buf[0][j];
+  }
+}
+
 }  // namespace
 
 // ---- activations ----------------------------------------------------------------------------
@@ -130,6 +161,86 @@ void gelu_backward(DType dt, const Loop& L, bool tanh_approx) {
       }
     });
   });
+}
+
+// An activation's kernel over Loop{out, x} (N = 1) or Loop{gx, g, x} (N = 2): half dtypes in
+// float32; each inner run through simd(out, in, m) (via run_gathered), or with SIMD off (op's
+// switch, elementwise_hwy.h) through one(in, i), the scalar formula for element i.
+template <int N, class Simd, class One>
+void run_activation(DType dt, const Loop& L, UnaryOp op, const Simd& simd, const One& one) {
+  if (is_half(dt)) {
+    const auto body = [&](const Loop& F) { run_activation<N>(DType::Float32, F, op, simd, one); };
+    if constexpr (N == 1) return run_in_float(L, {dt, dt}, body);
+    else return run_in_float(L, {dt, dt, dt}, body);
+  }
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const bool on = simd_unary_enabled(op);
+    for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      run_gathered<T, N>(p, s, n, [&](T* out, const T* const* in, int64_t m) {
+        if (on) return simd(out, in, m);
+        for (int64_t i = 0; i < m; ++i) out[i] = one(in, i);
+      });
+    });
+  });
+}
+
+void silu(DType dt, const Loop& L) {
+  run_activation<1>(
+      dt, L, UnaryOp::Sigmoid, [](auto* out, auto in, int64_t m) { simd_silu(in[0], out, m); },
+      [](auto in, int64_t i) { return in[0][i] * sigmoid_scalar(in[0][i]); });
+}
+
+void silu_backward(DType dt, const Loop& L) {
+  run_activation<2>(
+      dt, L, UnaryOp::Sigmoid,
+      [](auto* out, auto in, int64_t m) { simd_silu_backward(in[0], in[1], out, m); },
+      [](auto in, int64_t i) {
+        const auto x = in[1][i], sg = sigmoid_scalar(x);
+        return in[0][i] * (sg * std::fma(x, decltype(x)(1) - sg, decltype(x)(1)));
+      });
+}
+
+void hardswish(DType dt, const Loop& L) {
+  run_activation<1>(
+      dt, L, UnaryOp::Sigmoid, [](auto* out, auto in, int64_t m) { simd_hardswish(in[0], out, m); },
+      [](auto in, int64_t i) {
+        using T = std::remove_cvref_t<decltype(in[0][i])>;
+        const T x = in[0][i];
+        return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6);
+      });
+}
+
+void hardswish_backward(DType dt, const Loop& L) {
+  run_activation<2>(
+      dt, L, UnaryOp::Sigmoid,
+      [](auto* out, auto in, int64_t m) { simd_hardswish_backward(in[0], in[1], out, m); },
+      [](auto in, int64_t i) {
+        using T = std::remove_cvref_t<decltype(in[0][i])>;
+        const T g = in[0][i], x = in[1][i];
+        return x <= T(-3) ? T(0) : x >= T(3) ? g : g * (x / T(3) + T(0.5));
+      });
+}
+
+// softplus with SIMD off: torch's formulas on std::.
+template <class T>
+T softplus_scalar(const T* g, T x, T beta, T threshold) {
+  const T z = x * beta;
+  if (g) return z > threshold ? *g : *g * std::exp(z) / (std::exp(z) + T(1));
+  return z > threshold ? x : std::log1p(std::exp(z)) / beta;
+}
+
+void softplus(DType dt, const Loop& L, double beta, double threshold, bool grad) {
+  const auto simd = [&](auto* out, auto in, int64_t m) {
+    using T = std::remove_cvref_t<decltype(*out)>;
+    simd_softplus(grad ? in[0] : nullptr, in[grad ? 1 : 0], out, m, T(beta), T(threshold));
+  };
+  const auto one = [&](auto in, int64_t i) {
+    using T = std::remove_cvref_t<decltype(in[0][i])>;
+    return softplus_scalar(grad ? in[0] + i : nullptr, in[grad ? 1 : 0][i], T(beta), T(threshold));
+  };
+  if (grad) run_activation<2>(dt, L, UnaryOp::Exp, simd, one);
+  else run_activation<1>(dt, L, UnaryOp::Exp, simd, one);
 }
 
 // ---- dropout --------------------------------------------------------------------------------

@@ -25,6 +25,16 @@ namespace ember::kernels {
 void gelu(DType dt, const Loop& L, bool tanh_approx);
 // gx = g * gelu'(x) over Loop{gx, g, x}.
 void gelu_backward(DType dt, const Loop& L, bool tanh_approx);
+// out = silu(x) = x * sigmoid(x) over Loop{out, x}; gx = g * silu'(x) over Loop{gx, g, x}.
+void silu(DType dt, const Loop& L);
+void silu_backward(DType dt, const Loop& L);
+// out = hardswish(x) = x relu6(x + 3) / 6 over Loop{out, x}; gx = its gradient for g over
+// Loop{gx, g, x} (0 for x <= -3, g from 3 on, else g (x / 3 + 1/2), NaN for NaN).
+void hardswish(DType dt, const Loop& L);
+void hardswish_backward(DType dt, const Loop& L);
+// grad false: out = softplus(x) over Loop{out, x} (x where beta x > threshold, else
+// log1p(exp(beta x)) / beta); grad true: gx = g * d softplus / dx over Loop{gx, g, x}.
+void softplus(DType dt, const Loop& L, double beta, double threshold, bool grad);
 // mask[i] = 0 with probability p, else scale, for a contiguous mask of n elements. Element
 // i's draw is a hash of (seed, i) (splitmix64), so the mask depends on the seed alone, never
 // on the thread count, and the work runs in parallel.
