@@ -223,7 +223,7 @@ T softmax_row(T* s, int64_t n) {
   for (int64_t j = 0; j < cols; j += kLanes)
     for (int l = 0; l < kLanes; ++l) {
       const T x = pick(j + l < n, s[j + l], T(-INFINITY));
-      lane[l] = x > lane[l] ? x : lane[l];
+      lane[l] = pick(x > lane[l], x, lane[l]);  // pick: GCC vectorizes it, not a float ?:
     }
   T m = lane[0];
   for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
