@@ -199,12 +199,52 @@ int64_t packed_width(int64_t S) {
 }
 
 // bt (K x width) = b^T for b's n rows (K wide, ld apart), zero past n.
+// The integer vector __builtin_shuffle takes for V<T>.
+template <class T>
+struct MaskOf;
+template <>
+struct MaskOf<float> {
+  typedef int32_t type __attribute__((vector_size(EMBER_ATTENTION_VEC_BYTES)));
+};
+template <>
+struct MaskOf<double> {
+  typedef int64_t type __attribute__((vector_size(EMBER_ATTENTION_VEC_BYTES)));
+};
+
+// Transposes the kW x kW block in x[] in registers: log2(kW) stages, stage B swapping the
+// B x B sub-blocks off the diagonal of each 2B x 2B block (row i with row i + B).
+template <class T>
+inline void transpose_block(V<T>* x) {
+  constexpr int W = kW<T>;
+  using M = typename MaskOf<T>::type;
+  for (int B = 1; B < W; B *= 2) {
+    M lo, hi;  // lo: row i keeps its lanes l & B == 0, takes row i + B's l - B for the others
+    for (int l = 0; l < W; ++l) {
+      lo[l] = (l & B) ? l - B + W : l;
+      hi[l] = (l & B) ? l + W : l + B;
+    }
+    for (int i = 0; i < W; ++i)
+      if (!(i & B)) {
+        const V<T> a = x[i], b = x[i + B];
+        x[i] = __builtin_shuffle(a, b, lo);
+        x[i + B] = __builtin_shuffle(a, b, hi);
+      }
+  }
+}
+
 template <class T>
 void pack_transposed(const T* b, int64_t ld, int64_t n, int64_t K, int64_t width, T* bt) {
-  for (int64_t j = 0; j < n; ++j) {  // b's rows read in order
-    const T* row = b + j * ld;
-    for (int64_t e = 0; e < K; ++e) bt[e * width + j] = row[e];
-  }
+  constexpr int64_t W = kW<T>;
+  const int64_t nw = n / W * W, Kw = K / W * W;
+  for (int64_t j0 = 0; j0 < nw; j0 += W)  // whole W x W blocks through registers
+    for (int64_t e0 = 0; e0 < Kw; e0 += W) {
+      V<T> x[W];
+      for (int64_t i = 0; i < W; ++i) x[i] = loadv(b + (j0 + i) * ld + e0);
+      transpose_block<T>(x);
+      for (int64_t i = 0; i < W; ++i) storev(bt + (e0 + i) * width + j0, x[i]);
+    }
+  for (int64_t j = 0; j < n; ++j)  // the edges one by one
+    for (int64_t e = j < nw ? Kw : 0; e < K; ++e) bt[e * width + j] = b[j * ld + e];
   for (int64_t e = 0; e < K; ++e)
     for (int64_t j = n; j < width; ++j) bt[e * width + j] = T(0);
 }
