@@ -520,13 +520,9 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
 
 namespace {
 
-// Note [One node for split and unbind]: the pieces of split/chunk/unbind share one backward
-// node (torch's SplitBackward0, UnbindBackward0), whose gradient is the pieces' gradients
-// joined (cat, or stack for unbind) with zeros for the pieces that got none: one pass over
-// the input's gradient. A node per piece (a slice's or select's) would write a zero tensor
-// of the whole input per piece and the engine would add them up. Each piece is still a
-// view of `t` (Note [In-place on views]): an in-place write to one moves that piece's
-// history off the node, which then sees no gradient for it.
+// Note [One node for split and unbind] (docs/notes.md): the pieces share one backward node,
+// whose gradient joins theirs (cat, or stack for unbind) with zeros for pieces that got none;
+// each piece is still a view of `t`.
 std::vector<Tensor> record_pieces(const char* name, const Tensor& t, std::vector<Tensor> pieces,
                                   int64_t d, bool stacked) {
   if (pieces.empty() || !autograd::any_requires_grad(t)) return pieces;
