@@ -63,28 +63,56 @@ std::vector<int64_t> head_offsets(const Tensor& t, int64_t heads) {
   return off;
 }
 
-// The kernel's view of (q, k, v); `offsets` keeps the head offsets it points to alive.
-kernels::AttentionShape shape_of(const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
-                                 double scale, std::vector<int64_t> (&offsets)[3]) {
-  const int64_t L = q.size(-2), S = k.size(-2), E = q.size(-1), Ev = v.size(-1);
+// A dense tensor of `shape` whose dims lie in memory in the order of t's strides (the last
+// dim innermost): out and the gradients of (B, T, H, E).transpose(1, 2) heads are laid out
+// (B, T, H, E) too, so the transpose back and the view to (B, T, C) that follow copy nothing.
+Tensor empty_in_order_of(const Tensor& t, IntList shape, DType dt) {
+  const int64_t n = t.dim();
+  std::vector<int64_t> order(size_t(n - 1));
+  for (int64_t d = 0; d < n - 1; ++d) order[size_t(d)] = d;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  Dims strides(shape);
+  int64_t s = shape[size_t(n - 1)];
+  strides[size_t(n - 1)] = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    strides[size_t(order[i])] = s;
+    s *= shape[size_t(order[i])];
+  }
+  return Tensor::empty({numel_of(shape)}, dt).as_strided(shape, strides, 0);
+}
+
+// The kernel's view of the heads of t; `off` keeps the offsets it points to alive.
+kernels::HeadRows rows_of(const Tensor& t, int64_t heads, std::vector<int64_t>& off) {
+  if (!t.defined()) return {nullptr, 1};
+  off = head_offsets(t, heads);
+  return {off.data(), t.stride(-2)};
+}
+
+// The kernel's view of (q, k, v, out) and, when given, of (go, gq, gk, gv); `offsets` keeps
+// the head offsets it points to alive.
+kernels::AttentionShape shape_of(const Tensor& q, const Tensor& k, const Tensor& v,
+                                 const Tensor& out, bool causal, double scale,
+                                 std::vector<int64_t> (&offsets)[8], const Tensor& go = Tensor(),
+                                 const Tensor& gq = Tensor(), const Tensor& gk = Tensor(),
+                                 const Tensor& gv = Tensor()) {
   int64_t heads = 1;
   for (int64_t d = 0; d < q.dim() - 2; ++d) heads *= q.size(d);
-  offsets[0] = head_offsets(q, heads);
-  offsets[1] = head_offsets(k, heads);
-  offsets[2] = head_offsets(v, heads);
   return {heads,
-          L,
-          S,
-          E,
-          Ev,
+          q.size(-2),
+          k.size(-2),
+          q.size(-1),
+          v.size(-1),
           causal,
           scale,
-          offsets[0].data(),
-          offsets[1].data(),
-          offsets[2].data(),
-          q.stride(-2),
-          k.stride(-2),
-          v.stride(-2)};
+          rows_of(q, heads, offsets[0]),
+          rows_of(k, heads, offsets[1]),
+          rows_of(v, heads, offsets[2]),
+          rows_of(out, heads, offsets[3]),
+          rows_of(go, heads, offsets[4]),
+          rows_of(gq, heads, offsets[5]),
+          rows_of(gk, heads, offsets[6]),
+          rows_of(gv, heads, offsets[7])};
 }
 
 // The backward written with ember ops, for create_graph (Note [Fused backward and
@@ -111,12 +139,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   check_attention(query, key, value);
   const DType dt = query.dtype();
   const Tensor q = rows_readable(query), k = rows_readable(key), v = rows_readable(value);
-  std::vector<int64_t> offsets[3];
-  const kernels::AttentionShape a = shape_of(q, k, v, is_causal, scale, offsets);
   Dims out_shape(query.sizes());
-  out_shape[out_shape.size() - 1] = a.Ev;
+  out_shape[out_shape.size() - 1] = value.size(-1);
   Dims lse_shape(IntList(query.sizes().data(), size_t(query.dim() - 1)));
-  Tensor out = Tensor::empty(out_shape, dt), lse = Tensor::empty(lse_shape, dt);
+  Tensor out = empty_in_order_of(q, out_shape, dt), lse = Tensor::empty(lse_shape, dt);
+  std::vector<int64_t> offsets[8];
+  const kernels::AttentionShape a = shape_of(q, k, v, out, is_causal, scale, offsets);
   kernels::attention_forward(dt, a, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
                              lse.data_ptr());
   if (autograd::any_requires_grad(query) || autograd::any_requires_grad(key) ||
@@ -127,17 +155,19 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                       so = SavedTensor(out, true), sl = SavedTensor(lse), causal = is_causal,
                       scale](Grads& g, const Node& n) -> Grads {
                        const Tensor q = sq.get(), k = sk.get(), v = sv.get();
-                       const Tensor go =
-                           contiguous(g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
+                       const Tensor go = rows_readable(
+                           g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
                        if (GradMode::is_enabled())
                          return attention_backward_ops(go, q, k, v, causal, scale);
                        const Tensor o = so.get(), l = sl.get();
-                       std::vector<int64_t> offsets[3];
-                       const kernels::AttentionShape a = shape_of(q, k, v, causal, scale, offsets);
-                       Tensor gq, gk, gv;
-                       if (n.needs_input_grad(0)) gq = Tensor::empty(q.sizes(), q.dtype());
-                       if (n.needs_input_grad(1)) gk = Tensor::empty(k.sizes(), k.dtype());
-                       if (n.needs_input_grad(2)) gv = Tensor::empty(v.sizes(), v.dtype());
+                       auto grad_for = [&](size_t i, const Tensor& t) {
+                         return n.needs_input_grad(i) ? empty_in_order_of(t, t.sizes(), t.dtype())
+                                                      : Tensor();
+                       };
+                       Tensor gq = grad_for(0, q), gk = grad_for(1, k), gv = grad_for(2, v);
+                       std::vector<int64_t> offsets[8];
+                       const kernels::AttentionShape a =
+                           shape_of(q, k, v, o, causal, scale, offsets, go, gq, gk, gv);
                        auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
                        kernels::attention_backward(q.dtype(), a, go.data_ptr(), q.data_ptr(),
                                                    k.data_ptr(), v.data_ptr(), o.data_ptr(),

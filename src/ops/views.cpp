@@ -518,6 +518,40 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   return out;
 }
 
+namespace {
+
+// Note [One node for split and unbind] (docs/notes.md): the pieces share one backward node,
+// whose gradient joins theirs (cat, or stack for unbind) with zeros for pieces that got none;
+// each piece is still a view of `t`.
+std::vector<Tensor> record_pieces(const char* name, const Tensor& t, std::vector<Tensor> pieces,
+                                  int64_t d, bool stacked) {
+  if (pieces.empty() || !autograd::any_requires_grad(t)) return pieces;
+  std::vector<Dims> shapes;
+  for (const Tensor& p : pieces) shapes.push_back(Dims(p.sizes()));
+  autograd::record(name, std::vector<Tensor>{t}, pieces,
+                   [shapes, d, stacked, dt = t.dtype()](Grads& g, const Node&) -> Grads {
+                     std::vector<Tensor> parts;
+                     for (size_t i = 0; i < shapes.size(); ++i)
+                       parts.push_back(i < g.size() && g[i].defined() ? g[i]
+                                                                      : zeros(shapes[i], dt));
+                     return {stacked ? stack(parts, d) : cat(parts, d)};
+                   });
+  for (const Tensor& p : pieces) autograd::mark_view(t, p);
+  return pieces;
+}
+
+std::vector<Tensor> split_pieces(const char* name, const Tensor& t, IntList sizes, int64_t d) {
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    out.push_back(apply_layout(t, slice_layout(layout_of(t), d, start, s, 1)));
+    start += s;
+  }
+  return record_pieces(name, t, std::move(out), d, false);
+}
+
+}  // namespace
+
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim) {
   EMBER_RECORD(split_with_sizes, t, sizes, dim);
   ops::check_defined(t, "split_with_sizes");
@@ -531,13 +565,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim
   }
   EMBER_CHECK(total == t.sizes()[d], ValueError, "split_with_sizes: split sizes ", sizes,
               " must sum to the size of dim ", d, " (", t.sizes()[d], ")");
-  std::vector<Tensor> out;
-  int64_t start = 0;
-  for (int64_t s : sizes) {
-    out.push_back(slice(t, d, start, start + s, 1));
-    start += s;
-  }
-  return out;
+  return split_pieces("SplitWithSizesBackward0", t, sizes, d);
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
@@ -551,7 +579,7 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   Dims sizes;
   if (size == 0) sizes.push_back(0);
   for (int64_t s = 0; s < size; s += split_size) sizes.push_back(std::min(split_size, size - s));
-  return split_with_sizes(t, sizes, d);
+  return split_pieces("SplitBackward0", t, sizes, d);
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
@@ -574,8 +602,9 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
               " but tensor has no dimensions");
   int64_t d = wrap_dim(dim, t.dim(), "unbind");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < t.sizes()[d]; ++i) out.push_back(select(t, d, i));
-  return out;
+  for (int64_t i = 0; i < t.sizes()[d]; ++i)
+    out.push_back(apply_layout(t, select_layout(layout_of(t), d, i)));
+  return record_pieces("UnbindBackward0", t, std::move(out), d, true);
 }
 
 }  // namespace ember

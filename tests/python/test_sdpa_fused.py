@@ -4,6 +4,9 @@ Forward and gradients against torch (causal and not, L != S, E != Ev, 3-d to 5-d
 finite differences, double backward (the create_graph path composes ops), the node's name,
 and the cases that must still take the composite path."""
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -26,6 +29,9 @@ SHAPES = [
     [(1, 2, 2, 70, 8), (1, 2, 2, 70, 8), (1, 2, 2, 70, 8)],  # two query blocks of 64
     [(4, 1, 3), (4, 1, 3), (4, 1, 2)],                  # one key
     [(0, 3, 4), (0, 5, 4), (0, 5, 4)],                  # no heads
+    [(2, 4, 64, 32), (2, 4, 64, 32), (2, 4, 64, 32)],   # nanoGPT's heads: whole vectors
+    [(1, 2, 13, 17), (1, 2, 21, 17), (1, 2, 21, 9)],    # widths past a vector, odd row counts
+    [(1, 2, 300, 8), (1, 2, 300, 8), (1, 2, 300, 8)],   # S > 256: the BLAS-blocked path
 ]
 
 
@@ -138,3 +144,79 @@ def test_head_views_read_in_place():
     for e, t in zip(*res):
         np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(res[0][2], x)
+
+
+def _head_views(m, x, B, T, H, D, requires_grad=True):
+    """nanoGPT's q, k, v: a split of one (B, T, 3C) tensor, viewed as heads, transposed."""
+    xt = m.from_numpy(x.copy()).requires_grad_(requires_grad)
+    q, k, v = xt.split(H * D, dim=2)
+    return xt, [t.view(B, T, H, D).transpose(1, 2) for t in (q, k, v)]
+
+
+@pytest.mark.parametrize("T", [64, 300])
+def test_output_and_gradients_keep_the_heads_layout(T):
+    """out is laid out (B, T, H, E) like q (torch's flash kernel does the same), so
+    y.transpose(1, 2).view(B, T, C) needs no copy; the gradients of q, k and v come back in
+    their inputs' layout, and the values match torch's."""
+    B, H, D = 2, 3, 8
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((B, T, 3 * H * D))
+    res = []
+    for m in (ember, torch):
+        xt, (q, k, v) = _head_views(m, x, B, T, H, D)
+        y = getattr(m.nn.functional, SDPA)(q, k, v, is_causal=True)
+        if m is ember:
+            assert y.transpose(1, 2).is_contiguous()
+            y.transpose(1, 2).view(B, T, H * D)  # a view, no copy needed
+            gq, = m.autograd.grad((y * y).sum(), q, retain_graph=True)
+            assert gq.stride() == (T * H * D, D, H * D, 1)
+        (y * y).sum().backward()
+        res.append((to_numpy(y.detach()), to_numpy(xt.grad)))
+    for e, t in zip(*res):
+        np.testing.assert_allclose(e, t, rtol=1e-9, atol=1e-11)
+
+
+def test_masked_keys_are_never_read():
+    """A causal row of a small head (S <= 256, AVX2 or AVX-512: Note [Small attention heads])
+    never reads the keys and values it may not see: NaN (or inf) padding in the last key and value reaches
+    the last query's output only (no 0 * NaN through a masked probability), and the other
+    rows equal attention over the unpadded sequence. (Longer sequences take BLAS blocks of
+    64 rows, whose diagonal block multiplies masked values by 0, as torch's blocks do.)"""
+    rng = np.random.default_rng(13)
+    for T in (9, 64, 256):
+        q, k, v = (rng.standard_normal((2, T, 8)).astype(np.float32) for _ in range(3))
+        k[:, -1] = np.nan
+        v[:, -1] = np.inf
+        f = getattr(ember.nn.functional, SDPA)
+        out = to_numpy(f(*map(ember.from_numpy, (q, k, v)), is_causal=True))
+        assert np.isnan(out[:, -1]).all() and np.isfinite(out[:, :-1]).all()
+        ref = to_numpy(f(*(ember.from_numpy(a[:, :-1].copy()) for a in (q, k, v)), is_causal=True))
+        np.testing.assert_allclose(out[:, :-1], ref, rtol=1e-6, atol=1e-7)
+        t = torch.nn.functional.scaled_dot_product_attention(
+            *(torch.from_numpy(a[:, :-1].copy()) for a in (q, k, v)), is_causal=True)
+        np.testing.assert_allclose(out[:, :-1], t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_all_infinite_scores_like_torch():
+    """A query of -inf against finite keys: every score is -inf or NaN; ember's rows are what
+    torch's composite (math) attention gives, NaN."""
+    q = np.zeros((1, 4, 8), np.float32)
+    q[0, 2] = -np.inf
+    k = np.random.default_rng(14).standard_normal((1, 4, 8)).astype(np.float32)
+    out = to_numpy(getattr(ember.nn.functional, SDPA)(*map(ember.from_numpy, (q, k, k)),
+                                                      is_causal=True))
+    assert np.isnan(out[0, 2]).all() and np.isfinite(np.delete(out[0], 2, 0)).all()
+
+
+@pytest.mark.parametrize("env", ["EMBER_DISABLE_AVX512", "EMBER_DISABLE_AVX2"])
+def test_other_isa_copies_match_torch(env):
+    """The kernels run their AVX-512 copy where the CPU has it; EMBER_DISABLE_AVX512=1 makes a
+    fresh process take the AVX2 copy, EMBER_DISABLE_AVX2=1 the baseline one (BLAS blocks for
+    every head, so masked NaN reaches its block as in torch), which must pass the same checks."""
+    tests = ("test_forward_and_grads_like_torch or test_head_views or test_output_and_gradients"
+             + (" or test_masked_keys" if env == "EMBER_DISABLE_AVX512" else ""))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
+                        "ignore", os.path.abspath(__file__), "-k", tests],
+                       env=dict(os.environ, **{env: "1"}), capture_output=True, text=True,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]

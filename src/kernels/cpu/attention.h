@@ -7,18 +7,24 @@
 
 namespace ember::kernels {
 
+// Where the heads of one tensor live: head h starts at element off[h] and its rows are ld
+// elements apart (rows contiguous, ld >= a row). So (B, T, H, E).transpose(1, 2) heads reach
+// the kernel without a copy, in and out.
+struct HeadRows {
+  const int64_t* off;
+  int64_t ld;
+};
+
 // The shapes of one call: `heads` independent heads; q (heads, L, E), k (heads, S, E),
-// v (heads, S, Ev), out (heads, L, Ev), lse (heads, L). out, lse and the gradients are
-// contiguous; q, k and v may be views whose rows are contiguous: head h of q starts at
-// element q_off[h] and its rows are q_ld elements apart (the same for k and v), so
-// (B, T, H, E).transpose(1, 2) heads reach the kernel without a copy. causal keeps key
-// j <= query i (upper-left aligned, as torch's is_causal). S >= 1.
+// v (heads, S, Ev), out (heads, L, Ev), lse (heads, L), each through its HeadRows; lse is
+// contiguous. The backward's go has out's shape, gq, gk and gv q's, k's and v's (the forward
+// ignores those four). causal keeps key j <= query i (upper-left aligned, as torch's
+// is_causal). S >= 1.
 struct AttentionShape {
   int64_t heads, L, S, E, Ev;
   bool causal;
   double scale;
-  const int64_t *q_off, *k_off, *v_off;
-  int64_t q_ld, k_ld, v_ld;
+  HeadRows q, k, v, o, go, gq, gk, gv;
 };
 
 // out and lse (the log of each row's softmax denominator, with its max: what the backward

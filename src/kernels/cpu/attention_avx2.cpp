@@ -13,7 +13,9 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 #define EMBER_ATTENTION_ISA avx2
+#define EMBER_ATTENTION_VEC_BYTES 32
 #include "kernels/cpu/attention_impl.h"
+#undef EMBER_ATTENTION_VEC_BYTES
 #undef EMBER_ATTENTION_ISA
 #pragma GCC pop_options
 #endif

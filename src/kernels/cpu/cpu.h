@@ -7,5 +7,8 @@
 namespace ember::kernels {
 
 bool use_avx2();
+// AVX-512 (F, VL, DQ, BW) on top of use_avx2(), for the few kernels compiled a third time
+// for it (the fused attention); EMBER_DISABLE_AVX512=1 turns it off alone.
+bool use_avx512();
 
 }  // namespace ember::kernels

@@ -71,29 +71,11 @@ void map_binary(const Loop& L, const Op& op) {
 // turns a plain array of lanes into in-order scalar adds instead); the chunk totals are
 // added in double. So float32 sums at SIMD width, no float accumulator ever holds more than
 // kChunk / (kUnroll * lanes) terms, and the order depends on n (and the ISA) alone.
-template <class T>
-struct VecOf;
-template <>
-struct VecOf<float> {
-  typedef float type __attribute__((vector_size(EMBER_NN_VBYTES)));
-};
-template <>
-struct VecOf<double> {
-  typedef double type __attribute__((vector_size(EMBER_NN_VBYTES)));
-};
-template <class T>
-using V = typename VecOf<T>::type;
-template <class T>
-constexpr int kW = int(EMBER_NN_VBYTES / sizeof(T));  // lanes of V<T>
-constexpr int kUnroll = 4;                            // (the combine below adds exactly 4)
+#define EMBER_VECTOR_BYTES EMBER_NN_VBYTES
+#include "kernels/cpu/vector_ext.h"
+#undef EMBER_VECTOR_BYTES
+constexpr int kUnroll = 4;  // (the combine below adds exactly 4)
 constexpr int64_t kChunk = 2048;
-
-template <class T>
-V<T> loadv(const T* p) {
-  V<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // out[k] += the sums over i in [0, n) of K quantities: vec(i, a) adds those of elements
 // i .. i + kW - 1 into the vectors a[K], one(i, t) those of element i into the scalars t[K].
