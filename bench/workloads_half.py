@@ -30,7 +30,8 @@ def matmul_bf16(L):
 
 
 @workload(f"matmul {N}^2 fp16", flops=2 * N**3,
-          note="ember: F16C widening + OpenBLAS sgemm (Note [Half matmul]); compare with the f32 row")
+          note="ember: two bfloat16 planes on its AMX kernel (Note [AMX float16 gemm]; without AMX "
+               "F16C widening + its float32 gemm); compare with the f32 row")
 def matmul_fp16(L):
     return half_op(L, lambda m, a, b: a @ b, "float16", (N, N), (N, N))
 
