@@ -319,6 +319,67 @@ def test_conv_and_pool_gradients(name):
     close_grad(w.grad, tw.grad, name, rtol=3e-2)
 
 
+def same_values(e, t):
+    """Equal values and zero signs, NaN where the other has NaN (a NaN's own bits follow each
+    library's cast convention, docs/half.md)."""
+    a, b = e.detach().float().numpy(), t.detach().float().numpy()
+    assert np.array_equal(a, b, equal_nan=True)
+    fin = ~np.isnan(a)
+    assert np.array_equal(np.signbit(a[fin]), np.signbit(b[fin]))
+
+
+@pytest.mark.parametrize("name", HALF)
+@pytest.mark.parametrize("k,s,p,d,ceil", [(2, 2, 0, 1, False), (3, 3, 1, 1, True), (2, 3, 0, 1, False),
+                                          (2, 2, 0, 2, False), (3, 2, 1, 1, False), (2, 1, 0, 1, False)])
+def test_max_pool_on_half_values(name, k, s, p, d, ceil):
+    """max_pool2d runs on the 16-bit values (the maximum is an input): the values, NaN, -inf,
+    ties (first wins) and indices as torch's; windows that share no element also scatter the
+    gradient in the half dtype (exact, as torch's); overlapping ones sum in float32 and round
+    once (within one ulp of torch, which rounds each sum)."""
+    F, TF = ember.nn.functional, torch.nn.functional
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    x[0, 0, 0, 0], x[0, 1, 2, 2], x[1, 2, 4, 4] = np.nan, -np.inf, np.inf
+    x[1, 0, :2, :2] = 0.5  # a tie
+    e = ember.from_numpy(x).to(getattr(ember, name)).requires_grad_(True)
+    t = torch.from_numpy(x).to(getattr(torch, name)).requires_grad_(True)
+    eo, ei = F.max_pool2d(e, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    to, ti = TF.max_pool2d(t, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    same_values(eo, to)
+    assert np.array_equal(ei.numpy(), ti.numpy())
+    g = rng.standard_normal(tuple(to.shape)).astype(np.float32)
+    eo.backward(ember.from_numpy(g).to(eo.dtype))
+    to.backward(torch.from_numpy(g).to(to.dtype))
+    if s >= (k - 1) * d + 1:
+        same_values(e.grad, t.grad)
+    else:
+        close_grad(e.grad, t.grad, name)
+    # A strided (channels-sliced) input and a 3-d input without batch take the same kernel.
+    same_values(F.max_pool2d(e[:, ::2], k, s, p, d, ceil_mode=ceil),
+                TF.max_pool2d(t[:, ::2], k, s, p, d, ceil_mode=ceil))
+    same_values(F.max_pool2d(e[0], k, s, p, d, ceil_mode=ceil), TF.max_pool2d(t[0], k, s, p, d, ceil_mode=ceil))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"] + HALF)
+def test_relu_backward_follows_torchs_threshold_rule(name):
+    """+0 where the output is <= 0 (even for an inf or NaN gradient), else the gradient: a NaN
+    output passes its gradient on, as torch's threshold_backward (the half dtypes on their bits)."""
+    vals = [np.nan, -np.nan, -1.0, 2.0, 0.0, -0.0, np.inf, -np.inf, 1e-40, -1e-40, 3e-8, -3e-8]
+    grads = [5.0, 5.0, np.inf, np.nan, np.nan, -np.inf, np.nan, np.inf, -2.0, 7.0, 3.0, 1.0]
+    e = ember.tensor(vals, dtype=getattr(ember, name)).requires_grad_(True)
+    t = torch.tensor(vals, dtype=getattr(torch, name)).requires_grad_(True)
+    ember.relu(e).backward(ember.tensor(grads, dtype=e.dtype))
+    torch.relu(t).backward(torch.tensor(grads, dtype=t.dtype))
+    same_values(e.grad, t.grad)
+    # A strided output and gradient (the kernel's general loop).
+    x, tx = pair((40, 6), name, 8, requires_grad=True) if name in HALF else (None, None)
+    if x is not None:
+        g, tg = pair((6, 40), name, 9)
+        ember.relu(x).backward(g.t())
+        torch.relu(tx).backward(tg.t())
+        same_values(x.grad, tx.grad)
+
+
 def test_a_bfloat16_training_step_learns():
     ember.manual_seed(0)
     model = ember.nn.Sequential(ember.nn.Linear(4, 16), ember.nn.ReLU(), ember.nn.Linear(16, 1)).bfloat16()
