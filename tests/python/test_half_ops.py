@@ -380,6 +380,26 @@ def test_relu_backward_follows_torchs_threshold_rule(name):
         same_values(x.grad, tx.grad)
 
 
+@pytest.mark.parametrize("name", HALF)
+def test_relu_on_every_bit_pattern(name):
+    """ReLU works on the 16-bit patterns: for all 65536 of them, the float32 path's value rounded
+    (NaN as ember's casts write it), and torch's value (NaN-aware: torch writes NaN as 0x7FC0;
+    and torch keeps -0 where ember's ReLU, in every dtype, gives +0: docs/half.md)."""
+    bits = np.arange(65536, dtype=np.uint16)
+    if name == "float16":
+        x = ember.from_numpy(bits.view(np.float16).copy())
+        got, want = ember.relu(x).numpy().view(np.uint16), ember.relu(x.float()).half().numpy().view(np.uint16)
+        tx = torch.from_numpy(bits.view(np.float16).copy())
+    else:
+        x = ember.from_numpy((bits.astype(np.uint32) << 16).view(np.float32).copy()).bfloat16()
+        got = ember.relu(x).float().numpy().view(np.uint32) >> 16
+        want = ember.relu(x.float()).bfloat16().float().numpy().view(np.uint32) >> 16
+        tx = torch.from_numpy((bits.astype(np.uint32) << 16).view(np.float32).copy()).bfloat16()
+    assert np.array_equal(got, want)
+    for e, t in ((ember.relu(x), torch.relu(tx)), (ember.relu(x[::3]), torch.relu(tx[::3]))):  # strided
+        assert np.array_equal(e.float().numpy(), t.float().numpy(), equal_nan=True)
+
+
 def test_a_bfloat16_training_step_learns():
     ember.manual_seed(0)
     model = ember.nn.Sequential(ember.nn.Linear(4, 16), ember.nn.ReLU(), ember.nn.Linear(16, 1)).bfloat16()
