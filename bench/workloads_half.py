@@ -1,8 +1,11 @@
 """Workloads of the 16-bit floats (issue 15; imported by run.py to register them): bfloat16 and
-float16 matmul 2048^2, bfloat16 exp/sum/softmax on 4M elements, and a float32 2048^2 matmul
-for the fp16 target (>= 0.8x ember's own float32). NumPy has no bfloat16 (and its float16
-matmul is a scalar loop of minutes), so NumPy skips these rows."""
+float16 matmul 2048^2, bfloat16 exp/sum/softmax on 4M elements, a float32 2048^2 matmul
+for the fp16 target (>= 0.8x ember's own float32), and the Fashion-MNIST CNN epoch under
+autocast(bfloat16) (target: <= 0.8x ember's float32 epoch, workloads_nn.py's CNN row; run both
+with --only "Fashion-MNIST epoch, CNN"). NumPy has no bfloat16 (and its float16 matmul is a
+scalar loop of minutes), so NumPy skips these rows."""
 from common import Skip, data, workload
+from workloads_nn import _epoch
 
 N = 2048
 M = 1 << 22
@@ -30,7 +33,8 @@ def matmul_bf16(L):
 
 
 @workload(f"matmul {N}^2 fp16", flops=2 * N**3,
-          note="ember: F16C widening + OpenBLAS sgemm (Note [Half matmul]); compare with the f32 row")
+          note="ember: two bfloat16 planes on its AMX kernel (Note [AMX float16 gemm]; without AMX "
+               "F16C widening + its float32 gemm); compare with the f32 row")
 def matmul_fp16(L):
     return half_op(L, lambda m, a, b: a @ b, "float16", (N, N), (N, N))
 
@@ -54,3 +58,10 @@ def sum_bf16(L):
 @workload("softmax 4M bf16 (1024 rows)", bytes=4 * M)
 def softmax_bf16(L):
     return half_op(L, lambda m, x: m.softmax(x, 1), "bfloat16", (M // 4096, 4096))
+
+
+@workload("Fashion-MNIST epoch, CNN under autocast(bfloat16), batch 64", repeats=3, warm_calls=0,
+          note="60000 images, Adam, forward + loss under autocast('cpu', bfloat16) in both "
+               "libraries; compare ember with its float32 CNN row")
+def epoch_cnn_bf16(L):
+    return _epoch(L, "cnn", amp="bf16")

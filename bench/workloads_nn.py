@@ -89,7 +89,9 @@ def mlp_adam_steps(L):
     return _per_lib(L, make)
 
 
-def _epoch(L, kind):
+def _epoch(L, kind, amp=None):
+    """One epoch of model `kind` in each library; amp='bf16' runs the forward pass and the loss
+    under autocast('cpu', bfloat16) in both (workloads_half.py's row)."""
     split = {}
     for lib in ("ember", "torch"):
         split[lib] = fm.load_data(L[lib])[0]
@@ -99,9 +101,9 @@ def _epoch(L, kind):
         m, model, (x, y) = L[lib], models[lib], split[lib]
         opt = m.optim.Adam(model.parameters(), lr=1e-3)
         # one short untimed pass: allocator pools, BLAS buffers, lazy init
-        fm.train_epoch(m, model, opt, _batches(m, x[:2000], y[:2000], 64))
+        fm.train_epoch(m, model, opt, _batches(m, x[:2000], y[:2000], 64), amp=amp)
         out[lib] = (lambda m=m, model=model, opt=opt, x=x, y=y:
-                    fm.train_epoch(m, model, opt, _batches(m, x, y, 64)))
+                    fm.train_epoch(m, model, opt, _batches(m, x, y, 64), amp=amp))
     out["numpy"] = Skip("no autograd")
     return out
 

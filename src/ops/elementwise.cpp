@@ -308,8 +308,8 @@ bool unary_saves_input(UnaryOp op) {
 // (grad mode is on inside a backward only under create_graph).
 Tensor relu_backward(const Tensor& g, const Tensor& out) {
   EMBER_RECORD(relu_backward, g, out);  // one call in an expanded backward (docs/compile.md)
-  if (GradMode::is_enabled() || !is_floating(g.dtype()) || g.dtype() != out.dtype() ||
-      g.sizes() != out.sizes())
+  if (GradMode::is_enabled() || !(is_floating(g.dtype()) || is_half(g.dtype())) ||
+      g.dtype() != out.dtype() || g.sizes() != out.sizes())
     return masked_fill(g, le(out, Scalar(0.0)), Scalar(0.0));
   Tensor gx = ops::empty_like_inputs(g.sizes(), g.dtype(), {&g, &out});
   kernels::relu_backward(g.dtype(), ops::make_loop(g.sizes(), {&gx, &g, &out}));

@@ -121,14 +121,23 @@ std::pair<Tensor, Tensor> max_pool_impl(int nd, const char* op, const Tensor& x,
                                         IntList kernel_size, IntList stride, IntList padding,
                                         IntList dilation, bool ceil_mode, bool want_indices) {
   check_input(nd, op, x);
-  if (is_half(
-          x.dtype())) {  // float32 through differentiable casts (Note [Half losses] in loss.cpp)
+  const Pool2dGeom g =
+      window_geometry(nd, op, x, kernel_size, stride, padding, dilation, ceil_mode);
+  // bfloat16/float16: the maximum is one of the inputs, so the kernel runs on the 16-bit values
+  // (compared as float32), and so does the backward when no two windows share an element
+  // (each input gets 0 + one gradient, exact: the CNN's 2 x 2 pools, no float32 copies either
+  // way). Overlapping windows go through float32 (differentiable casts, Note [Half losses] in
+  // loss.cpp), so that shared elements sum their gradients in float32 and round once.
+  const auto disjoint = [](int64_t s, int64_t k, int64_t d, int64_t o) {
+    return o == 1 || s >= (k - 1) * d + 1;
+  };
+  if (is_half(x.dtype()) &&
+      !(disjoint(g.sd, g.kd, g.dd, g.od) && disjoint(g.sh, g.kh, g.dh, g.ho) &&
+        disjoint(g.sw, g.kw, g.dw, g.wo))) {
     auto [out, idx] = max_pool_impl(nd, op, to_dtype(x, DType::Float32), kernel_size, stride,
                                     padding, dilation, ceil_mode, want_indices);
     return {to_dtype(out, x.dtype()), idx};
   }
-  const Pool2dGeom g =
-      window_geometry(nd, op, x, kernel_size, stride, padding, dilation, ceil_mode);
   const Dims shape = out_shape(nd, x, {g.od, g.ho, g.wo});
   Tensor out = Tensor::empty(shape, x.dtype());
   const bool grad = autograd::any_requires_grad(x);

@@ -43,16 +43,32 @@ std::vector<double> reference(const Tensor& a, const Tensor& b, const Tensor& c,
 }
 
 void expect_rounded(const Tensor& got, const std::vector<double>& want) {
-  ASSERT_EQ(got.dtype(), DType::BFloat16);
+  const bool f16 = got.dtype() == DType::Float16;
+  ASSERT_TRUE(f16 || got.dtype() == DType::BFloat16);
   Tensor g = contiguous(got);
   ASSERT_EQ(g.numel(), int64_t(want.size()));
   const auto* bits = g.data<uint16_t>();
   int64_t bad = 0;
-  for (size_t i = 0; i < want.size(); ++i)
-    if (bits[i] != bf16_bits_from_float(float(want[i])) && ++bad <= 5)
-      ADD_FAILURE() << "element " << i << ": got " << float_from_bf16_bits(bits[i]) << ", want "
-                    << want[i];
+  for (size_t i = 0; i < want.size(); ++i) {
+    const float w = float(want[i]);
+    if (bits[i] != (f16 ? f16_bits_from_float(w) : bf16_bits_from_float(w)) && ++bad <= 5)
+      ADD_FAILURE() << "element " << i << ": got "
+                    << (f16 ? float_from_f16_bits(bits[i]) : float_from_bf16_bits(bits[i]))
+                    << ", want " << want[i];
+  }
   EXPECT_EQ(bad, 0);
+}
+
+// float16 operands whose products use every bit (integers up to 2047: 11 significant bits, so
+// both bfloat16 planes of Note [AMX float16 gemm] are busy), and ones of +-1/16 or 0, so that
+// every partial sum of a product of the two stays an exact float32 below float16's range.
+Tensor wide_f16(IntList shape, uint64_t seed) {
+  Generator gen(seed);
+  return to_dtype(randint(-2047, 2048, shape, DType::Int64, &gen), DType::Float16);
+}
+Tensor sixteenths_f16(IntList shape, uint64_t seed) {
+  Generator gen(seed);
+  return to_dtype(mul(randint(-1, 2, shape, DType::Int64, &gen), Scalar(0.0625)), DType::Float16);
 }
 
 struct Shape {
@@ -118,4 +134,19 @@ TEST(MatmulBf16, StridedBatchedEmptyAndThreads) {
   Tensor two = contiguous(mm(p, q));
   set_num_threads(before);
   EXPECT_EQ(std::memcmp(one.data_ptr(), two.data_ptr(), size_t(one.numel()) * 2), 0);
+}
+
+TEST(MatmulF16, ExactWhenTheSumsAreExact) {
+  // Note [AMX float16 gemm] on an AMX machine, float32 gemm elsewhere: both exact here.
+  uint64_t seed = 30;
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
+    Tensor a = wide_f16({s.m, s.k}, seed++), b = sixteenths_f16({s.k, s.n}, seed++);
+    expect_rounded(mm(a, b), reference(a, b, Tensor(), 0, 1));
+    // The wide values in B (and transposed, packed from the other layout).
+    Tensor bw = t(wide_f16({s.n, s.k}, seed++)), as = t(sixteenths_f16({s.k, s.m}, seed++));
+    expect_rounded(mm(as, bw), reference(as, bw, Tensor(), 0, 1));
+    Tensor c = wide_f16({s.m, s.n}, seed++);
+    expect_rounded(addmm(c, a, b, Scalar(0.5), Scalar(2.0)), reference(a, b, c, 0.5, 2.0));
+  }
 }

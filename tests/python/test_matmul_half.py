@@ -2,8 +2,10 @@
 linear and their gradients, on odd sizes (partial AMX tiles in every direction), transposed and
 non-contiguous operands, batches, empty products and k == 0. On a CPU with AMX they run ember's
 tile kernel (Note [AMX bfloat16 gemm]); with EMBER_DISABLE_AMX=1, or elsewhere, oneDNN or
-float32 sgemm: both must agree with torch within bfloat16 rounding. float16 products widen to
-float32 and run ember's float32 gemm (Note [Half matmul])."""
+float32 sgemm: both must agree with torch within bfloat16 rounding. float16 products run on the
+same tiles as two bfloat16 planes (Note [AMX float16 gemm]) or, without AMX, widen to float32
+and run ember's float32 gemm (Note [Half matmul]): the same checks in float16, plus values at
+the edges of float16 (denormals, overflow, inf and NaN)."""
 import io
 import os
 import subprocess
@@ -51,27 +53,29 @@ def check(e, t, ref=None, k=None, dtype="bfloat16"):
         assert np.all(np.abs(got - ref) <= tol), np.abs(got - ref).max()
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("m,k,n", SHAPES)
 @pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
-def test_mm_layouts(m, k, n, layout):
-    a, ta = pair((m, k) if layout[0] == "n" else (k, m), 1)
-    b, tb = pair((k, n) if layout[1] == "n" else (n, k), 2)
+def test_mm_layouts(m, k, n, layout, dtype):
+    a, ta = pair((m, k) if layout[0] == "n" else (k, m), 1, dtype=dtype)
+    b, tb = pair((k, n) if layout[1] == "n" else (n, k), 2, dtype=dtype)
     if layout[0] == "t":
         a, ta = a.t(), ta.t()
     if layout[1] == "t":
         b, tb = b.t(), tb.t()
-    check(ember.mm(a, b), torch.mm(ta, tb), f64(ta) @ f64(tb), k)
+    check(ember.mm(a, b), torch.mm(ta, tb), f64(ta) @ f64(tb), k, dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("m,k,n", [(33, 70, 45), (1, 2049, 7), (130, 40, 300)])
-def test_non_contiguous_and_offset_operands(m, k, n):
+def test_non_contiguous_and_offset_operands(m, k, n, dtype):
     # Rows longer than the matrix (narrowed), a step in the inner dimension, and an offset.
-    wa, twa = pair((m + 3, 2 * k + 5), 3)
-    wb, twb = pair((k + 2, n + 9), 4)
+    wa, twa = pair((m + 3, 2 * k + 5), 3, dtype=dtype)
+    wb, twb = pair((k + 2, n + 9), 4, dtype=dtype)
     a, ta = wa[2:, 1:2 * k + 1:2], twa[2:, 1:2 * k + 1:2]
     b, tb = wb[1:k + 1, 4:n + 4], twb[1:k + 1, 4:n + 4]
     a, ta = a[:m], ta[:m]
-    check(a @ b, ta @ tb, f64(ta) @ f64(tb), k)
+    check(a @ b, ta @ tb, f64(ta) @ f64(tb), k, dtype=dtype)
 
 
 def test_bmm_matmul_batched_and_broadcast():
@@ -133,29 +137,31 @@ def test_inf_and_nan_propagate_as_torch():
     assert np.allclose(e[fin], t[fin], rtol=2.0 ** -7, atol=1e-2)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("m,k,n", [(33, 70, 45), (1, 130, 300), (70, 2100, 9)])
-def test_gradients(m, k, n):
-    a, ta = pair((m, k), 23, requires_grad=True)
-    b, tb = pair((k, n), 24, requires_grad=True)
-    g, tg = pair((m, n), 25)
+def test_gradients(m, k, n, dtype):
+    a, ta = pair((m, k), 23, requires_grad=True, dtype=dtype)
+    b, tb = pair((k, n), 24, requires_grad=True, dtype=dtype)
+    g, tg = pair((m, n), 25, dtype=dtype)
     ember.mm(a, b).backward(g)
     torch.mm(ta, tb).backward(tg)
-    check(a.grad, ta.grad, f64(tg) @ f64(tb).T, n)
-    check(b.grad, tb.grad, f64(ta).T @ f64(tg), m)
+    check(a.grad, ta.grad, f64(tg) @ f64(tb).T, n, dtype=dtype)
+    check(b.grad, tb.grad, f64(ta).T @ f64(tg), m, dtype=dtype)
     # linear with bias: the weight's gradient is a transposed product, the bias's a sum.
-    x, tx = pair((m, k), 26, requires_grad=True)
-    w, tw = pair((n, k), 27, requires_grad=True)
-    bias, tbias = pair((n,), 28, requires_grad=True)
+    x, tx = pair((m, k), 26, requires_grad=True, dtype=dtype)
+    w, tw = pair((n, k), 27, requires_grad=True, dtype=dtype)
+    bias, tbias = pair((n,), 28, requires_grad=True, dtype=dtype)
     ember.nn.functional.linear(x, w, bias).backward(g)
     torch.nn.functional.linear(tx, tw, tbias).backward(tg)
-    check(x.grad, tx.grad, f64(tg) @ f64(tw), n)
-    check(w.grad, tw.grad, f64(tg).T @ f64(tx), m)
-    check(bias.grad, tbias.grad, f64(tg).sum(0), m)
+    check(x.grad, tx.grad, f64(tg) @ f64(tw), n, dtype=dtype)
+    check(w.grad, tw.grad, f64(tg).T @ f64(tx), m, dtype=dtype)
+    check(bias.grad, tbias.grad, f64(tg).sum(0), m, dtype=dtype)
 
 
 @pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
-def test_float16_products_through_float32_gemm(layout):
-    """Large enough (>= 2^21 multiply-adds) for oneDNN's sgemm inside ember's float32 gemm."""
+def test_float16_products_and_addmm(layout):
+    """Large enough (>= 2^21 multiply-adds) for oneDNN's sgemm inside ember's float32 gemm
+    where there is no AMX."""
     m, k, n = 130, 300, 260
     a, ta = pair((m, k) if layout[0] == "n" else (k, m), 34, dtype="float16")
     b, tb = pair((k, n) if layout[1] == "n" else (n, k), 35, dtype="float16")
@@ -169,11 +175,72 @@ def test_float16_products_through_float32_gemm(layout):
           0.5 * f64(tc) + 2.0 * (f64(ta) @ f64(tb)), k, dtype="float16")
 
 
+def f16(x):
+    """A float16 ember and torch tensor from NumPy values (exactly representable)."""
+    x = np.asarray(x, dtype=np.float16)
+    return ember.from_numpy(x.copy()), torch.from_numpy(x.copy())
+
+
+def same_specials(e, t):
+    """e and t (ember, torch results) have NaN at the same places, infinities of the same sign
+    at the same places, and equal finite values to within float16 rounding."""
+    e, t = e.float().numpy(), t.float().numpy()
+    assert np.array_equal(np.isnan(e), np.isnan(t))
+    assert np.array_equal(np.where(np.isinf(e), np.sign(e), 0), np.where(np.isinf(t), np.sign(t), 0))
+    fin = np.isfinite(t)
+    tol = 2.0 ** -10 * np.abs(t[fin]) + 1e-7 * np.abs(t[fin]).max() + 2.0 ** -24  # denormal ulp
+    assert np.all(np.abs(e[fin] - t[fin]) <= tol)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** -24, 1e-3, 1.0, 30.0, 2000.0])
+def test_float16_magnitudes_and_denormals(scale):
+    """Denormal operands (2^-24 units: exact in the bfloat16 planes, not flushed, as torch),
+    products below float16's range, and results beyond it (inf on rounding, as torch): within
+    float16 rounding of the float64 product rounded once, infinities where torch has them."""
+    rng = np.random.default_rng(40)
+    m, k, n = 64, 300, 80
+    if scale == 2.0 ** -24:
+        av = rng.integers(-1023, 1024, (m, k)) * scale  # every float16 denormal pattern's range
+        bv = rng.standard_normal((k, n))
+    else:
+        av, bv = rng.standard_normal((m, k)) * scale, rng.standard_normal((k, n)) * scale
+    (a, ta), (b, tb) = f16(av), f16(bv)
+    e, t = ember.mm(a, b), torch.mm(ta, tb)
+    same_specials(e, t)
+    ref = f64(ta) @ f64(tb)
+    with np.errstate(over="ignore"):
+        r16 = ref.astype(np.float16).astype(np.float64)
+    got = f64(e)
+    fin = np.isfinite(r16)
+    assert np.array_equal(np.isinf(got), ~fin)
+    assert np.all(np.abs(got[fin] - r16[fin]) <= 2.0 ** -10 * np.abs(r16[fin]) + 2.0 ** -24)
+    assert np.count_nonzero(got) == np.count_nonzero(r16)
+
+
+def test_float16_inf_and_nan_propagate_as_torch():
+    """inf * x stays inf (the planes alone would add inf * 0 = NaN from a zero low plane: those
+    sums are redone, Note [AMX float16 gemm]); inf * 0, inf - inf and NaN give NaN, as torch."""
+    rng = np.random.default_rng(41)
+    av = rng.integers(-4, 5, (40, 300)).astype(np.float64)  # exact in bfloat16: low planes 0
+    bv = rng.integers(-4, 5, (300, 70)).astype(np.float64)
+    av[3, 5], av[7, 9], av[10, 11] = np.inf, -np.inf, np.nan
+    bv[9, :] = 0  # row 7's -inf meets zeros: NaN only where the sum also has inf - inf
+    av[12, 20], av[12, 21] = np.inf, -np.inf  # inf - inf in one row
+    bv[40, 4], bv[41, 5] = np.inf, -np.inf
+    bv[:, 60] = 1.0 / 3.0  # a column with non-zero low planes
+    (a, ta), (b, tb) = f16(av), f16(bv)
+    same_specials(ember.mm(a, b), torch.mm(ta, tb))
+    same_specials(ember.mm(b.t(), a.t()), torch.mm(tb.t(), ta.t()))
+    c, tc = f16(rng.standard_normal((40, 70)))
+    same_specials(ember.addmm(c, a, b, beta=0.5, alpha=2.0), torch.addmm(tc, ta, tb, beta=0.5, alpha=2.0))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("m,k,n", [(300, 700, 520), (300, 700, 200), (70, 4100, 90)])
-def test_one_and_two_threads_agree_bit_for_bit(m, k, n):
+def test_one_and_two_threads_agree_bit_for_bit(m, k, n, dtype):
     """Several 256-column panels, one panel (its rows split between the threads), k > 2048."""
-    a, _ = pair((m, k), 29)
-    b, _ = pair((k, n), 30)
+    a, _ = pair((m, k), 29, dtype=dtype)
+    b, _ = pair((k, n), 30, dtype=dtype)
     before = ember.get_num_threads()
     try:
         ember.set_num_threads(1)
@@ -208,16 +275,17 @@ def test_denormal_inputs_count_as_zero_as_torch():
 
 
 @pytest.mark.skipif(not AMX, reason="the CPU (or the OS) has no AMX: only one path to compare")
-def test_amx_and_fallback_paths_agree():
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_amx_and_fallback_paths_agree(dtype):
     """The same products in a process with EMBER_DISABLE_AMX=1 (oneDNN or sgemm): within one
-    bfloat16 rounding of the AMX results, and the fallback process reports the AMX kernels off."""
+    rounding of the AMX results, and the fallback process reports the AMX kernels off."""
     code = (
         "import sys, numpy as np, ember\n"
         "print(ember._C.build_info()['amx_bf16_kernels'])\n"
         "rng = np.random.default_rng(33)\n"
         "for m, k, n in [(33, 70, 45), (2049, 33, 7), (64, 2100, 300)]:\n"
-        "    a = ember.from_numpy(rng.standard_normal((m, k)).astype(np.float32)).bfloat16()\n"
-        "    b = ember.from_numpy(rng.standard_normal((k, n)).astype(np.float32)).bfloat16()\n"
+        f"    a = ember.from_numpy(rng.standard_normal((m, k)).astype(np.float32)).to(ember.{dtype})\n"
+        f"    b = ember.from_numpy(rng.standard_normal((k, n)).astype(np.float32)).to(ember.{dtype})\n"
         "    np.save(sys.stdout.buffer, (a @ b).float().numpy())\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     outs = []
@@ -232,5 +300,6 @@ def test_amx_and_fallback_paths_agree():
         flag = buf.readline().strip().decode()
         assert flag == ("off" if disable == "1" else "on")
         outs.append([np.load(buf) for _ in range(3)])
+    ulp = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10
     for x, y in zip(*outs):
-        assert np.all(np.abs(x - y) <= 2.0 ** -7 * np.abs(y) + 1e-3 * (np.abs(y).max() + 1))
+        assert np.all(np.abs(x - y) <= ulp * np.abs(y) + 1e-3 * (np.abs(y).max() + 1))

@@ -152,8 +152,10 @@ void gemm_half(DType dt, int64_t m, int64_t n, int64_t k, Scalar alpha, MatRef a
   // matmul; then float32 sgemm. Below kAmxWork multiply-adds the tile setup is not worth it
   // (one thread: 16^3 took 2.4 us on tiles against 0.7 through sgemm, 32^3 1.0 against 1.5).
   constexpr int64_t kAmxWork = int64_t(1) << 15;
-  if (dt == DType::BFloat16 && m * n * std::max<int64_t>(k, 1) >= kAmxWork &&
-      gemm_amx_bf16(m, n, k, al, a, b, be, c, ldc))
+  // float16 on the same tiles as two bfloat16 planes (Note [AMX float16 gemm]).
+  if (m * n * std::max<int64_t>(k, 1) >= kAmxWork &&
+      (dt == DType::BFloat16 ? gemm_amx_bf16(m, n, k, al, a, b, be, c, ldc)
+                             : gemm_amx_f16(m, n, k, al, a, b, be, c, ldc)))
     return;
 #ifdef EMBER_HAVE_DNNL
   if (dt == DType::BFloat16 && gemm_bf16_dnnl(m, n, k, al, a, b, be, c, ldc)) return;

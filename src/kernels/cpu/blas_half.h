@@ -1,10 +1,12 @@
 // Matrix products of bfloat16/float16 (blas.h's gemm/gemv/dot route them here).
 //
-// Note [Half matmul]: the operands are widened to float32 (exact) into contiguous buffers and
-// multiplied by OpenBLAS's sgemm, which accumulates in float32; the float32 result is rounded
-// once into C. That is torch's numerics (float32 accumulation, one rounding), and it runs at
-// sgemm's speed: float16 has no product instruction on this class of CPU (torch falls back to a
-// scalar loop), and the widening costs O(mk + kn + mn) against the product's O(mnk).
+// Note [Half matmul]: where the CPU has AMX, bfloat16 and float16 products run on ember's tile
+// kernel (Note [AMX bfloat16 gemm]; float16 as two bfloat16 planes, Note [AMX float16 gemm]);
+// bfloat16 without AMX on oneDNN's matmul. Otherwise the operands are widened to float32 (exact)
+// into contiguous buffers and multiplied by ember's float32 gemm, which accumulates in float32;
+// the float32 result is rounded once into C. That is torch's numerics (float32 accumulation,
+// one rounding) at float32's speed plus the widening, O(mk + kn + mn) against the product's
+// O(mnk).
 #pragma once
 #include <cstdint>
 

@@ -345,6 +345,18 @@ static void unary_half_simd(UnaryOp op, DType dt, const Loop& L) {
 }
 
 void unary(UnaryOp op, DType dt, const Loop& L) {
+  if (is_half(dt) && op == UnaryOp::Relu) {
+    // On the bit patterns, the values of the float32 path rounded once: x > 0 ? x : +0, and a
+    // NaN as float_to_half writes it (bfloat16 0xFFFF; float16 quieted, sign and payload kept).
+    const unsigned inf = dt == DType::BFloat16 ? 0x7F80 : 0x7C00;
+    const bool bf16 = dt == DType::BFloat16;
+    return run1<uint16_t, uint16_t>(L, [inf, bf16](uint16_t b) {
+      const unsigned mag = b & 0x7FFFu;
+      const uint16_t nan = bf16 ? uint16_t(0xFFFF) : uint16_t(b | 0x0200u);
+      const uint16_t keep = (b >> 15) == 0 && mag != 0 ? b : uint16_t(0);
+      return mag > inf ? nan : keep;
+    });
+  }
   if (is_half(dt) && simd_unary_enabled(op)) return unary_half_simd(op, dt, L);
   if (is_half(dt))  // Note [Half kernels]
     return run_in_float(L, {dt, dt}, [&](const Loop& F) { unary(op, DType::Float32, F); });

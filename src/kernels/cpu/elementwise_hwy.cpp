@@ -25,6 +25,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
 #include "kernels/cpu/erf_hwy-inl.h"
+#include "kernels/cpu/exp_hwy-inl.h"
 #include "kernels/cpu/trig_large_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -118,7 +119,7 @@ struct ExpOp {
   static constexpr T hi = kExpHi<T>;
   template <class D, class V>
   static V Vec(D d, V x) {
-    return hn::Exp(d, x);
+    return ExpInRange(d, x);  // x in [lo, hi]: hn::Exp's bits (Note [Exp by scalef])
   }
   template <class D, class V>
   static V Fix(D d, V x) {

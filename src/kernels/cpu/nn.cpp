@@ -285,9 +285,7 @@ void leaky_relu_backward(DType dt, const Loop& L, double slope) {
   generic::leaky_relu_backward(dt, L, slope);
 }
 
-void relu_backward(DType dt, const Loop& L) {
-  if (is_half(dt))
-    return run_in_float(L, {dt, dt, dt}, [&](const Loop& F) { relu_backward(DType::Float32, F); });
+void relu_backward(DType dt, const Loop& L) {  // half dtypes too, on their bits (nn_impl.h)
   if (use_avx2()) return avx2::relu_backward(dt, L);
   generic::relu_backward(dt, L);
 }

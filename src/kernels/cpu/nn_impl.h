@@ -262,14 +262,25 @@ void leaky_relu_backward(DType dt, const Loop& L, double slope) {
   });
 }
 
-// ReLU's backward (torch's threshold_backward): g where y > 0, else +0 even for an inf or
-// NaN g. Branch-free: g's bits and-ed with an all-ones or all-zeros mask.
+// ReLU's backward (torch's threshold_backward): +0 where y <= 0, else g (so a NaN y passes g
+// on, as torch; an inf or NaN g where y <= 0 still gives +0). Branch-free: g's bits and-ed with
+// an all-ones or all-zeros mask. bfloat16/float16 on their bits, no conversion: y <= 0 when
+// its magnitude bits are 0 (+-0), or its sign is set and it is not NaN (magnitude <= inf's).
 void relu_backward(DType dt, const Loop& L) {
+  if (dt == DType::BFloat16 || dt == DType::Float16) {
+    const unsigned inf = dt == DType::BFloat16 ? 0x7F80 : 0x7C00;
+    map_binary<uint16_t>(L, [inf](uint16_t g, uint16_t y) {
+      const unsigned mag = y & 0x7FFFu;
+      const unsigned le0 = unsigned(mag == 0) | ((unsigned(y) >> 15) & unsigned(mag <= inf));
+      return uint16_t(g & (le0 - 1u));
+    });
+    return;
+  }
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
     using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
     map_binary<T>(L, [](T g, T y) {
-      return std::bit_cast<T>(std::bit_cast<U>(g) & (U(0) - U(y > T(0))));
+      return std::bit_cast<T>(std::bit_cast<U>(g) & (U(0) - U(!(y <= T(0)))));
     });
   });
 }

@@ -9,7 +9,8 @@
 void leaky_relu(DType dt, const Loop& L, double slope);
 // gx = x > 0 ? g : g * slope over Loop{gx, g, x}.
 void leaky_relu_backward(DType dt, const Loop& L, double slope);
-// gx = y > 0 ? g : 0 over Loop{gx, g, y} (ReLU's backward from its output).
+// gx = y <= 0 ? +0 : g over Loop{gx, g, y} (ReLU's backward from its output, torch's
+// threshold_backward: a NaN y keeps g). Also bfloat16/float16, on their bits.
 void relu_backward(DType dt, const Loop& L);
 
 // ---- batch norm (ChannelGeom in nn.h) ------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/half.h"
 #include "kernels/cpu/parallel.h"
 
 namespace ember::kernels {
@@ -43,7 +44,8 @@ inline Span window(int64_t o, int64_t s, int64_t p, int64_t k, int64_t d, int64_
 // (`|`, not `||`: no short-circuit branch, so the callers' selects compile without jumps.)
 template <class T>
 inline bool takes(T v, T best) {
-  if constexpr (std::is_floating_point_v<T>) return (v > best) | (v != v);
+  if constexpr (is_half_v<T>) return takes(float(v), float(best));
+  else if constexpr (std::is_floating_point_v<T>) return (v > best) | (v != v);
   else return v > best;
 }
 
@@ -60,8 +62,10 @@ bool fixed_window(const Pool2dGeom& g) {
 // comparisons themselves.
 template <class T>
 inline T select(bool t, T a, T b) {
-  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
-                               std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+  using U =
+      std::conditional_t<sizeof(T) == 8, uint64_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t,
+                                            std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
   U ua, ub;
   std::memcpy(&ua, &a, sizeof(T));
   std::memcpy(&ub, &b, sizeof(T));
@@ -114,8 +118,11 @@ void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
         const Span r = window(oh, g.sh, g.ph, g.kh, g.dh, g.h);
         for (int64_t ow = 0; ow < g.wo; ++ow, ++j) {
           const Span cs = window(ow, g.sw, g.pw, g.kw, g.dw, g.w);
-          T best = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
-                                               : std::numeric_limits<T>::lowest();
+          T best;
+          if constexpr (is_half_v<T>) best = T(-std::numeric_limits<float>::infinity());
+          else if constexpr (std::is_floating_point_v<T>)
+            best = -std::numeric_limits<T>::infinity();
+          else best = std::numeric_limits<T>::lowest();
           int64_t arg = (zs.lo * g.h + r.lo) * g.w + cs.lo;
           for (int64_t iz = zs.lo; iz < zs.hi; iz += g.dd) {
             for (int64_t ih = r.lo; ih < r.hi; ih += g.dh) {
@@ -143,10 +150,12 @@ void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T*
     T* gi = gin + p * plane_in;
     const T* go = gout + p * plane_out;
     const int64_t* idx = indices + p * plane_out;
-    std::fill(gi, gi + plane_in, T(0));
+    std::fill(gi, gi + plane_in, T(0.0f));
     for (int64_t j = 0; j < plane_out; ++j) {
       const int64_t k = idx[j];
-      if (k >= 0 && k < plane_in) gi[k] += go[j];  // indices come from the forward: always true
+      // indices come from the forward: always true. Half types round each sum, so the ops
+      // send them here only when no two windows share an element (one exact 0 + g each).
+      if (k >= 0 && k < plane_in) gi[k] = T(gi[k] + go[j]);
     }
   });
 }
@@ -289,6 +298,12 @@ void adaptive_backward(const Pool2dGeom& g, const T* gout, T* gin) {
 
 void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out,
                         int64_t* indices) {
+  if (dt == DType::BFloat16 || dt == DType::Float16) {
+    const auto run = [&]<class T>() {
+      max_forward<T>(g, static_cast<const T*>(in), static_cast<T*>(out), indices);
+    };
+    return dt == DType::BFloat16 ? run.operator()<bfloat16_t>() : run.operator()<float16_t>();
+  }
   visit_dtype(dt, [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>)
       max_forward<T>(g, static_cast<const T*>(in), static_cast<T*>(out), indices);
@@ -297,6 +312,12 @@ void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out
 
 void max_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out,
                          const int64_t* indices, void* grad_in) {
+  if (dt == DType::BFloat16 || dt == DType::Float16) {
+    const auto run = [&]<class T>() {
+      max_backward<T>(g, static_cast<const T*>(grad_out), indices, static_cast<T*>(grad_in));
+    };
+    return dt == DType::BFloat16 ? run.operator()<bfloat16_t>() : run.operator()<float16_t>();
+  }
   visit_floating(dt, [&]<class T>() {
     max_backward<T>(g, static_cast<const T*>(grad_out), indices, static_cast<T*>(grad_in));
   });

@@ -23,9 +23,11 @@ struct Pool2dGeom {
 };
 
 // out = max over each window (padding never wins; NaN does, as in PyTorch); indices, if not
-// null, get the argmax as (iz * H + ih) * W + iw (int64). Any dtype but bool.
+// null, get the argmax as (iz * H + ih) * W + iw (int64). Any dtype but bool; bfloat16 and
+// float16 compare as float32.
 void max_pool2d_forward(DType dt, const Pool2dGeom& g, const void* in, void* out, int64_t* indices);
-// grad_in (contiguous, overwritten) = grad_out scattered to the argmax positions.
+// grad_in (contiguous, overwritten) = grad_out scattered to the argmax positions. Floating
+// dtypes; bfloat16/float16 round each sum, so only for windows that share no element.
 void max_pool2d_backward(DType dt, const Pool2dGeom& g, const void* grad_out,
                          const int64_t* indices, void* grad_in);
 

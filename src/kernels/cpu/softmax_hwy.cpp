@@ -21,6 +21,7 @@
 
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/exp_hwy-inl.h"
 #include "kernels/cpu/half_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -28,11 +29,12 @@ namespace ember::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // e^x for x <= 0 (x - max): 0 below -86.6 (the true value is < 2.5e-38; exp_f's cut, and no
-// denormal reaches a multiply), NaN kept. Highway's Exp is accurate on the clamped range.
+// denormal reaches a multiply), NaN kept. Highway's Exp is accurate on the clamped range, and
+// ExpInRange gives its bits there (Note [Exp by scalef]).
 template <class D, class V>
 HWY_INLINE V ExpNonPositive(D d, V x) {
   const V lo = hn::Set(d, -86.6f);
-  const V e = hn::Exp(d, hn::Max(x, lo));
+  const V e = ExpInRange(d, hn::Max(x, lo));
   const V r = hn::IfThenZeroElse(hn::Lt(x, lo), e);
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }

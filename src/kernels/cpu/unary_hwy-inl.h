@@ -141,29 +141,43 @@ HWY_INLINE void Run(const T* in, T* out, int64_t count) {
   std::memcpy(out + i, buf, (n - i) * sizeof(T));
 }
 
-// One vector of RunAs: Op's float32 path on widened lanes x, rounded once into dst.
-template <class Op, class Fmt, class D>
-HWY_INLINE void BlockAs(D d, hn::Vec<D> x, typename Fmt::S* dst) {
+// Op's float32 path on the widened lanes x of RunAs (Patch for lanes outside Op's range).
+template <class Op, class D>
+HWY_INLINE hn::Vec<D> ValueAs(D d, hn::Vec<D> x) {
   if constexpr (!any_input<Op>()) {
     const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<float>)),
                             hn::Le(x, hn::Set(d, Op::template hi<float>)));
     if (HWY_UNLIKELY(!hn::AllTrue(d, ok))) {
       HWY_ALIGN float buf[hn::MaxLanes(d)];
       Patch<Op>(d, x, buf);
-      return Fmt::Store(d, hn::Load(d, buf), dst);
+      return hn::Load(d, buf);
     }
   }
-  Fmt::Store(d, Op::Vec(d, x), dst);
+  return Op::Vec(d, x);
+}
+
+// One vector of RunAs: Op's float32 path on widened lanes x, rounded once into dst.
+template <class Op, class Fmt, class D>
+HWY_INLINE void BlockAs(D d, hn::Vec<D> x, typename Fmt::S* dst) {
+  Fmt::Store(d, ValueAs<Op>(d, x), dst);
 }
 
 // Run for bfloat16/float16 storage (half_hwy-inl.h's formats): each vector widened in registers,
-// Op's float32 path, rounded once on store; the tail through padded copies.
+// Op's float32 path, rounded once on store (two vectors a step where the format converts pairs
+// faster, Fmt::kPairs); the tail through padded copies.
 template <class Op, class Fmt>
 HWY_INLINE void RunAs(const typename Fmt::S* in, typename Fmt::S* out, int64_t count) {
   using S = typename Fmt::S;
   const hn::ScalableTag<float> d;
   const size_t n = size_t(count), lanes = hn::Lanes(d);
   size_t i = 0;
+  if constexpr (requires { Fmt::kPairs; }) {
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      hn::Vec<decltype(d)> a, b;
+      Fmt::Load2(d, in + i, a, b);
+      Fmt::Store2(d, ValueAs<Op>(d, a), ValueAs<Op>(d, b), out + i);
+    }
+  }
   for (; i + lanes <= n; i += lanes) BlockAs<Op, Fmt>(d, Fmt::Load(d, in + i), out + i);
   if (i == n) return;
   constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
