@@ -76,28 +76,45 @@ inline T select(bool t, T a, T b) {
   return out;
 }
 
+// Taps outer, output columns inner: each tap is one pass over a row of outputs with a
+// constant input stride, which the compiler vectorizes (the per-window order of comparisons,
+// and so the result and its index, is the scalar loop's: tap (0,0) first, then row-major).
 template <class T, int K>
 void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
-  const int64_t rs = g.in_stride[2];
+  using C = std::conditional_t<is_half_v<T>, float, T>;  // compared as
+  constexpr int64_t kChunk = 256;
+  C best[kChunk];
+  int32_t arg[kChunk];
+  const int64_t rs = g.in_stride[2], sw = g.sw;
   for (int64_t oh = 0; oh < g.ho; ++oh) {
-    for (int64_t ow = 0; ow < g.wo; ++ow) {
-      const int64_t ih = oh * g.sh, iw = ow * g.sw;
-      const T* win = src + ih * rs + iw;
-      T best = win[0];
-      int64_t arg = 0;
-#pragma GCC unroll 4
+    const T* row = src + oh * g.sh * rs;
+    for (int64_t w0 = 0; w0 < g.wo; w0 += kChunk) {
+      const int64_t n = std::min(kChunk, g.wo - w0);
+      const T* base = row + w0 * sw;
+      for (int64_t k = 0; k < n; ++k) {
+        best[k] = C(base[k * sw]);
+        arg[k] = 0;
+      }
       for (int i = 0; i < K; ++i) {
-#pragma GCC unroll 4
         for (int j = 0; j < K; ++j) {
           if (i == 0 && j == 0) continue;
-          const T v = win[i * rs + j];
-          const bool t = takes(v, best);
-          best = select(t, v, best);
-          arg = select(t, int64_t(i) * g.w + j, arg);
+          const T* tap = base + i * rs + j;
+          const int32_t at = int32_t(i * g.w + j);
+          for (int64_t k = 0; k < n; ++k) {
+            const C v = C(tap[k * sw]);
+            const bool t = takes(v, best[k]);
+            best[k] = t ? v : best[k];
+            arg[k] = t ? at : arg[k];
+          }
         }
       }
-      o[oh * g.wo + ow] = best;
-      if (idx) idx[oh * g.wo + ow] = ih * g.w + iw + arg;
+      T* out = o + oh * g.wo + w0;
+      for (int64_t k = 0; k < n; ++k) out[k] = T(best[k]);
+      if (idx) {
+        int64_t* ix = idx + oh * g.wo + w0;
+        const int64_t first = oh * g.sh * g.w + w0 * sw;
+        for (int64_t k = 0; k < n; ++k) ix[k] = first + k * sw + arg[k];
+      }
     }
   }
 }
