@@ -213,6 +213,20 @@ struct MaskOf<double> {
   typedef int64_t type __attribute__((vector_size(EMBER_ATTENTION_VEC_BYTES)));
 };
 
+// Lanes of a and b picked by m (m[l] < W: a's lane m[l], else b's lane m[l] - W).
+// GCC's __builtin_shuffle takes a variable mask; clang has no such builtin (its
+// __builtin_shufflevector wants constants), so its copy (the sanitizer build) picks lane by lane.
+template <class T, class M>
+V<T> shuffle2(V<T> a, V<T> b, M m) {
+#if defined(__clang__)
+  V<T> r;
+  for (int l = 0; l < kW<T>; ++l) r[l] = m[l] < kW<T> ? a[m[l]] : b[m[l] - kW<T>];
+  return r;
+#else
+  return __builtin_shuffle(a, b, m);
+#endif
+}
+
 // Transposes the kW x kW block in x[] in registers: log2(kW) stages, stage B swapping the
 // B x B sub-blocks off the diagonal of each 2B x 2B block (row i with row i + B).
 template <class T>
@@ -228,8 +242,8 @@ inline void transpose_block(V<T>* x) {
     for (int i = 0; i < W; ++i)
       if (!(i & B)) {
         const V<T> a = x[i], b = x[i + B];
-        x[i] = __builtin_shuffle(a, b, lo);
-        x[i + B] = __builtin_shuffle(a, b, hi);
+        x[i] = shuffle2<T>(a, b, lo);
+        x[i + B] = shuffle2<T>(a, b, hi);
       }
   }
 }
