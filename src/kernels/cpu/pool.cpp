@@ -1,6 +1,7 @@
 #include "kernels/cpu/pool.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -82,6 +83,12 @@ inline T select(bool t, T a, T b) {
 template <class T, int K>
 void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
   using C = std::conditional_t<is_half_v<T>, float, T>;  // compared as
+  // bfloat16 widens by a shift, and the maximum is one of the inputs, so it narrows back by
+  // the inverse shift with its bits intact (no rounding step: the loops stay vectorized).
+  const auto load = [](const T* p) {
+    if constexpr (std::is_same_v<T, bfloat16_t>) return float_from_bf16_bits(p->bits);
+    else return C(*p);
+  };
   constexpr int64_t kChunk = 256;
   C best[kChunk];
   int32_t arg[kChunk];
@@ -92,7 +99,7 @@ void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
       const int64_t n = std::min(kChunk, g.wo - w0);
       const T* base = row + w0 * sw;
       for (int64_t k = 0; k < n; ++k) {
-        best[k] = C(base[k * sw]);
+        best[k] = load(base + k * sw);
         arg[k] = 0;
       }
       for (int i = 0; i < K; ++i) {
@@ -101,7 +108,7 @@ void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
           const T* tap = base + i * rs + j;
           const int32_t at = int32_t(i * g.w + j);
           for (int64_t k = 0; k < n; ++k) {
-            const C v = C(tap[k * sw]);
+            const C v = load(tap + k * sw);
             const bool t = takes(v, best[k]);
             best[k] = t ? v : best[k];
             arg[k] = t ? at : arg[k];
@@ -109,7 +116,12 @@ void max_plane_fixed(const Pool2dGeom& g, const T* src, T* o, int64_t* idx) {
         }
       }
       T* out = o + oh * g.wo + w0;
-      for (int64_t k = 0; k < n; ++k) out[k] = T(best[k]);
+      if constexpr (std::is_same_v<T, bfloat16_t>) {
+        for (int64_t k = 0; k < n; ++k)
+          out[k].bits = uint16_t(std::bit_cast<uint32_t>(best[k]) >> 16);
+      } else {
+        for (int64_t k = 0; k < n; ++k) out[k] = T(best[k]);
+      }
       if (idx) {
         int64_t* ix = idx + oh * g.wo + w0;
         const int64_t first = oh * g.sh * g.w + w0 * sw;
