@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember
+from test_autograd_graph import _square
 from test_compile_backward import _bits, _graph, _mlp, _twins, _x
 
 F = ember.nn.functional
@@ -180,16 +181,7 @@ def test_guard_miss_records_again_and_never_replays_a_wrong_shape():
 
 
 def test_custom_function_breaks_the_recording():
-    class Square(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 2 * x * g
+    Square = _square(ember)
 
     def f(x):
         y = Square.apply(x * 1.0).sum()
