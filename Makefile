@@ -74,10 +74,14 @@ train-cpp: build
 # three libraries' thread pools in one process make 2-thread medians swing (docs/performance.md).
 BENCH_SCALING := --only sgemm --only "copy bandwidth" --only "add, 1M" --only "exp, 1M" \
   --only "sin(x)" --only "d=3000"
+# The training rows issue 17 judges at all cores, each library timed in a process of its own.
+BENCH_ALONE := --only "GPT train step" --only "Fashion-MNIST epoch, CNN (2"
 bench: build
 	$(PY) bench/run.py --threads 1
 	$(PY) bench/run.py --threads $$(nproc) $(BENCH_SCALING) \
 	  --json bench/results_threads.json --png bench/results_threads.png
+	$(PY) bench/run.py --threads $$(nproc) --alone $(BENCH_ALONE) \
+	  --json bench/results_alone.json --png bench/results_alone.png
 
 # The C++ tests built with AddressSanitizer + UndefinedBehaviorSanitizer (clang) in build/asan;
 # any sanitizer report fails the test that triggered it. Sanitizer builds are Debug at -O1

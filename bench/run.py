@@ -1,5 +1,5 @@
 """ember vs PyTorch vs NumPy, side by side in one run: `make bench`, or
-    python bench/run.py [--quick] [--only NAME] [--threads N]
+    python bench/run.py [--quick] [--only NAME] [--threads N] [--alone [ROUNDS]]
 Prints one table (time per call, ember's time over each peer's) and writes
 bench/results.json and bench/results.png.
 
@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -91,23 +92,87 @@ def machine_info():
             "env": {v: os.environ.get(v) for v in ENV_VARS}}
 
 
-def run_one(w, L, repeats, warmup, target):
-    made = w["make"](L)
-    skipped = {lib: str(fn) for lib, fn in made.items() if isinstance(fn, Skip)}
-    runnable = {lib: fn for lib, fn in made.items() if not isinstance(fn, Skip)}
-    if w["repeats"]:  # long workloads (a training epoch) set their own, smaller count
-        repeats, warmup, target = min(repeats, w["repeats"]), 0.0, 0.0
-    times = measure(runnable, repeats=repeats, warmup=warmup, target=target,
-                    warm_calls=w["warm_calls"]) if runnable else {}
+def _settings(w, repeats, warmup, target):
+    """Long workloads (a training epoch) set their own, smaller repeat count."""
+    if w["repeats"]:
+        return min(repeats, w["repeats"]), 0.0, 0.0
+    return repeats, warmup, target
+
+
+def _row(w, times, skipped, own_note=None):
     ratios = {p: times["ember"] / times[p] for p in LIBS
               if p != "ember" and "ember" in times and p in times}
     if OWN in times and "ember" in times:  # ember's time over its own on the reference input
         ratios["own"] = times["ember"] / times[OWN]
     notes = [w["note"]] if w["note"] else []
+    if own_note:
+        notes.append(own_note)
     if "ember" in skipped:
         notes.append(f"skipped: {skipped['ember']}")
     return {"name": w["name"], "times": times, "ratios": ratios, "flops": w["flops"],
             "bytes": w["bytes"], "skipped": skipped, "note": "; ".join(notes)}
+
+
+def run_one(w, L, repeats, warmup, target):
+    made = w["make"](L)
+    skipped = {lib: str(fn) for lib, fn in made.items() if isinstance(fn, Skip)}
+    runnable = {lib: fn for lib, fn in made.items() if not isinstance(fn, Skip)}
+    repeats, warmup, target = _settings(w, repeats, warmup, target)
+    times = measure(runnable, repeats=repeats, warmup=warmup, target=target,
+                    warm_calls=w["warm_calls"]) if runnable else {}
+    return _row(w, times, skipped)
+
+
+# ------------------------------------------- --alone: each library in a process of its own
+
+
+def child(index, lib, threads, repeats, warmup, target):
+    """`run.py --child INDEX LIB`: time one library on workload INDEX in this process and print
+    {"time": seconds} or {"skip": why} as the last line. The other libraries are imported (the
+    workload builds their inputs too) but never run in the timed loop."""
+    set_thread_env(threads)
+    L, _ = import_libs(threads)
+    w = WORKLOADS[index]
+    fn = w["make"](L).get(lib, Skip("no such library"))
+    if isinstance(fn, Skip):
+        print(json.dumps({"skip": str(fn)}))
+        return 0
+    repeats, warmup, target = _settings(w, repeats, warmup, target)
+    time.sleep(0.2)  # the setup may have run a peer's pool (a loss check): let it stop spinning
+    t = measure({lib: fn}, repeats=repeats, warmup=warmup, target=target,
+                warm_calls=w["warm_calls"])[lib]
+    print(json.dumps({"time": t}))
+    return 0
+
+
+def run_alone(w, threads, rounds, quick):
+    """Time each library in a fresh process of its own, `rounds` times, rotating which library
+    goes first; the figure is the median over rounds of each process's median. With threads > 1
+    ember also runs at one thread (in the `ember/own` column: its time at `threads` over its
+    time at one; 0.59 is a 1.7x speed-up). Each process then holds only one busy pool, which the
+    in-process table cannot give (docs/performance.md: the 2-thread noise of in-process pools)."""
+    runs = [(lib, threads) for lib in LIBS] + [(OWN, 1)]  # at one thread: the workload's own OWN
+    samples, skipped = {}, {}
+    for r in range(rounds):
+        k = r % len(runs)
+        for key, n in runs[k:] + runs[:k]:
+            if key in skipped:
+                continue
+            lib = "ember" if key == OWN and threads > 1 else key
+            cmd = [sys.executable, os.path.abspath(__file__), "--child", str(WORKLOADS.index(w)),
+                   lib, "--threads", str(n)] + (["--quick"] if quick else [])
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"{w['name']} ({lib}, {n} threads) failed:\n{out.stderr}")
+            res = json.loads(out.stdout.strip().splitlines()[-1])
+            if "skip" in res:
+                skipped[key] = res["skip"]
+            else:
+                samples.setdefault(key, []).append(res["time"])
+    times = {key: statistics.median(s) for key, s in samples.items()}
+    skipped.pop(OWN, None)
+    own = "ember/own: ember at this thread count over ember at one thread" if threads > 1 else None
+    return _row(w, times, skipped, own)
 
 
 def main():
@@ -118,10 +183,16 @@ def main():
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for every library (default 1; `make bench` adds a run on "
                          "all cores for the big-work rows)")
+    ap.add_argument("--alone", type=int, nargs="?", const=3, metavar="ROUNDS",
+                    help="time each library in a process of its own, ROUNDS times (default 3)")
+    ap.add_argument("--child", nargs=2, metavar=("INDEX", "LIB"), help=argparse.SUPPRESS)
     ap.add_argument("--list", action="store_true", help="list the workloads and exit")
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
     ap.add_argument("--png", default=os.path.join(HERE, "results.png"))
     a = ap.parse_args()
+    repeats, warmup, target = (3, 0.02, 0.02) if a.quick else (11, 0.2, 0.05)
+    if a.child:
+        return child(int(a.child[0]), a.child[1], a.threads, repeats, warmup, target)
     if a.list:
         print("\n".join(w["name"] for w in WORKLOADS))
         return 0
@@ -134,7 +205,6 @@ def main():
     set_thread_env(a.threads)  # before the imports: the BLAS pools size themselves at load
     L, how = import_libs(a.threads)
     info = machine_info()
-    repeats, warmup, target = (3, 0.02, 0.02) if a.quick else (11, 0.2, 0.05)
     print(f"machine: {info['cpu']}, {info['cores']} cores; threads: {a.threads} for every "
           f"library (NumPy's BLAS: {how})")
     for v in ENV_VARS:
@@ -145,18 +215,21 @@ def main():
         "unreliable (OpenMP threads wait on descheduled peers)" if load > info["cores"] else ""))
     info["loadavg"] = load
     print(f"versions: ember {L['ember'].__version__}, torch {L['torch'].__version__}, "
-          f"numpy {L['numpy'].__version__}; {repeats} interleaved repeats, median\n")
+          f"numpy {L['numpy'].__version__}; " + (
+              f"each library alone in its process, {a.alone} rounds, median\n" if a.alone else
+              f"{repeats} interleaved repeats, median\n"))
 
     t0 = time.monotonic()
     rows = []
     for w in chosen:
-        rows.append(run_one(w, L, repeats, warmup, target))
+        rows.append(run_alone(w, a.threads, a.alone, a.quick) if a.alone
+                    else run_one(w, L, repeats, warmup, target))
         print(f"  ran {w['name']}", file=sys.stderr, flush=True)
     print(table(rows))
     print(f"\n({time.monotonic() - t0:.0f} s)")
 
     with open(a.json, "w") as f:
-        json.dump({"machine": info, "threads": a.threads, "numpy_threads": how,
+        json.dump({"machine": info, "threads": a.threads, "numpy_threads": how, "alone": a.alone,
                    "quick": a.quick, "versions": {lib: L[lib].__version__ for lib in LIBS},
                    "rows": rows}, f, indent=1)
     try:
