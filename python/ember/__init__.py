@@ -42,7 +42,10 @@ from ._precision_and_determinism import (get_float32_matmul_precision,
 from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,
                                 set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,
                                 set_autocast_cache_enabled, clear_autocast_cache,
-                                autocast_increment_nesting, autocast_decrement_nesting)
+                                autocast_increment_nesting, autocast_decrement_nesting,
+                                is_autocast_cpu_enabled, set_autocast_cpu_enabled,
+                                get_autocast_cpu_dtype, set_autocast_cpu_dtype)
+from .amp.grad_scaler import GradScaler
 from .serialization import save, load
 from ._shared_memory import install_hook as _install_shared_memory_hook
 from ._drop_in import install_as_torch

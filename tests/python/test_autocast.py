@@ -242,3 +242,48 @@ def test_python_losses_on_the_float32_list(name):
     assert dtname(got) == dtname(want) == "float32"
     # (kl_div takes a bfloat16 log_softmax, one ulp apart between the two)
     np.testing.assert_allclose(got.item(), want.item(), rtol=5e-3, atol=1e-6)
+
+
+# ---------------------------------------------------------------- torch's deprecated CPU spellings
+
+
+def _calls(m):
+    """The deprecated CPU-only functions, called in torch's order; returns what each answered
+    and the warnings' categories and messages (with 'torch.' as the module name in both)."""
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = [str(m.get_autocast_cpu_dtype()).split(".")[-1], m.is_autocast_cpu_enabled()]
+        m.set_autocast_cpu_enabled(True)
+        got.append(m.is_autocast_cpu_enabled())
+        got.append(m.is_autocast_enabled("cpu"))
+        m.set_autocast_cpu_enabled(False)
+        m.set_autocast_cpu_dtype(m.float16)
+        got.append(str(m.get_autocast_dtype("cpu")).split(".")[-1])
+        m.set_autocast_cpu_dtype(m.bfloat16)
+        got.append(str(m.get_autocast_cpu_dtype()).split(".")[-1])
+    messages = [(w.category, str(w.message).split(" (Triggered")[0]) for w in seen]
+    return got, messages
+
+
+def test_deprecated_cpu_spellings_answer_and_warn_as_torch():
+    got_t, warned_t = _calls(torch)
+    got_e, warned_e = _calls(ember)
+    assert got_e == got_t == ["bfloat16", False, True, True, "float16", "bfloat16"]
+    assert warned_e == warned_t and len(warned_e) == 8
+    assert all(c is DeprecationWarning for c, _ in warned_e)
+
+
+def test_deprecated_set_enabled_wants_a_bool():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m in (torch, ember):
+            with pytest.raises(TypeError, match="enabled must be a bool"):
+                m.set_autocast_cpu_enabled(1)
+        assert not ember.is_autocast_enabled("cpu")
+
+
+def test_top_level_grad_scaler_is_amps():
+    assert ember.GradScaler is ember.amp.GradScaler
+    assert torch.GradScaler is torch.amp.GradScaler

@@ -109,6 +109,70 @@ def set_autocast_dtype(device_type, dtype):
     _dtype[device_type] = dtype
 
 
+# torch's pre-2.4 CPU spellings: still public, each warning as torch's does.
+def _deprecated(old, new):
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled():
+    """Deprecated spelling of ``is_autocast_enabled('cpu')`` (warns, as torch).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.is_autocast_cpu_enabled()
+    False
+    """
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    """Deprecated spelling of ``set_autocast_enabled('cpu', enabled)`` (warns, as torch).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.set_autocast_cpu_enabled(True)
+    ...     print(ember.is_autocast_enabled('cpu'))
+    ...     ember.set_autocast_cpu_enabled(False)
+    True
+    """
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    """Deprecated spelling of ``get_autocast_dtype('cpu')`` (warns, as torch).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.get_autocast_cpu_dtype()
+    ember.bfloat16
+    """
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    """Deprecated spelling of ``set_autocast_dtype('cpu', dtype)`` (warns, as torch).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ember.set_autocast_cpu_dtype(ember.float16)
+    ...     print(ember.get_autocast_dtype('cpu'))
+    ...     ember.set_autocast_cpu_dtype(ember.bfloat16)
+    ember.float16
+    """
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
 def is_autocast_cache_enabled():
     """is_autocast_cache_enabled() -> bool
 
