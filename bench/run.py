@@ -172,7 +172,9 @@ def run_alone(w, threads, rounds, quick):
     times = {key: statistics.median(s) for key, s in samples.items()}
     skipped.pop(OWN, None)
     own = "ember/own: ember at this thread count over ember at one thread" if threads > 1 else None
-    return _row(w, times, skipped, own)
+    row = _row(w, times, skipped, own)
+    row["rounds"] = samples  # each process's median, in round order (results.json)
+    return row
 
 
 def main():

@@ -521,10 +521,12 @@ void layer_norm_backward(DType dt, int64_t rows, int64_t d, const void* go, cons
     // grad_weight / grad_bias: row blocks with partials (Note [Deterministic norm sums]).
     // Each block computes gx for a chunk of rows, then adds the same rows (still in cache)
     // into its partials. Rows so wide that the partials would be large keep one block and
-    // split their columns instead (any column split gives the same sums).
+    // split their columns instead (any column split gives the same sums). A block is at
+    // least 16384 elements (nanoGPT's (768, 128) rows make 6 blocks, so two threads share
+    // them); the count depends on the shape alone, never on the threads.
     const bool wide = d > 65536;
     const int64_t max_blocks = std::min<int64_t>(16, std::max<int64_t>(rows, 1));
-    const int64_t nb = wide ? 1 : std::clamp<int64_t>(rows * d / 65536, 1, max_blocks);
+    const int64_t nb = wide ? 1 : std::clamp<int64_t>(rows * d / 16384, 1, max_blocks);
     const int64_t rows_per = (rows + nb - 1) / nb;
     std::vector<double> pw(gw ? size_t(nb * d) : 0, 0.0), pb(gb ? size_t(nb * d) : 0, 0.0);
     if (wide) {
