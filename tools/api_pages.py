@@ -159,6 +159,29 @@ NotImplementedError).
 
 >>> ember.chalf is ember.complex32
 True""",
+    "ember.contiguous_format": """\
+torch.contiguous_format: row-major (the last dim innermost), what contiguous() gives.
+
+>>> x = ember.zeros(2, 3, 4, 5).contiguous(memory_format=ember.contiguous_format)
+>>> x.stride()
+(60, 20, 5, 1)""",
+    "ember.channels_last": """\
+torch.channels_last: a 4-d (N, C, H, W) tensor stored as NHWC, strides (H*W*C, 1, W*C, C).
+
+>>> ember.zeros(2, 3, 4, 5).contiguous(memory_format=ember.channels_last).stride()
+(60, 1, 15, 3)""",
+    "ember.channels_last_3d": """\
+torch.channels_last_3d: a 5-d (N, C, D, H, W) tensor stored as NDHWC.
+
+>>> ember.zeros(2, 3, 4, 5, 6).contiguous(memory_format=ember.channels_last_3d).stride()
+(360, 1, 90, 18, 3)""",
+    "ember.preserve_format": """\
+torch.preserve_format: keep the layout (the default of clone, to and the *_like factories;
+ember's results are row-major).
+
+>>> x = ember.zeros(2, 3)
+>>> x.to(memory_format=ember.preserve_format) is x
+True""",
     "ember.strided": """\
 torch.strided, the layout of a dense ember tensor (with sizes and strides); the other
 layout is ember.sparse_coo.

@@ -61,6 +61,12 @@ Scalar one_element(const Tensor& t, const char* what) {
   return t.item();
 }
 
+// contiguous / is_contiguous / clone given a memory_format: ember/_memory_format.py lays the
+// tensor out (a permute, a copy, the inverse permute); the plain forms stay in C++.
+nb::object in_layout(const char* fn, nb::handle t, nb::handle fmt) {
+  return nb::module_::import_("ember._memory_format").attr(fn)(t, fmt);
+}
+
 }  // namespace
 
 static nb::class_<Tensor>* g_cls = nullptr;
@@ -100,6 +106,10 @@ void bind_tensor(nb::module_& m) {
       .def(
           "is_contiguous", [](const Tensor& t) { return t.is_contiguous(); },
           method_docstring("is_contiguous"))
+      .def(
+          "is_contiguous",
+          [](nb::handle self, nb::handle fmt) { return in_layout("is_contiguous", self, fmt); },
+          nb::arg("memory_format"), method_docstring("is_contiguous"))
       .def("storage_offset", &Tensor::offset, method_docstring("storage_offset"))
       .def(
           "data_ptr",
@@ -167,8 +177,16 @@ void bind_tensor(nb::module_& m) {
              return to_dtype(t, d);
            })
       .def(
-          "contiguous", [](const Tensor& t) { return contiguous(t); },
+          "contiguous",
+          [](nb::handle self) -> nb::object {  // self itself when already contiguous, as torch
+            Tensor r = contiguous(self_of(self));
+            return r.is_same(self_of(self)) ? nb::borrow(self) : nb::cast(std::move(r));
+          },
           method_docstring("contiguous"))
+      .def(
+          "contiguous",
+          [](nb::handle self, nb::handle fmt) { return in_layout("contiguous", self, fmt); },
+          nb::arg("memory_format"), method_docstring("contiguous"))
       // In-place methods return self (the same Python object), as in torch.
       // non_blocking is accepted as torch's CPU build accepts it: a CPU copy is synchronous.
       .def(
@@ -205,6 +223,12 @@ void bind_tensor(nb::module_& m) {
       .def("_shares_storage",
            [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });
+  m.def(
+      "clone", [](nb::handle t, nb::handle fmt) { return in_layout("clone", t, fmt); },
+      nb::arg("input"), nb::kw_only(), nb::arg("memory_format"), docstring("clone"));
+  cls.def(
+      "clone", [](nb::handle self, nb::handle fmt) { return in_layout("clone", self, fmt); },
+      nb::kw_only(), nb::arg("memory_format"), method_docstring("clone"));
   def_both(m, cls, "detach", [](const Tensor& t) { return detach(t); });
 }
 

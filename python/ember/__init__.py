@@ -46,6 +46,8 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtyp
                                 is_autocast_cpu_enabled, set_autocast_cpu_enabled,
                                 get_autocast_cpu_dtype, set_autocast_cpu_dtype)
 from .amp.grad_scaler import GradScaler
+from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,
+                             preserve_format)
 from .serialization import save, load
 from ._shared_memory import install_hook as _install_shared_memory_hook
 from ._drop_in import install_as_torch

@@ -8,6 +8,7 @@ from . import _C
 from ._dtype import dtype as _dtype_cls, int64, bool as _bool, get_default_dtype
 from ._dtype import check_supported as _check_supported
 from . import _device
+from . import _memory_format
 
 
 # NumPy loads on first use (building from Python lists), not with `import ember`: it is
@@ -76,6 +77,11 @@ def _factory(name) -> Callable[..., _C.Tensor]:
             size = (kwargs.pop("size"),)
         if name in _RANDOM:
             return _finish(fn(_size(size, name), dtype, generator), requires_grad)
+        if "memory_format" in kwargs:
+            if name != "empty":  # as torch: only empty() takes a layout
+                raise TypeError(f"{name}() got an unexpected keyword argument 'memory_format'")
+            out = _memory_format.empty(fn(_size(size, name), dtype), kwargs.pop("memory_format"))
+            return _finish(out, requires_grad)
         return _finish(fn(_size(size, name), dtype), requires_grad)
 
     factory.__name__ = name
@@ -181,14 +187,16 @@ def _like_input(name, t):
 def _like(name) -> Callable[..., _C.Tensor]:
     fn = globals()[name]
 
-    def like(t, *, dtype=None, device=None, requires_grad=False, **kwargs):  # generator= (rand)
+    def like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+             **kwargs):  # generator= (rand)
         _like_input(name + "_like", t)
-        return fn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad,
-                  **kwargs)
+        out = fn(t.shape, dtype=dtype or t.dtype, device=device, **kwargs)
+        return _finish(_memory_format.like(out, memory_format, name + "_like"), requires_grad)
 
     like.__name__ = name + "_like"
-    like.__doc__ = (f"{name}_like(input, *, dtype=None, device=None, requires_grad=False) -> "
-                    f"Tensor\n\n{name}() with input's shape (and dtype, unless given).\n\n"
+    like.__doc__ = (f"{name}_like(input, *, dtype=None, device=None, requires_grad=False, "
+                    f"memory_format=None) -> Tensor\n\n{name}() with input's shape (and dtype, "
+                    f"unless given), laid out as memory_format asks (default: row-major).\n\n"
                     f">>> ember.{name}_like(ember.ones(2, 3)).shape\nember.Size([2, 3])")
     return like
 
@@ -200,16 +208,18 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False) -> _C.Tensor:
-    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None) -> _C.Tensor:
+    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+    memory_format=None) -> Tensor
 
     full() with input's shape (and dtype, unless given).
 
     >>> ember.full_like(ember.zeros(2), 3.0)
     tensor([3., 3.])"""
     _like_input("full_like", t)
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device,
-                requires_grad=requires_grad)
+    out = full(t.shape, fill_value, dtype=dtype or t.dtype, device=device)
+    return _finish(_memory_format.like(out, memory_format, "full_like"), requires_grad)
 
 
 def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None) -> _C.Tensor:

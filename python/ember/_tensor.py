@@ -1,6 +1,6 @@
 """Tensor methods that only shape arguments or format output. Anything that loops over
 elements lives in C++ (ember._C); this file holds no math."""
-from . import _C
+from . import _C, _memory_format
 from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES
 from ._dtype import float32, float64, int64, int32, uint8
 from ._dtype import bool as _bool
@@ -44,11 +44,14 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return self if dtype == self.dtype else self._to_dtype(dtype)
 
 
-def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
-    """to(*args, dtype=None, device=None, copy=False, non_blocking=False) -> Tensor
+def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
+        memory_format=None):
+    """to(*args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None)
+    -> Tensor
 
-    self converted: t.to(dtype), t.to('cpu'), t.to(other_tensor) (its dtype), t.to(device, dtype).
-    self itself when nothing changes (unless copy=True), as in PyTorch; the device is CPU.
+    self converted: t.to(dtype), t.to('cpu'), t.to(other_tensor) (its dtype), t.to(device, dtype),
+    t.to(memory_format=ember.channels_last). self itself when nothing changes (unless copy=True),
+    as in PyTorch; the device is CPU.
 
     >>> x = ember.tensor([1.5, 2.5])
     >>> x.to(ember.int32)
@@ -69,7 +72,7 @@ def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **
     if device is not None:
         _to_device(device, "to")
     # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.
-    out = self if dtype is None or dtype == self.dtype else self._to_dtype(dtype)
+    out = _memory_format.convert(self, dtype, memory_format, "to")
     return out.clone() if copy and out is self else out
 
 
@@ -167,7 +170,7 @@ _CAST_EXAMPLES = {
 def _cast(dt, name):
     def method(self, memory_format=None):
         check_supported(dt, f"Tensor.{name}")
-        return self if self.dtype == dt else self._to_dtype(dt)
+        return _memory_format.convert(self, dt, memory_format, name)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (f"{name}(memory_format=None) -> Tensor\n\nself.to(ember.{dt.name}): self "
                       f"itself when it already has that dtype.\n\n{_CAST_EXAMPLES[name]}")

@@ -51,9 +51,10 @@ Dims contiguous_strides(IntList shape) {
 }
 
 bool is_contiguous_layout(IntList shape, IntList strides) {
+  // No elements: contiguous whatever the strides (NumPy gives an empty array zero strides).
+  if (std::find(shape.begin(), shape.end(), int64_t(0)) != shape.end()) return true;
   int64_t expected = 1;
   for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] == 0) return true;
     if (shape[i] != 1 && strides[i] != expected) return false;
     expected *= shape[i];
   }

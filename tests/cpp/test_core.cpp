@@ -19,6 +19,15 @@ TEST(Shape, DimsGrowsPastInline) {
   EXPECT_EQ(e, d);
 }
 
+TEST(Shape, ContiguousLayout) {
+  EXPECT_TRUE(is_contiguous_layout(Dims{2, 3}, Dims{3, 1}));
+  EXPECT_TRUE(is_contiguous_layout(Dims{2, 1}, Dims{1, 7}));  // a size-1 dim's stride is free
+  EXPECT_FALSE(is_contiguous_layout(Dims{2, 3}, Dims{1, 2}));
+  // No elements: contiguous whatever the strides (NumPy gives empty arrays zero strides).
+  EXPECT_TRUE(is_contiguous_layout(Dims{0, 3, 4}, Dims{0, 0, 0}));
+  EXPECT_TRUE(is_contiguous_layout(Dims{3, 0}, Dims{1, 5}));
+}
+
 TEST(Tensor, ViewsShareStorageAndVersion) {
   Tensor x = arange(Scalar(int64_t(0)), Scalar(int64_t(12)), Scalar(int64_t(1)), DType::Float32);
   Tensor v = view(x, Dims{3, 4});

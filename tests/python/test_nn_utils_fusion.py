@@ -75,13 +75,15 @@ def test_fusion_errors_like_torch():
             lib.nn.utils.fuse_linear_bn_eval(lin, bn.eval())
 
 
-def test_memory_format_is_identity_and_skip_init():
+def test_memory_format_keeps_values_and_skip_init():
     m = ember.nn.Sequential(ember.nn.Conv2d(2, 3, 3), ember.nn.Conv1d(3, 3, 1))
     before = [to_numpy(p).copy() for p in m.parameters()]
-    assert ember.nn.utils.convert_conv2d_weight_memory_format(m, "channels_last") is m
-    assert ember.nn.utils.convert_conv3d_weight_memory_format(m, "channels_last_3d") is m
+    assert ember.nn.utils.convert_conv2d_weight_memory_format(m, ember.channels_last) is m
+    assert ember.nn.utils.convert_conv3d_weight_memory_format(m, ember.channels_last_3d) is m
     for b, p in zip(before, m.parameters()):
         np.testing.assert_array_equal(b, to_numpy(p))
+    assert m[0].weight.is_contiguous(memory_format=ember.channels_last)
+    assert m[1].weight.is_contiguous()  # Conv1d: not a 2-d convolution
     lin = ember.nn.utils.skip_init(ember.nn.Linear, 5, out_features=2)
     assert isinstance(lin, ember.nn.Linear) and tuple(lin.weight.shape) == (2, 5)
     for lib in (ember, torch):

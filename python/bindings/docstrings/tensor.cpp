@@ -27,11 +27,17 @@ constexpr Docstring kTensor[] = {
 
 >>> ember.zeros(2).element_size(), ember.zeros(2, dtype=ember.int64).element_size()
 (4, 8))"},
-    {"Tensor.is_contiguous", R"(Whether self's elements lie in row-major order without gaps.
+    {"Tensor.is_contiguous", R"(is_contiguous(memory_format=ember.contiguous_format) -> bool
+
+Whether self's elements lie in row-major order without gaps (or in the order memory_format
+names: ember.channels_last is NHWC).
 
 >>> x = ember.zeros(2, 3)
 >>> x.is_contiguous(), x.t().is_contiguous()
-(True, False))"},
+(True, False)
+>>> nhwc = ember.zeros(1, 2, 2, 3).permute(0, 3, 1, 2)  # an NHWC buffer seen as (N, C, H, W)
+>>> nhwc.is_contiguous(), nhwc.is_contiguous(memory_format=ember.channels_last)
+(False, True))"},
     {"Tensor.storage_offset", R"(The index in self's storage of self's first element (in elements).
 
 >>> ember.arange(4)[2:].storage_offset()
@@ -116,7 +122,9 @@ ember.Size([2, 3]))"},
 
 >>> ember.tensor([[1, 2], [3, 4]]).tolist()
 [[1, 2], [3, 4]])"},
-    {"Tensor.contiguous", R"(self if contiguous, else a contiguous copy.
+    {"Tensor.contiguous", R"(contiguous(memory_format=ember.contiguous_format) -> Tensor
+
+self if contiguous (in memory_format's order, e.g. ember.channels_last), else a copy that is.
 
 >>> x = ember.tensor([[1, 2], [3, 4]]).t()
 >>> x.contiguous().is_contiguous(), x.contiguous()
@@ -137,7 +145,10 @@ tensor([2., 2., 2.]))"},
 
 >>> ember.ones(2).zero_()
 tensor([0., 0.]))"},
-    {"clone", R"(A copy of input with its own storage (the copy stays in the autograd graph).
+    {"clone", R"(clone(input, *, memory_format=ember.preserve_format) -> Tensor
+
+A copy of input with its own storage (the copy stays in the autograd graph), row-major or laid
+out as memory_format asks.
 
 >>> x = ember.tensor([1, 2])
 >>> y = ember.clone(x)

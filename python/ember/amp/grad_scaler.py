@@ -28,7 +28,21 @@ def _fresh_state():
 
 class GradScaler:
     """GradScaler(device='cuda', init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
-    growth_interval=2000, enabled=True)."""
+    growth_interval=2000, enabled=True).
+
+    Loss scaling for float16 training: scale(loss) multiplies the loss by the scale, step()
+    unscales the gradients and skips the step when any is inf/NaN, update() grows the scale
+    after growth_interval clean steps and backs it off after a bad one. 'cuda' warns and
+    disables itself (no CUDA), as torch's CPU build.
+
+    >>> scaler = ember.GradScaler("cpu", init_scale=1024.0)
+    >>> w = ember.ones(2, requires_grad=True)
+    >>> opt = ember.optim.SGD([w], lr=0.1)
+    >>> scaler.scale((w * 3).sum()).backward()
+    >>> scaler.step(opt); scaler.update()
+    >>> w, scaler.get_scale()
+    (tensor([0.7000, 0.7000], requires_grad=True), 1024.0)
+    """
 
     def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):

@@ -82,7 +82,8 @@ class TracerBase:
             return range(self.create_arg(a.start), self.create_arg(a.stop), self.create_arg(a.step))
         import ember
         if a is None or a is Ellipsis or isinstance(a, (str, int, float, bool, complex,
-                                                        ember.dtype, ember.device, enum.Enum)):
+                                                        ember.dtype, ember.device, enum.Enum,
+                                                        ember.memory_format)):
             return a
         if isinstance(a, (type, types.FunctionType, types.BuiltinFunctionType)):
             return a

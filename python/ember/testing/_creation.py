@@ -35,7 +35,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
                 noncontiguous=False, exclude_zero=False, memory_format=None):
     """A tensor of `shape` and `dtype` filled from ember's RNG (seed with ember.manual_seed).
     noncontiguous=True returns every other element of a tensor twice as wide in the last dim.
-    ember tensors are row-major strided only, so memory_format other than None raises.
+    memory_format lays the result out so (ember.channels_last, ...).
 
     >>> t = ember.testing.make_tensor(2, 3, dtype=ember.float32, device="cpu", low=-1, high=1)
     >>> t.shape, t.dtype, bool((t.abs() <= 1).all())
@@ -54,9 +54,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     if requires_grad and integral:
         raise ValueError("`requires_grad=True` is not supported for boolean and integral dtypes, "
                          f"but got dtype={dtype}")
-    if memory_format is not None:
-        raise NotImplementedError(f"make_tensor: memory_format={memory_format} is not supported; "
-                                  "ember tensors are row-major strided only")
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"make_tensor: device '{device}' is not available; ember runs on cpu")
     numel = math.prod(shape)
@@ -84,6 +81,8 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
                         "torch.testing.make_tensor().")
     if noncontiguous:
         result = result[..., 1::2]
+    elif memory_format is not None:
+        result = result.clone(memory_format=memory_format)
     if exclude_zero:
         result[result == 0] = 1 if integral else ember.finfo(dtype).tiny
     if not integral:

@@ -19,9 +19,12 @@ class TensorMetadata(NamedTuple):
 
 
 def _extract_tensor_metadata(result):
-    # ember has no memory formats (torch.channels_last & co.): memory_format is None
+    # The first memory format the result is laid out in, None for none of them (as torch).
+    from ... import _memory_format as mf
+    layout = next((f for f in (mf.contiguous_format, mf.channels_last, mf.channels_last_3d)
+                   if result.is_contiguous(memory_format=f)), None)
     return TensorMetadata(result.shape, result.dtype, result.requires_grad, tuple(result.stride()),
-                          None, False, {})
+                          layout, False, {})
 
 
 class ShapeProp(Interpreter):

@@ -463,11 +463,12 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """module.to(dtype), .to('cpu'), .to(tensor), .to(device, dtype): converts floating
-        point parameters and buffers in place; integer ones keep their dtype."""
+        """module.to(dtype), .to('cpu'), .to(tensor), .to(device, dtype),
+        .to(memory_format=ember.channels_last): converts floating point parameters and buffers
+        in place (integer ones keep their dtype); a memory format lays out the 4-d and 5-d ones."""
         dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        fmt = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -487,12 +488,17 @@ class Module:
             device = _device_t(device)
             if next(itertools.chain(self.parameters(), self.buffers()), None) is not None:
                 tensor_to_device(device, "Module.to")
-        if dtype is None:
+        if dtype is None and fmt is None:
             return self
-        if dtype not in (float32, float64, float16, bfloat16):
+        if dtype is not None and dtype not in (float32, float64, float16, bfloat16):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                t = t.to(dtype)
+            return t.to(memory_format=fmt) if fmt is not None and t.dim() in (4, 5) else t
+        return self._apply(convert)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
