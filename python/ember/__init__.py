@@ -46,6 +46,7 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtyp
                                 is_autocast_cpu_enabled, set_autocast_cpu_enabled,
                                 get_autocast_cpu_dtype, set_autocast_cpu_dtype)
 from .amp.grad_scaler import GradScaler
+from .futures import Future  # torch.Future: the class torch.futures.Future extends
 from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,
                              preserve_format)
 from .serialization import save, load

@@ -55,6 +55,9 @@ def test_futures():
     assert [x.wait() for x in both.wait()] == [1, 2] and ember.futures.wait_all([a, b]) == [1, 2]
     with pytest.raises(AssertionError, match="not an Exception"):
         ember.futures.Future().set_exception(3)
+    # torch.Future is the class futures.Future extends: isinstance holds either way.
+    assert isinstance(ember.futures.Future(), ember.Future)
+    assert isinstance(torch.futures.Future(), torch.Future)
 
 
 def test_exception_types_and_queries():

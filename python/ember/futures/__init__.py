@@ -7,7 +7,14 @@ __all__ = ["Future", "collect_all", "wait_all"]
 
 class Future:
     """A value or an exception set once; wait() blocks until then. then() and
-    add_done_callback() run callbacks when it completes (at once if it already has)."""
+    add_done_callback() run callbacks when it completes (at once if it already has).
+
+    >>> fut = ember.futures.Future()
+    >>> doubled = fut.then(lambda f: f.value() * 2)
+    >>> fut.set_result(21)
+    >>> doubled.wait()
+    42
+    """
 
     def __init__(self, *, devices=None):
         if devices:
