@@ -282,6 +282,8 @@ void Recorder::on_call(Call&& call) {
   if (name == "backward" || (name == "grad" && call.inputs.size() != 1)) ++opaque_backwards_;
   if (name == "set_grad" && !call.inputs.empty()) grad_written_.push_back(call.inputs[0].impl());
   Step st;
+  st.in.reserve(call.inputs.size());
+  st.out.reserve(call.outputs.size());
   for (const Tensor& t : call.inputs) {
     st.in.push_back(slot_of(t, call.op));
     if (broken()) return;
