@@ -254,14 +254,15 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
   return true;
 }
 
+// reg_of: all -1 (one entry per slot), as build leaves it.
 std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& chain,
-                                    const std::vector<int>& uses_after, bool reduce) {
+                                    const std::vector<int>& uses_after, std::vector<int>& reg_of,
+                                    bool reduce) {
   auto p = std::make_shared<FusedProgram>();
   const Step& first = g.steps[chain[0]];
   p->dt = g.slots[size_t(first.out[0])].dtype;
   p->shape = g.slots[size_t(first.out[0])].sizes;
   p->numel = numel_of(p->shape);
-  std::vector<int> reg_of(size_t(g.num_slots), -1);
   const size_t n_elem = chain.size() - (reduce ? 1 : 0);
   // inputs: slots read by the chain but not made by it
   for (size_t c = 0; c < n_elem; ++c)
@@ -313,6 +314,8 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
     p->name += std::string(",") + st.call.op;
   }
   p->name = "fused[" + p->name + "]";
+  for (int s : p->in_slots) reg_of[size_t(s)] = -1;
+  for (size_t c = 0; c < n_elem; ++c) reg_of[size_t(g.steps[chain[c]].out[0])] = -1;
   return p;
 }
 
@@ -327,13 +330,21 @@ void fuse(Graph& g) {
   for (size_t s = 0; s < g.slots.size(); ++s)
     if (g.slots[s].kind != SlotInfo::Kind::Produced) reads[s] += 1 << 20;
 
-  std::vector<Step> out;
+  // The steps are compacted in place (step w takes step i >= w, or a chain starting at i),
+  // and the per-slot scratch of a chain is reset after it: a recording of thousands of
+  // steps and slots is neither copied nor swept per chain.
+  size_t w = 0;
+  const auto keep = [&](Step&& st) {
+    if (&g.steps[w] != &st) g.steps[w] = std::move(st);
+    ++w;
+  };
+  std::vector<int> uses_after(size_t(g.num_slots), 0), reg_of(size_t(g.num_slots), -1);
   size_t i = 0;
   while (i < g.steps.size()) {
     Dims shape;
     DType dt;
     if (!step_fits(g, g.steps[i], &shape, &dt)) {
-      out.push_back(std::move(g.steps[i++]));
+      keep(std::move(g.steps[i++]));
       continue;
     }
     std::vector<size_t> chain{i};
@@ -357,11 +368,10 @@ void fuse(Graph& g) {
       }
     }
     if (chain.size() < 2) {
-      out.push_back(std::move(g.steps[i++]));
+      keep(std::move(g.steps[i++]));
       continue;
     }
     // Values the chain makes that someone else reads are stored; the rest never are.
-    std::vector<int> uses_after(size_t(g.num_slots), 0);
     for (size_t c = 0; c < chain.size(); ++c) {
       const int s = g.steps[chain[c]].out[0];
       int inside = 0;
@@ -371,15 +381,16 @@ void fuse(Graph& g) {
     }
     if (reduce) uses_after[size_t(g.steps[chain.back()].out[0])] = 1;
     Step fused;
-    fused.fused = build(g, chain, uses_after, reduce);
+    fused.fused = build(g, chain, uses_after, reg_of, reduce);
     fused.call.op = "fused";
     for (int k : fused.fused->in_slots) fused.in.push_back(k);
     for (auto [r, s] : fused.fused->out) fused.out.push_back(s);
     if (reduce) fused.out.push_back(fused.fused->reduce_slot);
-    out.push_back(std::move(fused));
+    for (size_t c : chain) uses_after[size_t(g.steps[c].out[0])] = 0;
+    keep(std::move(fused));
     i = j;
   }
-  g.steps = std::move(out);
+  g.steps.erase(g.steps.begin() + long(w), g.steps.end());
 }
 
 }  // namespace
@@ -416,10 +427,13 @@ bool moot_in_flat(const Graph& g, size_t i, std::vector<bool>& made) {
 void optimize(Graph& g) {
   if (g.flat) {
     std::vector<bool> made(size_t(g.num_slots), false);
-    std::vector<Step> kept;
+    size_t w = 0;  // compacted in place: a recording of thousands of steps is not copied
     for (size_t i = 0; i < g.steps.size(); ++i)
-      if (!moot_in_flat(g, i, made)) kept.push_back(std::move(g.steps[i]));
-    g.steps = std::move(kept);
+      if (!moot_in_flat(g, i, made)) {
+        if (w != i) g.steps[w] = std::move(g.steps[i]);
+        ++w;
+      }
+    g.steps.erase(g.steps.begin() + long(w), g.steps.end());
     share_views(g);
   }
   fuse(g);

@@ -507,8 +507,9 @@ void share_views(Graph& g) {
   std::vector<int> rename(size_t(g.num_slots));
   for (size_t s = 0; s < rename.size(); ++s) rename[s] = int(s);
   std::vector<std::pair<std::pair<std::string_view, int>, int>> first;  // (op, in) -> out
-  std::vector<Step> kept;
-  for (Step& st : g.steps) {
+  size_t w = 0;  // compacted in place (a recording of thousands of steps is not copied)
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    Step& st = g.steps[i];
     for (int& s : st.in)
       if (s >= 0) s = rename[size_t(s)];
     const bool eligible =
@@ -526,9 +527,10 @@ void share_views(Graph& g) {
       if (found) continue;
       first.push_back({key, st.out[0]});
     }
-    kept.push_back(std::move(st));
+    if (w != i) g.steps[w] = std::move(st);
+    ++w;
   }
-  g.steps = std::move(kept);
+  g.steps.erase(g.steps.begin() + long(w), g.steps.end());
 }
 
 int64_t Graph::num_constant_steps() const {
