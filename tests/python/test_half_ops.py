@@ -474,3 +474,47 @@ def test_simd_unary_widens_in_registers(name, op):
             got = getattr(ember, op)(x)
             want = getattr(ember, op)(x.float()).to(dt)
             np.testing.assert_array_equal(got.float().numpy(), want.float().numpy(), err_msg=op)
+
+
+def half_from_bits(bits, name):
+    """ember and torch tensors holding the uint16 patterns `bits` as `name`."""
+    e = ember.from_numpy(bits.view(ember.zeros(1, dtype=getattr(ember, name)).numpy().dtype))
+    t = torch.from_numpy(bits.view(np.int16).copy()).view(getattr(torch, name))
+    return e, t
+
+
+@pytest.mark.parametrize("name", HALF)
+@pytest.mark.parametrize("shape", [(3, 5, 28, 28), (2, 3, 14, 14), (1, 2, 7, 9), (1, 1, 4, 1101),
+                                   (2, 1, 2, 2), (1, 1, 31, 47), (2, 2, 3, 6)])
+def test_max_pool_2x2_on_bit_patterns(name, shape):
+    """MaxPool2d(2) on 16-bit floats compares bit patterns as keys (Note [Max pool 2x2 on bits]):
+    random patterns with NaNs of both signs and any payload (several in one window), ±0 ties,
+    ±inf and repeated values give torch's indices, and the output is the input's own bits at
+    those indices (a NaN keeps its payload); contiguous rows with a longer row stride, and the
+    backward, too. Wide rows (1101 columns) cross the kernel's 512-output runs."""
+    rng = np.random.default_rng(sum(shape))
+    inf = 0x7C00 if name == "float16" else 0x7F80
+    pool = np.array([0, 0x8000, inf, inf | 0x8000, inf + 1, inf | 0x8001, 0x7FFF, 0xFFFF,
+                     0x3C00, 0xBC00, 0x3F80, 0xBF80], dtype=np.uint16)
+    bits = rng.integers(0, 1 << 16, size=shape, dtype=np.uint16)
+    special = rng.random(shape) < 0.3
+    bits[special] = rng.choice(pool, size=int(special.sum()))
+    F, TF = ember.nn.functional, torch.nn.functional
+    for cut in (0, 2):  # cut > 0: rows of a wider tensor (row stride W + cut)
+        wide = np.concatenate([bits, bits[..., :cut]], axis=-1) if cut else bits
+        e, t = half_from_bits(np.ascontiguousarray(wide), name)
+        e, t = e[..., :shape[-1]], t[..., :shape[-1]]
+        eo, ei = F.max_pool2d(e, 2, return_indices=True)
+        to, ti = TF.max_pool2d(t, 2, return_indices=True)
+        assert np.array_equal(ei.numpy(), ti.numpy())
+        out = np.asarray(eo.numpy()).view(np.uint16).reshape(eo.shape[0] * eo.shape[1], -1)
+        planes = bits.reshape(shape[0] * shape[1], -1)
+        want = np.take_along_axis(planes, ti.numpy().reshape(len(planes), -1), axis=1)
+        assert np.array_equal(out, want)
+        assert np.array_equal(eo.float().isnan().numpy(), to.float().isnan().numpy())
+    g = rng.standard_normal(tuple(to.shape)).astype(np.float32)
+    e.requires_grad_(True)
+    t.requires_grad_(True)
+    F.max_pool2d(e, 2).backward(ember.from_numpy(g).to(e.dtype))
+    TF.max_pool2d(t, 2).backward(torch.from_numpy(g).to(t.dtype))
+    same_values(e.grad, t.grad)
