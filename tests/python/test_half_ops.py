@@ -518,3 +518,23 @@ def test_max_pool_2x2_on_bit_patterns(name, shape):
     F.max_pool2d(e, 2).backward(ember.from_numpy(g).to(e.dtype))
     TF.max_pool2d(t, 2).backward(torch.from_numpy(g).to(t.dtype))
     same_values(e.grad, t.grad)
+
+
+@pytest.mark.parametrize("name", HALF)
+def test_relu_on_bit_patterns(name):
+    """relu of 16-bit floats on their bits in SIMD runs (and a strided view, element by element):
+    every pattern, torch's value where it is a number (but -0 -> +0, as ember's float32 relu), NaN as ember's cast writes it
+    (bfloat16 0xFFFF; float16 quieted, sign and payload kept)."""
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    e, t = half_from_bits(bits, name)
+    inf = 0x7C00 if name == "float16" else 0x7F80
+    nan = (bits & 0x7FFF) > inf
+    want = np.where(bits.view(np.int16) > 0, bits, 0).astype(np.uint16)
+    want[nan] = 0xFFFF if name == "bfloat16" else bits[nan] | 0x0200
+    for view in (slice(None), slice(None, None, 3)):
+        got = np.asarray(ember.relu(e[view]).numpy()).view(np.uint16)
+        assert np.array_equal(got, want[view])
+        ref = torch.relu(t[view]).view(torch.int16).numpy().view(np.uint16)
+        # ember's relu(-0) is +0 in every dtype (float32 too), torch's -0: compared apart
+        num = ~nan[view] & (bits[view] != 0x8000)
+        assert np.array_equal(got[num], ref[num])
