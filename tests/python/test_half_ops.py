@@ -512,11 +512,14 @@ def test_max_pool_2x2_on_bit_patterns(name, shape):
         want = np.take_along_axis(planes, ti.numpy().reshape(len(planes), -1), axis=1)
         assert np.array_equal(out, want)
         assert np.array_equal(eo.float().isnan().numpy(), to.float().isnan().numpy())
-    g = rng.standard_normal(tuple(to.shape)).astype(np.float32)
+    # The backward on bits too: gradients with ±0, ±inf and NaNs (-0 lands as +0, as 0 + g).
+    gbits = rng.integers(0, 1 << 16, size=tuple(to.shape), dtype=np.uint16)
+    gbits[gbits % 5 == 0] = rng.choice(pool, size=int((gbits % 5 == 0).sum()))
+    eg, tg = half_from_bits(gbits, name)
     e.requires_grad_(True)
     t.requires_grad_(True)
-    F.max_pool2d(e, 2).backward(ember.from_numpy(g).to(e.dtype))
-    TF.max_pool2d(t, 2).backward(torch.from_numpy(g).to(t.dtype))
+    F.max_pool2d(e, 2).backward(eg)
+    TF.max_pool2d(t, 2).backward(tg)
     same_values(e.grad, t.grad)
 
 
