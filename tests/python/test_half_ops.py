@@ -477,13 +477,15 @@ def test_simd_unary_widens_in_registers(name, op):
 
 
 def half_from_bits(bits, name):
-    """ember and torch tensors holding the uint16 patterns `bits` as `name`."""
+    """ember and torch tensors holding the uint16 patterns `bits` as `name` (float32: uint32)."""
+    if name == "float32":
+        return ember.from_numpy(bits.view(np.float32).copy()), torch.from_numpy(bits.view(np.float32).copy())
     e = ember.from_numpy(bits.view(ember.zeros(1, dtype=getattr(ember, name)).numpy().dtype))
     t = torch.from_numpy(bits.view(np.int16).copy()).view(getattr(torch, name))
     return e, t
 
 
-@pytest.mark.parametrize("name", HALF)
+@pytest.mark.parametrize("name", HALF + ["float32"])
 @pytest.mark.parametrize("shape", [(3, 5, 28, 28), (2, 3, 14, 14), (1, 2, 7, 9), (1, 1, 4, 1101),
                                    (2, 1, 2, 2), (1, 1, 31, 47), (2, 2, 3, 6)])
 def test_max_pool_2x2_on_bit_patterns(name, shape):
@@ -491,12 +493,18 @@ def test_max_pool_2x2_on_bit_patterns(name, shape):
     random patterns with NaNs of both signs and any payload (several in one window), ±0 ties,
     ±inf and repeated values give torch's indices, and the output is the input's own bits at
     those indices (a NaN keeps its payload); contiguous rows with a longer row stride, and the
-    backward, too. Wide rows (1101 columns) cross the kernel's 512-output runs."""
+    backward, too. Wide rows (1101 columns) cross the kernel's 512-output runs. float32 takes
+    the same kernel's float compare (on its own 32-bit patterns)."""
     rng = np.random.default_rng(sum(shape))
-    inf = 0x7C00 if name == "float16" else 0x7F80
-    pool = np.array([0, 0x8000, inf, inf | 0x8000, inf + 1, inf | 0x8001, 0x7FFF, 0xFFFF,
-                     0x3C00, 0xBC00, 0x3F80, 0xBF80], dtype=np.uint16)
-    bits = rng.integers(0, 1 << 16, size=shape, dtype=np.uint16)
+    if name == "float32":
+        u, inf = np.uint32, 0x7F800000
+        pool = np.array([0, 1 << 31, inf, inf | 1 << 31, inf + 1, inf | 0x80000001, 0x7FFFFFFF,
+                         0xFFFFFFFF, 0x3F800000, 0xBF800000, 0x00000001], dtype=u)
+    else:
+        u, inf = np.uint16, 0x7C00 if name == "float16" else 0x7F80
+        pool = np.array([0, 0x8000, inf, inf | 0x8000, inf + 1, inf | 0x8001, 0x7FFF, 0xFFFF,
+                         0x3C00, 0xBC00, 0x3F80, 0xBF80], dtype=u)
+    bits = rng.integers(0, np.iinfo(u).max, size=shape, dtype=u, endpoint=True)
     special = rng.random(shape) < 0.3
     bits[special] = rng.choice(pool, size=int(special.sum()))
     F, TF = ember.nn.functional, torch.nn.functional
@@ -507,13 +515,13 @@ def test_max_pool_2x2_on_bit_patterns(name, shape):
         eo, ei = F.max_pool2d(e, 2, return_indices=True)
         to, ti = TF.max_pool2d(t, 2, return_indices=True)
         assert np.array_equal(ei.numpy(), ti.numpy())
-        out = np.asarray(eo.numpy()).view(np.uint16).reshape(eo.shape[0] * eo.shape[1], -1)
+        out = np.asarray(eo.numpy()).view(u).reshape(eo.shape[0] * eo.shape[1], -1)
         planes = bits.reshape(shape[0] * shape[1], -1)
         want = np.take_along_axis(planes, ti.numpy().reshape(len(planes), -1), axis=1)
         assert np.array_equal(out, want)
         assert np.array_equal(eo.float().isnan().numpy(), to.float().isnan().numpy())
     # The backward on bits too: gradients with ±0, ±inf and NaNs (-0 lands as +0, as 0 + g).
-    gbits = rng.integers(0, 1 << 16, size=tuple(to.shape), dtype=np.uint16)
+    gbits = rng.integers(0, np.iinfo(u).max, size=tuple(to.shape), dtype=u, endpoint=True)
     gbits[gbits % 5 == 0] = rng.choice(pool, size=int((gbits % 5 == 0).sum()))
     eg, tg = half_from_bits(gbits, name)
     e.requires_grad_(True)
