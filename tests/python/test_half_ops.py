@@ -474,3 +474,78 @@ def test_simd_unary_widens_in_registers(name, op):
             got = getattr(ember, op)(x)
             want = getattr(ember, op)(x.float()).to(dt)
             np.testing.assert_array_equal(got.float().numpy(), want.float().numpy(), err_msg=op)
+
+
+def half_from_bits(bits, name):
+    """ember and torch tensors holding the uint16 patterns `bits` as `name` (float32: uint32)."""
+    if name == "float32":
+        return ember.from_numpy(bits.view(np.float32).copy()), torch.from_numpy(bits.view(np.float32).copy())
+    e = ember.from_numpy(bits.view(ember.zeros(1, dtype=getattr(ember, name)).numpy().dtype))
+    t = torch.from_numpy(bits.view(np.int16).copy()).view(getattr(torch, name))
+    return e, t
+
+
+@pytest.mark.parametrize("name", HALF + ["float32"])
+@pytest.mark.parametrize("shape", [(3, 5, 28, 28), (2, 3, 14, 14), (1, 2, 7, 9), (1, 1, 4, 1101),
+                                   (2, 1, 2, 2), (1, 1, 31, 47), (2, 2, 3, 6)])
+def test_max_pool_2x2_on_bit_patterns(name, shape):
+    """MaxPool2d(2) on 16-bit floats compares bit patterns as keys (Note [Max pool 2x2 on bits]):
+    random patterns with NaNs of both signs and any payload (several in one window), ±0 ties,
+    ±inf and repeated values give torch's indices, and the output is the input's own bits at
+    those indices (a NaN keeps its payload); contiguous rows with a longer row stride, and the
+    backward, too. Wide rows (1101 columns) cross the kernel's 512-output runs. float32 takes
+    the same kernel's float compare (on its own 32-bit patterns)."""
+    rng = np.random.default_rng(sum(shape))
+    if name == "float32":
+        u, inf = np.uint32, 0x7F800000
+        pool = np.array([0, 1 << 31, inf, inf | 1 << 31, inf + 1, inf | 0x80000001, 0x7FFFFFFF,
+                         0xFFFFFFFF, 0x3F800000, 0xBF800000, 0x00000001], dtype=u)
+    else:
+        u, inf = np.uint16, 0x7C00 if name == "float16" else 0x7F80
+        pool = np.array([0, 0x8000, inf, inf | 0x8000, inf + 1, inf | 0x8001, 0x7FFF, 0xFFFF,
+                         0x3C00, 0xBC00, 0x3F80, 0xBF80], dtype=u)
+    bits = rng.integers(0, np.iinfo(u).max, size=shape, dtype=u, endpoint=True)
+    special = rng.random(shape) < 0.3
+    bits[special] = rng.choice(pool, size=int(special.sum()))
+    F, TF = ember.nn.functional, torch.nn.functional
+    for cut in (0, 2):  # cut > 0: rows of a wider tensor (row stride W + cut)
+        wide = np.concatenate([bits, bits[..., :cut]], axis=-1) if cut else bits
+        e, t = half_from_bits(np.ascontiguousarray(wide), name)
+        e, t = e[..., :shape[-1]], t[..., :shape[-1]]
+        eo, ei = F.max_pool2d(e, 2, return_indices=True)
+        to, ti = TF.max_pool2d(t, 2, return_indices=True)
+        assert np.array_equal(ei.numpy(), ti.numpy())
+        out = np.asarray(eo.numpy()).view(u).reshape(eo.shape[0] * eo.shape[1], -1)
+        planes = bits.reshape(shape[0] * shape[1], -1)
+        want = np.take_along_axis(planes, ti.numpy().reshape(len(planes), -1), axis=1)
+        assert np.array_equal(out, want)
+        assert np.array_equal(eo.float().isnan().numpy(), to.float().isnan().numpy())
+    # The backward on bits too: gradients with ±0, ±inf and NaNs (-0 lands as +0, as 0 + g).
+    gbits = rng.integers(0, np.iinfo(u).max, size=tuple(to.shape), dtype=u, endpoint=True)
+    gbits[gbits % 5 == 0] = rng.choice(pool, size=int((gbits % 5 == 0).sum()))
+    eg, tg = half_from_bits(gbits, name)
+    e.requires_grad_(True)
+    t.requires_grad_(True)
+    F.max_pool2d(e, 2).backward(eg)
+    TF.max_pool2d(t, 2).backward(tg)
+    same_values(e.grad, t.grad)
+
+
+@pytest.mark.parametrize("name", HALF)
+def test_relu_on_bit_patterns(name):
+    """relu of 16-bit floats on their bits in SIMD runs (and a strided view, element by element):
+    every pattern, torch's value where it is a number (but -0 -> +0, as ember's float32 relu), NaN as ember's cast writes it
+    (bfloat16 0xFFFF; float16 quieted, sign and payload kept)."""
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    e, t = half_from_bits(bits, name)
+    inf = 0x7C00 if name == "float16" else 0x7F80
+    nan = (bits & 0x7FFF) > inf
+    want = np.where(bits.view(np.int16) > 0, bits, 0).astype(np.uint16)
+    want[nan] = 0xFFFF if name == "bfloat16" else bits[nan] | 0x0200
+    for view in (slice(None), slice(None, None, 3)):
+        got = np.asarray(ember.relu(e[view]).numpy()).view(np.uint16)
+        assert np.array_equal(got, want[view])
+        ref = torch.relu(t[view]).view(torch.int16).numpy().view(np.uint16)
+        # ember's relu(-0) is +0 in every dtype (float32 too), torch's -0: compared apart
+        num = ~nan[view] & (bits[view] != 0x8000)
+        assert np.array_equal(got[num], ref[num])

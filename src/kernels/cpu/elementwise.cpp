@@ -346,15 +346,16 @@ static void unary_half_simd(UnaryOp op, DType dt, const Loop& L) {
 
 void unary(UnaryOp op, DType dt, const Loop& L) {
   if (is_half(dt) && op == UnaryOp::Relu) {
-    // On the bit patterns, the values of the float32 path rounded once: x > 0 ? x : +0, and a
-    // NaN as float_to_half writes it (bfloat16 0xFFFF; float16 quieted, sign and payload kept).
-    const unsigned inf = dt == DType::BFloat16 ? 0x7F80 : 0x7C00;
+    // On the bit patterns (relu_half_bits): contiguous runs in Highway vectors (half_relu).
     const bool bf16 = dt == DType::BFloat16;
-    return run1<uint16_t, uint16_t>(L, [inf, bf16](uint16_t b) {
-      const unsigned mag = b & 0x7FFFu;
-      const uint16_t nan = bf16 ? uint16_t(0xFFFF) : uint16_t(b | 0x0200u);
-      const uint16_t keep = (b >> 15) == 0 && mag != 0 ? b : uint16_t(0);
-      return mag > inf ? nan : keep;
+    return for_each(L, [&](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == 2 && s[1] == 2) return half_relu(dt, p[1], p[0], n);
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, p[1] + i * s[1], 2);
+        b = relu_half_bits(b, bf16);
+        std::memcpy(p[0] + i * s[0], &b, 2);
+      }
     });
   }
   if (is_half(dt) && simd_unary_enabled(op)) return unary_half_simd(op, dt, L);

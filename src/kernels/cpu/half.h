@@ -25,6 +25,18 @@ void float_to_half(DType dt, const float* in, void* out, int64_t n);
 // lanes (several accumulators), the lanes combined in float64: one block of a half sum.
 float half_sum(DType dt, const void* in, int64_t n);
 
+// relu on one bfloat16/float16 bit pattern: the float32 path's value rounded once, x > 0 ? x
+// : +0, and a NaN as float_to_half writes it (bfloat16 0xFFFF; float16 quieted, sign and
+// payload kept).
+inline uint16_t relu_half_bits(uint16_t b, bool bf16) {
+  const unsigned mag = b & 0x7FFFu, inf = bf16 ? 0x7F80u : 0x7C00u;
+  const uint16_t nan = bf16 ? uint16_t(0xFFFF) : uint16_t(b | 0x0200u);
+  const uint16_t keep = (b >> 15) == 0 && mag != 0 ? b : uint16_t(0);
+  return mag > inf ? nan : keep;
+}
+// out[i] = relu_half_bits(in[i]) for a contiguous run of n values (out may be in).
+void half_relu(DType dt, const void* in, void* out, int64_t n);
+
 inline constexpr int64_t kHalfBlock = 2048;
 
 // Runs body(FL) with FL a flat Loop of at most kHalfBlock elements, over all of L. Operand k

@@ -89,6 +89,23 @@ float SumHalf(int format, const uint16_t* in, int64_t n) {
   return float(s);
 }
 
+// relu_half_bits in 16-bit lanes: x > 0 as a signed compare of the bits (sign clear, not +0).
+void ReluHalf(int format, const uint16_t* in, uint16_t* out, int64_t n) {
+  const hn::ScalableTag<int16_t> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const bool bf16 = format == 0;
+  const auto inf = hn::Set(d, int16_t(bf16 ? 0x7F80 : 0x7C00)), mask = hn::Set(d, 0x7FFF);
+  const auto quiet = hn::Set(d, int16_t(bf16 ? -1 : 0x0200));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto b = hn::LoadU(d, reinterpret_cast<const int16_t*>(in + i));
+    const auto nan = hn::Gt(hn::And(b, mask), inf);
+    const auto keep = hn::IfThenElseZero(hn::Gt(b, hn::Zero(d)), b);
+    hn::StoreU(hn::IfThenElse(nan, hn::Or(b, quiet), keep), d, reinterpret_cast<int16_t*>(out + i));
+  }
+  for (; i < n; ++i) out[i] = relu_half_bits(in[i], bf16);
+}
+
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -99,6 +116,12 @@ HWY_EXPORT(F32ToBf16);
 HWY_EXPORT(F16ToF32);
 HWY_EXPORT(F32ToF16);
 HWY_EXPORT(SumHalf);
+HWY_EXPORT(ReluHalf);
+
+void half_relu(DType dt, const void* in, void* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ReluHalf)(dt == DType::BFloat16 ? 0 : 1, static_cast<const uint16_t*>(in),
+                                 static_cast<uint16_t*>(out), n);
+}
 
 float half_sum(DType dt, const void* in, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(SumHalf)(dt == DType::BFloat16 ? 1 : 2,

@@ -9,6 +9,7 @@
 
 #include "ember/half.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/pool_hwy.h"
 
 namespace ember::kernels {
 namespace {
@@ -135,9 +136,20 @@ template <class T>
 void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
   const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
   const int fixed = fixed_window<2>(g) ? 2 : fixed_window<3>(g) ? 3 : 0;
+  // MaxPool2d(2) on 16-bit floats and float32: whole vectors (Note [Max pool 2x2 on bits]).
+  const bool simd2x2 = (is_half_v<T> || std::is_same_v<T, float>) && fixed == 2 && g.sh == 2 &&
+                       g.sw == 2 && g.h * g.w <= std::numeric_limits<int32_t>::max();
   for_planes(g, plane_out * g.kd * g.kh * g.kw, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
     int64_t* idx = indices ? indices + p * plane_out : nullptr;
+    if constexpr (is_half_v<T>) {
+      if (simd2x2)
+        return max_pool2x2_half_plane(std::is_same_v<T, float16_t>,
+                                      reinterpret_cast<const uint16_t*>(src), g.in_stride[2], g.w,
+                                      g.ho, g.wo, reinterpret_cast<uint16_t*>(o), idx);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (simd2x2) return max_pool2x2_f32_plane(src, g.in_stride[2], g.w, g.ho, g.wo, o, idx);
+    }
     if (fixed == 2) return max_plane_fixed<T, 2>(g, src, o, idx);
     if (fixed == 3) return max_plane_fixed<T, 3>(g, src, o, idx);
     int64_t j = 0;  // output element
@@ -172,8 +184,18 @@ void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
   });
 }
 
+// The bits of T(0.0f + float(g)) for a bfloat16/float16 pattern g, without the conversions:
+// -0 becomes +0, a NaN comes back as the float32 cast writes it (bfloat16 0x7FC0; float16
+// quieted, sign and payload kept), every other value is itself.
+inline uint16_t zero_plus_half(uint16_t g, bool bf16) {
+  const bool nan = (g & 0x7FFFu) > (bf16 ? 0x7F80u : 0x7C00u);
+  const uint16_t quiet = bf16 ? uint16_t(0x7FC0) : uint16_t(g | 0x0200u);
+  return nan ? quiet : g == 0x8000u ? uint16_t(0) : g;
+}
+
 template <class T>
 void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T* gin) {
+  [[maybe_unused]] constexpr bool is_bf16 = std::is_same_v<T, bfloat16_t>;
   const int64_t plane_out = g.od * g.ho * g.wo, plane_in = g.d * g.h * g.w;
   for_planes<T>(g, plane_out + plane_in, nullptr, [&](int64_t p, const T*) {
     T* gi = gin + p * plane_in;
@@ -184,7 +206,10 @@ void max_backward(const Pool2dGeom& g, const T* gout, const int64_t* indices, T*
       const int64_t k = idx[j];
       // indices come from the forward: always true. Half types round each sum, so the ops
       // send them here only when no two windows share an element (one exact 0 + g each).
-      if (k >= 0 && k < plane_in) gi[k] = T(gi[k] + go[j]);
+      if (k >= 0 && k < plane_in) {
+        if constexpr (is_half_v<T>) gi[k].bits = zero_plus_half(go[j].bits, is_bf16);
+        else gi[k] += go[j];
+      }
     }
   });
 }
