@@ -23,6 +23,8 @@ Tensor hardswish(const Tensor& x);
 // x where beta x > threshold, else log1p(exp(beta x)) / beta, one pass.
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+// In place (torch.nn.functional.leaky_relu_); returns x.
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p), when
 // training; x itself otherwise. Draws from the default generator.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);

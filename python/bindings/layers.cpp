@@ -37,6 +37,15 @@ void bind_layers(nb::module_& m) {
 
   m.def("leaky_relu", &leaky_relu, nb::arg("input"), nb::arg("negative_slope") = 0.01,
         docstring("leaky_relu"));
+  m.def(
+      "leaky_relu_",
+      [](nb::handle input, Scalar negative_slope) {
+        if (!nb::isinstance<Tensor>(input))
+          throw TypeError(detail::cat("leaky_relu_: expected a Tensor, got ",
+                                      nb::type_name(input.type()).c_str()));
+        return inplace(input, [&](Tensor& x) { leaky_relu_(x, negative_slope); });
+      },
+      nb::arg("input"), nb::arg("negative_slope") = 0.01, docstring("leaky_relu_"));
 
   m.def("dropout", &dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true,
         docstring("dropout"));

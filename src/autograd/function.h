@@ -111,6 +111,15 @@ IntrusivePtr<Node> record_view(const char* name, const Tensor& base, const Tenso
 // the base self views). Used by every in-place op when an input requires grad.
 Tensor& apply_inplace(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& f);
 
+// Note [In-place with the result saved]: an in-place op whose backward reads only its own
+// result (relu_, tanh_, sigmoid_, leaky_relu_ with a slope >= 0) may write self directly and
+// record its node on self, saving self as its output, as torch does: no clone, no out-of-place
+// result, no copy back (apply_inplace's three passes). True when that is allowed: self has no
+// autograd view base (a view's base needs CopySlices: apply_inplace) and is its producer's
+// output 0 (the saved output is re-attached with that number under create_graph). The caller
+// still calls check_inplace before writing, then bumps the version and records.
+bool can_write_in_place(const Tensor& self);
+
 // Raises PyTorch's error when an in-place op would write to a leaf that requires grad
 // (or a view of one) while grad mode is on. Call before writing anything.
 void check_inplace(const Tensor& t, const char* op);

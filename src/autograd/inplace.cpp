@@ -69,6 +69,11 @@ void rebase_view(const Tensor& view, const Tensor& out) {
 
 }  // namespace
 
+bool can_write_in_place(const Tensor& self) {
+  AutogradMeta* m = meta(self);
+  return !m || (!m->view_base.defined() && m->output_nr == 0);
+}
+
 Tensor& apply_inplace(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& f) {
   check_inplace(self, op);
   Tensor x = clone(self);

@@ -352,12 +352,43 @@ Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& a, const Tensor
   return g;
 }
 
+// neg's gradient and the zero ones of sign, floor, ... read neither input nor output (torch
+// saves nothing for them: `b = -a; b.mul_(3)` must not trip the version check).
+bool unary_saves_output(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Sign:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc: return false;
+    default: return !unary_saves_input(op);
+  }
+}
+
 void record_unary(UnaryOp op, const char* name, const Tensor& a, const Tensor& out) {
-  bool in = unary_saves_input(op);
+  bool in = unary_saves_input(op), o = unary_saves_output(op);
   autograd::record(name, {&a}, {&out},
                    [op, sa = in ? SavedTensor(a) : SavedTensor(),
-                    so = in ? SavedTensor() : SavedTensor(out, true)](Grads& g, const Node&)
+                    so = o ? SavedTensor(out, true) : SavedTensor()](Grads& g, const Node&)
                        -> Grads { return {unary_backward(op, g[0], sa.get(), so.get())}; });
+}
+
+// An in-place unary op under autograd whose backward reads only its result (relu_, exp_,
+// tanh_, sigmoid_, ...): written into `a`, which gets the node (Note [In-place with the result
+// saved]); apply_inplace's clone and copy back otherwise.
+Tensor& unary_inplace_with_grad(UnaryOp op, char kind, const char* name, const char* node,
+                                Tensor& a, Tensor (*out_of_place)(const Tensor&)) {
+  if (unary_saves_input(op) || !autograd::can_write_in_place(a))
+    return autograd::apply_inplace(a, name, out_of_place);
+  autograd::check_inplace(a, name);
+  unary_inplace(op, kind, name, a);
+  autograd::record(node, {&a}, {&a},
+                   [op, so = unary_saves_output(op) ? SavedTensor(a, true) : SavedTensor()](
+                       Grads& g, const Node&) -> Grads {
+                     return {unary_backward(op, g[0], Tensor(), so.get())};
+                   });
+  return a;
 }
 
 // Gradients of a binary op w.r.t. both inputs (before undoing broadcasting).
@@ -515,7 +546,8 @@ capture::Fusable fuse_inplace(capture::Fusable f) {
     EMBER_RECORD_FUSABLE(name##_, fuse_inplace(fuse_unary(UnaryOp::Enum)), a);                  \
     EMBER_PROFILE_OP(#name "_");                                                                \
     if (autograd::any_requires_grad(a))                                                         \
-      return autograd::apply_inplace(a, #name "_", [](const Tensor& x) { return name(x); });    \
+      return unary_inplace_with_grad(UnaryOp::Enum, #kind[0], #name "_", #Enum "Backward0", a,  \
+                                     [](const Tensor& x) { return name(x); });                  \
     return unary_inplace(UnaryOp::Enum, #kind[0], #name "_", a);                                \
   }
 #include "ember/ops.def"

@@ -269,6 +269,19 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 
 // ---- leaky_relu -------------------------------------------------------------------------
 
+namespace {
+// g * (v > 0 ? 1 : slope), v being leaky_relu's input, or its result when slope >= 0 (the
+// two have the same sign then, and NaN in both).
+Tensor leaky_relu_grad(const Tensor& g, const Tensor& v, double slope) {
+  // create_graph: Note [Fused backward and create_graph]
+  if (GradMode::is_enabled()) return where(gt(v, Scalar(0.0)), g, mul(g, Scalar(slope)));
+  Tensor gx = Tensor::empty(v.sizes(), v.dtype());
+  const Tensor G = as_dtype_of(g, v);
+  kernels::leaky_relu_backward(v.dtype(), ops::make_loop(v.sizes(), {&gx, &G, &v}), slope);
+  return gx;
+}
+}  // namespace
+
 Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
   EMBER_RECORD(leaky_relu, x, negative_slope);
   EMBER_PROFILE_OP("leaky_relu");
@@ -278,19 +291,36 @@ Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   kernels::leaky_relu(x.dtype(), ops::make_loop(x.sizes(), {&out, &x}), slope);
   if (autograd::any_requires_grad(x))
-    autograd::record(
-        "LeakyReluBackward0", {&x}, {&out},
-        [sx = SavedTensor(x), slope](Grads& g, const Node&) -> Grads {
-          const Tensor x = sx.get();
-          // create_graph: Note [Fused backward and create_graph]
-          if (GradMode::is_enabled())
-            return {where(gt(x, Scalar(0.0)), g[0], mul(g[0], Scalar(slope)))};
-          Tensor gx = Tensor::empty(x.sizes(), x.dtype());
-          const Tensor G = as_dtype_of(g[0], x);
-          kernels::leaky_relu_backward(x.dtype(), ops::make_loop(x.sizes(), {&gx, &G, &x}), slope);
-          return {gx};
-        });
+    autograd::record("LeakyReluBackward0", {&x}, {&out},
+                     [sx = SavedTensor(x), slope](Grads& g, const Node&) -> Grads {
+                       return {leaky_relu_grad(g[0], sx.get(), slope)};
+                     });
   return out;
+}
+
+// In place: written into x, and under autograd with a slope >= 0 the node saves the result
+// (torch's LeakyReluBackward1; Note [In-place with the result saved]). A negative slope
+// (where torch's backward raises) or an autograd view goes through apply_inplace.
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope) {
+  EMBER_RECORD(leaky_relu_, x, negative_slope);
+  EMBER_PROFILE_OP("leaky_relu_");
+  ops::check_defined(x, "leaky_relu_");
+  ops::check_floating_input(x, "leaky_relu_");
+  const double slope = negative_slope.to_double();
+  const bool grad = autograd::any_requires_grad(x);
+  if (grad && !(slope >= 0 && autograd::can_write_in_place(x)))
+    return autograd::apply_inplace(
+        x, "leaky_relu_", [slope](const Tensor& v) { return leaky_relu(v, Scalar(slope)); });
+  if (grad) autograd::check_inplace(x, "leaky_relu_");
+  ops::check_no_internal_overlap(x, "leaky_relu_");
+  kernels::leaky_relu(x.dtype(), ops::make_loop(x.sizes(), {&x, &x}), slope);
+  x.bump_version();
+  if (grad)
+    autograd::record("LeakyReluBackward1", {&x}, {&x},
+                     [sr = SavedTensor(x, true), slope](Grads& g, const Node&) -> Grads {
+                       return {leaky_relu_grad(g[0], sr.get(), slope)};
+                     });
+  return x;
 }
 
 // ---- dropout ----------------------------------------------------------------------------

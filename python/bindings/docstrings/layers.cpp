@@ -45,6 +45,15 @@ ember.leaky_relu.
 
 >>> ember.leaky_relu(ember.tensor([-2.0, 3.0]), 0.1)
 tensor([-0.2000,  3.0000]))"},
+    {"leaky_relu_",
+     R"(In-place leaky_relu: input becomes x where x >= 0, negative_slope * x elsewhere, and is
+returned. Under autograd its node saves the result, as torch's; a negative slope then records
+the input's copy instead (torch raises in that backward).
+
+>>> x = ember.tensor([-2.0, 3.0])
+>>> ember._C.leaky_relu_(x, 0.5) is x, x
+(True, tensor([-1.,  3.]))
+)"},
     {"dropout",
      R"(With training=True, zeroes each element with probability p and scales the others by 1 / (1 - p);
 with training=False returns input. torch.dropout takes (input, p, train) without defaults;

@@ -110,7 +110,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     >>> ember.nn.functional.leaky_relu(ember.tensor([-2.0, -0.5, 0.0, 1.5]), 0.1)
     tensor([-0.2000, -0.0500,  0.0000,  1.5000])"""
     if inplace:
-        return _inplace("leaky_relu_", input, lambda x: _C.leaky_relu(x, negative_slope))
+        return _C.leaky_relu_(input, negative_slope)
     return _C.leaky_relu(input, negative_slope)
 
 
