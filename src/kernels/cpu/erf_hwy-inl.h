@@ -37,15 +37,16 @@ constexpr double kErfcTail[] = {
     -0.07687601453165499,    0.50275815205692731,
 };
 
-// 0.45 <= x <= 2.65: erf(x) = M(x - 1.55), absolute error 2.0e-14 (erfinv's Newton residual).
+// 0.45 <= x <= 2.65: erf(x) = M(x - 1.55), absolute error 2.0e-14 (erfc's middle range,
+// erfinv's Newton residual).
 constexpr double kErfMiddle[] = {
-    1.0049177027934946e-09, 2.8463751218550299e-08, -6.4602674426048488e-08,
-    -3.5464593045526657e-07, 1.2249312161372419e-06, 1.6189693209972199e-06,
-    -1.3227809273031537e-05, 8.4207386136691237e-06, 8.6212619961940936e-05,
+    1.0049177027934946e-09,  2.8463751218550299e-08,  -6.4602674426048488e-08,
+    -3.5464593045526657e-07, 1.2249312161372419e-06,  1.6189693209972199e-06,
+    -1.3227809273031537e-05, 8.4207386136691237e-06,  8.6212619961940936e-05,
     -0.00020500888632649379, -0.00021949042759901563, 0.0016305989458551458,
-    -0.0016087120351523944, -0.0055361426890232161, 0.017518511400244498,
-    -0.0093326458042842023, -0.047612416112850123, 0.1295078140000048,
-    -0.15826841923956897, 0.10210865757412682, 0.97162273326201354,
+    -0.0016087120351523944,  -0.0055361426890232161,  0.017518511400244498,
+    -0.0093326458042842023,  -0.047612416112850123,   0.1295078140000048,
+    -0.15826841923956897,    0.10210865757412682,     0.97162273326201354,
 };
 
 template <class T, size_t N, class D, class V>
@@ -119,9 +120,23 @@ HWY_INLINE VD ErfcOfFloatValues(DD dd, VD x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
+// float32 erfc in float64 lanes: ErfcOfFloatValues, except that 1 <= |x| <= 2.65 is
+// 1 -+ erf(|x|) from kErfMiddle (erfc >= 1.8e-4 there, so M's 2e-14 absolute error is at most
+// 1.1e-10 relative, 2e-3 ulp), and the tail formula's exp and division are computed only for
+// half vectors with a lane beyond (0.8% of standard-normal lanes).
 template <class D, class V>
 HWY_INLINE V ErfcF32(D d, V x) {
-  return Widened(d, x, [](auto dd, auto xd) { return ErfcOfFloatValues(dd, xd); });
+  return Widened(d, x, [](auto dd, auto xd) {
+    const auto one = hn::Set(dd, 1.0);
+    const auto ax = hn::Abs(xd);
+    const auto small = hn::NegMulAdd(xd, Horner(dd, kErfSmall, hn::Mul(xd, xd)), one);
+    const auto m =
+        Horner(dd, kErfMiddle, hn::Sub(hn::Min(ax, hn::Set(dd, 2.65)), hn::Set(dd, 1.55)));
+    auto y = hn::IfThenElse(hn::Lt(ax, one), small, hn::Sub(one, hn::CopySign(m, xd)));
+    const auto far = hn::Gt(ax, hn::Set(dd, 2.65));
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, far))) y = hn::IfThenElse(far, ErfcOfFloatValues(dd, xd), y);
+    return hn::IfThenElse(hn::IsNaN(xd), xd, y);
+  });
 }
 
 // erfinv of float32 lanes: Giles' single-precision approximation (the scalar erfinv_of's
@@ -131,8 +146,9 @@ HWY_INLINE V ErfcF32(D d, V x) {
 // takes erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| = 0.9998 (its 2e-14
 // absolute error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near ±1 the step
 // solves erfc(|x|) = 1 - |y| (exact for a float32 y) instead, whose difference would not
-// cancel; each residual is computed only for the half vectors with a lane that needs it. The step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision:
-// the correction is at most ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
+// cancel; each residual is computed only for the half vectors with a lane that needs it.
+// The step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision: the correction
+// is at most ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
 template <class D, class V>
 HWY_INLINE V ErfinvF32(D d, V y) {
   const V one = hn::Set(d, 1.0f);
@@ -163,8 +179,8 @@ HWY_INLINE V ErfinvF32(D d, V y) {
         auto f = hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), a);
         const auto middle = hn::Gt(a, hn::Set(dd, 0.5));
         if (hn::AllFalse(dd, middle)) return hn::NegMulAdd(f, gd, x);
-        f = hn::IfThenElse(middle, hn::Sub(Horner(dd, kErfMiddle, hn::Sub(x, hn::Set(dd, 1.55))), a),
-                           f);
+        f = hn::IfThenElse(middle,
+                           hn::Sub(Horner(dd, kErfMiddle, hn::Sub(x, hn::Set(dd, 1.55))), a), f);
         const auto tail = hn::Gt(a, hn::Set(dd, 0.9998));
         if (HWY_UNLIKELY(!hn::AllFalse(dd, tail))) {
           const auto r = hn::Sub(hn::Set(dd, 1.0), a);  // 1 - |y|, exact
