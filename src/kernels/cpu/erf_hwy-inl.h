@@ -1,7 +1,8 @@
 // erf, erfc and erfinv of float32 lanes. erf is computed in float32 lanes (no exp, no
 // division: two polynomials and blends, within 1 ulp of the correctly rounded value, as
-// PyTorch's SLEEF erff is); erfc and erfinv in float64 lanes rounded once, since erfc must stay
-// relatively accurate down to float32's denormals (float32 erf, erfc and erfinv went through
+// PyTorch's SLEEF erff is); erfc in float64 lanes rounded once, since it must stay
+// relatively accurate down to float32's denormals; erfinv's start in float32 lanes, its Newton
+// residual in float64 lanes (float32 erf, erfc and erfinv went through
 // std:: one element at a time: 8x PyTorch's time). The coefficients are fitted by
 // tools/fit_erf.py (least squares on Chebyshev nodes against mpmath; it prints the errors).
 // Included once per target like unary_hwy-inl.h (see there).
@@ -34,6 +35,18 @@ constexpr double kErfcTail[] = {
     -0.00025061539973791463, 0.00010960270389058942,  0.00094373306851594258,
     -0.0040879093285277664,  0.0091914131828260224,   -0.0043118915343533775,
     -0.07687601453165499,    0.50275815205692731,
+};
+
+// 0.45 <= x <= 2.65: erf(x) = M(x - 1.55), absolute error 2.0e-14 (erfc's middle range,
+// erfinv's Newton residual).
+constexpr double kErfMiddle[] = {
+    1.0049177027934946e-09,  2.8463751218550299e-08,  -6.4602674426048488e-08,
+    -3.5464593045526657e-07, 1.2249312161372419e-06,  1.6189693209972199e-06,
+    -1.3227809273031537e-05, 8.4207386136691237e-06,  8.6212619961940936e-05,
+    -0.00020500888632649379, -0.00021949042759901563, 0.0016305989458551458,
+    -0.0016087120351523944,  -0.0055361426890232161,  0.017518511400244498,
+    -0.0093326458042842023,  -0.047612416112850123,   0.1295078140000048,
+    -0.15826841923956897,    0.10210865757412682,     0.97162273326201354,
 };
 
 template <class T, size_t N, class D, class V>
@@ -107,50 +120,78 @@ HWY_INLINE VD ErfcOfFloatValues(DD dd, VD x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
+// float32 erfc in float64 lanes: ErfcOfFloatValues, except that 1 <= |x| <= 2.65 is
+// 1 -+ erf(|x|) from kErfMiddle (erfc >= 1.8e-4 there, so M's 2e-14 absolute error is at most
+// 1.1e-10 relative, 2e-3 ulp), and the tail formula's exp and division are computed only for
+// half vectors with a lane beyond (0.8% of standard-normal lanes).
 template <class D, class V>
 HWY_INLINE V ErfcF32(D d, V x) {
-  return Widened(d, x, [](auto dd, auto xd) { return ErfcOfFloatValues(dd, xd); });
+  return Widened(d, x, [](auto dd, auto xd) {
+    const auto one = hn::Set(dd, 1.0);
+    const auto ax = hn::Abs(xd);
+    const auto small = hn::NegMulAdd(xd, Horner(dd, kErfSmall, hn::Mul(xd, xd)), one);
+    const auto m =
+        Horner(dd, kErfMiddle, hn::Sub(hn::Min(ax, hn::Set(dd, 2.65)), hn::Set(dd, 1.55)));
+    auto y = hn::IfThenElse(hn::Lt(ax, one), small, hn::Sub(one, hn::CopySign(m, xd)));
+    const auto far = hn::Gt(ax, hn::Set(dd, 2.65));
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, far))) y = hn::IfThenElse(far, ErfcOfFloatValues(dd, xd), y);
+    return hn::IfThenElse(hn::IsNaN(xd), xd, y);
+  });
 }
 
-// erfinv of float64 lanes holding float32 values: Giles' single-precision approximation
-// (the scalar erfinv_of's start, special.cpp), then one Newton step in float64, which
-// squares its ~4e-7 relative error. Near ±1 the step solves erfc(|x|) = 1 - |y| (exact in
-// float64 for a float32 y) instead of erf(x) = y, whose difference would cancel. ±1 gives
-// ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
-template <class DD, class VD>
-HWY_INLINE VD ErfinvOfFloatValues(DD dd, VD y) {
-  const VD one = hn::Set(dd, 1.0);
-  const VD ay = hn::Abs(y);
-  const VD r = hn::Sub(one, ay);                          // 1 - |y|, exact
-  const VD yc = hn::Min(ay, hn::Set(dd, 1.0 - 0x1p-30));  // keeps log finite (±1 fixed below)
-  VD w = hn::Neg(hn::Log(dd, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc))));
-  const auto central = hn::Lt(w, hn::Set(dd, 5.0));
-  VD pc = hn::Set(dd, 2.81022636e-08), pt = hn::Set(dd, -0.000200214257);
-  const VD wc = hn::Sub(w, hn::Set(dd, 2.5));
-  const VD wt = hn::Sub(hn::Sqrt(w), hn::Set(dd, 3.0));
-  for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                   -0.00417768164, 0.246640727, 1.50140941})
-    pc = hn::MulAdd(pc, wc, hn::Set(dd, c));
-  for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                   0.00943887047, 1.00167406, 2.83297682})
-    pt = hn::MulAdd(pt, wt, hn::Set(dd, c));
-  const VD x = hn::Mul(hn::IfThenElse(central, pc, pt), yc);  // |x|
-  // Newton on f(x) = erf(x) - |y| (|y| <= 1/2, so x < 0.48: erf's small-|x| polynomial)
-  // or erfc(x) - (1 - |y|); f' = ±2/sqrt(pi) e^{-x^2}.
-  const auto tail = hn::Gt(ay, hn::Set(dd, 0.5));
-  const VD f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)),
-                              hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), ay));
-  const VD slope =
-      hn::Mul(hn::Set(dd, 1.12837916709551257390), hn::Exp(dd, hn::Neg(hn::Mul(x, x))));
-  VD v = hn::Sub(x, hn::Div(f, slope));
-  v = hn::IfThenElse(hn::Eq(ay, one), hn::Inf(dd), v);
-  v = hn::Xor(v, hn::And(hn::SignBit(dd), y));  // erfinv(-y) = -erfinv(y), and -0
-  return hn::IfThenElse(hn::Or(hn::IsNaN(y), hn::Gt(ay, one)), hn::NaN(dd), v);
-}
-
+// erfinv of float32 lanes: Giles' single-precision approximation (the scalar erfinv_of's
+// start) in float32 lanes, relative error ~4e-7, then one Newton step whose residual is taken
+// in float64 lanes: the step squares the error, and the one rounding to float32 gives the
+// correctly rounded value except within ~1e-6 ulp of a midpoint. The residual erf(x) - |y|
+// takes erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| = 0.9998 (its 2e-14
+// absolute error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near ±1 the step
+// solves erfc(|x|) = 1 - |y| (exact for a float32 y) instead, whose difference would not
+// cancel; each residual is computed only for the half vectors with a lane that needs it.
+// The step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision: the correction
+// is at most ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
 template <class D, class V>
-HWY_INLINE V ErfinvF32(D d, V x) {
-  return Widened(d, x, [](auto dd, auto xd) { return ErfinvOfFloatValues(dd, xd); });
+HWY_INLINE V ErfinvF32(D d, V y) {
+  const V one = hn::Set(d, 1.0f);
+  const V ay = hn::Abs(y);
+  const V yc = hn::Min(ay, hn::Set(d, 1.0f - 0x1p-24f));  // keeps log finite (±1 fixed below)
+  const V w = hn::Neg(hn::Log(d, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc))));
+  const auto central = hn::Lt(w, hn::Set(d, 5.0f));
+  V p = hn::Set(d, 2.81022636e-08f);
+  const V wc = hn::Sub(w, hn::Set(d, 2.5f));
+  for (float c : {3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                  -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f})
+    p = hn::MulAdd(p, wc, hn::Set(d, c));
+  if (HWY_UNLIKELY(!hn::AllTrue(d, central))) {  // |y| > 0.9966 (or NaN) in this vector
+    V pt = hn::Set(d, -0.000200214257f);
+    const V wt = hn::Sub(hn::Sqrt(w), hn::Set(d, 3.0f));
+    for (float c : {0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
+                    -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f})
+      pt = hn::MulAdd(pt, wt, hn::Set(d, c));
+    p = hn::IfThenElse(central, p, pt);
+  }
+  const V x0 = hn::Mul(p, yc);  // |x|, at most 3.9
+  const V g = hn::Mul(hn::Set(d, 0.886226925452758f), hn::Exp(d, hn::Mul(x0, x0)));
+  // Newton on f(x) = erf(x) - |y| or, |y| > 0.9998, (1 - |y|) - erfc(x): x - f / f' with
+  // f' = 2/sqrt(pi) e^{-x^2} for both.
+  V v = Widened(
+      d, x0,
+      [](auto dd, auto x, auto a, auto gd) {
+        auto f = hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), a);
+        const auto middle = hn::Gt(a, hn::Set(dd, 0.5));
+        if (hn::AllFalse(dd, middle)) return hn::NegMulAdd(f, gd, x);
+        f = hn::IfThenElse(middle,
+                           hn::Sub(Horner(dd, kErfMiddle, hn::Sub(x, hn::Set(dd, 1.55))), a), f);
+        const auto tail = hn::Gt(a, hn::Set(dd, 0.9998));
+        if (HWY_UNLIKELY(!hn::AllFalse(dd, tail))) {
+          const auto r = hn::Sub(hn::Set(dd, 1.0), a);  // 1 - |y|, exact
+          f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)), f);
+        }
+        return hn::NegMulAdd(f, gd, x);
+      },
+      ay, g);
+  v = hn::IfThenElse(hn::Eq(ay, one), hn::Inf(d), v);
+  v = hn::Xor(v, hn::And(hn::SignBit(d), y));  // erfinv(-y) = -erfinv(y), and -0
+  return hn::IfThenElse(hn::Or(hn::IsNaN(y), hn::Gt(ay, one)), hn::NaN(d), v);
 }
 
 }  // namespace ember::kernels::HWY_NAMESPACE

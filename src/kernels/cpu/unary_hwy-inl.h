@@ -55,20 +55,24 @@ constexpr bool has_rest() {
 // f(dd, xd) applied to the float32 lanes of x in float64 lanes (half a vector at a time),
 // rounded once back to float32: the fix-ups of float32 ops that need more range or
 // precision than float32 has (exp near overflow, denormal results, huge sin/cos arguments).
-template <class D, class F>
-HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f) {
+// More float32 vectors may follow x: f then takes the float64 lanes of each, in order.
+template <class D, class F, class... More>
+HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f, More... more) {
   static_assert(sizeof(hn::TFromD<D>) == 4, "Widened takes float32 lanes");
 #if HWY_TARGET == HWY_SCALAR
   // Not hn::DemoteTo: on this target it saturates at the largest float instead of rounding
   // to inf. The cast is IEEE conversion (round to nearest, inf beyond) under GCC.
   const hn::Rebind<double, D> dd;
-  return hn::Set(d, static_cast<float>(hn::GetLane(f(dd, hn::PromoteTo(dd, x)))));
+  return hn::Set(d, static_cast<float>(hn::GetLane(
+                        f(dd, hn::PromoteTo(dd, x), hn::PromoteTo(dd, more)...))));
 #else
   // In registers: a store of two halves reloaded as one vector stalls store forwarding.
   const hn::Repartition<double, D> dd;  // half the lanes, twice as wide
   const hn::Half<D> dh;
-  const auto lo = f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)));
-  const auto hi = f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)));
+  const auto lo = f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)),
+                    hn::PromoteTo(dd, hn::LowerHalf(dh, more))...);
+  const auto hi = f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)),
+                    hn::PromoteTo(dd, hn::UpperHalf(dh, more))...);
   return hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
 #endif
 }
