@@ -384,8 +384,9 @@ Tensor& unary_inplace_with_grad(UnaryOp op, char kind, const char* name, const c
   autograd::check_inplace(a, name);
   unary_inplace(op, kind, name, a);
   autograd::record(node, {&a}, {&a},
-                   [op, so = unary_saves_output(op) ? SavedTensor(a, true) : SavedTensor()](
-                       Grads& g, const Node&) -> Grads {
+                   [op, so = unary_saves_output(op)
+                                 ? SavedTensor(a, true)
+                                 : SavedTensor()](Grads& g, const Node&) -> Grads {
                      return {unary_backward(op, g[0], Tensor(), so.get())};
                    });
   return a;

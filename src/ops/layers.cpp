@@ -309,8 +309,9 @@ Tensor& leaky_relu_(Tensor& x, Scalar negative_slope) {
   const double slope = negative_slope.to_double();
   const bool grad = autograd::any_requires_grad(x);
   if (grad && !(slope >= 0 && autograd::can_write_in_place(x)))
-    return autograd::apply_inplace(
-        x, "leaky_relu_", [slope](const Tensor& v) { return leaky_relu(v, Scalar(slope)); });
+    return autograd::apply_inplace(x, "leaky_relu_", [slope](const Tensor& v) {
+      return leaky_relu(v, Scalar(slope));
+    });
   if (grad) autograd::check_inplace(x, "leaky_relu_");
   ops::check_no_internal_overlap(x, "leaky_relu_");
   kernels::leaky_relu(x.dtype(), ops::make_loop(x.sizes(), {&x, &x}), slope);

@@ -119,8 +119,8 @@ HWY_EXPORT(SumHalf);
 HWY_EXPORT(ReluHalf);
 
 void half_relu(DType dt, const void* in, void* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(ReluHalf)(dt == DType::BFloat16 ? 0 : 1, static_cast<const uint16_t*>(in),
-                                 static_cast<uint16_t*>(out), n);
+  HWY_DYNAMIC_DISPATCH(ReluHalf)
+  (dt == DType::BFloat16 ? 0 : 1, static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), n);
 }
 
 float half_sum(DType dt, const void* in, int64_t n) {

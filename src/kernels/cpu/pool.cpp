@@ -137,8 +137,9 @@ void max_forward(const Pool2dGeom& g, const T* in, T* out, int64_t* indices) {
   const int64_t sh = g.in_stride[2], sw = g.in_stride[3], plane_out = g.od * g.ho * g.wo;
   const int fixed = fixed_window<2>(g) ? 2 : fixed_window<3>(g) ? 3 : 0;
   // MaxPool2d(2) on 16-bit floats and float32: whole vectors (Note [Max pool 2x2 on bits]).
-  const bool simd2x2 = (is_half_v<T> || std::is_same_v<T, float>) && fixed == 2 && g.sh == 2 &&
-                       g.sw == 2 && g.h * g.w <= std::numeric_limits<int32_t>::max();
+  constexpr bool simd_type = is_half_v<T> || std::is_same_v<T, float>;
+  const bool simd2x2 = simd_type && fixed == 2 && g.sh == 2 && g.sw == 2 &&
+                       g.h * g.w <= std::numeric_limits<int32_t>::max();
   for_planes(g, plane_out * g.kd * g.kh * g.kw, in, [&](int64_t p, const T* src) {
     T* o = out + p * plane_out;
     int64_t* idx = indices ? indices + p * plane_out : nullptr;

@@ -183,8 +183,8 @@ void MaxPlane(const T* src, int64_t rs, int64_t w, int64_t ho, int64_t wo, uint1
   if (fill) flush();
 }
 
-void MaxPool2x2Half(bool fp16, const uint16_t* src, int64_t rs, int64_t w, int64_t ho,
-                    int64_t wo, uint16_t* out, int64_t* idx) {
+void MaxPool2x2Half(bool fp16, const uint16_t* src, int64_t rs, int64_t w, int64_t ho, int64_t wo,
+                    uint16_t* out, int64_t* idx) {
   MaxPlane(src, rs, w, ho, wo, fp16 ? 0x7C00 : 0x7F80, out, idx);
 }
 

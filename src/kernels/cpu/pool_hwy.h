@@ -1,7 +1,8 @@
-// SIMD max pooling of 16-bit floats and float32 over 2x2 windows with stride 2 (the CNN's MaxPool2d(2)),
-// compiled once per instruction set by Highway and picked at run time (as elementwise_hwy.h).
-// pool.cpp sends a plane here when the window fits the input without padding and the rows
-// are contiguous; every other shape stays on its scalar loops. Note [Max pool 2x2 on bits].
+// SIMD max pooling of 16-bit floats and float32 over 2x2 windows with stride 2 (the CNN's
+// MaxPool2d(2)), compiled once per instruction set by Highway and picked at run time (as
+// elementwise_hwy.h). pool.cpp sends a plane here when the window fits the input without padding
+// and the rows are contiguous; every other shape stays on its scalar loops. Note [Max pool 2x2 on
+// bits].
 #pragma once
 #include <cstdint>
 

@@ -63,16 +63,16 @@ HWY_INLINE hn::Vec<D> Widened(D d, hn::Vec<D> x, const F& f, More... more) {
   // Not hn::DemoteTo: on this target it saturates at the largest float instead of rounding
   // to inf. The cast is IEEE conversion (round to nearest, inf beyond) under GCC.
   const hn::Rebind<double, D> dd;
-  return hn::Set(d, static_cast<float>(hn::GetLane(
-                        f(dd, hn::PromoteTo(dd, x), hn::PromoteTo(dd, more)...))));
+  return hn::Set(d, static_cast<float>(
+                        hn::GetLane(f(dd, hn::PromoteTo(dd, x), hn::PromoteTo(dd, more)...))));
 #else
   // In registers: a store of two halves reloaded as one vector stalls store forwarding.
   const hn::Repartition<double, D> dd;  // half the lanes, twice as wide
   const hn::Half<D> dh;
-  const auto lo = f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)),
-                    hn::PromoteTo(dd, hn::LowerHalf(dh, more))...);
-  const auto hi = f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)),
-                    hn::PromoteTo(dd, hn::UpperHalf(dh, more))...);
+  const auto lo =
+      f(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), hn::PromoteTo(dd, hn::LowerHalf(dh, more))...);
+  const auto hi =
+      f(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), hn::PromoteTo(dd, hn::UpperHalf(dh, more))...);
   return hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
 #endif
 }
