@@ -550,3 +550,63 @@ def test_simple_initialisers():
         nn.init.eye_(ember.empty(3))
     with pytest.warns(UserWarning, match="zero-element"):
         nn.init.kaiming_uniform_(ember.empty(0, 3))
+
+
+# ---- set_submodule, to_empty, compile, xpu/mtia (torch.nn.Module's, against torch) -----------
+
+
+def _nested(m):
+    return m.nn.Sequential(m.nn.Linear(2, 2), m.nn.Sequential(m.nn.ReLU()))
+
+
+@pytest.mark.parametrize("target, strict", [("1.0", False), ("1.5", False), ("2.0", False),
+                                            ("0.weight", False), ("1.7", True), ("", False)])
+def test_set_submodule_as_torch(target, strict):
+    outcomes = []
+    for m in (ember, torch):
+        net = _nested(m)
+        try:
+            net.set_submodule(target, m.nn.Tanh(), strict=strict)
+            outcomes.append(repr(net).replace("ember.", "").replace("torch.", ""))
+        except Exception as err:  # noqa: BLE001 - compared across the libraries
+            outcomes.append((type(err), str(err)))
+    assert outcomes[0] == outcomes[1]
+    for m in (ember, torch):
+        with pytest.raises(ValueError, match="not an nn.Module"):
+            _nested(m).set_submodule("1.0", 3)
+
+
+def test_to_empty_keeps_parameters_and_shapes():
+    lin = ember.nn.Linear(3, 2)
+    weight = lin.weight
+    opt = ember.optim.SGD(lin.parameters(), lr=0.1)
+    assert lin.to_empty(device="cpu") is lin
+    assert lin.weight is weight and lin.weight.shape == (2, 3)  # the optimizer's still
+    assert opt.param_groups[0]["params"][0] is lin.weight
+    for m in (ember, torch):
+        with pytest.raises(AssertionError, match="CUDA"):
+            m.nn.Linear(3, 2).to_empty(device="cuda")
+
+
+def test_xpu_and_mtia_raise_as_torch_cpu_build():
+    for name in ("xpu", "mtia"):
+        errors = []
+        for m in (ember, torch):
+            with pytest.raises(AssertionError) as err:
+                getattr(m.nn.Linear(2, 2), name)()
+            errors.append(str(err.value))
+        assert errors[0] == errors[1]
+
+
+def test_module_compile_replays_in_place():
+    ember.manual_seed(0)
+    net = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 1))
+    x = ember.randn(5, 3)
+    eager = net(x)
+    assert net.compile() is None
+    assert ember.equal(net(x), eager) and ember.equal(net(x), eager)  # capture, then replay
+    with ember.no_grad():
+        net[0].weight.mul_(2)  # the replay sees the new weights, as eager does
+    assert ember.equal(net(x), net._call_impl(x))
+    copied = copy.deepcopy(net)  # a compiled call is not copied or pickled
+    assert copied._compiled_call_impl is None and ember.equal(copied(x), net(x))

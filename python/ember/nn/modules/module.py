@@ -120,6 +120,8 @@ class Module:
         d["_forward_hooks_with_kwargs"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
@@ -131,12 +133,30 @@ class Module:
                                   '"forward" function')
 
     # ---- calling --------------------------------------------------------------------
+    _compiled_call_impl = None  # set by compile()
+
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if self._compiled_call_impl is None and not (
+                self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
+        """The call without compile(): forward with the module's hooks."""
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ._backward_hooks import call_with_backward_hooks
+            return call_with_backward_hooks(
+                self, args, kwargs, lambda a, k: self._call_with_hooks(a, k))
         return self._call_with_hooks(args, kwargs)
 
-    _call_impl = __call__
+    def compile(self, *args, **kwargs):
+        """Calls of this module run through ember.compile(self._call_impl, *args, **kwargs)
+        from now on (in place; torch.nn.Module.compile)."""
+        from ..._compile import compile as _compile
+        self.__dict__["_compiled_call_impl"] = _compile(self._call_impl, *args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
         for hook_id, hook in list(self._forward_pre_hooks.items()):
@@ -175,6 +195,26 @@ class Module:
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or new grad_output, run when the gradients of the
+        module's outputs are ready (before its own backward runs)."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
+        gradients with respect to the module's tensor inputs are computed (grad_input holds
+        None for inputs that need none; all None when no input requires a gradient).
+
+        >>> lin = ember.nn.Linear(3, 2)
+        >>> seen = []
+        >>> _ = lin.register_full_backward_hook(
+        ...     lambda m, gin, gout: seen.append((gin[0].shape, gout[0].shape)))
+        >>> lin(ember.ones(4, 3, requires_grad=True)).sum().backward()
+        >>> seen
+        [(ember.Size([4, 3]), ember.Size([4, 2]))]
+        """
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     # ---- registration ---------------------------------------------------------------
     def _check_new_name(self, what, name, table):
@@ -314,8 +354,15 @@ class Module:
                 + list(self._modules) + list(self._buffers))
         return sorted(k for k in keys if not k[0].isdigit())
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)  # a compiled call is rebuilt, not pickled
+        return state
+
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in ("_backward_hooks", "_backward_pre_hooks"):  # pickled by older versions
+            self.__dict__.setdefault(name, OrderedDict())
 
     # ---- lookup by dotted path ------------------------------------------------------
     def get_submodule(self, target):
@@ -329,6 +376,21 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """Puts `module` at the dotted path `target` (its parent must exist; strict=True also
+        requires the last name to exist already)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
 
     def _attribute_owner(self, target):
         """(the submodule holding what the dotted `target` names, the attribute's name), as
@@ -522,6 +584,27 @@ class Module:
         """Tensor.cuda() on each parameter and buffer: as torch's CPU build, the first one raises
         (AssertionError('Torch not compiled with CUDA enabled')); a module without any is kept."""
         return self._apply(lambda t: t.cuda(device))
+
+    def xpu(self, device=None):
+        """Tensor.xpu() on each parameter and buffer: raises as torch's CPU build does."""
+        return self._apply(lambda t: t.xpu(device))
+
+    def mtia(self, device=None):
+        """Tensor.mtia() on each parameter and buffer: raises as torch's CPU build does."""
+        return self._apply(lambda t: t.mtia(device))
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers replaced by uninitialized tensors of the same shapes and dtypes
+        on `device` (the CPU), e.g. after building a module with skip_init."""
+        from ..._device import device as _device_t, tensor_to_device
+        target = _device_t(device) if device is not None else None
+        from ... import empty_like
+
+        def fresh(t):
+            if target is not None:
+                tensor_to_device(target, "Module.to_empty")
+            return empty_like(t)
+        return self._apply(fresh, recurse=recurse)
 
     def share_memory(self):
         """Moves parameters, their gradients and buffers into shared memory in place

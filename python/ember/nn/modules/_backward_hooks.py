@@ -1,0 +1,117 @@
+"""Module backward hooks (register_full_backward_hook / register_full_backward_pre_hook), as
+torch's: a call of a module that has any wraps its tensor inputs and its tensor outputs in two
+identity autograd Functions. Backward reaches the outputs' Function first: it records the
+gradients of the outputs (grad_output), after the pre-hooks may replace them. It then reaches
+the inputs' Function with the gradients of the inputs (grad_input): the hooks run there, with
+(module, grad_input, grad_output), and may return new grad_input. When no input requires a
+gradient, the hooks run at the outputs with grad_input all None, as torch's do.
+"""
+import warnings
+
+from ...autograd import Function
+from ..._tensor import Tensor
+
+
+def _tensors(value):
+    """The positions of value's tensors: value itself, or the items of a tuple/list."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [v for v in value if isinstance(v, Tensor)]
+    return []
+
+
+def _replace(value, new):
+    """value with its tensors replaced by `new`, in order (the shape _tensors read)."""
+    if isinstance(value, Tensor):
+        return new[0]
+    it = iter(new)
+    return type(value)(next(it) if isinstance(v, Tensor) else v for v in value)
+
+
+def _check_count(new, old, hook, what):
+    if not isinstance(new, (tuple, list)) or len(new) != len(old):
+        raise RuntimeError(f"backward hook {hook!r} returned {len(new) if isinstance(new, (tuple, list)) else type(new).__name__} "
+                           f"{what}, but expected {len(old)}")
+    return tuple(new)
+
+
+class _Call:
+    """One forward call's state: the module, its outputs' gradients once they arrive."""
+
+    def __init__(self, module, n_inputs):
+        self.module = module
+        self.n_inputs = n_inputs
+        self.grad_output = None
+        self.inputs_wrapped = False
+
+    def run_pre_hooks(self, grads):
+        for hook in list(self.module._backward_pre_hooks.values()):
+            res = hook(self.module, grads)
+            if res is not None:
+                grads = _check_count(res, grads, hook, "gradients")
+        return grads
+
+    def run_hooks(self, grad_input):
+        for hook in list(self.module._backward_hooks.values()):
+            res = hook(self.module, grad_input, self.grad_output)
+            if res is not None:
+                grad_input = _check_count(res, grad_input, hook, "gradients")
+        return grad_input
+
+
+class _OutputsHook(Function):
+    @staticmethod
+    def forward(ctx, call, *outputs):
+        ctx.call = call
+        return tuple(o.view_as(o) for o in outputs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        call = ctx.call
+        grads = call.run_pre_hooks(tuple(grads))
+        call.grad_output = grads
+        if not call.inputs_wrapped and call.module._backward_hooks:
+            warnings.warn("Full backward hook is firing when gradients are computed with respect "
+                          "to module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=2)
+            call.run_hooks((None,) * call.n_inputs)
+        return (None,) + tuple(grads)
+
+
+class _InputsHook(Function):
+    """Wraps the inputs that require a gradient; the hooks see zeros for the other tensor
+    inputs (torch marks them non-differentiable, and their gradients arrive as zeros)."""
+
+    @staticmethod
+    def forward(ctx, call, *inputs):
+        ctx.call = call
+        return tuple(i.view_as(i) for i in inputs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from ... import zeros
+        call = ctx.call
+        it = iter(grads)
+        full = tuple(next(it) if needs else zeros(shape, dtype=dtype)
+                     for needs, shape, dtype in call.input_meta)
+        full = call.run_hooks(full)
+        return (None,) + tuple(g for g, (needs, _, _) in zip(full, call.input_meta) if needs)
+
+
+def call_with_backward_hooks(module, args, kwargs, run):
+    """module's forward (`run(args, kwargs)`) with its inputs and outputs hooked for backward."""
+    inputs = _tensors(args)
+    call = _Call(module, len(inputs))
+    if any(t.requires_grad for t in inputs) and module._backward_hooks:
+        call.inputs_wrapped = True
+        call.input_meta = [(t.requires_grad, t.shape, t.dtype) for t in inputs]
+        wrapped = iter(_InputsHook.apply(call, *[t for t in inputs if t.requires_grad]))
+        args = _replace(args, [next(wrapped) if t.requires_grad else t for t in inputs])
+    result = run(args, kwargs)
+    outputs = _tensors(result)
+    if any(t.requires_grad for t in outputs):
+        result = _replace(result, _OutputsHook.apply(call, *outputs))
+    return result
