@@ -24,6 +24,16 @@ _TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _TO_COMPLEX = {"float32": "complex64", "float64": "complex128"}
 
 
+def _abbr(name):
+    """torch's short dtype name: kind letter + bits ('f32', 'bf16', 'i64', 'u8', 'c64', 'b8')."""
+    if name == "bfloat16":
+        return "bf16"
+    if name == "bool":
+        return "b8"
+    kind = {"float": "f", "int": "i", "uint": "u", "complex": "c"}[name.rstrip("0123456789")]
+    return kind + name[len(name.rstrip("0123456789")):]
+
+
 def _to_real(self):
     """torch.dtype.to_real(): complex64 -> float32, complex128 -> float64, others unchanged."""
     return getattr(dtype, _TO_REAL.get(self.name, self.name))
@@ -45,6 +55,7 @@ dtype.is_floating_point = property(lambda self: self.name in _FLOATING)
 dtype.is_complex = property(lambda self: self.name in ("complex64", "complex128"))
 dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
 dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
+dtype.abbr = property(lambda self: _abbr(self.name))  # torch.dtype.abbr: "f32", "bf16", "b8"
 dtype.to_real = _to_real
 dtype.to_complex = _to_complex
 
@@ -62,6 +73,7 @@ class PlannedDtype:
     is_floating_point = property(lambda self: self._kind == "f")
     is_complex = property(lambda self: self._kind == "c")
     is_signed = property(lambda self: self._kind != "u")
+    abbr = property(lambda self: _abbr(self.name))
 
     def __repr__(self):
         return f"ember.{self.name}"

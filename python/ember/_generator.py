@@ -46,6 +46,33 @@ class Generator(_C._Generator):
         self._set_state(new_state)
         return self
 
+    def clone_state(self):
+        """A new Generator at this one's state (and initial seed): the two streams then draw
+        the same numbers independently.
+
+        >>> g = ember.Generator().manual_seed(3)
+        >>> c = g.clone_state()
+        >>> bool((ember.rand(2, generator=g) == ember.rand(2, generator=c)).all())
+        True
+        """
+        return Generator().set_state(self.get_state())
+
+    def get_offset(self):
+        """CUDA's Philox offset: a CPU generator has none (RuntimeError, as torch)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        """CUDA's Philox offset: a CPU generator has none (RuntimeError, as torch)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        """CUDA graphs' generator state: not for a CPU generator (as torch)."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        """CUDA graphs' generator state: not for a CPU generator (as torch)."""
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     @property
     def device(self):
         from ._device import CPU

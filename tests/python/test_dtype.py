@@ -31,12 +31,16 @@ def test_dtype_names_and_aliases():
         assert d.is_floating_point == getattr(torch, n).is_floating_point
         assert d.is_signed == getattr(torch, n).is_signed
         assert d.itemsize == getattr(torch, n).itemsize
+        assert d.abbr == getattr(torch, n).abbr
         assert ember.ones(1, dtype=d).element_size() == d.itemsize
     for alias, n in ALIASES.items():
         assert getattr(ember, alias) == getattr(ember, n)
         assert hash(getattr(ember, alias)) == hash(getattr(ember, n))
     assert ember.get_default_dtype() == ember.float32
     assert len({getattr(ember, n) for n in ALL}) == 6
+    for n in ("bfloat16", "float16", "complex64", "complex128", "int8", "int16", "uint16",
+              "uint32", "uint64", "complex32"):
+        assert getattr(ember, n).abbr == getattr(torch, n).abbr
 
 
 def test_promote_types_and_can_cast():

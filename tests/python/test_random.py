@@ -467,3 +467,17 @@ def test_fills_on_non_contiguous_views():
     view = base.t()[1:4]
     view.exponential_(generator=gen())
     assert (view > 0).all().item() and base[:, 0].tolist() == [0.0] * 4 and (base[:, 4:] == 0).all().item()
+
+
+def test_generator_clone_state_and_cuda_only_methods_as_torch():
+    for m in (ember, torch):
+        g = m.Generator().manual_seed(3)
+        m.rand(5, generator=g)  # advance: the clone copies the current state, not the seed's
+        c = g.clone_state()
+        assert c is not g and c.initial_seed() == 3
+        assert m.equal(m.rand(4, generator=g), m.rand(4, generator=c))
+        for call, err in ((g.get_offset, RuntimeError), (lambda: g.set_offset(1), RuntimeError),
+                          (g.graphsafe_get_state, NotImplementedError),
+                          (lambda: g.graphsafe_set_state(g), NotImplementedError)):
+            with pytest.raises(err):
+                call()
