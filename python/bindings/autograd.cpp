@@ -188,8 +188,8 @@ nb::object record_py_function(nb::handle cls, nb::handle ctx, nb::tuple args, nb
 }
 
 // Function.apply(cls, *args): a ctx of type cls._ctx_type with needs_input_grad set,
-// cls.forward(ctx, *args) with grad mode off, then record_py_function when grad mode is on and
-// an input requires grad.
+// cls._ctx_forward(ctx, *args) (Function.__init_subclass__) with grad mode off, then
+// record_py_function when grad mode is on and an input requires grad.
 nb::object function_apply(nb::handle cls, nb::args args) {
   nb::object ctx = cls.attr("_ctx_type")();
   const Py_ssize_t n = PyTuple_GET_SIZE(args.ptr());
@@ -206,7 +206,7 @@ nb::object function_apply(nb::handle cls, nb::args args) {
   }
   ctx.attr("needs_input_grad") = needs;
   const bool enabled = GradMode::is_enabled();
-  nb::object forward = cls.attr("forward"), outputs;
+  nb::object forward = cls.attr("_ctx_forward"), outputs;  // forward, or + setup_context
   {
     NoGradGuard no_grad;
     outputs = nb::steal(PyObject_Call(forward.ptr(), call.ptr(), nullptr));

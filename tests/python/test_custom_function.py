@@ -196,3 +196,65 @@ def test_backward_gets_a_gradient_per_output(lib):
         a.sum().backward()
     assert seen == [[((3,), "float32", 3.0), ((), "int64", 0), None, ((3,), "float32", 0.0)],
                     [((3,), "float32", 3.0), None, None, None]]
+
+
+# ---- the setup_context style: forward(*args) without ctx, then setup_context(ctx, inputs, out)
+
+
+def _scaled_square(m):
+    class ScaledSquare(m.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x * x * k, (x * 2).floor()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, k = inputs
+            ctx.save_for_backward(x)
+            ctx.k = k
+            ctx.seen = tuple(ctx.needs_input_grad)
+            ctx.mark_non_differentiable(output[1])
+
+        @staticmethod
+        def backward(ctx, g, g_floor):
+            x, = ctx.saved_tensors
+            return 2 * x * g * ctx.k, None
+    return ScaledSquare
+
+
+def test_setup_context_style_as_torch():
+    results = []
+    for m in (E, torch):
+        x = m.tensor([1.0, -2.0, 3.5], requires_grad=True)
+        fn = _scaled_square(m)
+        y, floor = fn.apply(x, 3.0)
+        (y * m.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert not floor.requires_grad
+        assert y.grad_fn.name() == "ScaledSquareBackward"
+        results.append((y.tolist(), floor.tolist(), x.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_setup_context_sees_needs_input_grad_and_gradcheck():
+    fn = _scaled_square(E)
+    x = E.tensor([0.5, 1.5], dtype=E.float64, requires_grad=True)
+    y, _ = fn.apply(x, 2.0)
+    assert y.grad_fn is not None
+    assert E.autograd.gradcheck(lambda t: fn.apply(t, 2.0)[0], (x,))
+    with E.no_grad():  # no graph: setup_context still runs (as torch), forward's values
+        y, _ = fn.apply(x, 2.0)
+    assert y.grad_fn is None and y.tolist() == [0.5, 4.5]
+
+
+def test_forward_with_ctx_unchanged_when_setup_context_not_overridden():
+    class Double(E.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    x = E.ones(2, requires_grad=True)
+    Double.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

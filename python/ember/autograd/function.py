@@ -127,9 +127,49 @@ class Function:
     def backward(ctx, *grads):
         raise NotImplementedError("Function.backward must be overridden")
 
-    # apply(*args): makes a _ctx_type, runs forward(ctx, *args) with grad mode off and, when
-    # grad mode is on and an input requires grad, records the node that will call backward;
-    # all in C++ (_C._function_apply, record_py_function in python/bindings/autograd.cpp).
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Overridden, it makes forward take no ctx: apply runs forward(*args), then
+        setup_context(ctx, args, output) to save what backward needs (torch's style).
+
+        >>> class Cube(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(x):
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def setup_context(ctx, inputs, output):
+        ...         ctx.save_for_backward(inputs[0])
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return 3 * x * x * grad
+        >>> x = ember.tensor([2.0], requires_grad=True)
+        >>> Cube.apply(x).sum().backward()
+        >>> x.grad
+        tensor([12.])
+        """
+        raise NotImplementedError("setup_context is not implemented.")
+
+    # What apply calls as forward(ctx, *args): the subclass's forward, or, when it overrides
+    # setup_context, forward(*args) followed by setup_context(ctx, args, output).
+    _ctx_forward = forward
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        forward, setup = cls.forward, cls.setup_context
+        if setup is Function.setup_context:
+            cls._ctx_forward = staticmethod(forward)
+            return
+
+        def forward_then_setup(ctx, *args):
+            output = forward(*args)
+            setup(ctx, args, output)
+            return output
+        cls._ctx_forward = staticmethod(forward_then_setup)
+
+    # apply(*args): makes a _ctx_type, runs _ctx_forward(ctx, *args) with grad mode off and,
+    # when grad mode is on and an input requires grad, records the node that will call
+    # backward; all in C++ (_C._function_apply, record_py_function in bindings/autograd.cpp).
     _ctx_type = FunctionCtx
     apply = classmethod(_C._function_apply)
 
