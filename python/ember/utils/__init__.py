@@ -1,6 +1,7 @@
 """ember.utils: helpers around the core (ember.utils.data: datasets and the DataLoader;
 ember.utils.checkpoint: activation checkpointing; ember.utils.tensorboard, imported on
-demand as in torch: SummaryWriter; ember.utils.cpp_extension: C++ ops built from Python).
+demand as in torch: SummaryWriter; ember.utils.cpp_extension: C++ ops built from Python;
+ember.utils.hooks, model_zoo and dlpack: torch's small modules of those names).
 
 cmake_prefix_path: as torch.utils.cmake_prefix_path, the directory to put in CMake's
 CMAKE_PREFIX_PATH so `find_package(ember)` finds the C++ library installed with this package
@@ -8,10 +9,10 @@ CMAKE_PREFIX_PATH so `find_package(ember)` finds the C++ library installed with 
 import os as _os
 
 from .. import _C as _core
-from . import checkpoint, data
+from . import checkpoint, data, dlpack, hooks, model_zoo
 
 # The installed package directory is a prefix (lib/, include/, share/cmake/): _C's directory,
 # also under an editable install, where the Python sources live elsewhere.
 cmake_prefix_path = _os.path.join(_os.path.dirname(_os.path.abspath(_core.__file__)), "share", "cmake")
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks", "model_zoo"]
