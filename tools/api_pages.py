@@ -176,8 +176,8 @@ torch.channels_last_3d: a 5-d (N, C, D, H, W) tensor stored as NDHWC.
 >>> ember.zeros(2, 3, 4, 5, 6).contiguous(memory_format=ember.channels_last_3d).stride()
 (360, 1, 90, 18, 3)""",
     "ember.preserve_format": """\
-torch.preserve_format: keep the layout (the default of clone, to and the *_like factories;
-ember's results are row-major).
+torch.preserve_format: keep the layout (the default of clone, to and the factories named
+like empty_like; ember's results are row-major).
 
 >>> x = ember.zeros(2, 3)
 >>> x.to(memory_format=ember.preserve_format) is x
