@@ -27,7 +27,7 @@ _HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
 
 
 def _handle(table, hook, prepend=False):
-    from ..nn.modules.module import RemovableHandle
+    from ..nn.modules._hook_handles import RemovableHandle
     handle = RemovableHandle(table)
     table[handle.id] = hook
     if prepend:

@@ -1,7 +1,7 @@
 """ember.utils.hooks: torch.utils.hooks' RemovableHandle (what every register_*_hook returns)
 and unserializable_hook. ember never pickles hooks with a tensor, so nothing warns about them;
 the decorator marks the function as torch's does."""
-from ..nn.modules.module import RemovableHandle
+from ..nn.modules._hook_handles import RemovableHandle
 
 __all__ = ["RemovableHandle", "unserializable_hook"]
 

@@ -60,11 +60,16 @@ class _Call:
         return grad_input
 
 
-class _OutputsHook(Function):
+class _Identity(Function):
+    """forward: views of the tensors (new autograd nodes, same values); ctx.call keeps the call."""
+
     @staticmethod
-    def forward(ctx, call, *outputs):
+    def forward(ctx, call, *tensors):
         ctx.call = call
-        return tuple(o.view_as(o) for o in outputs)
+        return tuple(t.view_as(t) for t in tensors)
+
+
+class _OutputsHook(_Identity):
 
     @staticmethod
     def backward(ctx, *grads):
@@ -81,14 +86,9 @@ class _OutputsHook(Function):
         return (None,) + tuple(grads)
 
 
-class _InputsHook(Function):
+class _InputsHook(_Identity):
     """Wraps the inputs that require a gradient; the hooks see zeros for the other tensor
     inputs (torch marks them non-differentiable, and their gradients arrive as zeros)."""
-
-    @staticmethod
-    def forward(ctx, call, *inputs):
-        ctx.call = call
-        return tuple(i.view_as(i) for i in inputs)
 
     @staticmethod
     def backward(ctx, *grads):

@@ -15,6 +15,7 @@ from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check
 from ..._grad_mode import no_grad
 from ..._zero_grad import zero_grads
 from ..parameter import Parameter, Buffer
+from ._hook_handles import add_hook
 
 __all__ = ["Module"]
 
@@ -53,35 +54,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """What register_*_hook returns: handle.remove() takes the hook out (torch.utils.hooks)."""
-    _next_id = 0
-
-    def __init__(self, *hooks_dicts, extra_dicts=()):
-        self.hooks_dicts = hooks_dicts
-        self.extra_dicts = extra_dicts
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self):
-        for d in self.hooks_dicts + tuple(self.extra_dicts):
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-def _add_hook(hooks, hook, prepend, extra=None):
-    handle = RemovableHandle(hooks, extra_dicts=[d for d in (extra,) if d is not None])
-    hooks[handle.id] = hook
-    if prepend:
-        hooks.move_to_end(handle.id, last=False)
-    return handle
 
 
 class Module:
@@ -183,7 +155,7 @@ class Module:
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs)."""
-        handle = _add_hook(self._forward_pre_hooks, hook, prepend,
+        handle = add_hook(self._forward_pre_hooks, hook, prepend,
                            self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -191,7 +163,7 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or a new output."""
-        handle = _add_hook(self._forward_hooks, hook, prepend, self._forward_hooks_with_kwargs)
+        handle = add_hook(self._forward_hooks, hook, prepend, self._forward_hooks_with_kwargs)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         return handle
@@ -199,7 +171,7 @@ class Module:
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> None or new grad_output, run when the gradients of the
         module's outputs are ready (before its own backward runs)."""
-        return _add_hook(self._backward_pre_hooks, hook, prepend)
+        return add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
@@ -214,7 +186,7 @@ class Module:
         >>> seen
         [(ember.Size([4, 3]), ember.Size([4, 2]))]
         """
-        return _add_hook(self._backward_hooks, hook, prepend)
+        return add_hook(self._backward_hooks, hook, prepend)
 
     # ---- registration ---------------------------------------------------------------
     def _check_new_name(self, what, name, table):
@@ -657,17 +629,17 @@ class Module:
                            "be called.")
 
     def register_state_dict_pre_hook(self, hook):
-        return _add_hook(self._state_dict_pre_hooks, hook, False)
+        return add_hook(self._state_dict_pre_hooks, hook, False)
 
     def register_state_dict_post_hook(self, hook):
-        return _add_hook(self._state_dict_hooks, hook, False)
+        return add_hook(self._state_dict_hooks, hook, False)
 
     def register_load_state_dict_pre_hook(self, hook):
-        return _add_hook(self._load_state_dict_pre_hooks,
+        return add_hook(self._load_state_dict_pre_hooks,
                          lambda *a: hook(self, *a), False)
 
     def register_load_state_dict_post_hook(self, hook):
-        return _add_hook(self._load_state_dict_post_hooks, hook, False)
+        return add_hook(self._load_state_dict_post_hooks, hook, False)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
