@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -95,10 +97,28 @@ int wait_child(pid_t pid, int seconds) {
   return 101;
 }
 
+// A fresh rendezvous folder per test, removed afterwards. A name built from the pid
+// is not enough: ctest runs each test in its own process and a CI container reuses
+// pids across runs, so a folder left by an earlier run made Gloo's store refuse to
+// start ("File already exists").
+struct StoreDir {
+  std::string path;
+  explicit StoreDir(const char* tag) {
+    std::string tmpl = ::testing::TempDir() + "ember_test_distributed_" + tag + "_XXXXXX";
+    if (::mkdtemp(tmpl.data())) path = tmpl;
+  }
+  ~StoreDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 }  // namespace
 
 TEST(Distributed, TwoProcessesAllReduceAndBroadcast) {
-  std::string dir = ::testing::TempDir() + "ember_test_distributed_" + std::to_string(::getpid());
+  StoreDir store("pair");
+  ASSERT_FALSE(store.path.empty());
+  const std::string& dir = store.path;
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -124,8 +144,9 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
   EXPECT_THROW(dist::all_reduce(ones({3})), ValueError);
   EXPECT_THROW(dist::get_rank(), ValueError);
   dist::InitOptions o;
-  o.init_method =
-      "file://" + ::testing::TempDir() + "ember_test_distributed_one_" + std::to_string(::getpid());
+  StoreDir store("one");
+  ASSERT_FALSE(store.path.empty());
+  o.init_method = "file://" + store.path;
   o.rank = 0;
   o.world_size = 1;
   o.timeout = std::chrono::seconds(10);
@@ -143,8 +164,9 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
 }
 
 TEST(Distributed, TwoProcessesRootedPointToPointAndGroups) {
-  std::string dir =
-      ::testing::TempDir() + "ember_test_distributed_more_" + std::to_string(::getpid());
+  StoreDir store("more");
+  ASSERT_FALSE(store.path.empty());
+  const std::string& dir = store.path;
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
