@@ -7,6 +7,7 @@
 // Leaves accumulate into .grad through an AccumulateGrad node.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,19 @@ using TensorHook = std::function<Tensor(const Tensor&)>;  // returns a replaceme
 // Called with the leaf after its .grad was updated (Tensor.register_post_accumulate_grad_hook).
 using PostAccumulateGradHook = std::function<void(const Tensor&)>;
 
+// Hooks on a node itself (torch's Node.register_prehook / Node.register_hook): a pre-hook sees
+// the gradients flowing into the node (one per forward output) before it runs, a hook sees
+// the gradients it computed for its inputs (one per next edge) and the ones it was given. A
+// returned value replaces the gradients (same count); nullopt keeps them. Each has an id for
+// remove_node_hook.
+using NodePreHook = std::function<std::optional<Grads>(const Grads& grad_outputs)>;
+using NodePostHook =
+    std::function<std::optional<Grads>(const Grads& grad_inputs, const Grads& grad_outputs)>;
+struct NodeHooks {
+  std::vector<std::pair<uint64_t, NodePreHook>> pre;
+  std::vector<std::pair<uint64_t, NodePostHook>> post;
+};
+
 class Node : public RefCounted {
  public:
   Node();
@@ -47,6 +61,8 @@ class Node : public RefCounted {
   uint64_t sequence_nr;
   // Hooks on the gradient of forward output k (Tensor.register_hook / retain_grad on non-leaves).
   std::vector<std::pair<uint32_t, TensorHook>> pre_hooks;
+  // The node's own hooks (rare: out of line, so that a node without them stays small).
+  std::unique_ptr<NodeHooks> hooks;
 };
 
 // Grad mode: thread-local on/off switch (no_grad, enable_grad, set_grad_enabled).
@@ -109,6 +125,10 @@ void register_hook(const Tensor& t, TensorHook hook);
 // (after the register_hook hooks; not for autograd::grad(), which leaves .grad alone).
 // Data-parallel training starts a bucket's all-reduce from here while backward goes on.
 void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook);
+// Node.register_prehook / Node.register_hook; the id removes it (false: already removed).
+uint64_t add_node_prehook(Node& n, NodePreHook hook);
+uint64_t add_node_hook(Node& n, NodePostHook hook);
+bool remove_node_hook(Node& n, uint64_t id);
 // Runs `callback` once, when the backward() or grad() call that is running on this thread
 // has finished every node and hook (torch: Variable._execution_engine.queue_callback).
 // Callbacks run in the order queued, and may queue more; they do not run if backward throws.

@@ -277,6 +277,41 @@ std::shared_ptr<nb::object> shared_callable(nb::object fn) {
   });
 }
 
+// A Node hook from Python: fn(*gradient tuples) with None for undefined gradients; None
+// keeps the gradients, a sequence replaces them (None items stay undefined).
+std::optional<Grads> call_node_hook(const nb::object& fn,
+                                    std::initializer_list<const Grads*> args) {
+  nb::gil_scoped_acquire gil;
+  nb::list py_args;
+  for (const Grads* gs : args) {
+    nb::list t;
+    for (const Tensor& g : *gs) t.append(g.defined() ? nb::cast(g) : nb::none());
+    py_args.append(nb::tuple(t));
+  }
+  nb::object r = fn(*nb::tuple(py_args));
+  if (r.is_none()) return std::nullopt;
+  EMBER_CHECK(nb::isinstance<nb::tuple>(r) || nb::isinstance<nb::list>(r), TypeError,
+              "expected tuple, but hook returned '", nb::type_name(r.type()).c_str(), "'");
+  size_t expected = (*args.begin())->size();
+  EMBER_CHECK(nb::len(r) == expected, Error, "hook '",
+              nb::str(nb::getattr(fn, "__name__", nb::repr(fn))).c_str(),
+              "' has returned an incorrect number of values (got ", nb::len(r), ", but expected ",
+              expected, ")");
+  Grads out;
+  for (nb::handle x : r) {
+    EMBER_CHECK(x.is_none() || nb::isinstance<Tensor>(x), TypeError,
+                "expected a Tensor or None in the hook's result, got ",
+                nb::type_name(x.type()).c_str());
+    out.push_back(x.is_none() ? Tensor() : nb::cast<Tensor>(x));
+  }
+  return out;
+}
+
+struct NodeHookHandle {
+  IntrusivePtr<Node> node;
+  uint64_t id = 0;
+};
+
 std::vector<Tensor> tensors_or_empty(nb::handle h) {
   std::vector<Tensor> out;
   if (h.is_none()) return out;
@@ -392,8 +427,43 @@ void bind_autograd(nb::module_& m) {
       },
       method_docstring("detach_"));
 
+  // What Node.register_hook / register_prehook return: remove() unregisters the hook.
+  nb::class_<NodeHookHandle>(m, "_NodeHookHandle")
+      .def("remove",
+           [](NodeHookHandle& h) {
+             if (h.node) autograd::remove_node_hook(*h.node, h.id);
+             h.node.reset();
+           })
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](NodeHookHandle& h, nb::args) {
+        if (h.node) autograd::remove_node_hook(*h.node, h.id);
+        h.node.reset();
+      });
+
   nb::class_<NodeRef>(m, "Node")
       .def("name", [](const NodeRef& n) { return n.node->name(); })
+      .def("_sequence_nr", [](const NodeRef& n) { return n.node->sequence_nr; })
+      .def(
+          "register_prehook",
+          [](const NodeRef& n, nb::object fn) {
+            auto f = shared_callable(std::move(fn));
+            uint64_t id = autograd::add_node_prehook(*n.node, [f](const Grads& outs) {
+              return call_node_hook(*f, {&outs});
+            });
+            return NodeHookHandle{n.node, id};
+          },
+          nb::arg("fn"))
+      .def(
+          "register_hook",
+          [](const NodeRef& n, nb::object fn) {
+            auto f = shared_callable(std::move(fn));
+            uint64_t id =
+                autograd::add_node_hook(*n.node, [f](const Grads& ins, const Grads& outs) {
+                  return call_node_hook(*f, {&ins, &outs});
+                });
+            return NodeHookHandle{n.node, id};
+          },
+          nb::arg("fn"))
       .def_prop_ro("next_functions",
                    [](const NodeRef& n) {
                      nb::list out;

@@ -112,8 +112,44 @@ thread_local Run* Run::t_run = nullptr;
 // the ops' own (LambdaNode) and AccumulateGrad, without hooks (Python code).
 void expand_check(const Node& n) {
   if (!n.pre_hooks.empty()) capture::expand_fails("a hook on the gradient of " + n.name());
+  else if (n.hooks) capture::expand_fails("a hook on node " + n.name());
   else if (!dynamic_cast<const LambdaNodeBase*>(&n) && !dynamic_cast<const AccumulateGrad*>(&n))
     capture::expand_fails("node " + n.name() + " (a custom Function) runs Python");
+}
+
+// The node's hooks' results must keep the count of the gradients they replace.
+void check_hook_result(const Node& n, const Grads& got, size_t expected, const char* what) {
+  EMBER_CHECK(got.size() == expected, Error, what, " of ", n.name(),
+              " has returned an incorrect number of values (got ", got.size(), ", but expected ",
+              expected, ")");
+}
+
+// Node pre-hooks (Node.register_prehook) replace the gradients the node is given; returns
+// them as given, for its post hooks' grad_outputs. A copy of the list: a hook may remove
+// itself.
+Grads run_node_prehooks(Node& n, Grads& grads) {
+  std::vector<std::pair<uint64_t, NodePreHook>> pre = n.hooks->pre;
+  for (auto& [id, hook] : pre) {
+    std::optional<Grads> r = hook(grads);
+    if (r) {
+      check_hook_result(n, *r, grads.size(), "a pre-hook");
+      grads = std::move(*r);
+    }
+  }
+  return n.hooks && !n.hooks->post.empty() ? grads : Grads();
+}
+
+// Node hooks (Node.register_hook): (grad_inputs, grad_outputs) -> new grad_inputs.
+void run_node_hooks(Node& n, Grads& outs, const Grads& given) {
+  outs.resize(n.next_edges.size());
+  std::vector<std::pair<uint64_t, NodePostHook>> post = n.hooks->post;
+  for (auto& [id, hook] : post) {
+    std::optional<Grads> r = hook(outs, given);
+    if (r) {
+      check_hook_result(n, *r, outs.size(), "a hook");
+      outs = std::move(*r);
+    }
+  }
 }
 
 void accumulate(Grads& buffer, uint32_t slot, Tensor g) {
@@ -189,6 +225,8 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
         if (r.defined()) grads[slot] = r;
       }
     }
+    Grads given;  // what the node was given, for its own hooks' grad_outputs
+    if (n->hooks) given = run_node_prehooks(*n, grads);
     if (captures) {
       for (size_t k = 0; k < captures->size(); ++k) {
         const Edge& c = (*captures)[k];
@@ -209,6 +247,7 @@ void run(const std::vector<Edge>& roots, const Grads& root_grads, bool keep_grap
           g_anomaly_check_nan.load(std::memory_order_relaxed))
         check_nan_results(*n, outs);
       if (!keep_graph) n->release_saved();
+      if (n->hooks && !n->hooks->post.empty()) run_node_hooks(*n, outs, given);
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

@@ -88,6 +88,7 @@ void retain_grad(const Tensor& t) {
               "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = ensure_meta(t);
   if (!m.grad_fn || m.retained) return;  // leaves keep their grad anyway
+  capture::not_captured("retain_grad");  // a replay would not make the hook
   m.retained = make_intrusive<GradSlot>();
   IntrusivePtr<GradSlot> slot = m.retained;
   m.grad_fn->pre_hooks.emplace_back(m.output_nr, [slot](const Tensor& g) {
@@ -106,6 +107,7 @@ void register_hook(const Tensor& t, TensorHook hook) {
   EMBER_CHECK(requires_grad(t), Error,
               "register_hook: cannot register a hook on a tensor that "
               "doesn't require gradient");
+  capture::not_captured("register_hook");  // Note [Hooks end a capture]
   AutogradMeta& m = ensure_meta(t);
   if (m.grad_fn) m.grad_fn->pre_hooks.emplace_back(m.output_nr, std::move(hook));
   else m.leaf_hooks.push_back(std::move(hook));
@@ -118,7 +120,43 @@ void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook 
   EMBER_CHECK(is_leaf(t), Error,
               "register_post_accumulate_grad_hook: post accumulate grad hooks "
               "cannot be registered on non-leaf tensors");
+  capture::not_captured("register_post_accumulate_grad_hook");
   ensure_meta(t).post_acc_hooks.push_back(std::move(hook));
+}
+
+// Note [Hooks end a capture]: registering a hook is Python's side effect on the graph the
+// forward built; a replay builds its graph again without running the function, so the hook
+// would be missing and backward would give other values. Registering one while a capture
+// records stops the recording there (the rest of the call runs eager), as .item() does.
+namespace {
+std::atomic<uint64_t> g_node_hook_id{1};
+NodeHooks& node_hooks(Node& n) {
+  capture::not_captured("a hook on an autograd node");
+  if (!n.hooks) n.hooks = std::make_unique<NodeHooks>();
+  return *n.hooks;
+}
+}  // namespace
+
+uint64_t add_node_prehook(Node& n, NodePreHook hook) {
+  uint64_t id = g_node_hook_id.fetch_add(1, std::memory_order_relaxed);
+  node_hooks(n).pre.emplace_back(id, std::move(hook));
+  return id;
+}
+
+uint64_t add_node_hook(Node& n, NodePostHook hook) {
+  uint64_t id = g_node_hook_id.fetch_add(1, std::memory_order_relaxed);
+  node_hooks(n).post.emplace_back(id, std::move(hook));
+  return id;
+}
+
+bool remove_node_hook(Node& n, uint64_t id) {
+  if (!n.hooks) return false;
+  auto drop = [id](auto& list) {
+    return std::erase_if(list, [id](const auto& h) { return h.first == id; }) > 0;
+  };
+  bool removed = drop(n.hooks->pre) || drop(n.hooks->post);
+  if (n.hooks->pre.empty() && n.hooks->post.empty()) n.hooks.reset();
+  return removed;
 }
 
 Edge gradient_edge(const Tensor& t) {

@@ -1,4 +1,5 @@
-// Post-accumulate-grad hooks and final callbacks (what DistributedDataParallel builds on).
+// Post-accumulate-grad hooks, final callbacks (what DistributedDataParallel builds on) and
+// hooks on autograd nodes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -77,4 +78,42 @@ TEST(AutogradHooks, MatmulGradientGoesIntoTheKeptBuffer) {
   EXPECT_EQ(autograd::grad(w).data_ptr(), buffer);
   EXPECT_EQ(hooks, 3);
   EXPECT_DOUBLE_EQ(sum(autograd::grad(w)).item().to_double(), 3 * 3.0 * 8);  // each entry 3 * 3
+}
+
+TEST(AutogradHooks, NodeHooksSeeAndReplaceGradients) {
+  Tensor x = leaf(3);
+  Tensor y = mul(x, full(Dims{3}, 2.0, DType::Float32));
+  IntrusivePtr<Node> n = autograd::grad_fn(y);
+  std::vector<std::string> order;
+  uint64_t pre = autograd::add_node_prehook(*n, [&](const Grads& g) -> std::optional<Grads> {
+    order.push_back("pre");
+    return Grads{mul(g[0], full(Dims{3}, 10.0, DType::Float32))};
+  });
+  uint64_t post =
+      autograd::add_node_hook(*n, [&](const Grads& in, const Grads& out) -> std::optional<Grads> {
+        order.push_back("post");
+        EXPECT_EQ(in.size(), 2u);  // one per input: x, and the constant (undefined)
+        EXPECT_FALSE(in[1].defined());
+        EXPECT_EQ(sum(out[0]).item().to_double(), 30.0);  // after the pre-hook
+        return std::nullopt;
+      });
+  autograd::backward({sum(y)}, {}, /*retain_graph=*/true, false);
+  EXPECT_EQ(order, (std::vector<std::string>{"pre", "post"}));
+  EXPECT_EQ(sum(autograd::grad(x)).item().to_double(), 60.0);  // 3 * 2 * 10
+  EXPECT_TRUE(autograd::remove_node_hook(*n, pre));
+  EXPECT_TRUE(autograd::remove_node_hook(*n, post));
+  EXPECT_FALSE(autograd::remove_node_hook(*n, post));
+  EXPECT_EQ(n->hooks, nullptr);  // nothing left: the node is plain again
+  autograd::backward(sum(y));
+  EXPECT_EQ(sum(autograd::grad(x)).item().to_double(), 66.0);
+}
+
+TEST(AutogradHooks, NodeHookWithTheWrongCountThrows) {
+  Tensor x = leaf(2);
+  Tensor y = exp(x);
+  autograd::add_node_hook(*autograd::grad_fn(y), [](const Grads& in, const Grads&) {
+    return std::optional<Grads>(Grads{in[0], in[0]});
+  });
+  EXPECT_THROW(autograd::backward(sum(y)), Error);
+  EXPECT_FALSE(autograd::grad(x).defined());
 }

@@ -1,5 +1,6 @@
 """Module backward hooks (register_full_backward_hook / register_full_backward_pre_hook), as
-torch's: a call of a module that has any wraps its tensor inputs and its tensor outputs in two
+torch's; and the deprecated register_backward_hook, a hook on the node of the first output
+(call_with_node_hooks). The full hooks: a call of a module that has any wraps its tensor inputs and its tensor outputs in two
 identity autograd Functions. Backward reaches the outputs' Function first: it records the
 gradients of the outputs (grad_output), after the pre-hooks may replace them. It then reaches
 the inputs' Function with the gradients of the inputs (grad_input): the hooks run there, with
@@ -53,7 +54,7 @@ class _Call:
         return grads
 
     def run_hooks(self, grad_input):
-        for hook in list(self.module._backward_hooks.values()):
+        for hook in list(self.module._full_backward_hooks().values()):
             res = hook(self.module, grad_input, self.grad_output)
             if res is not None:
                 grad_input = _check_count(res, grad_input, hook, "gradients")
@@ -76,7 +77,7 @@ class _OutputsHook(_Identity):
         call = ctx.call
         grads = call.run_pre_hooks(tuple(grads))
         call.grad_output = grads
-        if not call.inputs_wrapped and call.module._backward_hooks:
+        if not call.inputs_wrapped and call.module._full_backward_hooks():
             warnings.warn("Full backward hook is firing when gradients are computed with respect "
                           "to module outputs since no inputs require gradients. See "
                           "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
@@ -103,6 +104,8 @@ class _InputsHook(_Identity):
 
 def call_with_backward_hooks(module, args, kwargs, run):
     """module's forward (`run(args, kwargs)`) with its inputs and outputs hooked for backward."""
+    if module._is_full_backward_hook is False:
+        return _call_with_node_hooks(module, args, kwargs, run)
     inputs = _tensors(args)
     call = _Call(module, len(inputs))
     if any(t.requires_grad for t in inputs) and module._backward_hooks:
@@ -115,3 +118,72 @@ def call_with_backward_hooks(module, args, kwargs, run):
     if any(t.requires_grad for t in outputs):
         result = _replace(result, _OutputsHook.apply(call, *outputs))
     return result
+
+
+def _first_tensor(value):
+    """torch's choice of the tensor whose node gets the old-style hooks: the first item,
+    depth first (a dict's first tensor value)."""
+    while not isinstance(value, Tensor):
+        if isinstance(value, dict):
+            value = next(v for v in value.values() if isinstance(v, Tensor))
+        else:
+            value = value[0]
+    return value
+
+
+def _call_with_node_hooks(module, args, kwargs, run):
+    """register_backward_hook's hooks on the node of the first output, with the full
+    backward pre-hooks (if any) as usual, and torch's deprecation warnings."""
+    if module._backward_pre_hooks:
+        saved = module.__dict__["_is_full_backward_hook"]
+        module.__dict__["_is_full_backward_hook"] = True  # the wrapper runs pre-hooks only
+        try:
+            result = call_with_backward_hooks(module, args, kwargs, run)
+        finally:
+            module.__dict__["_is_full_backward_hook"] = saved
+    else:
+        result = run(args, kwargs)
+    grad_fn = _first_tensor(result).grad_fn
+    if grad_fn is not None and module._backward_hooks:
+        for hook in list(module._backward_hooks.values()):
+            grad_fn.register_hook(lambda gin, gout, hook=hook: hook(module, gin, gout))
+        _warn_old_hook(args, result, grad_fn)
+    return result
+
+
+def _warn_old_hook(inputs, result, grad_fn):
+    """torch's warnings where an old-style hook's grad_input or grad_output miss values."""
+    why = None
+    if isinstance(result, Tensor):
+        result = (result,)
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        why = ("Using non-full backward hooks on a Module that does not return a single Tensor "
+               "or a tuple of Tensors is deprecated and will be removed in future versions. "
+               "This hook will be missing some of the grad_output. Please use "
+               "register_full_backward_hook to get the documented behavior.")
+    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        why = ("Using non-full backward hooks on a Module that does not take as input a single "
+               "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+               "versions. This hook will be missing some of the grad_input. Please use "
+               "register_full_backward_hook to get the documented behavior.")
+    else:
+        out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_fns) == 0 or (len(out_fns) == 1 and grad_fn not in out_fns):
+            why = ("Using a non-full backward hook when outputs are nested in python data "
+                   "structure is deprecated and will be removed in future versions. This hook "
+                   "will be missing some grad_output.")
+        elif len(out_fns) > 1:
+            why = ("Using a non-full backward hook when outputs are generated by different "
+                   "autograd Nodes is deprecated and will be removed in future versions. This "
+                   "hook will be missing some grad_output. Please use "
+                   "register_full_backward_hook to get the documented behavior.")
+        elif {i.grad_fn for i in inputs if i.grad_fn is not None} != \
+                {f for f, _ in grad_fn.next_functions}:
+            why = ("Using a non-full backward hook when the forward contains multiple autograd "
+                   "Nodes is deprecated and will be removed in future versions. This hook will "
+                   "be missing some grad_input. Please use register_full_backward_hook to get "
+                   "the documented behavior.")
+    if why:
+        warnings.warn(why, FutureWarning, stacklevel=4)

@@ -94,6 +94,7 @@ class Module:
         d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None  # True: full hooks; False: register_backward_hook's
         d["_state_dict_hooks"] = OrderedDict()
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
@@ -123,6 +124,10 @@ class Module:
             return call_with_backward_hooks(
                 self, args, kwargs, lambda a, k: self._call_with_hooks(a, k))
         return self._call_with_hooks(args, kwargs)
+
+    def _full_backward_hooks(self):
+        """The hooks register_full_backward_hook added (none when they are the old kind)."""
+        return self._backward_hooks if self._is_full_backward_hook is not False else {}
 
     def compile(self, *args, **kwargs):
         """Calls of this module run through ember.compile(self._call_impl, *args, **kwargs)
@@ -186,7 +191,30 @@ class Module:
         >>> seen
         [(ember.Size([4, 3]), ember.Size([4, 2]))]
         """
+        self._set_backward_hook_kind(True)
         return add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) -> None or new grad_input, on the autograd
+        node of the module's first output (deprecated in torch: grad_input holds the gradients
+        of that node's inputs only, which may not be the module's; use
+        register_full_backward_hook).
+
+        >>> lin = ember.nn.Linear(3, 2)
+        >>> seen = []
+        >>> _ = lin.register_backward_hook(lambda m, gin, gout: seen.append(gout[0].shape))
+        >>> lin(ember.ones(4, 3)).sum().backward()
+        >>> seen
+        [ember.Size([4, 2])]
+        """
+        self._set_backward_hook_kind(False)
+        return add_hook(self._backward_hooks, hook, False)
+
+    def _set_backward_hook_kind(self, full):
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     # ---- registration ---------------------------------------------------------------
     def _check_new_name(self, what, name, table):
@@ -335,6 +363,7 @@ class Module:
         self.__dict__.update(state)
         for name in ("_backward_hooks", "_backward_pre_hooks"):  # pickled by older versions
             self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
     # ---- lookup by dotted path ------------------------------------------------------
     def get_submodule(self, target):
