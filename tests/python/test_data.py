@@ -293,6 +293,41 @@ def test_batch_sampler_matches_torch(drop_last):
         assert list(ED.BatchSampler(src, 3, drop_last)) == list(TD.BatchSampler(src, 3, drop_last))
 
 
+def test_endless_random_sampler_streams():
+    """makemore's RandomSampler(replacement=True, num_samples=int(1e10)): indices come in
+    chunks as asked for (one array of 1e10 would need 75 GiB)."""
+    import itertools
+    for m in (ED, TD):
+        s = m.RandomSampler(range(7), replacement=True, num_samples=int(1e10))
+        first = list(itertools.islice(iter(s), 100_000))
+        assert len(s) == int(1e10) and len(first) == 100_000 and set(first) == set(range(7))
+    ds = ED.TensorDataset(ember.arange(7) * 10)
+    sampler = ED.RandomSampler(ds, replacement=True, num_samples=int(1e10),
+                               generator=ember.Generator().manual_seed(3))
+    loader = ED.DataLoader(ds, batch_size=32, sampler=sampler)
+    got = [b[0] for b in itertools.islice(iter(loader), 3000)]  # crosses chunk boundaries
+    assert all(b.shape == (32,) for b in got) and set(ember.cat(got).tolist()) <= set(range(0, 70, 10))
+    # the DataLoader's batches and plain iteration of the sampler give the same order
+    again = ED.RandomSampler(ds, replacement=True, num_samples=int(1e10),
+                             generator=ember.Generator().manual_seed(3))
+    order = list(itertools.islice(iter(again), 3000 * 32))
+    assert (ember.cat(got) // 10).tolist() == order
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+@pytest.mark.parametrize("n,k,bs", [(5, 12, 4), (6, 70_000, 1000), (3, 131_073, 4096)])
+def test_chunked_samplers_batch_as_iteration(n, k, bs, drop_last):
+    for replacement in (False, True):
+        def make():
+            return ED.RandomSampler(range(n), replacement=replacement, num_samples=k,
+                                    generator=ember.Generator().manual_seed(1))
+        flat = list(make())
+        batches = list(ED.BatchSampler(make(), bs, drop_last))
+        assert len(batches) == len(ED.BatchSampler(make(), bs, drop_last))
+        assert [i for b in batches for i in b] == flat[:len(flat) - (len(flat) % bs if drop_last else 0)]
+        assert all(len(b) == bs for b in batches[:-1])
+
+
 def test_custom_sampler_and_batch_sampler():
     ds = ED.TensorDataset(ember.arange(10) * 10)
     e = epoch_order(ED.DataLoader(ds, batch_size=3, sampler=[9, 0, 4, 4]))

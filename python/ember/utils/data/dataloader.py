@@ -209,9 +209,7 @@ class DataLoader:
         return iter(self.batch_sampler)
 
     def _fast_keys(self):
-        idx, bounds = self.batch_sampler._index_batches()
-        for a, b in bounds:
-            yield slice(a, b) if idx is None else idx[a:b]
+        return self.batch_sampler._batch_keys()
 
     def _batches(self):
         if self._iterable:
@@ -222,9 +220,8 @@ class DataLoader:
         else:
             fetch = self._fast_fetcher()
             if fetch is not None:
-                idx, bounds = self.batch_sampler._index_batches()
-                for a, b in bounds:
-                    yield fetch(slice(a, b) if idx is None else idx[a:b])
+                for key in self.batch_sampler._batch_keys():
+                    yield fetch(key)
             else:
                 yield from self._sample_batches()
 

@@ -1,8 +1,10 @@
 """Samplers: which dataset indices an epoch visits, and in what order (torch.utils.data.sampler).
 
-ember's own samplers make the whole epoch at once as a NumPy int64 array (`_index_array`);
-iterating one yields its items, and the DataLoader's fast path slices the array into batches
-instead. Both read the same array, so the order is the same either way. Random orders come
+ember's own samplers make an epoch as NumPy int64 arrays (`_index_chunks`: usually the whole
+epoch in one array; draws with replacement come in chunks, so that `num_samples=int(1e10)`, as
+makemore asks for an endless stream, never exists whole); iterating one yields their items, and
+the DataLoader's fast path slices them into batches instead (BatchSampler._batch_keys). Both
+read the same arrays, so the order is the same either way. Random orders come
 from an ember.Generator when one is given, else from one seed drawn from the global stream
 (ember.manual_seed(s) makes them reproducible; they differ from PyTorch's orders).
 """
@@ -42,8 +44,13 @@ class _ArraySampler(Sampler):
     def _index_array(self):
         raise NotImplementedError
 
+    def _index_chunks(self):
+        """The epoch's indices as consecutive int64 arrays (one, unless a subclass streams)."""
+        yield self._index_array()
+
     def __iter__(self):
-        return iter(self._index_array().tolist())
+        for chunk in self._index_chunks():
+            yield from chunk.tolist()
 
 
 def _is_array_sampler(sampler):
@@ -101,14 +108,21 @@ class RandomSampler(_ArraySampler):
         # The dataset may grow or shrink after the sampler is made, as in torch.
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
-    def _index_array(self):
+    _CHUNK = 1 << 16  # draws with replacement per array
+
+    def _index_chunks(self):
         n, k = len(self.data_source), self.num_samples
         rng = numpy_rng(self.generator)
         if self.replacement:
-            return rng.integers(0, n, size=k, dtype=np.int64)
+            for start in range(0, k, self._CHUNK):
+                yield rng.integers(0, n, size=min(self._CHUNK, k - start), dtype=np.int64)
+            return
         # Without replacement, num_samples > n repeats whole permutations (the last one cut).
-        perms = [rng.permutation(n) for _ in range(-(-k // n))] if n else [np.empty(0, np.int64)]
-        return np.concatenate(perms)[:k].astype(np.int64, copy=False)
+        if n == 0:
+            yield np.empty(0, np.int64)
+            return
+        for start in range(0, k, n):
+            yield rng.permutation(n)[:k - start].astype(np.int64, copy=False)
 
     def __len__(self):
         return self.num_samples
@@ -180,22 +194,32 @@ class BatchSampler(Sampler):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
-    def _index_batches(self):
-        """The epoch's batches as slices of one index array: (array, [(start, stop), ...]);
-        the array is None when it would be 0..n-1 (SequentialSampler), so batches are ranges.
-        Only for ember's own samplers (see _is_array_sampler)."""
-        seq = type(self.sampler).__iter__ is SequentialSampler.__iter__
-        idx = None if seq else self.sampler._index_array()
-        n, bs = len(self.sampler) if seq else len(idx), self.batch_size
-        stop = n - n % bs if self.drop_last else n
-        return idx, [(s, min(s + bs, n)) for s in range(0, stop, bs)]
+    def _batch_keys(self):
+        """The epoch's batches, one key each, made as they are asked for: a slice of 0..n-1
+        (SequentialSampler) or an int64 index array cut from the sampler's chunks. Only for
+        ember's own samplers (see _is_array_sampler)."""
+        bs = self.batch_size
+        if type(self.sampler).__iter__ is SequentialSampler.__iter__:
+            n = len(self.sampler)
+            stop = n - n % bs if self.drop_last else n
+            for s in range(0, stop, bs):
+                yield slice(s, min(s + bs, n))
+            return
+        carry = np.empty(0, np.int64)
+        for chunk in self.sampler._index_chunks():
+            if len(carry):
+                chunk = np.concatenate([carry, chunk])
+            full = len(chunk) - len(chunk) % bs
+            for s in range(0, full, bs):
+                yield chunk[s:s + bs]
+            carry = chunk[full:]
+        if len(carry) and not self.drop_last:
+            yield carry
 
     def __iter__(self):
         if _is_array_sampler(self.sampler):
-            idx, bounds = self._index_batches()
-            if idx is None:
-                return (list(range(a, b)) for a, b in bounds)
-            return (idx[a:b].tolist() for a, b in bounds)
+            return (list(range(k.start, k.stop)) if isinstance(k, slice) else k.tolist()
+                    for k in self._batch_keys())
         return self._iter_any()
 
     def _iter_any(self):
