@@ -1,13 +1,21 @@
 // Note [Caching allocator]: MiniTorch pays a fresh NumPy array per op. ember keeps
 // freed blocks in power-of-two size classes (from 64 B up to 256 MB) and hands them out
 // again, so a training step allocates from the OS only in its first iteration. Blocks
-// above the largest class go straight to the OS. The cache is bounded so a burst of
-// big temporaries is not held forever.
+// above the largest class go straight to the OS. The cache holds at most 1 GB or, when the
+// program once had more in use, as much as it had in use at its peak (the size classes'
+// bytes): a step whose tensors pass 1 GB (minGPT's gpt-mini at batch 64: ~2.2 GB) would
+// otherwise free and re-fault its largest blocks every iteration, and with huge pages each
+// fault zeroes (and may compact) 2 MB: 12 s of system time in a 20 s run. empty_cache()
+// gives it all back.
 //
-// Note [Huge pages]: a block of 4 MB or more is aligned to 2 MB and marked MADV_HUGEPAGE
-// (NumPy does the same): where transparent huge pages are "madvise" (Debian's default), a
-// 360 MB matrix otherwise sits on 92,000 4 KB pages, and a gemv streaming through it pays
-// a TLB miss every 4 KB and a page fault per page on first touch (bench/, least squares).
+// Note [Huge pages]: a block of 4 MB or more is aligned to 2 MB, and one of 64 MB or more is
+// marked MADV_HUGEPAGE (NumPy marks its large arrays too): where transparent huge pages are
+// "madvise" (Debian's default), a 360 MB matrix otherwise sits on 92,000 4 KB pages, and a
+// gemv streaming through it pays a TLB miss every 4 KB and a page fault per page on first
+// touch (bench/, least squares). Not below 64 MB: a huge-page fault may compact memory first
+// (defrag "madvise"), ~4 ms per 2 MB on a machine up for a day, and a training step's 25 MB
+// activations, touched once per step, paid 4.7 s of system time in minGPT's first step
+// (8.9 s against 4.1 s unmarked; later steps the same either way, the cache keeps them).
 #include <atomic>
 #include <algorithm>
 #include <bit>
@@ -36,6 +44,7 @@ struct Cache {
   std::mutex mu;
   std::vector<void*> free_[kMaxShift + 1];
   size_t cached = 0;
+  size_t in_use = 0, peak_in_use = 0;  // bytes of the classes handed out (under mu)
   std::atomic<int64_t> live{0}, allocations{0}, hits{0};
 };
 Cache& cache() {
@@ -49,6 +58,8 @@ int size_class(size_t nbytes) {
 }
 
 constexpr size_t kHugePage = size_t(2) << 20;
+// Blocks from this size on are marked MADV_HUGEPAGE (Note [Huge pages]).
+constexpr size_t kHugeAdvise = size_t(64) << 20;
 
 void* os_alloc(size_t nbytes) {
   const size_t align = nbytes >= 2 * kHugePage ? kHugePage : kAlign;
@@ -56,7 +67,7 @@ void* os_alloc(size_t nbytes) {
   void* p = std::aligned_alloc(align, rounded);
   EMBER_CHECK(p != nullptr, Error, "out of memory: could not allocate ", nbytes, " bytes");
 #if defined(MADV_HUGEPAGE)
-  if (align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless
+  if (nbytes >= kHugeAdvise) madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless
 #endif
   return p;
 }
@@ -77,6 +88,8 @@ void* allocate(size_t nbytes) {
   if (cls > kMaxShift) return os_alloc(nbytes);
   {
     std::lock_guard<std::mutex> lock(c.mu);
+    c.in_use += size_t(1) << cls;
+    c.peak_in_use = std::max(c.peak_in_use, c.in_use);
     auto& list = c.free_[cls];
     if (!list.empty()) {
       void* p = list.back();
@@ -97,7 +110,8 @@ void deallocate(void* p, size_t nbytes) {
   int cls = size_class(nbytes);
   if (cls <= kMaxShift) {
     std::lock_guard<std::mutex> lock(c.mu);
-    if (c.cached + (size_t(1) << cls) <= kCacheLimit) {
+    c.in_use -= size_t(1) << cls;
+    if (c.cached + (size_t(1) << cls) <= std::max(kCacheLimit, c.peak_in_use)) {
       c.free_[cls].push_back(p);
       c.cached += size_t(1) << cls;
       return;
@@ -120,6 +134,7 @@ void empty_cache() {
     list.clear();
   }
   c.cached = 0;
+  c.peak_in_use = c.in_use;  // the bound starts again from what is in use now
 }
 
 Storage::Storage(size_t nbytes) : nbytes_(nbytes) {

@@ -307,3 +307,27 @@ def test_pow_constant_exponent(p, dtype):
     pt = torch.tensor(p, dtype=t.dtype)  # a 0-d exponent tensor: pow semantics in torch
     assert_like_torch(ember.pow(e, ember.tensor(p, dtype=e.dtype)), torch.pow(t, pt), dtype)
     assert_like_torch(e[::2] ** p, t[::2] ** p, dtype)  # strided
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [3, 3.0, -2, -2.0, -0.5, 2, -1])
+def test_pow_by_products_is_torchs_bits(p, dtype):
+    """x ** 3 = (x * x) * x, x ** -2 = 1 / (x * x), x ** -0.5 = rsqrt: torch's bits exactly,
+    out of place, in place (pow_ reads x twice: through a buffer) and strided."""
+    rng = np.random.default_rng(5)
+    with np.errstate(over="ignore"):
+        x = np.concatenate([np.array(POW_VALUES, dtype=NP[dtype]),
+                            (rng.standard_normal(4099) * 3).astype(NP[dtype]),
+                            np.array([2e12, -3e-13, 1e-20], dtype=NP[dtype])])
+    e, t = ember.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    assert_bitwise_like_torch(e ** p, t ** p)
+    e2, t2 = e.clone(), t.clone()
+    e2.pow_(p)
+    t2.pow_(p)
+    assert_bitwise_like_torch(e2, t2)
+    assert_bitwise_like_torch(e[1::3] ** p, t[1::3] ** p)
+    ex = ember.from_numpy(x.copy()).requires_grad_()
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    (ex ** p).sum().backward()
+    (tx ** p).sum().backward()
+    assert_like_torch(ex.grad, tx.grad, dtype)
