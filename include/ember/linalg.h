@@ -44,6 +44,11 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
 // triangle.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool lower = true);
 Tensor linalg_eigvalsh(const Tensor& A, bool lower = true);
+// (L, V) of a general square matrix (float32/float64/complex64/complex128): A V = V diag(L),
+// complex results (complex64 for float32/complex64 A), eigenvectors of unit norm with their
+// largest component real, in LAPACK's order (geev), as torch.
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A);
+Tensor linalg_eigvals(const Tensor& A);
 // (U, S, Vh) with A = U diag(S) Vh; S descending.
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);
 Tensor linalg_svdvals(const Tensor& A);

@@ -53,6 +53,8 @@ void bind_linalg(nb::module_& m) {
         nb::arg("upper"), nb::arg("left") = true, nb::arg("unitriangular") = false);
   m.def("_linalg_eigh", &linalg_eigh);
   m.def("_linalg_eigvalsh", &linalg_eigvalsh);
+  m.def("_linalg_eig", &linalg_eig);
+  m.def("_linalg_eigvals", &linalg_eigvals);
   m.def("_linalg_svd", &linalg_svd);
   m.def("_linalg_svdvals", &linalg_svdvals);
   m.def("_linalg_qr", &linalg_qr);

@@ -216,16 +216,21 @@ def _full(like, value):
 
 
 def _into(result, out, fn):
-    """Writes result into `out` (same shape; its dtype must hold result's) and returns out."""
+    """Writes result into `out` (its dtype must hold result's) and returns out. An `out` of
+    another shape is resized, with torch's warning unless it was empty (as the C++ ops do)."""
     if out is None:
         return result
     _tensor(out, fn, "out")
-    if tuple(out.shape) != tuple(result.shape):
-        raise RuntimeError(f"{fn}(): out has shape {tuple(out.shape)} but the result has shape "
-                           f"{tuple(result.shape)}")
     if not _C.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"{fn}(): result type {_dtype_name(result.dtype)} can't be cast to the "
                            f"desired output type {_dtype_name(out.dtype)}")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0:
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{tuple(out.shape)}, which does not match the required output shape "
+                          f"{tuple(result.shape)} ({fn})", UserWarning, stacklevel=3)
+        out.resize_(result.shape)
     return out.copy_(result)
 
 

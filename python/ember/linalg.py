@@ -172,6 +172,30 @@ def eigh(A, UPLO="L", *, out=None):
     return _named(return_types.linalg_eigh, _C._linalg_eigh(A, _uplo(UPLO)), out, "linalg.eigh")
 
 
+def eig(A, *, out=None):
+    """eig(A, *, out=None) -> (Tensor, Tensor)
+
+    (eigenvalues, eigenvectors) of a general square matrix (or of each in a batch): complex
+    results with A @ V == V @ diag(L), each eigenvector of unit norm with its largest component
+    real, in LAPACK's order (geev), as torch. Differentiable (torch's formula).
+
+    >>> ember.linalg.eig(ember.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([2.+0.j, 1.+0.j])
+    >>> ember.linalg.eig(ember.tensor([[0.0, -1.0], [1.0, 0.0]])).eigenvalues
+    tensor([0.+1.j, 0.-1.j])"""
+    return _named(return_types.linalg_eig, _C._linalg_eig(A), out, "linalg.eig")
+
+
+def eigvals(A, *, out=None):
+    """eigvals(A, *, out=None) -> Tensor
+
+    The eigenvalues (complex, in LAPACK's order) of a general square matrix, as linalg.eig's.
+
+    >>> ember.linalg.eigvals(ember.tensor([[1.0, 2.0], [0.0, 3.0]]))
+    tensor([1.+0.j, 3.+0.j])"""
+    return _out(_C._linalg_eigvals(A), out, "linalg.eigvals")
+
+
 def eigvalsh(A, UPLO="L", *, out=None):
     """eigvalsh(A, UPLO='L', *, out=None) -> Tensor
 

@@ -31,6 +31,7 @@ slogdet = _fields("slogdet", ["sign", "logabsdet"])
 linalg_cholesky_ex = _fields("linalg_cholesky_ex", ["L", "info"])
 triangular_solve = _fields("triangular_solve", ["solution", "cloned_coefficient"])
 linalg_eigh = _fields("linalg_eigh", ["eigenvalues", "eigenvectors"])
+linalg_eig = _fields("linalg_eig", ["eigenvalues", "eigenvectors"])
 linalg_svd = _fields("linalg_svd", ["U", "S", "Vh"])
 svd = _fields("svd", ["U", "S", "V"])
 linalg_qr = _fields("linalg_qr", ["Q", "R"])
@@ -49,7 +50,7 @@ histogram = _fields("histogram", ["hist", "bin_edges"])
 histogramdd = _fields("histogramdd", ["hist", "bin_edges"])
 
 __all__ = ["max", "min", "sort", "topk", "linalg_inv_ex", "linalg_slogdet", "slogdet",
-           "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_svd", "svd", "linalg_qr", "qr",
+           "linalg_cholesky_ex", "triangular_solve", "linalg_eigh", "linalg_eig", "linalg_svd", "svd", "linalg_qr", "qr",
            "linalg_lstsq", "linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "lu_unpack",
            "linalg_solve_ex", "geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor",
            "frexp", "histogram", "histogramdd"]

@@ -20,6 +20,10 @@ void ops::check_lapack_dtype(const char* op, const Tensor& a) {
   ops::check_defined(a, op);
   EMBER_CHECK(!is_half(a.dtype()), Error, op, ": Low precision dtypes not supported. Got ",
               torch_type_name(a.dtype()));  // torch's words; cast with .float() first
+  EMBER_CHECK(!is_complex(a.dtype()), Error, op,
+              ": ember's LAPACK-backed linear algebra takes float32 and float64 matrices; "
+              "complex ones (",
+              torch_type_name(a.dtype()), ") are not supported yet (linalg.eig/eigvals are)");
   EMBER_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, Error, op,
               ": Expected a floating point or complex tensor as input. Got ",
               torch_type_name(a.dtype()));

@@ -44,6 +44,13 @@ void lu_det(DType dt, int64_t batch, int64_t n, const void* lu, const int32_t* i
 void syevd_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, int32_t* info,
                    bool vectors, bool lower);
 
+// General eigendecomposition (geev) of each n x n A_i (column-major, destroyed), for float32,
+// float64, complex64 or complex128 A: w (n per matrix) the eigenvalues in LAPACK's order and,
+// when v is given, the right eigenvectors as its columns (n x n, column-major), each of unit
+// 2-norm with its largest component real. w and v are complex64 for float32/complex64 A,
+// complex128 otherwise. info[i] > 0: the QR iteration did not converge.
+void geev_batched(DType dt, int64_t batch, int64_t n, void* a, void* w, void* v, int32_t* info);
+
 // SVD (gesdd) of each m x n A_i (destroyed): s (k = min(m, n) per matrix, descending), and,
 // when u and vt are given, U (m x ucols) and V^T (vtrows x n) with ucols = vtrows = k, or m and
 // n with `full`. info[i] > 0: no convergence.
