@@ -70,6 +70,27 @@ bool pow_as_unary(const Fusable& f, kernels::UnaryOp* u) {
 }
 
 namespace {
+// A scalar as ops::store_scalar stored it in a float dtype, read back as a double.
+double stored_value(DType dt, const char* buf) {
+  return dt == DType::Float32 ? double(*reinterpret_cast<const float*>(buf))
+                              : *reinterpret_cast<const double*>(buf);
+}
+}  // namespace
+
+// graph.h
+bool scalar_pow_replayable(const Fusable& f, DType dt) {
+  if (f.kind != Fusable::Kind::BinaryScalar || f.op != int(kernels::BinaryOp::Pow)) return true;
+  if (f.reflected || f.scalar.is_complex() || (dt != DType::Float32 && dt != DType::Float64))
+    return false;
+  kernels::UnaryOp u;
+  if (pow_as_unary(f, &u)) return true;
+  alignas(16) char buf[16];
+  ops::store_scalar(dt, f.scalar, buf);
+  const double c = stored_value(dt, buf);
+  return c == 2.0 || c == -1.0;
+}
+
+namespace {
 
 bool float_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
@@ -243,6 +264,7 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
       !float_dtype(o.dtype))
     return false;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return false;
+  if (!scalar_pow_replayable(f, o.dtype)) return false;
   int full = 0;
   for (int s : st.in) {
     const bool one = f.kind == Fusable::Kind::Binary && s >= 0 &&
@@ -298,8 +320,7 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
     } else if (f.kind == Fusable::Kind::BinaryScalar) {
       ins.reflected = f.reflected;
       ops::store_scalar(p->dt, f.scalar, ins.scalar);
-      const double c = p->dt == DType::Float32 ? double(*reinterpret_cast<float*>(ins.scalar))
-                                               : *reinterpret_cast<double*>(ins.scalar);
+      const double c = stored_value(p->dt, ins.scalar);
       if (f.op == int(kernels::BinaryOp::Pow) && !f.reflected && (c == 2.0 || c == -1.0)) {
         // x ** 2 with an integer (or rounded-to-2) exponent: kernels::binary's pow runs the
         // Square/Reciprocal kernel when the exponent, in the dtype, is 2 or -1; so here.
