@@ -23,6 +23,10 @@ namespace ember::capture {
 
 namespace {
 constexpr int64_t kBlock = 1024;  // elements per register block: 4 or 8 KB, L1-resident
+// Bytes between two scratch registers: a block plus two cache lines, so that an instruction's
+// operand and result are not 4 KB apart (loads then wait on unrelated stores: "4K aliasing").
+constexpr int64_t kRegPad = 128;
+int64_t reg_bytes(int64_t isz) { return kBlock * isz + kRegPad; }
 }
 
 struct FusedProgram {
@@ -66,6 +70,27 @@ bool pow_as_unary(const Fusable& f, kernels::UnaryOp* u) {
 }
 
 namespace {
+// A scalar as ops::store_scalar stored it in a float dtype, read back as a double.
+double stored_value(DType dt, const char* buf) {
+  return dt == DType::Float32 ? double(*reinterpret_cast<const float*>(buf))
+                              : *reinterpret_cast<const double*>(buf);
+}
+}  // namespace
+
+// graph.h
+bool scalar_pow_replayable(const Fusable& f, DType dt) {
+  if (f.kind != Fusable::Kind::BinaryScalar || f.op != int(kernels::BinaryOp::Pow)) return true;
+  if (f.reflected || f.scalar.is_complex() || (dt != DType::Float32 && dt != DType::Float64))
+    return false;
+  kernels::UnaryOp u;
+  if (pow_as_unary(f, &u)) return true;
+  alignas(16) char buf[16];
+  ops::store_scalar(dt, f.scalar, buf);
+  const double c = stored_value(dt, buf);
+  return c == 2.0 || c == -1.0;
+}
+
+namespace {
 
 bool float_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
@@ -83,7 +108,7 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
   const size_t nin = p.in_slots.size();
   for (size_t r = 0; r < reg.size(); ++r)
     reg[r] = base[r] ? base[r] + (r < nin && p.bcast[r] ? 0 : b * isz)
-                     : scratch + int64_t(r) * kBlock * isz;
+                     : scratch + int64_t(r) * reg_bytes(isz);
   for (size_t i = 0; i < p.code.size(); ++i) {
     const FusedProgram::Instr& ins = p.code[i];
     char* out = reg[nin + i];
@@ -166,7 +191,7 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
   Suspend quiet;
   if (!p.reduce) {
     kernels::parallel_for(0, p.numel, kernels::kGrain, [&](int64_t b0, int64_t e0) {
-      char* scratch = thread_scratch(0, size_t(nreg * kBlock * isz));
+      char* scratch = thread_scratch(0, size_t(int64_t(nreg) * reg_bytes(isz)));
       std::vector<char*> reg(nreg);
       for (int64_t b = b0; b < e0; b += kBlock)
         run_block(p, b, std::min(kBlock, e0 - b), reg, base, scratch);
@@ -179,7 +204,7 @@ void run_fused(FusedProgram& p, std::vector<Tensor>& v) {
       std::max<int64_t>(1, (p.numel + kernels::kReduceBlock - 1) / kernels::kReduceBlock);
   std::vector<double> part(static_cast<size_t>(nb));
   kernels::parallel_for(0, nb, 1, [&](int64_t k0, int64_t k1) {
-    char* scratch = thread_scratch(0, size_t(nreg * kBlock * isz));
+    char* scratch = thread_scratch(0, size_t(int64_t(nreg) * reg_bytes(isz)));
     char* last = base[size_t(rr)]
                      ? nullptr
                      : thread_scratch(1, size_t(std::min(kernels::kReduceBlock, p.numel) * isz));
@@ -239,6 +264,7 @@ bool step_fits(const Graph& g, const Step& st, Dims* shape, DType* dt) {
       !float_dtype(o.dtype))
     return false;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return false;
+  if (!scalar_pow_replayable(f, o.dtype)) return false;
   int full = 0;
   for (int s : st.in) {
     const bool one = f.kind == Fusable::Kind::Binary && s >= 0 &&
@@ -294,6 +320,23 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
     } else if (f.kind == Fusable::Kind::BinaryScalar) {
       ins.reflected = f.reflected;
       ops::store_scalar(p->dt, f.scalar, ins.scalar);
+      const double c = stored_value(p->dt, ins.scalar);
+      if (f.op == int(kernels::BinaryOp::Pow) && !f.reflected && (c == 2.0 || c == -1.0)) {
+        // x ** 2 with an integer (or rounded-to-2) exponent: kernels::binary's pow runs the
+        // Square/Reciprocal kernel when the exponent, in the dtype, is 2 or -1; so here.
+        ins.kind = Fusable::Kind::Unary;
+        ins.op = int(c == 2.0 ? kernels::UnaryOp::Square : kernels::UnaryOp::Reciprocal);
+      }
+    }
+    // Note [Square as a multiply]: eager's x ** 2 runs the scalar Square loop (x * x per
+    // element); the SIMD multiply of x by itself rounds each product once too, so it gives the
+    // same bits at several times the speed (it was 13% of the sin/cos chain's time).
+    if (ins.kind == Fusable::Kind::Unary && ins.op == int(kernels::UnaryOp::Square) &&
+        kernels::simd_binary_enabled(kernels::BinaryOp::Mul, 1.0)) {
+      ins.kind = Fusable::Kind::Binary;
+      ins.op = int(kernels::BinaryOp::Mul);
+      ins.alpha = 1.0;
+      ins.b = ins.a;
     }
     ins.simd =
         ins.kind == Fusable::Kind::Unary

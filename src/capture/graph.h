@@ -107,6 +107,12 @@ void optimize(Graph& g);
 // x ** 2, x ** 0.5, x ** -1 (a float exponent) run as one unary kernel in eager
 // (pow_as_unary in src/ops/elementwise.cpp): fused chains and kernel steps do the same.
 bool pow_as_unary(const Fusable& f, kernels::UnaryOp* u);
+// Note [Scalar pow in a replay]: a `tensor ** scalar` step that fused chains and kernel steps
+// may run as a kernel call: one whose exponent, in `dt`, is 2 or -1 (the Square/Reciprocal
+// kernel both the ops layer and kernels::binary pick), or that pow_as_unary maps. Every other
+// scalar pow (3, -2, -0.5, 1.7, `2 ** x`, ...) runs as its op, whose choice of kernel (std::pow,
+// products, rsqrt) the replay then cannot get wrong. Other steps: true.
+bool scalar_pow_replayable(const Fusable& f, DType dt);
 void plan_kernels(Graph& g);
 void share_views(Graph& g);  // called by optimize before fusion
 bool run_kernel(KernelStep& k, std::vector<Tensor>& v, std::vector<Tensor>& buffers,

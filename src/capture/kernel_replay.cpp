@@ -96,6 +96,7 @@ std::shared_ptr<KernelStep> candidate(const Graph& g, const Step& st) {
   if (f.kind != Fusable::Kind::Fill && !float_dt(o.dtype)) return nullptr;
   if (f.inplace != (st.out[0] == st.in[0])) return nullptr;
   if (f.kind == Fusable::Kind::BinaryScalar && f.scalar.is_complex()) return nullptr;
+  if (!scalar_pow_replayable(f, o.dtype)) return nullptr;
   auto k = std::make_shared<KernelStep>();
   k->f = f;
   k->dt = o.dtype;

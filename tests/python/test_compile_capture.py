@@ -313,6 +313,35 @@ def test_fused_chain_and_reduction_bit_identical(n, dtype):
     assert names[:2] == ["fused[sin,pow,exp,mul,sub,abs,add,pow,div,sum]", "fused[sub,mean]"], names
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [2, 2.0, -1, -1.0, 2.0000001, 0.5, 3, -2, -0.5, 1.7])
+def test_fused_pow_bit_identical(exponent, dtype):
+    # A chain's x ** 2 runs as the SIMD x * x and x ** -1 as 1 / x (Note [Square as a
+    # multiply]): the exponent as a Python int, a float, and one that rounds to 2 in float32
+    # (eager's pow kernel then squares too). Any other exponent runs as its op (Note [Scalar
+    # pow in a replay]), whatever kernel eager picks for it. Values with NaN, infinities,
+    # signed zeros, subnormals and values whose square overflows.
+    special = [0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-40, -1e-300, 3e38, -1e200]
+    x = ember.cat([_x(3000, dtype=dtype), ember.tensor(special, dtype=getattr(ember, dtype))])
+
+    def f(x):
+        z = (x.cos() + x) ** exponent
+        w = (x.sin() - 1)
+        w.pow_(exponent)  # in place: a kernel step when the exponent is one the replay maps
+        return z.sum(), z * 1.5, w, (2 ** x.cos()).sum()
+    cf = ember.compile(f)
+    cf(x)
+    _bits(cf(x), f(x))
+    cf(x)
+    _bits(cf(x), f(x))
+    names = ember.compile.explain(cf).ops_per_graph[0]
+    c = float(np.array(exponent, dtype=dtype))
+    if c in (2.0, -1.0) or exponent == 0.5:
+        assert names[0].startswith("fused[cos,add,pow,"), names
+    else:
+        assert names[:2] == ["fused[cos,add]", "pow"], names
+
+
 def test_fusion_stops_at_autograd():
     x = _x(50).requires_grad_(True)
 
