@@ -1,6 +1,6 @@
 """Module backward hooks (register_full_backward_hook / register_full_backward_pre_hook), as
 torch's; and the deprecated register_backward_hook, a hook on the node of the first output
-(call_with_node_hooks). The full hooks: a call of a module that has any wraps its tensor inputs and its tensor outputs in two
+(_hook_first_output_node). The full hooks: a call of a module that has any wraps its tensor inputs and its tensor outputs in two
 identity autograd Functions. Backward reaches the outputs' Function first: it records the
 gradients of the outputs (grad_output), after the pre-hooks may replace them. It then reaches
 the inputs' Function with the gradients of the inputs (grad_input): the hooks run there, with
@@ -47,14 +47,14 @@ class _Call:
         self.inputs_wrapped = False
 
     def run_pre_hooks(self, grads):
-        for hook in list(self.module._backward_pre_hooks.values()):
+        for hook in self.module._all_backward_pre_hooks():
             res = hook(self.module, grads)
             if res is not None:
                 grads = _check_count(res, grads, hook, "gradients")
         return grads
 
     def run_hooks(self, grad_input):
-        for hook in list(self.module._full_backward_hooks().values()):
+        for hook in self.module._backward_hooks_of_kind(True):
             res = hook(self.module, grad_input, self.grad_output)
             if res is not None:
                 grad_input = _check_count(res, grad_input, hook, "gradients")
@@ -77,7 +77,7 @@ class _OutputsHook(_Identity):
         call = ctx.call
         grads = call.run_pre_hooks(tuple(grads))
         call.grad_output = grads
-        if not call.inputs_wrapped and call.module._full_backward_hooks():
+        if not call.inputs_wrapped and call.module._backward_hooks_of_kind(True):
             warnings.warn("Full backward hook is firing when gradients are computed with respect "
                           "to module outputs since no inputs require gradients. See "
                           "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
@@ -103,12 +103,23 @@ class _InputsHook(_Identity):
 
 
 def call_with_backward_hooks(module, args, kwargs, run):
-    """module's forward (`run(args, kwargs)`) with its inputs and outputs hooked for backward."""
-    if module._is_full_backward_hook is False:
-        return _call_with_node_hooks(module, args, kwargs, run)
+    """module's forward (`run(args, kwargs)`) with its inputs and outputs hooked for backward
+    (full hooks and pre-hooks, global ones first), then the old-kind hooks on the node of the
+    first output."""
+    full, old = module._backward_hooks_of_kind(True), module._backward_hooks_of_kind(False)
+    if full or module._all_backward_pre_hooks():
+        result = _call_wrapped(module, args, kwargs, run, bool(full))
+    else:
+        result = run(args, kwargs)
+    if old:
+        _hook_first_output_node(module, args, result, old)
+    return result
+
+
+def _call_wrapped(module, args, kwargs, run, wrap_inputs):
     inputs = _tensors(args)
     call = _Call(module, len(inputs))
-    if any(t.requires_grad for t in inputs) and module._backward_hooks:
+    if wrap_inputs and any(t.requires_grad for t in inputs):
         call.inputs_wrapped = True
         call.input_meta = [(t.requires_grad, t.shape, t.dtype) for t in inputs]
         wrapped = iter(_InputsHook.apply(call, *[t for t in inputs if t.requires_grad]))
@@ -131,24 +142,14 @@ def _first_tensor(value):
     return value
 
 
-def _call_with_node_hooks(module, args, kwargs, run):
-    """register_backward_hook's hooks on the node of the first output, with the full
-    backward pre-hooks (if any) as usual, and torch's deprecation warnings."""
-    if module._backward_pre_hooks:
-        saved = module.__dict__["_is_full_backward_hook"]
-        module.__dict__["_is_full_backward_hook"] = True  # the wrapper runs pre-hooks only
-        try:
-            result = call_with_backward_hooks(module, args, kwargs, run)
-        finally:
-            module.__dict__["_is_full_backward_hook"] = saved
-    else:
-        result = run(args, kwargs)
+def _hook_first_output_node(module, args, result, hooks):
+    """register_backward_hook's hooks (global, then the module's) on the node of the first
+    output, with torch's deprecation warnings."""
     grad_fn = _first_tensor(result).grad_fn
-    if grad_fn is not None and module._backward_hooks:
-        for hook in list(module._backward_hooks.values()):
+    if grad_fn is not None:
+        for hook in hooks:
             grad_fn.register_hook(lambda gin, gout, hook=hook: hook(module, gin, gout))
         _warn_old_hook(args, result, grad_fn)
-    return result
 
 
 def _warn_old_hook(inputs, result, grad_fn):

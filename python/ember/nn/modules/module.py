@@ -16,8 +16,20 @@ from ..._grad_mode import no_grad
 from ..._zero_grad import zero_grads
 from ..parameter import Parameter, Buffer
 from ._hook_handles import add_hook
+from . import _global_hooks as _gh
+from ._global_hooks import (  # noqa: F401  (torch.nn.modules.module's names)
+    _global_backward_hooks as _gb, _global_backward_pre_hooks as _gbp,
+    _global_forward_hooks as _gf, _global_forward_pre_hooks as _gfp,
+    register_module_backward_hook, register_module_buffer_registration_hook,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook)
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_backward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_parameter_registration_hook",
+           "register_module_module_registration_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -111,7 +123,7 @@ class Module:
     def __call__(self, *args, **kwargs):
         if self._compiled_call_impl is None and not (
                 self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _gfp or _gf or _gb or _gbp):
             return self.forward(*args, **kwargs)
         if self._compiled_call_impl is not None:
             return self._compiled_call_impl(*args, **kwargs)
@@ -119,15 +131,20 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         """The call without compile(): forward with the module's hooks."""
-        if self._backward_hooks or self._backward_pre_hooks:
+        if self._backward_hooks or self._backward_pre_hooks or _gb or _gbp:
             from ._backward_hooks import call_with_backward_hooks
             return call_with_backward_hooks(
                 self, args, kwargs, lambda a, k: self._call_with_hooks(a, k))
         return self._call_with_hooks(args, kwargs)
 
-    def _full_backward_hooks(self):
-        """The hooks register_full_backward_hook added (none when they are the old kind)."""
-        return self._backward_hooks if self._is_full_backward_hook is not False else {}
+    def _backward_hooks_of_kind(self, full):
+        """The global hooks then this module's, of the full kind or of the old (torch's order)."""
+        hooks = list(_gb.values()) if _gh._global_is_full_backward_hook[0] is full else []
+        return hooks + (list(self._backward_hooks.values())
+                        if self._is_full_backward_hook is full else [])
+
+    def _all_backward_pre_hooks(self):
+        return list(_gbp.values()) + list(self._backward_pre_hooks.values())
 
     def compile(self, *args, **kwargs):
         """Calls of this module run through ember.compile(self._call_impl, *args, **kwargs)
@@ -136,6 +153,10 @@ class Module:
         self.__dict__["_compiled_call_impl"] = _compile(self._call_impl, *args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
+        for hook in list(_gfp.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -149,6 +170,13 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         result = self.forward(*args, **kwargs)
+        for hook_id, hook in list(_gf.items()):
+            if hook_id in _gh._global_forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, result)
@@ -236,7 +264,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(ember Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _gh.registered(_gh._global_buffer_registration_hooks, self, name,
+                                             tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -258,7 +287,8 @@ class Module:
                              "as a function of another Tensor, compute the value in "
                              "the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _gh.registered(_gh._global_parameter_registration_hooks,
+                                                    self, name, param)
 
     def add_module(self, name, module):
         """Adds a child module under `name` (None reserves the name)."""
@@ -272,7 +302,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _gh.registered(_gh._global_module_registration_hooks, self, name,
+                                             module)
 
     def register_module(self, name, module):
         self.add_module(name, module)
@@ -317,13 +348,13 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _gh.registered(_gh._global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _gh.registered(_gh._global_module_registration_hooks, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
