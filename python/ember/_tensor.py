@@ -2,7 +2,7 @@
 elements lives in C++ (ember._C); this file holds no math."""
 from . import _C, _memory_format
 from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES
-from ._dtype import float32, float64, int64, int32, uint8
+from ._dtype import float32, float64, int64, int32, int16, int8, uint8
 from ._dtype import bool as _bool
 from ._dtype import PlannedDtype, check_supported, bfloat16, float16, complex64, complex128
 from ._printing import tensor_repr
@@ -156,6 +156,10 @@ _CAST_EXAMPLES = {
              "tensor([ 1, -2])"),
     "int": (">>> ember.tensor([1.7, -2.7]).int()\n"
             "tensor([ 1, -2], dtype=ember.int32)"),
+    "short": (">>> ember.tensor([1.7, -32768.0]).short()\n"
+              "tensor([     1, -32768], dtype=ember.int16)"),
+    "char": (">>> ember.tensor([1.7, -128.0]).char()\n"
+             "tensor([   1, -128], dtype=ember.int8)"),
     "byte": (">>> ember.tensor([1.0, 255.0]).byte()\n"
              "tensor([  1, 255], dtype=ember.uint8)"),
     "bool": (">>> ember.tensor([0.0, 0.5]).bool()\n"
@@ -333,6 +337,8 @@ _METHODS = {
     "cdouble": _cast(complex128, "cdouble"),
     "long": _cast(int64, "long"),
     "int": _cast(int32, "int"),
+    "short": _cast(int16, "short"),
+    "char": _cast(int8, "char"),
     "byte": _cast(uint8, "byte"),
     "bool": _cast(_bool, "bool"),
     "half": _cast(float16, "half"),
