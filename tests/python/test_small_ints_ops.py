@@ -368,3 +368,22 @@ def test_functional_ops_refuse_or_match(name):
     assert "softmax" in got
     with pytest.raises(TypeError, match="linear: expected input and weight to have the same dtype"):
         ember.nn.Linear(3, 2)(xe)
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_sparse_coo_of_small_ints(name):
+    xe, xt = full_range(name, (4, 5), 9)
+    xe, xt = xe * (xe > 0), xt * (xt > 0)  # about half zeros
+    se, st = xe.to_sparse(), xt.to_sparse()
+    assert se.dtype == getattr(ember, name)
+    assert_same(se.to_dense(), st.to_dense())
+    assert_same((se + se).to_dense(), (st + st).to_dense())  # wraps as torch
+    assert_same(ember.sparse.sum(se), torch.sparse.sum(st))
+    assert_same(ember.sparse.mm(se, xe.t()), torch.sparse.mm(st, xt.t()))
+    ie = ember.tensor([[0, 0, 1]])
+    ve = ember.tensor([EDGES[name][-1], 1, 5], dtype=getattr(ember, name))
+    it, vt = torch.tensor([[0, 0, 1]]), torch.tensor([EDGES[name][-1], 1, 5], dtype=getattr(torch, name))
+    assert_same(ember.sparse_coo_tensor(ie, ve, (3,)).coalesce().to_dense(),
+                torch.sparse_coo_tensor(it, vt, (3,)).coalesce().to_dense())
+    i32 = ember.tensor([[0, 3], [4, 0]], dtype=ember.int32).to_sparse()
+    assert (i32 + i32).dtype == ember.int32 and (i32 - i32).dtype == ember.int32  # was float32
