@@ -303,3 +303,55 @@ def test_int8_quantized_weights_dequantize():
     t = torch.from_numpy(q).to(torch.float32) * torch.from_numpy(scale)
     assert_same(e, t)
     assert_same(ember.from_numpy(q) * ember.from_numpy(scale), torch.from_numpy(q) * torch.from_numpy(scale))
+
+
+# ---- view(dtype): the same bytes as another dtype ----------------------------------------------
+
+VIEWS = {
+    "float_as_int16": lambda m: m.arange(6.0).view(2, 3).view(m.int16),
+    "int16_as_int8": lambda m: m.tensor([[1, -2], [300, -32768]], dtype=m.int16).view(m.int8),
+    "int8_as_int16": lambda m: m.arange(-4, 4, dtype=m.int8).view(2, 4).view(m.int16),
+    "half_bits": lambda m: m.tensor([1.5, -0.1, 65504.0], dtype=m.float16).view(m.int16),
+    "bits_to_half": lambda m: m.tensor([15872, -1], dtype=m.int16).view(m.float16).float(),
+    "uint8_as_int8": lambda m: m.tensor([200, 5], dtype=m.uint8).view(m.int8),
+    "same_size_strided": lambda m: m.arange(6.0).view(2, 3).t().view(m.int32),
+    "sliced_rows": lambda m: m.arange(16, dtype=m.int8).view(4, 4)[1:3].view(m.int16),
+    "zero_d_same_size": lambda m: m.tensor(2.5).view(m.int32),
+    "empty": lambda m: m.zeros(0, 4, dtype=m.int8).view(m.int32),
+}
+VIEW_ERRORS = {
+    "size": lambda m: m.arange(6, dtype=m.int8).view(2, 3).view(m.int16),
+    "stride_last": lambda m: m.arange(6, dtype=m.int8).view(2, 3).t().view(m.int16),
+    "stride_row": lambda m: m.arange(6, dtype=m.int8).view(2, 3)[:, :2].view(m.int16),
+    "offset": lambda m: m.arange(6, dtype=m.int8).view(2, 3)[:, 1:].view(m.int16),
+    "zero_d": lambda m: m.tensor(3, dtype=m.int16).view(m.int8),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VIEWS))
+def test_view_as_another_dtype(case):
+    e, t = VIEWS[case](ember), VIEWS[case](torch)
+    assert_same(e, t)
+    if e.dtype != ember.float32:
+        assert e.stride() == t.stride() and e.storage_offset() == t.storage_offset()
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_ERRORS))
+def test_view_as_another_dtype_errors_as_torch(case):
+    with pytest.raises(RuntimeError) as te:
+        VIEW_ERRORS[case](torch)
+    with pytest.raises(RuntimeError) as ee:
+        VIEW_ERRORS[case](ember)
+    assert str(ee.value) == "view: " + str(te.value)
+
+
+def test_view_as_another_dtype_shares_memory_and_has_no_grad():
+    x = ember.zeros(4, dtype=ember.int16)
+    v = x.view(ember.int8)
+    v[0], v[1] = 1, 1
+    assert x[0].item() == 257 and x._version == v._version
+    w = ember.ones(2, requires_grad=True).view(ember.int32)
+    assert not w.requires_grad and w.tolist() == [1065353216] * 2
+    with pytest.raises(NotImplementedError, match="view: ember does not implement dtype ember.uint16"):
+        ember.ones(2).view(ember.uint16)
+    assert x.view(-1).shape == (4,) and x.view(2, 2).shape == (2, 2) and x.view((4, 1)).shape == (4, 1)
