@@ -387,3 +387,27 @@ def test_sparse_coo_of_small_ints(name):
                 torch.sparse_coo_tensor(it, vt, (3,)).coalesce().to_dense())
     i32 = ember.tensor([[0, 3], [4, 0]], dtype=ember.int32).to_sparse()
     assert (i32 + i32).dtype == ember.int32 and (i32 - i32).dtype == ember.int32  # was float32
+
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int8", "int16"])
+def test_long_rows_sort_stably_as_torch(name):
+    """Rows long enough for the counting sort (1- and 2-byte integers): values and stable indices,
+    both directions, along a non-contiguous dim, and topk (which keeps the comparison sort)."""
+    n = 20000 if name == "int16" else 600
+    rng = np.random.default_rng(10)
+    if name == "bool":
+        a = rng.random((3, n)) < 0.5
+    else:
+        info = np.iinfo(name)
+        a = rng.integers(info.min, info.max + 1, size=(3, n)).astype(name)
+        a[0, :50] = a[0, 0]  # a run of ties
+    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    for desc in (False, True):
+        assert_same(tuple(ember.sort(e, dim=1, descending=desc, stable=True)),
+                    tuple(torch.sort(t, dim=1, descending=desc, stable=True)))
+        assert_same(tuple(ember.sort(e.t(), dim=0, descending=desc, stable=True)),
+                    tuple(torch.sort(t.t(), dim=0, descending=desc, stable=True)))
+        assert_same(ember.argsort(e[1], descending=desc, stable=True),
+                    torch.argsort(t[1], descending=desc, stable=True))
+    assert_same(ember.topk(e[2].to(ember.int64), 5)[0], torch.topk(t[2].to(torch.int64), 5)[0])
+    assert_same(ember.unique(e), torch.unique(t))
