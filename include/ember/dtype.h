@@ -11,11 +11,12 @@
 namespace ember {
 
 // Ordered by promotion rank inside each category (bool < integers < floats < complex), except
-// the two 16-bit floats, which came last (promote_types places them below float32).
+// the two 16-bit floats, which came last (promote_types places them below float32), and uint8,
+// which ranks below int16 but beside int8 (together they need int16, as torch).
 //
-// Note [Adding a dtype] (complex64/complex128 were the first; bfloat16/float16 followed the
-// same steps, with visit_dtype_with_half and visit_half, and kernels/cpu/half.h converting
-// blocks to float32 for the elementwise kernels):
+// Note [Adding a dtype] (complex64/complex128 first, then bfloat16/float16 with visit_half and
+// kernels/cpu/half.h; int8/int16, new members of an old family, skipped 2-3: visit_dtype lists
+// them, and only hand dispatches -- switch (dt), sizeof(T) tricks, tables -- needed them):
 //  1. the enum value (after the last one of its category), its itemsize and name in
 //     dtype.cpp, its category below, promote_types/can_cast if the category is new;
 //  2. NOT in visit_dtype: visit_dtype instantiates its lambda for every type it lists, and
@@ -31,6 +32,8 @@ namespace ember {
 enum class DType : uint8_t {
   Bool,
   UInt8,
+  Int8,
+  Int16,
   Int32,
   Int64,
   Float32,
@@ -40,7 +43,7 @@ enum class DType : uint8_t {
   BFloat16,
   Float16
 };
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 12;
 
 using complex64_t = std::complex<float>;
 using complex128_t = std::complex<double>;
@@ -56,8 +59,8 @@ inline bool is_floating(DType t) { return t == DType::Float32 || t == DType::Flo
 inline bool is_half(DType t) { return t == DType::BFloat16 || t == DType::Float16; }
 inline bool is_floating_point(DType t) { return is_floating(t) || is_half(t); }
 inline bool is_integral(DType t, bool include_bool) {
-  return t == DType::UInt8 || t == DType::Int32 || t == DType::Int64 ||
-         (include_bool && t == DType::Bool);
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
+         t == DType::Int64 || (include_bool && t == DType::Bool);
 }
 inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
 // 0 = bool, 1 = integer, 2 = floating, 3 = complex: promotion compares categories first.
@@ -99,6 +102,14 @@ struct dtype_of<bool> {
 template <>
 struct dtype_of<uint8_t> {
   static constexpr DType value = DType::UInt8;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr DType value = DType::Int16;
 };
 template <>
 struct dtype_of<int32_t> {
@@ -158,6 +169,8 @@ decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
     case DType::Bool: return f.template operator()<bool>();
     case DType::UInt8: return f.template operator()<uint8_t>();
+    case DType::Int8: return f.template operator()<int8_t>();
+    case DType::Int16: return f.template operator()<int16_t>();
     case DType::Int32: return f.template operator()<int32_t>();
     case DType::Int64: return f.template operator()<int64_t>();
     case DType::Float32: return f.template operator()<float>();

@@ -125,6 +125,8 @@ NB_MODULE(_C, m) {
   nb::enum_<DType>(m, "dtype", py::docstring("dtype"))
       .value("bool", DType::Bool)
       .value("uint8", DType::UInt8)
+      .value("int8", DType::Int8)
+      .value("int16", DType::Int16)
       .value("int32", DType::Int32)
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)

@@ -13,6 +13,8 @@ nb::dlpack::dtype to_dl(DType d) {
   switch (d) {
     case DType::Bool: return nb::dtype<bool>();
     case DType::UInt8: return nb::dtype<uint8_t>();
+    case DType::Int8: return nb::dtype<int8_t>();
+    case DType::Int16: return nb::dtype<int16_t>();
     case DType::Int32: return nb::dtype<int32_t>();
     case DType::Int64: return nb::dtype<int64_t>();
     case DType::Float32: return nb::dtype<float>();
@@ -28,6 +30,8 @@ nb::dlpack::dtype to_dl(DType d) {
 DType from_dl(nb::dlpack::dtype d) {
   if (d == nb::dtype<bool>()) return DType::Bool;
   if (d == nb::dtype<uint8_t>()) return DType::UInt8;
+  if (d == nb::dtype<int8_t>()) return DType::Int8;
+  if (d == nb::dtype<int16_t>()) return DType::Int16;
   if (d == nb::dtype<int32_t>()) return DType::Int32;
   if (d == nb::dtype<int64_t>()) return DType::Int64;
   if (d == nb::dtype<float>()) return DType::Float32;
@@ -38,7 +42,8 @@ DType from_dl(nb::dlpack::dtype d) {
   if (d == to_dl(DType::BFloat16)) return DType::BFloat16;
   throw TypeError(
       detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
-                  " bits); ember supports bool, uint8, int32, int64, float16, bfloat16, "
+                  " bits); ember supports bool, uint8, int8, int16, int32, int64, float16, "
+                  "bfloat16, "
                   "float32, float64, complex64, complex128"));
 }
 

@@ -17,13 +17,16 @@ void bind_views(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def(
       "view",
-      [](const Tensor& t, nb::args s) {
-        if (s.size() == 1 && nb::isinstance<DType>(s[0])) {
-          // t.view(dtype) reinterprets bytes; not supported: say so instead of guessing.
-          throw NotImplementedError(
-              "view: reinterpreting a tensor as another dtype is not supported");
+      [](const Tensor& t, nb::args s) -> nb::object {
+        // a dtype, or a dtype ember only names (PlannedDtype: _view_dtype says so)
+        if (s.size() == 1 &&
+            (nb::isinstance<DType>(s[0]) ||
+             (!nb::isinstance<nb::int_>(s[0]) && !nb::isinstance<nb::tuple>(s[0]) &&
+              !nb::isinstance<nb::list>(s[0]) && nb::hasattr(s[0], "abbr")))) {
+          // t.view(dtype): the same bytes as another dtype, a view (geometry in _tensor.py)
+          return nb::module_::import_("ember._tensor").attr("_view_dtype")(t, s[0]);
         }
-        return view(t, shape_from_args(s, "view"));
+        return nb::cast(view(t, shape_from_args(s, "view")));
       },
       method_docstring("view"));
   cls.def(

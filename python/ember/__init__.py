@@ -4,10 +4,10 @@
     x = torch.randn(64, 1000)
 """
 from . import _C
-from ._dtype import (complex32, chalf, int8, int16, short, uint16, uint32,  # noqa: F401
-                     uint64)  # named only: _dtype.PlannedDtype
+from ._dtype import complex32, chalf, uint16, uint32, uint64  # noqa: F401  (_dtype.PlannedDtype)
 from ._dtype import complex64, cfloat, complex128, cdouble, bfloat16, float16, half  # noqa: F401
-from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, uint8, bool,
+from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, int16, short,
+                     int8, uint8, bool,
                      get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
 from ._device import get_default_device, set_default_device
@@ -15,8 +15,8 @@ from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn
                         arange, linspace, eye, empty_like, zeros_like, ones_like, full_like,
                         rand_like, randn_like, randint_like, from_numpy, from_dlpack, manual_seed,
                         initial_seed)
-from ._legacy_types import (FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor,
-                            BoolTensor, HalfTensor, BFloat16Tensor)
+from ._legacy_types import (FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor,
+                            CharTensor, ByteTensor, BoolTensor, HalfTensor, BFloat16Tensor)
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,

@@ -2,7 +2,7 @@
 copysign, heaviside, ...), composed from ember's C++ ops: no element loops here."""
 import builtins
 from . import _C, _creation
-from ._dtype import float32, float64, bool as _bool, bfloat16, float16
+from ._dtype import float32, float64, bool as _bool, bfloat16, float16, TORCH_TYPE_NAMES
 
 Tensor = _C.Tensor
 
@@ -49,9 +49,7 @@ def check_dims(fn, dim, ndim):
 
 
 def _dtype_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}[dt.name]
+    return TORCH_TYPE_NAMES[dt.name]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -350,7 +350,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad)
 
 
-_INT_RANGE = {"uint8": (-255, 255), "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+_INT_RANGE = {"uint8": (-255, 255), "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1),
+              "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
 
 
 def _check_fits(arr, dt):

@@ -8,17 +8,26 @@ float64 = double = dtype.float64
 int64 = long = dtype.int64
 int32 = int = dtype.int32
 uint8 = dtype.uint8
+int8 = dtype.int8
+int16 = short = dtype.int16
 bool = dtype.bool
 complex64 = cfloat = dtype.complex64
 complex128 = cdouble = dtype.complex128
 bfloat16 = dtype.bfloat16
 float16 = half = dtype.float16
 
-_PY_NAMES = {"bool": "bool", "uint8": "uint8", "int32": "int32", "int64": "int64",
+_PY_NAMES = {"bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16",
+             "int32": "int32", "int64": "int64",
              "float32": "float32", "float64": "float64", "complex64": "complex64",
              "complex128": "complex128", "bfloat16": "bfloat16", "float16": "float16"}
-_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8,
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4, "float64": 8,
              "complex64": 8, "complex128": 16, "bfloat16": 2, "float16": 2}
+# torch's C++ ScalarType names, as its "not implemented for 'Long'" errors and storage classes
+# (ShortStorage) spell them.
+TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                    "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double",
+                    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                    "bfloat16": "BFloat16", "float16": "Half"}
 _FLOATING = ("float32", "float64", "bfloat16", "float16")
 _TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _TO_COMPLEX = {"float32": "complex64", "float64": "complex128"}
@@ -61,7 +70,7 @@ dtype.to_complex = _to_complex
 
 
 class PlannedDtype:
-    """A dtype of torch's that ember does not implement yet (complex32, int8, int16, uint16, ...).
+    """A dtype of torch's that ember does not implement yet (complex32, uint16, uint32, uint64).
 
     The name exists so that programs that merely name it run. Making a tensor of one raises
     NotImplementedError saying so; nothing silently falls back to another dtype."""
@@ -85,7 +94,8 @@ class PlannedDtype:
 def unsupported(dt, op):
     """NotImplementedError for a tensor of a planned dtype, naming the op and the dtype."""
     return NotImplementedError(f"{op}: ember does not implement dtype {dt!r} yet; its tensors are "
-                               "bool, uint8, int32, int64, bfloat16, float16, float32, float64, "
+                               "bool, uint8, int8, int16, int32, int64, bfloat16, float16, float32, "
+                              "float64, "
                                "complex64 and complex128")
 
 
@@ -96,19 +106,17 @@ def check_supported(dt, op):
 
 
 complex32 = chalf = PlannedDtype("complex32", 4, "c")
-int8 = PlannedDtype("int8", 1, "i")
-int16 = short = PlannedDtype("int16", 2, "i")
 uint16 = PlannedDtype("uint16", 2, "u")
 uint32 = PlannedDtype("uint32", 4, "u")
 uint64 = PlannedDtype("uint64", 8, "u")
-PLANNED = ("complex32", "chalf", "int8", "int16", "short", "uint16",
-           "uint32", "uint64")
+PLANNED = ("complex32", "chalf", "uint16", "uint32", "uint64")
 
 
 # The legacy tensor-type names (torch.FloatTensor): the objects, which build tensors, are in
 # _legacy_types.py, above _creation; a dtype only needs their names here.
 LEGACY_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
-                int32: "IntTensor", uint8: "ByteTensor", bool: "BoolTensor",
+                int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor",
+                uint8: "ByteTensor", bool: "BoolTensor",
                 float16: "HalfTensor", bfloat16: "BFloat16Tensor"}
 _TYPE_NAMES = {f"{prefix}.{name}": dt for dt, name in LEGACY_NAMES.items()
                for prefix in ("ember", "torch")}

@@ -2,8 +2,8 @@
 `t.type(ember.FloatTensor)`, in isinstance checks, and called to build a tensor of that dtype.
 Above _creation, which builds them; _dtype knows only their names."""
 from ._creation import empty, tensor
-from ._dtype import (LEGACY_NAMES, LegacyTypeBase, bfloat16, bool, float16, float32, float64, int32,
-                     int64, uint8)
+from ._dtype import (LEGACY_NAMES, LegacyTypeBase, bfloat16, bool, float16, float32, float64, int8,
+                     int16, int32, int64, uint8)
 
 
 class LegacyType(LegacyTypeBase):
@@ -19,6 +19,8 @@ FloatTensor = LegacyType(LEGACY_NAMES[float32], float32)
 DoubleTensor = LegacyType(LEGACY_NAMES[float64], float64)
 LongTensor = LegacyType(LEGACY_NAMES[int64], int64)
 IntTensor = LegacyType(LEGACY_NAMES[int32], int32)
+ShortTensor = LegacyType(LEGACY_NAMES[int16], int16)
+CharTensor = LegacyType(LEGACY_NAMES[int8], int8)
 ByteTensor = LegacyType(LEGACY_NAMES[uint8], uint8)
 BoolTensor = LegacyType(LEGACY_NAMES[bool], bool)
 HalfTensor = LegacyType(LEGACY_NAMES[float16], float16)
@@ -40,6 +42,12 @@ tensor([1, 2])""",
     "IntTensor": """\
 >>> ember.IntTensor([1, 2])
 tensor([1, 2], dtype=ember.int32)""",
+    "ShortTensor": """\
+>>> ember.ShortTensor([-32768, 32767])
+tensor([-32768,  32767], dtype=ember.int16)""",
+    "CharTensor": """\
+>>> ember.CharTensor([-128, 127])
+tensor([-128,  127], dtype=ember.int8)""",
     "ByteTensor": """\
 >>> ember.ByteTensor([1, 2])
 tensor([1, 2], dtype=ember.uint8)""",
@@ -53,8 +61,8 @@ tensor([ True, False])""",
 >>> ember.BFloat16Tensor([1.5])
 tensor([1.5000], dtype=ember.bfloat16)""",
 }
-for _t in (FloatTensor, DoubleTensor, LongTensor, IntTensor, ByteTensor, BoolTensor, HalfTensor,
-           BFloat16Tensor):
+for _t in (FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
+           BoolTensor, HalfTensor, BFloat16Tensor):
     _t.__doc__ = (f"ember.{_t.name}(data) / ember.{_t.name}(*sizes): a tensor of dtype "
                   f"{_t.dtype} (torch's legacy type; also for isinstance and Tensor.type).\n\n"
                   + DOCS[_t.name])

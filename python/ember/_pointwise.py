@@ -5,7 +5,7 @@ function gets its Tensor method and, where torch has one, its in-place `_` form.
 import math
 
 from . import _C, _creation
-from ._dtype import float32, float64, int64, bfloat16, float16
+from ._dtype import float32, float64, int64, bfloat16, float16, TORCH_TYPE_NAMES
 
 Tensor = _C.Tensor
 _FLOATING = (float32, float64, bfloat16, float16)
@@ -31,8 +31,7 @@ def _floating_only(fn, *xs):
     """torch's float-only kernels refuse integer and bool tensors with NotImplementedError."""
     for x in xs:
         if isinstance(x, Tensor) and x.dtype not in _FLOATING:
-            name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool",
-                    "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[x.dtype.name]
+            name = TORCH_TYPE_NAMES[x.dtype.name]
             raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{name}\'')
 
 

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 from . import _C, _creation
 from ._comparison import check_dims
-from ._dtype import float32, float64, int64, bfloat16, float16
+from ._dtype import float32, float64, int64, bfloat16, float16, TORCH_TYPE_NAMES
 
 Tensor = _C.Tensor
 _FLOATING = (float32, float64, bfloat16, float16)
@@ -110,7 +110,7 @@ def logcumsumexp(input, dim, *, out=None):
     """
     d = _check("logcumsumexp", input, dim)
     if input.dtype not in _FLOATING:
-        name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[input.dtype.name]
+        name = TORCH_TYPE_NAMES[input.dtype.name]
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{name}\'')
     from ._pointwise import logaddexp
     x = (input if input.dim() else input.reshape(1)).movedim(d, -1)

@@ -9,7 +9,8 @@ from collections import namedtuple
 
 from . import _C, _creation
 from ._comparison import check_dims
-from ._dtype import float32, float64, int32, int64, bool as _bool, bfloat16, float16
+from ._dtype import (float32, float64, int32, int64, bool as _bool, bfloat16, float16,
+                     TORCH_TYPE_NAMES)
 
 Tensor = _C.Tensor
 _FLOATING = (float32, float64, bfloat16, float16)
@@ -407,7 +408,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     w = None
     if fweights is not None:
         _check_tensor(fweights, "cov", "fweights")
-        if fweights.dtype not in (int64, int32, _C.dtype.uint8) or fweights.dim() > 1 \
+        integral = not (fweights.dtype.is_floating_point or fweights.dtype.is_complex
+                        or fweights.dtype == _bool)
+        if not integral or fweights.dim() > 1 \
                 or fweights.numel() != obs:
             raise RuntimeError(f"cov(): expected fweights to be an integer 1-d tensor with {obs} "
                                f"elements, got dtype {fweights.dtype} and shape "
@@ -470,7 +473,7 @@ def bincount(input, weights=None, minlength=0):
     tensor([1, 2, 0, 1])
     """
     _check_tensor(input, "bincount")
-    if input.dim() != 1 or input.dtype not in (int64, int32, _C.dtype.uint8, _bool):
+    if input.dim() != 1 or (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs (got shape "
                            f"{tuple(input.shape)}, dtype {input.dtype})")
     if minlength < 0:
@@ -500,7 +503,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     """
     _check_tensor(input, "histc")
     if input.dtype not in _FLOATING:
-        name = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[input.dtype.name]
+        name = TORCH_TYPE_NAMES[input.dtype.name]
         raise NotImplementedError(f'"histogram_cpu" not implemented for \'{name}\'')
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")

@@ -11,7 +11,7 @@ import math
 import warnings
 
 from . import _C
-from ._dtype import to_dtype, uint8, float32, get_default_dtype
+from ._dtype import to_dtype, uint8, float32, get_default_dtype, TORCH_TYPE_NAMES
 
 Tensor = _C.Tensor
 
@@ -176,8 +176,7 @@ def _storage_type(self):
     >>> ember.tensor([1.0]).storage_type().__name__
     'FloatStorage'
     """
-    name = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "uint8": "Byte", "bool": "Bool"}.get(self.dtype.name, self.dtype.name.capitalize())
+    name = TORCH_TYPE_NAMES[self.dtype.name]
     if name not in _STORAGE_TYPES:
         _STORAGE_TYPES[name] = type(f"{name}Storage", (TypedStorage,), {"__module__": "ember"})
     return _STORAGE_TYPES[name]

@@ -1,8 +1,8 @@
 """Tensor methods that only shape arguments or format output. Anything that loops over
 elements lives in C++ (ember._C); this file holds no math."""
 from . import _C, _memory_format
-from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES
-from ._dtype import float32, float64, int64, int32, uint8
+from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES, TORCH_TYPE_NAMES
+from ._dtype import float32, float64, int64, int32, int16, int8, uint8
 from ._dtype import bool as _bool
 from ._dtype import PlannedDtype, check_supported, bfloat16, float16, complex64, complex128
 from ._printing import tensor_repr
@@ -156,6 +156,10 @@ _CAST_EXAMPLES = {
              "tensor([ 1, -2])"),
     "int": (">>> ember.tensor([1.7, -2.7]).int()\n"
             "tensor([ 1, -2], dtype=ember.int32)"),
+    "short": (">>> ember.tensor([1.7, -32768.0]).short()\n"
+              "tensor([     1, -32768], dtype=ember.int16)"),
+    "char": (">>> ember.tensor([1.7, -128.0]).char()\n"
+             "tensor([   1, -128], dtype=ember.int8)"),
     "byte": (">>> ember.tensor([1.0, 255.0]).byte()\n"
              "tensor([  1, 255], dtype=ember.uint8)"),
     "bool": (">>> ember.tensor([0.0, 0.5]).bool()\n"
@@ -165,6 +169,41 @@ _CAST_EXAMPLES = {
     "bfloat16": (">>> ember.tensor([1.0, 0.1]).bfloat16()\n"
                  "tensor([1.0000, 0.1001], dtype=ember.bfloat16)"),
 }
+
+
+def _view_dtype(self, dtype):
+    """t.view(dtype): the same bytes read as `dtype` (torch's view.dtype; the bindings' view calls
+    this for a dtype argument). Geometry only: a view of the storage with the last dim scaled by
+    the ratio of the element sizes; no gradient flows through it, as torch's."""
+    dtype = check_supported(dtype, "view")
+    old, new = self.element_size(), dtype.itemsize
+    shape, strides, offset = list(self.shape), list(self.stride()), self.storage_offset()
+    if old != new:
+        what = (f"to view {TORCH_TYPE_NAMES[self.dtype.name]} as {TORCH_TYPE_NAMES[dtype.name]} "
+                "(different element sizes)")
+        if not shape:
+            raise RuntimeError(f"view: self.dim() cannot be 0 {what}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"view: self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if new > old:
+            r = new // old
+            if shape[-1] % r:
+                raise RuntimeError(f"view: self.size(-1) must be divisible by {r} {what}, but got "
+                                   f"{shape[-1]}")
+            if offset % r:
+                raise RuntimeError(f"view: self.storage_offset() must be divisible by {r} {what}, "
+                                   f"but got {offset}")
+            for d, s in enumerate(strides[:-1]):
+                if s % r:
+                    raise RuntimeError(f"view: self.stride({d}) must be divisible by {r} {what}, "
+                                       f"but got {s}")
+            shape[-1] //= r
+            strides, offset = [s // r for s in strides[:-1]] + [1], offset // r
+        else:
+            r = old // new
+            shape[-1] *= r
+            strides, offset = [s * r for s in strides[:-1]] + [1], offset * r
+    return self._storage_view(dtype).as_strided(shape, strides, offset)
 
 
 def _cast(dt, name):
@@ -333,6 +372,8 @@ _METHODS = {
     "cdouble": _cast(complex128, "cdouble"),
     "long": _cast(int64, "long"),
     "int": _cast(int32, "int"),
+    "short": _cast(int16, "short"),
+    "char": _cast(int8, "char"),
     "byte": _cast(uint8, "byte"),
     "bool": _cast(_bool, "bool"),
     "half": _cast(float16, "half"),

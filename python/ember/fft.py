@@ -6,6 +6,7 @@ conjugates and out=; fftfreq / rfftfreq / fftshift / ifftshift compose arange an
 import operator
 
 from . import _C
+from ._dtype import TORCH_TYPE_NAMES
 from ._tensor import Tensor
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
@@ -14,9 +15,6 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 
 # norm -> (code of the forward transform, code of the inverse): 0 none, 1 1/sqrt(n), 2 1/n.
 _NORMS = {None: (0, 2), "backward": (0, 2), "forward": (2, 0), "ortho": (1, 1)}
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "uint8": "Byte",
-                "bool": "Bool"}
 
 
 def _ember():
@@ -25,7 +23,7 @@ def _ember():
 
 
 def _tname(dtype):
-    return _TORCH_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+    return TORCH_TYPE_NAMES.get(str(dtype).split(".")[-1], str(dtype))
 
 
 def _norm(norm, forward):

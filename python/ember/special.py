@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from . import _C
+from ._dtype import TORCH_TYPE_NAMES
 
 # name -> (signature, what it computes, example call, what the call prints): the text of
 # each generated function's docstring (the C++ op of each: _UNARY_AND_BINARY below).
@@ -285,8 +286,7 @@ def round(input, *, decimals=0, out=None):
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     if not input.dtype.is_floating_point:  # unlike torch.round, which returns integers as they are
-        name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool"}.get(input.dtype.name, input.dtype.name)
+        name = TORCH_TYPE_NAMES[input.dtype.name]
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
     if decimals == 0:

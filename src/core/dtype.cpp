@@ -8,24 +8,24 @@
 namespace ember {
 
 size_t itemsize(DType t) {
-  static constexpr size_t sizes[] = {1, 1, 4, 8, 4, 8, 8, 16, 2, 2};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 4, 8, 8, 16, 2, 2};
   static_assert(std::size(sizes) == kNumDTypes);
   return sizes[int(t)];
 }
 
 std::string_view dtype_name(DType t) {
-  static constexpr std::string_view names[] = {"bool",     "uint8",   "int32",     "int64",
-                                               "float32",  "float64", "complex64", "complex128",
-                                               "bfloat16", "float16"};
+  static constexpr std::string_view names[] = {"bool",      "uint8",      "int8",     "int16",
+                                               "int32",     "int64",      "float32",  "float64",
+                                               "complex64", "complex128", "bfloat16", "float16"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
 
 std::string_view torch_type_name(DType t) {
-  static constexpr std::string_view names[] = {"Bool",         "Byte",          "Int",
-                                               "Long",         "Float",         "Double",
-                                               "ComplexFloat", "ComplexDouble", "BFloat16",
-                                               "Half"};
+  static constexpr std::string_view names[] = {"Bool",          "Byte",     "Char",
+                                               "Short",         "Int",      "Long",
+                                               "Float",         "Double",   "ComplexFloat",
+                                               "ComplexDouble", "BFloat16", "Half"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
@@ -41,8 +41,11 @@ DType promote_types(DType a, DType b) {
   if (is_half(a) && is_half(b)) return DType::Float32;
   if (is_half(a)) return b;
   if (is_half(b)) return a;
-  // Same category: the wider one. uint8 with a signed type promotes to the signed type
-  // (int32/int64 already hold all of uint8), so the enum order is the answer.
+  // Same category: the wider one. uint8 with a wider signed type promotes to the signed type
+  // (int16/int32/int64 hold all of uint8), so the enum order is the answer, but uint8 with
+  // int8 needs int16 (neither holds the other), as torch.
+  if ((a == DType::UInt8 && b == DType::Int8) || (a == DType::Int8 && b == DType::UInt8))
+    return DType::Int16;
   return int(a) > int(b) ? a : b;
 }
 

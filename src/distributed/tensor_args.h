@@ -20,10 +20,11 @@ inline void check_tensor(const Tensor& t, const char* op, bool bytes_ok,
   EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what,
               ", got an undefined tensor");
   DType d = t.dtype();
-  bool ok = is_floating_point(d) || d == DType::Int32 || d == DType::Int64 ||
+  // int8 as torch's Gloo (its ScalarType list has Char, not Short)
+  bool ok = is_floating_point(d) || d == DType::Int8 || d == DType::Int32 || d == DType::Int64 ||
             (bytes_ok && (d == DType::Bool || d == DType::UInt8));
   EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d),
-              " (supported: float32, float64, bfloat16, float16, int32, int64",
+              " (supported: float32, float64, bfloat16, float16, int8, int32, int64",
               bytes_ok ? ", bool, uint8)" : ")");
 }
 

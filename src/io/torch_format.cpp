@@ -41,6 +41,8 @@ constexpr StorageType kStorageTypes[] = {{DType::Float32, "FloatStorage"},
                                          {DType::Int64, "LongStorage"},
                                          {DType::Int32, "IntStorage"},
                                          {DType::UInt8, "ByteStorage"},
+                                         {DType::Int8, "CharStorage"},
+                                         {DType::Int16, "ShortStorage"},
                                          {DType::Bool, "BoolStorage"},
                                          {DType::Complex64, "ComplexFloatStorage"},
                                          {DType::Complex128, "ComplexDoubleStorage"}};

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <utility>
 
 #include "autograd/function.h"
 #include "ember/complex.h"
@@ -217,6 +219,16 @@ Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator*
   EMBER_RECORD(randint, low, high, shape, dtype, gen);
   EMBER_PROFILE_OP("randint");
   EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low, " high=", high);
+  if (is_integral(dtype, false)) {  // as torch: [low, high - 1] must fit the dtype
+    auto [lo, hi] = visit_dtype(dtype, []<class T>() {
+      return std::pair<int64_t, int64_t>(int64_t(std::numeric_limits<T>::lowest()),
+                                         int64_t(std::numeric_limits<T>::max()));
+    });
+    EMBER_CHECK(low >= lo, Error, "randint: from=", low, " is out of bounds for ",
+                dtype_name(dtype), " (", lo, " to ", hi, ")");
+    EMBER_CHECK(high - 1 <= hi, Error, "randint: to - 1=", high - 1, " is out of bounds for ",
+                dtype_name(dtype), " (", lo, " to ", hi, ")");
+  }
   Tensor t = Tensor::empty(shape, DType::Int64);
   generator_or_default(gen).randint(t.data<int64_t>(), t.numel(), low, high);
   return to_dtype(t, dtype);

@@ -332,6 +332,8 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
   switch (t.dtype()) {
     case DType::Bool: hi = 2; break;
     case DType::UInt8: hi = 256; break;
+    case DType::Int8: hi = 128; break;
+    case DType::Int16: hi = 32768; break;
     case DType::Int32: hi = int64_t(std::numeric_limits<int32_t>::max()) + 1; break;
     case DType::Int64: hi = std::numeric_limits<int64_t>::max(); break;
     case DType::Float32: hi = (int64_t(1) << 24) + 1; break;

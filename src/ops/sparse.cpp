@@ -35,11 +35,14 @@ void visit_sparse_dtype(DType dt, const char* op, F&& f) {
   switch (dt) {
     case DType::Float32: return f.template operator()<float>();
     case DType::Float64: return f.template operator()<double>();
+    case DType::Int8: return f.template operator()<int8_t>();
+    case DType::Int16: return f.template operator()<int16_t>();
     case DType::Int32: return f.template operator()<int32_t>();
     case DType::Int64: return f.template operator()<int64_t>();
     default:
-      throw NotImplementedError(detail::cat(op, ": sparse tensors of dtype ", dtype_name(dt),
-                                            " are not supported (float32, float64, int32, int64)"));
+      throw NotImplementedError(
+          detail::cat(op, ": sparse tensors of dtype ", dtype_name(dt),
+                      " are not supported (float32, float64, int8, int16, int32, int64)"));
   }
 }
 
@@ -288,7 +291,9 @@ Tensor sparse_scalar_op(const char* op, const Tensor& t, Scalar s) {
 
 Tensor sparse_binary(const char* op, const Tensor& a, const Tensor& b) {
   std::string name(op);
-  if (name == "add" || name == "sub") return sparse_add(a, b, Scalar(name == "add" ? 1.0 : -1.0));
+  // an integer alpha: a float one would promote integer values to float32
+  if (name == "add" || name == "sub")
+    return sparse_add(a, b, Scalar(int64_t(name == "add" ? 1 : -1)));
   if ((name == "mul" || name == "div") && a.is_sparse() && !b.is_sparse() && b.dim() == 0)
     return sparse_scalar_op(op, a, b.item());
   if (name == "mul" && b.is_sparse() && !a.is_sparse() && a.dim() == 0)

@@ -48,6 +48,8 @@ std::map<std::string, Tensor> sample() {
           {"i64", arange(Scalar(int64_t(-3)), Scalar(int64_t(4)), Scalar(int64_t(1)))},
           {"i32", full({3}, Scalar(int64_t(-7)), DType::Int32)},
           {"u8", full({2, 1}, Scalar(int64_t(250)), DType::UInt8)},
+          {"i8", full({3}, Scalar(int64_t(-128)), DType::Int8)},
+          {"i16", full({1, 2}, Scalar(int64_t(32767)), DType::Int16)},
           {"bool", gt(randn({5}), Scalar(0.0))},
           {"zero_d", full({}, Scalar(2.5))},
           {"empty", zeros({0, 4})},
@@ -93,7 +95,7 @@ TEST(Serialize, BytesMatchFileAndLayoutFollowsTheReference) {
   std::vector<std::string> order;
   for (const auto& [name, t] : f.tensors) order.push_back(name);
   EXPECT_EQ(order, (std::vector<std::string>{"i64", "f64", "empty", "f32", "transposed", "zero_d",
-                                             "i32", "u8", "bool"}));
+                                             "i32", "i16", "i8", "u8", "bool"}));
   auto byte = [&](int i) { return uint64_t(uint8_t(bytes[i])); };
   EXPECT_EQ((byte(0) | byte(1) << 8) % 8, 0u);  // header padded to a multiple of 8
 }

@@ -93,6 +93,16 @@ TEST(TorchCompat, ChecksAndDispatch) {
     for (int64_t k = 0; k < x.numel(); ++k) total += p[k];
   });
   EXPECT_EQ(total, 3.0);
+  for (auto dt : {torch::kChar, torch::kShort}) {  // int8 / int16 (kInt8 / kInt16)
+    auto q = range(4, dt);
+    int64_t sum = 0;
+    AT_DISPATCH_ALL_TYPES(q.scalar_type(), "sum", [&] {
+      EXPECT_EQ(sizeof(scalar_t), dt == torch::kInt8 ? 1u : 2u);
+      for (int64_t k = 0; k < q.numel(); ++k) sum += q.data_ptr<scalar_t>()[k];
+    });
+    EXPECT_EQ(sum, 6);
+  }
+  EXPECT_EQ(torch::kInt16, torch::kShort);
   try {
     AT_DISPATCH_FLOATING_TYPES(torch::kLong, "total", [&] {});
     FAIL();

@@ -41,7 +41,9 @@ StateDict every_kind() {
           {"empty", zeros({0, 3})},
           {"big_int", full({1}, Scalar(int64_t(1) << 40), DType::Int64)},
           {"transposed", transpose(f, 0, 1)},
-          {"row", select(f, 0, 2)}};
+          {"row", select(f, 0, 2)},
+          {"i8", randint(-128, 128, {3}, DType::Int8)},
+          {"i16", randint(-32768, 32768, {2, 3}, DType::Int16)}};
 }
 
 }  // namespace

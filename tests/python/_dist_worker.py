@@ -15,7 +15,8 @@ import ember
 import ember.distributed as dist
 
 DTYPES = {"float32": (ember.float32, np.float32), "float64": (ember.float64, np.float64),
-          "int64": (ember.int64, np.int64), "int32": (ember.int32, np.int32)}
+          "int64": (ember.int64, np.int64), "int32": (ember.int32, np.int32),
+          "int8": (ember.int8, np.int8)}  # sums and products wrap in int8 as in NumPy
 OPS = {"SUM": np.add, "MAX": np.maximum, "MIN": np.minimum, "PRODUCT": np.multiply}
 
 

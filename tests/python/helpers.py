@@ -11,7 +11,8 @@ import torch
 
 import ember
 
-NP = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32, "int64": np.int64,
+NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+      "int64": np.int64,
       "float32": np.float32, "float64": np.float64}
 LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
 
@@ -21,7 +22,7 @@ def random_array(shape, dtype, rng, low=-3.0, high=3.0):
         return rng.random(shape) < 0.5
     if dtype in ("uint8",):
         return rng.integers(0, 10, size=shape).astype(np.uint8)
-    if dtype in ("int32", "int64"):
+    if dtype in ("int8", "int16", "int32", "int64"):
         return rng.integers(int(low) - 2, int(high) + 3, size=shape).astype(NP[dtype])
     return rng.uniform(low, high, size=shape).astype(NP[dtype])
 

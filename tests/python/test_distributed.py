@@ -167,6 +167,8 @@ def test_argument_checks(group1):
     f, i = ember.ones(4), ember.ones(4, dtype=ember.int64)
     with pytest.raises(TypeError, match="all_reduce: unsupported dtype bool"):
         dist.all_reduce(ember.ones(3, dtype=ember.bool))
+    with pytest.raises(TypeError, match="all_reduce: unsupported dtype int16"):  # as torch's Gloo
+        dist.all_reduce(ember.ones(3, dtype=ember.int16))
     with pytest.raises(TypeError, match="all_reduce: ReduceOp.AVG needs a floating"):
         dist.all_reduce(i, op=dist.ReduceOp.AVG)
     with pytest.raises(TypeError, match="all_reduce.*Tensor"):

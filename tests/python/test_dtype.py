@@ -11,10 +11,11 @@ import torch
 import ember
 from helpers import assert_same
 
-ALL = ["bool", "uint8", "int32", "int64", "float32", "float64"]
-ALIASES = {"float": "float32", "double": "float64", "long": "int64", "int": "int32"}
+ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64"]
+ALIASES = {"float": "float32", "double": "float64", "long": "int64", "int": "int32", "short": "int16"}
 LEGACY = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64",
-          "IntTensor": "int32", "ByteTensor": "uint8", "BoolTensor": "bool"}
+          "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8", "ByteTensor": "uint8",
+          "BoolTensor": "bool"}
 
 
 def name_of(d):
@@ -37,8 +38,8 @@ def test_dtype_names_and_aliases():
         assert getattr(ember, alias) == getattr(ember, n)
         assert hash(getattr(ember, alias)) == hash(getattr(ember, n))
     assert ember.get_default_dtype() == ember.float32
-    assert len({getattr(ember, n) for n in ALL}) == 6
-    for n in ("bfloat16", "float16", "complex64", "complex128", "int8", "int16", "uint16",
+    assert len({getattr(ember, n) for n in ALL}) == 8
+    for n in ("bfloat16", "float16", "complex64", "complex128", "uint16",
               "uint32", "uint64", "complex32"):
         assert getattr(ember, n).abbr == getattr(torch, n).abbr
 
@@ -95,8 +96,11 @@ def test_to_dtype_values(src, dst):
     vals = VALUES if src.startswith("float") else [0, 1, 2, 7, 100, 255]
     if src == "bool":
         vals = [True, False]
-    if dst == "uint8" and src in ("float32", "float64", "int32", "int64"):
+    if dst == "uint8" and src in ("float32", "float64", "int8", "int16", "int32", "int64"):
         vals = [v for v in vals if v >= 0 and v < 256]  # out of range into uint8: platform-defined
+    for name, hi in (("int8", 128), ("int16", 32768)):  # out of range floats: platform-defined
+        if name in (src, dst) and src != "bool":
+            vals = [v for v in vals if -hi <= v < hi]
     e, t = ember.tensor(vals, dtype=getattr(ember, src)), torch.tensor(vals, dtype=getattr(torch, src))
     assert_same(e.to(getattr(ember, dst)), t.to(getattr(torch, dst)))
     assert_same(e.to(dtype=getattr(ember, dst)), t.to(dtype=getattr(torch, dst)))
@@ -120,7 +124,8 @@ def test_to_signatures():
 
 
 @pytest.mark.parametrize("method,dtype", [("float", "float32"), ("double", "float64"), ("long", "int64"),
-                                          ("int", "int32"), ("byte", "uint8"), ("bool", "bool")])
+                                          ("int", "int32"), ("short", "int16"), ("char", "int8"),
+                                          ("byte", "uint8"), ("bool", "bool")])
 def test_cast_methods(method, dtype):
     for src in ALL:
         vals = [0, 1, 3] if src != "bool" else [True, False]

@@ -25,7 +25,8 @@ safetensors = pytest.importorskip("safetensors")
 from safetensors.numpy import load_file as np_load, save_file as np_save  # noqa: E402
 from safetensors.torch import load_file as torch_load, save_file as torch_save  # noqa: E402
 
-DTYPES = [ember.bool, ember.uint8, ember.int32, ember.int64, ember.float32, ember.float64]
+DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64, ember.float32,
+          ember.float64]
 SHAPES = [(), (0,), (3, 0, 2), (5,), (2, 3, 4)]
 
 
@@ -266,8 +267,8 @@ def test_byte_identical_to_safetensors_torch(tmp_path):
 
 
 def test_unsupported_dtype_from_safetensors_is_a_clear_error(tmp_path):
-    np_save({"h": np.ones(3, np.int16)}, str(tmp_path / "h.safetensors"))
-    with pytest.raises(ValueError, match="I16 is not supported"):
+    np_save({"h": np.ones(3, np.uint16)}, str(tmp_path / "h.safetensors"))
+    with pytest.raises(ValueError, match="U16 is not supported"):
         ember.load(tmp_path / "h.safetensors")
 
 
@@ -324,8 +325,8 @@ HOSTILE = {
     "duplicate_metadata_key": (craft('{"__metadata__": {"k": "1", "k": "2"}}'), "duplicate key"),
     "metadata_not_string": (craft({"__metadata__": {"k": 1}}), "is not a string"),
     "unknown_dtype": (craft({"a": entry(dtype="F99")}, b"\0" * 8), "unknown dtype"),
-    "unsupported_dtype": (craft({"a": entry(dtype="I16", offsets=(0, 4))}, b"\0" * 4),
-                          "I16 is not supported"),
+    "unsupported_dtype": (craft({"a": entry(dtype="U16", offsets=(0, 4))}, b"\0" * 4),
+                          "U16 is not supported"),
     "dtype_not_string": (craft({"a": {"dtype": 4, "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 8),
                          "expected '\"'"),
     "missing_offsets": (craft({"a": {"dtype": "F32", "shape": [2]}}, b"\0" * 8), "has no data_offsets"),
@@ -379,7 +380,7 @@ def test_hostile_files_are_rejected_by_the_reference_too(tmp_path):
             accepted.add(name)
         except Exception:
             pass
-    # An I16 tensor is a valid file that ember has no dtype for: the reference reads it.
+    # A U16 tensor is a valid file that ember has no dtype for: the reference reads it.
     assert accepted - {"unsupported_dtype"} == {"bool_byte_2", "duplicate_metadata_key"}
 
 

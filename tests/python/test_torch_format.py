@@ -17,7 +17,8 @@ import torch
 import ember
 
 DTYPES = [("float32", np.float32), ("float64", np.float64), ("int64", np.int64),
-          ("int32", np.int32), ("uint8", np.uint8), ("bool", np.bool_)]
+          ("int32", np.int32), ("int16", np.int16), ("int8", np.int8), ("uint8", np.uint8),
+          ("bool", np.bool_)]
 SHAPES = [(), (0,), (3, 0, 2), (5,), (2, 3, 4)]
 
 

@@ -50,14 +50,14 @@ class StorageType(TorchGlobal):
 STORAGE_TYPES = {dt: StorageType(name, dt) for dt, name in (
     (_dtype.float32, "FloatStorage"), (_dtype.float64, "DoubleStorage"),
     (_dtype.int64, "LongStorage"), (_dtype.int32, "IntStorage"),
+    (_dtype.int16, "ShortStorage"), (_dtype.int8, "CharStorage"),
     (_dtype.uint8, "ByteStorage"), (_dtype.bool, "BoolStorage"),
     (_dtype.complex64, "ComplexFloatStorage"), (_dtype.complex128, "ComplexDoubleStorage"),
     (_dtype.float16, "HalfStorage"), (_dtype.bfloat16, "BFloat16Storage"))}
 
 # Storage classes of dtypes ember has no tensor type for: known, so that a file holding
 # one fails with the dtype's name instead of "unsupported global".
-_FOREIGN_STORAGES = ("CharStorage", "ShortStorage",
-                     "UntypedStorage",
+_FOREIGN_STORAGES = ("UntypedStorage",
                      "TypedStorage", "QInt8Storage", "QUInt8Storage", "QInt32Storage",
                      "QUInt4x2Storage", "QUInt2x4Storage")
 

@@ -22,11 +22,12 @@ constexpr int64_t kBlasThreadWork = int64_t(1) << 18;
 constexpr int64_t kGemmGrain = int64_t(1) << 16;
 
 // Integer arithmetic wraps around on overflow, as in PyTorch; doing it in the unsigned
-// type keeps that well defined in C++.
+// type keeps that well defined in C++ (the unsigned type of the promoted product: uint16 * uint16
+// would promote to int and overflow it).
 template <class T>
 inline T mul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = std::make_unsigned_t<decltype(a * b)>;
     return T(U(U(a) * U(b)));
   } else {
     return a * b;
@@ -102,6 +103,8 @@ template <class T>
     int_gemm_rows<T>(g, i0, i1);                                                            \
   }
 EMBER_INT_GEMM_ROWS(uint8_t)
+EMBER_INT_GEMM_ROWS(int8_t)
+EMBER_INT_GEMM_ROWS(int16_t)
 EMBER_INT_GEMM_ROWS(int32_t)
 EMBER_INT_GEMM_ROWS(int64_t)
 #undef EMBER_INT_GEMM_ROWS
@@ -124,6 +127,8 @@ void gemm_loop(int64_t m, int64_t n, int64_t k, T alpha, MatRef a, MatRef b, T b
   parallel_for(0, m, std::max<int64_t>(1, kGemmGrain / std::max<int64_t>(1, n * k)),
                [&](int64_t i0, int64_t i1) {
                  if constexpr (std::is_same_v<T, uint8_t>) int_gemm_rows_uint8_t(g, i0, i1);
+                 else if constexpr (std::is_same_v<T, int8_t>) int_gemm_rows_int8_t(g, i0, i1);
+                 else if constexpr (std::is_same_v<T, int16_t>) int_gemm_rows_int16_t(g, i0, i1);
                  else if constexpr (std::is_same_v<T, int32_t>) int_gemm_rows_int32_t(g, i0, i1);
                  else int_gemm_rows_int64_t(g, i0, i1);
                });
@@ -248,6 +253,8 @@ void visit_matmul_dtype(DType dt, F&& f) {
     case DType::Int64: f.template operator()<int64_t>(); break;
     case DType::Int32: f.template operator()<int32_t>(); break;
     case DType::UInt8: f.template operator()<uint8_t>(); break;
+    case DType::Int8: f.template operator()<int8_t>(); break;
+    case DType::Int16: f.template operator()<int16_t>(); break;
     case DType::Complex64: f.template operator()<complex64_t>(); break;    // cgemm/cgemv
     case DType::Complex128: f.template operator()<complex128_t>(); break;  // zgemm/zgemv
     case DType::Bool:

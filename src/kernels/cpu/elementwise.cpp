@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <type_traits>
 
 #include "kernels/cpu/elementwise_hwy.h"
@@ -87,6 +86,19 @@ T int_pow(T base, T exp) {
   }
 }
 
+// Euclid on |a|, |b| in T, as PyTorch's calc_gcd: the minimum, whose |x| wraps to itself, then
+// gives torch's answer (gcd(-128, 127) == -1 in int8) where std::gcd is undefined.
+template <class T>
+T int_gcd(T a, T b) {
+  T x = a < 0 ? T(-a) : a, y = b < 0 ? T(-b) : b;
+  while (x != 0) {
+    const T r = std::is_signed_v<T> && x == T(-1) ? T(0) : T(y % x);  // min % -1 traps
+    y = x;
+    x = r;
+  }
+  return y;
+}
+
 // Python's floor division for floats (PyTorch's div_floor_floating): floor(a / b) rounds
 // the quotient first and gets 1 // 0.1 wrong (10 instead of 9); going through fmod does not.
 template <class T>
@@ -153,11 +165,11 @@ T binary_apply(BinaryOp op, T a, T b, T alpha) {
       if constexpr (!is_float_v<T>) return T(a ^ b);
       else return a;
     case BinaryOp::Gcd:  // non-negative, gcd(0, 0) == 0 (PyTorch's calc_gcd)
-      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) return T(std::gcd(a, b));
+      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) return int_gcd(a, b);
       else return a;
     case BinaryOp::Lcm:  // |a / gcd * b|, 0 when both are 0 (wraps on overflow, as PyTorch)
       if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>) {
-        const T g = T(std::gcd(a, b));
+        const T g = int_gcd(a, b);
         if (g == 0) return T(0);
         const T l = T(a / g * b);
         if constexpr (std::is_signed_v<T>) return l < 0 ? T(-l) : l;
@@ -412,6 +424,14 @@ void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
     const T alpha = T(alpha_d);
     constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
     const bool simd = simd_type && simd_binary_enabled(op, alpha_d);
+    // alpha == 1 without the multiply: x86 has no 8-bit one, and the emulated multiply of
+    // `a + alpha * b` made int8 add 3.4x slower than torch's
+    if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+      if (op == BinaryOp::Add && alpha == T(1))
+        return run2<T, T>(L, [](T a, T b) { return T(a + b); });
+      if (op == BinaryOp::Sub && alpha == T(1))
+        return run2<T, T>(L, [](T a, T b) { return T(a - b); });
+    }
     switch (op) {
 #define EMBER_BINARY(name, Enum, kind)                                                   \
   case BinaryOp::Enum: {                                                                 \

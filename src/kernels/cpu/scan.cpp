@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ember::kernels {
@@ -124,16 +126,48 @@ void cumprod_backward(DType dt, const Loop& rows, int64_t len, int64_t gs, int64
   });
 }
 
+// A stable counting sort of one row of 1- or 2-byte integers (bool, uint8, int8, int16): one
+// pass to count each value, one to place them, against std::sort's n log n comparisons (int8
+// rows of 1M sorted 20x slower than torch's). `count` holds 2^(8 * sizeof(T)) slots.
+template <class T>
+void counting_sort_row(const char* in, int64_t is, int64_t len, bool descending, char* vals,
+                       int64_t vs, char* idx, int64_t ids, std::vector<int64_t>& count) {
+  constexpr int64_t kLowest = int64_t(std::numeric_limits<T>::lowest());
+  const int64_t top = int64_t(count.size()) - 1;
+  auto key = [&](T v) { return descending ? top - (int64_t(v) - kLowest) : int64_t(v) - kLowest; };
+  std::fill(count.begin(), count.end(), 0);
+  for (int64_t i = 0; i < len; ++i) ++count[size_t(key(*reinterpret_cast<const T*>(in + i * is)))];
+  int64_t start = 0;
+  for (int64_t& c : count) start += std::exchange(c, start);  // counts -> first positions
+  for (int64_t i = 0; i < len; ++i) {
+    const T v = *reinterpret_cast<const T*>(in + i * is);
+    const int64_t at = count[size_t(key(v))]++;
+    *reinterpret_cast<T*>(vals + at * vs) = v;
+    *reinterpret_cast<int64_t*>(idx + at * ids) = i;
+  }
+}
+
 void sort(DType dt, const Loop& rows, int64_t len, int64_t k, bool descending, int64_t vs,
           int64_t ids, int64_t is) {
   visit_dtype(dt, [&]<class T>() {
+    // counting pays once a row is long against the 2^bits slots it clears
+    constexpr bool kCountable = std::is_integral_v<T> && sizeof(T) <= 2;
+    constexpr int64_t kSlots = kCountable ? int64_t(1) << (8 * sizeof(T)) : 0;
+    const bool counting = kCountable && k == len && len >= kSlots / 4;
     parallel_for(0, rows.numel, row_grain(len), [&](int64_t b, int64_t e) {
-      std::vector<Entry<T>> buf(static_cast<size_t>(len));
+      std::vector<Entry<T>> buf(counting ? 0 : static_cast<size_t>(len));
+      std::vector<int64_t> count(counting ? size_t(kSlots) : 0);
       loop_range(rows, b, e, [&](char** p, const int64_t* s, int64_t n) {
         for (int64_t r = 0; r < n; ++r) {
           char* vals = p[0] + r * s[0];
           char* idx = p[1] + r * s[1];
           const char* in = p[2] + r * s[2];
+          if constexpr (kCountable) {
+            if (counting) {
+              counting_sort_row<T>(in, is, len, descending, vals, vs, idx, ids, count);
+              continue;
+            }
+          }
           for (int64_t i = 0; i < len; ++i)
             buf[size_t(i)] = {*reinterpret_cast<const T*>(in + i * is), i};
           auto before = [descending](const Entry<T>& x, const Entry<T>& y) {

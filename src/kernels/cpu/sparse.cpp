@@ -68,6 +68,8 @@ void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t n
                             T*);
 EMBER_SPARSE_INSTANTIATE(float)
 EMBER_SPARSE_INSTANTIATE(double)
+EMBER_SPARSE_INSTANTIATE(int8_t)
+EMBER_SPARSE_INSTANTIATE(int16_t)
 EMBER_SPARSE_INSTANTIATE(int32_t)
 EMBER_SPARSE_INSTANTIATE(int64_t)
 #undef EMBER_SPARSE_INSTANTIATE

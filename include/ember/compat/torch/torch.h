@@ -30,6 +30,10 @@ using IntArrayRef = ember::IntList;
 inline constexpr ScalarType kBool = ember::DType::Bool;
 inline constexpr ScalarType kByte = ember::DType::UInt8;
 inline constexpr ScalarType kUInt8 = ember::DType::UInt8;
+inline constexpr ScalarType kChar = ember::DType::Int8;
+inline constexpr ScalarType kInt8 = ember::DType::Int8;
+inline constexpr ScalarType kShort = ember::DType::Int16;
+inline constexpr ScalarType kInt16 = ember::DType::Int16;
 inline constexpr ScalarType kInt = ember::DType::Int32;
 inline constexpr ScalarType kInt32 = ember::DType::Int32;
 inline constexpr ScalarType kLong = ember::DType::Int64;
@@ -538,6 +542,8 @@ std::string check_message(const char* cond, const A&... message) {
   [&] {                                                          \
     switch (TYPE) {                                              \
       EMBER_AT_DISPATCH_CASE(::at::kByte, uint8_t, __VA_ARGS__)  \
+      EMBER_AT_DISPATCH_CASE(::at::kChar, int8_t, __VA_ARGS__)   \
+      EMBER_AT_DISPATCH_CASE(::at::kShort, int16_t, __VA_ARGS__) \
       EMBER_AT_DISPATCH_CASE(::at::kInt, int32_t, __VA_ARGS__)   \
       EMBER_AT_DISPATCH_CASE(::at::kLong, int64_t, __VA_ARGS__)  \
       EMBER_AT_DISPATCH_CASE(::at::kFloat, float, __VA_ARGS__)   \
