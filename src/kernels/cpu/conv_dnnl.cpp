@@ -71,6 +71,7 @@ bool conv_dnnl_preferred(DType dt, const Conv2dGeom& g) {
   if ((dt != DType::Float32 && dt != DType::BFloat16) || g.n == 0) return false;
   const int o = dnnl_override();
   if (o >= 0 || dt == DType::BFloat16) return o != 0;
+  if (conv2d_folded_preferred(dt, g)) return false;  // Note [Batch-folded convolution]
   const int64_t cg = g.c / g.groups;
   if (cg == 1 && g.groups > 1) return true;  // depthwise: ember runs one small GEMM per group
   if (cg < kMinChannels) return false;       // few input channels: im2col's GEMM is cheap
@@ -288,8 +289,12 @@ std::unique_ptr<Entry> build(DType dt, const Conv2dGeom& g, ConvPass pass, bool 
 // The primitives of this thread, by geometry (building one costs 0.1-1 ms; a training step
 // runs the same few shapes every time). A bound keeps a sweep of shapes from piling up.
 Entry* entry(DType dt, const Conv2dGeom& g, ConvPass pass, bool bias) {
+  // The batch-folded path's geometries keep oneDNN for non-finite operands (Note
+  // [Batch-folded convolution] in conv.cpp), unless EMBER_CONV_DNNL=0.
+  const bool fallback = dnnl_override() != 0 && conv2d_folded_preferred(dt, g);
   // backward-data never reads the input
-  if (!conv_dnnl_preferred(dt, g) || (pass != ConvPass::BackwardData && !dense_input(g)))
+  if (!(conv_dnnl_preferred(dt, g) || fallback) ||
+      (pass != ConvPass::BackwardData && !dense_input(g)))
     return nullptr;
   thread_local std::map<Key, std::unique_ptr<Entry>> cache;
   const Key key = key_of(dt, g, pass, bias);
