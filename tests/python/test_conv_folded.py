@@ -29,6 +29,7 @@ CONV_CASES = [
     ((2, 8, 9, 7), (8, 8, 4, 4), {"stride": 2}),  # the last row is never read; 3x2 output
     ((2, 8, 8, 8), (8, 8, 4, 5), {"stride": (2, 3), "padding": (1, 2)}),
     ((2, 8, 9, 9), (8, 8, 4, 4), {"stride": 2, "padding": 1, "dilation": 2}),
+    ((40, 64, 8, 8), (16, 64, 4, 4), {"stride": 2, "padding": 1}),  # two chunks: 32 + 8 images
 ]
 IDS = [f"{i}-{s}-{w}-{kw}" for i, (s, w, kw) in enumerate(CONV_CASES)]
 
@@ -148,7 +149,8 @@ conv = [((2, 3, 9, 9), (4, 3, 3, 3), {"padding": 1}),  # few channels, stride 1
         ((3, 4, 11, 10), (5, 4, 3, 3), {"stride": 2, "padding": 2, "dilation": 2}),
         ((2, 6, 5, 6), (4, 6, 2, 3), {"padding": "same"}),
         ((2, 4, 6, 6), (3, 4, 6, 6), {}),  # kernel = image: one pixel
-        ((2, 4, 6, 6), (3, 4, 7, 7), {"padding": 1, "stride": 3})]
+        ((2, 4, 6, 6), (3, 4, 7, 7), {"padding": 1, "stride": 3}),
+        ((9, 16, 30, 30), (8, 16, 3, 3), {"padding": 1})]  # chunks of 4, 4 and 1 images
 for dtype, tol in (("float32", 5e-4), ("float64", 1e-10)):
     for xs, ws, kw in conv:
         arrs = [rng.uniform(-2, 2, s).astype(dtype) for s in (xs, ws, ws[:1])]

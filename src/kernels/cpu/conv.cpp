@@ -367,7 +367,10 @@ bool finite(DType dt, const void* x, int64_t n) {
 // with a non-finite grad_out run oneDNN's primitives instead (when it can: a dense input, a
 // build with oneDNN, EMBER_CONV_DNNL not 0). grad_input needs no check: col2im_rows adds
 // only the products of taps inside the image.
-constexpr int64_t kFoldColBudget = int64_t(1) << 22;  // col elements per chunk of images
+// col elements per chunk of images: 2 MB, about a core's L2, so that the GEMM reads col back
+// from the cache im2col just wrote it to (in a training step, with every other layer's data in
+// between, 16 MB chunks made DCGAN's D and G 0-4% slower than these).
+constexpr int64_t kFoldColBudget = int64_t(1) << 19;
 
 int64_t fold_images(const Conv2dGeom& g) {
   const Sizes s = sizes_of(g);
@@ -464,13 +467,12 @@ void folded_backward(const Conv2dGeom& g, int64_t nb, const T* in, const T* w, c
   }
 }
 
-// EMBER_CONV_FOLD: -1 unset, 0 off, 1 every geometry the folded path runs.
+// EMBER_CONV_FOLD: -1 unset, 0 off, 1 every geometry the folded path runs. Read at every call
+// (tens of nanoseconds against a convolution's microseconds), so that one process can time or
+// test both routes in turn.
 int fold_override() {
-  static const int v = [] {
-    const char* e = std::getenv("EMBER_CONV_FOLD");
-    return e && *e ? (e[0] == '0' ? 0 : 1) : -1;
-  }();
-  return v;
+  const char* e = std::getenv("EMBER_CONV_FOLD");
+  return e && *e ? (e[0] == '0' ? 0 : 1) : -1;
 }
 
 // The geometries the policy folds (measured against oneDNN, docs/performance.md "Batch-folded
