@@ -17,6 +17,9 @@
 // image in place: 1.1-1.4x faster), and the direct stride-1 kernels (conv_direct.cpp) on outputs
 // of at least 14x14 (from 1.25x faster, 64 channels on 28x28, to 0.9x, 128 channels on 14x14;
 // on 8x8 and 4x4 outputs oneDNN took 1.2-3.9x less time). bfloat16 always goes to oneDNN.
+// Float32 4x4 kernels onto at most 16 pixels per image (DCGAN's D4, and G1 and G2 through their
+// adjoints) run ember's batch-folded GEMMs instead, 0.7-0.97x oneDNN's time per pass alone
+// (Note [Batch-folded convolution] in conv.cpp); oneDNN keeps their non-finite operands.
 //
 // Sums: oneDNN does not promise the same bits for every thread count (its primitives are
 // built for the thread count at hand and may split a reduction, such as backward-weights' sum
