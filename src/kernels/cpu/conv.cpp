@@ -379,26 +379,39 @@ int64_t fold_images(const Conv2dGeom& g) {
 }
 
 // img (contiguous (C, H, W)) = the adjoint of im2col for one image whose patches are the p
-// rows of colt (row q = output pixel (oh, ow), ldt apart; column (c, ki, kj)).
+// rows of colt (row q = output pixel (oh, ow), ldt apart; column (c, ki, kj)): each row is
+// added into zero-padded planes xp (as fold_im2col's, padded_planes elements) without a bounds
+// test, then the planes' interior is copied out; channels split across threads.
 template <class T>
-void col2im_rows(const Conv2dGeom& g, const T* colt, int64_t ldt, T* img) {
-  const int64_t hw = g.h * g.w, taps = g.kh * g.kw;
-  std::fill(img, img + g.c * hw, T(0));
-  for (int64_t oh = 0; oh < g.ho; ++oh) {
-    for (int64_t ki = 0; ki < g.kh; ++ki) {
-      const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-      if (ih < 0 || ih >= g.h) continue;
+void col2im_rows(const Conv2dGeom& g, const T* colt, int64_t ldt, T* img, T* xp) {
+  const int64_t hp = (g.ho - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t wp = (g.wo - 1) * g.sw + (g.kw - 1) * g.dw + 1, ps = hp * wp;
+  const int64_t taps = g.kh * g.kw, hw = g.h * g.w;
+  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, taps * g.ho * g.wo));
+  parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
+    std::fill(xp + c0 * ps, xp + c1 * ps, T(0));
+    for (int64_t oh = 0; oh < g.ho; ++oh)
       for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const T* __restrict row = colt + (oh * g.wo + ow) * ldt + ki * g.kw;
-        T* __restrict dst = img + ih * g.w;
-        for (int64_t kj = 0; kj < g.kw; ++kj) {
-          const int64_t iw = ow * g.sw - g.pw + kj * g.dw;
-          if (iw < 0 || iw >= g.w) continue;
-          for (int64_t c = 0; c < g.c; ++c) dst[c * hw + iw] += row[c * taps + kj];
+        const T* __restrict row = colt + (oh * g.wo + ow) * ldt;
+        const int64_t at = oh * g.sh * wp + ow * g.sw;
+        for (int64_t c = c0; c < c1; ++c) {
+          T* __restrict plane = xp + c * ps + at;
+          const T* __restrict r = row + c * taps;
+          for (int64_t ki = 0; ki < g.kh; ++ki)
+            for (int64_t kj = 0; kj < g.kw; ++kj)
+              plane[ki * g.dh * wp + kj * g.dw] += r[ki * g.kw + kj];
         }
       }
-    }
-  }
+    for (int64_t c = c0; c < c1; ++c)  // input pixels no tap reads get a zero gradient
+      for (int64_t ih = 0; ih < g.h; ++ih) {
+        T* __restrict d = img + c * hw + ih * g.w;
+        const int64_t r = ih + g.ph;
+        for (int64_t iw = 0; iw < g.w; ++iw) {
+          const int64_t x = iw + g.pw;
+          d[iw] = r < hp && x < wp ? xp[c * ps + r * wp + x] : T(0);
+        }
+      }
+  });
 }
 
 // The folded path's im2col of one image: the image is first copied into zero-padded planes xp
@@ -504,11 +517,8 @@ void folded_backward(const Conv2dGeom& g, int64_t nb, const T* in, const T* w, c
     if (gin) {
       gemm(dt, N, s.kt, g.o, kOne, MatRef{gop, true, N}, MatRef{w, false, s.kt}, kZero, col, s.kt);
       const int64_t chw = g.c * g.h * g.w;
-      parallel_for(0, m, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, s.kt * s.p)),
-                   [&](int64_t a, int64_t b) {
-                     for (int64_t i = a; i < b; ++i)
-                       col2im_rows(g, col + i * s.p * s.kt, s.kt, gin + (i0 + i) * chw);
-                   });
+      for (int64_t i = 0; i < m; ++i)
+        col2im_rows(g, col + i * s.p * s.kt, s.kt, gin + (i0 + i) * chw, xp);
     }
   }
   if (gb) {
