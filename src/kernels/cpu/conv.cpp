@@ -365,7 +365,7 @@ bool finite(DType dt, const void* x, int64_t n) {
 // every grad_out value (grad_weight), where a convolution adds nothing: an inf there would
 // put NaN where torch has a number. So the forward with a non-finite weight and grad_weight
 // with a non-finite grad_out run oneDNN's primitives instead (when it can: a dense input, a
-// build with oneDNN, EMBER_CONV_DNNL not 0). grad_input needs no check: col2im_rows adds
+// build with oneDNN, EMBER_CONV_DNNL not 0). grad_input needs no check: col2im_rows keeps
 // only the products of taps inside the image.
 // col elements per chunk of images: 2 MB, about a core's L2, so that the GEMM reads col back
 // from the cache im2col just wrote it to (in a training step, with every other layer's data in
