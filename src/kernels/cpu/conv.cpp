@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -125,9 +126,10 @@ void for_each_tap(const Conv2dGeom& g, int64_t c, F&& f) {
 
 // col (kt, p) = the patches of one image: row (c, kz, ki, kj), column (oz, oh, ow) holds
 // in[c, oz * sd - pd + kz * dd, oh * sh - ph + ki * dh, ow * sw - pw + kj * dw], zero
-// outside the input (for a 2-d convolution: row (c, ki, kj), column (oh, ow)).
+// outside the input (for a 2-d convolution: row (c, ki, kj), column (oh, ow)). Rows are ld
+// apart (ld >= p: the batch-folded path puts several images side by side).
 template <class T>
-void im2col(const Conv2dGeom& g, const T* in, T* col) {
+void im2col(const Conv2dGeom& g, const T* in, T* col, int64_t ld) {
   const int64_t hwo = g.ho * g.wo, p = g.od * hwo;
   const int64_t sc = g.in_stride[1], sh = g.in_stride[2], sw = g.in_stride[3];
   const int64_t grain =
@@ -137,7 +139,7 @@ void im2col(const Conv2dGeom& g, const T* in, T* col) {
     for (int64_t c = c0; c < c1; ++c) {
       for_each_tap(g, c,
                    [&](int64_t row, int64_t kz, int64_t ki, int64_t off, int64_t lo, int64_t hi) {
-                     T* slab = col + row * p;
+                     T* slab = col + row * ld;
                      for (int64_t oz = 0; oz < g.od; ++oz) {
                        T* dst = slab + oz * hwo;
                        const int64_t iz = depth_of(g, oz, kz);
@@ -238,7 +240,7 @@ void forward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, con
       if (bias) {  // the GEMM then adds onto the bias (beta = 1): no second pass
         for (int64_t k = 0; k < g.o; ++k) std::fill(o + k * s.p, o + (k + 1) * s.p, bias[k]);
       }
-      if (!direct) im2col(g, img, col);
+      if (!direct) im2col(g, img, col, s.p);
       const int64_t ldb = direct ? (g.c == 1 ? s.p : g.in_stride[1]) : s.p;
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         const T* b = direct ? img + gr * s.kg * ldb : col + gr * s.kg * s.p;
@@ -279,7 +281,7 @@ void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, co
     const T* go = gout + i * g.o * s.p;
     if (gw) {  // gw_g (og, kg) += go_g (og, p) @ col_g^T (p, kg)
       const T* img = in + i * g.in_stride[0];
-      if (!direct) im2col(g, img, col);
+      if (!direct) im2col(g, img, col, s.p);
       const int64_t ld = direct ? (g.c == 1 ? s.p : g.in_stride[1]) : s.p;
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         const T* cg = direct ? img + gr * s.kg * ld : col + gr * s.kg * s.p;
@@ -327,13 +329,228 @@ void backward_typed(const Conv2dGeom& g, const Conv2dPlan& plan, const T* in, co
   }
 }
 
-bool all_finite(const float* x, int64_t n) {
-  bool ok = true;
-  for (int64_t i = 0; i < n; ++i) ok &= std::isfinite(x[i]);
-  return ok;
+// No inf or NaN in x: an all-ones exponent, tested on the bits (an integer OR the compiler
+// vectorizes; a float test would not be, and this scan runs on every folded forward).
+template <class T>
+bool all_finite(const T* x, int64_t n) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U exp = sizeof(T) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  U bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    U b;
+    std::memcpy(&b, x + i, sizeof(T));
+    bad |= U((b & exp) == exp);
+  }
+  return bad == 0;
 }
 
+// all_finite on n elements of a float32 or float64 buffer.
+bool finite(DType dt, const void* x, int64_t n) {
+  return visit_floating(dt, [&]<class T>() { return all_finite(static_cast<const T*>(x), n); });
+}
+
+// Note [Batch-folded convolution]: a convolution onto a small image (DCGAN's 4x4 stride-2
+// layers onto 8x8 and 4x4 outputs) gives the per-image GEMMs of the im2col path only p = 16-64
+// columns each, where BLAS runs far below its peak. Here the columns of nb images sit side by
+// side, so each pass is one GEMM with nb * p columns (N below):
+// - forward:     res (O, N) = w (O, K) @ col (K, N), then res -> out (n, O, p) with the bias;
+// - grad_weight: gw (O, K) (+)= gop (O, N) @ col^T, gop = grad_out laid out as (O, n, p);
+// - grad_input:  colt (N, K) = gop^T @ w, then each image's rows of colt scatter-added into
+//                grad_input (col2im_rows). Computing colt rather than its transpose keeps
+//                the GEMM's A operand at N rows (BLAS's fast case, Note [float32 gemm]).
+// The chunks of nb images are fixed by the geometry, and grad_weight adds them in order;
+// each GEMM's own summation order is BLAS's, deterministic for a given thread count (as on
+// oneDNN, Note [Convolution on oneDNN]).
+// Non-finite values: the GEMMs multiply col's padded zeros by every weight (forward) and by
+// every grad_out value (grad_weight), where a convolution adds nothing: an inf there would
+// put NaN where torch has a number. So the forward with a non-finite weight and grad_weight
+// with a non-finite grad_out run oneDNN's primitives instead (when it can: a dense input, a
+// build with oneDNN, EMBER_CONV_DNNL not 0). grad_input needs no check: col2im_rows keeps
+// only the products of taps inside the image.
+// col elements per chunk of images: 2 MB, about a core's L2, so that the GEMM reads col back
+// from the cache im2col just wrote it to (in a training step, with every other layer's data in
+// between, 16 MB chunks made DCGAN's D and G 0-4% slower than these).
+constexpr int64_t kFoldColBudget = int64_t(1) << 19;
+
+int64_t fold_images(const Conv2dGeom& g) {
+  const Sizes s = sizes_of(g);
+  return std::clamp<int64_t>(kFoldColBudget / std::max<int64_t>(1, s.kt * s.p), 1,
+                             std::max<int64_t>(1, g.n));
+}
+
+// img (contiguous (C, H, W)) = the adjoint of im2col for one image whose patches are the p
+// rows of colt (row q = output pixel (oh, ow), ldt apart; column (c, ki, kj)): each row is
+// added into zero-padded planes xp (as fold_im2col's, padded_planes elements) without a bounds
+// test, then the planes' interior is copied out; channels split across threads.
+template <class T>
+void col2im_rows(const Conv2dGeom& g, const T* colt, int64_t ldt, T* img, T* xp) {
+  const int64_t hp = (g.ho - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t wp = (g.wo - 1) * g.sw + (g.kw - 1) * g.dw + 1, ps = hp * wp;
+  const int64_t taps = g.kh * g.kw, hw = g.h * g.w;
+  const int64_t grain = std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, taps * g.ho * g.wo));
+  parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
+    std::fill(xp + c0 * ps, xp + c1 * ps, T(0));
+    for (int64_t oh = 0; oh < g.ho; ++oh)
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        const T* __restrict row = colt + (oh * g.wo + ow) * ldt;
+        const int64_t at = oh * g.sh * wp + ow * g.sw;
+        for (int64_t c = c0; c < c1; ++c) {
+          T* __restrict plane = xp + c * ps + at;
+          const T* __restrict r = row + c * taps;
+          for (int64_t ki = 0; ki < g.kh; ++ki)
+            for (int64_t kj = 0; kj < g.kw; ++kj)
+              plane[ki * g.dh * wp + kj * g.dw] += r[ki * g.kw + kj];
+        }
+      }
+    for (int64_t c = c0; c < c1; ++c)  // input pixels no tap reads get a zero gradient
+      for (int64_t ih = 0; ih < g.h; ++ih) {
+        T* __restrict d = img + c * hw + ih * g.w;
+        const int64_t r = ih + g.ph;
+        for (int64_t iw = 0; iw < g.w; ++iw) {
+          const int64_t x = iw + g.pw;
+          d[iw] = r < hp && x < wp ? xp[c * ps + r * wp + x] : T(0);
+        }
+      }
+  });
+}
+
+// The folded path's im2col of one image: the image is first copied into zero-padded planes xp
+// (c, hp, wp: padded_planes elements), then every row of col is a gather without a bounds test
+// (im2col's per-row ranges cost more than the copies on DCGAN's rows of 4 pixels: 1.5 ms of
+// D4's 8 ms forward). Needs unit column strides; im2col runs the rest.
+int64_t padded_planes(const Conv2dGeom& g) {
+  return g.c * ((g.ho - 1) * g.sh + (g.kh - 1) * g.dh + 1) *
+         ((g.wo - 1) * g.sw + (g.kw - 1) * g.dw + 1);
+}
+
+template <class T>
+void fold_im2col(const Conv2dGeom& g, const T* in, T* col, int64_t ld, T* xp) {
+  if (g.w > 1 && g.in_stride[3] != 1) return im2col(g, in, col, ld);
+  const int64_t hp = (g.ho - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t wp = (g.wo - 1) * g.sw + (g.kw - 1) * g.dw + 1, ps = hp * wp;
+  const int64_t grain =
+      std::max<int64_t>(1, kColGrain / std::max<int64_t>(1, g.kh * g.kw * g.ho * g.wo));
+  parallel_for(0, g.c, grain, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      T* plane = xp + c * ps;
+      for (int64_t r = 0; r < hp; ++r) {
+        T* __restrict d = plane + r * wp;
+        const int64_t ih = r - g.ph;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(d, d + wp, T(0));
+          continue;
+        }
+        const T* __restrict s = in + c * g.in_stride[1] + ih * g.in_stride[2];
+        for (int64_t x = 0; x < wp; ++x) {
+          const int64_t iw = x - g.pw;
+          d[x] = iw >= 0 && iw < g.w ? s[iw] : T(0);
+        }
+      }
+      for (int64_t ki = 0; ki < g.kh; ++ki)
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          T* __restrict d = col + ((c * g.kh + ki) * g.kw + kj) * ld;
+          const T* __restrict s = plane + ki * g.dh * wp + kj * g.dw;
+          for (int64_t oh = 0; oh < g.ho; ++oh, d += g.wo) {
+            const T* __restrict row = s + oh * g.sh * wp;
+            for (int64_t ow = 0; ow < g.wo; ++ow) d[ow] = row[ow * g.sw];
+          }
+        }
+    }
+  });
+}
+
+template <class T>
+void folded_forward(const Conv2dGeom& g, int64_t nb, const T* in, const T* w, const T* bias, T* out,
+                    T* ws) {
+  const Sizes s = sizes_of(g);
+  const DType dt = dtype_of<T>::value;
+  T* col = ws;
+  T* res = ws + s.kt * nb * s.p;
+  T* xp = res + g.o * nb * s.p;
+  for (int64_t i0 = 0; i0 < g.n; i0 += nb) {
+    const int64_t m = std::min(nb, g.n - i0), N = m * s.p;
+    for (int64_t i = 0; i < m; ++i)
+      fold_im2col(g, in + (i0 + i) * g.in_stride[0], col + i * s.p, N, xp);
+    gemm(dt, g.o, N, s.kt, kOne, MatRef{w, false, s.kt}, MatRef{col, false, N}, kZero, res, N);
+    parallel_for(0, m * g.o, std::max<int64_t>(1, kGrain / s.p), [&](int64_t j0, int64_t j1) {
+      for (int64_t j = j0; j < j1; ++j) {  // j = (image, channel) of out
+        const int64_t i = j / g.o, o = j % g.o;
+        const T* __restrict src = res + o * N + i * s.p;
+        T* __restrict dst = out + ((i0 + i) * g.o + o) * s.p;
+        const T b = bias ? bias[o] : T(0);
+        for (int64_t q = 0; q < s.p; ++q) dst[q] = src[q] + b;
+      }
+    });
+  }
+}
+
+template <class T>
+void folded_backward(const Conv2dGeom& g, int64_t nb, const T* in, const T* w, const T* gout,
+                     T* gin, T* gw, T* gb, T* ws) {
+  const Sizes s = sizes_of(g);
+  const DType dt = dtype_of<T>::value;
+  T* col = ws;
+  T* gop = ws + s.kt * nb * s.p;
+  T* xp = gop + g.o * nb * s.p;
+  std::vector<double> bias_acc(gb ? size_t(g.o) : 0, 0.0);
+  if (gw && g.n == 0) std::fill(gw, gw + g.o * s.kt, T(0));
+  for (int64_t i0 = 0; i0 < g.n; i0 += nb) {
+    const int64_t m = std::min(nb, g.n - i0), N = m * s.p;
+    const T* go = gout + i0 * g.o * s.p;
+    if (gb) {
+      for (int64_t i = 0; i < m; ++i)
+        add_channel_sums(go + i * g.o * s.p, g.o, s.p, bias_acc.data());
+    }
+    if (!gw && !gin) continue;
+    parallel_for(0, m * g.o, std::max<int64_t>(1, kGrain / s.p), [&](int64_t j0, int64_t j1) {
+      for (int64_t j = j0; j < j1; ++j) {  // j = (image, channel) of grad_out
+        const int64_t i = j / g.o, o = j % g.o;
+        std::copy(go + j * s.p, go + (j + 1) * s.p, gop + o * N + i * s.p);
+      }
+    });
+    if (gw) {
+      for (int64_t i = 0; i < m; ++i)
+        fold_im2col(g, in + (i0 + i) * g.in_stride[0], col + i * s.p, N, xp);
+      gemm(dt, g.o, s.kt, N, kOne, MatRef{gop, false, N}, MatRef{col, true, N},
+           i0 == 0 ? kZero : kOne, gw, s.kt);
+    }
+    if (gin) {
+      gemm(dt, N, s.kt, g.o, kOne, MatRef{gop, true, N}, MatRef{w, false, s.kt}, kZero, col, s.kt);
+      const int64_t chw = g.c * g.h * g.w;
+      for (int64_t i = 0; i < m; ++i)
+        col2im_rows(g, col + i * s.p * s.kt, s.kt, gin + (i0 + i) * chw, xp);
+    }
+  }
+  if (gb) {
+    for (int64_t k = 0; k < g.o; ++k) gb[k] = T(bias_acc[size_t(k)]);
+  }
+}
+
+// EMBER_CONV_FOLD: -1 unset, 0 off, 1 every geometry the folded path runs. Read at every call
+// (tens of nanoseconds against a convolution's microseconds), so that one process can time or
+// test both routes in turn.
+int fold_override() {
+  const char* e = std::getenv("EMBER_CONV_FOLD");
+  return e && *e ? (e[0] == '0' ? 0 : 1) : -1;
+}
+
+// The geometries the policy folds (measured against oneDNN, docs/performance.md "Batch-folded
+// convolutions"): at most kFoldMaxPixels output pixels per image, kernels of at least
+// kFoldMinTaps taps (DCGAN's 4x4: 3x3 stride-1 convolutions onto 4x4 and 8x8 stayed faster on
+// oneDNN), at least kFoldMinChannels input and output channels (onto one channel, DCGAN's last
+// D layer, the GEMM degenerates to a row: 6x slower).
+constexpr int64_t kFoldMaxPixels = 16, kFoldMinTaps = 16, kFoldMinChannels = 8;
+
 }  // namespace
+
+bool conv2d_folded_preferred(DType dt, const Conv2dGeom& g) {
+  const int o = fold_override();
+  const bool can = (dt == DType::Float32 || dt == DType::Float64) && flat(g) && g.groups == 1 &&
+                   !pointwise(g) && o != 0;
+  if (!can || o == 1) return can;
+  return dt == DType::Float32 && g.n >= 2 && g.ho * g.wo <= kFoldMaxPixels &&
+         g.kh * g.kw >= kFoldMinTaps && g.c >= kFoldMinChannels && g.o >= kFoldMinChannels;
+}
 
 Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce_batch) {
   const Sizes s = sizes_of(g);
@@ -366,12 +583,26 @@ Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce
     plan.dnnl = true;
     plan.workspace = std::max({plan.workspace, a, b});
   }
+  if (conv2d_folded_preferred(dt, g)) {  // Note [Batch-folded convolution]
+    plan.folded = fold_images(g);
+    plan.workspace = std::max(plan.workspace, plan.folded * s.p * (s.kt + g.o) + padded_planes(g));
+  }
   return plan;
 }
 
 void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                     const void* weight, const void* bias, void* out, void* workspace) {
-  if (plan.dnnl && conv_dnnl_forward(dt, g, input, weight, bias, out, workspace)) return;
+  const int64_t wsize = g.o * (g.c / g.groups) * g.kd * g.kh * g.kw;
+  const bool folded = plan.folded && (!plan.dnnl || finite(dt, weight, wsize));
+  if (!folded && plan.dnnl && conv_dnnl_forward(dt, g, input, weight, bias, out, workspace)) return;
+  if (plan.folded) {
+    visit_floating(dt, [&]<class T>() {
+      folded_forward<T>(g, plan.folded, static_cast<const T*>(input), static_cast<const T*>(weight),
+                        static_cast<const T*>(bias), static_cast<T*>(out),
+                        static_cast<T*>(workspace));
+    });
+    return;
+  }
   if (plan.direct) {
     conv2d_direct_forward(g, plan.direct_slots, static_cast<const float*>(input),
                           static_cast<const float*>(weight), static_cast<const float*>(bias),
@@ -390,6 +621,20 @@ void conv2d_forward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const
 void conv2d_backward(DType dt, const Conv2dGeom& g, const Conv2dPlan& plan, const void* input,
                      const void* weight, const void* grad_out, void* grad_input, void* grad_weight,
                      void* grad_bias, void* workspace) {
+  if (plan.folded) {  // Note [Batch-folded convolution]: non-finite grad_out on oneDNN
+    const bool gw_ok =
+        !(grad_weight || grad_bias) || !plan.dnnl || finite(dt, grad_out, g.n * g.o * g.ho * g.wo);
+    if (!gw_ok &&
+        conv_dnnl_backward_weights(dt, g, input, grad_out, grad_weight, grad_bias, workspace))
+      grad_weight = grad_bias = nullptr;
+    visit_floating(dt, [&]<class T>() {
+      folded_backward<T>(g, plan.folded, static_cast<const T*>(input),
+                         static_cast<const T*>(weight), static_cast<const T*>(grad_out),
+                         static_cast<T*>(grad_input), static_cast<T*>(grad_weight),
+                         static_cast<T*>(grad_bias), static_cast<T*>(workspace));
+    });
+    return;
+  }
   if (plan.dnnl) {  // what oneDNN declines (nothing, normally) falls through to ember's paths
     if (grad_input && conv_dnnl_backward_data(dt, g, weight, grad_out, grad_input, workspace))
       grad_input = nullptr;

@@ -57,14 +57,23 @@ struct Conv2dGeom {
 // grad_input when the weights hold inf or NaN (workspace covers both).
 // dnnl: oneDNN runs the call (conv_dnnl.h); the workspace covers it and ember's own path, which
 // takes over for any pass oneDNN declines at run time.
+// folded: images per GEMM of the batch-folded path (Note [Batch-folded convolution] in
+// conv.cpp), 0 when it does not run the call.
 struct Conv2dPlan {
   int64_t slots = 1, blocks = 1, col = 0, workspace = 0;
   bool direct = false;
   int64_t direct_slots = 1;
   bool dnnl = false;
+  int64_t folded = 0;
 };
 // reduce_batch: the call computes grad_weight or grad_bias (sums over the batch).
 Conv2dPlan conv2d_plan(DType dt, const Conv2dGeom& g, bool backward, bool reduce_batch);
+
+// Whether the batch-folded im2col path (Note [Batch-folded convolution] in conv.cpp) should
+// run this geometry: float32 2-d convolutions without groups onto small images, where it was
+// measured faster than oneDNN. EMBER_CONV_FOLD=1 sends every geometry it can run (float32 and
+// float64 2-d, groups 1, not 1x1 stride 1) to it, =0 none; EMBER_CONV_DNNL=1 still wins.
+bool conv2d_folded_preferred(DType dt, const Conv2dGeom& g);
 
 // out = conv(input, weight) + bias. bias (O,) may be null. Any dtype but bool (integers
 // use ember's integer GEMM loop and wrap around on overflow).

@@ -17,6 +17,9 @@
 // image in place: 1.1-1.4x faster), and the direct stride-1 kernels (conv_direct.cpp) on outputs
 // of at least 14x14 (from 1.25x faster, 64 channels on 28x28, to 0.9x, 128 channels on 14x14;
 // on 8x8 and 4x4 outputs oneDNN took 1.2-3.9x less time). bfloat16 always goes to oneDNN.
+// Float32 4x4 kernels onto at most 16 pixels per image (DCGAN's D4, and G1 and G2 through their
+// adjoints) run ember's batch-folded GEMMs instead, 0.7-0.97x oneDNN's time per pass alone
+// (Note [Batch-folded convolution] in conv.cpp); oneDNN keeps their non-finite operands.
 //
 // Sums: oneDNN does not promise the same bits for every thread count (its primitives are
 // built for the thread count at hand and may split a reduction, such as backward-weights' sum
@@ -71,6 +74,7 @@ bool conv_dnnl_preferred(DType dt, const Conv2dGeom& g) {
   if ((dt != DType::Float32 && dt != DType::BFloat16) || g.n == 0) return false;
   const int o = dnnl_override();
   if (o >= 0 || dt == DType::BFloat16) return o != 0;
+  if (conv2d_folded_preferred(dt, g)) return false;  // Note [Batch-folded convolution]
   const int64_t cg = g.c / g.groups;
   if (cg == 1 && g.groups > 1) return true;  // depthwise: ember runs one small GEMM per group
   if (cg < kMinChannels) return false;       // few input channels: im2col's GEMM is cheap
@@ -288,8 +292,12 @@ std::unique_ptr<Entry> build(DType dt, const Conv2dGeom& g, ConvPass pass, bool 
 // The primitives of this thread, by geometry (building one costs 0.1-1 ms; a training step
 // runs the same few shapes every time). A bound keeps a sweep of shapes from piling up.
 Entry* entry(DType dt, const Conv2dGeom& g, ConvPass pass, bool bias) {
+  // The batch-folded path's geometries keep oneDNN for non-finite operands (Note
+  // [Batch-folded convolution] in conv.cpp), unless EMBER_CONV_DNNL=0.
+  const bool fallback = dnnl_override() != 0 && conv2d_folded_preferred(dt, g);
   // backward-data never reads the input
-  if (!conv_dnnl_preferred(dt, g) || (pass != ConvPass::BackwardData && !dense_input(g)))
+  if (!(conv_dnnl_preferred(dt, g) || fallback) ||
+      (pass != ConvPass::BackwardData && !dense_input(g)))
     return nullptr;
   thread_local std::map<Key, std::unique_ptr<Entry>> cache;
   const Key key = key_of(dt, g, pass, bias);
