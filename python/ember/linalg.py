@@ -4,7 +4,7 @@ maps torch's argument forms onto them (a vector right-hand side, left=False, out
 the results. FUNCTIONS and METHODS are torch's top-level and Tensor aliases (torch.det,
 torch.inverse, torch.logdet, torch.cholesky_solve, ...)."""
 from . import _C, return_types
-from ._dtype import TORCH_TYPE_NAMES
+from ._dtype import TORCH_TYPE_NAMES as _TORCH_TYPE_NAMES
 from ._contraction import _out
 from ._linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm  # noqa: F401
 from ._linalg_lu import (ldl_factor, ldl_factor_ex, ldl_solve, lu, lu_factor,  # noqa: F401
@@ -29,7 +29,7 @@ True
 
 def _torch_type(dtype):
     """torch's C++ type name in messages: Float, Double, Long, ..."""
-    return TORCH_TYPE_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+    return _TORCH_TYPE_NAMES.get(str(dtype).split(".")[-1], str(dtype))
 
 
 def _is_vector_rhs(A, B):
