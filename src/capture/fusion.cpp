@@ -27,7 +27,7 @@ constexpr int64_t kBlock = 1024;  // elements per register block: 4 or 8 KB, L1-
 // operand and result are not 4 KB apart (loads then wait on unrelated stores: "4K aliasing").
 constexpr int64_t kRegPad = 128;
 int64_t reg_bytes(int64_t isz) { return kBlock * isz + kRegPad; }
-}
+}  // namespace
 
 struct FusedProgram {
   struct Instr {
