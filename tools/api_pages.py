@@ -11,11 +11,13 @@ import os
 import sys
 import types
 
-# The namespaces of docs/compatibility.md, in its order.
+# The namespaces of docs/compatibility.md, in its order, then torch.utils modules that programs
+# import by name (docs/runtime.md).
 NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember.nn.init",
               "ember.nn.utils", "ember.optim", "ember.optim.lr_scheduler", "ember.linalg",
               "ember.fft", "ember.special", "ember.distributions", "ember.autograd",
-              "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx"]
+              "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx",
+              "ember.utils._pytree"]
 
 
 # Module-level tables that drive registration (linalg.FUNCTIONS, ...), not API.

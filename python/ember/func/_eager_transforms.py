@@ -13,7 +13,7 @@ import functools
 
 from .. import _C
 from .._grad_mode import enable_grad
-from ._tree import tree_flatten, tree_unflatten
+from ..utils._pytree import tree_flatten, tree_unflatten
 
 _depth = [0]  # how many transforms are running around the current call
 

@@ -9,7 +9,7 @@ call, "different" lets the calls draw in turn (as one batched draw would)."""
 import functools
 
 from .. import _C
-from ._tree import broadcast_prefix, tree_flatten, tree_unflatten
+from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 
 def _fname(func):
@@ -43,9 +43,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              "inputs, or you are trying to vmap over a function with no inputs. "
                              "The latter is unsupported.")
         leaves, spec = tree_flatten(args)
-        dims = broadcast_prefix(in_dims, args,
-                                f"{where}: in_dims is not compatible with the structure of "
-                                "`inputs`.")
+        dims = _broadcast_to_and_flatten(in_dims, spec)
+        if dims is None:
+            raise ValueError(f"{where}: in_dims is not compatible with the structure of "
+                             f"`inputs`. in_dims has structure {tree_flatten(in_dims)[1]} but "
+                             f"inputs has structure {spec}.")
         sizes = []
         for x, d in zip(leaves, dims):
             if d is None:
@@ -99,9 +101,11 @@ def _stack_outputs(results, out_dims, name, empty=False):
     from .. import stack
     flat = [tree_flatten(r) for r in results]
     out_spec = flat[0][1]
-    dims = broadcast_prefix(out_dims, results[0],
-                            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
-                            "compatible with the structure of `outputs`.")
+    dims = _out_dims(out_dims, results[0], out_spec)
+    if dims is None:
+        raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
+                         "compatible with the structure of `outputs`. out_dims has structure "
+                         f"{tree_flatten(out_dims)[1]} but outputs has structure {out_spec}.")
     stacked = []
     for i, d in enumerate(dims):
         column = [leaves[i] for leaves, _ in flat]
@@ -119,3 +123,13 @@ def _stack_outputs(results, out_dims, name, empty=False):
         out = stack(column, dim=d)
         stacked.append(out.narrow(d, 0, 0) if empty else out)
     return tree_unflatten(stacked, out_spec)
+
+
+def _out_dims(out_dims, output, out_spec):
+    """out_dims flattened against the outputs' structure, None if it is not a prefix of it; a
+    single tensor output also takes a 1-tuple (torch's special case)."""
+    if isinstance(output, _C.Tensor):
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims)
+        return [out_dims] if isinstance(out_dims, int) or out_dims is None else None
+    return _broadcast_to_and_flatten(out_dims, out_spec)
