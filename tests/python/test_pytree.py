@@ -89,6 +89,7 @@ def trees(lib):
         [Config("l2"), 7],
         {"nested": [[[[1]]]], 3: "int key", ("t", 1): 2.5},
         [Tagged(5, Mode.SLOW)],
+        (t([[1, 2, 3]]).shape, lib.Size([])),  # a Size is a node of its ints, as in torch
     ]
 
 
@@ -131,12 +132,15 @@ def test_unflatten_rebuilds_the_tree(i):
     leaves, spec = ep.tree_flatten(e)
     back = ep.tree_unflatten(leaves, spec)
     assert type(back) is type(e)
-    assert same_tree(back, trees(torch)[i])
-    assert same_tree(ep.tree_unflatten(spec, leaves), trees(torch)[i])  # spec first, as torch
+    torch_back = tp.tree_unflatten(*tp.tree_flatten(trees(torch)[i]))
+    assert same_tree(back, torch_back)
+    assert same_tree(ep.tree_unflatten(spec, leaves), torch_back)  # spec first, as torch
     if isinstance(e, deque):
         assert back.maxlen == e.maxlen
     if isinstance(e, defaultdict):
         assert back.default_factory is list
+    if i == len(CASES) - 1:
+        assert back == ((1, 3), ())  # Size unflattens to a tuple, as in torch
 
 
 @pytest.mark.parametrize("i", CASES)

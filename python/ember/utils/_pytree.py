@@ -2,7 +2,8 @@
 list of leaves and a TreeSpec that puts them back together.
 
 A node is a container whose type is registered (ember/utils/_pytree_nodes.py): tuple, list, dict,
-namedtuples, OrderedDict, defaultdict, deque, ember.return_types (as torch's structseqs) and what
+namedtuples, OrderedDict, defaultdict, deque, ember.return_types (as torch's structseqs), ember.Size
+(its ints; it unflattens to a tuple, as torch's) and what
 register_pytree_node, register_dataclass or register_constant add. Everything else (tensors,
 numbers, strings, None) is a leaf. Specs print, compare, hash and serialize (treespec_dumps,
 torch's JSON) as torch's do, so a spec dumped by torch loads here and back. Pure Python: no tensor

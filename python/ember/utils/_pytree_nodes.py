@@ -10,7 +10,7 @@ import warnings
 from collections import OrderedDict, defaultdict, deque, namedtuple
 from typing import Any, Callable, Iterable, NamedTuple, Protocol
 
-from .. import return_types as _return_types
+from .. import _C, return_types as _return_types
 
 __all__ = ["Context", "PyTree", "FlattenFn", "UnflattenFn", "DumpableContext",
            "ToDumpableContextFn", "FromDumpableContextFn", "FlattenWithKeysFn", "KeyPath",
@@ -597,6 +597,12 @@ def _register_result_tuple(cls):
 _RESULT_TUPLES: set = set()
 for _name in _return_types.__all__:
     _register_result_tuple(getattr(_return_types, _name))
+
+# As torch (torch/fx/experimental/proxy_tensor.py, registered when torch imports): a Size is a node
+# of its ints and unflattens to a plain tuple (Size() takes only ints; mapped leaves need not be).
+_private_register_pytree_node(_C.Size, _tuple_flatten, _tuple_unflatten,
+                              serialized_type_name="torch.Size",
+                              flatten_with_keys_fn=_tuple_flatten_with_keys)
 
 
 def _get_node_type(tree):
