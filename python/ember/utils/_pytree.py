@@ -660,8 +660,9 @@ def treespec_dumps(treespec, protocol=None):
     The spec as torch's JSON text (protocol 1); every node type needs a serialized_type_name.
 
     >>> from ember.utils import _pytree as pytree
-    >>> pytree.treespec_dumps(pytree.tree_structure([1]))
-    '[1, {"type": "builtins.list", "context": "null", "children_spec": [{"type": null, "context": null, "children_spec": []}]}]'
+    >>> print(pytree.treespec_dumps(pytree.tree_structure([1])))
+    [1, {"type": "builtins.list", "context": "null", "children_spec": [{"type": null,
+    "context": null, "children_spec": []}]}]
     """
     if not isinstance(treespec, TreeSpec):
         raise TypeError("Expected `treespec` to be an instance of PyTreeSpec but got item of "
