@@ -17,7 +17,8 @@ NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember
               "ember.nn.utils", "ember.optim", "ember.optim.lr_scheduler", "ember.linalg",
               "ember.fft", "ember.special", "ember.distributions", "ember.autograd",
               "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx",
-              "ember.utils._pytree", "ember.utils.benchmark"]
+              "ember.utils._pytree", "ember.utils.benchmark", "ember.distributed.fsdp",
+              "ember.distributed.fsdp.wrap"]
 
 
 # Module-level tables that drive registration (linalg.FUNCTIONS, ...), not API.

@@ -32,7 +32,8 @@ PLACEHOLDER = f"{BEGIN}\nFilled in by the drop-in work.\n{END}"
 NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.nn.init",
               "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.linalg",
               "torch.fft", "torch.special", "torch.distributions", "torch.autograd",
-              "torch.utils.data", "torch.distributed", "torch.testing", "torch.fx", "torch.onnx"]
+              "torch.utils.data", "torch.distributed", "torch.distributed.fsdp", "torch.testing",
+              "torch.fx", "torch.onnx"]
 
 # (what, where (None: every namespace), patterns matched with fnmatchcase). Each says why.
 EXCLUDE = [
