@@ -136,6 +136,10 @@ Tensor bitwise_not(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor& clamp_(Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// One operand a Python-style scalar: it takes the other's dtype as torch.result_type says,
+// and must fit it (where(c, int8_tensor, 300) raises, as torch's checked conversion).
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value);
 Tensor& masked_fill_(Tensor& t, const Tensor& mask, Scalar value);
 // The dtype PyTorch would give a binary op of a and b (torch.result_type).

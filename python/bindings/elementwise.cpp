@@ -273,11 +273,10 @@ void bind_elementwise(nb::module_& m) {
   m.def(
       "where",
       [](const Tensor& c, const Operand& a, const Operand& b) {
-        Tensor ta = a.is_tensor ? a.tensor : scalar_tensor(a.scalar);
-        Tensor tb = b.is_tensor ? b.tensor : scalar_tensor(b.scalar);
-        if (!a.is_tensor && b.is_tensor) ta = to_dtype(ta, result_type(tb, a.scalar));
-        if (!b.is_tensor && a.is_tensor) tb = to_dtype(tb, result_type(ta, b.scalar));
-        return where(c, ta, tb);
+        if (a.is_tensor && !b.is_tensor) return where(c, a.tensor, b.scalar);
+        if (!a.is_tensor && b.is_tensor) return where(c, a.scalar, b.tensor);
+        return where(c, a.is_tensor ? a.tensor : scalar_tensor(a.scalar),
+                     b.is_tensor ? b.tensor : scalar_tensor(b.scalar));
       },
       docstring("where"));
   def_both(m, cls, "masked_fill", [](const Tensor& t, const Tensor& mask, const Operand& v) {

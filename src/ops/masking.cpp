@@ -99,6 +99,22 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// The scalar becomes a 0-d tensor of the dtype the pair promotes to, checked to fit it first.
+static Tensor scalar_operand(const Tensor& other, Scalar v) {
+  ops::check_defined(other, "where");
+  DType dt = result_type(other, v);
+  ops::check_scalar_fits(dt, v, "where");
+  return scalar_tensor(v, dt);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  return where(cond, a, scalar_operand(a, b));
+}
+
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
+  return where(cond, scalar_operand(b, a), b);
+}
+
 namespace {
 void check_mask(const char* name, const Tensor& t, const Tensor& mask) {
   ops::check_defined(t, name);

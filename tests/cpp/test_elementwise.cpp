@@ -299,6 +299,19 @@ TEST(Where, BroadcastAndPromote) {
   EXPECT_THROW(where(ones({2}), ones({2}), ones({2})), TypeError);
 }
 
+TEST(Where, ScalarOperandTakesTheTensorsDtypeAndMustFit) {
+  Tensor cond = vec({1, 0}, DType::Bool);
+  Tensor i8 = vec({1, 2}, DType::Int8);
+  Tensor r = where(cond, i8, Scalar(int64_t(100)));
+  EXPECT_EQ(r.dtype(), DType::Int8);
+  EXPECT_EQ(values(r), (std::vector<double>{1, 100}));
+  EXPECT_EQ(where(cond, Scalar(2.5), i8).dtype(), DType::Float32);
+  EXPECT_THROW(where(cond, i8, Scalar(int64_t(300))), Error);  // torch: RuntimeError
+  EXPECT_THROW(where(cond, Scalar(int64_t(-129)), i8), Error);
+  EXPECT_EQ(values(where(cond, vec({1, 2}, DType::UInt8), Scalar(int64_t(-1))))[1], 255.0);
+  EXPECT_THROW(where(cond, vec({1, 2}), Scalar(1e300)), Error);
+}
+
 TEST(MaskedFill, ValuesRangesAndAliasing) {
   Tensor x = vec({1, 2, 3});
   Tensor m = vec({1, 0, 1}, DType::Bool);

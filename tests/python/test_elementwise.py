@@ -686,6 +686,14 @@ def test_where_scalars_and_promotion():
     run_both(lambda m, c: m.where(c, m.ones(3), m.zeros(3, dtype=m.int64)), c)
     run_both(lambda m, c: m.where(c.int(), 1.0, 0.0), c)  # condition must be bool
     run_both(lambda m, c: m.where(c, m.ones(2), m.ones(3)), c)  # no broadcast: refused
+    # the scalar must fit the dtype it takes (torch's checked conversion); uint8 takes -1 as 255
+    for v in (300, -129, 127, 2.5):
+        run_both(lambda m, c: m.where(c, m.tensor([1, 2, 3], dtype=m.int8), v), c)
+        run_both(lambda m, c: m.where(c, v, m.tensor([1, 2, 3], dtype=m.int8)), c)
+    for v in (-1, -256, 256):
+        run_both(lambda m, c: m.where(c, m.tensor([1, 2, 3], dtype=m.uint8), v), c)
+    for v in (1e300, float("inf"), float("nan")):
+        run_both(lambda m, c: m.where(c, m.ones(3), v), c)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
