@@ -29,12 +29,6 @@ bool Meta::matches(const Tensor& t) const {
 
 namespace {
 
-std::string shape_text(const Dims& d) {
-  std::ostringstream os;
-  os << d;
-  return os.str();
-}
-
 std::string mismatch(const char* what, size_t i, const Meta& m, const Tensor& t) {
   std::ostringstream os;
   os << what << " " << i << ": ";
