@@ -12,6 +12,7 @@ import ember.distributed as dist
 from ember import nn
 from ember.distributed.fsdp import (FullyShardedDataParallel as FSDP, FullStateDictConfig,
                                     MixedPrecision, ShardingStrategy, StateDictType)
+from ember.distributed.device_mesh import init_device_mesh
 from ember.distributed.fsdp.wrap import ModuleWrapPolicy
 
 from _ddp_worker import Net, global_batches, local, start
@@ -27,9 +28,10 @@ def wrapped(opts, rank):
                 p.add_(float(rank))
     mp = MixedPrecision(param_dtype=ember.float32) if opts.get("mixed") else None
     policy = ModuleWrapPolicy({nn.Linear}) if opts.get("auto_wrap") else None
+    mesh = init_device_mesh("cpu", tuple(opts["mesh"])) if opts.get("mesh") else None
     fsdp = FSDP(model, sharding_strategy=ShardingStrategy[opts.get("strategy", "FULL_SHARD")],
                 auto_wrap_policy=policy, mixed_precision=mp,
-                sync_module_states=bool(opts.get("perturb")))
+                sync_module_states=bool(opts.get("perturb")), device_mesh=mesh)
     return fsdp, init
 
 

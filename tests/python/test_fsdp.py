@@ -77,6 +77,18 @@ def test_fsdp_trains_as_one_process(tmp_path, world, strategy, auto_wrap):
             np.testing.assert_allclose(res[r]["final." + n], ref[n], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("mesh,strategy", [((4,), "FULL_SHARD"), ((2, 2), "HYBRID_SHARD")])
+def test_fsdp_on_a_device_mesh(tmp_path, mesh, strategy):
+    """A 1-d mesh is its group; a 2-d one shards along dimension 1, replicates along 0."""
+    res = run_ranks(tmp_path, "train", 4, strategy=strategy, mesh=mesh, steps=2)
+    ref, _ = reference(res[0], 4, 2)
+    shard_ranks = mesh[-1]
+    assert int(res[0]["shapes"].sum()) == -(-65 // shard_ranks)  # 65 parameters, padded
+    for r in range(4):
+        for n in NAMES:
+            np.testing.assert_allclose(res[r]["final." + n], ref[n], rtol=1e-9, atol=1e-12)
+
+
 def test_fsdp_mixed_precision_and_sync_module_states(tmp_path):
     """float32 compute of a float64 model; rank 0's weights broadcast at wrap time."""
     res = run_ranks(tmp_path, "train", 2, mixed=True, perturb=True, auto_wrap=True, steps=2)

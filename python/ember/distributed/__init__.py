@@ -42,7 +42,10 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_global_rank", "get_process_group_ranks", "reduce", "gather", "scatter", "all_to_all",
            "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
            "monitored_barrier", "all_gather_object", "broadcast_object_list", "gather_object",
-           "scatter_object_list", "send_object_list", "recv_object_list", "GradBucket"]
+           "scatter_object_list", "send_object_list", "recv_object_list", "GradBucket",
+           "all_reduce_coalesced", "all_gather_coalesced", "is_torchelastic_launched",
+           "get_node_local_rank", "is_backend_available", "is_ucc_available", "is_xccl_available",
+           "get_default_backend_for_device", "supports_complex", "DeviceMesh", "init_device_mesh"]
 
 
 class Backend(str):
@@ -257,6 +260,12 @@ def get_process_group_ranks(group):
 
 
 from ._collectives import (reduce, gather, scatter, all_to_all, all_to_all_single, send, recv,  # noqa: E402
-                           isend, irecv, P2POp, batch_isend_irecv, monitored_barrier)
+                           isend, irecv, P2POp, batch_isend_irecv, monitored_barrier,
+                           all_reduce_coalesced, all_gather_coalesced)
+from ._environment import (is_torchelastic_launched, get_node_local_rank,  # noqa: E402
+                           is_backend_available, is_ucc_available, is_xccl_available,
+                           get_default_backend_for_device, supports_complex)
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: E402
+from . import device_mesh  # noqa: E402,F401
 from ._objects import (all_gather_object, broadcast_object_list, gather_object,  # noqa: E402
                        scatter_object_list, send_object_list, recv_object_list)

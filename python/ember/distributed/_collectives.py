@@ -259,3 +259,98 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
         return None
     _d.monitored_barrier(group, _groups.seconds(timeout, "monitored_barrier"), bool(wait_all_ranks))
     return None
+
+
+def _coalesced_flat(op, tensors):
+    """The tensors (all one dtype) laid end to end in one contiguous 1-d buffer."""
+    from .. import Tensor, cat
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    for t in tensors:
+        _tensor(op, "tensors", t)
+    if len({t.dtype for t in tensors}) > 1:
+        found = ", ".join(sorted({str(t.dtype) for t in tensors}))
+        raise ValueError(f"{op}: invalid usage of tensors with different dtypes: found {found}")
+    return tensors, cat([t.reshape(-1) for t in tensors]) if tensors else None
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of several tensors (one dtype) in one collective: they travel as one flat
+    buffer and are written back in place. With async_op, a Future completed with them.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> a, b = ember.tensor([1.0, 2.0]), ember.tensor([[3.0]])
+    >>> dist.all_reduce_coalesced([a, b])
+    >>> a, b
+    (tensor([1., 2.]), tensor([[3.]]))
+    >>> dist.destroy_process_group()
+    """
+    from ._collectives_core import all_reduce
+    from ._work_future import get_future
+    if _skip("all_reduce_coalesced", group):
+        return None
+    tensors, flat = _coalesced_flat("all_reduce_coalesced", tensors)
+    if flat is None:
+        return None
+    work = all_reduce(flat, op=op, group=group, async_op=True)
+
+    def write_back(_=None):
+        offset = 0
+        for t in tensors:
+            t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+            offset += t.numel()
+        return tensors
+    if async_op:
+        return get_future(work).then(write_back)
+    work.wait()
+    write_back()
+    return None
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """all_gather of several tensors in one collective: output_tensor_lists[i][j] receives
+    rank i's input_tensor_list[j]. With async_op, a Future completed with the outputs.
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> out = [[ember.zeros(2), ember.zeros(1)]]
+    >>> dist.all_gather_coalesced(out, [ember.tensor([1.0, 2.0]), ember.tensor([3.0])])
+    >>> out
+    [[tensor([1., 2.]), tensor([3.])]]
+    >>> dist.destroy_process_group()
+    """
+    from .. import empty
+    from ._collectives_core import all_gather_into_tensor, get_world_size
+    from ._work_future import get_future
+    if _skip("all_gather_coalesced", group):
+        return None
+    inputs, flat = _coalesced_flat("all_gather_coalesced", input_tensor_list)
+    world = get_world_size(group)
+    if not isinstance(output_tensor_lists, (list, tuple)) or len(output_tensor_lists) != world \
+            or any(len(row) != len(inputs) for row in output_tensor_lists):
+        raise ValueError(f"all_gather_coalesced: output_tensor_lists must hold {world} lists "
+                         f"(one per rank) of {len(inputs)} tensors each")
+    for row in output_tensor_lists:
+        for out, x in zip(row, inputs):
+            if out.shape != x.shape or out.dtype != x.dtype:
+                raise ValueError(f"all_gather_coalesced: an output of shape {tuple(out.shape)} "
+                                 f"({out.dtype}) for an input of shape {tuple(x.shape)} ({x.dtype})")
+    if flat is None:
+        return None
+    gathered = empty(world * flat.numel(), dtype=flat.dtype)
+    work = all_gather_into_tensor(gathered, flat, group=group, async_op=True)
+
+    def write_back(_=None):
+        for r, row in enumerate(output_tensor_lists):
+            offset = r * flat.numel()
+            for out in row:
+                out.copy_(gathered[offset:offset + out.numel()].view(out.shape))
+                offset += out.numel()
+        return output_tensor_lists
+    if async_op:
+        return get_future(work).then(write_back)
+    work.wait()
+    write_back()
+    return None

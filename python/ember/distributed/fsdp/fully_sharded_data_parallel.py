@@ -72,10 +72,15 @@ class FullyShardedDataParallel(Module):
         if not dist.is_initialized():
             raise RuntimeError("FullyShardedDataParallel: the default process group has not "
                                "been initialized; call ember.distributed.init_process_group")
-        if device_mesh is not None:
-            raise NotImplementedError("FullyShardedDataParallel: device_mesh needs "
-                                      "torch.distributed.device_mesh, which ember does not have; "
-                                      "pass process_group (a group, or a pair for HYBRID_SHARD)")
+        if device_mesh is not None:  # 1-d: the group; 2-d (HYBRID): (replicate, shard) dims
+            if process_group is not None:
+                raise ValueError("FullyShardedDataParallel: give process_group or device_mesh, "
+                                 "not both")
+            if device_mesh.ndim not in (1, 2):
+                raise ValueError(f"FullyShardedDataParallel: device_mesh must be 1-d or 2-d "
+                                 f"(HYBRID_SHARD), got {device_mesh.ndim}-d")
+            process_group = (device_mesh.get_group() if device_mesh.ndim == 1
+                             else (device_mesh.get_group(1), device_mesh.get_group(0)))
         if use_orig_params:
             raise NotImplementedError("FullyShardedDataParallel: use_orig_params=True is not "
                                       "supported; the optimizer takes the flat shards "
