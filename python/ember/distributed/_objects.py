@@ -3,7 +3,6 @@ tensor, the sizes travel first (int64), then the bytes padded to the largest siz
 import io
 import pickle
 
-import numpy as np
 
 from . import _groups
 from ._collectives import gather, recv, scatter, send
@@ -22,6 +21,7 @@ def _to_bytes(obj):
 
 def _byte_tensor(data, size):
     """A uint8 tensor of `size` bytes starting with `data` (the rest zero)."""
+    import numpy as np  # loaded on first use (Note [Lazy imports])
     a = np.zeros(size, dtype=np.uint8)
     a[:len(data)] = np.frombuffer(data, dtype=np.uint8)
     return _creation.from_numpy(a)
@@ -103,6 +103,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
 
 
 def _unpickle_into(object_list, raw, sizes):
+    import numpy as np  # loaded on first use (Note [Lazy imports])
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64).tolist()
     for i in range(len(sizes)):
         object_list[i] = pickle.loads(raw[offsets[i]:offsets[i + 1]])

@@ -8,7 +8,7 @@ import struct
 import sys
 import zipfile
 
-import numpy as np
+from .._lazy_numpy import np  # NumPy loads when a file is read (Note [Lazy imports])
 
 from .torch_format import _aligned_extra
 

@@ -29,9 +29,8 @@ import zipfile
 import zlib
 from collections import OrderedDict
 
-import numpy as np
-
 from .. import _C
+from .._lazy_numpy import np  # NumPy loads when a file is read (Note [Lazy imports])
 from .._device import device as _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor
