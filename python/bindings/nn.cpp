@@ -46,7 +46,7 @@ Tensor conv_py(const Tensor& input, const Tensor& weight, const std::optional<Te
   if (nb::isinstance<nb::str>(padding)) {
     std::string p = nb::cast<std::string>(padding);
     if (p != "same" && p != "valid")
-      throw ValueError(
+      throw Error(  // RuntimeError, as torch's F.conv2d (its nn.Conv2d raises ValueError)
           detail::cat(op, ": invalid padding string '", p, "' (expected 'same' or 'valid')"));
     const PaddingMode mode = p == "same" ? PaddingMode::Same : PaddingMode::Valid;
     if constexpr (ND == 3) return conv3d(input, weight, b, s, mode, d, groups);

@@ -1,8 +1,9 @@
 // What the 2-d and 3-d convolutions and pools (conv.cpp, pool.cpp) share: spatial arguments
 // as (depth, height, width) triples, and their errors.
 //
-// Errors: the 2-d ops have always raised ValueError for bad shapes and arguments (TypeError
-// for dtypes); the 3-d ops raise PyTorch's RuntimeError (ember::Error) for both.
+// Errors: bad shapes and arguments raise PyTorch's RuntimeError (ember::Error) for the 2-d and
+// 3-d ops alike (the 2-d ops raised ValueError before 29 Nov); dtypes: TypeError in 2-d, as
+// before, RuntimeError in 3-d.
 #pragma once
 #include <array>
 #include <climits>
@@ -17,9 +18,8 @@ namespace ember::ops {
 using Dim3 = std::array<int64_t, 3>;  // (depth, height, width); a 2-d op has depth 1 (pad 0)
 
 [[noreturn]] inline void spatial_fail(int nd, bool dtype, const std::string& msg) {
-  if (nd == 3) throw Error(msg);
-  if (dtype) throw TypeError(msg);
-  throw ValueError(msg);
+  if (nd == 3 || !dtype) throw Error(msg);
+  throw TypeError(msg);
 }
 
 }  // namespace ember::ops
