@@ -57,7 +57,7 @@ from ._drop_in import install_as_torch
 # reducer is registered when multiprocessing is first imported, so `import ember` stays light.
 _install_shared_memory_hook()
 
-__version__ = "0.1.0"
+from .torch_version import __version__  # noqa: E402  ("2.13.0+ember.0.1.0": docs/devices.md)
 promote_types = _C.promote_types
 can_cast = _C.can_cast
 get_num_threads = _C.get_num_threads

@@ -21,14 +21,14 @@ def test_cmake_prefix_path_holds_the_cmake_package():
     assert "ember::ember" in targets and "ember::openblas" in targets and "gloo" in targets
     assert "hwy" not in targets  # Highway stays private to libember
     version = open(os.path.join(cfg, "emberConfigVersion.cmake")).read()
-    assert f'set(PACKAGE_VERSION "{ember.__version__.split("+")[0]}")' in version
+    assert f'set(PACKAGE_VERSION "{ember.version.ember_version}")' in version
 
 
 def test_prefix_holds_headers_library_and_pkgconfig():
     prefix = _prefix()
     assert os.path.isfile(os.path.join(prefix, "include", "ember", "ember.h"))
     lib = os.path.join(prefix, "lib")
-    major, minor, _ = ember.__version__.split("+")[0].split(".")
+    major, minor, _ = ember.version.ember_version.split(".")
     soname = f"libember.so.{major}.{minor}"
     assert os.path.isfile(os.path.join(lib, soname))
     # The wheel holds the SONAME file alone (no symlinks in wheels); a cmake --install has the
