@@ -13,6 +13,7 @@ seed (the random stream is drawn the same way in both cases).
 import itertools
 import signal
 import time
+from typing import Generic
 
 from ... import _C
 from ..._generator import Generator, numpy_rng
@@ -20,7 +21,7 @@ from ._collate import default_collate, default_convert
 from ._worker import (STATUS_CHECK_INTERVAL, Channel, ExceptionWrapper, _IterableDatasetStopIteration,
                       _ResumeIteration, _worker_loop, get_worker_info)
 from . import graph_settings
-from .dataset import IterableDataset
+from .dataset import IterableDataset, T_co
 from .datapipes.datapipe import IterDataPipe
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_array_sampler
 
@@ -70,7 +71,7 @@ def _check_options(num_workers, timeout, prefetch_factor, persistent_workers):
         raise ValueError("persistent_workers option needs num_workers > 0")
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterates over `dataset` in batches.
 
     Arguments are torch's: batch_size (None: no batching, each sample goes through collate_fn,

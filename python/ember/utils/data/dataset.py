@@ -10,6 +10,7 @@ could then differ from the rows of the tensors).
 import bisect
 import math
 import warnings
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -20,7 +21,11 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Chai
            "Subset", "random_split"]
 
 
-class Dataset:
+T_co = TypeVar("T_co", covariant=True)  # what a sample is (Dataset[T] as torch's)
+T_stack = TypeVar("T_stack")
+
+
+class Dataset(Generic[T_co]):
     """A map-style dataset: subclasses define __getitem__(index) and __len__().
 
     >>> class Squares(ember.utils.data.Dataset):
@@ -39,7 +44,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of samples: subclasses define __iter__. The DataLoader batches it in order
     (no sampler, no shuffle).
 
@@ -102,7 +107,7 @@ class TensorDataset(Dataset):
         return lambda key: [rows(t, key) for t in tensors]
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """The samples of several datasets one after the other.
 
     >>> d = ember.utils.data.ConcatDataset([[1, 2], [3, 4, 5]])
@@ -167,7 +172,7 @@ def _check_iterable(d):
         raise AssertionError("ChainDataset only supports IterableDataset")
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[T_stack]):
     """Samples of several equal-length datasets side by side: StackDataset(a, b)[i] is
     (a[i], b[i]); StackDataset(x=a, y=b)[i] is {"x": a[i], "y": b[i]}.
 
@@ -215,7 +220,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of `dataset` at `indices` (a sequence of ints, a NumPy array or a tensor).
 
     >>> ember.utils.data.Subset([10, 20, 30, 40], [3, 0])[0]

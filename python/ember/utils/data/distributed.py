@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..._generator import Generator, numpy_rng
-from .sampler import _ArraySampler
+from .sampler import T_co, _ArraySampler
 
 __all__ = ["DistributedSampler"]
 
@@ -31,7 +31,7 @@ def _default(what, name):
     return what(dist)
 
 
-class DistributedSampler(_ArraySampler):
+class DistributedSampler(_ArraySampler[T_co]):
     """Rank `rank`'s indices of `dataset` among `num_replicas` processes (torch semantics).
 
     >>> s = ember.utils.data.DistributedSampler(range(5), num_replicas=2, rank=1,

@@ -8,6 +8,8 @@ read the same arrays, so the order is the same either way. Random orders come
 from an ember.Generator when one is given, else from one seed drawn from the global stream
 (ember.manual_seed(s) makes them reproducible; they differ from PyTorch's orders).
 """
+from typing import Generic, TypeVar
+
 import numpy as np
 
 from ..._generator import numpy_rng
@@ -16,7 +18,10 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
+T_co = TypeVar("T_co", covariant=True)  # what an item is (Sampler[int] as torch's)
+
+
+class Sampler(Generic[T_co]):
     """Base class: subclasses define __iter__ (indices) and usually __len__.
 
     >>> class Reverse(ember.utils.data.Sampler):
@@ -37,7 +42,7 @@ class Sampler:
         raise NotImplementedError
 
 
-class _ArraySampler(Sampler):
+class _ArraySampler(Sampler[T_co]):
     """A sampler whose epoch is one index array. The DataLoader's fast path applies only
     when a subclass keeps this __iter__ (so the array is what iteration would give)."""
 

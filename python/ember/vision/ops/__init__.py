@@ -1,5 +1,6 @@
 """ember.vision.ops: the building blocks torchvision.ops gives its models."""
 from . import misc
-from .misc import Conv2dNormActivation
+from .misc import Conv2dNormActivation, FrozenBatchNorm2d, MLP, Permute, SqueezeExcitation
 
-__all__ = ["Conv2dNormActivation", "misc"]
+__all__ = ["Conv2dNormActivation", "FrozenBatchNorm2d", "MLP", "Permute", "SqueezeExcitation",
+           "misc"]
