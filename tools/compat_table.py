@@ -33,7 +33,7 @@ NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch
               "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.linalg",
               "torch.fft", "torch.special", "torch.distributions", "torch.autograd",
               "torch.utils.data", "torch.distributed", "torch.distributed.fsdp", "torch.testing",
-              "torch.fx", "torch.onnx", "torch.library"]
+              "torch.fx", "torch.onnx", "torch.library", "torch.distributed.tensor"]
 
 # (what, where (None: every namespace), patterns matched with fnmatchcase). Each says why.
 EXCLUDE = [

@@ -269,3 +269,11 @@ from .device_mesh import DeviceMesh, init_device_mesh  # noqa: E402
 from . import device_mesh  # noqa: E402,F401
 from ._objects import (all_gather_object, broadcast_object_list, gather_object,  # noqa: E402
                        scatter_object_list, send_object_list, recv_object_list)
+
+
+def __getattr__(name):
+    # The subpackages load on first use (torch imports some of them with torch.distributed).
+    if name in ("tensor", "fsdp", "optim", "algorithms"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

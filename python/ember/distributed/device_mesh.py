@@ -225,3 +225,17 @@ def init_device_mesh(device_type, mesh_shape, *, mesh_dim_names=None, backend_ov
                                 f"{math.prod(mesh_shape)} ranks, the world has {world}")
     mesh = arange(world, dtype=int32).reshape(mesh_shape)
     return DeviceMesh(device_type, mesh, mesh_dim_names=mesh_dim_names)
+
+
+_DEFAULT_MESHES = {}
+
+
+def _default_mesh():
+    """A 1-d mesh over every rank of the default group (made once per default group; every
+    rank calls it, as the DTensor calls that need it are collective)."""
+    dist = _dist()
+    key = id(dist.group.WORLD)
+    if key not in _DEFAULT_MESHES:
+        _DEFAULT_MESHES.clear()
+        _DEFAULT_MESHES[key] = init_device_mesh("cpu", (dist.get_world_size(),))
+    return _DEFAULT_MESHES[key]
