@@ -46,3 +46,19 @@ def run_ranks(argv, world, env, timeout):
                               stderr=subprocess.STDOUT, text=True) for rank in range(world)]
     outs = wait_all(procs, timeout)
     return [(p.returncode, out) for p, (out, _) in zip(procs, outs)]
+
+
+def run_workers(tmp_path, worker, mode, world, timeout=90, **opts):
+    """Runs `world` ranks of `worker` (MODE RANK WORLD RDZV_DIR OUT_FILE JSON_OPTIONS, as
+    _ddp_worker.start reads them) and returns each rank's saved .npz as a dict; fails the test
+    with the ranks' output when any exits non-zero."""
+    import json
+
+    import numpy as np
+    rdzv = tmp_path / "rdzv"
+    rdzv.mkdir(exist_ok=True)
+    outs = [tmp_path / f"{mode}{r}.npz" for r in range(world)]
+    ranks = run_ranks(lambda r: [worker, mode, r, world, rdzv, outs[r], json.dumps(opts)],
+                      world, worker_env(), timeout)
+    assert [code for code, _ in ranks] == [0] * world, [log for _, log in ranks]
+    return [dict(np.load(o)) for o in outs]

@@ -1,11 +1,9 @@
 """DeviceMesh / init_device_mesh and the coalesced collectives (ember.distributed) with 4
 ranks of _mesh_worker.py; one-process behaviour and errors beside torch 2.13's."""
-import json
 import os
 import sys
 import tempfile
 
-import numpy as np
 import pytest
 import torch
 
@@ -21,13 +19,7 @@ WORKER = os.path.join(HERE, "_mesh_worker.py")
 
 def test_mesh_groups_and_coalesced_collectives(tmp_path):
     world = 4
-    rdzv = tmp_path / "rdzv"
-    rdzv.mkdir()
-    outs = [tmp_path / f"r{r}.npz" for r in range(world)]
-    ranks = launch.run_ranks(lambda r: [WORKER, "mesh", r, world, rdzv, outs[r], json.dumps({})],
-                             world, launch.worker_env(), 90)
-    assert [c for c, _ in ranks] == [0] * world, [log for _, log in ranks]
-    res = [dict(np.load(o)) for o in outs]
+    res = launch.run_workers(tmp_path, WORKER, "mesh", world)
     for r in range(world):  # mesh [[0, 1], [2, 3]]: dp lines are columns, tp lines rows
         row, col = divmod(r, 2)
         assert res[r]["coordinate"].tolist() == [row, col] == res[r]["local"].tolist()

@@ -1,7 +1,6 @@
 """DTensor (ember.distributed.tensor) with 4 ranks of _dtensor_worker.py: pieces as torch.chunk
 cuts them (uneven and empty ones), redistribution between Shard, Replicate and Partial on 1-d
 and 2-d meshes, from_local, the random factory; placements beside torch's."""
-import json
 import os
 import sys
 
@@ -20,13 +19,7 @@ WORKER = os.path.join(HERE, "_dtensor_worker.py")
 
 def test_dtensor_layouts_and_redistribution(tmp_path):
     world = 4
-    rdzv = tmp_path / "rdzv"
-    rdzv.mkdir()
-    outs = [tmp_path / f"r{r}.npz" for r in range(world)]
-    ranks = launch.run_ranks(lambda r: [WORKER, "dtensor", r, world, rdzv, outs[r], json.dumps({})],
-                             world, launch.worker_env(), 120)
-    assert [c for c, _ in ranks] == [0] * world, [log for _, log in ranks]
-    res = [dict(np.load(o)) for o in outs]
+    res = launch.run_workers(tmp_path, WORKER, "dtensor", world, timeout=120)
     x = torch.arange(30, dtype=torch.float32).reshape(5, 6)
     rows = torch.chunk(x, 4, 0)  # 2, 2, 1 rows, then nothing
     for r in range(world):

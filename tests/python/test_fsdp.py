@@ -6,7 +6,6 @@ test_ddp.py's reference (one process, the concatenated batches): sharded trainin
 sharded gradients, no_sync, clip_grad_norm_, summon_full_params, full state dicts.
 One process (a one-rank group in this process): names, shapes, state dict keys and training
 values beside torch 2.13's FSDP on the same model; the wrap policies; bad input."""
-import json
 import os
 import subprocess
 import sys
@@ -30,14 +29,7 @@ NAMES = ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
 
 
 def run_ranks(tmp_path, mode, world, timeout=90, **opts):
-    rdzv = tmp_path / "rdzv"
-    rdzv.mkdir(exist_ok=True)
-    outs = [tmp_path / f"{mode}{r}.npz" for r in range(world)]
-    ranks = launch.run_ranks(lambda r: [WORKER, mode, r, world, rdzv, outs[r], json.dumps(opts)],
-                             world, launch.worker_env(), timeout)
-    codes = [code for code, _ in ranks]
-    assert codes == [0] * world, [log for _, log in ranks]
-    return [dict(np.load(o)) for o in outs]
+    return launch.run_workers(tmp_path, WORKER, mode, world, timeout, **opts)
 
 
 def reference(init, world, steps, clip=None, batches=None):
