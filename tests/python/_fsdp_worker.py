@@ -57,6 +57,25 @@ def main():
             (loss_fn(fsdp(xs[:2]), ys[:2]) / 2).backward()
         (loss_fn(fsdp(xs[2:]), ys[2:]) / 2).backward()
         opt.step()
+    elif mode == "optim":  # AdamW 2 steps, its state saved and loaded into a fresh model, 1 more
+        opt = ember.optim.AdamW(fsdp.parameters(), lr=0.05)
+        batches = global_batches(world, 3)
+        for x, y in batches[:2]:
+            opt.zero_grad()
+            loss_fn(fsdp(local(x, rank)), local(y, rank)).backward()
+            opt.step()
+        osd = FSDP.optim_state_dict(fsdp, opt)
+        res.update({f"exp_avg.{k}": v["exp_avg"].numpy().copy() for k, v in osd["state"].items()})
+        res["group_names"] = np.array(osd["param_groups"][0]["params"])
+        msd = fsdp.state_dict()
+        fsdp, _ = wrapped(opts, rank)
+        fsdp.load_state_dict(msd)
+        opt = ember.optim.AdamW(fsdp.parameters(), lr=0.05)
+        FSDP.optim_state_dict_to_load(fsdp, opt, osd, load_directly=True)
+        x, y = batches[2]
+        opt.zero_grad()
+        loss_fn(fsdp(local(x, rank)), local(y, rank)).backward()
+        opt.step()
     elif mode == "summon":  # a change made inside summon_full_params lands in every shard
         with FSDP.summon_full_params(fsdp, writeback=True):
             with ember.no_grad():

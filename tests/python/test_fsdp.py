@@ -109,6 +109,31 @@ def test_fsdp_clip_grad_norm_is_global(tmp_path, strategy):
             np.testing.assert_allclose(res[r]["final." + n], ref[n], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("world,auto_wrap", [(2, True), (3, False)])
+def test_fsdp_optimizer_state_dict_round_trip(tmp_path, world, auto_wrap):
+    """FSDP.optim_state_dict gives AdamW's state by parameter name, whole (as one process's);
+    loaded into a fresh FSDP model with optim_state_dict_to_load, training goes on as if
+    nothing happened (3 steps in all equal one process's 3)."""
+    res = run_ranks(tmp_path, "optim", world, auto_wrap=auto_wrap)
+    model = W.Net().double()
+    with ember.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(ember.from_numpy(res[0]["init." + n]))
+    opt = ember.optim.AdamW(model.parameters(), lr=0.05)
+    for step, (x, y) in enumerate(W.global_batches(world, 3)):
+        opt.zero_grad()
+        nn.MSELoss()(model(ember.from_numpy(x)), ember.from_numpy(y)).backward()
+        opt.step()
+        if step == 1:
+            exp_avg = {n: opt.state[p]["exp_avg"].numpy().copy() for n, p in model.named_parameters()}
+    for r in range(world):
+        assert sorted(res[r]["group_names"].tolist()) == sorted(NAMES)
+        for n in NAMES:
+            np.testing.assert_allclose(res[r]["exp_avg." + n], exp_avg[n], rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(res[r]["final." + n], dict(model.named_parameters())[n]
+                                       .detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
 def test_fsdp_summon_full_params_writes_back(tmp_path):
     res = run_ranks(tmp_path, "summon", 2, auto_wrap=True)
     for r in range(2):
@@ -192,6 +217,12 @@ def test_fsdp_one_rank_like_torch(one_rank_groups):
     assert len(fsdp.FullyShardedDataParallel.fsdp_modules(e, root_only=True)) == 1
     e.load_state_dict(e.state_dict())
     assert e.module is em and e[0] is em[0]  # the wrapped module, its items
+    eosd = fsdp.FullyShardedDataParallel.optim_state_dict(e, eo)
+    tosd = TFSDP.optim_state_dict(t, to)
+    assert [g["params"] for g in eosd["param_groups"]] == [g["params"] for g in tosd["param_groups"]]
+    assert list(eosd["state"]) == list(tosd["state"])  # SGD without momentum: no state
+    loaded = fsdp.FullyShardedDataParallel.optim_state_dict_to_load(e, eo, eosd)
+    assert loaded["param_groups"][0]["params"] == list(range(len(list(e.parameters()))))
 
 
 @pytest.mark.filterwarnings("ignore")

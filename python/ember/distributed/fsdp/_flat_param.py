@@ -52,17 +52,17 @@ class FlatParamHandle:
         self.sync = True                    # False inside no_sync(): keep gradients unsharded
         self._unsynced = None               # gradients held back by no_sync()
         self._summoned = None               # (whole tensor, params) while summoned
-        self.slots = []                     # (module, name, offset, numel, shape)
+        self.slots = []                     # (module, name, offset, numel, shape, fqn)
         first = {}
         dtypes, needs_grad = set(), set()
         offset = 0
-        for module, name, p in infos:
+        for module, name, p, fqn in infos:
             if id(p) not in first:
                 first[id(p)] = offset
                 dtypes.add(p.dtype)
                 needs_grad.add(p.requires_grad)
                 offset += p.numel()
-            self.slots.append((module, name, first[id(p)], p.numel(), tuple(p.shape)))
+            self.slots.append((module, name, first[id(p)], p.numel(), tuple(p.shape), fqn))
         if len(dtypes) > 1:
             raise ValueError(f"FullyShardedDataParallel: must flatten tensors with uniform dtype "
                              f"but got {sorted(map(str, dtypes))}")
@@ -74,7 +74,7 @@ class FlatParamHandle:
         padded = self.chunk * self.world if self.shard else offset
         whole = zeros(padded, dtype=dtypes.pop())
         with no_grad():
-            for module, name, start, n, _ in self.slots:
+            for module, name, start, n, *_ in self.slots:
                 whole[start:start + n].copy_(module._parameters[name].reshape(-1))
         local = whole[self._mine()].clone() if self.shard else whole
         flat = FlatParameter(local, requires_grad=needs_grad.pop())
@@ -100,7 +100,7 @@ class FlatParamHandle:
         return not self.shard and (self.mp is None or self.mp.param_dtype is None)
 
     def _point_at(self, whole):
-        for module, name, start, n, shape in self.slots:
+        for module, name, start, n, shape, _ in self.slots:
             module.__dict__[name] = whole[start:start + n].view(shape)
 
     def _gather(self, source):
@@ -192,7 +192,7 @@ class FlatParamHandle:
         self.owner._parameters.pop("_flat_param")
         try:
             made = {}
-            for module, name, start, n, shape in self.slots:
+            for module, name, start, n, shape, _ in self.slots:
                 if start not in made:
                     p = Parameter(whole[start:start + n].view(shape),
                                   requires_grad=flat.requires_grad)

@@ -39,16 +39,17 @@ def _clean(name):
 
 
 def _unit_members(module):
-    """(module, name, param) of every parameter under `module` that is not inside a nested
-    FSDP unit, in named_parameters order (shared ones each time they appear)."""
+    """(module, name, param, path) of every parameter under `module` that is not inside a
+    nested FSDP unit, in named_parameters order (shared ones each time they appear); path is
+    the parameter's dotted name below `module`."""
     out = []
 
-    def walk(m):
-        out.extend((m, n, p) for n, p in m._parameters.items() if p is not None)
-        for child in m._modules.values():
+    def walk(m, prefix):
+        out.extend((m, n, p, prefix + n) for n, p in m._parameters.items() if p is not None)
+        for child_name, child in m._modules.items():
             if child is not None and not isinstance(child, FullyShardedDataParallel):
-                walk(child)
-    walk(module)
+                walk(child, prefix + child_name + ".")
+    walk(module, "")
     return out
 
 
@@ -127,7 +128,8 @@ class FullyShardedDataParallel(Module):
         for unit in FullyShardedDataParallel.fsdp_modules(module):
             if unit._fsdp_parent is None:
                 unit.__dict__["_fsdp_parent"] = self
-        members = [(m, n, p) for m, n, p in _unit_members(module) if id(p) not in ignored]
+        members = [(m, n, p, path) for m, n, p, path in _unit_members(module)
+                   if id(p) not in ignored]
         if sync_module_states:
             self._broadcast_states(module, members, group)
         if mixed_precision is not None and mixed_precision.buffer_dtype is not None:
@@ -148,7 +150,7 @@ class FullyShardedDataParallel(Module):
         from ..._grad_mode import no_grad
         src = dist.get_global_rank(group, 0) if group is not dist.group.WORLD else 0
         with no_grad():
-            for t in [p for _, _, p in members] + list(module.buffers()):
+            for t in [p for _, _, p, _ in members] + list(module.buffers()):
                 dist.broadcast(t.data if hasattr(t, "data") else t, src=src, group=group)
 
     # ---- the wrapped module ----------------------------------------------------------
@@ -326,8 +328,27 @@ class FullyShardedDataParallel(Module):
             FullyShardedDataParallel.set_state_dict_type(
                 module, old.state_dict_type, old.state_dict_config, old.optim_state_dict_config)
 
-    def _outermost(self):
-        return self._fsdp_parent is None or self._summoning()
+    @staticmethod
+    def optim_state_dict(model, optim, optim_state_dict=None, group=None):
+        """The optimizer's state keyed by the original parameters' names, whole tensors on
+        every rank (_optim_state.py); save it beside model.state_dict()."""
+        from ._optim_state import optim_state_dict as convert
+        return convert(model, optim, optim_state_dict, group)
+
+    @staticmethod
+    def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False,
+                                 load_directly=False, group=None):
+        """What optim.load_state_dict takes, from an optim_state_dict (each rank keeps its
+        shard); loads it too with load_directly=True."""
+        from ._optim_state import optim_state_dict_to_load as convert
+        return convert(model, optim, optim_state_dict, is_named_optimizer, load_directly, group)
+
+    @staticmethod
+    def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
+        """optim_state_dict, on rank 0 only when rank0_only (an empty dict elsewhere)."""
+        from .. import get_rank
+        sd = FullyShardedDataParallel.optim_state_dict(model, optim, group=group)
+        return {} if rank0_only and get_rank(group) != 0 else sd
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """FULL_STATE_DICT (default): the wrapped model's keys and whole tensors (copies);
