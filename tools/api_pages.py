@@ -19,7 +19,8 @@ NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember
               "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx",
               "ember.utils._pytree", "ember.utils.benchmark", "ember.distributed.fsdp",
               "ember.distributed.fsdp.wrap", "ember.distributed.device_mesh", "ember.library",
-              "ember.distributed.optim", "ember.distributed.tensor"]
+              "ember.distributed.optim", "ember.distributed.tensor",
+              "ember.nn.attention.flex_attention"]
 
 
 # Module-level tables that drive registration (linalg.FUNCTIONS, ...), not API.
