@@ -10,6 +10,7 @@ from ._dtype import (dtype, float32, float, float64, double, int64, long, int32,
                      int8, uint8, bool,
                      get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
+_C._TensorMeta = type(Tensor)  # torch._C._TensorMeta: the metaclass of Tensor (Lightning names it)
 from ._device import get_default_device, set_default_device
 from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn, randint, randperm,
                         arange, linspace, eye, empty_like, zeros_like, ones_like, full_like,

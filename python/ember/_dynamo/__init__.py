@@ -4,11 +4,12 @@ explain(fn)(*args) records fn on those arguments (as compile's first call would)
 returns an ExplainOutput, torch._dynamo.explain's shape: graphs, graph_count,
 graph_break_count, break_reasons, op_count, ops_per_graph, out_guards, compile_times.
 """
-from .._compile import _C, _Compiled, _explain_compiled, config  # noqa: F401
+from .._compile import _C, _Compiled, _explain_compiled, config, OptimizedModule  # noqa: F401
 from ..compiler import allow_in_graph, disable, is_compiling, list_backends  # noqa: F401
 
 __all__ = ["explain", "ExplainOutput", "config", "reset", "mark_dynamic", "mark_static",
-           "maybe_mark_dynamic", "disable", "allow_in_graph", "is_compiling", "list_backends"]
+           "OptimizedModule", "maybe_mark_dynamic", "disable", "allow_in_graph", "is_compiling",
+           "list_backends"]
 
 
 def mark_dynamic(t, index, **kwargs):

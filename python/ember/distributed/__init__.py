@@ -32,7 +32,7 @@ from ._collectives_core import ReduceOp  # noqa: E402
 Work = _d.Work
 ProcessGroup = _d.ProcessGroup
 
-default_pg_timeout = _datetime.timedelta(minutes=30)
+from .constants import default_pg_timeout  # noqa: E402
 
 __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_process_group",
            "get_rank", "get_world_size", "get_backend", "ReduceOp", "Work", "ProcessGroup",

@@ -9,6 +9,9 @@ from ._work_future import attach as _attach
 
 _d = _C._distributed
 ReduceOp = _d.ReduceOp
+# torch's ReduceOp.SUM is a member of ReduceOp.RedOpType (the enum of the values); ember's
+# enum is both (Lightning annotates with ReduceOp.RedOpType).
+ReduceOp.RedOpType = ReduceOp
 
 
 def get_rank(group=None):

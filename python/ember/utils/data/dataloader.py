@@ -21,7 +21,7 @@ from ._collate import default_collate, default_convert
 from ._worker import (STATUS_CHECK_INTERVAL, Channel, ExceptionWrapper, _IterableDatasetStopIteration,
                       _ResumeIteration, _worker_loop, get_worker_info)
 from . import graph_settings
-from .dataset import IterableDataset, T_co
+from .dataset import Dataset, IterableDataset, T_co
 from .datapipes.datapipe import IterDataPipe
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_array_sampler
 
@@ -96,8 +96,9 @@ class DataLoader(Generic[T_co]):
     [tensor([0., 1.]), tensor([2., 3.]), tensor([4.])]
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+    def __init__(self, dataset: "Dataset[T_co]", batch_size=1, shuffle=None, sampler=None,
+                 batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False,
+                 drop_last=False, timeout=0,
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, pin_memory_device="", in_order=True):
         _check_options(num_workers, timeout, prefetch_factor, persistent_workers)
@@ -245,7 +246,12 @@ class DataLoader(Generic[T_co]):
             yield self.collate_fn(batch)
 
 
-class _LoaderIter:
+class _BaseDataLoaderIter:
+    """What iter(loader) returns: one of the two below (torch's names, which programs test
+    iterators against: Lightning's CombinedLoader)."""
+
+
+class _LoaderIter(_BaseDataLoaderIter):
     """One pass over a DataLoader (what iter(loader) returns): next() and len()."""
 
     def __init__(self, loader):
@@ -263,7 +269,7 @@ class _LoaderIter:
         return len(self._loader)
 
 
-class _WorkersIter:
+class _WorkersIter(_BaseDataLoaderIter):
     """One pass over a DataLoader with num_workers > 0 (several with persistent_workers).
 
     Task k (the k-th key of the sampler) goes to the next worker in turn (skipping workers whose
@@ -430,3 +436,8 @@ class _WorkersIter:
 def _wait(objects, timeout):
     from multiprocessing.connection import wait
     return wait(objects, timeout)
+
+
+# torch's names for the two iterators
+_SingleProcessDataLoaderIter = _LoaderIter
+_MultiProcessingDataLoaderIter = _WorkersIter
