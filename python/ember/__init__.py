@@ -378,6 +378,9 @@ def _assert(condition, message):
 
 
 def __getattr__(name):
+    if name in ("ScriptModule", "ScriptFunction"):  # torch's top-level names of jit's types
+        from . import jit
+        return getattr(jit, name)
     # These load on first use, so `import ember` stays light.
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",

@@ -76,15 +76,26 @@ def _fmt_bytes(n):
     return f"{n} B"
 
 
-class _Table(list):
-    """A list of OpStats with torch's .table()."""
+class EventList(list):
+    """The ops a profile saw, one OpStats per op name (torch.autograd.profiler.EventList's name
+    and .table(); ember aggregates as it records, so the rows are torch's key_averages())."""
 
     def __init__(self, rows, wall_ns):
         super().__init__(rows)
         self.wall_ns = wall_ns
 
-    def table(self, sort_by="self_cpu_time_total", row_limit=100, **_ignored):
-        key = _SORT_KEYS.get(sort_by)
+    def key_averages(self, *args, **kwargs):
+        return self
+
+    @property
+    def self_cpu_time_total(self):
+        """The ops' own time, microseconds (torch's unit)."""
+        return sum(r.self_ns for r in self) / 1e3
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
+              max_name_column_width=55, max_shapes_column_width=80, header=None,
+              top_level_events_only=False, time_unit=None):
+        key = _SORT_KEYS.get(sort_by or "self_cpu_time_total")
         if key is None:
             raise ValueError(f"profile.table: unknown sort_by {sort_by!r} (one of {', '.join(_SORT_KEYS)})")
         rows = sorted(self, key=lambda r: getattr(r, key), reverse=True)
@@ -93,14 +104,20 @@ class _Table(list):
         ops_ns = sum(r.self_ns for r in self)
         wall = max(self.wall_ns, 1)
         head = ["Name", "Self %", "Self time", "Total time", "Calls", "Avg self", "Self alloc"]
-        body = [[r.name + (" (backward)" if r.backward else ""), f"{100 * r.self_ns / wall:.1f}%",
+
+        def name(r):
+            n = r.name + (" (backward)" if r.backward else "")
+            w = max_name_column_width
+            return n if w is None or len(n) <= w else n[:max(w - 3, 0)] + "..."
+        body = [[name(r), f"{100 * r.self_ns / wall:.1f}%",
                  _fmt_time(r.self_ns), _fmt_time(r.total_ns), str(r.calls),
                  _fmt_time(r.self_ns / max(r.calls, 1)), _fmt_bytes(r.self_bytes)] for r in rows]
         widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
         line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
                                        for i, (c, w) in enumerate(zip(cells, widths)))
         rule = "-" * (sum(widths) + 2 * (len(widths) - 1))
-        out = [rule, line(head), rule] + [line(b) for b in body] + [rule]
+        out = ([header] if header else []) + [rule, line(head), rule] + [line(b) for b in body] \
+            + [rule]
         outside = max(self.wall_ns - ops_ns, 0)
         out.append(f"Wall time: {_fmt_time(self.wall_ns)}; in ember ops: {_fmt_time(ops_ns)} "
                    f"({100 * ops_ns / wall:.1f}%); outside them (Python, bindings, your code): "
@@ -130,7 +147,7 @@ class profile:
     def __exit__(self, *exc):
         if self.enabled:
             rows = [OpStats(d) for d in _C._profiler_stop()]
-            self._rows = _Table(rows, time.perf_counter_ns() - self._t0)
+            self._rows = EventList(rows, time.perf_counter_ns() - self._t0)
         return False
 
     def key_averages(self, **_ignored):

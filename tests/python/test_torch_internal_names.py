@@ -51,3 +51,31 @@ def test_batchnorm_base():
     for cls, base, lib in ((ember.nn.BatchNorm2d, _BatchNorm, ember),
                            (torch.nn.BatchNorm2d, _TBatchNorm, torch)):
         assert issubclass(cls, base) and issubclass(lib.nn.SyncBatchNorm, base)
+
+
+def test_script_types_have_no_instances():
+    import ember.jit
+    assert ember.ScriptModule is ember.jit.ScriptModule and ember.ScriptFunction is ember.jit.ScriptFunction
+    m = ember.nn.Linear(2, 2)
+    assert ember.jit.script(m) is m and not isinstance(ember.jit.script(m), ember.ScriptModule)
+    assert not isinstance(torch.nn.Linear(2, 2), torch.ScriptModule)  # torch: unscripted, the same
+    import pytest
+    with pytest.raises(RuntimeError, match="TorchScript"):
+        ember.jit.ScriptModule()
+
+
+def test_event_list_table_signature_and_totals():
+    import inspect
+
+    from ember.autograd.profiler import EventList
+    from torch.autograd.profiler import EventList as TEventList
+    assert list(inspect.signature(EventList.table).parameters) == \
+        list(inspect.signature(TEventList.table).parameters)  # Lightning validates kwargs by it
+    with ember.profiler.profile() as p:
+        ember.ones(3, 3).sum()
+    events = p.key_averages()
+    assert isinstance(events, EventList) and events.key_averages() is events
+    assert events.self_cpu_time_total > 0
+    text = events.table(sort_by="cpu_time_total", row_limit=2, header="my ops",
+                        max_name_column_width=8)
+    assert text.splitlines()[0] == "my ops" and "sum" in text

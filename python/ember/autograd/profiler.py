@@ -1,5 +1,5 @@
 """ember.autograd.profiler: torch.autograd.profiler's names for ember's op profiler
-(ember.profiler): profile and record_function are the same objects."""
-from ..profiler import ProfilerActivity, profile, record_function  # noqa: F401
+(ember.profiler): profile, record_function and EventList are the same objects."""
+from ..profiler import EventList, ProfilerActivity, profile, record_function  # noqa: F401
 
-__all__ = ["profile", "record_function", "ProfilerActivity"]
+__all__ = ["profile", "record_function", "ProfilerActivity", "EventList"]

@@ -17,6 +17,34 @@ from . import annotations  # noqa: F401
 Final = typing.Final
 
 
+class ScriptModule:
+    """torch.jit.ScriptModule's name (also torch.ScriptModule): the type of a TorchScript-compiled
+    module. ember compiles nothing to TorchScript (script() returns its argument), so no object
+    is one: `isinstance(m, ScriptModule)`, which programs use to pick a path (Lightning's model
+    summary), is False, as it is in torch for a module that was not scripted.
+
+    >>> isinstance(ember.nn.Linear(2, 2), ember.jit.ScriptModule)
+    False
+    """
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("ScriptModule: ember has no TorchScript; ember.jit.script(module) "
+                           "returns the module itself")
+
+
+class ScriptFunction:
+    """torch.jit.ScriptFunction's name (also torch.ScriptFunction): no object is one in ember
+    (see ScriptModule).
+
+    >>> isinstance(len, ember.jit.ScriptFunction)
+    False
+    """
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("ScriptFunction: ember has no TorchScript; ember.jit.script(fn) "
+                           "returns the function itself")
+
+
 def _deprecated(name, instead="Please switch to `torch.compile` or `torch.export`."):
     warnings.warn(f"`torch.jit.{name}` is deprecated. {instead}", DeprecationWarning, stacklevel=3)
 
