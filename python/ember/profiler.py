@@ -19,7 +19,7 @@ import time
 
 from . import _C
 
-__all__ = ["ProfilerActivity", "profile", "record_function"]
+__all__ = ["ProfilerActivity", "ProfilerAction", "profile", "record_function", "schedule"]
 
 
 class ProfilerActivity(enum.Enum):
@@ -125,29 +125,122 @@ class EventList(list):
         return "\n".join(out)
 
 
+class ProfilerAction(enum.Enum):
+    """What a profile does at a step of its schedule (torch.profiler.ProfilerAction): NONE
+    records nothing, WARMUP records and throws it away, RECORD records, RECORD_AND_SAVE records
+    and, at the end of the step, hands the cycle's results to on_trace_ready.
+
+    >>> ember.profiler.ProfilerAction.RECORD_AND_SAVE.value
+    3
+    """
+
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
+    DEVICE_STOPPED = 4
+
+
+def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):
+    """A schedule for profile(schedule=...): after skip_first steps, cycles of `wait` steps of
+    nothing, `warmup` steps recorded and dropped and `active` steps recorded (the last one
+    saves), `repeat` times (0: forever); torch.profiler.schedule's steps exactly.
+
+    >>> s = ember.profiler.schedule(wait=1, warmup=1, active=2)
+    >>> [s(i).name for i in range(5)]
+    ['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']
+    """
+    if not (wait >= 0 and warmup >= 0 and active > 0 and repeat >= 0 and skip_first >= 0):
+        raise AssertionError("Invalid profiler schedule arguments")
+
+    def schedule_fn(step):
+        if step < 0:
+            raise AssertionError("schedule: the step must be non-negative")
+        if step < skip_first:
+            return ProfilerAction.NONE
+        step -= skip_first
+        if skip_first_wait:
+            step += wait
+        cycle = wait + warmup + active
+        if repeat > 0 and step / cycle >= repeat:
+            return ProfilerAction.NONE
+        at = step % cycle
+        if at < wait:
+            return ProfilerAction.NONE
+        if at < wait + warmup:
+            return ProfilerAction.WARMUP
+        return ProfilerAction.RECORD if at < cycle - 1 else ProfilerAction.RECORD_AND_SAVE
+    return schedule_fn
+
+
+_RECORDING = (ProfilerAction.WARMUP, ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
+
+
 class profile:
     """Context manager that profiles the ember ops run inside it (on every thread).
-    torch.profiler.profile's arguments are accepted; only the CPU activity exists here."""
+    torch.profiler.profile's arguments are accepted; only the CPU activity exists here. With a
+    `schedule`, call step() once per training step: ops are recorded during the schedule's
+    WARMUP (then dropped), RECORD and RECORD_AND_SAVE steps, and at the end of each cycle the
+    results go to on_trace_ready(prof) (key_averages() then holds that cycle)."""
 
-    def __init__(self, activities=None, *, record_shapes=False, profile_memory=True,
-                 with_stack=False, enabled=True, **_ignored):
+    def __init__(self, activities=None, *, schedule=None, on_trace_ready=None,
+                 record_shapes=False, profile_memory=True, with_stack=False, enabled=True,
+                 **_ignored):
         if activities is not None and any(a is not ProfilerActivity.CPU for a in activities):
             raise ValueError("profile: ember profiles the CPU only (activities=[ProfilerActivity.CPU])")
         self.enabled = enabled
+        self.schedule = schedule or (lambda step: ProfilerAction.RECORD)
+        self.on_trace_ready = on_trace_ready
+        self.step_num = 0
+        self.current_action = self.schedule(0)
         self._rows = None
+        self._recording = False
 
-    def __enter__(self):
-        if self.enabled:
-            if _C._profiler_enabled():
-                raise RuntimeError("profile: a profiler is already running (profiles cannot nest)")
-            self._t0 = time.perf_counter_ns()
-            _C._profiler_start()
+    def _start(self):
+        if _C._profiler_enabled():
+            raise RuntimeError("profile: a profiler is already running (profiles cannot nest)")
+        self._t0 = time.perf_counter_ns()
+        _C._profiler_start()
+        self._recording = True
+
+    def _stop(self, save):
+        rows = [OpStats(d) for d in _C._profiler_stop()]
+        self._recording = False
+        if save:
+            self._rows = EventList(rows, time.perf_counter_ns() - self._t0)
+            if self.on_trace_ready is not None:
+                self.on_trace_ready(self)
+
+    def start(self):
+        if self.enabled and self.current_action in _RECORDING:
+            self._start()
         return self
 
+    def stop(self):
+        if self.enabled and self._recording:
+            self._stop(save=self.current_action is not ProfilerAction.WARMUP)
+
+    def step(self):
+        """The end of a training step: moves along the schedule."""
+        if not self.enabled:
+            return
+        prev = self.current_action
+        self.step_num += 1
+        self.current_action = self.schedule(self.step_num)
+        now = self.current_action
+        if prev is ProfilerAction.WARMUP and now is not ProfilerAction.WARMUP and self._recording:
+            self._stop(save=False)  # the warm-up's records are dropped
+        elif prev in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE) and self._recording \
+                and (prev is ProfilerAction.RECORD_AND_SAVE or now not in _RECORDING):
+            self._stop(save=True)
+        if now in _RECORDING and not self._recording:
+            self._start()
+
+    def __enter__(self):
+        return self.start()
+
     def __exit__(self, *exc):
-        if self.enabled:
-            rows = [OpStats(d) for d in _C._profiler_stop()]
-            self._rows = EventList(rows, time.perf_counter_ns() - self._t0)
+        self.stop()
         return False
 
     def key_averages(self, **_ignored):
