@@ -31,8 +31,8 @@ def main(argv=None):
         print(cmake_prefix_path)
         return 0
     if argv[0] == "--version":
-        from . import __version__
-        print(f"ember {__version__}")
+        from .version import ember_version, torch_api_version
+        print(f"ember {ember_version} (torch {torch_api_version} API)")
         return 0
     if argv[0] != "run":
         return _fail(f"unknown command {argv[0]!r}")

@@ -79,3 +79,17 @@ def test_event_list_table_signature_and_totals():
     text = events.table(sort_by="cpu_time_total", row_limit=2, header="my ops",
                         max_name_column_width=8)
     assert text.splitlines()[0] == "my ops" and "sum" in text
+
+
+def test_version_names_the_torch_api_and_ember_release():
+    import subprocess
+    import sys
+
+    from ember.torch_version import TorchVersion
+    assert ember.__version__ == "2.13.0+ember.0.1.0" and isinstance(ember.__version__, TorchVersion)
+    assert ember.__version__ >= "2.0" and ember.__version__ >= (1, 12)  # programs' gates pass
+    assert ember.version.ember_version == "0.1.0"
+    assert ember.version.torch_api_version == torch.__version__.split("+")[0]
+    out = subprocess.run([sys.executable, "-m", "ember", "--version"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.stdout.strip() == "ember 0.1.0 (torch 2.13.0 API)"
