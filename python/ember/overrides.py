@@ -294,6 +294,20 @@ def _init_subclass(cls, **kwargs):
     _routing.keep_routing()
 
 
+def _make_subclass(cls, data, require_grad=False, **_ignored):
+    """Tensor._make_subclass(cls, data, require_grad=False): data's storage as a new leaf of
+    Tensor subclass cls (no graph history), requires_grad as asked (what nn.Parameter-style
+    subclasses build themselves with in torch)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    if not isinstance(data, Tensor):
+        raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, "
+                        f"not {type(data).__name__}")
+    return _C._as_subclass(cls, data.detach()).requires_grad_(bool(require_grad))
+
+
+Tensor._make_subclass = staticmethod(_make_subclass)
 Tensor.__torch_function__ = classmethod(_tensor_torch_function)
 Tensor.__init_subclass__ = classmethod(_init_subclass)
 _C._disabled_torch_function_impl = _disabled_torch_function_impl

@@ -71,6 +71,16 @@ with torch._C.DisableTorchFunctionSubclass():
     print(type(torch.exp(m)).__name__, type(m + 1).__name__)
 p = torch.nn.Parameter(torch.ones(2))
 print(type(p * 2).__name__, type(torch.exp(p)).__name__)
+base = torch.ones(2, requires_grad=True) * 3
+made = torch.Tensor._make_subclass(Meta, base, True)
+print(type(made).__name__, made.requires_grad, made.grad_fn is None, made.is_leaf, made.tolist())
+made.sum().backward()
+print(made.grad.tolist(), type(torch.Tensor._make_subclass(Meta, base)).__name__)
+for bad in ((int, base), (Meta, 3)):
+    try:
+        torch.Tensor._make_subclass(*bad)
+    except TypeError as ex:
+        print("TypeError", ex)
 """,
     "subclass_logging_torch_function": """
 class Logged(torch.Tensor):
