@@ -157,6 +157,18 @@ t = o.get_testing_overrides()
 print(t[torch.add](torch.ones(1), torch.ones(1)), t[F.relu](torch.ones(1)))
 print(log)
 """,
+    "fx_proxy_through_handle_torch_function": """
+o = torch.overrides
+def scaled(x, k=2.0):
+    if o.has_torch_function_unary(x):
+        return o.handle_torch_function(scaled, (x,), x, k=k)
+    return x * k
+def f(x):
+    return torch.relu(scaled(x, k=3.0)) + 1
+gm = torch.fx.symbolic_trace(f)
+print([(n.op, getattr(n.target, "__name__", n.target)) for n in gm.graph.nodes])
+print(gm(torch.tensor([-1.0, 2.0])).tolist())
+""",
 }
 
 
