@@ -169,6 +169,63 @@ gm = torch.fx.symbolic_trace(f)
 print([(n.op, getattr(n.target, "__name__", n.target)) for n in gm.graph.nodes])
 print(gm(torch.tensor([-1.0, 2.0])).tolist())
 """,
+    "docs_diagonal_and_metadata_examples": """
+import functools
+class Anchor(torch.Tensor):  # torch always dispatches; ember routes once a subclass exists
+    pass
+HANDLED = {}
+def implements(fn):
+    def deco(impl):
+        HANDLED[fn] = impl
+        return impl
+    return deco
+class DiagonalTensor:
+    def __init__(self, n, value):
+        self._n, self._value = n, value
+    def tensor(self):
+        return self._value * torch.eye(self._n)
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func not in HANDLED or not all(issubclass(t, (torch.Tensor, DiagonalTensor)) for t in types):
+            return NotImplemented
+        return HANDLED[func](*args, **(kwargs or {}))
+@implements(torch.mean)
+def mean(d):
+    return float(d._value) / d._n
+@implements(torch.add)
+def add(a, b):
+    a = a.tensor() if isinstance(a, DiagonalTensor) else a
+    b = b.tensor() if isinstance(b, DiagonalTensor) else b
+    return a + b
+d = DiagonalTensor(3, 2.0)
+print(torch.mean(d), torch.add(d, torch.ones(3, 3)).tolist(), torch.add(torch.ones(3, 3), d).tolist())
+try:
+    torch.sum(d)
+except TypeError as ex:
+    print(str(ex).replace("__main__.", ""))
+class MetadataTensor(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        metas = [a._meta for a in args if isinstance(a, MetadataTensor) and hasattr(a, "_meta")]
+        out = super().__torch_function__(func, types, args, kwargs)
+        if isinstance(out, MetadataTensor) and metas:
+            out._meta = dict(metas[0])
+        return out
+x = torch.tensor([1.0, -2.0], requires_grad=True)
+m = x.as_subclass(MetadataTensor)
+m._meta = {"unit": "s"}
+y = (m * 3).relu()
+print(type(y).__name__, y._meta, y.tolist())
+y.sum().backward()
+print(x.grad.tolist())
+class Log(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        log.append((func.__name__, [t.__name__ for t in types]))
+        return func(*args, **(kwargs or {}))
+with Log():
+    z = torch.sin(m)
+print(log, type(z).__name__, getattr(z, "_meta", None))
+""",
 }
 
 
