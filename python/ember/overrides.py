@@ -83,7 +83,13 @@ def _overloaded_args(relevant, plain_tensors=False):
     return out
 
 
+_NESTS = (list, tuple, dict)
+
+
 def _flat(args, kwargs):
+    """The leaves of args and kwargs (through lists, tuples and dicts)."""
+    if not kwargs and not any(isinstance(a, _NESTS) for a in args):
+        return args  # flat positional arguments: the common case
     stack, found = [args, kwargs], []
     while stack:
         a = stack.pop()
@@ -180,10 +186,12 @@ def dispatch(public, func, args, kwargs, _how=_CALL):
                 break
         else:
             return func(*args)
-    if _all_disabled() or (not _modes() and _subclass_disabled()):
+    st = _state.__dict__
+    modes = st.get("modes")
+    if st.get("all_off") or (not modes and st.get("sub_off")):
         return func(*args, **kwargs)
     relevant = _flat(args, kwargs)
-    if not _modes() and not any(_overrides(a) for a in relevant):
+    if not modes and not any(_overrides(a) for a in relevant):
         return func(*args, **kwargs)
     return _handle(public, relevant, args, kwargs, _how)
 
@@ -203,7 +211,10 @@ def _convert(ret, cls):
 
 def get_default_nowrap_functions():
     """Functions whose results the default __torch_function__ leaves unwrapped."""
-    return {Tensor.__dict__.get("grad"), Tensor.__dict__.get("_base")} - {None}
+    return set(_NOWRAP)
+
+
+_NOWRAP = frozenset({Tensor.__dict__.get("grad"), Tensor.__dict__.get("_base")} - {None})
 
 
 def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
@@ -211,7 +222,7 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
         return NotImplemented
     with DisableTorchFunctionSubclass():
         ret = func(*args, **(kwargs or {}))
-        if func in get_default_nowrap_functions():
+        if func in _NOWRAP:
             return ret
         return _convert(ret, cls)
 
