@@ -19,9 +19,11 @@ router, so `target is ember.relu` works there).
 """
 import functools
 import importlib
+import sys
 import threading
 
 Proxy = None  # set by proxy.py (which imports this module)
+torch_function = None  # ember.overrides.dispatch, once the protocol can apply
 
 _NAMESPACES = ("ember", "ember.nn.functional", "ember.special", "ember.linalg", "ember.fft",
                "ember._C", "ember.ops.profiler")
@@ -69,6 +71,8 @@ class _Router:
     def __call__(self, *args, **kwargs):
         proxy = find_proxy(args, kwargs)
         if proxy is None:
+            if torch_function is not None:  # set by ember.overrides (the same routing)
+                return torch_function(self, self.__fx_orig__, args, kwargs)
             return self.__fx_orig__(*args, **kwargs)
         out = proxy.tracer.create_proxy("call_function", self.__fx_orig__, args, kwargs)
         if self._wrapped:
@@ -219,6 +223,22 @@ def release():
         if _depth == 0 and _namespace_patcher is not None:
             p, _namespace_patcher = _namespace_patcher, None
             p.__exit__()
+
+
+_kept = False
+
+
+def keep_routing():
+    """Routes for the rest of the process (a Tensor subclass exists: torch's protocol), the
+    routed functions' other names inside ember too (ember.func.vmap is ember.vmap holds)."""
+    global _kept
+    with _lock:
+        if not _kept:
+            _kept = True
+            acquire()
+            for name, mod in list(sys.modules.items()):
+                if name.startswith("ember.") and name not in _NAMESPACES and mod is not None:
+                    _namespace_patcher.route_globals(mod.__dict__)
 
 
 def routed_ids():

@@ -122,6 +122,20 @@ class Proxy:
     Proxy
     """
 
+    @classmethod
+    def __torch_function__(cls, orig_method, types, args=None, kwargs=None):
+        """torch's protocol: a call that dispatches on a Proxy (handle_torch_function in user
+        code, or a mode calling func) becomes a node: call_method for a Tensor method,
+        call_function otherwise. ember's own functions reach the graph first through the
+        routers of _routing.py (the same routers the protocol uses)."""
+        args, kwargs = args or (), kwargs or {}
+        proxy = _routing.find_proxy(args, kwargs)
+        inner = getattr(orig_method, "__wrapped__", None)
+        if inner is not None and type(inner).__name__ == "nb_method":  # a Tensor method
+            return proxy.tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        target = getattr(orig_method, "__fx_orig__", orig_method)
+        return proxy.tracer.create_proxy("call_function", target, args, kwargs)
+
     def __init__(self, node, tracer=None):
         if tracer is None:
             tracer = GraphAppendingTracer(node.graph)
