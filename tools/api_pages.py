@@ -20,7 +20,7 @@ NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember
               "ember.utils._pytree", "ember.utils.benchmark", "ember.distributed.fsdp",
               "ember.distributed.fsdp.wrap", "ember.distributed.device_mesh", "ember.library",
               "ember.distributed.optim", "ember.distributed.tensor",
-              "ember.nn.attention.flex_attention"]
+              "ember.nn.attention.flex_attention", "ember.utils.flop_counter"]
 
 
 # Module-level tables that drive registration (linalg.FUNCTIONS, ...), not API.

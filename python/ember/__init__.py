@@ -27,6 +27,18 @@ from ._functions import *  # noqa: F401,F403  (the op functions: add, exp, sum, 
 from . import optim, return_types
 from . import special
 from . import nn
+# torch._C._nn: of torch's C++ nn functions, the argument parser of .to() that programs call
+# (Lightning's DeviceDtypeModuleMixin); ember's ops are its functions (ember.nn.functional).
+_C._nn = __import__("types").ModuleType("ember._C._nn")
+_C._nn._parse_to = nn.modules.module.parse_to
+
+
+def _log_api_usage_once(event):
+    """torch._C._log_api_usage_once: torch hands `event` to a registered API-usage logger;
+    ember keeps no usage log (libraries call it when their objects are made: Lightning)."""
+
+
+_C._log_api_usage_once = _log_api_usage_once
 from ._generator import Generator, default_generator
 from . import random
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state

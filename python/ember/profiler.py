@@ -19,7 +19,8 @@ import time
 
 from . import _C
 
-__all__ = ["ProfilerActivity", "ProfilerAction", "profile", "record_function", "schedule"]
+__all__ = ["ProfilerActivity", "ProfilerAction", "profile", "record_function", "schedule",
+           "kineto_available", "tensorboard_trace_handler"]
 
 
 class ProfilerActivity(enum.Enum):
@@ -173,6 +174,35 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     return schedule_fn
 
 
+def kineto_available():
+    """False: ember's profiler is its own C++ op timer, not PyTorch's Kineto library (programs
+    ask before choosing Kineto-only features such as traces).
+
+    >>> ember.profiler.kineto_available()
+    False
+    """
+    return False
+
+
+def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
+    """An on_trace_ready handler that writes each cycle's trace (profile.export_chrome_trace:
+    per-op totals, not a timeline) into dir_name as `<worker>.<ms>.pt.trace.json[.gz]`, the
+    names TensorBoard's profiler plugin lists.
+
+    >>> callable(ember.profiler.tensorboard_trace_handler("/tmp/ember_traces"))
+    True
+    """
+    import os
+    import socket
+
+    def handler(prof):
+        os.makedirs(dir_name, exist_ok=True)
+        worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        name = f"{worker}.{time.time_ns() // 1_000_000}.pt.trace.json" + (".gz" if use_gzip else "")
+        prof.export_chrome_trace(os.path.join(dir_name, name))
+    return handler
+
+
 _RECORDING = (ProfilerAction.WARMUP, ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
 
 
@@ -242,6 +272,30 @@ class profile:
     def __exit__(self, *exc):
         self.stop()
         return False
+
+    def export_chrome_trace(self, path):
+        """Writes the ops as a Chrome trace (JSON, chrome://tracing and TensorBoard open it).
+        ember keeps per-op totals, not a timeline: each op is one complete event as long as
+        its total self time, laid end to end in the order of the table, with its call count
+        and bytes in `args`; `otherData` says so."""
+        import json
+        events, ts = [], 0.0
+        for r in sorted(self.key_averages(), key=lambda r: r.self_ns, reverse=True):
+            dur = r.self_ns / 1e3
+            events.append({"name": r.name + (" (backward)" if r.backward else ""), "ph": "X",
+                           "cat": "cpu_op", "ts": ts, "dur": dur, "pid": 0, "tid": 0,
+                           "args": {"calls": r.calls, "total_us": r.total_ns / 1e3,
+                                    "self_bytes": r.self_bytes}})
+            ts += dur
+        trace = {"traceEvents": events, "displayTimeUnit": "ms",
+                 "otherData": {"profiler": "ember", "note": "per-op totals laid end to end, "
+                                                            "not a timeline"}}
+        opener = open
+        if str(path).endswith(".gz"):
+            import gzip
+            opener = gzip.open
+        with opener(path, "wt") as f:
+            json.dump(trace, f)
 
     def key_averages(self, **_ignored):
         if self._rows is None:

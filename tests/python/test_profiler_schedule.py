@@ -56,3 +56,22 @@ def test_actions_and_plain_profile():
     assert {r.name for r in p.key_averages()} >= {"sum"}
     with pytest.raises(AssertionError):
         schedule(wait=0, warmup=0, active=0)
+
+
+def test_tensorboard_trace_handler_writes_a_chrome_trace(tmp_path):
+    import gzip
+    import json
+    from ember.profiler import tensorboard_trace_handler
+    for gz in (False, True):
+        d = tmp_path / ("gz" if gz else "plain")
+        with profile(schedule=schedule(wait=0, warmup=1, active=1),
+                     on_trace_ready=tensorboard_trace_handler(str(d), "w0", use_gzip=gz)) as p:
+            for _ in range(2):
+                ember.ones(3, 3).sum()
+                p.step()
+        files = list(d.iterdir())
+        assert len(files) == 1 and files[0].name.startswith("w0.")
+        opener = gzip.open if gz else open
+        trace = json.load(opener(files[0], "rt"))
+        names = {e["name"] for e in trace["traceEvents"]}
+        assert "sum" in names and all(e["ph"] == "X" and e["dur"] >= 0 for e in trace["traceEvents"])

@@ -93,3 +93,34 @@ def test_version_names_the_torch_api_and_ember_release():
     out = subprocess.run([sys.executable, "-m", "ember", "--version"], capture_output=True,
                          text=True, timeout=60)
     assert out.stdout.strip() == "ember 0.1.0 (torch 2.13.0 API)"
+
+
+def test_emit_nvtx_as_torch_cpu_build():
+    import pytest
+    for lib in (ember, torch):
+        with lib.autograd.profiler.emit_nvtx(enabled=False):
+            lib.ones(2) + 1
+        with pytest.raises(AssertionError, match="CUDA"):
+            with lib.autograd.profiler.emit_nvtx():
+                pass
+
+
+def test_parse_to_like_torch():
+    cases = [(("cpu",), {}), ((None,),  {"dtype": "float64"}), (("cpu", "float16"), {}),
+             (("tensor_int32",), {}), ((), {"dtype": "float64", "non_blocking": True}),
+             ((), {"memory_format": "channels_last"})]
+
+    def resolve(lib, v):
+        if v == "tensor_int32":
+            return lib.ones(1, dtype=lib.int32)
+        return getattr(lib, v) if v in ("float64", "float16", "channels_last") else v
+    for args, kw in cases:
+        out = []
+        for lib in (ember, torch):
+            a = [resolve(lib, x) for x in args]
+            k = {key: resolve(lib, v) for key, v in kw.items()}
+            if args == (None,):
+                a = []
+            out.append([str(x).replace("torch.", "").replace("ember.", "")
+                        for x in lib._C._nn._parse_to(*a, **k)])
+        assert out[0] == out[1], (args, kw, out)

@@ -69,6 +69,31 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def parse_to(*args, **kwargs):
+    """(device, dtype, non_blocking, memory_format) of Tensor.to / Module.to's arguments, None
+    where not given (torch._C._nn._parse_to, which Lightning calls): a dtype, a device (or its
+    string), a tensor (its device and dtype), a bool (non_blocking), or keywords."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    non_blocking = bool(kwargs.pop("non_blocking", False))
+    fmt = kwargs.pop("memory_format", None)
+    kwargs.pop("copy", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, (_dtype_cls, PlannedDtype)):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, bool):  # non_blocking given positionally
+            non_blocking = a
+        elif a is not None:
+            device = a
+    if device is not None:
+        from ..._device import device as _device_t
+        device = _device_t(device)
+    return device, dtype, non_blocking, fmt
+
+
 class Module(ModuleHooks):
     """Base class for all neural network modules. Subclasses assign their layers and
     Parameters as attributes in __init__ (after super().__init__()) and define forward.
@@ -460,20 +485,7 @@ class Module(ModuleHooks):
         """module.to(dtype), .to('cpu'), .to(tensor), .to(device, dtype),
         .to(memory_format=ember.channels_last): converts floating point parameters and buffers
         in place (integer ones keep their dtype); a memory format lays out the 4-d and 5-d ones."""
-        dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        fmt = kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, (_dtype_cls, PlannedDtype)):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, bool):  # non_blocking given positionally
-                continue
-            else:
-                device = a
+        device, dtype, _, fmt = parse_to(*args, **kwargs)
         check_supported(dtype, "Module.to")  # before anything moves: the module stays whole
         if device is not None:
             # As torch's CPU build: the device is parsed first; moving a tensor there fails
