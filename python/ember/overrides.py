@@ -57,9 +57,16 @@ def _overrides(obj):
     if t is Tensor:
         return False
     tf = getattr(t, "__torch_function__", None)
-    if tf is None:
+    if tf is None or _is_pytorch_tensor_type(t):
         return False
     return getattr(tf, "__func__", tf) is not _disabled_torch_function_impl
+
+
+def _is_pytorch_tensor_type(t):
+    """A tensor of the real PyTorch (imported beside ember: from_dlpack/from_numpy take them).
+    Its __torch_function__ is PyTorch's protocol, not ember's: dispatching to it would call
+    back into ember forever."""
+    return any(c.__name__ == "TensorBase" and c.__module__ == "torch._C" for c in t.__mro__)
 
 
 def _overloaded_args(relevant, plain_tensors=False):
@@ -294,7 +301,13 @@ def _methods():
 
 
 def _init_subclass(cls, **kwargs):
-    """A Tensor subclass: Tensor's methods dispatch on it, and routing goes on for good."""
+    """A Tensor subclass: Tensor's methods dispatch on it, and routing goes on for good -- unless
+    its __torch_function__ is the disabled one (a subclass of nn.Parameter, as FSDP's
+    FlatParameter: as in torch it takes no part, and eager ops keep their speed)."""
+    tf = cls.__dict__.get("__torch_function__", getattr(cls, "__torch_function__", None))
+    if getattr(tf, "__func__", tf) is _disabled_torch_function_impl:
+        _PLAIN.add(cls)
+        return
     for name, wrapper in _methods().items():
         if name not in cls.__dict__:
             # a subclass of a subclass inherits the wrappers already

@@ -264,3 +264,37 @@ print(_routing._depth, ember.add is plain)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["0 nb_func", "0 True False", "1 False"]
+
+
+
+def test_pytorch_tensors_do_not_dispatch_once_routing_is_on():
+    """With routing on (a subclass defined), a real PyTorch tensor handed to ember (DLPack,
+    NumPy interop) is data, not an overriding type: its __torch_function__ is PyTorch's."""
+    code = """
+import torch, ember
+class On(ember.Tensor):  # defining it turns routing on for good
+    pass
+e = ember.from_dlpack(torch.arange(4, dtype=torch.float32))
+print(e.tolist(), type(e).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[0.0,", "1.0,", "2.0,", "3.0]", "Tensor"]
+
+
+def test_parameter_subclasses_leave_routing_off():
+    """Importing FSDP (its FlatParameter subclasses nn.Parameter) or defining a Parameter
+    subclass keeps eager ops on their C++ entry points, as torch's Parameter takes no part."""
+    code = """
+import ember
+from ember.fx import _routing
+import ember.distributed.fsdp
+class MyParam(ember.nn.Parameter):
+    pass
+print(_routing._depth, type(MyParam(ember.ones(2)) * 2).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "Tensor"]
