@@ -130,8 +130,8 @@ def _as_subclass(self, cls):
     self's data (an alias view, still in self's graph) as an instance of Tensor subclass
     `cls`, whose __init__ does not run (as torch).
 
-    >>> class MyTensor(ember.Tensor):
-    ...     pass
+    >>> class MyTensor(ember.Tensor):  # opts out of __torch_function__, as torch spells it
+    ...     __torch_function__ = ember._C._disabled_torch_function_impl
     >>> y = ember.tensor([1.0, 2.0]).as_subclass(MyTensor)
     >>> type(y).__name__, y.tolist()
     ('MyTensor', [1.0, 2.0])
