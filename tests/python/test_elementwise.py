@@ -298,6 +298,30 @@ def test_add_sub_alpha():
     check_each(lambda m, x, y: m.add(x, y, alpha=True), [(3,), (3,)], ALL)
 
 
+def _into_first(fn):
+    """fn(m, x, y, out=x) on a copy of x (out aliasing the input, as a Polyak update writes)."""
+    def run(m, x, y):
+        x = x.clone()
+        r = fn(m, x, y, out=x)
+        assert r is x
+        return x
+    return run
+
+
+def test_add_sub_div_alpha_or_mode_with_out():
+    check_each(_into_first(lambda m, x, y, out: m.add(x, y, alpha=0.005, out=out)),
+               [(3, 4), (4,)], FLOATS)
+    check_each(_into_first(lambda m, x, y, out: m.sub(x, y, alpha=2, out=out)),
+               [(3, 4), (3, 4)], ["int64", "float32"])
+    check_each(_into_first(lambda m, x, y, out: m.div(x, y, rounding_mode="floor", out=out)),
+               [(3, 4), (4,)], ["float32", "float64"])
+    check_each(lambda m, x, y: m.add(x, y, alpha=2, out=m.empty(0, dtype=x.dtype)), [(2, 3), (3,)],
+               ["float32"])
+    for m in (torch, ember):
+        with pytest.raises(RuntimeError):  # an int tensor cannot hold a float result
+            m.add(m.ones(3), m.ones(3), alpha=0.5, out=m.zeros(3, dtype=m.int64))
+
+
 # ---- Python scalars, operators, reflected operators ------------------------------------------
 
 ARITH_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
