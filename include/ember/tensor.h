@@ -1,6 +1,6 @@
 // Tensor: a handle (one intrusive pointer) to a TensorImpl, which is a view
 // (shape, strides, offset, dtype) of a Storage. Copying a Tensor copies the handle;
-// views share the Storage, and so its data and its version counter.
+// views share the Storage, and so its data and its version counter (Note [Version counters]).
 #pragma once
 #include <memory>
 
@@ -26,6 +26,17 @@ struct AutogradMetaBase {
 struct SparseParts;
 [[noreturn]] void throw_sparse_unsupported(const char* op);
 
+// Note [Version counters]: autograd saves a tensor's version and checks it in backward, so an
+// in-place write to anything sharing its memory is caught. The counter normally lives in the
+// Storage, shared by every view. `Tensor.data` (torch's `variable_data`) is the exception: it
+// shares the memory but gets a counter of its own, which its views share, so a write through
+// `.data` is not seen by the original (how libraries such as torchdiffeq "sneak past the
+// version checker", and why torch documents `.data` as unsafe). `own_version_` holds that
+// counter; null means the storage's.
+struct VersionCounter : RefCounted {
+  uint32_t value = 0;
+};
+
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(IntrusivePtr<Storage> storage, Dims sizes, Dims strides, int64_t offset, DType dtype);
@@ -39,6 +50,7 @@ class TensorImpl : public RefCounted {
   bool requires_grad_ = false;
   std::unique_ptr<AutogradMetaBase> autograd_;  // null for most tensors
   std::unique_ptr<SparseParts> sparse_;         // null unless layout is sparse_coo
+  IntrusivePtr<VersionCounter> own_version_;    // null: the storage's (Note [Version counters])
   ~TensorImpl() override;
   void* pyobj_ = nullptr;  // reserved for the Python binding (identity of wrappers)
   // Order of creation (process-wide): capture tells a tensor made while it recorded from
@@ -82,8 +94,13 @@ class Tensor {
   T* data() const {
     return reinterpret_cast<T*>(data_ptr());
   }
-  uint32_t version() const { return impl_->storage_->version(); }
-  void bump_version() const { impl_->storage_->bump_version(); }
+  uint32_t version() const {
+    return impl_->own_version_ ? impl_->own_version_->value : impl_->storage_->version();
+  }
+  void bump_version() const {
+    if (impl_->own_version_) ++impl_->own_version_->value;
+    else impl_->storage_->bump_version();
+  }
 
   // A view of the same storage with other sizes/strides/offset (elements).
   Tensor as_strided(IntList sizes, IntList strides, int64_t offset) const;

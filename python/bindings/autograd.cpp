@@ -408,7 +408,13 @@ void bind_autograd(nb::module_& m) {
     });
   });
   cls.def_prop_rw(
-      "data", [](const Tensor& t) { return detach(t); },
+      "data",
+      [](const Tensor& t) {
+        // detach's alias with a version counter of its own (Note [Version counters])
+        Tensor d = detach(t);
+        d.impl()->own_version_ = make_intrusive<VersionCounter>();
+        return d;
+      },
       [](Tensor& t, const Tensor& src) {
         EMBER_CHECK(!autograd::requires_grad(t) || is_floating_point(src.dtype()) ||
                         is_complex(src.dtype()),

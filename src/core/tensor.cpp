@@ -93,8 +93,10 @@ int64_t Tensor::stride(int64_t d) const {
 
 Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const {
   if (impl_->sparse_) throw_sparse_unsupported("as_strided");
-  return Tensor(make_intrusive<TensorImpl>(impl_->storage_, Dims(sizes), Dims(strides), offset,
-                                           impl_->dtype_));
+  auto view = make_intrusive<TensorImpl>(impl_->storage_, Dims(sizes), Dims(strides), offset,
+                                         impl_->dtype_);
+  view->own_version_ = impl_->own_version_;
+  return Tensor(std::move(view));
 }
 
 void Tensor::set_data(const Tensor& src) const {

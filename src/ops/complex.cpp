@@ -19,8 +19,10 @@ namespace {
 
 // A view of t's storage with another dtype (offset and strides in that dtype's elements).
 Tensor retyped_view(const Tensor& t, Dims sizes, Dims strides, int64_t offset, DType dt) {
-  return Tensor(
-      make_intrusive<TensorImpl>(t.storage(), std::move(sizes), std::move(strides), offset, dt));
+  auto view =
+      make_intrusive<TensorImpl>(t.storage(), std::move(sizes), std::move(strides), offset, dt);
+  view->own_version_ = t.impl()->own_version_;
+  return Tensor(std::move(view));
 }
 
 }  // namespace

@@ -153,7 +153,9 @@ Tensor storage_view(const Tensor& t, DType dtype) {
   EMBER_RECORD(storage_view, t, dtype);
   ops::check_defined(t, "storage_view");
   int64_t n = int64_t(t.storage()->nbytes() / itemsize(dtype));
-  return Tensor(make_intrusive<TensorImpl>(t.storage(), Dims{n}, Dims{1}, 0, dtype));
+  auto view = make_intrusive<TensorImpl>(t.storage(), Dims{n}, Dims{1}, 0, dtype);
+  view->own_version_ = t.impl()->own_version_;
+  return Tensor(std::move(view));
 }
 
 }  // namespace ember

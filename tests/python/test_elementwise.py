@@ -577,6 +577,38 @@ def test_version_counter_counts_like_torch():
     assert run(ember) == run(torch)
 
 
+def test_data_has_its_own_version_counter_like_torch():
+    """`.data` shares the memory but not the counter (its views share its counter), so a write
+    through it is not seen by autograd's check: torchdiffeq's `scratch.data[i] = value`."""
+    def run(m):
+        x = m.zeros(3, 4)
+        x.add_(1)
+        d = x.data
+        seen = [x._version, d._version]
+        d[0] = 5            # a view of .data, then an in-place copy
+        d.mul_(2)
+        seen += [x._version, d._version, d[1]._version, x.detach()._version]
+        x.add_(1)
+        seen += [x._version, d._version, x.tolist() == d.tolist()]
+        return seen
+    assert run(ember) == run(torch)
+
+    def sneak(m):  # autograd's saved-tensor check passes: the write went through .data
+        a = m.ones(2, 3, requires_grad=True)
+        k = m.zeros(2, 3)
+        y = k * a
+        k.data[...] = 2.0
+        y.sum().backward()
+        return a.grad.tolist()
+    assert sneak(ember) == sneak(torch)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        a = ember.ones(2, requires_grad=True)
+        k = ember.zeros(2)
+        y = k * a
+        k[...] = 2.0  # through the tensor itself: caught, as in torch
+        y.sum().backward()
+
+
 def test_failed_inplace_does_not_bump_version_or_modify():
     x = ember.ones(3, dtype=ember.int64)
     v0 = x._version
