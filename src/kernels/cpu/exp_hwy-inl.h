@@ -48,6 +48,37 @@ HWY_INLINE V ExpInRange(D d, V x) {
   return hn::Exp(d, x);
 }
 
+// Note [Denormal exp in float32 lanes]: for x in [-103.98, -87.3) float32's exp is a denormal
+// (or the smallest normals), and ExpFix computes it in float64 lanes rounded once: exact to the
+// last bit, but four float64 lanes a step with float64's longer polynomial, 1.8-3.3x the time of
+// exp on randn (softplus, mish, exp of -100). A denormal result is an integer multiple of
+// 2^-149 (the bits of the float are that integer, also for the first normal binade), so it is
+// exp(x) 2^149 rounded to the nearest integer (ties to even, as the conversion rounds). Here
+// that M = p 2^(q+149) comes from hn::Exp's own float32 reduction and polynomial p (q + 149 in
+// [-1, 23], so the scaling is exact), and the nearest integer from cvtps2dq: no float32
+// operation ever makes a denormal. p is within 2^-21 (relative) of exp(x) / 2^q (hn::Exp's
+// 1-ulp bound with room to spare), so the rounding is exp's own unless M lies within M 2^-20
+// of a half-integer: those lanes are returned in `hard`, and the caller takes the float64 path
+// for their vector, so every result keeps the float64 path's bits (checked for all 2.2M
+// float32 values of the band, tests/python/test_simd_fixups.py). Below M = 2^12 (x < -95.7)
+// fewer than 1% of lanes are hard; near -87.3 most are.
+template <class D, class V>
+HWY_INLINE V ExpDenormalF32(D d, V x, hn::Mask<D>& hard) {
+  const hn::RebindToSigned<D> di;
+  hn::impl::ExpImpl<float> impl;
+  const auto q =
+      impl.ToInt32(d, hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f),
+                                 hn::Or(hn::Set(d, 0.5f), hn::And(x, hn::Set(d, -0.0f)))));
+  const V p = hn::Add(impl.ExpPoly(d, impl.ExpReduce(d, x, q)), hn::Set(d, 1.0f));
+  const auto k = hn::Min(hn::Max(hn::Add(q, hn::Set(di, 149 + 127)), hn::Set(di, 100)),
+                         hn::Set(di, 150));  // 2^(q + 149), clamped for lanes out of the band
+  const V m = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(k)));
+  const auto n = hn::NearestInt(m);
+  const V frac = hn::Abs(hn::Sub(m, hn::ConvertTo(d, n)));  // distance to the nearest integer
+  hard = hn::Gt(frac, hn::NegMulAdd(m, hn::Set(d, 0x1p-20f), hn::Set(d, 0.5f)));
+  return hn::BitCast(d, n);
+}
+
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
