@@ -447,7 +447,7 @@ HWY_INLINE V SoftplusVec(D d, V x, V g, V beta, V threshold) {
   if constexpr (Grad) {
     // Below 2^-24 (2^-53), e + 1 rounds to 1: the quotient is g e itself, taken without
     // dividing a denormal (slow on every core: softplus' backward of -100 took 2.8x randn).
-    const V one = hn::Set(d, T(1)), ge = hn::Mul(g, e);
+    const V one = hn::Set(d, T(1)), ge = MulExact(d, g, e);
     const auto small = hn::Lt(e, hn::Set(d, T(kF32<T> ? 0x1p-24 : 0x1p-53)));
     const V q = hn::Div(hn::IfThenElse(small, one, ge), hn::Add(e, one));
     return hn::IfThenElse(linear, g, hn::IfThenElse(small, ge, q));
