@@ -84,8 +84,7 @@ HWY_INLINE V ExpDenormalF32(D d, V x, hn::Mask<D>& hard) {
 // ~50 ns a vector (softplus' backward of -100 took 8x randn; a denormal loaded from memory
 // costs nothing). e = m 2^-149 with m its bits, so |g| m is exact in float64 and the product
 // is that times 2^-149: its nearest integer where it is below 2^23 (the denormal's bits), else
-// float64's rounding of the normal value. The sign is the XOR of the signs; NaN products (a NaN
-// g, inf times 0) take the multiply itself.
+// float64's rounding of the normal value. The sign is the XOR of the signs.
 #if HWY_TARGET != HWY_SCALAR
 template <class D, class V>
 HWY_INLINE V MulByDenormalF32(D d, V g, V e) {
@@ -112,7 +111,11 @@ HWY_INLINE V MulByDenormalF32(D d, V g, V e) {
   const V r =
       hn::IfThenElse(hn::Lt(pf, hn::Set(d, 0x1p23f)), den, hn::Combine(d, normal(hi), normal(lo)));
   const V signed_r = hn::Or(r, hn::And(hn::Xor(g, e), hn::SignBit(d)));
-  return hn::IfThenElse(hn::IsNaN(pf), hn::Mul(g, e), signed_r);  // NaN g, inf times 0
+  // NaN products: a NaN g times 1 (g quieted, as times e), or inf times 0 (e itself); never
+  // a multiply by the denormal (even in lanes that are blended away).
+  const V one_or_zero =
+      hn::IfThenElseZero(hn::RebindMask(d, hn::Ne(m, hn::Zero(di))), hn::Set(d, 1.0f));
+  return hn::IfThenElse(hn::IsNaN(pf), hn::Mul(g, one_or_zero), signed_r);
 }
 #endif
 
