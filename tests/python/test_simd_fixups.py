@@ -263,11 +263,14 @@ FIXUP_CHILD = r"""
 import sys, numpy as np, ember
 rng = np.random.default_rng(0)
 x = np.concatenate([rng.standard_normal(300) * 3, rng.standard_normal(50) * 1e30,
-                    [np.nan, np.inf, -np.inf, 0, -0.0, 1, -1, 100, -100, 88.71, -104, -90]])
+                    [np.nan, np.inf, -np.inf, 0, -0.0, 1, -1, 100, -100, 88.71, -104, -90],
+                    rng.uniform(-104, -87, 64), [1e-40, -3e-39, 1e-30, -2e-8] * 4])
 x = x.astype(np.float32)
 y = np.concatenate([rng.uniform(-1, 1, 300), [1, -1, 0, -0.0, np.nan, 2]]).astype(np.float32)
 out = {n: getattr(ember, n)(ember.from_numpy(x)).numpy()
-       for n in ["sin", "cos", "exp", "expm1", "sigmoid", "erf", "erfc"]}
+       for n in ["sin", "cos", "exp", "expm1", "sigmoid", "erf", "erfc", "tanh", "log1p"]}
+for n in ["softplus", "mish", "elu"]:
+    out[n] = getattr(ember.nn.functional, n)(ember.from_numpy(x)).numpy()
 out["erfinv"] = ember.erfinv(ember.from_numpy(y)).numpy()
 np.savez(sys.argv[1], **out)
 """

@@ -132,18 +132,19 @@ HWY_INLINE V LogFix(D d, V x, V pole) {
 // 0x1.000002p-24, ±0 included where the op keeps -0; other targets take f). Their polynomials and
 // divisions on a denormal x took 2-2.6x the time of randn (a division by or of a denormal is slow
 // even on cores without FP assists); f sees 0.5 in those lanes instead. float64 takes f(x).
-template <class D, class V, class F>
+template <bool kKeepZero = false, class D, class V, class F>
 HWY_INLINE V KeepTiny(D d, V x, float limit, const F& f) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2  // the targets with FMA, whose bits were checked
   if constexpr (kF32<hn::TFromD<D>>) {
     const auto tiny = hn::Lt(hn::Abs(x), hn::Set(d, limit));
     if (HWY_UNLIKELY(!hn::AllFalse(d, tiny)))
       return hn::IfThenElse(tiny, x, f(hn::IfThenElse(tiny, hn::Set(d, 0.5f), x)));
+    return f(x);
   }
-#else
-  (void)d, (void)limit;
 #endif
-  return f(x);
+  (void)limit;
+  if constexpr (kKeepZero) return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, f(x));  // keeps -0
+  else return f(x);
 }
 
 // One struct per op: Vec (Highway), One (std::, exactly the scalar loop's formula in
@@ -181,9 +182,7 @@ struct Expm1Op {
   static constexpr T hi = ExpOp::hi<T>;
   template <class D, class V>
   static V Vec(D d, V x) {
-    if constexpr (kF32<hn::TFromD<D>>)
-      return KeepTiny(d, x, 0x1p-24f, [d](V v) { return hn::Expm1(d, v); });  // keeps -0
-    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));
+    return KeepTiny<true>(d, x, 0x1p-24f, [d](V v) { return hn::Expm1(d, v); });  // keeps -0
   }
   template <class D, class V>
   static V Fix(D d, V x) {
@@ -279,9 +278,7 @@ struct SinCosOp {
   template <class D, class V>
   static V Vec(D d, V x) {
     if constexpr (Cos) return hn::Cos(d, x);
-    else if constexpr (kF32<hn::TFromD<D>>)
-      return KeepTiny(d, x, 0x1p-12f, [d](V v) { return hn::Sin(d, v); });  // keeps -0
-    else return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
+    else return KeepTiny<true>(d, x, 0x1p-12f, [d](V v) { return hn::Sin(d, v); });  // keeps -0
   }
   template <class D, class V>
   static V Fix(D d, V x) {
