@@ -2,7 +2,8 @@
 Rest): elements outside a Highway formula's accurate range are computed in the vector loop,
 not by a scalar retry. float32: sin/cos of |x| > 39000 through an exact reduction with the
 bits of 2/pi in float64 lanes, exp/expm1/sigmoid near overflow and in the denormal range in
-float64 lanes, erfc and erfinv in float64 lanes; each rounded once, so within 1 ulp of the
+float64 lanes (exp's denormal band below -92 in float32 lanes with the same bits:
+test_denormal_results.py), erfc and erfinv in float64 lanes; each rounded once, so within 1 ulp of the
 float64 value rounded to float32 (std:: is too); erf in float32 lanes, within 1 ulp too. NaN,
 ±inf and the saturated ranges give exactly what std:: gives; whole vectors of them take a
 short path. float64's narrow bands (exp's result denormal or near overflow, sin/cos of huge

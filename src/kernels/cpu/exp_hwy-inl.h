@@ -60,7 +60,7 @@ HWY_INLINE V ExpInRange(D d, V x) {
 // 1-ulp bound with room to spare), so the rounding is exp's own unless M lies within M 2^-20
 // of a half-integer: those lanes are returned in `hard`, and the caller takes the float64 path
 // for their vector, so every result keeps the float64 path's bits (checked for all 2.2M
-// float32 values of the band, tests/python/test_simd_fixups.py). Below M = 2^12 (x < -95.7)
+// float32 values of the band, tests/python/test_denormal_results.py). Below M = 2^12 (x < -95.7)
 // fewer than 1% of lanes are hard; near -87.3 most are.
 template <class D, class V>
 HWY_INLINE V ExpDenormalF32(D d, V x, hn::Mask<D>& hard) {
