@@ -129,12 +129,14 @@ def test_tiny_arguments_are_returned_bitwise(name):
     tiny = np.concatenate([tiny, -tiny])
     got = getattr(ember, name)(ember.tensor(tiny)).numpy()
     np.testing.assert_array_equal(bits(got), bits(tiny))
-    want = bits(getattr(torch, name)(torch.tensor(tiny)))
+    some = np.concatenate([tiny[::41], tiny[-60:]])  # torch's expm1 of denormals is slow
+    got = bits(getattr(ember, name)(ember.tensor(some)).numpy())
+    want = bits(getattr(torch, name)(torch.tensor(some)))
     if name in ("tanh", "sin"):
-        np.testing.assert_array_equal(bits(got), want)
+        np.testing.assert_array_equal(got, want)
     else:  # torch rounds expm1(-x) near 2^-24 differently (1 ulp); its log1p flushes the
-        nz = np.abs(tiny) >= 1e-38 if name == "log1p" else tiny != 0  # smallest denormals
-        assert (np.abs(bits(got[nz]).astype(np.int64) - want[nz]) <= 1).all()
+        nz = np.abs(some) >= 1e-38 if name == "log1p" else some != 0  # smallest denormals
+        assert (np.abs(got[nz].astype(np.int64) - want[nz]) <= 1).all()
     # one tiny lane in a vector of ordinary values changes nothing around it
     y = np.random.default_rng(3).standard_normal(64).astype(np.float32)
     z = y.copy()
