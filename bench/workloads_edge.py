@@ -18,6 +18,10 @@ def _inputs(L, kind, seed=0):
         x = rng.uniform(89, 1000, N).astype("float32")
     elif kind == "-100":
         x = x * np.float32(0.1) - np.float32(100)
+    elif kind == "-95":
+        x = x * np.float32(0.1) - np.float32(95)
+    elif kind == "1e-40":
+        x = x * np.float32(1e-40)
     elif kind == "nan":
         x = np.full(N, np.nan, "float32")
     elif kind == "large":
@@ -77,6 +81,11 @@ _EDGE = [
     ("softplus, NaN", lambda m, x: m.nn.functional.softplus(x), "nan"),
     ("mish, x ~ -100", lambda m, x: m.nn.functional.mish(x), "-100"),
     ("mish, NaN", lambda m, x: m.nn.functional.mish(x), "nan"),
+    ("softplus fwd+bwd, x ~ -100", lambda m, x: _fwd_bwd(m, m.nn.functional.softplus, x), "-100"),
+    ("mish fwd+bwd, x ~ -100", lambda m, x: _fwd_bwd(m, m.nn.functional.mish, x), "-100"),
+    ("exp, x ~ -95 (denormal results)", lambda m, x: m.exp(x), "-95"),
+    ("elu, x ~ -100", lambda m, x: m.nn.functional.elu(x), "-100"),
+    ("tanh, |x| ~ 1e-40 (denormal inputs)", lambda m, x: m.tanh(x), "1e-40"),
     ("hardswish, NaN", lambda m, x: m.nn.functional.hardswish(x), "nan"),
     ("logsigmoid, x ~ -100", lambda m, x: m.nn.functional.logsigmoid(x), "-100"),
     ("logsigmoid, NaN", lambda m, x: m.nn.functional.logsigmoid(x), "nan"),

@@ -75,17 +75,37 @@ template <class T>
 constexpr T kExpInf = kF32<T> ? T(88.7229) : T(709.8);  // > log(max)
 template <class T>
 constexpr T kExpZero = kF32<T> ? T(-103.98) : T(-745.2);  // < log(min/2)
+// Below kExpEasy (exp < 2^-132.7, at most 17 bits) most float32 lanes of the denormal band round
+// surely (Note [Denormal exp in float32 lanes]); above, most need float64 lanes.
+constexpr float kExpEasy = -92.0f;
 template <class D, class V>
 HWY_INLINE V ExpFix(D d, V x) {
   using T = hn::TFromD<D>;
   V r = hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), hn::Inf(d));
   if constexpr (kF32<T>) {
+    // The denormal band below kExpEasy in float32 lanes, unless a lane's rounding is hard
+    // (Note [Denormal exp in float32 lanes]); the rest of the bands in float64 lanes.
+    const auto easy = hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Lt(x, hn::Set(d, kExpEasy)));
+    const auto wide = [&] {
+      return Widened(d, x, [](auto dd, auto xd) { return hn::Exp(dd, xd); });
+    };
+    hn::Mask<D> hard;
+    if (hn::AllTrue(d, easy)) {  // softplus, mish of -100: no NaN, no other band
+      const V y = ExpDenormalF32(d, x, hard);
+      return HWY_LIKELY(hn::AllFalse(d, hard)) ? y : wide();
+    }
     const auto band =
         hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
     const auto inside = hn::And(hn::Ge(x, hn::Set(d, kExpLo<T>)), hn::Le(x, hn::Set(d, kExpHi<T>)));
-    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(inside, band)))) {
-      const V y =
-          Widened(d, hn::IfThenElseZero(band, x), [](auto dd, auto xd) { return hn::Exp(dd, xd); });
+    const auto out = hn::AndNot(inside, band);
+    if (HWY_UNLIKELY(!hn::AllFalse(d, out))) {
+      hard = hn::AndNot(easy, out);
+      V y;
+      if (hn::AllFalse(d, hard)) {
+        y = ExpDenormalF32(d, hn::IfThenElse(easy, x, hn::Set(d, T(-95))), hard);
+        hard = hn::And(hard, easy);
+      }
+      if (HWY_UNLIKELY(!hn::AllFalse(d, hard))) y = wide();
       r = hn::IfThenElse(band, y, r);
     }
   }
@@ -141,12 +161,16 @@ struct Expm1Op {
   static constexpr T hi = ExpOp::hi<T>;
   template <class D, class V>
   static V Vec(D d, V x) {
-    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));  // keeps -0
+    return KeepTiny<true>(d, x, 0x1p-24f, [d](V v) { return hn::Expm1(d, v); });  // keeps -0
   }
   template <class D, class V>
   static V Fix(D d, V x) {
     using T = hn::TFromD<D>;
     if constexpr (kF32<T>) {
+      // Below lo the float64 path gives -1 (e^x < 2^-125 vanishes against -1 in float64):
+      // without a lane above hi, no float64 lanes (elu/selu/celu of -100 took 1.8x randn).
+      if (hn::AllFalse(d, hn::Gt(x, hn::Set(d, hi<T>))))
+        return hn::IfThenElse(hn::IsNaN(x), x, hn::Set(d, T(-1)));
       const V y = Widened(d, x, [](auto dd, auto xd) {
         return hn::Expm1(dd, hn::Min(hn::Max(xd, hn::Set(dd, -200.0)), hn::Set(dd, 700.0)));
       });
@@ -210,7 +234,7 @@ struct Log1pOp {  // the smallest T above -1
   static constexpr T hi = kMax<T>;
   template <class D, class V>
   static V Vec(D d, V x) {
-    return hn::Log1p(d, x);
+    return KeepTiny(d, x, 0x1p-24f, [d](V v) { return hn::Log1p(d, v); });
   }
   template <class D, class V>
   static V Fix(D d, V x) {
@@ -233,7 +257,7 @@ struct SinCosOp {
   template <class D, class V>
   static V Vec(D d, V x) {
     if constexpr (Cos) return hn::Cos(d, x);
-    else return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));  // keeps -0
+    else return KeepTiny<true>(d, x, 0x1p-12f, [d](V v) { return hn::Sin(d, v); });  // keeps -0
   }
   template <class D, class V>
   static V Fix(D d, V x) {
@@ -264,7 +288,7 @@ struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN are outside
   static constexpr T hi = kMax<T>;
   template <class D, class V>
   static V Vec(D d, V x) {
-    return hn::Tanh(d, x);
+    return KeepTiny(d, x, 0x1p-25f, [d](V v) { return hn::Tanh(d, v); });
   }
   template <class D, class V>
   static V Fix(D d, V x) {
@@ -397,11 +421,20 @@ HWY_INLINE V SoftplusVec(D d, V x, V g, V beta, V threshold) {
   const V e = hn::Load(d, buf);
   const auto linear = hn::Gt(z, threshold);
   if constexpr (Grad) {
-    return hn::IfThenElse(linear, g, hn::Div(hn::Mul(g, e), hn::Add(e, hn::Set(d, T(1)))));
+    // Below 2^-24 (2^-53), e + 1 rounds to 1: the quotient is g e itself, taken without
+    // dividing a denormal (slow on every core: softplus' backward of -100 took 2.8x randn).
+    const V one = hn::Set(d, T(1)), ge = MulExact(d, g, e);
+    const auto small = hn::Lt(e, hn::Set(d, T(kF32<T> ? 0x1p-24 : 0x1p-53)));
+    const V q = hn::Div(hn::IfThenElse(small, one, ge), hn::Add(e, one));
+    return hn::IfThenElse(linear, g, hn::IfThenElse(small, ge, q));
   } else {
     const V tiny = hn::Set(d, T(kF32<T> ? 0x1p-25 : 0x1p-54));
-    Patch<Log1pOp>(d, hn::Max(e, tiny), buf);
-    const V l = hn::IfThenElse(hn::Ge(e, tiny), hn::Load(d, buf), e);  // e itself for NaN too
+    const auto big = hn::Ge(e, tiny);
+    V l = e;  // e itself for NaN too; no log1p when no lane needs it (softplus of -100)
+    if (!hn::AllFalse(d, big)) {
+      Patch<Log1pOp>(d, hn::Max(e, tiny), buf);
+      l = hn::IfThenElse(big, hn::Load(d, buf), e);
+    }
     return hn::IfThenElse(linear, x, kUnit ? l : hn::Div(l, beta));
   }
 }

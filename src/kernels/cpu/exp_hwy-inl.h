@@ -48,6 +48,90 @@ HWY_INLINE V ExpInRange(D d, V x) {
   return hn::Exp(d, x);
 }
 
+// Note [Denormal exp in float32 lanes]: for x in [-103.98, -87.3) float32's exp is a denormal
+// (or the smallest normals), and ExpFix computes it in float64 lanes rounded once: exact to the
+// last bit, but four float64 lanes a step with float64's longer polynomial, 1.8-3.3x the time of
+// exp on randn (softplus, mish, exp of -100). A denormal result is an integer multiple of
+// 2^-149 (the bits of the float are that integer, also for the first normal binade), so it is
+// exp(x) 2^149 rounded to the nearest integer (ties to even, as the conversion rounds). Here
+// that M = p 2^(q+149) comes from hn::Exp's own float32 reduction and polynomial p (q + 149 in
+// [-1, 23], so the scaling is exact), and the nearest integer from cvtps2dq: no float32
+// operation ever makes a denormal. p is within 2^-21 (relative) of exp(x) / 2^q (hn::Exp's
+// 1-ulp bound with room to spare), so the rounding is exp's own unless M lies within M 2^-20
+// of a half-integer: those lanes are returned in `hard`, and the caller takes the float64 path
+// for their vector, so every result keeps the float64 path's bits (checked for all 2.2M
+// float32 values of the band, tests/python/test_denormal_results.py). Below M = 2^12 (x < -95.7)
+// fewer than 1% of lanes are hard; near -87.3 most are.
+template <class D, class V>
+HWY_INLINE V ExpDenormalF32(D d, V x, hn::Mask<D>& hard) {
+  const hn::RebindToSigned<D> di;
+  hn::impl::ExpImpl<float> impl;
+  const auto q =
+      impl.ToInt32(d, hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f),
+                                 hn::Or(hn::Set(d, 0.5f), hn::And(x, hn::Set(d, -0.0f)))));
+  const V p = hn::Add(impl.ExpPoly(d, impl.ExpReduce(d, x, q)), hn::Set(d, 1.0f));
+  const auto k = hn::Min(hn::Max(hn::Add(q, hn::Set(di, 149 + 127)), hn::Set(di, 100)),
+                         hn::Set(di, 150));  // 2^(q + 149), clamped for lanes out of the band
+  const V m = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(k)));
+  const auto n = hn::NearestInt(m);
+  const V frac = hn::Abs(hn::Sub(m, hn::ConvertTo(d, n)));  // distance to the nearest integer
+  hard = hn::Gt(frac, hn::NegMulAdd(m, hn::Set(d, 0x1p-20f), hn::Set(d, 0.5f)));
+  return hn::BitCast(d, n);
+}
+
+// fl(g e) for float32 lanes whose |e| < 2^-126 (a denormal or zero), without a float32 multiply
+// by a denormal made in registers (ExpDenormalF32's results): on this Zen 4 such a multiply cost
+// ~50 ns a vector (softplus' backward of -100 took 8x randn; a denormal loaded from memory
+// costs nothing). e = m 2^-149 with m its bits, so |g| m is exact in float64 and the product
+// is that times 2^-149: its nearest integer where it is below 2^23 (the denormal's bits), else
+// float64's rounding of the normal value. The sign is the XOR of the signs.
+#if HWY_TARGET != HWY_SCALAR
+template <class D, class V>
+HWY_INLINE V MulByDenormalF32(D d, V g, V e) {
+  const hn::RebindToSigned<D> di;
+  const hn::Repartition<double, D> dd;
+  const hn::Half<D> dh;
+  const hn::Half<decltype(di)> dih;
+  const hn::Rebind<int32_t, decltype(dd)> dd_i;
+  const auto m = hn::BitCast(di, hn::Abs(e));
+  const V ag = hn::Abs(g);
+  const auto product = [&](auto gh, auto mh) {
+    return hn::Mul(hn::PromoteTo(dd, gh), hn::PromoteTo(dd, mh));
+  };
+  const auto lo = product(hn::LowerHalf(dh, ag), hn::LowerHalf(dih, m));
+  const auto hi = product(hn::UpperHalf(dh, ag), hn::UpperHalf(dih, m));
+  const V pf = hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+  const auto bits = [&](auto p) {  // the nearest integer, ties to even (exact below 2^24)
+    return hn::DemoteTo(dd_i, hn::Round(hn::Min(p, hn::Set(dd, 0x1p24))));
+  };
+  const auto normal = [&](auto p) {
+    return hn::DemoteTo(dh, hn::Mul(hn::Max(p, hn::Set(dd, 0x1p23)), hn::Set(dd, 0x1p-149)));
+  };
+  const V den = hn::BitCast(d, hn::Combine(di, bits(hi), bits(lo)));
+  const V r =
+      hn::IfThenElse(hn::Lt(pf, hn::Set(d, 0x1p23f)), den, hn::Combine(d, normal(hi), normal(lo)));
+  const V signed_r = hn::Or(r, hn::And(hn::Xor(g, e), hn::SignBit(d)));
+  // NaN products: a NaN g times 1 (g quieted, as times e), or inf times 0 (e itself); never
+  // a multiply by the denormal (even in lanes that are blended away).
+  const V one_or_zero =
+      hn::IfThenElseZero(hn::RebindMask(d, hn::Ne(m, hn::Zero(di))), hn::Set(d, 1.0f));
+  return hn::IfThenElse(hn::IsNaN(pf), hn::Mul(g, one_or_zero), signed_r);
+}
+#endif
+
+// g e, for any float lanes: MulByDenormalF32 where e is a float32 denormal, else the multiply.
+template <class D, class V>
+HWY_INLINE V MulExact(D d, V g, V e) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    const auto den = hn::Lt(hn::Abs(e), hn::Set(d, 0x1p-126f));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, den)))
+      return hn::IfThenElse(den, MulByDenormalF32(d, g, e), hn::Mul(g, hn::IfThenElse(den, g, e)));
+  }
+#endif
+  return hn::Mul(g, e);
+}
+
 }  // namespace ember::kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
