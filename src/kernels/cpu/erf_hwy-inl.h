@@ -1,7 +1,8 @@
 // erf, erfc and erfinv of float32 lanes. erf is computed in float32 lanes (no exp, no
 // division: two polynomials and blends, within 1 ulp of the correctly rounded value, as
-// PyTorch's SLEEF erff is); erfc in float64 lanes rounded once, since it must stay
-// relatively accurate down to float32's denormals; erfinv's start in float32 lanes, its Newton
+// PyTorch's SLEEF erff is); erfc in float32 lanes up to |x| = 2.65 (a table of polynomials
+// with float32 pairs) and in float64 lanes beyond, since it must stay relatively accurate down
+// to float32's denormals; erfinv's start in float32 lanes, its Newton
 // residual in float32 pairs (float64 lanes near ±1) (float32 erf, erfc and erfinv went through
 // std:: one element at a time: 8x PyTorch's time). The coefficients are fitted by
 // tools/fit_erf.py (least squares on Chebyshev nodes against mpmath; it prints the errors).
@@ -54,6 +55,30 @@ HWY_INLINE V Horner(D d, const T (&c)[N], V t) {
   V r = hn::Set(d, c[0]);
   for (size_t i = 1; i < N; ++i) r = hn::MulAdd(r, t, hn::Set(d, c[i]));
   return r;
+}
+
+// A polynomial picked per lane from 8 (index: float, truncated and clamped to [0, 7]) by table
+// lookups, as a0h + p + small: rows are a_n .. a2, a1 lo, a0 lo, a1 hi, a0 hi (float32 pairs
+// for a0 and a1), t = x - centre[i] (exact where x and the centre are within 2x), p = a1h t
+// exactly (its rounding error goes into small). Needs vectors of at least 8 float32 lanes.
+template <class V>
+struct PiecewisePoly {
+  V a0h, p, small;
+};
+template <size_t R, size_t K, class D, class V>
+HWY_INLINE PiecewisePoly<V> PiecewisePolyF32(D d, V x, V index, const float (&centre)[K],
+                                             const float (&rows)[R][K]) {
+  static_assert(K >= 8 && R >= 5);
+  const hn::RebindToSigned<D> di;
+  const auto i = hn::Min(hn::Max(hn::ConvertTo(di, index), hn::Zero(di)), hn::Set(di, 7));
+  const auto idx = hn::IndicesFromVec(d, i);
+  const auto row = [&](const float* r) { return hn::TableLookupLanes(hn::LoadU(d, r), idx); };
+  const V t = hn::Sub(x, row(centre));
+  V r = row(rows[0]);
+  for (size_t j = 1; j < R - 3; ++j) r = hn::MulAdd(r, t, row(rows[j]));  // t R + a1 lo
+  const V a1h = row(rows[R - 2]);
+  const V p = hn::Mul(a1h, t), pl = hn::MulSub(a1h, t, p);
+  return {row(rows[R - 1]), p, hn::MulAdd(r, t, hn::Add(row(rows[R - 3]), pl))};
 }
 
 // float32 erf: |x| < 1: erf(x) = x + x Q(x^2) (one FMA: the correction is at most 16% of the
@@ -120,23 +145,96 @@ HWY_INLINE VD ErfcOfFloatValues(DD dd, VD x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
-// float32 erfc in float64 lanes: ErfcOfFloatValues, except that 1 <= |x| <= 2.65 is
-// 1 -+ erf(|x|) from kErfMiddle (erfc >= 1.8e-4 there, so M's 2e-14 absolute error is at most
-// 1.1e-10 relative, 2e-3 ulp), and the tail formula's exp and division are computed only for
-// half vectors with a lane beyond (0.8% of standard-normal lanes).
+// float32 erfc of 0.5 <= x <= 2.65 in float32 lanes, as a pair (hi, lo): x's interval (8 of
+// equal width in x^2, by a table lookup) gives a polynomial a0 + a1 t + t^2 R(t) in t = x - c
+// (exact, c the interval's float32 centre), fitted to erfc with relative error 1.4e-10; a0 and
+// a1 are float32 pairs, a1h t is split by FMA and a0h + a1h t summed as a pair (Fast2Sum:
+// |a1h t| <= 0.61 a0h), so only t^2 R(t) (at most ~10% of erfc: 2 x |t| <= 0.45) is rounded.
+// Needs vectors of at least 8 float32 lanes. tools/fit_erf.py (show_erfc_tables):
+// erfc tables on [0.5, 2.65], 8 intervals, index (x^2 - 0.25) * 1.18124769, relative error 1.4e-10
+constexpr float kErfcCentre[8] = {0.773584425f, 1.22056448f, 1.53209794f, 1.78856552f,
+                                  2.01208043f,  2.21290469f, 2.39684367f, 2.56757164f};
+constexpr float kErfcTable[12][8] = {
+    {0.00349711441f, 0.000867387687f, -0.0109268539f, -0.0150871845f, 0.00598662905f,
+     -0.00261354353f, -0.0146485101f, -0.00507641258f},
+    {-0.00145350525f, 0.0054579908f, 0.00334295025f, 0.000833093247f, -0.00237947237f,
+     -0.000846386945f, 0.00114550011f, 0.000463187869f},
+    {-0.0187347308f, -0.00508654956f, 0.00567647628f, 0.00623823144f, 0.00308197434f, 0.0010474259f,
+     3.88636472e-05f, -0.000565473805f},
+    {0.0237897281f, -0.020388145f, -0.0182578862f, -0.0074182027f, -0.000160615396f, 0.00268461346f,
+     0.00305861398f, 0.0025058249f},
+    {0.0568257608f, 0.0508707836f, 0.0112457853f, -0.00851626694f, -0.013111067f, -0.011282214f,
+     -0.00795228127f, -0.00503902463f},
+    {-0.144192278f, -0.00105842017f, 0.0466925427f, 0.0466374829f, 0.0336534157f, 0.0211187843f,
+     0.0122428276f, 0.00674109301f},
+    {-0.0407012105f, -0.167841464f, -0.132885292f, -0.0828452632f, -0.0465776436f, -0.0247057416f,
+     -0.0126222493f, -0.00628203666f},
+    {0.479807109f, 0.310465664f, 0.165314779f, 0.0823505223f, 0.0396162383f, 0.018650936f,
+     0.00865234714f, 0.00397122232f},
+    {-1.42469005e-08f, -1.29699309e-08f, 1.34785216e-09f, 9.09854414e-11f, -8.68322303e-10f,
+     -2.2319778e-10f, -5.63914714e-11f, 2.3415006e-11f},
+    {-7.39524753e-09f, -1.26575428e-09f, 5.58741664e-10f, 3.16415755e-10f, 2.19505455e-10f,
+     2.90142008e-11f, 6.56587675e-12f, -1.09751748e-11f},
+    {-0.620238841f, -0.254362345f, -0.107900925f, -0.0460427776f, -0.0196891911f, -0.00842825975f,
+     -0.00360989221f, -0.00154668419f},
+    {0.273949027f, 0.0843224376f, 0.0302566923f, 0.0114253294f, 0.00443401653f, 0.00175092253f,
+     0.000699822092f, 0.000282221677f},
+};
+
+template <class D, class V>
+HWY_INLINE V ErfcTableF32(D d, V x, V& lo) {
+  const auto e =
+      PiecewisePolyF32(d, x, hn::Mul(hn::MulSub(x, x, hn::Set(d, 0.25f)), hn::Set(d, 1.18124769f)),
+                       kErfcCentre, kErfcTable);
+  const V sh = hn::Add(e.a0h, e.p), sl = hn::Sub(e.p, hn::Sub(sh, e.a0h));  // = a0h + p
+  lo = hn::Add(sl, e.small);
+  return sh;
+}
+
+// float32 erfc. With at least 8 float32 lanes: |x| < 0.5 is (1 - x) - x Q(x^2) with erf's
+// ErfCoefs::q and 1 - x as a pair (Fast2Sum), so only x Q (at most 4% of the result) is
+// rounded before the last sum; 0.5 <= |x| <= 2.65 is ErfcTableF32 (2 - it for x < 0, the pair
+// kept until the last sum); beyond,
+// ErfcOfFloatValues in float64 lanes, only for vectors with such a lane (6% of the vectors of
+// 8 standard-normal values). Correctly rounded on ~99% of the test points (torch's SLEEF
+// erfcf: 95%), within 1 ulp. Narrower targets: ErfcOfFloatValues, except that 1 <= |x| <= 2.65
+// is 1 -+ erf(|x|) from kErfMiddle (erfc >= 1.8e-4 there, so M's 2e-14 absolute error is at
+// most 1.1e-10 relative), the tail formula only for half vectors with a lane beyond.
 template <class D, class V>
 HWY_INLINE V ErfcF32(D d, V x) {
-  return Widened(d, x, [](auto dd, auto xd) {
-    const auto one = hn::Set(dd, 1.0);
-    const auto ax = hn::Abs(xd);
-    const auto small = hn::NegMulAdd(xd, Horner(dd, kErfSmall, hn::Mul(xd, xd)), one);
-    const auto m =
-        Horner(dd, kErfMiddle, hn::Sub(hn::Min(ax, hn::Set(dd, 2.65)), hn::Set(dd, 1.55)));
-    auto y = hn::IfThenElse(hn::Lt(ax, one), small, hn::Sub(one, hn::CopySign(m, xd)));
-    const auto far = hn::Gt(ax, hn::Set(dd, 2.65));
-    if (HWY_UNLIKELY(!hn::AllFalse(dd, far))) y = hn::IfThenElse(far, ErfcOfFloatValues(dd, xd), y);
-    return hn::IfThenElse(hn::IsNaN(xd), xd, y);
-  });
+  if constexpr (hn::MaxLanes(D()) >= 8) {
+    const V one = hn::Set(d, 1.0f);
+    const V ax = hn::Abs(x);
+    const V q = Horner(d, ErfCoefs::q, hn::Max(hn::Mul(x, x), hn::Set(d, 0x1p-100f)));
+    const V hi = hn::Sub(one, x), lo = hn::Sub(hn::Sub(one, hi), x);  // 1 - x = hi + lo
+    const V small = hn::Add(hi, hn::NegMulAdd(x, q, lo));
+    V el;
+    const V eh = ErfcTableF32(d, hn::Min(hn::Max(ax, hn::Set(d, 0.5f)), hn::Set(d, 2.65f)), el);
+    // x < 0: 2 - erfc(|x|), 2 - eh as a pair (Fast2Sum) before el is subtracted
+    const V two = hn::Set(d, 2.0f), u = hn::Sub(two, eh), ul = hn::Sub(hn::Sub(two, u), eh);
+    const V large =
+        hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Add(u, hn::Sub(ul, el)), hn::Add(eh, el));
+    V y = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.5f)), small, large);
+    const auto far = hn::Gt(ax, hn::Set(d, 2.65f));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, far)))
+      y = hn::IfThenElse(far,
+                         Widened(d, x, [](auto dd, auto xd) { return ErfcOfFloatValues(dd, xd); }),
+                         y);
+    return hn::IfThenElse(hn::IsNaN(x), x, y);
+  } else {
+    return Widened(d, x, [](auto dd, auto xd) {
+      const auto one = hn::Set(dd, 1.0);
+      const auto ax = hn::Abs(xd);
+      const auto small = hn::NegMulAdd(xd, Horner(dd, kErfSmall, hn::Mul(xd, xd)), one);
+      const auto m =
+          Horner(dd, kErfMiddle, hn::Sub(hn::Min(ax, hn::Set(dd, 2.65)), hn::Set(dd, 1.55)));
+      auto y = hn::IfThenElse(hn::Lt(ax, one), small, hn::Sub(one, hn::CopySign(m, xd)));
+      const auto far = hn::Gt(ax, hn::Set(dd, 2.65));
+      if (HWY_UNLIKELY(!hn::AllFalse(dd, far)))
+        y = hn::IfThenElse(far, ErfcOfFloatValues(dd, xd), y);
+      return hn::IfThenElse(hn::IsNaN(xd), xd, y);
+    });
+  }
 }
 
 // erf(x) - a for 0 <= x <= 0.48 and a within a few ulp of erf(x), in float32 lanes only:
@@ -232,46 +330,50 @@ constexpr float kErfTaylor[12][16] = {
 
 template <class D, class V>
 HWY_INLINE V ErfResidualMiddleF32(D d, V x, V a) {
-  const hn::RebindToSigned<D> di;
-  auto i = hn::ConvertTo(di, hn::Mul(hn::Sub(x, hn::Set(d, 0.45f)), hn::Set(d, 3.6199095f)));
-  i = hn::Min(hn::Max(i, hn::Zero(di)), hn::Set(di, 7));
-  const auto idx = hn::IndicesFromVec(d, i);
-  const auto row = [&](const float* r) { return hn::TableLookupLanes(hn::LoadU(d, r), idx); };
-  const V t = hn::Sub(x, row(kErfTaylorCentre));
-  V r = row(kErfTaylor[0]);
-  for (size_t j = 1; j < 9; ++j) r = hn::MulAdd(r, t, row(kErfTaylor[j]));  // t R + a1 lo
-  const V a1h = row(kErfTaylor[10]);
-  const V p = hn::Mul(a1h, t), pl = hn::MulSub(a1h, t, p);
-  const V small = hn::MulAdd(r, t, hn::Add(row(kErfTaylor[9]), pl));
-  return hn::Add(hn::Add(hn::Sub(row(kErfTaylor[11]), a), p), small);
+  const auto e =
+      PiecewisePolyF32(d, x, hn::Mul(hn::Sub(x, hn::Set(d, 0.45f)), hn::Set(d, 3.6199095f)),
+                       kErfTaylorCentre, kErfTaylor);
+  return hn::Add(hn::Add(hn::Sub(e.a0h, a), e.p), e.small);
 }
 
 // erfinv of float32 lanes: Giles' single-precision approximation (the scalar erfinv_of's
-// start) in float32 lanes, relative error ~4e-7, then one Newton step whose residual is taken
-// in float64 lanes (in float32 pairs for vectors whose |y| are all <= 0.9966, see
-// ErfResidualSmallF32 and ErfResidualMiddleF32): the step squares
-// the error, and the one rounding to float32 gives the correctly rounded value except within
-// ~1e-6 ulp of a midpoint (float64) or on ~0.2% of the points (float32 pairs). The
-// residual erf(x) - |y| takes erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| =
-// 0.9998 (its 2e-14 absolute error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near
-// ±1 the step solves erfc(|x|) = 1 - |y| (exact for a float32 y) instead, whose difference would
-// not cancel; each residual is computed only for the half vectors with a lane that needs it. The
-// step's factor 1/f' = sqrt(pi)/2 e^{x^2} needs only float32 precision: the correction is at most
-// ~1e-6 of x. ±1 gives ±inf, |y| > 1 and NaN give NaN, -0 stays -0.
+// start; its central polynomial refitted to degree 6, relative error 3.2e-6) in float32 lanes, then
+// one Newton step whose residual is taken in float64 lanes (in float32 pairs for vectors whose |y|
+// are all <= 0.9966, see ErfResidualSmallF32 and ErfResidualMiddleF32): the step squares the error,
+// and the one rounding to float32 gives the correctly rounded value except within ~1e-6 ulp of a
+// midpoint (float64) or on ~0.2% of the points (float32 pairs). The residual erf(x) - |y| takes
+// erf's small-|x| polynomial for |y| <= 1/2, kErfMiddle up to |y| = 0.9998 (its 2e-14 absolute
+// error over the slope, >= 1.1e-3 there, is < 1e-4 ulp of x), and near ±1 the step solves erfc(|x|)
+// = 1 - |y| (exact for a float32 y) instead, whose difference would not cancel; each residual is
+// computed only for the half vectors with a lane that needs it. The step's factor 1/f' = sqrt(pi)/2
+// e^{x^2} needs only float32 precision: the correction is at most ~1e-6 of x. ±1 gives ±inf, |y| >
+// 1 and NaN give NaN, -0 stays -0.
 constexpr float kErfinvF32Max = 0.9966f;  // float32 residuals up to here
+// The start's polynomials, from tools/fit_erf.py (show_erfinv_start): for |y| <= 0.9966 (w < 5)
+// y G(w - 2.5), where Giles' degree 8 has 4e-7, since the Newton step squares the error
+// ((3.2e-6)^2 x^3 < 0.01 ulp of x); w's log without Highway's division.
+// erfinv start: G of degree 6, relative error 3.2e-06; log's L of degree 5, absolute error 2.6e-06
+constexpr float kErfinvCentral[] = {-3.172221e-06f,  -6.364123e-07f,  2.1720942e-04f,
+                                    -1.2654613e-03f, -4.1759675e-03f, 2.466499e-01f,
+                                    1.501409e+00f};
+constexpr float kErfinvLog[] = {-1.4338636e-01f, 2.2070779e-01f, -2.5397897e-01f,
+                                3.3256745e-01f,  -4.999036e-01f, 1.0000046e+00f};
 
 template <class D, class V>
 HWY_INLINE V ErfinvF32(D d, V y) {
   const V one = hn::Set(d, 1.0f);
   const V ay = hn::Abs(y);
   const V yc = hn::Min(ay, hn::Set(d, 1.0f - 0x1p-24f));  // keeps log finite (±1 fixed below)
-  const V w = hn::Neg(hn::Log(d, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc))));
+  // w = -log(z), z = 1 - y^2 = 2^k m, m in [sqrt(2)/2, sqrt(2)): log(m) = u L(u), u = m - 1
+  // (z is normal: z >= 6e-8)
+  const hn::RebindToSigned<D> di;
+  const auto zb = hn::BitCast(di, hn::Mul(hn::Sub(one, yc), hn::Add(one, yc)));
+  const auto kb = hn::ShiftRight<23>(hn::Sub(zb, hn::Set(di, 0x3F3504F3)));  // arithmetic
+  const V u = hn::Sub(hn::BitCast(d, hn::Sub(zb, hn::ShiftLeft<23>(kb))), one);
+  const V w = hn::Neg(hn::MulAdd(hn::ConvertTo(d, kb), hn::Set(d, 0.693147182f),
+                                 hn::Mul(u, Horner(d, kErfinvLog, u))));
   const auto central = hn::Lt(w, hn::Set(d, 5.0f));
-  V p = hn::Set(d, 2.81022636e-08f);
-  const V wc = hn::Sub(w, hn::Set(d, 2.5f));
-  for (float c : {3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
-                  -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f})
-    p = hn::MulAdd(p, wc, hn::Set(d, c));
+  V p = Horner(d, kErfinvCentral, hn::Sub(w, hn::Set(d, 2.5f)));
   if (HWY_UNLIKELY(!hn::AllTrue(d, central))) {  // |y| > 0.9966 (or NaN) in this vector
     V pt = hn::Set(d, -0.000200214257f);
     const V wt = hn::Sub(hn::Sqrt(w), hn::Set(d, 3.0f));
@@ -290,7 +392,6 @@ HWY_INLINE V ErfinvF32(D d, V y) {
   V er = hn::Set(d, 0.886226925f / 24);
   for (float c : {0.886226925f / 6, 0.886226925f / 2, 0.886226925f, 0.886226925f})
     er = hn::MulAdd(er, r, hn::Set(d, c));
-  const hn::RebindToSigned<D> di;
   const V g =
       hn::Mul(er,
               hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, k), hn::Set(di, 127)))));
