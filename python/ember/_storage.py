@@ -108,6 +108,26 @@ class UntypedStorage:
     def is_pinned(self, device="cuda"):
         return False
 
+    @staticmethod
+    def from_file(filename, shared=False, nbytes=0):
+        """`nbytes` bytes of a file as a storage: shared=True maps the file (writes reach it;
+        a missing or shorter file is created or extended), otherwise a private copy-on-write
+        map. safetensors' `safe_open(framework="pt")` reads its files through this."""
+        import os
+        if isinstance(nbytes, builtins.bool) or not isinstance(nbytes, builtins.int) or nbytes < 0:
+            raise RuntimeError(f"unable to mmap {nbytes!r} bytes from file <{filename}>")
+        if shared:
+            with open(filename, "ab") as f:  # creates it if needed
+                if f.seek(0, os.SEEK_END) < nbytes:
+                    f.truncate(nbytes)
+        elif not os.path.exists(filename):
+            raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
+                               "file or directory (2)")
+        elif os.path.getsize(filename) < nbytes:
+            raise RuntimeError(f"file <{filename}> size <{os.path.getsize(filename)}> is smaller "
+                               f"than the required mapping size <{nbytes}>")
+        return UntypedStorage(from_file(filename, shared, nbytes, dtype=uint8))
+
     def type(self, dtype=None, non_blocking=False):
         return f"ember.{type(self).__name__}" if dtype is None else self
 
