@@ -261,6 +261,35 @@ def test_untyped_storage_from_file(tmp_path):
             lib.UntypedStorage.from_file(str(tmp_path / "missing"), False, 3)
 
 
+def test_storage_slices_and_asarray_of_a_storage():
+    """storage[a:b] is a storage over those bytes (elements), sharing them; asarray(storage,
+    dtype=) reads its memory as dtype, sharing it (safetensors' loader: from_file, slice,
+    asarray, view)."""
+    for lib in (torch, ember):
+        x = lib.tensor([1, 2, 3, 4], dtype=lib.uint8)
+        s = x.untyped_storage()
+        v = s[1:3]
+        assert isinstance(v, lib.UntypedStorage) and list(v) == [2, 3] and v.nbytes() == 2
+        assert v.data_ptr() - s.data_ptr() == 1
+        v[0] = 9
+        assert x.tolist() == [1, 9, 3, 4]
+        with pytest.raises(RuntimeError, match="step of 2"):
+            s[0:4:2]
+        assert lib.asarray(v, dtype=lib.uint8).tolist() == [9, 3]
+        assert lib.tensor([], dtype=lib.uint8).set_(s[2:]).tolist() == [3, 4]
+        assert lib.asarray(s, dtype=lib.int16).tolist() == [2305, 1027]
+        assert lib.asarray(s[:3], dtype=lib.int16).tolist() == [2305]  # whole elements only
+        assert lib.asarray(s).dtype == lib.int64 and lib.asarray(s).numel() == 0
+        f = lib.tensor([1.0, 2.0])
+        a = lib.asarray(f.untyped_storage(), dtype=lib.float32)
+        a[0] = 5.0
+        assert f.tolist() == [5.0, 2.0]
+        assert lib.asarray(f.untyped_storage()[4:], dtype=lib.float32).tolist() == [2.0]
+    e = ember.tensor([1.0, 2.0, 3.0]).storage()
+    assert isinstance(e[1:], ember.TypedStorage) and e[1:].tolist() == [2.0, 3.0]
+    assert ember.asarray(e[1:]).tolist() == [2.0, 3.0] and e[1:].nbytes() == 8
+
+
 def test_data_ptr_of_a_tensor_without_elements_is_zero():
     for lib in (ember, torch):
         assert lib.empty(0).data_ptr() == 0 and lib.arange(3)[3:].data_ptr() == 0
