@@ -17,7 +17,19 @@ void bind_views(nb::module_& m) {
   auto& cls = tensor_class();
   cls.def(
       "view",
-      [](const Tensor& t, nb::args s) -> nb::object {
+      [](const Tensor& t, nb::args s, nb::kwargs kw) -> nb::object {
+        // view(dtype=...) or view(size=...): one keyword, alone (torch's two signatures)
+        if (kw.size() != 0) {
+          bool ok =
+              s.size() == 0 && kw.size() == 1 && (kw.contains("dtype") || kw.contains("size"));
+          if (!ok)
+            throw nb::type_error(
+                "view() received an invalid combination of arguments: expected one of "
+                "(dtype dtype) or (tuple of ints size)");
+          if (kw.contains("dtype"))
+            return nb::module_::import_("ember._tensor").attr("_view_dtype")(t, kw["dtype"]);
+          return nb::cast(view(t, shape_from_sequence(kw["size"], "view")));
+        }
         // a dtype, or a dtype ember only names (PlannedDtype: _view_dtype says so)
         if (s.size() == 1 &&
             (nb::isinstance<DType>(s[0]) ||

@@ -4,7 +4,8 @@
     x = torch.randn(64, 1000)
 """
 from . import _C
-from ._dtype import complex32, chalf, uint16, uint32, uint64  # noqa: F401  (_dtype.PlannedDtype)
+from . import _dtype
+globals().update({n: getattr(_dtype, n) for n in _dtype.PLANNED})  # complex32, uint16, float8_*, ...
 from ._dtype import complex64, cfloat, complex128, cdouble, bfloat16, float16, half  # noqa: F401
 from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, int16, short,
                      int8, uint8, bool,

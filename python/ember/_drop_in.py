@@ -94,6 +94,17 @@ class TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = own_spec
         _explain_missing_attributes(module, name)
 
+    def get_code(self, fullname):
+        """The code of ember's module for `fullname`: runpy asks for it to run a module as
+        __main__ (`python -m torch.distributed.run`, `ember run -m torch.utils.collect_env`),
+        which then runs ember's module (`ember.distributed.run`)."""
+        target = ember_name(fullname)
+        spec = importlib.util.find_spec(target)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "get_code"):
+            raise ImportError(f"{_not_implemented(fullname)} as a program (no code for {target})",
+                              name=fullname)
+        return spec.loader.get_code(target)
+
 
 def installed():
     return any(isinstance(f, TorchFinder) for f in sys.meta_path)

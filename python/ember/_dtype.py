@@ -1,4 +1,6 @@
 """dtypes under PyTorch's names, and the names of the legacy tensor types (ember.FloatTensor)."""
+import typing
+
 from . import _C
 
 dtype = _C.dtype
@@ -39,6 +41,10 @@ def _abbr(name):
         return "bf16"
     if name == "bool":
         return "b8"
+    if name.startswith(("float8_", "float4_")):  # 'f8e4m3fn', 'f4e2m1fnx2'
+        return "f" + name[5:].replace("_", "")
+    if name[:-1] in ("int", "uint") and name[-1] in "1234567":
+        return name  # the sub-byte integers keep their names: 'int4', 'uint1'
     kind = {"float": "f", "int": "i", "uint": "u", "complex": "c"}[name.rstrip("0123456789")]
     return kind + name[len(name.rstrip("0123456789")):]
 
@@ -70,18 +76,20 @@ dtype.to_complex = _to_complex
 
 
 class PlannedDtype:
-    """A dtype of torch's that ember does not implement yet (complex32, uint16, uint32, uint64).
+    """A dtype of torch's that ember does not implement yet (complex32, uint16/32/64, the float8
+    and float4 formats, the sub-byte integers int1..int7 and uint1..uint7).
 
     The name exists so that programs that merely name it run. Making a tensor of one raises
     NotImplementedError saying so; nothing silently falls back to another dtype."""
     __module__ = "ember"
 
-    def __init__(self, name, itemsize, kind):
+    def __init__(self, name, itemsize, kind, signed=None):
         self.name, self.itemsize, self._kind = name, itemsize, kind
+        self._signed = kind != "u" if signed is None else signed
 
     is_floating_point = property(lambda self: self._kind == "f")
     is_complex = property(lambda self: self._kind == "c")
-    is_signed = property(lambda self: self._kind != "u")
+    is_signed = property(lambda self: self._signed)
     abbr = property(lambda self: _abbr(self.name))
 
     def __repr__(self):
@@ -109,7 +117,19 @@ complex32 = chalf = PlannedDtype("complex32", 4, "c")
 uint16 = PlannedDtype("uint16", 2, "u")
 uint32 = PlannedDtype("uint32", 4, "u")
 uint64 = PlannedDtype("uint64", 8, "u")
-PLANNED = ("complex32", "chalf", "uint16", "uint32", "uint64")
+# Named by libraries' quantization code at import (diffusers' ModelMixin defaults a layerwise-
+# casting argument to float8_e4m3fn); torch's own itemsize and signedness.
+float8_e4m3fn = PlannedDtype("float8_e4m3fn", 1, "f")
+float8_e4m3fnuz = PlannedDtype("float8_e4m3fnuz", 1, "f")
+float8_e5m2 = PlannedDtype("float8_e5m2", 1, "f")
+float8_e5m2fnuz = PlannedDtype("float8_e5m2fnuz", 1, "f")
+float8_e8m0fnu = PlannedDtype("float8_e8m0fnu", 1, "f", signed=False)
+float4_e2m1fn_x2 = PlannedDtype("float4_e2m1fn_x2", 1, "f")
+_SUB_BYTE = {f"{u}int{b}": PlannedDtype(f"{u}int{b}", 1, "u" if u else "i")
+             for u in ("", "u") for b in range(1, 8)}
+globals().update(_SUB_BYTE)
+PLANNED = ("complex32", "chalf", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e4m3fnuz",
+           "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", *_SUB_BYTE)
 
 
 # The legacy tensor-type names (torch.FloatTensor): the objects, which build tensors, are in
@@ -135,6 +155,14 @@ class LegacyTypeBase:
 
     def __instancecheck__(self, obj):
         return isinstance(obj, _C.Tensor) and obj.dtype == self.dtype
+
+    # torch's legacy types are classes, so annotations spell `torch.LongTensor | None`
+    # (diffusers' normalization layers, at import): the same union, of this object.
+    def __or__(self, other):
+        return typing.Union[self, other]
+
+    def __ror__(self, other):
+        return typing.Union[other, self]
 
 
 def to_dtype(spec):

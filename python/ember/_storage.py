@@ -11,7 +11,7 @@ import math
 import warnings
 
 from . import _C
-from ._dtype import to_dtype, uint8, float32, get_default_dtype, TORCH_TYPE_NAMES
+from ._dtype import to_dtype, uint8, int64, float32, get_default_dtype, TORCH_TYPE_NAMES
 
 Tensor = _C.Tensor
 
@@ -47,7 +47,7 @@ class UntypedStorage:
         return 1
 
     def data_ptr(self):
-        return self._tensor._storage_ptr()
+        return self._tensor._storage_ptr() + self._tensor.storage_offset() * self._tensor.element_size()
 
     def _index(self, i):
         n = len(self)
@@ -60,9 +60,17 @@ class UntypedStorage:
         return i
 
     def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self._tensor[i].tolist()
+        if isinstance(i, slice):  # a storage over those bytes (elements), sharing them, as torch
+            if i.step not in (None, 1):
+                raise RuntimeError(f"Trying to slice with a step of {i.step}, but only a step "
+                                   "of 1 is supported")
+            return self._slice(i)
         return self._tensor[self._index(i)].item()
+
+    def _slice(self, i):
+        out = UntypedStorage.__new__(UntypedStorage)
+        out._tensor = self._tensor[i]
+        return out
 
     def __setitem__(self, i, value):
         if isinstance(i, slice):
@@ -108,6 +116,26 @@ class UntypedStorage:
     def is_pinned(self, device="cuda"):
         return False
 
+    @staticmethod
+    def from_file(filename, shared=False, nbytes=0):
+        """`nbytes` bytes of a file as a storage: shared=True maps the file (writes reach it;
+        a missing or shorter file is created or extended), otherwise a private copy-on-write
+        map. safetensors' `safe_open(framework="pt")` reads its files through this."""
+        import os
+        if isinstance(nbytes, builtins.bool) or not isinstance(nbytes, builtins.int) or nbytes < 0:
+            raise RuntimeError(f"unable to mmap {nbytes!r} bytes from file <{filename}>")
+        if shared:
+            with open(filename, "ab") as f:  # creates it if needed
+                if f.seek(0, os.SEEK_END) < nbytes:
+                    f.truncate(nbytes)
+        elif not os.path.exists(filename):
+            raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
+                               "file or directory (2)")
+        elif os.path.getsize(filename) < nbytes:
+            raise RuntimeError(f"file <{filename}> size <{os.path.getsize(filename)}> is smaller "
+                               f"than the required mapping size <{nbytes}>")
+        return UntypedStorage(from_file(filename, shared, nbytes, dtype=uint8))
+
     def type(self, dtype=None, non_blocking=False):
         return f"ember.{type(self).__name__}" if dtype is None else self
 
@@ -149,6 +177,14 @@ class TypedStorage(UntypedStorage):
 
     def untyped(self):
         return self._untyped
+
+    def _slice(self, i):
+        out = TypedStorage.__new__(TypedStorage)
+        out.dtype, out._tensor = self.dtype, self._tensor[i]
+        item = self._tensor.element_size()
+        start, stop, _ = i.indices(len(self))
+        out._untyped = self._untyped._slice(slice(start * item, max(start, stop) * item))
+        return out
 
     def copy_(self, source, non_blocking=None):
         if not isinstance(source, TypedStorage) or len(source) != len(self):
@@ -289,7 +325,12 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         memory = source._storage_view(self.dtype)
         storage_offset += source.storage_offset()  # torch counts from the source's offset
     elif isinstance(source, UntypedStorage):
-        memory = _bytes_of(source)._storage_view(self.dtype)
+        b = _bytes_of(source)  # a slice of a storage starts inside its memory
+        memory = b._storage_view(self.dtype)
+        item = memory.element_size()
+        storage_offset += b.storage_offset() * b.element_size() // item
+        if size is None:
+            size = [b.numel() * b.element_size() // item]
     else:
         raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
                         f"{type(source).__name__}")
@@ -459,6 +500,15 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         from ._device import tensor_to_device
         tensor_to_device(device, "asarray")
     want = to_dtype(dtype) if dtype is not None else None
+    if isinstance(obj, UntypedStorage):
+        # the storage's memory read as `dtype` (torch: its buffer; an UntypedStorage without a
+        # dtype reads as int64, a TypedStorage as its own dtype); whole elements only
+        b = _bytes_of(obj)
+        want = want or (obj.dtype if isinstance(obj, TypedStorage) else int64)
+        item = _C.zeros([0], want).element_size()
+        nbytes = b.numel() * b.element_size()
+        obj = _C.zeros([0], uint8).set_(obj.untyped())[:nbytes // item * item].view(want) if nbytes else \
+            _C.zeros([0], want)
     if isinstance(obj, np.ndarray) and not isinstance(obj, Tensor):
         try:
             obj = from_numpy(obj)

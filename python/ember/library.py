@@ -29,6 +29,11 @@ _DEF_NAMESPACES = weakref.WeakValueDictionary()  # namespace -> its DEF Library
 
 
 def _device_types(types, op):
+    """The kernel keys of device `types`: "cpu", "default", or another device type of torch's
+    ("cuda", "mps", ...). ember's tensors are all on the CPU, so a kernel for another device is
+    kept but never runs: calling an operator that has only such kernels raises torch's
+    NotImplementedError (Could not run ... from the 'CPU' backend). A name that is no device
+    type raises torch's RuntimeError."""
     if types is None or types == "default":
         return ["default"]
     if isinstance(types, str):
@@ -36,13 +41,16 @@ def _device_types(types, op):
     out = []
     for t in types:
         t = str(t).lower()
-        if t == "default":
+        if t in ("default", "compositeimplicitautograd", "compositeexplicitautograd"):
             out.append("default")
-        elif t in ("cpu", "compositeimplicitautograd", "compositeexplicitautograd"):
-            out.append("cpu" if t == "cpu" else "default")
+        elif t == "cpu":
+            out.append("cpu")
         else:
-            raise ValueError(f"{op}: device type '{t}' is not available in ember (the CPU only: "
-                             f"'cpu' or 'default')")
+            from ._tensor import device
+            try:
+                out.append(device(t).type)
+            except RuntimeError as e:
+                raise RuntimeError(f"{op}: {e}") from None
     return out
 
 
@@ -187,7 +195,7 @@ def impl(qualname, types, func=None, *, lib=None):
         q = _qualname(qualname)
         target = lib or _fragment(q)
         for t in _device_types(types, "impl"):
-            target.impl(q, fn, "CPU" if t == "cpu" else "")
+            target.impl(q, fn, "" if t == "default" else t)
         return fn
     if func is None:
         return register

@@ -60,6 +60,28 @@ def test_module_form(tmp_path):
     assert r.stdout.strip() == "ember ['a', 'b'] __main__"
 
 
+def test_module_form_of_a_torch_module(tmp_path):
+    """`-m torch.distributed.run` (a torch module run as a program, as `accelerate launch` and
+    torchrun users spell it) runs ember's module: runpy gets its code from the finder."""
+    r = run(["-m", "ember", "run", "-m", "torch.distributed.run", "--help"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "--nproc-per-node" in r.stdout or "--nproc_per_node" in r.stdout
+    path = script(tmp_path, """
+        import runpy, sys
+        sys.argv = ["x", "--help"]
+        try:
+            runpy.run_module("torch.distributed.run", run_name="__main__")
+        except SystemExit as e:
+            print("exit", e.code)
+        import torch
+        print(torch.__name__)
+        """)
+    r = run(["-m", "ember", "run", str(path)], cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.split()[-2:] == ["0", "ember"], r.stderr
+    r = run(["-m", "ember", "run", "-m", "torch.nn"], cwd=tmp_path)  # a package without __main__
+    assert r.returncode != 0 and "torch.nn" in r.stderr
+
+
 def test_exit_status_and_traceback(tmp_path):
     path = script(tmp_path, "import sys\nsys.exit(3)\n")
     assert run(["-m", "ember", "run", str(path)], cwd=tmp_path).returncode == 3

@@ -168,3 +168,32 @@ def test_launcher_two_nodes_through_redis(tmp_path, redis_server):
         assert e["EMBER_RENDEZVOUS"] == f"redis://127.0.0.1:{port}" and e["EMBER_RUN_ID"] == "t1"
         assert (e["MASTER_ADDR"], e["MASTER_PORT"]) == ("127.0.0.1", str(port))  # the redis server
         assert e["sum"] == [10.0, 10.0]
+
+
+def test_torchrun_parser_and_run_from_python(tmp_path, monkeypatch):
+    """torch.distributed.run.get_args_parser() and run(args), which `accelerate launch
+    --multi_gpu` calls in-process: torch's option names, dests and defaults; run launches with
+    ember's launcher; a failed rank raises; what ember's launcher cannot do raises."""
+    import torch.distributed.run as trun
+
+    from ember.distributed import run as erun
+    argv = ["--nproc_per_node", "2", "--master_port", "29517", "x.py", "--lr", "1"]
+    e, t = vars(erun.get_args_parser().parse_args(argv)), vars(trun.get_args_parser().parse_args(argv))
+    assert set(e) <= set(t)
+    assert {k: v for k, v in t.items() if k in e} == e
+    for k, v in _env(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    script = _script(tmp_path, "envs.py", ENV_SCRIPT)
+    args = erun.get_args_parser().parse_args(["--nproc_per_node", "2", "--master_port", "29517",
+                                              script, "--lr", "1"])
+    assert erun.run(args) is None
+    envs = _ranks(tmp_path, 2)
+    assert [x["RANK"] for x in envs] == ["0", "1"] and envs[0]["MASTER_PORT"] == "29517"
+    assert envs[1]["argv"] == ["--lr", "1"] and envs[1]["sum"] == [3.0, 3.0]
+    bad = _script(tmp_path, "bad.py", "raise SystemExit(3)\n")
+    with pytest.raises(RuntimeError, match="bad.py failed"):
+        erun.run(erun.get_args_parser().parse_args(["--nproc_per_node", "1", bad]))
+    for extra in (["--nproc_per_node", "gpu"], ["--nnodes", "1:2"], ["--no_python"],
+                  ["--log_dir", str(tmp_path)], ["--nnodes", "2", "--rdzv_endpoint", "h:1"]):
+        with pytest.raises(NotImplementedError, match="torch.distributed.run.run"):
+            erun.run(erun.get_args_parser().parse_args(extra + [script]))

@@ -279,10 +279,33 @@ def test_errors():
         _sin_op(ember, ns)
     with pytest.raises(RuntimeError, match="does not exist"):
         ember.library.register_fake(f"{fresh()}::missing", lambda x: x)
-    with pytest.raises(ValueError, match="device type"):
-        ember.library.impl(f"{ns}::npsin", "cuda", lambda x: x)
+    with pytest.raises(RuntimeError, match="device type at start of device string: foo"):
+        ember.library.impl(f"{ns}::npsin", "foo", lambda x: x)
     ember.library.register_vmap(f"{ns}::npsin", lambda info, dims, x: (x, 0))
     assert ember.vmap(getattr(ember.ops, ns).npsin)(ember.zeros(2, 3)).tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize("device", ["cuda", "mps", "xpu"])
+def test_kernel_for_another_device_is_kept_but_never_runs(device):
+    """As torch's CPU build: an op whose only kernel is for `device` is defined, and calling it
+    on CPU tensors raises NotImplementedError; a CPU kernel added beside it runs."""
+    for lib in (ember, torch):
+        name = f"{fresh('dev')}::f"
+
+        @lib.library.custom_op(name, mutates_args=(), device_types=device)
+        def f(x: lib.Tensor) -> lib.Tensor:
+            return x * 2
+
+        with pytest.raises(NotImplementedError, match="CPU"):
+            f(lib.ones(2))
+        lib.library.register_kernel(name, "cpu", lambda x: x * 3)
+        assert f(lib.ones(2)).tolist() == [3.0, 3.0]
+        q = f"{fresh('devlib')}"
+        l2 = lib.library.Library(q, "DEF")
+        l2.define("g(Tensor x) -> Tensor")
+        l2.impl("g", lambda x: x * 2, device.upper())
+        with pytest.raises(NotImplementedError, match="CPU"):
+            getattr(getattr(lib.ops, q), "g")(lib.ones(2))
 
 
 def test_aliases_and_fallthrough():

@@ -12,7 +12,9 @@ import torch
 import ember
 
 PLANNED = ["bfloat16", "float16", "half", "complex32", "chalf", "complex64", "cfloat", "complex128",
-           "cdouble", "int8", "int16", "short", "uint16", "uint32", "uint64"]
+           "cdouble", "int8", "int16", "short", "uint16", "uint32", "uint64", "float8_e4m3fn",
+           "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
+           *(f"{u}int{b}" for u in ("", "u") for b in range(1, 8))]
 
 
 @pytest.mark.parametrize("name", PLANNED)
@@ -21,10 +23,23 @@ def test_named_with_torchs_properties(name):
     assert repr(e) == repr(t).replace("torch.", "ember.")
     assert e.is_floating_point == t.is_floating_point
     assert e.is_complex == t.is_complex
-    assert e.itemsize == t.itemsize
+    assert e.itemsize == t.itemsize and e.abbr == t.abbr
     if not e.is_complex:
         assert e.is_signed == t.is_signed
     assert pickle.loads(pickle.dumps(e)) is e
+
+
+def test_legacy_type_in_an_annotation_union():
+    """torch's legacy types are classes, so `torch.LongTensor | None` is an annotation
+    (diffusers' normalization layers evaluate it at import)."""
+    import typing
+    for u in (ember.LongTensor | None, None | ember.FloatTensor):
+        assert type(None) in typing.get_args(u)
+    assert typing.get_args(ember.LongTensor | None)[0] is ember.LongTensor
+
+    def f(x: ember.LongTensor | None = None):
+        return x
+    assert typing.get_type_hints(f)["x"] == typing.Optional[ember.LongTensor]
 
 
 def test_aliases_are_the_same_object():
@@ -55,7 +70,7 @@ MAKERS = {
 
 
 @pytest.mark.parametrize("op", sorted(MAKERS))
-@pytest.mark.parametrize("name", ["uint16", "uint32", "complex32"])
+@pytest.mark.parametrize("name", ["uint16", "uint32", "complex32", "float8_e4m3fn", "uint4"])
 def test_making_a_tensor_raises(op, name):
     dt = getattr(ember, name)
     with pytest.raises(NotImplementedError, match=f"does not implement dtype ember.{name} yet"):

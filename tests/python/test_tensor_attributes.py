@@ -233,6 +233,63 @@ def test_from_file(tmp_path):
             lib.from_file(str(path), shared=False, size=9, dtype=lib.float64)
 
 
+def test_untyped_storage_from_file(tmp_path):
+    """UntypedStorage.from_file(filename, shared, nbytes), which safetensors' safe_open reads
+    through: a private map (writes stay in memory), a shared one (writes reach the file, which
+    is created or extended), torch's RuntimeErrors."""
+    path = tmp_path / "bytes.bin"
+    for lib in (torch, ember):
+        path.write_bytes(bytes(range(10)))
+        s = lib.UntypedStorage.from_file(str(path), False, 10)
+        assert isinstance(s, lib.UntypedStorage) and s.nbytes() == 10 and list(s)[:4] == [0, 1, 2, 3]
+        s[0] = 99
+        assert path.read_bytes()[0] == 0
+        assert lib.UntypedStorage.from_file(str(path), False, 4).nbytes() == 4
+        assert lib.UntypedStorage.from_file(str(path)).nbytes() == 0
+        t = lib.tensor([], dtype=lib.uint8).set_(lib.UntypedStorage.from_file(str(path), False, 10))
+        assert t[:3].tolist() == [0, 1, 2]
+        w = lib.UntypedStorage.from_file(str(path), True, 10)
+        w[1] = 77
+        del w
+        assert path.read_bytes()[1] == 77
+        new = tmp_path / f"new_{lib.__name__}.bin"
+        n = lib.UntypedStorage.from_file(str(new), True, 6)
+        assert n.nbytes() == 6 and list(n) == [0] * 6 and new.stat().st_size == 6
+        with pytest.raises(RuntimeError, match="smaller than the required mapping size"):
+            lib.UntypedStorage.from_file(str(path), False, 20)
+        with pytest.raises(RuntimeError, match="unable to open file"):
+            lib.UntypedStorage.from_file(str(tmp_path / "missing"), False, 3)
+
+
+def test_storage_slices_and_asarray_of_a_storage():
+    """storage[a:b] is a storage over those bytes (elements), sharing them; asarray(storage,
+    dtype=) reads its memory as dtype, sharing it (safetensors' loader: from_file, slice,
+    asarray, view)."""
+    for lib in (torch, ember):
+        x = lib.tensor([1, 2, 3, 4], dtype=lib.uint8)
+        s = x.untyped_storage()
+        v = s[1:3]
+        assert isinstance(v, lib.UntypedStorage) and list(v) == [2, 3] and v.nbytes() == 2
+        assert v.data_ptr() - s.data_ptr() == 1
+        v[0] = 9
+        assert x.tolist() == [1, 9, 3, 4]
+        with pytest.raises(RuntimeError, match="step of 2"):
+            s[0:4:2]
+        assert lib.asarray(v, dtype=lib.uint8).tolist() == [9, 3]
+        assert lib.tensor([], dtype=lib.uint8).set_(s[2:]).tolist() == [3, 4]
+        assert lib.asarray(s, dtype=lib.int16).tolist() == [2305, 1027]
+        assert lib.asarray(s[:3], dtype=lib.int16).tolist() == [2305]  # whole elements only
+        assert lib.asarray(s).dtype == lib.int64 and lib.asarray(s).numel() == 0
+        f = lib.tensor([1.0, 2.0])
+        a = lib.asarray(f.untyped_storage(), dtype=lib.float32)
+        a[0] = 5.0
+        assert f.tolist() == [5.0, 2.0]
+        assert lib.asarray(f.untyped_storage()[4:], dtype=lib.float32).tolist() == [2.0]
+    e = ember.tensor([1.0, 2.0, 3.0]).storage()
+    assert isinstance(e[1:], ember.TypedStorage) and e[1:].tolist() == [2.0, 3.0]
+    assert ember.asarray(e[1:]).tolist() == [2.0, 3.0] and e[1:].nbytes() == 8
+
+
 def test_data_ptr_of_a_tensor_without_elements_is_zero():
     for lib in (ember, torch):
         assert lib.empty(0).data_ptr() == 0 and lib.arange(3)[3:].data_ptr() == 0

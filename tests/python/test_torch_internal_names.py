@@ -31,6 +31,9 @@ def test_optimized_module_is_what_compile_returns():
     import torch._dynamo
     for lib in (ember, torch):
         assert isinstance(lib.compile(lib.nn.Linear(2, 2)), lib._dynamo.OptimizedModule)
+        # accelerate's unwrap_model spells it through eval_frame
+        assert lib._dynamo.eval_frame.OptimizedModule is lib._dynamo.OptimizedModule
+        assert not isinstance(lib.nn.Linear(2, 2), lib._dynamo.eval_frame.OptimizedModule)
 
 
 def test_dataloader_iterator_classes():

@@ -100,6 +100,23 @@ def test_view_shape_errors():
         ember.zeros(12).view(5, -1)
 
 
+def test_view_by_keyword():
+    """view(size=...) and view(dtype=...) (safetensors' loader spells the dtype by keyword);
+    one keyword, alone, else TypeError, as torch."""
+    for lib in (ember, torch):
+        x = lib.arange(6.0)
+        assert tuple(x.view(size=(2, 3)).shape) == (2, 3)
+        v = x.view(dtype=lib.int32)
+        assert v.dtype == lib.int32 and v.tolist() == x.view(lib.int32).tolist()
+        v[0] = 0  # a view: the bytes are shared
+        assert x[0].item() == 0.0
+        for args, kw in [((), {"shape": (2, 3)}), ((), {"size": (6,), "dtype": lib.int32}),
+                         ((6,), {"dtype": lib.int32})]:
+            with pytest.raises(TypeError, match="view"):
+                x.view(*args, **kw)
+    assert ember.arange(6.0).view(size=(3, 2)).tolist() == torch.arange(6.0).view(size=(3, 2)).tolist()
+
+
 def test_view_zero_d_and_empty():
     check_view(lambda m, x: x.view(1, 1), ())
     check_view(lambda m, x: x.view(-1), ())

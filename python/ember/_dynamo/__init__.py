@@ -6,6 +6,7 @@ graph_break_count, break_reasons, op_count, ops_per_graph, out_guards, compile_t
 """
 from .._compile import _C, _Compiled, _explain_compiled, config, OptimizedModule  # noqa: F401
 from ..compiler import allow_in_graph, disable, is_compiling, list_backends  # noqa: F401
+from . import eval_frame  # noqa: F401  (torch._dynamo.eval_frame.OptimizedModule)
 
 __all__ = ["explain", "ExplainOutput", "config", "reset", "mark_dynamic", "mark_static",
            "OptimizedModule", "maybe_mark_dynamic", "disable", "allow_in_graph", "is_compiling",

@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 
-__all__ = ["main"]
+__all__ = ["main", "get_args_parser", "run"]
 
 PROG = "python -m ember.distributed.run"
 
@@ -243,7 +243,7 @@ class Launcher:
             t.join(timeout=1.0)
 
 
-def run(launcher, rendezvous, run_id):
+def _run_ranks(launcher, rendezvous, run_id):
     """Runs the ranks, restarting them all after a failure while restarts remain; returns the
     exit code."""
     a = launcher.a
@@ -285,7 +285,7 @@ def main(argv=None):
         raise KeyboardInterrupt
     old_term = signal.signal(signal.SIGTERM, on_signal)
     try:
-        return run(launcher, rendezvous, run_id)
+        return _run_ranks(launcher, rendezvous, run_id)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; stopping the ranks", file=sys.stderr, flush=True)
         launcher.stop(patient=False)
@@ -293,6 +293,85 @@ def main(argv=None):
     finally:
         signal.signal(signal.SIGTERM, old_term)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def get_args_parser():
+    """torchrun's own parser (torch.distributed.run.get_args_parser: its option names, defaults
+    and dests), for programs that build a launch in Python and hand it to `run(args)`
+    (`accelerate launch --multi_gpu`)."""
+    p = argparse.ArgumentParser(prog="torchrun", allow_abbrev=False)
+    for names, kw in [(("--nnodes",), {"default": "1:1"}),
+                      (("--nproc-per-node", "--nproc_per_node"), {"default": "1"}),
+                      (("--rdzv-backend", "--rdzv_backend"), {"default": "static"}),
+                      (("--rdzv-endpoint", "--rdzv_endpoint"), {"default": ""}),
+                      (("--rdzv-id", "--rdzv_id"), {"default": "none"}),
+                      (("--rdzv-conf", "--rdzv_conf"), {"default": ""}),
+                      (("--max-restarts", "--max_restarts"), {"type": int, "default": 0}),
+                      (("--monitor-interval", "--monitor_interval"), {"type": float, "default": 0.1}),
+                      (("--start-method", "--start_method"), {"default": "spawn"}),
+                      (("--role",), {"default": "default"}),
+                      (("--log-dir", "--log_dir"), {"default": None}),
+                      (("-r", "--redirects"), {"default": "0"}), (("-t", "--tee"), {"default": "0"}),
+                      (("--local-ranks-filter", "--local_ranks_filter"), {"default": ""}),
+                      (("--node-rank", "--node_rank"), {"type": int, "default": 0}),
+                      (("--master-addr", "--master_addr"), {"default": "127.0.0.1"}),
+                      (("--master-port", "--master_port"), {"type": int, "default": None}),
+                      (("--local-addr", "--local_addr"), {"default": None})]:
+        p.add_argument(*names, **kw)
+    for names in (("--standalone",), ("-m", "--module"), ("--no-python", "--no_python"),
+                  ("--run-path", "--run_path")):
+        p.add_argument(*names, action="store_true")
+    p.add_argument("training_script")
+    p.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+def _argv_of(args):
+    """ember's launcher arguments for a torchrun namespace; what ember's launcher cannot do
+    raises (nothing is dropped silently)."""
+    def refuse(what):
+        raise NotImplementedError(f"torch.distributed.run.run: {what} (ember's launcher: "
+                                  f"python -m ember.distributed.run --help)")
+    n = str(args.nproc_per_node)
+    if n in ("cpu", "auto"):
+        n = str(os.cpu_count() or 1)
+    if not n.isdigit():
+        refuse(f"--nproc-per-node {n!r} (no GPUs here)")
+    lo, _, hi = str(args.nnodes).partition(":")
+    if hi and hi != lo:
+        refuse(f"an elastic node range --nnodes {args.nnodes}")
+    argv = ["--nproc-per-node", n, "--nnodes", lo, "--node-rank", str(args.node_rank),
+            "--max-restarts", str(args.max_restarts), "--master-addr", str(args.master_addr)]
+    if args.master_port is not None:
+        argv += ["--master-port", str(args.master_port)]
+    if int(lo) > 1:
+        if not str(args.rdzv_endpoint).startswith(("redis://", "file://")):
+            refuse(f"several machines meet through a redis:// or file:// --rdzv-endpoint, got "
+                   f"{args.rdzv_endpoint!r}")
+        argv += ["--rdzv", args.rdzv_endpoint]
+    if args.rdzv_id != "none":
+        argv += ["--rdzv-id", str(args.rdzv_id)]
+    for flag, value, default in (("--no-python", args.no_python, False),
+                                 ("--run-path", args.run_path, False),
+                                 ("--log-dir", args.log_dir, None),
+                                 ("--redirects", str(args.redirects), "0"),
+                                 ("--tee", str(args.tee), "0"),
+                                 ("--local-ranks-filter", args.local_ranks_filter, "")):
+        if value not in (default, None, False, "None"):  # accelerate leaves some at None
+            refuse(f"{flag} {value!r}")
+    if args.module:
+        argv.append("-m")
+    return argv + ["--", args.training_script, *args.training_script_args]
+
+
+def run(args):
+    """torch.distributed.run.run: launches a namespace from get_args_parser() with ember's
+    launcher and returns when every rank has exited 0; raises RuntimeError naming the failure
+    otherwise (torch raises its ChildFailedError, which ember does not have)."""
+    code = main(_argv_of(args))
+    if code != 0:
+        raise RuntimeError(f"torch.distributed.run.run: {args.training_script} failed "
+                           f"(launcher exit code {code}; the ranks' errors are above)")
 
 
 if __name__ == "__main__":
