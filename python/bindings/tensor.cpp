@@ -76,7 +76,8 @@ nb::class_<Tensor>& tensor_class() { return *g_cls; }
 void bind_tensor(nb::module_& m) {
   // Kept for the other bind_* functions. The pointer is never destroyed and does not own
   // a reference (the module does), so nanobind's leak check at exit stays clean.
-  g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), docstring("Tensor"));
+  g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
+                                 docstring("Tensor"));
   g_cls->dec_ref();
   nb::class_<Tensor>& cls = *g_cls;
   // Tensor(data) aliases data's storage as a new leaf (data.detach()): what nn.Parameter's
