@@ -60,7 +60,11 @@ def repeat(self, *sizes):
     # (s0, s1, ...) -> (1, s0, 1, s1, ...) -> expand to (r0, s0, r1, s1, ...) -> (r0*s0, ...)
     interleaved = [v for s in shape for v in (1, s)]
     expanded = [v for r, s in zip(reps, shape) for v in (r, s)]
-    return x.reshape(interleaved).expand(*expanded).reshape([r * s for r, s in zip(reps, shape)])
+    # always a new row-major tensor, as torch: the reshape alone could hand back a stride-0 view
+    # of self (repeat(n, 1, 1) of an unsqueezed tensor), and writing into that (masked_fill_)
+    # would write every repeat at once
+    return x.reshape(interleaved).expand(*expanded).clone().reshape(
+        [r * s for r, s in zip(reps, shape)])
 
 
 def tile(input, dims):
