@@ -129,7 +129,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape = list(input.shape)
         x = input.unsqueeze(dim + 1)
         sizes = shape[:dim + 1] + [repeats] + shape[dim + 1:]
-        return x.expand(*sizes).reshape(shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:])
+        # new memory, as torch (a bare reshape could be a stride-0 view of input: (1, 4) x 3)
+        return x.expand(*sizes).clone().reshape(
+            shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:])
     if repeats.numel() != input.shape[dim]:
         raise RuntimeError(f"repeat_interleave: repeats must have the same size as input along dim "
                            f"{dim}, but got repeats.size(0) = {repeats.numel()} and "

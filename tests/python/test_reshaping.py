@@ -151,13 +151,15 @@ def test_broadcast_shapes_and_inplace_index_ops():
 
 
 def test_repeat_and_tile_return_new_memory():
-    # repeat always copies, as torch: an unsqueezed tensor repeated along the new dim used to come
+    # repeat, tile and repeat_interleave always copy, as torch: an unsqueezed tensor repeated along the new dim used to come
     # back as a stride-0 view, so an in-place write landed in every repeat (pyro's _cummin)
     for lib in (torch, ember):
         x = lib.arange(6.0).reshape(3, 2)
         cases = [(lambda v: v.unsqueeze(0).repeat(3, 1, 1)), (lambda v: v.repeat(1, 1)),
                  (lambda v: v.repeat(2, 1)), (lambda v: lib.tile(v, (1,))),
-                 (lambda v: v[:, :1].repeat(1, 4)), (lambda v: v.t().repeat(1, 1))]
+                 (lambda v: v[:, :1].repeat(1, 4)), (lambda v: v.t().repeat(1, 1)),
+                 (lambda v: v[:1].repeat_interleave(3, dim=0)), (lambda v: v.repeat_interleave(1, 0)),
+                 (lambda v: lib.repeat_interleave(v[:, :1], 1))]
         for fn in cases:
             r = fn(x)
             assert r.is_contiguous() and r.data_ptr() != x.data_ptr()
