@@ -221,6 +221,9 @@ void bind_tensor(nb::module_& m) {
           method_docstring("zero_"))
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
+      // torch's Tensor._cdata: the address of the C++ tensor, equal for two Python objects of one
+      // tensor (pyro compares a module's parameter with the param store's by it)
+      .def_prop_ro("_cdata", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); })
       .def("_shares_storage",
            [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });

@@ -296,3 +296,21 @@ def test_python_attributes_on_a_tensor():
         assert copy.deepcopy(w).__dict__ == {}  # torch's Parameter deepcopy drops them
         assert pickle.loads(pickle.dumps(w)).note == 3
         assert type(pickle.loads(pickle.dumps(w))) is lib.nn.Parameter
+
+
+def test_cdata_names_the_cpp_tensor():
+    # torch's _cdata: equal for two Python objects of one C++ tensor, different for a new tensor
+    # over the same memory (detach, .data, views); pyro.module compares parameters by it
+    for lib in (torch, ember):
+        p = lib.nn.Parameter(lib.ones(2))
+        t = lib.ones(3, requires_grad=True)
+        (t * 2).sum().backward()
+        m = lib.nn.Linear(2, 2)
+        assert isinstance(t._cdata, int) and t._cdata != 0
+        assert p._cdata == p._cdata and t.grad._cdata == t.grad._cdata
+        assert m.weight._cdata == dict(m.named_parameters())["weight"]._cdata
+        assert t.requires_grad_()._cdata == t._cdata and t.contiguous()._cdata == t._cdata
+        for other in (p.data, p.detach(), p.view(2), p[:], p.clone()):
+            assert other._cdata != p._cdata
+        with pytest.raises(AttributeError):
+            t._cdata = 1
