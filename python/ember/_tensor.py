@@ -39,9 +39,15 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     'ember.FloatTensor'
     >>> x.type(ember.int64)
     tensor([1, 2])
+    >>> ember.tensor([1, 2]).type(ember.Tensor)  # the Tensor class: the default dtype
+    tensor([1., 2.])
     """
     if dtype is None:
         return f"ember.{LEGACY_NAMES[self.dtype]}"
+    if dtype is _C.Tensor:
+        dtype = _C._get_default_dtype()
+    elif isinstance(dtype, type):  # torch names the class it cannot convert to (a subclass)
+        raise ValueError(f"invalid type: {dtype.__name__!r}")
     dtype = to_dtype(dtype)
     return self if dtype == self.dtype else self._to_dtype(dtype)
 
