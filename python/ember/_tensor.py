@@ -1,6 +1,7 @@
 """Tensor methods that only shape arguments or format output. Anything that loops over
 elements lives in C++ (ember._C); this file holds no math."""
 import copy
+import sys
 
 from . import _C, _memory_format
 from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES, TORCH_TYPE_NAMES
@@ -28,6 +29,10 @@ def _size(self, dim=None):
     return self.shape if dim is None else self._size(dim)
 
 
+def _package_name():
+    return sys.modules[__package__].__name__
+
+
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """type(dtype=None, non_blocking=False) -> str or Tensor
 
@@ -42,8 +47,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     >>> ember.tensor([1, 2]).type(ember.Tensor)  # the Tensor class: the default dtype
     tensor([1., 2.])
     """
-    if dtype is None:
-        return f"ember.{LEGACY_NAMES[self.dtype]}"
+    if dtype is None:  # 'torch.FloatTensor' under the drop-in runner, where ember answers to torch
+        return f"{_package_name()}.{LEGACY_NAMES[self.dtype]}"
     if dtype is _C.Tensor:
         dtype = _C._get_default_dtype()
     elif isinstance(dtype, type):  # torch names the class it cannot convert to (a subclass)

@@ -159,6 +159,7 @@ def test_install_as_torch_in_process(tmp_path):
         ember.install_as_torch()
         import torch, torch.nn
         assert torch is ember and torch.nn is ember.nn
+        assert torch.ones(1).type() == "torch.FloatTensor"  # old code compares these strings
         assert os.environ["EMBER_AS_TORCH"] == "1"
         assert ember.nn.__spec__.name == "ember.nn"   # ember's modules keep their own specs
         # ... and answer to the torch name they were imported by, as PyTorch's modules do
