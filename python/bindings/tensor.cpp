@@ -76,7 +76,8 @@ nb::class_<Tensor>& tensor_class() { return *g_cls; }
 void bind_tensor(nb::module_& m) {
   // Kept for the other bind_* functions. The pointer is never destroyed and does not own
   // a reference (the module does), so nanobind's leak check at exit stays clean.
-  g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), docstring("Tensor"));
+  g_cls = new nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
+                                 docstring("Tensor"));
   g_cls->dec_ref();
   nb::class_<Tensor>& cls = *g_cls;
   // Tensor(data) aliases data's storage as a new leaf (data.detach()): what nn.Parameter's
@@ -220,6 +221,9 @@ void bind_tensor(nb::module_& m) {
           method_docstring("zero_"))
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
+      // torch's Tensor._cdata: the address of the C++ tensor, equal for two Python objects of one
+      // tensor (pyro compares a module's parameter with the param store's by it)
+      .def_prop_ro("_cdata", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); })
       .def("_shares_storage",
            [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
   def_both(m, cls, "clone", [](const Tensor& t) { return clone(t); });

@@ -40,6 +40,17 @@ def _log_api_usage_once(event):
 
 
 _C._log_api_usage_once = _log_api_usage_once
+
+
+def _get_tracing_state():
+    """torch._C._get_tracing_state: the active tracer's state, None outside torch.jit.trace.
+    ember's jit.trace records nothing, so there is never one (pyro asks before each
+    data-dependent check that it skips while tracing)."""
+    return None
+
+
+_C._get_tracing_state = _get_tracing_state
+_C._LinAlgError = _C.LinAlgError  # torch._C._LinAlgError is torch.linalg.LinAlgError
 from ._generator import Generator, default_generator
 from . import random
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state

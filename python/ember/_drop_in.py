@@ -88,10 +88,13 @@ class TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         # The import system pointed module.__spec__ at the torch name; ember's module keeps its own
-        # (pickle, multiprocessing and importlib.reload read it).
+        # (pickle, multiprocessing and importlib.reload read it). Its __name__ becomes the torch
+        # name, as in PyTorch: programs build dotted paths from it (pyro's patch_dependency
+        # asserts "torch.distributions...".split(".")[0] == torch.__name__).
         name = module.__spec__.name
         _, own_spec = self._pending.pop(name)
         module.__spec__ = own_spec
+        module.__name__ = name
         _explain_missing_attributes(module, name)
 
     def get_code(self, fullname):
@@ -106,6 +109,13 @@ class TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return spec.loader.get_code(target)
 
 
+def _spec_name(module):
+    """The name a module was loaded as: ember's modules keep their own __spec__ (their __name__ is
+    the torch name once the finder hands them out)."""
+    spec = getattr(module, "__spec__", None)
+    return getattr(spec, "name", None) or getattr(module, "__name__", "")
+
+
 def installed():
     return any(isinstance(f, TorchFinder) for f in sys.meta_path)
 
@@ -116,11 +126,11 @@ def install_as_torch():
 
     >>> ember.install_as_torch()  # doctest: +SKIP
     >>> import torch  # doctest: +SKIP
-    >>> torch.__name__  # doctest: +SKIP
-    'ember'
+    >>> torch.__name__, torch.__spec__.name  # doctest: +SKIP
+    ('torch', 'ember')
     """
     real = [n for n in ("torch", "torchvision") if n in sys.modules
-            and not getattr(sys.modules[n], "__name__", "").startswith("ember")]
+            and not _spec_name(sys.modules[n]).startswith("ember")]
     if real:
         raise RuntimeError(f"install_as_torch: {real[0]} (PyTorch's own) is imported already in "
                            "this process; call install_as_torch() before anything imports it")

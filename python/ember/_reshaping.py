@@ -60,7 +60,11 @@ def repeat(self, *sizes):
     # (s0, s1, ...) -> (1, s0, 1, s1, ...) -> expand to (r0, s0, r1, s1, ...) -> (r0*s0, ...)
     interleaved = [v for s in shape for v in (1, s)]
     expanded = [v for r, s in zip(reps, shape) for v in (r, s)]
-    return x.reshape(interleaved).expand(*expanded).reshape([r * s for r, s in zip(reps, shape)])
+    # always a new row-major tensor, as torch: the reshape alone could hand back a stride-0 view
+    # of self (repeat(n, 1, 1) of an unsqueezed tensor), and writing into that (masked_fill_)
+    # would write every repeat at once
+    return x.reshape(interleaved).expand(*expanded).clone().reshape(
+        [r * s for r, s in zip(reps, shape)])
 
 
 def tile(input, dims):
@@ -125,7 +129,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape = list(input.shape)
         x = input.unsqueeze(dim + 1)
         sizes = shape[:dim + 1] + [repeats] + shape[dim + 1:]
-        return x.expand(*sizes).reshape(shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:])
+        # new memory, as torch (a bare reshape could be a stride-0 view of input: (1, 4) x 3)
+        return x.expand(*sizes).clone().reshape(
+            shape[:dim] + [shape[dim] * repeats] + shape[dim + 1:])
     if repeats.numel() != input.shape[dim]:
         raise RuntimeError(f"repeat_interleave: repeats must have the same size as input along dim "
                            f"{dim}, but got repeats.size(0) = {repeats.numel()} and "

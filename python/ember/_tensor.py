@@ -1,5 +1,8 @@
 """Tensor methods that only shape arguments or format output. Anything that loops over
 elements lives in C++ (ember._C); this file holds no math."""
+import copy
+import sys
+
 from . import _C, _memory_format
 from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES, TORCH_TYPE_NAMES
 from ._dtype import float32, float64, int64, int32, int16, int8, uint8
@@ -26,6 +29,10 @@ def _size(self, dim=None):
     return self.shape if dim is None else self._size(dim)
 
 
+def _package_name():
+    return sys.modules[__package__].__name__
+
+
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """type(dtype=None, non_blocking=False) -> str or Tensor
 
@@ -37,9 +44,15 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     'ember.FloatTensor'
     >>> x.type(ember.int64)
     tensor([1, 2])
+    >>> ember.tensor([1, 2]).type(ember.Tensor)  # the Tensor class: the default dtype
+    tensor([1., 2.])
     """
-    if dtype is None:
-        return f"ember.{LEGACY_NAMES[self.dtype]}"
+    if dtype is None:  # 'torch.FloatTensor' under the drop-in runner, where ember answers to torch
+        return f"{_package_name()}.{LEGACY_NAMES[self.dtype]}"
+    if dtype is _C.Tensor:
+        dtype = _C._get_default_dtype()
+    elif isinstance(dtype, type):  # torch names the class it cannot convert to (a subclass)
+        raise ValueError(f"invalid type: {dtype.__name__!r}")
     dtype = to_dtype(dtype)
     return self if dtype == self.dtype else self._to_dtype(dtype)
 
@@ -330,7 +343,8 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 
 def _deepcopy(self, memo):
-    """A leaf's values and requires_grad, in new memory (torch refuses non-leaves too)."""
+    """A leaf's values, requires_grad, .grad and Python attributes (its __dict__, deep-copied),
+    in new memory (torch refuses non-leaves too)."""
     if self.grad_fn is not None:
         raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
                            "deepcopy protocol at the moment.")
@@ -338,18 +352,27 @@ def _deepcopy(self, memo):
         return memo[id(self)]
     out = self.detach().clone().requires_grad_(self.requires_grad)
     memo[id(self)] = out
+    if self.grad is not None:
+        out.grad = _deepcopy(self.grad, memo)
+    if self.__dict__:
+        out.__dict__ = copy.deepcopy(self.__dict__, memo)
     return out
 
 
-def _rebuild(array, requires_grad):
+def _rebuild(array, requires_grad, state=None):
     from ._creation import from_numpy
-    return from_numpy(array).requires_grad_(requires_grad)
+    t = from_numpy(array).requires_grad_(requires_grad)
+    if state:
+        t.__dict__.update(state)
+    return t
 
 
 def _reduce_ex(self, proto):
-    """Pickling stores the values as a NumPy array (pickle is for copying between processes,
-    not for model files: unpickling can run code, so never unpickle a file you did not write)."""
-    return (_rebuild, (self.detach().numpy().copy(), self.requires_grad))
+    """Pickling stores the values as a NumPy array and the Python attributes (pickle is for
+    copying between processes, not for model files: unpickling can run code, so never
+    unpickle a file you did not write)."""
+    args = (self.detach().numpy().copy(), self.requires_grad)
+    return (_rebuild, args + (self.__dict__,) if self.__dict__ else args)
 
 
 _METHODS = {

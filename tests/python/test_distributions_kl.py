@@ -123,5 +123,38 @@ def test_kl_not_implemented_and_register():
         return ember.tensor(42.0)
 
     assert ED.kl_divergence(p, q).item() == 42.0
-    with pytest.raises(TypeError, match="Distribution subclass"):
-        ED.register_kl(int, ED.Normal)
+    with pytest.raises(TypeError, match="type_p must be a class"):
+        ED.register_kl(3, ED.Normal)
+    with pytest.raises(TypeError, match="type_q must be a class"):
+        ED.register_kl(ED.Normal, ED.Normal(0.0, 1.0))
+
+
+def test_register_kl_takes_any_class_as_torch():
+    # torch takes any class: pyro registers rules for its abstract base (a mixin that is no
+    # subclass of torch's Distribution) and they apply to every distribution carrying the mixin
+    class Mixin:
+        pass
+
+    class MixedNormal(ED.Normal, Mixin):
+        pass
+
+    class Other(ED.Normal):
+        pass
+
+    for lib in (TD, ED):
+        lib.register_kl(int, lib.Normal)  # accepted by both, never matches a distribution
+    try:
+        @ED.register_kl(Other, Mixin)
+        def _kl_to_mixin(p, q):
+            return ember.tensor(7.0)
+        assert ED.kl_divergence(Other(0.0, 1.0), MixedNormal(0.0, 1.0)).item() == 7.0
+        # a plain Normal q does not carry the mixin: the (Normal, Normal) rule
+        assert ED.kl_divergence(Other(0.0, 1.0), ED.Normal(0.0, 1.0)).item() == 0.0
+    finally:
+        from ember.distributions._kl_registry import _KL_MEMOIZE, _KL_REGISTRY
+        for key in ((Other, Mixin), (int, ED.Normal)):
+            _KL_REGISTRY.pop(key, None)
+        _KL_MEMOIZE.clear()
+        from torch.distributions.kl import _KL_MEMOIZE as tm, _KL_REGISTRY as tr
+        tr.pop((int, TD.Normal), None)
+        tm.clear()

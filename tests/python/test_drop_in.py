@@ -57,7 +57,7 @@ def test_module_form(tmp_path):
     (pkg / "train.py").write_text("import sys, torch\nprint(torch.__name__, sys.argv[1:], __name__)\n")
     r = run(["-m", "ember", "run", "-m", "pkg.train", "a", "b"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "ember ['a', 'b'] __main__"
+    assert r.stdout.strip() == "torch ['a', 'b'] __main__"
 
 
 def test_module_form_of_a_torch_module(tmp_path):
@@ -135,14 +135,14 @@ def test_spawned_children_and_workers_see_ember(tmp_path):
 
         def child(q):
             import torch
-            q.put(torch.__name__)
+            q.put(torch.__spec__.name)
 
         class Squares(Dataset):
             def __len__(self):
                 return 4
             def __getitem__(self, i):
                 import torch
-                return torch.tensor([float(i * i)]), torch.__name__ == "ember"
+                return torch.tensor([float(i * i)]), torch.__spec__.name == "ember"
 
         if __name__ == "__main__":
             ctx = mp.get_context("spawn")
@@ -167,7 +167,7 @@ def test_launcher_ranks_see_ember(tmp_path):
         dist.init_process_group("gloo")
         t = torch.ones(2) * (dist.get_rank() + 1)
         dist.all_reduce(t)
-        print(f"rank {dist.get_rank()} {torch.__name__} {t.tolist()}")
+        print(f"rank {dist.get_rank()} {torch.__spec__.name} {t.tolist()}")
         dist.destroy_process_group()
         """)
     r = run(["-m", "ember.distributed.run", "--nproc-per-node", "2", str(path)], cwd=tmp_path)
@@ -181,8 +181,18 @@ def test_install_as_torch_in_process(tmp_path):
         ember.install_as_torch()
         import torch, torch.nn
         assert torch is ember and torch.nn is ember.nn
+        assert torch.ones(1).type() == "torch.FloatTensor"  # old code compares these strings
         assert os.environ["EMBER_AS_TORCH"] == "1"
         assert ember.nn.__spec__.name == "ember.nn"   # ember's modules keep their own specs
+        # ... and answer to the torch name they were imported by, as PyTorch's modules do
+        assert torch.__name__ == "torch" and torch.nn.__name__ == "torch.nn"
+        assert torch.nn.Linear.__module__ == "ember.nn.modules.linear"
+        import torch.distributions.transforms
+        parts = "torch.distributions.transforms.Transform".split(".")   # pyro's patch_dependency
+        assert parts[0] == torch.__name__
+        ember.install_as_torch()                      # again: ember under the name is not PyTorch
+        import torchvision
+        assert torchvision.__name__ == "torchvision" and torchvision is ember.vision
         print("ok")
         """)
     r = run(["-c", code], cwd=tmp_path)
@@ -198,7 +208,7 @@ def test_install_after_real_torch_refuses(tmp_path):
 
 def test_environment_variable_installs_at_start(tmp_path):
     env = dict(ENV, EMBER_AS_TORCH="1")
-    r = run(["-c", "import torch; print(torch.__name__)"], cwd=tmp_path, env=env)
+    r = run(["-c", "import torch; print(torch.__spec__.name)"], cwd=tmp_path, env=env)
     assert r.returncode == 0 and r.stdout.strip() == "ember", r.stderr
     r = run(["-c", "import sys; print('ember' in sys.modules)"], cwd=tmp_path, env=ENV)
     assert r.stdout.strip() == "False"  # without the variable nothing is imported at start

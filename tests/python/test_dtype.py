@@ -83,6 +83,15 @@ def test_type_method(src):
         e.type("torch.NotAType")
     with pytest.raises((TypeError, ValueError, RuntimeError)):
         e.type("torch.cuda.FloatTensor")
+    # the Tensor class itself means the default dtype (pyro's eight_schools: .type(torch.Tensor));
+    # another class is refused naming it, as torch
+    assert_same(e.type(ember.Tensor), t.type(torch.Tensor))
+    for lib in (ember, torch):
+        class Sub(lib.Tensor):
+            pass
+        for bad in (Sub, lib.nn.Parameter, int):
+            with pytest.raises(ValueError, match=f"invalid type: '{bad.__name__}'"):
+                lib.ones(2).type(bad)
 
 
 # ---- .to() and the cast methods --------------------------------------------------------------
@@ -319,3 +328,13 @@ def test_dtype_device_and_misc_attributes():
     assert ember.device("cuda").type == "cuda"  # any device can be named (test_device.py)
     assert e.storage_offset() == 0 and e.narrow(1, 1, 2).storage_offset() == 1
     assert e.data_ptr() != 0 and e.narrow(1, 1, 2).data_ptr() == e.data_ptr() + 4
+
+
+def test_type_of_tensor_class_follows_the_default_dtype():
+    for lib in (ember, torch):
+        prev = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            assert lib.tensor([1, 2]).type(lib.Tensor).dtype == lib.float64
+        finally:
+            lib.set_default_dtype(prev)

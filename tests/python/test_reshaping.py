@@ -150,6 +150,31 @@ def test_broadcast_shapes_and_inplace_index_ops():
         assert_same(x, t)
 
 
+def test_repeat_and_tile_return_new_memory():
+    # repeat, tile and repeat_interleave always copy, as torch: an unsqueezed tensor repeated along the new dim used to come
+    # back as a stride-0 view, so an in-place write landed in every repeat (pyro's _cummin)
+    for lib in (torch, ember):
+        x = lib.arange(6.0).reshape(3, 2)
+        cases = [(lambda v: v.unsqueeze(0).repeat(3, 1, 1)), (lambda v: v.repeat(1, 1)),
+                 (lambda v: v.repeat(2, 1)), (lambda v: lib.tile(v, (1,))),
+                 (lambda v: v[:, :1].repeat(1, 4)), (lambda v: v.t().repeat(1, 1)),
+                 (lambda v: v[:1].repeat_interleave(3, dim=0)), (lambda v: v.repeat_interleave(1, 0)),
+                 (lambda v: lib.repeat_interleave(v[:, :1], 1))]
+        for fn in cases:
+            r = fn(x)
+            assert r.is_contiguous() and r.data_ptr() != x.data_ptr()
+            r.fill_(-1.0)
+            assert x.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    n = 4
+    for lib in (torch, ember):
+        v = lib.tensor([[3.0, 1.0], [2.0, 5.0], [0.5, 4.0], [1.0, 0.0]])
+        tril = v.unsqueeze(0).repeat(n, 1, 1)
+        mask = lib.ones(n, n).triu(diagonal=1).reshape(n, n, 1).expand(n, n, 2) > 0.5
+        tril.masked_fill_(mask, v.max())
+        got = tril.min(dim=1)[0].tolist()
+        assert got == [[3.0, 1.0], [2.0, 1.0], [0.5, 1.0], [0.5, 0.0]], (lib.__name__, got)
+
+
 def test_meshgrid_without_indexing_warns_as_torch():
     with pytest.warns(UserWarning, match="indexing"):
         ember.meshgrid(ember.ones(2), ember.ones(3))

@@ -318,3 +318,56 @@ def test_size_arithmetic_and_construction_match_torch():
                 bad()
     with pytest.raises(TypeError, match=r"Size\(\) takes an iterable of 'int' \(item 2 is 'float'\)"):
         ember.Size([2, 3]) + (1.5,)
+
+
+def test_python_attributes_on_a_tensor():
+    # torch tensors carry a __dict__: libraries hang their own data on them (pyro's param store
+    # sets constrained.unconstrained = weakref.ref(...), its einsum sets term._pyro_dims)
+    import copy
+    import pickle
+    import weakref
+    for lib in (torch, ember):
+        x = lib.ones(2, requires_grad=True)
+        assert x.__dict__ == {} and not hasattr(x, "tag")
+        x.tag = "a"
+        x.ref = weakref.ref(x)
+        assert x.tag == "a" and x.ref() is x and set(vars(x)) == {"tag", "ref"}
+        del x.ref
+        with pytest.raises(AttributeError):
+            x.ref
+        y = x * 2  # results are new objects with their own (empty) attributes
+        assert y.__dict__ == {} and x.detach().__dict__ == {} and x[0].__dict__ == {}
+        y._pyro_dims = "ab"
+        assert y._pyro_dims == "ab"
+        # deepcopy copies the attributes deeply and the gradient; pickling keeps the attributes
+        x.sum().backward()
+        x.box = [1, 2]
+        d = copy.deepcopy(x)
+        assert d.box == [1, 2] and d.box is not x.box and d.tag == "a"
+        assert d.grad.tolist() == [1.0, 1.0] and d.grad is not x.grad
+        p = pickle.loads(pickle.dumps(x))
+        assert p.box == [1, 2] and p.tag == "a" and p.requires_grad
+        assert pickle.loads(pickle.dumps(lib.ones(1))).__dict__ == {}
+        w = lib.nn.Parameter(lib.zeros(2))
+        w.note = 3
+        assert copy.deepcopy(w).__dict__ == {}  # torch's Parameter deepcopy drops them
+        assert pickle.loads(pickle.dumps(w)).note == 3
+        assert type(pickle.loads(pickle.dumps(w))) is lib.nn.Parameter
+
+
+def test_cdata_names_the_cpp_tensor():
+    # torch's _cdata: equal for two Python objects of one C++ tensor, different for a new tensor
+    # over the same memory (detach, .data, views); pyro.module compares parameters by it
+    for lib in (torch, ember):
+        p = lib.nn.Parameter(lib.ones(2))
+        t = lib.ones(3, requires_grad=True)
+        (t * 2).sum().backward()
+        m = lib.nn.Linear(2, 2)
+        assert isinstance(t._cdata, int) and t._cdata != 0
+        assert p._cdata == p._cdata and t.grad._cdata == t.grad._cdata
+        assert m.weight._cdata == dict(m.named_parameters())["weight"]._cdata
+        assert t.requires_grad_()._cdata == t._cdata and t.contiguous()._cdata == t._cdata
+        for other in (p.data, p.detach(), p.view(2), p[:], p.clone()):
+            assert other._cdata != p._cdata
+        with pytest.raises(AttributeError):
+            t._cdata = 1

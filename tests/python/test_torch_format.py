@@ -462,3 +462,47 @@ def test_storages_view_the_file_bytes_without_copies(tmp_path, mmap):
     # by their distance in the file
     assert out["b"].data_ptr() - out["a"].data_ptr() == data_offset("data/1") - data_offset("data/0")
     assert out["a"].data_ptr() % 64 == out["b"].data_ptr() % 64
+
+
+def test_tensor_attributes_travel_both_ways():
+    # torch writes a tensor that carries Python attributes as _rebuild_from_type_v2(...,
+    # state) and a Parameter's as _rebuild_parameter_with_state; ember reads and writes both
+    def through(save, load, obj, **kw):
+        buf = io.BytesIO()
+        save(obj, buf)
+        buf.seek(0)
+        return load(buf, **kw)
+
+    for lib, save, load in ((torch, torch.save, ember.load), (ember, ember.save, torch.load),
+                            (ember, ember.save, ember.load)):
+        t = lib.arange(3.0)
+        t.tag, t.n = "a", 3
+        p = lib.nn.Parameter(lib.ones(2))
+        p.note = [1, 2]
+        out = through(save, load, {"t": t, "p": p, "plain": lib.ones(1)})
+        assert out["t"].tolist() == [0.0, 1.0, 2.0] and out["t"].__dict__ == {"tag": "a", "n": 3}
+        assert out["p"].__dict__ == {"note": [1, 2]} and out["p"].requires_grad
+        assert out["plain"].__dict__ == {}
+        assert type(out["p"]).__name__ == "Parameter" and type(out["t"]).__name__ == "Tensor"
+    # the state goes through the restricted unpickler: an object it does not allow is refused
+    t = torch.ones(1)
+    t.bad = OrderedDict(x=os.getcwd)
+    buf = io.BytesIO()
+    torch.save(t, buf)
+    buf.seek(0)
+    with pytest.raises(Exception, match="getcwd|Unsupported|global"):
+        ember.load(buf)
+
+
+def test_rebuild_from_type_v2_takes_only_tensor_rebuilds():
+    from ember.serialization.torch_format import _rebuild_from_type_v2, _rebuild_parameter
+    with pytest.raises(TypeError, match="expects a tensor rebuild function"):
+        _rebuild_from_type_v2(print, ember.Tensor, ("x",), {})
+    with pytest.raises(TypeError, match="expects a Tensor class"):
+        _rebuild_from_type_v2(_rebuild_parameter, int, (ember.ones(1), True, None), {})
+    with pytest.raises(TypeError, match="state must be a dict"):
+        _rebuild_from_type_v2(_rebuild_parameter, ember.nn.Parameter, (ember.ones(1), True, None),
+                              [("a", 1)])
+    p = _rebuild_from_type_v2(_rebuild_parameter, ember.nn.Parameter, (ember.ones(1), True, None),
+                              ({"a": 1}, {"b": 2}))
+    assert (p.a, p.b) == (1, 2)

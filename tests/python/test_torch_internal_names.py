@@ -127,3 +127,30 @@ def test_parse_to_like_torch():
             out.append([str(x).replace("torch.", "").replace("ember.", "")
                         for x in lib._C._nn._parse_to(*a, **k)])
         assert out[0] == out[1], (args, kw, out)
+
+
+def test_names_pyro_imports():
+    # pyro 1.9: torch.serialization.MAP_LOCATION (its ParamStore.load annotation), STORAGE,
+    # torch._C._get_tracing_state (asked before data-dependent checks), jit.TracerWarning
+    # (filtered around jit.trace), torch._C._LinAlgError (caught by its HMC integrator)
+    import typing
+    import warnings
+    import ember.jit
+    import ember.serialization as es
+    import torch.serialization as ts
+    for lib, ser in ((torch, ts), (ember, es)):
+        assert lib._C._get_tracing_state() is None
+        assert lib._C._LinAlgError is lib.linalg.LinAlgError
+        assert issubclass(lib.jit.TracerWarning, Warning)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", category=lib.jit.TracerWarning)
+            warnings.warn("x", lib.jit.TracerWarning)
+        assert seen == []
+        args = typing.get_args(ser.MAP_LOCATION)
+        assert lib.device in args and str in args and type(None) in args
+        assert set(typing.get_args(ser.STORAGE)) >= {lib.UntypedStorage, lib.TypedStorage}
+    import pytest
+    for lib in (torch, ember):
+        with pytest.raises(lib._C._LinAlgError, match="positive-definite"):
+            lib.linalg.cholesky(-lib.eye(2))

@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent("""
     from torchvision.utils import save_image
 
     root, out = sys.argv[1], sys.argv[2]
-    assert torchvision.__name__ == "ember.vision" and torch.__name__ == "ember"
+    assert torchvision.__spec__.name == "ember.vision" and torch.__spec__.name == "ember"
     mnist = datasets.MNIST(root, train=True, download=True,
                            transform=transforms.Compose([transforms.ToTensor(),
                                                          transforms.Normalize((0.1307,), (0.3081,))]))

@@ -101,6 +101,21 @@ def is_tracing():
     return False
 
 
+class TracerWarning(Warning):
+    """torch.jit.TracerWarning: the category of warnings torch's tracer raises about values it
+    bakes into a trace. ember's trace() records nothing and never raises one; programs name
+    the class to filter it (pyro's jit_compile: warnings.filterwarnings("ignore",
+    category=torch.jit.TracerWarning)).
+
+    >>> issubclass(ember.jit.TracerWarning, Warning)
+    True
+    """
+
+    @staticmethod
+    def ignore_lib_warnings():
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+
+
 def annotate(the_type, the_value):
     return the_value
 

@@ -30,12 +30,22 @@ class Parameter(Tensor):
         return result
 
     def __reduce_ex__(self, proto):
+        # the Python attributes travel too, as torch's _rebuild_parameter_with_state
+        if self.__dict__:
+            return (_parameter_with_state, (self.data.clone(), self.requires_grad,
+                                            dict(self.__dict__)))
         return (Parameter, (self.data.clone(), self.requires_grad))
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
     __str__ = __repr__
+
+
+def _parameter_with_state(data, requires_grad, state):
+    p = Parameter(data, requires_grad)
+    p.__dict__.update(state)
+    return p
 
 
 class Buffer(Tensor):

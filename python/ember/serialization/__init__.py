@@ -15,7 +15,11 @@ import io
 import os
 import pickle
 import stat
+from collections.abc import Callable
+from typing import TypeAlias
 
+from .._storage import TypedStorage, UntypedStorage
+from .._tensor import device as _device
 from . import torch_format
 from .safetensors import (STRUCTURE_KEY, TENSOR_KEY, _path, load_file, load_safetensors,
                           save_file, save_safetensors)
@@ -26,6 +30,12 @@ __all__ = ["save", "load", "save_file", "load_file", "add_safe_globals", "get_sa
            "clear_safe_globals", "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
+
+# torch.serialization's annotation aliases: libraries annotate their own load/save wrappers with
+# them (pyro's ParamStoreDict.load imports MAP_LOCATION).
+MAP_LOCATION: TypeAlias = (
+    Callable[[UntypedStorage, str], UntypedStorage] | _device | str | dict[str, str] | None)
+STORAGE: TypeAlias = UntypedStorage | TypedStorage
 
 
 def _choose_format(f, format, metadata):

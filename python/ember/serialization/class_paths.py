@@ -151,7 +151,7 @@ def _build():
         table[st.full_name] = st
     for name in _FOREIGN_STORAGES:
         table[f"torch.{name}"] = StorageType(name, None)
-    for g in torch_format.REBUILD_FUNCTIONS:
+    for g in torch_format.REBUILD_GLOBALS:
         table[g.full_name] = g
     global _defaults
     _defaults = list(table)  # torch's default safe globals: all of the above, no layer

@@ -34,7 +34,7 @@ from .._lazy_numpy import np  # NumPy loads when a file is read (Note [Lazy impo
 from .._device import device as _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor
-from .class_paths import STORAGE_TYPES, StorageType, TorchGlobal, torch_name
+from .class_paths import STORAGE_TYPES, StorageType, TorchGlobal, to_ember, torch_name
 
 __all__ = ["save_torch", "load_torch", "REBUILD_FUNCTIONS", "is_zip"]
 
@@ -105,6 +105,46 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return param
 
 
+def _set_obj_state(obj, state):
+    """A tensor's Python attributes from torch's pickled state: its __dict__, or a
+    (__dict__, slots) pair (torch._utils._set_obj_state)."""
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"load: invalid serialized state: {state!r:.100}")
+        parts = state
+    else:
+        parts = (state,)
+    for part in parts:
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            raise TypeError(f"load: a tensor's state must be a dict, got {type(part).__name__}")
+        for k, v in part.items():
+            setattr(obj, k, v)
+    return obj
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """torch._tensor._rebuild_from_type_v2: what torch.save writes for a tensor that carries
+    Python attributes (or is of a subclass): the tensor, then its attributes."""
+    # (the unpickler hands over what the names resolve to: the functions themselves)
+    if not any(func is g or func is g.target for g in REBUILD_FUNCTIONS):
+        raise TypeError(f"load: _rebuild_from_type_v2 expects a tensor rebuild function, "
+                        f"got {func!r:.100}")
+    if not isinstance(args, tuple):
+        raise TypeError(f"load: _rebuild_from_type_v2 expects a tuple of arguments, got "
+                        f"{type(args).__name__}")
+    ret = func(*args)
+    torch_tensor = to_ember("torch.Tensor")
+    if new_type is torch_tensor or new_type is torch_tensor.target:
+        new_type = Tensor
+    if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
+        raise TypeError(f"load: _rebuild_from_type_v2 expects a Tensor class, got {new_type!r:.100}")
+    if not isinstance(ret, new_type):
+        ret = ret.as_subclass(new_type)
+    return _set_obj_state(ret, state)
+
+
 REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2", _rebuild_tensor_v2)
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter", _rebuild_parameter)
 REBUILD_FUNCTIONS = [
@@ -112,6 +152,9 @@ REBUILD_FUNCTIONS = [
     TorchGlobal("torch._utils", "_rebuild_tensor", _rebuild_tensor),
     TorchGlobal("torch._utils", "_rebuild_parameter_with_state", _rebuild_parameter_with_state),
 ]
+REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2", _rebuild_from_type_v2)
+REBUILD_PARAMETER_WITH_STATE = REBUILD_FUNCTIONS[3]
+REBUILD_GLOBALS = REBUILD_FUNCTIONS + [REBUILD_FROM_TYPE_V2]
 
 
 # ---- saving ------------------------------------------------------------------------------
@@ -152,8 +195,15 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            state = obj.__dict__  # Python attributes travel as torch writes them
             if isinstance(obj, self._Parameter):
+                if state:
+                    return (REBUILD_PARAMETER_WITH_STATE,
+                            (_TensorData(obj), obj.requires_grad, OrderedDict(), dict(state)))
                 return (REBUILD_PARAMETER, (_TensorData(obj), obj.requires_grad, OrderedDict()))
+            if state and type(obj) is Tensor:
+                func, args = self._reduce_tensor(obj, obj.requires_grad)
+                return (REBUILD_FROM_TYPE_V2, (func, to_ember("torch.Tensor"), args, dict(state)))
             return self._reduce_tensor(obj, obj.requires_grad)
         if type(obj) is _TensorData:
             return self._reduce_tensor(obj.tensor, False)
