@@ -118,7 +118,11 @@ ACTIVATIONS = [
 @pytest.mark.parametrize("build", ACTIVATIONS, ids=lambda b: None)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_activations(build, dtype):
-    run_pair(build, [(3, 4, 5)], dtype, rtol=1e-5, atol=1e-6, low=-7, high=7)
+    # torch's AVX2 vector path of tanh-GELU's backward gives -0 below x ~ -5 where its scalar
+    # path (and ember's) gives g * -1.06e-6 (float64: g * -0.76e-6): a float32 cancellation
+    # that sits near atol, so that activation's float32 bar is 1e-5 absolute.
+    tanh_gelu = "tanh" in repr(build(torch)) and dtype == "float32"
+    run_pair(build, [(3, 4, 5)], dtype, rtol=1e-5, atol=1e-5 if tanh_gelu else 1e-6, low=-7, high=7)
 
 
 @pytest.mark.parametrize("cls,args", [("ReLU", ()), ("LeakyReLU", (0.2,)), ("SiLU", ()),
