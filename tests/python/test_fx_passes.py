@@ -276,14 +276,19 @@ def test_proxies_work_outside_a_trace():
         _close(tg(*map(torch.tensor, xs)), eg(*map(ember.tensor, xs)))
     import gc
     gc.collect()
-    # no Proxy is left: ember's functions are the C++ entry points again, not routers
-    assert type(ember.relu).__name__ == "nb_func" and ember.fx._routing._depth == 0
+    # no Proxy is left: ember's functions are the C++ entry points again, not routers (unless a
+    # Tensor subclass defined earlier in this process turned routing on for good, as torch's
+    # __torch_function__ protocol asks: then they stay routers, and depth counts that one hold)
+    if ember.fx._routing._kept:
+        assert ember.fx._routing._depth == 1
+    else:
+        assert type(ember.relu).__name__ == "nb_func" and ember.fx._routing._depth == 0
     g = ember.fx.Graph()
     p = ember.fx.Proxy(g.placeholder("x"))
     assert ember.relu == ember._C.relu and hash(ember.relu) == hash(ember._C.relu)
     assert ember.relu(ember.tensor([-1.0])).tolist() == [0.0]  # tensors still run eagerly
     del p
-    assert type(ember.relu).__name__ == "nb_func"
+    assert type(ember.relu).__name__ == ("_Router" if ember.fx._routing._kept else "nb_func")
 
 
 # ---- torch.fx.subgraph_rewriter: replace_pattern_with_filters, ReplacedPatterns -------------

@@ -227,8 +227,16 @@ def test_autocast_dtypes_as_torch(mode):
     ex, tx = pair(x)
     with ember.autocast("cpu", dtype=ember.bfloat16):
         e_out = flat(e_mod(ex))
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        t_out = flat(t_mod(tx))
+    try:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            t_out = flat(t_mod(tx))
+    except RuntimeError as err:
+        # torch's bfloat16 LSTM is oneDNN's, which has no kernel on CPUs without AVX-512
+        # (this AMD EPYC, AVX2): the oracle is then torch's float32 LSTM rounded to the
+        # bfloat16 its autocast gives on CPUs that have the kernel
+        if "primitive descriptor" not in str(err) or mode != "LSTM":
+            raise
+        t_out = [t.to(torch.bfloat16) for t in flat(t_mod(tx))]
     for e, t in zip(e_out, t_out):
         assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
         np.testing.assert_allclose(e.float().detach().numpy(), t.float().detach().numpy(),
