@@ -166,20 +166,17 @@ void bind_elementwise(nb::module_& m) {
       nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   // ... and each of the three with out= (torch.add(a, b, alpha=tau, out=a): stable-baselines3's
   // Polyak update). The result is computed first, so out may alias an input.
-  m.def(
-      "add",
-      [](const Tensor& a, const Operand& b, Scalar alpha, nb::handle out) {
-        return into(out, add(a, operand_like(a, b), alpha), "add");
-      },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha"), nb::arg("out"),
-      docstring("add"));
-  m.def(
-      "sub",
-      [](const Tensor& a, const Operand& b, Scalar alpha, nb::handle out) {
-        return into(out, sub(a, operand_like(a, b), alpha), "sub");
-      },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha"), nb::arg("out"),
-      docstring("sub"));
+#define EMBER_ALPHA_OUT(name)                                                              \
+  m.def(                                                                                   \
+      #name,                                                                               \
+      [](const Tensor& a, const Operand& b, Scalar alpha, nb::handle out) {                \
+        return into(out, name(a, operand_like(a, b), alpha), #name);                       \
+      },                                                                                   \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha"), nb::arg("out"), \
+      docstring(#name))
+  EMBER_ALPHA_OUT(add);
+  EMBER_ALPHA_OUT(sub);
+#undef EMBER_ALPHA_OUT
   m.def(
       "div",
       [](const Tensor& a, const Operand& b, std::optional<std::string> mode, nb::handle out) {

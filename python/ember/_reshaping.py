@@ -56,14 +56,11 @@ def repeat(self, *sizes):
     if any(r < 0 for r in reps):
         raise RuntimeError(f"repeat: Trying to create tensor with negative dimension: {reps}")
     shape = [1] * (len(reps) - self.dim()) + list(self.shape)
-    x = self.reshape(shape)
-    # (s0, s1, ...) -> (1, s0, 1, s1, ...) -> expand to (r0, s0, r1, s1, ...) -> (r0*s0, ...)
+    # (s0, s1, ...) -> (1, s0, 1, s1, ...) -> expand to (r0, s0, r1, s1, ...) -> (r0*s0, ...), in
+    # new memory as torch's (a bare reshape can be a stride-0 view of self: one write, every repeat)
     interleaved = [v for s in shape for v in (1, s)]
     expanded = [v for r, s in zip(reps, shape) for v in (r, s)]
-    # always a new row-major tensor, as torch: the reshape alone could hand back a stride-0 view
-    # of self (repeat(n, 1, 1) of an unsqueezed tensor), and writing into that (masked_fill_)
-    # would write every repeat at once
-    return x.reshape(interleaved).expand(*expanded).clone().reshape(
+    return self.reshape(interleaved).expand(*expanded).clone().reshape(
         [r * s for r, s in zip(reps, shape)])
 
 
