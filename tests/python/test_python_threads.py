@@ -18,9 +18,15 @@ def _model(seed):
                          nn.Linear(8 * 16 * 16, 256), nn.Tanh(), nn.Linear(256, 10))
 
 
+_INIT = threading.Lock()
+
+
 def _train(seed, steps=6):
-    """A training loop that draws only from its own Generator."""
-    model = _model(seed)
+    """A training loop that draws only from its own Generator (once its model exists: the
+    initial weights come from the global generator, as torch's, so seeding and building hold a
+    lock; without it another thread's manual_seed can land between the two)."""
+    with _INIT:
+        model = _model(seed)
     opt = ember.optim.Adam(model.parameters(), lr=1e-3)
     g = ember.Generator().manual_seed(seed)
     for _ in range(steps):
