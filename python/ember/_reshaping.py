@@ -1,6 +1,5 @@
 """Shape and join functions (tile, repeat, *stack, atleast_*d, broadcast_*, meshgrid, diag*,
-rot90, block_diag, cartesian_prod, combinations, take, index_add/copy/fill, tensor_split and
-friends), built from views (expand, permute, narrow) and ember's C++ ops, so every gradient
+rot90, block_diag, cartesian_prod, combinations, take, tensor_split and friends), built from views (expand, permute, narrow) and ember's C++ ops, so every gradient
 comes from the ops they use. Shape arithmetic only: no element loops."""
 import builtins
 import warnings
@@ -582,91 +581,6 @@ def take(input, index):
     return _C.index_select(input.reshape(-1), 0, flat).reshape(list(index.shape))
 
 
-def _index_along(input, dim, index, width_shape, fn):
-    """index (1-d) laid along dim and expanded to width_shape, for scatter/scatter_add."""
-    _check_tensor(index, fn, "index")
-    if index.dim() > 1:
-        raise IndexError(f"{fn}(): Index is supposed to be a vector, got shape {tuple(index.shape)}")
-    if index.dtype != int64:
-        raise RuntimeError(f"{fn}(): Expected dtype int64 for index, got {index.dtype}")
-    n = builtins.max(input.dim(), 1)
-    if not -n <= dim < n:
-        raise IndexError(f"{fn}(): Dimension out of range (expected to be in range of [{-n}, "
-                         f"{n - 1}], but got {dim})")
-    dim %= n
-    size = input.shape[dim] if input.dim() else 1
-    if index.numel() and (builtins.bool((index >= size).any()) or builtins.bool((index < -size).any())):
-        raise IndexError(f"{fn}(): index out of range for dimension {dim} with size {size}")
-    index = _C.where(index < 0, index + size, index).reshape(-1)
-    shape = [1] * input.dim()
-    if input.dim():
-        shape[dim] = index.numel()
-    return dim, index.reshape(shape or [-1]).expand(*width_shape)
-
-
-def _source_along(input, dim, index, source, op):
-    """The checked dim and the expanded index of index_add/index_copy: source has input's rank
-    and one slice per index along dim."""
-    _check_tensor(input, op)
-    _check_tensor(source, op, "source")
-    d, idx = _index_along(input, dim, index, list(source.shape), op)
-    if source.dim() != input.dim() or (input.dim() and source.shape[d] != index.numel()):
-        raise RuntimeError(f"{op}(): source {tuple(source.shape)} does not match input "
-                           f"{tuple(input.shape)} with {index.numel()} indices along dim {d}")
-    return d, idx
-
-
-def index_add(input, dim, index, source, *, alpha=1):
-    """index_add(input, dim, index, source, *, alpha=1) -> Tensor
-
-    A copy of input with alpha * source's slices added at `index` along `dim` (repeats accumulate).
-
-    >>> ember.index_add(ember.zeros(3), 0, ember.tensor([0, 0, 2]), ember.tensor([1.0, 2.0, 3.0]))
-    tensor([3., 0., 3.])
-    """
-    d, idx = _source_along(input, dim, index, source, "index_add")
-    src = source if alpha == 1 else source * alpha
-    return input.scatter_add(d, idx, src.to(input.dtype))
-
-
-def index_copy(input, dim, index, source):
-    """index_copy(input, dim, index, source) -> Tensor
-
-    A copy of input with source's slices written at `index` along `dim`.
-
-    >>> ember.index_copy(ember.zeros(4), 0, ember.tensor([3, 1]), ember.tensor([5.0, 6.0]))
-    tensor([0., 6., 0., 5.])
-    """
-    d, idx = _source_along(input, dim, index, source, "index_copy")
-    return input.scatter(d, idx, source.to(input.dtype))
-
-
-def index_fill(input, dim, index, value):
-    """index_fill(input, dim, index, value) -> Tensor
-
-    A copy of input with the slices at `index` along `dim` set to `value`.
-
-    >>> ember.index_fill(ember.zeros(2, 3), 1, ember.tensor([0, 2]), -1.0)
-    tensor([[-1.,  0., -1.],
-            [-1.,  0., -1.]])
-    """
-    _check_tensor(input, "index_fill")
-    _check_tensor(index, "index_fill", "index")
-    shape = list(input.shape)
-    n = builtins.max(input.dim(), 1)
-    if input.dim() and -n <= dim < n:
-        shape[dim % n] = index.numel()
-    d, idx = _index_along(input, dim, index, shape, "index_fill")
-    if isinstance(value, Tensor):
-        if value.dim() != 0:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
-                               f"tensor with {value.dim()} dimension(s).")
-        fill = value.to(input.dtype).expand(*shape)
-    else:
-        fill = _creation.full(shape, value, dtype=input.dtype)
-    return input.scatter(d, idx, fill)
-
-
 # ---- splitting --------------------------------------------------------------------------------
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input along dim: n near-equal parts (the first size % n one longer), or the
@@ -751,7 +665,6 @@ FUNCTIONS = {
     "broadcast_to": broadcast_to, "meshgrid": meshgrid, "diag_embed": diag_embed, "diag": diag,
     "diagflat": diagflat, "trace": trace, "rot90": rot90, "block_diag": block_diag,
     "cartesian_prod": cartesian_prod, "combinations": combinations, "take": take,
-    "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
     "ravel": ravel,
 }
@@ -778,25 +691,3 @@ def _tile_method(self, *dims):
 
 
 METHODS["tile"] = _tile_method
-# index_add_/index_copy_/index_fill_ -> (signature, example): their docstrings.
-_INPLACE_DOCS = {
-    "index_add_": ("index_add_(dim, index, source, *, alpha=1) -> Tensor",
-                   ">>> x = ember.zeros(3)\n"
-                   ">>> x.index_add_(0, ember.tensor([0, 2, 0]), ember.tensor([1.0, 2.0, 3.0]))\n"
-                   "tensor([4., 0., 2.])"),
-    "index_copy_": ("index_copy_(dim, index, source) -> Tensor",
-                    ">>> x = ember.zeros(3)\n"
-                    ">>> x.index_copy_(0, ember.tensor([2, 0]), ember.tensor([5.0, 6.0]))\n"
-                    "tensor([6., 0., 5.])"),
-    "index_fill_": ("index_fill_(dim, index, value) -> Tensor",
-                    ">>> x = ember.zeros(2, 3)\n"
-                    ">>> x.index_fill_(1, ember.tensor([0, 2]), -1.0)\n"
-                    "tensor([[-1.,  0., -1.],\n"
-                    "        [-1.,  0., -1.]])"),
-}
-
-for _name in ("index_add", "index_copy", "index_fill"):
-    METHODS[_name + "_"] = (lambda f: lambda self, *a, **k: self.copy_(f(self, *a, **k)))(FUNCTIONS[_name])
-    METHODS[_name + "_"].__name__ = METHODS[_name + "_"].__qualname__ = _name + "_"
-    METHODS[_name + "_"].__doc__ = (f"{_INPLACE_DOCS[_name + '_'][0]}\n\nThe in-place form of "
-                                    f"Tensor.{_name}.\n\n{_INPLACE_DOCS[_name + '_'][1]}")
