@@ -105,9 +105,9 @@ test-asan: asan-configure
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j2
 
 # libFuzzer on the safetensors loader (tests/fuzz), clang + ASan + UBSan, in build/asan,
-# then fuzz-torch-format (below) for as long.
+# and beside it (one core each) fuzz-torch-format (below) for as long.
 # New inputs go to build/asan/corpus; the seed corpus tests/fuzz/corpus is only read.
-# A crash is saved as build/asan/crash-* and fails the run.
+# A crash is saved as build/asan/crash-* and fails the run (either fuzzer's).
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(ASAN_DIR)
 
@@ -115,8 +115,8 @@ fuzz: asan-configure
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cmake --build $(FUZZ_DIR) --target fuzz_safetensors
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/corpus tests/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
-	  -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1
-	@$(MAKE) --no-print-directory fuzz-torch-format
+	  -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1 & \
+	  pid=$$!; $(MAKE) --no-print-directory fuzz-torch-format; rc=$$?; wait $$pid && exit $$rc
 
 # atheris (libFuzzer for Python) on ember.load of PyTorch-format files, from the seed corpus
 # tests/fuzz/torch_corpus; a finding is saved as build/asan/crash-* and fails the run.
