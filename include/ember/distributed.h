@@ -144,16 +144,21 @@ class ProcessGroup {
 
 struct InitOptions {
   std::string backend = "gloo";
-  // "file:///path", "redis://host:port" or "env://" (also when empty): see
-  // init_process_group below.
+  // "file:///path", "redis://host:port", "tcp://host:port" or "env://" (also when empty):
+  // see init_process_group below.
   std::string init_method;
+  // tcp:// (and env:// without $EMBER_RENDEZVOUS): rank 0 serves the TCPStore; false when
+  // the caller already serves it (torch's init_process_group(store=TCPStore(...))).
+  bool serve_tcp_store = true;
   int rank = -1;        // -1: from $RANK (env://)
   int world_size = -1;  // -1: from $WORLD_SIZE (env://)
   std::chrono::milliseconds timeout = std::chrono::minutes(30);
 };
 
 // env:// reads RANK and WORLD_SIZE (when not given) and rendezvous through
-// $EMBER_RENDEZVOUS (a file:// or redis:// URL) if set, else redis://$MASTER_ADDR:$MASTER_PORT.
+// $EMBER_RENDEZVOUS (a file://, redis:// or tcp:// URL) if set, else, as PyTorch, through a
+// TCPStore (include/ember/tcp_store.h) that rank 0 serves on $MASTER_ADDR:$MASTER_PORT until
+// destroy_process_group; tcp://host:port likewise.
 // The store's keys are prefixed with $EMBER_RUN_ID (or "default") and a count of the
 // groups this process created, so a store reused by another run or a re-init is not mixed up.
 void init_process_group(const InitOptions& options);
@@ -188,7 +193,7 @@ WorkPtr barrier(bool async_op = false);
 // default group's.
 std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks,
                                         std::chrono::milliseconds timeout = {});
-// Shuts the group down and removes the store keys it wrote (file:// and redis://) once
+// Shuts the group down and removes the store keys it wrote (file://, redis://, tcp://) once
 // every member finished connecting. The default group: destroy_process_group().
 void destroy_group(const std::shared_ptr<ProcessGroup>& group);
 

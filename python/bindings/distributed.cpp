@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "ember/distributed.h"
+#include "ember/tcp_store.h"
 
 namespace ember::py {
 namespace {
@@ -48,6 +49,85 @@ Tensor one_tensor(nb::handle x, const char* op) {
 
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(int64_t(seconds * 1000.0 + 0.5));
+}
+
+nb::bytes as_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
+std::string from_bytes(const nb::bytes& b) { return std::string(b.c_str(), b.size()); }
+
+// The C++ TCPStore; python/ember/distributed/_tcp_store.py gives it torch's signature.
+// Every call that may wait (connect, get, wait, ...) releases the GIL.
+void bind_tcp_store(nb::module_& m) {
+  using Store = dist::TCPStore;
+  using Keys = std::vector<std::string>;
+  nb::class_<Store>(m, "TCPStore")
+      .def(
+          "__init__",
+          [](Store* self, const std::string& host, int port, bool is_master, double timeout_s) {
+            nb::gil_scoped_release unlocked;
+            new (self) Store(host, port, is_master, ms(timeout_s));
+          },
+          nb::arg("host"), nb::arg("port"), nb::arg("is_master"), nb::arg("timeout"))
+      .def_prop_ro("host", &Store::host)
+      .def_prop_ro("port", &Store::port)
+      .def_prop_ro("is_master", &Store::is_master)
+      .def_prop_ro("timeout", [](const Store& s) { return double(s.timeout().count()) / 1000.0; })
+      .def("set_timeout", [](Store& s, double t) { s.set_timeout(ms(t)); })
+      .def("set",
+           [](Store& s, const std::string& k, nb::bytes v) {
+             std::string value = from_bytes(v);
+             nb::gil_scoped_release unlocked;
+             s.set(k, value);
+           })
+      .def("get",
+           [](Store& s, const std::string& k) {
+             std::string v;
+             {
+               nb::gil_scoped_release unlocked;
+               v = s.get(k);
+             }
+             return as_bytes(v);
+           })
+      .def("add", &Store::add, nb::call_guard<nb::gil_scoped_release>())
+      .def("compare_set",
+           [](Store& s, const std::string& k, nb::bytes e, nb::bytes d) {
+             std::string expected = from_bytes(e), desired = from_bytes(d), v;
+             {
+               nb::gil_scoped_release unlocked;
+               v = s.compare_set(k, expected, desired);
+             }
+             return as_bytes(v);
+           })
+      .def("append",
+           [](Store& s, const std::string& k, nb::bytes v) {
+             std::string value = from_bytes(v);
+             nb::gil_scoped_release unlocked;
+             s.append(k, value);
+           })
+      .def("check", &Store::check, nb::call_guard<nb::gil_scoped_release>())
+      .def("wait",
+           [](Store& s, const Keys& keys, double t) {
+             nb::gil_scoped_release unlocked;
+             s.wait(keys, ms(t));
+           })
+      .def("delete_key", &Store::delete_key, nb::call_guard<nb::gil_scoped_release>())
+      .def("num_keys", &Store::num_keys, nb::call_guard<nb::gil_scoped_release>())
+      .def("multi_get",
+           [](Store& s, const Keys& keys) {
+             Keys v;
+             {
+               nb::gil_scoped_release unlocked;
+               v = s.multi_get(keys);
+             }
+             nb::list out;
+             for (const auto& x : v) out.append(as_bytes(x));
+             return out;
+           })
+      .def("multi_set", [](Store& s, const Keys& keys, const std::vector<nb::bytes>& values) {
+        Keys v;
+        for (const auto& b : values) v.push_back(from_bytes(b));
+        nb::gil_scoped_release unlocked;
+        s.multi_set(keys, v);
+      });
 }
 
 }  // namespace
@@ -118,10 +198,11 @@ void bind_distributed(nb::module_& parent) {
       });
 
   m.def("init_process_group", [](const std::string& backend, const std::string& init_method,
-                                 int rank, int world_size, double timeout_s) {
+                                 int rank, int world_size, double timeout_s, bool serve_tcp_store) {
     dist::InitOptions o;
     o.backend = backend;
     o.init_method = init_method;
+    o.serve_tcp_store = serve_tcp_store;
     o.rank = rank;
     o.world_size = world_size;
     EMBER_CHECK(timeout_s > 0, ValueError, "init_process_group: timeout must be positive, got ",
@@ -130,6 +211,7 @@ void bind_distributed(nb::module_& parent) {
     nb::gil_scoped_release unlocked;  // blocks until every rank joined
     dist::init_process_group(o);
   });
+  bind_tcp_store(m);
   m.def("is_initialized", &dist::is_initialized);
   m.def("_peer_timeout", [](double op_timeout_s) {  // seconds -> seconds (docs/distributed.md)
     auto op = std::chrono::milliseconds(int64_t(op_timeout_s * 1000.0 + 0.5));

@@ -30,7 +30,7 @@ int g_calls = 0;
 void remove_keys_when_all_ready(const ProcessGroup& g) {
   if (g.rank() != 0) return;
   try {
-    auto store = make_store(g.store_url(), "destroy_process_group");
+    auto store = make_store(g.store_url(), "destroy_process_group", std::chrono::seconds(1));
     std::vector<std::string> ready;
     for (int r = 0; r < g.size(); ++r) ready.push_back(detail::cat(g.prefix(), "/ember-ready-", r));
     store->wait(ready, std::chrono::milliseconds(1));  // throws when one is missing

@@ -1,4 +1,4 @@
-// The default process group: init_process_group (file://, redis://, env://) and the
+// The default process group: init_process_group (file://, redis://, tcp://, env://) and the
 // module-level collectives of torch.distributed.
 #include <pthread.h>
 
@@ -6,13 +6,16 @@
 #include <mutex>
 
 #include "distributed/process_group_impl.h"
+#include "ember/tcp_store.h"
 
 namespace ember::distributed {
 namespace {
 
 std::mutex g_mu;
 std::shared_ptr<ProcessGroup> g_default;  // guarded by g_mu
-int g_groups_created = 0;                 // guarded by g_mu; part of the store prefix
+// tcp:// and env://: the TCPStore rank 0 serves, until destroy_process_group (guarded by g_mu).
+std::unique_ptr<TCPStore> g_master_store;
+int g_groups_created = 0;  // guarded by g_mu; part of the store prefix
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -30,15 +33,30 @@ int int_from_env(const char* name, const char* method) {
   return int(x);
 }
 
-// env:// rendezvous: the launcher's $EMBER_RENDEZVOUS, else redis on the master.
+// env:// rendezvous: the launcher's $EMBER_RENDEZVOUS, else the TCPStore of rank 0 on
+// $MASTER_ADDR:$MASTER_PORT (PyTorch's env://).
 std::string env_store_url() {
   if (const char* r = env("EMBER_RENDEZVOUS")) return r;
   const char* addr = env("MASTER_ADDR");
   const char* port = env("MASTER_PORT");
   EMBER_CHECK(addr && port, ValueError,
-              "init_process_group: env:// needs EMBER_RENDEZVOUS (a file:// or redis:// URL) or "
-              "MASTER_ADDR and MASTER_PORT (a redis server) in the environment");
-  return detail::cat("redis://", addr, ":", port);
+              "init_process_group: env:// needs MASTER_ADDR and MASTER_PORT (rank 0 serves the "
+              "store there) or EMBER_RENDEZVOUS (a file://, redis:// or tcp:// URL) in the "
+              "environment");
+  return detail::cat("tcp://", addr, ":", port);
+}
+
+// Rank 0 of a tcp:// rendezvous serves the store (on every interface, at the URL's port).
+void serve_store(const std::string& url, std::chrono::milliseconds timeout) {
+  std::string rest = url.substr(6);
+  size_t colon = rest.rfind(':');
+  char* end = nullptr;
+  long port = colon == std::string::npos ? -1 : std::strtol(rest.c_str() + colon + 1, &end, 10);
+  EMBER_CHECK(port > 0 && port < 65536 && *end == '\0', ValueError,
+              "init_process_group: tcp:// needs host:port, got '", url, "'");
+  auto store = std::make_unique<TCPStore>(rest.substr(0, colon), int(port), true, timeout);
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_master_store = std::move(store);
 }
 
 // A child forked after init_process_group (a DataLoader worker) has none of the
@@ -46,6 +64,7 @@ std::string env_store_url() {
 // would join threads that do not exist in the child.
 void forget_group_in_child() {
   if (g_default) new std::shared_ptr<ProcessGroup>(std::move(g_default));  // leaked on purpose
+  (void)g_master_store.release();  // its server thread is the parent's: leaked likewise
   forget_groups_in_child();
 }
 
@@ -80,8 +99,25 @@ void init_process_group(const InitOptions& o) {
     prefix = detail::cat("ember-", run ? run : "default", "-", g_groups_created);
   }
   register_fork_handler();
+  if (url.rfind("tcp://", 0) == 0 && rank == 0 && o.serve_tcp_store) {
+    try {
+      serve_store(url, o.timeout);
+    } catch (const ValueError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(detail::cat("init_process_group: rank 0 cannot serve the store of ", url, ": ",
+                              e.what()));
+    }
+  }
   // Connecting blocks until every rank joined: not under the lock.
-  auto group = std::make_shared<ProcessGroup>(url, prefix, rank, world, o.timeout);
+  std::shared_ptr<ProcessGroup> group;
+  try {
+    group = std::make_shared<ProcessGroup>(url, prefix, rank, world, o.timeout);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_master_store.reset();
+    throw;
+  }
   std::lock_guard<std::mutex> lock(g_mu);
   EMBER_CHECK(!g_default, ValueError,
               "init_process_group: trying to initialize the default process group twice");
@@ -102,9 +138,27 @@ void destroy_process_group() {
   }
   // Finishes the queued work and stops the thread, outside the lock; a ProcessGroup
   // still referenced elsewhere (Python) stays inert.
+  std::unique_ptr<TCPStore> served;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    served = std::move(g_master_store);
+  }
   destroy_all_groups();
   if (g) {
     g->shutdown();
+    // The store this rank serves goes away with it: first let every rank finish joining
+    // (a rank may still be setting its "ready" key after rank 0's connections were all
+    // up), within the group's timeout, at most 30 s.
+    if (served) {
+      std::vector<std::string> ready;
+      for (int r = 0; r < g->size(); ++r)
+        ready.push_back(detail::cat(g->prefix(), "/ember-ready-", r));
+      try {
+        served->wait(ready,
+                     std::min<std::chrono::milliseconds>(g->timeout(), std::chrono::seconds(30)));
+      } catch (const std::exception&) {  // a rank that never joined: nothing to wait for
+      }
+    }
     remove_keys_when_all_ready(*g);
   }
 }

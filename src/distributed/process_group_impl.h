@@ -77,8 +77,11 @@ struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   std::vector<int> closed_peers() const;
 };
 
-// Builds the Gloo store for "file://..." or "redis://host:port" (store.cpp).
-std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op);
+// Builds the Gloo store for "file://...", "redis://host:port" or "tcp://host:port" (a
+// TCPStore client, which waits up to `timeout` for the master) (store.cpp).
+std::unique_ptr<gloo::rendezvous::Store> make_store(
+    const std::string& url, const char* op,
+    std::chrono::milliseconds timeout = std::chrono::seconds(300));
 // The tcp device to listen on: $GLOO_SOCKET_IFNAME, or the address that routes to
 // $MASTER_ADDR or the redis host, else loopback (store.cpp).
 std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_url,

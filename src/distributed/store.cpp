@@ -15,15 +15,16 @@
 #include <gloo/transport/tcp/device.h>
 
 #include "distributed/process_group_impl.h"
+#include "ember/tcp_store.h"
 
 namespace ember::distributed {
 namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
-// "redis://host:port" -> host, port (6379 when absent).
-std::pair<std::string, int> parse_redis(const std::string& url, const char* op) {
-  std::string rest = url.substr(8);
+// "redis://host:port" or "tcp://host:port" -> host, port (6379 when absent: redis's).
+std::pair<std::string, int> parse_host_port(const std::string& url, const char* op) {
+  std::string rest = url.substr(url.find("://") + 3);
   size_t slash = rest.find('/');
   if (slash != std::string::npos) rest = rest.substr(0, slash);
   size_t colon = rest.rfind(':');
@@ -55,6 +56,31 @@ std::string file_store_dir(const std::string& url, const char* op) {
   return path;
 }
 
+// Gloo's Store interface on a TCPStore client (tcp://host:port, served by rank 0 or by the
+// program's own TCPStore).
+class GlooTcpStore : public gloo::rendezvous::Store {
+ public:
+  GlooTcpStore(const std::string& host, int port, std::chrono::milliseconds timeout)
+      : store_(host, port, /*is_master=*/false, timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    store_.set(key, std::string(data.begin(), data.end()));
+  }
+  std::vector<char> get(const std::string& key) override {
+    std::string v = store_.get(key);
+    return {v.begin(), v.end()};
+  }
+  void wait(const std::vector<std::string>& keys) override { store_.wait(keys, store_.timeout()); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& t) override {
+    store_.wait(keys, t);
+  }
+  void remove(const std::vector<std::string>& keys) {
+    for (const auto& k : keys) store_.delete_key(k);
+  }
+
+ private:
+  TCPStore store_;
+};
+
 // The local address whose route leads to `host`: connecting a UDP socket sends nothing
 // but makes the kernel pick the interface, which getsockname then reports.
 std::string local_address_toward(const std::string& host) {
@@ -83,11 +109,12 @@ std::string local_address_toward(const std::string& host) {
 
 }  // namespace
 
-std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op) {
+std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op,
+                                                    std::chrono::milliseconds timeout) {
   if (starts_with(url, "file://"))
     return std::make_unique<gloo::rendezvous::FileStore>(file_store_dir(url, op));
   if (starts_with(url, "redis://")) {
-    auto [host, port] = parse_redis(url, op);
+    auto [host, port] = parse_host_port(url, op);
     try {
       return std::make_unique<gloo::rendezvous::RedisStore>(host, port);
     } catch (const std::exception& e) {
@@ -95,8 +122,17 @@ std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, cons
           detail::cat(op, ": cannot reach the redis server at ", host, ":", port, ": ", e.what()));
     }
   }
+  if (starts_with(url, "tcp://")) {
+    auto [host, port] = parse_host_port(url, op);
+    try {
+      return std::make_unique<GlooTcpStore>(host, port, timeout);
+    } catch (const std::exception& e) {
+      throw Error(detail::cat(op, ": ", e.what()));
+    }
+  }
   throw ValueError(detail::cat(op, ": unsupported rendezvous URL '", url,
-                               "' (expected file:///path, redis://host:port or env://)"));
+                               "' (expected file:///path, redis://host:port, tcp://host:port or "
+                               "env://)"));
 }
 
 // The keys a group of `size` ranks writes under its prefix: Gloo's connectFullMesh
@@ -111,7 +147,7 @@ static std::vector<std::string> group_keys(const std::string& prefix, int size) 
 
 // Redis: one DEL over a plain connection (Gloo's RedisStore has no delete).
 static void redis_delete(const std::string& url, const std::vector<std::string>& keys) {
-  auto [host, port] = parse_redis(url, "destroy_process_group");
+  auto [host, port] = parse_host_port(url, "destroy_process_group");
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return;
@@ -142,6 +178,9 @@ void remove_store_keys(const std::string& url, const std::string& prefix, int si
       std::filesystem::remove(dir + "/" + std::to_string(std::hash<std::string>{}(k)), ec);
   } else if (starts_with(url, "redis://")) {
     redis_delete(url, keys);
+  } else if (starts_with(url, "tcp://")) {  // the master may be gone: give up within a second
+    auto [host, port] = parse_host_port(url, "destroy_process_group");
+    GlooTcpStore(host, port, std::chrono::seconds(1)).remove(keys);
   }
 }
 
@@ -159,8 +198,8 @@ std::shared_ptr<gloo::transport::Device> make_device(const std::string& store_ur
   } else {
     std::string target;
     if (const char* m = std::getenv("MASTER_ADDR"); m && *m) target = m;
-    else if (starts_with(store_url, "redis://"))
-      target = parse_redis(store_url, "init_process_group").first;
+    else if (starts_with(store_url, "redis://") || starts_with(store_url, "tcp://"))
+      target = parse_host_port(store_url, "init_process_group").first;
     std::string local = target.empty() ? "" : local_address_toward(target);
     attr.hostname = local.empty() ? "127.0.0.1" : local;
   }

@@ -14,6 +14,7 @@
 
 #include "ember/distributed.h"
 #include "ember/ember.h"
+#include "ember/tcp_store.h"
 
 using namespace ember;
 namespace dist = ember::distributed;
@@ -185,4 +186,49 @@ TEST(Distributed, TwoProcessesRootedPointToPointAndGroups) {
   }
   EXPECT_EQ(mine, 0);
   EXPECT_EQ(wait_child(pid, 60), 0);
+}
+
+// TCPStore: a master and a client in one process (the server is a thread of the master).
+TEST(TCPStore, SetGetAddCompareSetAcrossClients) {
+  dist::TCPStore master("127.0.0.1", 0, /*is_master=*/true, std::chrono::seconds(10));
+  ASSERT_GT(master.port(), 0);
+  dist::TCPStore client("127.0.0.1", master.port(), false, std::chrono::seconds(10));
+  master.set("k", std::string("a\0b", 3));  // values are bytes, NUL included
+  EXPECT_EQ(client.get("k"), std::string("a\0b", 3));
+  EXPECT_EQ(client.add("n", 5), 5);
+  EXPECT_EQ(master.add("n", -2), 3);
+  EXPECT_EQ(client.get("n"), "3");  // stored as its decimal string, as torch
+  EXPECT_EQ(client.compare_set("k", "wrong", "x"), std::string("a\0b", 3));
+  EXPECT_EQ(client.compare_set("k", std::string("a\0b", 3), "x"), "x");
+  EXPECT_EQ(client.compare_set("unset", "e", "d"), "e");
+  EXPECT_EQ(client.compare_set("unset", "", "d"), "d");
+  client.append("k", "yz");
+  EXPECT_EQ(master.get("k"), "xyz");
+  EXPECT_TRUE(master.check({"k", "n"}));
+  EXPECT_FALSE(master.check({"k", "missing"}));
+  EXPECT_EQ(master.num_keys(), 3);
+  EXPECT_TRUE(client.delete_key("unset"));
+  EXPECT_FALSE(client.delete_key("unset"));
+  client.multi_set({"a", "b"}, {"1", "2"});
+  EXPECT_EQ(master.multi_get({"b", "a"}), (std::vector<std::string>{"2", "1"}));
+  EXPECT_THROW(client.multi_set({"a"}, {}), ValueError);
+}
+
+TEST(TCPStore, GetWaitsForAnotherClientAndTimesOut) {
+  dist::TCPStore master("127.0.0.1", 0, true, std::chrono::seconds(10));
+  dist::TCPStore client("127.0.0.1", master.port(), false, std::chrono::seconds(10));
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    master.set("late", "v");
+  });
+  EXPECT_EQ(client.get("late"), "v");
+  later.join();
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(client.wait({"never"}, std::chrono::milliseconds(100)), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  // The timed-out connection is replaced: the next call works.
+  EXPECT_EQ(client.get("late"), "v");
+  // A second master on the same port cannot listen; a client of a closed port gives up.
+  EXPECT_THROW(dist::TCPStore("127.0.0.1", master.port(), true, std::chrono::seconds(1)), Error);
+  EXPECT_THROW(dist::TCPStore("127.0.0.1", 0, false, std::chrono::seconds(1)), ValueError);
 }

@@ -1,5 +1,5 @@
 """ember.distributed on Gloo: 2 and 4 processes on loopback (the ranks run
-_dist_worker.py), file://, env:// and redis:// rendezvous, every collective checked against
+_dist_worker.py), file://, env:// and redis:// rendezvous (tcp://: test_tcp_store.py), every collective checked against
 NumPy, async Work, failures (a rank that dies), and argument checks (in this process,
 on a group of one)."""
 import os
@@ -82,9 +82,8 @@ def test_env_rendezvous_through_file(tmp_path):
 def test_redis_rendezvous(redis_server):
     port = redis_server
     assert_all_ok(run_ranks("simple", 2, f"redis://127.0.0.1:{port}", env={"EMBER_RUN_ID": "r1"}))
-    # env:// without EMBER_RENDEZVOUS: redis on MASTER_ADDR:MASTER_PORT; a new run id, same server.
-    env = {"WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "EMBER_RUN_ID": "r2",
-           "EMBER_RENDEZVOUS": ""}
+    # env:// with EMBER_RENDEZVOUS naming the redis server; a new run id, same server.
+    env = {"WORLD_SIZE": "2", "EMBER_RENDEZVOUS": f"redis://127.0.0.1:{port}", "EMBER_RUN_ID": "r2"}
     assert_all_ok(run_ranks("simple", 2, "env://", env=env, per_rank_env=lambda r: {"RANK": str(r)}))
 
 
@@ -114,7 +113,9 @@ def test_init_errors(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="rank 3 is out of range"):
         dist.init_process_group("gloo", init_method=f"file://{tmp_path}", rank=3, world_size=2)
     with pytest.raises(ValueError, match="unsupported rendezvous"):
-        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
+        dist.init_process_group("gloo", init_method="udp://127.0.0.1:1", rank=0, world_size=1)
+    with pytest.raises(ValueError, match="tcp:// needs host:port"):
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1", rank=0, world_size=1)
     monkeypatch.delenv("RANK", raising=False)
     with pytest.raises(ValueError, match="RANK"):
         dist.init_process_group("gloo", init_method="env://", world_size=1)

@@ -20,6 +20,7 @@ import datetime as _datetime
 from .. import _C
 from . import _errors, _groups
 from ._file_store import FileStore
+from ._tcp_store import TCPStore, DistError, DistBackendError, DistNetworkError, DistStoreError
 from ._grad_bucket import GradBucket
 from ._groups import new_group, new_subgroups, new_subgroups_by_enumeration
 from ._collectives_core import (get_rank, get_world_size, all_reduce,  # noqa: F401
@@ -45,7 +46,8 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "scatter_object_list", "send_object_list", "recv_object_list", "GradBucket",
            "all_reduce_coalesced", "all_gather_coalesced", "is_torchelastic_launched",
            "get_node_local_rank", "is_backend_available", "is_ucc_available", "is_xccl_available",
-           "get_default_backend_for_device", "supports_complex", "DeviceMesh", "init_device_mesh"]
+           "get_default_backend_for_device", "supports_complex", "DeviceMesh", "init_device_mesh",
+           "TCPStore", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError"]
 
 
 class Backend(str):
@@ -147,9 +149,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     """Joins the default group; blocks until all `world_size` ranks have joined.
 
     init_method: "file:///path" (Gloo FileStore in that folder), "redis://host:port"
-    (Gloo RedisStore) or "env://" (the default): RANK and WORLD_SIZE from the environment,
-    the store from $EMBER_RENDEZVOUS, else redis://$MASTER_ADDR:$MASTER_PORT. Keys are
-    prefixed with $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
+    (Gloo RedisStore), "tcp://host:port" (a TCPStore that rank 0 serves on that port) or
+    "env://" (the default): RANK and WORLD_SIZE from the environment, the store from
+    $EMBER_RENDEZVOUS, else tcp://$MASTER_ADDR:$MASTER_PORT, as PyTorch. store: a FileStore,
+    RedisStore or TCPStore (kept until destroy_process_group). Keys are prefixed with
+    $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
 
     >>> import tempfile, ember.distributed as dist
     >>> tmp = tempfile.TemporaryDirectory()
@@ -164,8 +168,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             raise ValueError("init_process_group: give either init_method or store, not both")
         url = getattr(store, "url", None)
         if not isinstance(url, str):
-            raise TypeError("init_process_group: store must be an ember.distributed.FileStore or RedisStore, "
-                            f"got {type(store).__name__}")
+            raise TypeError("init_process_group: store must be an ember.distributed.FileStore, RedisStore "
+                            f"or TCPStore, got {type(store).__name__}")
         init_method = url
         if world_size == -1:
             world_size = getattr(store, "world_size", -1)
@@ -173,7 +177,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         init_method = "env://"
     if not isinstance(init_method, str):
         raise TypeError(f"init_process_group: init_method must be a string, got {type(init_method).__name__}")
-    _d.init_process_group(backend, init_method, int(rank), int(world_size), _seconds(timeout))
+    # A given TCPStore is served by whoever made it (its master lives while we hold it).
+    _d.init_process_group(backend, init_method, int(rank), int(world_size), _seconds(timeout),
+                          store is None)
+    global _store
+    _store = store
     _errors.install()  # under the launcher, an uncaught exception is reported to it
     global _exit_hook
     if not _exit_hook:
@@ -184,6 +192,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 
 _exit_hook = False
+_store = None  # the store given to init_process_group, until destroy_process_group
 
 
 def destroy_process_group(group=None):
@@ -199,6 +208,9 @@ def destroy_process_group(group=None):
     False
     """
     _groups.destroy(group)
+    if not _d.is_initialized():
+        global _store
+        _store = None
 
 
 def get_backend(group=None):
