@@ -58,10 +58,13 @@ DType parse_dtype(JsonReader& r, const std::string& tensor) {
   std::string s = r.read_string();
   for (const auto& t : kDTypes)
     if (s == t.name) return t.dtype;
-  for (const char* f : kForeignDTypes)
-    if (s == f)
-      r.fail(detail::cat("tensor ", tensor, ": dtype ", s,
-                         " is not supported by ember (it has BOOL, U8, I32, I64, F32, F64, C64)"));
+  for (const char* f : kForeignDTypes) {
+    if (s != f) continue;
+    std::string has;
+    for (const auto& t : kDTypes) has += detail::cat(has.empty() ? "" : ", ", t.name);
+    r.fail(detail::cat("tensor ", tensor, ": dtype ", s, " is not supported by ember (it has ", has,
+                       ")"));
+  }
   r.fail(detail::cat("tensor ", tensor, ": unknown dtype ", quoted(s)));
 }
 
