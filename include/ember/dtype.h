@@ -29,6 +29,12 @@ namespace ember {
 //     explicit and greppable;
 //  4. ops that dispatch by hand (`dt == Float32 ? float : double`) must check is_floating
 //     first: is_floating is false for complex, as torch.is_floating_point.
+// uint16/uint32/uint64 (the "wide unsigned" family, after the 16-bit floats: enum values are
+// never compared across families) follow the same rule: torch 2.13 gives them "limited
+// support" (creation, casts, copies, indexing, eq/ne, mul, bitwise and/or/xor) and refuses
+// to promote them with any other integer or bool type, so they are not in visit_dtype (add,
+// lt, max, ... refuse them, as torch's) but in visit_dtype_with_unsigned (the value movers)
+// and visit_wide_unsigned (the few arithmetic kernels torch has for them).
 enum class DType : uint8_t {
   Bool,
   UInt8,
@@ -41,9 +47,12 @@ enum class DType : uint8_t {
   Complex64,
   Complex128,
   BFloat16,
-  Float16
+  Float16,
+  UInt16,
+  UInt32,
+  UInt64
 };
-inline constexpr int kNumDTypes = 12;
+inline constexpr int kNumDTypes = 15;
 
 using complex64_t = std::complex<float>;
 using complex128_t = std::complex<double>;
@@ -58,9 +67,12 @@ std::string_view torch_type_name(DType t);
 inline bool is_floating(DType t) { return t == DType::Float32 || t == DType::Float64; }
 inline bool is_half(DType t) { return t == DType::BFloat16 || t == DType::Float16; }
 inline bool is_floating_point(DType t) { return is_floating(t) || is_half(t); }
+inline bool is_wide_unsigned(DType t) {
+  return t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
+}
 inline bool is_integral(DType t, bool include_bool) {
   return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
-         t == DType::Int64 || (include_bool && t == DType::Bool);
+         t == DType::Int64 || is_wide_unsigned(t) || (include_bool && t == DType::Bool);
 }
 inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
 // 0 = bool, 1 = integer, 2 = floating, 3 = complex: promotion compares categories first.
@@ -77,6 +89,8 @@ inline DType to_complex(DType t) {
 }
 
 // promote_types(int32, float32) == float32, (uint8, int32) == int32, ... as torch.promote_types.
+// uint16/uint32/uint64 promote only with themselves and with floating types; with bool,
+// any other integer or a complex type it throws RuntimeError, as torch 2.13.
 DType promote_types(DType a, DType b);
 // True when a value of `from` may be written into a tensor of `to` by an in-place op
 // (torch.can_cast: no float -> integer, no integer -> bool).
@@ -118,6 +132,18 @@ struct dtype_of<int32_t> {
 template <>
 struct dtype_of<int64_t> {
   static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<uint16_t> {
+  static constexpr DType value = DType::UInt16;
+};
+template <>
+struct dtype_of<uint32_t> {
+  static constexpr DType value = DType::UInt32;
+};
+template <>
+struct dtype_of<uint64_t> {
+  static constexpr DType value = DType::UInt64;
 };
 template <>
 struct dtype_of<float> {
@@ -180,6 +206,16 @@ decltype(auto) visit_dtype(DType t, F&& f) {
   throw_unsupported_dtype(t);  // complex, bfloat16, float16: see Note [Adding a dtype]
 }
 
+// The three wide unsigned types only (anything else throws as visit_dtype does for a dtype it
+// does not list): the kernels torch 2.13 has for them (mul, bitwise and/or/xor, eq/ne).
+template <class F>
+decltype(auto) visit_wide_unsigned(DType t, F&& f) {
+  if (t == DType::UInt16) return f.template operator()<uint16_t>();
+  if (t == DType::UInt32) return f.template operator()<uint32_t>();
+  if (t != DType::UInt64) throw_unsupported_dtype(t);
+  return f.template operator()<uint64_t>();
+}
+
 // visit_dtype plus complex64/complex128 (std::complex<float>/<double>): for the ops that
 // are complex-aware (copies, casts, fills, indexing, arithmetic that std::complex has).
 template <class F>
@@ -196,13 +232,21 @@ decltype(auto) visit_complex(DType t, F&& f) {
   return f.template operator()<complex128_t>();
 }
 
-// visit_dtype_with_complex plus bfloat16/float16 (bfloat16_t/float16_t): for the ops that
-// move values without arithmetic or convert them one at a time (copies, casts, fills, item).
+// visit_dtype_with_complex plus uint16/uint32/uint64: the types casts and where move (no
+// 16-bit floats: those cast through float32).
+template <class F>
+decltype(auto) visit_dtype_with_unsigned(DType t, F&& f) {
+  if (is_wide_unsigned(t)) return visit_wide_unsigned(t, std::forward<F>(f));
+  return visit_dtype_with_complex(t, std::forward<F>(f));
+}
+
+// Every dtype: visit_dtype_with_unsigned plus bfloat16/float16 (bfloat16_t/float16_t): for the
+// ops that move values without arithmetic or convert them one at a time (copies, fills, item).
 template <class F>
 decltype(auto) visit_dtype_with_half(DType t, F&& f) {
   if (t == DType::BFloat16) return f.template operator()<bfloat16_t>();
   if (t == DType::Float16) return f.template operator()<float16_t>();
-  return visit_dtype_with_complex(t, std::forward<F>(f));
+  return visit_dtype_with_unsigned(t, std::forward<F>(f));
 }
 
 // visit_dtype plus bfloat16/float16 (no complex): for code that converts each value through

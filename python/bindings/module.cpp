@@ -134,7 +134,10 @@ NB_MODULE(_C, m) {
       .value("complex64", DType::Complex64)
       .value("complex128", DType::Complex128)
       .value("bfloat16", DType::BFloat16)
-      .value("float16", DType::Float16);
+      .value("float16", DType::Float16)
+      .value("uint16", DType::UInt16)
+      .value("uint32", DType::UInt32)
+      .value("uint64", DType::UInt64);
   m.def("promote_types", &promote_types, py::docstring("promote_types"));
   m.def("can_cast", &can_cast, py::docstring("can_cast"));
   m.def("_get_default_dtype", &default_dtype);

@@ -22,6 +22,9 @@ nb::dlpack::dtype to_dl(DType d) {
     case DType::Complex64: return nb::dtype<std::complex<float>>();
     case DType::BFloat16: return {uint8_t(nb::dlpack::dtype_code::Bfloat), 16, 1};
     case DType::Float16: return {uint8_t(nb::dlpack::dtype_code::Float), 16, 1};
+    case DType::UInt16: return nb::dtype<uint16_t>();
+    case DType::UInt32: return nb::dtype<uint32_t>();
+    case DType::UInt64: return nb::dtype<uint64_t>();
     case DType::Complex128: break;
   }
   return nb::dtype<std::complex<double>>();
@@ -34,6 +37,9 @@ DType from_dl(nb::dlpack::dtype d) {
   if (d == nb::dtype<int16_t>()) return DType::Int16;
   if (d == nb::dtype<int32_t>()) return DType::Int32;
   if (d == nb::dtype<int64_t>()) return DType::Int64;
+  if (d == nb::dtype<uint16_t>()) return DType::UInt16;
+  if (d == nb::dtype<uint32_t>()) return DType::UInt32;
+  if (d == nb::dtype<uint64_t>()) return DType::UInt64;
   if (d == nb::dtype<float>()) return DType::Float32;
   if (d == nb::dtype<double>()) return DType::Float64;
   if (d == nb::dtype<std::complex<float>>()) return DType::Complex64;
@@ -42,9 +48,8 @@ DType from_dl(nb::dlpack::dtype d) {
   if (d == to_dl(DType::BFloat16)) return DType::BFloat16;
   throw TypeError(
       detail::cat("from_numpy: unsupported dtype (code ", int(d.code), ", ", int(d.bits),
-                  " bits); ember supports bool, uint8, int8, int16, int32, int64, float16, "
-                  "bfloat16, "
-                  "float32, float64, complex64, complex128"));
+                  " bits); ember supports bool, uint8, uint16, uint32, uint64, int8, int16, int32, "
+                  "int64, float16, bfloat16, float32, float64, complex64, complex128"));
 }
 
 // A capsule owning a Tensor handle: keeps the storage alive while NumPy uses it.

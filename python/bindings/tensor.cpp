@@ -16,6 +16,8 @@ nb::object to_list(const Tensor& t, int64_t d, const char* p) {
         return nb::steal(PyComplex_FromDoubles(double(v.real()), double(v.imag())));
       else if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
       else if constexpr (std::is_floating_point_v<T>) return nb::float_(double(v));
+      else if constexpr (std::is_same_v<T, uint64_t>)  // beyond int64 from 2^63 on
+        return nb::steal(PyLong_FromUnsignedLongLong(v));
       else return nb::int_(int64_t(v));
     });
   }
@@ -59,6 +61,17 @@ Scalar one_element(const Tensor& t, const char* what) {
               "to Python scalars (got shape ",
               t.sizes(), ")");
   return t.item();
+}
+
+// A uint64 value from 2^63 up does not fit Scalar's int64: item(), int(), index() and float()
+// of a uint64 tensor read its element here (torch: 18446744073709551615, not -1).
+nb::object uint64_value(const Tensor& t, const char* what, bool as_float) {
+  EMBER_CHECK(t.numel() == 1, ValueError, what,
+              ": only one element tensors can be converted to Python scalars (got shape ",
+              t.sizes(), ")");
+  capture::data_read("Tensor.item()");
+  const uint64_t v = *t.data<uint64_t>();
+  return as_float ? nb::float_(double(v)) : nb::steal(PyLong_FromUnsignedLongLong(v));
 }
 
 // contiguous / is_contiguous / clone given a memory_format: ember/_memory_format.py lays the
@@ -135,7 +148,12 @@ void bind_tensor(nb::module_& m) {
              return t.size(dim);
            })
       .def(
-          "item", [](const Tensor& t) { return one_element(t, "item"); }, method_docstring("item"))
+          "item",
+          [](const Tensor& t) -> nb::object {
+            if (t.dtype() == DType::UInt64) return uint64_value(t, "item", false);
+            return nb::cast(one_element(t, "item"));
+          },
+          method_docstring("item"))
       .def(
           "tolist",
           [](const Tensor& t) {
@@ -156,21 +174,26 @@ void bind_tensor(nb::module_& m) {
              return t.item().to<bool>();
            })
       .def("__float__",
-           [](const Tensor& t) {
-             return real_value(one_element(t, "float"), "double").to_double();
+           [](const Tensor& t) -> nb::object {
+             if (t.dtype() == DType::UInt64) return uint64_value(t, "float", true);
+             return nb::float_(real_value(one_element(t, "float"), "double").to_double());
            })
       .def("__int__",
-           [](const Tensor& t) { return real_value(one_element(t, "int"), "int64_t").to_int(); })
+           [](const Tensor& t) -> nb::object {
+             if (t.dtype() == DType::UInt64) return uint64_value(t, "int", false);
+             return nb::int_(real_value(one_element(t, "int"), "int64_t").to_int());
+           })
       .def("__complex__",
            [](const Tensor& t) {
              std::complex<double> z = one_element(t, "complex").to_complex();
              return nb::steal(PyComplex_FromDoubles(z.real(), z.imag()));
            })
       .def("__index__",
-           [](const Tensor& t) {
+           [](const Tensor& t) -> nb::object {
              EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
                          "only integer tensors of a single element can be converted to an index");
-             return t.item().to_int();
+             if (t.dtype() == DType::UInt64) return uint64_value(t, "index", false);
+             return nb::int_(t.item().to_int());
            })
       .def("_to_dtype",
            [](const Tensor& t, DType d) {

@@ -5,10 +5,10 @@
 """
 from . import _C
 from . import _dtype
-globals().update({n: getattr(_dtype, n) for n in _dtype.PLANNED})  # complex32, uint16, float8_*, ...
+globals().update({n: getattr(_dtype, n) for n in _dtype.PLANNED})  # complex32, float8_*, ...
 from ._dtype import complex64, cfloat, complex128, cdouble, bfloat16, float16, half  # noqa: F401
 from ._dtype import (dtype, float32, float, float64, double, int64, long, int32, int, int16, short,
-                     int8, uint8, bool,
+                     int8, uint8, uint16, uint32, uint64, bool,
                      get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
 _C._TensorMeta = type(Tensor)  # torch._C._TensorMeta: the metaclass of Tensor (Lightning names it)

@@ -5,7 +5,7 @@ import sys
 from typing import Callable
 
 from . import _C
-from ._dtype import dtype as _dtype_cls, int64, bool as _bool, get_default_dtype
+from ._dtype import dtype as _dtype_cls, int64, uint64, bool as _bool, get_default_dtype
 from ._dtype import check_supported as _check_supported
 from . import _device
 from . import _memory_format
@@ -329,8 +329,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr = np.asarray(data)  # (np.ascontiguousarray would make a 0-d array 1-d)
         t = _import_array(arr if arr.flags.c_contiguous else arr.copy()).clone()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
-    if isinstance(data, (builtins.bool, builtins.int)):  # full checks the range; floats go
-        return _finish(_C.full((), data, dtype), requires_grad)  # through NumPy (1e300 -> inf)
+    # full checks the range; floats go through NumPy (1e300 -> inf), and so do ints for uint64
+    # (its values reach 2**64 - 1, beyond full's int64)
+    if isinstance(data, (builtins.bool, builtins.int)) and dtype != uint64:
+        return _finish(_C.full((), data, dtype), requires_grad)
     if isinstance(data, (list, tuple)) and _contains_tensors(data):
         data = _tensors_to_lists(data)
     # NumPy reads the nesting as bool, int64 or float64; ember then converts to the dtype
@@ -340,7 +342,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr = np.array(data)
     except (ValueError, OverflowError) as e:
         raise ValueError(f"tensor: could not build a tensor from the data: {e}") from None
-    if arr.dtype.kind == "u" and arr.dtype != np.uint8:  # NumPy's answer to ints >= 2**63
+    if dtype == uint64 and arr.dtype.kind in "fO":  # NumPy reads [2**64 - 1, 5] as float64
+        arr = _uint64_array(np, data)
+    # NumPy's answer to ints >= 2**63: only uint64 holds them
+    if arr.dtype.kind == "u" and arr.dtype != np.uint8 and dtype != uint64:
         raise ValueError("tensor: value out of range of int64 (overflow when unpacking long long)")
     dt = dtype if dtype is not None else _infer_dtype(arr)
     if arr.dtype.kind == "c" and not dt.is_complex:  # torch: tensor([1j], dtype=float32)
@@ -350,8 +355,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad)
 
 
+# Negative values wrap into the unsigned types (-1 -> 255), as torch, except into uint64.
 _INT_RANGE = {"uint8": (-255, 255), "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1),
-              "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+              "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+              "uint16": (-2**16 + 1, 2**16 - 1), "uint32": (-2**32 + 1, 2**32 - 1),
+              "uint64": (0, 2**64 - 1)}
+
+
+def _uint64_array(np, data):
+    """Python ints in [0, 2**64) as a uint64 array, each exact: torch reads uint64 data as
+    unsigned ints (TypeError for a float, OverflowError for a negative int)."""
+    obj = np.array(data, dtype=object)
+    for v in obj.flat:
+        if not isinstance(v, (builtins.int, np.integer)):
+            raise TypeError(f"tensor: an integer is required for dtype uint64 (got "
+                            f"{type(v).__name__})")
+        if v < 0:
+            raise OverflowError("tensor: can't convert negative int to unsigned (dtype uint64)")
+    return obj.astype(np.uint64)
 
 
 def _check_fits(arr, dt):
@@ -360,8 +381,12 @@ def _check_fits(arr, dt):
     if dt.name not in _INT_RANGE or arr.size == 0 or arr.dtype.kind not in "iuf":
         return
     lo, hi = _INT_RANGE[dt.name]
+    if dt == uint64 and arr.dtype.kind == "f":  # torch reads uint64 data as Python ints only
+        raise TypeError("tensor: an integer is required for dtype uint64 (got a float)")
+    if dt == uint64 and int(arr.min()) < 0:
+        raise OverflowError("tensor: can't convert negative int to unsigned (dtype uint64)")
     if arr.dtype.kind == "f":
-        lo = 0 if dt.name == "uint8" else lo
+        lo = 0 if not dt.is_signed else lo
         bad = not _np().isfinite(arr).all() or arr.min() < lo or arr.max() > hi
     else:
         bad = int(arr.min()) < lo or int(arr.max()) > hi

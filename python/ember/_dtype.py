@@ -17,19 +17,27 @@ complex64 = cfloat = dtype.complex64
 complex128 = cdouble = dtype.complex128
 bfloat16 = dtype.bfloat16
 float16 = half = dtype.float16
+# torch's "limited support" unsigned types: casts, copies, indexing, eq/ne, mul, bitwise
+# and/or/xor; no promotion with other integer types (docs/dtypes.md).
+uint16 = dtype.uint16
+uint32 = dtype.uint32
+uint64 = dtype.uint64
 
 _PY_NAMES = {"bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16",
              "int32": "int32", "int64": "int64",
              "float32": "float32", "float64": "float64", "complex64": "complex64",
-             "complex128": "complex128", "bfloat16": "bfloat16", "float16": "float16"}
+             "complex128": "complex128", "bfloat16": "bfloat16", "float16": "float16",
+             "uint16": "uint16", "uint32": "uint32", "uint64": "uint64"}
 _ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4, "float64": 8,
-             "complex64": 8, "complex128": 16, "bfloat16": 2, "float16": 2}
+             "complex64": 8, "complex128": 16, "bfloat16": 2, "float16": 2, "uint16": 2, "uint32": 4,
+             "uint64": 8}
 # torch's C++ ScalarType names, as its "not implemented for 'Long'" errors and storage classes
 # (ShortStorage) spell them.
 TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                     "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double",
                     "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                    "bfloat16": "BFloat16", "float16": "Half"}
+                    "bfloat16": "BFloat16", "float16": "Half", "uint16": "UInt16",
+                    "uint32": "UInt32", "uint64": "UInt64"}
 _FLOATING = ("float32", "float64", "bfloat16", "float16")
 _TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _TO_COMPLEX = {"float32": "complex64", "float64": "complex128"}
@@ -68,7 +76,8 @@ dtype.__repr__ = lambda self: f"ember.{self.name}"
 dtype.__str__ = dtype.__repr__
 dtype.is_floating_point = property(lambda self: self.name in _FLOATING)
 dtype.is_complex = property(lambda self: self.name in ("complex64", "complex128"))
-dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8"))
+dtype.is_signed = property(lambda self: self.name not in ("bool", "uint8", "uint16", "uint32",
+                                                          "uint64"))
 dtype.itemsize = property(lambda self: _ITEMSIZE[self.name])
 dtype.abbr = property(lambda self: _abbr(self.name))  # torch.dtype.abbr: "f32", "bf16", "b8"
 dtype.to_real = _to_real
@@ -76,7 +85,7 @@ dtype.to_complex = _to_complex
 
 
 class PlannedDtype:
-    """A dtype of torch's that ember does not implement yet (complex32, uint16/32/64, the float8
+    """A dtype of torch's that ember does not implement yet (complex32, the float8
     and float4 formats, the sub-byte integers int1..int7 and uint1..uint7).
 
     The name exists so that programs that merely name it run. Making a tensor of one raises
@@ -102,9 +111,8 @@ class PlannedDtype:
 def unsupported(dt, op):
     """NotImplementedError for a tensor of a planned dtype, naming the op and the dtype."""
     return NotImplementedError(f"{op}: ember does not implement dtype {dt!r} yet; its tensors are "
-                               "bool, uint8, int8, int16, int32, int64, bfloat16, float16, float32, "
-                              "float64, "
-                               "complex64 and complex128")
+                               "bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, "
+                               "bfloat16, float16, float32, float64, complex64 and complex128")
 
 
 def check_supported(dt, op):
@@ -114,9 +122,6 @@ def check_supported(dt, op):
 
 
 complex32 = chalf = PlannedDtype("complex32", 4, "c")
-uint16 = PlannedDtype("uint16", 2, "u")
-uint32 = PlannedDtype("uint32", 4, "u")
-uint64 = PlannedDtype("uint64", 8, "u")
 # Named by libraries' quantization code at import (diffusers' ModelMixin defaults a layerwise-
 # casting argument to float8_e4m3fn); torch's own itemsize and signedness.
 float8_e4m3fn = PlannedDtype("float8_e4m3fn", 1, "f")
@@ -128,7 +133,7 @@ float4_e2m1fn_x2 = PlannedDtype("float4_e2m1fn_x2", 1, "f")
 _SUB_BYTE = {f"{u}int{b}": PlannedDtype(f"{u}int{b}", 1, "u" if u else "i")
              for u in ("", "u") for b in range(1, 8)}
 globals().update(_SUB_BYTE)
-PLANNED = ("complex32", "chalf", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e4m3fnuz",
+PLANNED = ("complex32", "chalf", "float8_e4m3fn", "float8_e4m3fnuz",
            "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", *_SUB_BYTE)
 
 

@@ -18,7 +18,8 @@ _FLOAT = {
 }
 _INT = {"uint8": (8, 0, 255), "int8": (8, -2 ** 7, 2 ** 7 - 1), "int16": (16, -2 ** 15, 2 ** 15 - 1),
         "int32": (32, -2 ** 31, 2 ** 31 - 1),
-        "int64": (64, -2 ** 63, 2 ** 63 - 1)}
+        "int64": (64, -2 ** 63, 2 ** 63 - 1), "uint16": (16, 0, 2 ** 16 - 1),
+        "uint32": (32, 0, 2 ** 32 - 1), "uint64": (64, 0, 2 ** 64 - 1)}
 
 
 def _as_dtype(type, who):
@@ -162,7 +163,7 @@ def _is_same_size(self, other):
 def _is_signed(self):
     """is_signed() -> bool
 
-    Whether self's dtype holds negative values (every dtype but uint8 and bool).
+    Whether self's dtype holds negative values (every dtype but bool and the unsigned ones).
 
     >>> ember.tensor([1]).is_signed(), ember.tensor([1], dtype=ember.uint8).is_signed()
     (True, False)

@@ -48,7 +48,9 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     tensor([1., 2.])
     """
     if dtype is None:  # 'torch.FloatTensor' under the drop-in runner, where ember answers to torch
-        return f"{_package_name()}.{LEGACY_NAMES[self.dtype]}"
+        # (uint16/32/64 have no legacy type object; torch still names one: 'torch.UInt16Tensor')
+        name = LEGACY_NAMES.get(self.dtype) or f"{TORCH_TYPE_NAMES[self.dtype.name]}Tensor"
+        return f"{_package_name()}.{name}"
     if dtype is _C.Tensor:
         dtype = _C._get_default_dtype()
     elif isinstance(dtype, type):  # torch names the class it cannot convert to (a subclass)

@@ -70,7 +70,7 @@ def is_same_size(input, other):
 def is_signed(input):
     """is_signed(input) -> bool
 
-    True when input's dtype can hold negative values (False for uint8 and bool).
+    True when input's dtype can hold negative values (False for bool and uint8/16/32/64).
 
     >>> ember.is_signed(ember.tensor([1])), ember.is_signed(ember.tensor([1], dtype=ember.uint8))
     (True, False)

@@ -8,7 +8,7 @@
 namespace ember {
 
 size_t itemsize(DType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 4, 8, 8, 16, 2, 2};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 4, 8, 8, 16, 2, 2, 2, 4, 8};
   static_assert(std::size(sizes) == kNumDTypes);
   return sizes[int(t)];
 }
@@ -16,7 +16,8 @@ size_t itemsize(DType t) {
 std::string_view dtype_name(DType t) {
   static constexpr std::string_view names[] = {"bool",      "uint8",      "int8",     "int16",
                                                "int32",     "int64",      "float32",  "float64",
-                                               "complex64", "complex128", "bfloat16", "float16"};
+                                               "complex64", "complex128", "bfloat16", "float16",
+                                               "uint16",    "uint32",     "uint64"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
@@ -25,13 +26,22 @@ std::string_view torch_type_name(DType t) {
   static constexpr std::string_view names[] = {"Bool",          "Byte",     "Char",
                                                "Short",         "Int",      "Long",
                                                "Float",         "Double",   "ComplexFloat",
-                                               "ComplexDouble", "BFloat16", "Half"};
+                                               "ComplexDouble", "BFloat16", "Half",
+                                               "UInt16",        "UInt32",   "UInt64"};
   static_assert(std::size(names) == kNumDTypes);
   return names[int(t)];
 }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  // torch 2.13 promotes uint16/uint32/uint64 with the floating types only (which win by
+  // category below); bool, another integer type or a complex type is refused, as torch.
+  EMBER_CHECK(!((is_wide_unsigned(a) || is_wide_unsigned(b)) && category(a) != 2 &&
+                category(b) != 2),
+              Error,
+              "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+              "promote ",
+              dtype_name(a), " and ", dtype_name(b));
   // complex64 with float64 keeps float64's precision: complex128 (as torch).
   if (is_complex(a) && b == DType::Float64) return DType::Complex128;
   if (is_complex(b) && a == DType::Float64) return DType::Complex128;

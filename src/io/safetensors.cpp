@@ -30,14 +30,15 @@ struct DTypeName {
   int rank;  // the safetensors package's dtype order: larger alignment is written first
 };
 constexpr DTypeName kDTypes[] = {
-    {"BOOL", DType::Bool, 0},   {"U8", DType::UInt8, 1},    {"I8", DType::Int8, 2},
-    {"I16", DType::Int16, 3},   {"F16", DType::Float16, 4}, {"BF16", DType::BFloat16, 5},
-    {"I32", DType::Int32, 6},   {"F32", DType::Float32, 7}, {"C64", DType::Complex64, 8},
-    {"F64", DType::Float64, 9}, {"I64", DType::Int64, 10},
+    {"BOOL", DType::Bool, 0},     {"U8", DType::UInt8, 1},       {"I8", DType::Int8, 2},
+    {"I16", DType::Int16, 3},     {"U16", DType::UInt16, 4},     {"F16", DType::Float16, 5},
+    {"BF16", DType::BFloat16, 6}, {"I32", DType::Int32, 7},      {"U32", DType::UInt32, 8},
+    {"F32", DType::Float32, 9},   {"C64", DType::Complex64, 10}, {"F64", DType::Float64, 11},
+    {"I64", DType::Int64, 12},    {"U64", DType::UInt64, 13},
 };
 // Valid safetensors dtypes that ember has no tensor type for.
-constexpr const char* kForeignDTypes[] = {"U16",     "U32", "U64",     "F8_E5M2", "F8_E4M3",
-                                          "F8_E8M0", "F4",  "F6_E2M3", "F6_E3M2"};
+constexpr const char* kForeignDTypes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0",
+                                          "F4",      "F6_E2M3", "F6_E3M2"};
 
 const DTypeName& info_of(DType d) {
   for (const auto& t : kDTypes)
@@ -57,10 +58,13 @@ DType parse_dtype(JsonReader& r, const std::string& tensor) {
   std::string s = r.read_string();
   for (const auto& t : kDTypes)
     if (s == t.name) return t.dtype;
-  for (const char* f : kForeignDTypes)
-    if (s == f)
-      r.fail(detail::cat("tensor ", tensor, ": dtype ", s,
-                         " is not supported by ember (it has BOOL, U8, I32, I64, F32, F64, C64)"));
+  for (const char* f : kForeignDTypes) {
+    if (s != f) continue;
+    std::string has;
+    for (const auto& t : kDTypes) has += detail::cat(has.empty() ? "" : ", ", t.name);
+    r.fail(detail::cat("tensor ", tensor, ": dtype ", s, " is not supported by ember (it has ", has,
+                       ")"));
+  }
   r.fail(detail::cat("tensor ", tensor, ": unknown dtype ", quoted(s)));
 }
 

@@ -220,10 +220,14 @@ Tensor randint(int64_t low, int64_t high, IntList shape, DType dtype, Generator*
   EMBER_PROFILE_OP("randint");
   EMBER_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low, " high=", high);
   if (is_integral(dtype, false)) {  // as torch: [low, high - 1] must fit the dtype
-    auto [lo, hi] = visit_dtype(dtype, []<class T>() {
-      return std::pair<int64_t, int64_t>(int64_t(std::numeric_limits<T>::lowest()),
-                                         int64_t(std::numeric_limits<T>::max()));
-    });
+    auto bounds = []<class T>() {
+      using L = std::numeric_limits<T>;
+      const int64_t top = std::is_same_v<T, uint64_t> ? std::numeric_limits<int64_t>::max()
+                                                      : int64_t(L::max());  // high is an int64
+      return std::pair<int64_t, int64_t>(int64_t(L::lowest()), top);
+    };
+    auto [lo, hi] =
+        is_wide_unsigned(dtype) ? visit_wide_unsigned(dtype, bounds) : visit_dtype(dtype, bounds);
     EMBER_CHECK(low >= lo, Error, "randint: from=", low, " is out of bounds for ",
                 dtype_name(dtype), " (", lo, " to ", hi, ")");
     EMBER_CHECK(high - 1 <= hi, Error, "randint: to - 1=", high - 1, " is out of bounds for ",

@@ -125,7 +125,9 @@ void check_scalar_fits(DType dt, Scalar v, const char* op) {
         return d >= double(L::lowest()) && d <= double(L::max()) && d < 0x1p63;
       } else {
         int64_t i = v.to_int();
-        if constexpr (std::is_unsigned_v<T>)
+        if constexpr (std::is_same_v<T, uint64_t>)
+          return true;  // a negative int64 wraps, as torch (full(-1, dtype=uint64))
+        else if constexpr (std::is_unsigned_v<T>)
           return i <= int64_t(L::max()) && i >= -int64_t(L::max());
         else return i >= int64_t(L::lowest()) && i <= int64_t(L::max());
       }

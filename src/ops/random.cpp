@@ -334,6 +334,8 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
     case DType::UInt8: hi = 256; break;
     case DType::Int8: hi = 128; break;
     case DType::Int16: hi = 32768; break;
+    case DType::UInt16: hi = 65536; break;
+    case DType::UInt32: hi = int64_t(1) << 32; break;
     case DType::Int32: hi = int64_t(std::numeric_limits<int32_t>::max()) + 1; break;
     case DType::Int64: hi = std::numeric_limits<int64_t>::max(); break;
     case DType::Float32: hi = (int64_t(1) << 24) + 1; break;

@@ -39,6 +39,13 @@ Tensor run_reduce(ReduceOp op, const Tensor& t, uint64_t mask, bool keepdim, DTy
     return ops::narrowed(run_reduce(op, ops::widened(t), mask, keepdim,
                                     ops::compute_dtype_of(out_dtype), args),
                          out_dtype);
+  // uint16/uint32/uint64 (no reduction kernel of their own): sum and prod accumulate in int64,
+  // as torch (a uint64 value from 2^63 up wraps, as there), any/all read them as bool; the
+  // others (max, min, ...) refuse them in the kernel, as torch's.
+  if (is_wide_unsigned(t.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Prod))
+    return run_reduce(op, to_dtype(t, DType::Int64), mask, keepdim, out_dtype, args);
+  if (is_wide_unsigned(t.dtype()) && (op == ReduceOp::Any || op == ReduceOp::All))
+    return run_reduce(op, to_dtype(t, DType::Bool), mask, keepdim, out_dtype, args);
   Tensor out = Tensor::empty(reduced_shape(t.sizes(), mask, keepdim), out_dtype);
   kernels::reduce(op, t.dtype(), geometry(t, mask), t.data_ptr(), out.data_ptr(), args);
   return out;
@@ -300,6 +307,8 @@ Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dty
   uint64_t mask = checked_mask(t, dims, "sum");
   if (is_complex(t.dtype()) || (dtype && is_complex(*dtype)))
     return complex_reduce(t, mask, keepdim, false, dtype);
+  // torch 2.13 has no sum kernel for uint16/uint32/uint64 ("sum_cpu" not implemented)
+  if (dtype && is_wide_unsigned(*dtype)) throw_unsupported_dtype(*dtype);
   // sum(dtype=d): PyTorch converts the input to d first and returns d.
   if (dtype && *dtype != sum_dtype(t.dtype())) {
     Tensor a = to_dtype(t, *dtype);  // records ToCopyBackward when t requires grad

@@ -73,6 +73,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   EMBER_RECORD(topk, t, k, dim, largest, sorted);
   EMBER_PROFILE_OP("topk");
   ops::check_defined(t, "topk");
+  if (is_wide_unsigned(t.dtype())) throw_unsupported_dtype(t.dtype());  // sort has them, topk not
   (void)sorted;  // always sorted: a valid order for sorted=False too
   if (t.dim() == 0)
     return on_0d(t, dim, "topk", [&](const Tensor& x) { return topk(x, k, 0, largest, sorted); });

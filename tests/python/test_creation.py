@@ -93,7 +93,7 @@ def test_tensor_from_numpy_scalars():
 
 
 def test_tensor_unsupported_numpy_dtypes():
-    for a in [np.zeros(2, np.uint32), np.zeros(2, np.uint16),
+    for a in [np.zeros(2, np.float128) if hasattr(np, "float128") else np.array([object()]),
               np.array(["a"])]:
         with pytest.raises(TypeError):
             ember.tensor(a)

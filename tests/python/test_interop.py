@@ -65,8 +65,7 @@ def test_from_numpy_zero_d_and_empty():
         assert e.shape == shape and e.numel() == 0 and e.tolist() == a.tolist()
 
 
-@pytest.mark.parametrize("a", [np.zeros(3, np.uint16),
-                               np.zeros(3, np.uint32), np.zeros(3, np.uint64), np.zeros(3, object),
+@pytest.mark.parametrize("a", [np.zeros(3, np.longdouble), np.zeros(3, object),
                                np.array(["a", "b"]), np.zeros(3, "datetime64[s]")],
                          ids=lambda a: str(a.dtype))
 def test_from_numpy_unsupported_dtypes_raise_type_error(a):
@@ -236,6 +235,7 @@ def test_dlpack_lifetime_and_unsupported():
     z = ember.from_dlpack(torch.tensor([1 + 2j, -0.5j]))  # complex both ways (kDLComplex)
     assert z.dtype == ember.complex64 and z.tolist() == [1 + 2j, -0.5j]
     assert torch.from_dlpack(ember.tensor([3 - 1j], dtype=ember.complex128)).tolist() == [3 - 1j]
-    for bad in [torch.zeros(2, dtype=torch.uint16), torch.zeros(2, dtype=torch.uint32)]:
+    # (uint16/32/64 are ember dtypes now: test_unsigned_dtypes.py takes them both ways)
+    for bad in [torch.zeros(2, dtype=torch.float8_e4m3fn), torch.zeros(2, dtype=torch.complex32)]:
         with pytest.raises(TypeError):
             ember.from_dlpack(bad)

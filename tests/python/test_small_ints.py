@@ -352,6 +352,6 @@ def test_view_as_another_dtype_shares_memory_and_has_no_grad():
     assert x[0].item() == 257 and x._version == v._version
     w = ember.ones(2, requires_grad=True).view(ember.int32)
     assert not w.requires_grad and w.tolist() == [1065353216] * 2
-    with pytest.raises(NotImplementedError, match="view: ember does not implement dtype ember.uint16"):
-        ember.ones(2).view(ember.uint16)
+    with pytest.raises(NotImplementedError, match="view: ember does not implement dtype ember.complex32"):
+        ember.ones(2).view(ember.complex32)
     assert x.view(-1).shape == (4,) and x.view(2, 2).shape == (2, 2) and x.view((4, 1)).shape == (4, 1)

@@ -54,6 +54,12 @@ STORAGE_TYPES = {dt: StorageType(name, dt) for dt, name in (
     (_dtype.uint8, "ByteStorage"), (_dtype.bool, "BoolStorage"),
     (_dtype.complex64, "ComplexFloatStorage"), (_dtype.complex128, "ComplexDoubleStorage"),
     (_dtype.float16, "HalfStorage"), (_dtype.bfloat16, "BFloat16Storage"))}
+# The dtypes torch gives no typed storage class (torch.storage._new_dtypes): torch.save writes
+# their tensors with _rebuild_tensor_v3 over a torch.storage.UntypedStorage (bytes, read as
+# uint8) and the dtype as a separate global.
+UNTYPED_DTYPES = (_dtype.uint16, _dtype.uint32, _dtype.uint64)
+UNTYPED_STORAGE = StorageType("UntypedStorage", _dtype.uint8)
+UNTYPED_STORAGE.module = "torch.storage"
 
 # Storage classes of dtypes ember has no tensor type for: known, so that a file holding
 # one fails with the dtype's name instead of "unsupported global".
@@ -145,8 +151,9 @@ def _build():
         "builtins.set": set,
         "builtins.complex": complex,
     }
-    for dt in STORAGE_TYPES:
+    for dt in (*STORAGE_TYPES, *UNTYPED_DTYPES):
         table[f"torch.{dt.name}"] = dt
+    table[UNTYPED_STORAGE.full_name] = UNTYPED_STORAGE
     for st in STORAGE_TYPES.values():
         table[st.full_name] = st
     for name in _FOREIGN_STORAGES:

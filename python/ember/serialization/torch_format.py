@@ -32,13 +32,15 @@ from collections import OrderedDict
 from .. import _C
 from .._lazy_numpy import np  # NumPy loads when a file is read (Note [Lazy imports])
 from .._device import device as _device
-from .._dtype import dtype as _dtype_cls
+from .._dtype import dtype as _dtype_cls, uint8 as _uint8
 from .._tensor import Tensor
-from .class_paths import STORAGE_TYPES, StorageType, TorchGlobal, to_ember, torch_name
+from .class_paths import (STORAGE_TYPES, UNTYPED_DTYPES, UNTYPED_STORAGE, StorageType, TorchGlobal,
+                          to_ember, torch_name)
 
 __all__ = ["save_torch", "load_torch", "REBUILD_FUNCTIONS", "is_zip"]
 
 _ITEMSIZE = {dt: dt.itemsize for dt in STORAGE_TYPES}
+_V3_DTYPES = set(UNTYPED_DTYPES)
 _ALIGN = 64
 _MAX_INT = 2 ** 62           # sizes, strides and offsets beyond this are refused
 _INFLATE_RATIO = 1100        # deflate cannot expand more than 1032:1; a record claiming more lies
@@ -84,6 +86,18 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     if requires_grad is True:
         t.requires_grad_(True)
     return t
+
+
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    """torch._utils._rebuild_tensor_v3: the tensor over an untyped (byte) storage, read as
+    `dtype` (what torch.save writes for uint16/uint32/uint64)."""
+    if not isinstance(storage, _LoadedStorage) or storage.dtype != _uint8:
+        raise TypeError(f"load: _rebuild_tensor_v3 expects an untyped storage, got {storage!r:.100}")
+    if not isinstance(dtype, _dtype_cls):
+        raise TypeError(f"load: _rebuild_tensor_v3 expects a dtype, got {dtype!r:.100}")
+    typed = _LoadedStorage(storage.whole, dtype, storage.numel // dtype.itemsize, storage.key)
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad)
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -152,6 +166,8 @@ REBUILD_FUNCTIONS = [
     TorchGlobal("torch._utils", "_rebuild_tensor", _rebuild_tensor),
     TorchGlobal("torch._utils", "_rebuild_parameter_with_state", _rebuild_parameter_with_state),
 ]
+REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3", _rebuild_tensor_v3)
+REBUILD_FUNCTIONS.append(REBUILD_TENSOR_V3)
 REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2", _rebuild_from_type_v2)
 REBUILD_PARAMETER_WITH_STATE = REBUILD_FUNCTIONS[3]
 REBUILD_GLOBALS = REBUILD_FUNCTIONS + [REBUILD_FROM_TYPE_V2]
@@ -220,13 +236,17 @@ class _Pickler(pickle._Pickler):
         ptr = whole.data_ptr() if nbytes else None
         ref, seen_dtype = self._by_ptr.get(ptr, (None, None))
         if ref is None:
-            ref = _StorageRef(STORAGE_TYPES[dt], str(len(self.records)), nbytes // _ITEMSIZE[dt])
+            ref = (_StorageRef(UNTYPED_STORAGE, str(len(self.records)), nbytes) if dt in _V3_DTYPES
+                   else _StorageRef(STORAGE_TYPES[dt], str(len(self.records)), nbytes // _ITEMSIZE[dt]))
             self.records[ref.key] = whole
             if ptr is not None:
                 self._by_ptr[ptr] = (ref, dt)
         elif seen_dtype != dt:
             raise RuntimeError("save: cannot save multiple tensors or storages that view the same "
                                f"data as different types ({seen_dtype} and {dt})")
+        if dt in _V3_DTYPES:  # as torch: the bytes, and the dtype beside them
+            return (REBUILD_TENSOR_V3, (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()),
+                                        bool(requires_grad), OrderedDict(), dt))
         return (REBUILD_TENSOR_V2, (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()),
                                     bool(requires_grad), OrderedDict()))
 

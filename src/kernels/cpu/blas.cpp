@@ -260,6 +260,9 @@ void visit_matmul_dtype(DType dt, F&& f) {
     case DType::Bool:
     case DType::BFloat16:
     case DType::Float16: break;  // half: blas_half.h
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64: throw_unsupported_dtype(dt);  // torch has no "dot" for them either
   }
 }
 

@@ -414,8 +414,25 @@ void binary_half(BinaryOp op, std::initializer_list<DType> dts, const Loop& L, d
   run_in_float(L, dts, [&](const Loop& F) { binary(op, DType::Float32, F, alpha); });
 }
 
+// uint16/uint32/uint64: the binary kernels torch 2.13 has for them (mul, bitwise and/or/xor);
+// the others refuse them, as torch's. The product is taken in uint64_t: uint16 * uint16 in C++'s
+// int would overflow (undefined); modulo 2^64, then truncated, it is the wrapped product.
+static void binary_wide_unsigned(BinaryOp op, DType dt, const Loop& L) {
+  visit_wide_unsigned(dt, [&]<class T>() {
+    switch (op) {
+      case BinaryOp::Mul:
+        return run2<T, T>(L, [](T a, T b) { return T(uint64_t(a) * uint64_t(b)); });
+      case BinaryOp::BitwiseAnd: return run2<T, T>(L, [](T a, T b) { return T(a & b); });
+      case BinaryOp::BitwiseOr: return run2<T, T>(L, [](T a, T b) { return T(a | b); });
+      case BinaryOp::BitwiseXor: return run2<T, T>(L, [](T a, T b) { return T(a ^ b); });
+      default: throw_unsupported_dtype(dt);
+    }
+  });
+}
+
 void binary(BinaryOp op, DType dt, const Loop& L, double alpha_d) {
   if (is_half(dt)) return binary_half(op, {dt, dt, dt}, L, alpha_d);
+  if (is_wide_unsigned(dt)) return binary_wide_unsigned(op, dt, L);
   if (op == BinaryOp::Pow && (dt == DType::Float32 || dt == DType::Float64) && pow_as_unary(dt, L))
     return;
   if (is_complex(dt))
@@ -452,6 +469,13 @@ void compare(CompareOp op, DType dt, const Loop& L) {
     return run_in_float(L, {DType::Bool, dt, dt},
                         [&](const Loop& F) { compare(op, DType::Float32, F); });
   if (is_complex(dt)) return visit_complex(dt, [&]<class T>() { compare_complex<T>(op, L); });
+  if (is_wide_unsigned(dt)) {  // eq/ne only, as torch 2.13 (lt_cpu refuses them)
+    if (op != CompareOp::Eq && op != CompareOp::Ne) throw_unsupported_dtype(dt);
+    const bool eq = op == CompareOp::Eq;
+    return visit_wide_unsigned(dt, [&]<class T>() {
+      run2<bool, T>(L, [eq](T a, T b) { return (a == b) == eq; });
+    });
+  }
   visit_dtype(dt, [&]<class T>() {
     switch (op) {
 #define EMBER_COMPARE(name, Enum) \
@@ -477,6 +501,16 @@ D convert(S x) {
     return D(typename D::value_type(x), 0);
   } else if constexpr (is_complex_v<S>) {
     return convert<D>(x.real());  // complex -> real drops the imaginary part, as torch
+  } else if constexpr (is_float_v<S> &&
+                       (std::is_same_v<D, uint16_t> || std::is_same_v<D, uint32_t> ||
+                        std::is_same_v<D, uint64_t>)) {
+    // torch's float -> uint16/uint32/uint64 goes through int64 (x86), so a negative value wraps
+    // (-1.0 -> 65535, -3.7 -> 65533) and 65536.0 -> uint16 is 0; uint64 takes values from 2^63
+    // up directly. NaN and values outside [-2^63, 2^64) have no defined result (C++ UB in
+    // torch, which gives 0 for 1e30 and a CPU-specific pattern for NaN): 0 here.
+    if (!(x == x) || x < S(-0x1p63) || x >= S(0x1p64)) return D(0);
+    if (x >= S(0x1p63)) return D(uint64_t(x));
+    return D(uint64_t(int64_t(x)));
   } else if constexpr (is_float_v<S> && !is_float_v<D>) {
     // Out-of-range float -> int is undefined in C++; saturate instead (NaN -> 0).
     if (!(x == x)) return D(0);
@@ -523,8 +557,8 @@ void cast_half(DType dst, DType src, const Loop& L) {
 
 void cast(DType dst, DType src, const Loop& L) {
   if (is_half(dst) || is_half(src)) return cast_half(dst, src, L);
-  visit_dtype_with_complex(dst, [&]<class D>() {
-    visit_dtype_with_complex(src, [&]<class S>() {
+  visit_dtype_with_unsigned(dst, [&]<class D>() {
+    visit_dtype_with_unsigned(src, [&]<class S>() {
       if constexpr (std::is_same_v<D, S>) {
         // A plain copy (copy_, contiguous, cat): memmove's wide stores for contiguous runs,
         // twice the speed of this file's baseline-ISA loop; a broadcast source is a fill.
@@ -599,7 +633,7 @@ void where(DType dt, const Loop& L) {
     });
   };
   if (is_half(dt)) return body.template operator()<uint16_t>();  // moves bits only
-  visit_dtype_with_complex(dt, body);
+  visit_dtype_with_unsigned(dt, body);
 }
 
 void clamp(DType dt, const Loop& L, const Scalar* lo_s, const Scalar* hi_s) {

@@ -149,7 +149,7 @@ void counting_sort_row(const char* in, int64_t is, int64_t len, bool descending,
 
 void sort(DType dt, const Loop& rows, int64_t len, int64_t k, bool descending, int64_t vs,
           int64_t ids, int64_t is) {
-  visit_dtype(dt, [&]<class T>() {
+  auto body = [&]<class T>() {
     // counting pays once a row is long against the 2^bits slots it clears
     constexpr bool kCountable = std::is_integral_v<T> && sizeof(T) <= 2;
     constexpr int64_t kSlots = kCountable ? int64_t(1) << (8 * sizeof(T)) : 0;
@@ -184,7 +184,11 @@ void sort(DType dt, const Loop& rows, int64_t len, int64_t k, bool descending, i
         }
       });
     });
-  });
+  };
+  // uint16/uint32/uint64 sort in unsigned order, as torch's sort (its topk refuses them: the
+  // ops layer checks)
+  if (is_wide_unsigned(dt)) return visit_wide_unsigned(dt, body);
+  visit_dtype(dt, body);
 }
 
 }  // namespace ember::kernels
