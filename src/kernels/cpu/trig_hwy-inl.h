@@ -187,6 +187,21 @@ HWY_INLINE void SinCosF32Run(const float* x, float* s, float* c, int64_t count) 
   const hn::ScalableTag<float> d;
   const size_t n = size_t(count), lanes = hn::Lanes(d);
   size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {  // two vectors a step: 3-5% (latency-bound)
+    const auto x0 = hn::LoadU(d, x + i), x1 = hn::LoadU(d, x + i + lanes);
+    if (HWY_LIKELY(hn::AllTrue(d, hn::And(SinOp::InRange(d, x0), SinOp::InRange(d, x1))))) {
+      hn::Vec<decltype(d)> s0, c0, s1, c1;
+      SinCosF32<true, true>(d, x0, s0, c0);
+      SinCosF32<true, true>(d, x1, s1, c1);
+      hn::StoreU(s0, d, s + i);
+      hn::StoreU(c0, d, c + i);
+      hn::StoreU(s1, d, s + i + lanes);
+      hn::StoreU(c1, d, c + i + lanes);
+    } else {
+      SinCosBlock(d, x0, s + i, c + i);
+      SinCosBlock(d, x1, s + i + lanes, c + i + lanes);
+    }
+  }
   for (; i + lanes <= n; i += lanes) SinCosBlock(d, hn::LoadU(d, x + i), s + i, c + i);
   if (i == n) return;
   constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
