@@ -37,6 +37,8 @@ struct FusedProgram {
     int a = -1, b = -1;  // registers (inputs first, then one per instruction)
     bool reflected = false;
     bool simd = false;            // the SIMD kernel eager runs on a contiguous run
+    int pair = -1;                // Note [Fused sincos]: the cos (sin) of the same register
+    bool paired = false;          // computed by an earlier instruction's sincos
     alignas(16) char scalar[16];  // BinaryScalar: the scalar in the chain's dtype
   };
   DType dt = DType::Float32;
@@ -94,6 +96,30 @@ namespace {
 
 bool float_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
+// Note [Fused sincos]: float32 sin and cos share their range reduction and compute both
+// polynomials in every lane (Note [float32 sin and cos]), so a chain that takes sin and cos
+// of one register, as (sin(x)**2 + cos(x)**2), computes both in one simd_sincos call at the
+// first of the two instructions: the same bits as the two calls, at about the cost of one.
+void pair_sincos(FusedProgram& p) {
+  if (p.dt != DType::Float32) return;
+  const auto trig = [](const FusedProgram::Instr& ins, kernels::UnaryOp op) {
+    return ins.kind == Fusable::Kind::Unary && ins.simd && kernels::UnaryOp(ins.op) == op &&
+           ins.pair < 0 && !ins.paired;
+  };
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    FusedProgram::Instr& a = p.code[i];
+    const bool sin = trig(a, kernels::UnaryOp::Sin);
+    if (!sin && !trig(a, kernels::UnaryOp::Cos)) continue;
+    const kernels::UnaryOp other = sin ? kernels::UnaryOp::Cos : kernels::UnaryOp::Sin;
+    for (size_t j = i + 1; j < p.code.size(); ++j)
+      if (trig(p.code[j], other) && p.code[j].a == a.a) {
+        a.pair = int(j);
+        p.code[j].paired = true;
+        break;
+      }
+  }
+}
+
 // True when register r is an input of one element broadcast over the chain (a bias, a
 // 0-d value): a stride-0 operand, as make_loop gives the eager op.
 bool bcast_reg(const FusedProgram& p, int r) {
@@ -112,7 +138,14 @@ void run_block(const FusedProgram& p, int64_t b, int64_t n, std::vector<char*>& 
   for (size_t i = 0; i < p.code.size(); ++i) {
     const FusedProgram::Instr& ins = p.code[i];
     char* out = reg[nin + i];
-    if (ins.kind == Fusable::Kind::Unary && ins.simd) {  // what run1_simd calls on a run
+    if (ins.paired) continue;
+    if (ins.pair >= 0) {
+      const bool is_sin = kernels::UnaryOp(ins.op) == kernels::UnaryOp::Sin;
+      char* other = reg[nin + size_t(ins.pair)];
+      kernels::simd_sincos(reinterpret_cast<const float*>(reg[size_t(ins.a)]),
+                           reinterpret_cast<float*>(is_sin ? out : other),
+                           reinterpret_cast<float*>(is_sin ? other : out), n);
+    } else if (ins.kind == Fusable::Kind::Unary && ins.simd) {  // what run1_simd calls on a run
       if (p.dt == DType::Float32)
         kernels::simd_unary(kernels::UnaryOp(ins.op),
                             reinterpret_cast<const float*>(reg[size_t(ins.a)]),
@@ -349,6 +382,7 @@ std::shared_ptr<FusedProgram> build(const Graph& g, const std::vector<size_t>& c
     if (uses_after[size_t(st.out[0])]) p->out.emplace_back(r, st.out[0]);
     p->name += (c ? "," : "") + std::string(st.call.op);
   }
+  pair_sincos(*p);
   if (reduce) {
     const Step& st = g.steps[chain.back()];
     p->reduce = true;

@@ -268,3 +268,26 @@ def test_repeated_views_are_made_once_unless_someone_can_tell():
         _bits(got, want)
         assert got[0] is not got[1]
         _bits(b2, b1)
+
+
+def test_sin_and_cos_of_one_input_share_a_kernel_call():
+    """Note [Fused sincos]: a chain taking sin and cos of one float32 value computes both in
+    one simd_sincos call: eager's bits, for in-range, huge (the exact reduction), special and
+    tail elements alike; float64 and a sin/cos of different inputs keep separate calls."""
+    rng = np.random.default_rng(8)
+    vals = np.concatenate([rng.standard_normal(3000), rng.uniform(-4e4, 4e4, 3000),
+                           rng.standard_normal(300) * 1e30,
+                           [0.0, -0.0, np.inf, -np.inf, np.nan, 39000.0, -39000.004, 1e-45]])
+    rng.shuffle(vals)
+    f = lambda x, y: (x.sin() ** 2 + x.cos() ** 2).sum()  # noqa: E731
+    g = lambda x, y: (x.cos() * y.sin(), x.sin() - y.cos(), x.cos() + x.sin())  # noqa: E731
+    for dtype in ["float32", "float64"]:
+        # (float64: without NaN, whose sum's sign bit the fused float64 sum does not keep)
+        v = vals if dtype == "float32" else vals[~np.isnan(vals)]
+        for n in [v.size, 1, 7, 1025]:
+            x = ember.from_numpy(v[:n].astype(dtype))
+            y = ember.from_numpy(v[::-1][:n].astype(dtype).copy())
+            for fn in (f, g):
+                c = ember.compile(fn)
+                for _ in range(3):
+                    _bits(c(x, y), fn(x, y))

@@ -26,7 +26,7 @@
 #include "kernels/cpu/unary_hwy-inl.h"  // kF32, kMax, Run: the loop of the one-input ops
 #include "kernels/cpu/erf_hwy-inl.h"
 #include "kernels/cpu/exp_hwy-inl.h"
-#include "kernels/cpu/trig_large_hwy-inl.h"
+#include "kernels/cpu/trig_hwy-inl.h"  // SinOp, CosOp, SinCosF32Run
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::kernels::HWY_NAMESPACE {
@@ -245,42 +245,6 @@ struct Log1pOp {  // the smallest T above -1
     return std::log1p(x);
   }
 };
-// Sin/Cos reduce the argument with a 4-part pi: accurate for |x| <= 39000 (Highway's
-// documented range). Beyond, float32 takes the exact reduction of trig_large_hwy-inl.h;
-// float64's finite elements go to std:: (Rest), inf and NaN give NaN.
-template <bool Cos>
-struct SinCosOp {
-  template <class T>
-  static constexpr T lo = T(-39000);
-  template <class T>
-  static constexpr T hi = T(39000);
-  template <class D, class V>
-  static V Vec(D d, V x) {
-    if constexpr (Cos) return hn::Cos(d, x);
-    else return KeepTiny<true>(d, x, 0x1p-12f, [d](V v) { return hn::Sin(d, v); });  // keeps -0
-  }
-  template <class D, class V>
-  static V Fix(D d, V x) {
-    using T = hn::TFromD<D>;
-    const auto finite_large =
-        hn::And(hn::Gt(hn::Abs(x), hn::Set(d, T(39000))), hn::Lt(hn::Abs(x), hn::Inf(d)));
-    if (kF32<T> && !hn::AllFalse(d, finite_large)) {
-      if constexpr (kF32<T>) return SinCosLargeF32<Cos>(d, x);
-    }
-    return hn::Sub(x, x);  // NaN for inf and NaN (float64's finite ones are Rest's)
-  }
-  template <class D, class V>
-  static auto Rest(D d, V x) {
-    if constexpr (kF32<hn::TFromD<D>>) return NoLanes(d);
-    else return hn::Lt(hn::Abs(x), hn::Inf(d));
-  }
-  template <class T>
-  static T One(T x) {
-    return Cos ? std::cos(x) : std::sin(x);
-  }
-};
-using SinOp = SinCosOp<false>;
-using CosOp = SinCosOp<true>;
 struct TanhOp {  // saturates to ±1 by itself; only ±inf and NaN are outside
   template <class T>
   static constexpr T lo = -kMax<T>;
@@ -651,6 +615,7 @@ void SoftplusF64(const double* g, const double* x, double* out, int64_t n, doubl
 }
 void UnaryF32(int op, const float* in, float* out, int64_t n) { Unary(op, in, out, n); }
 void UnaryF64(int op, const double* in, double* out, int64_t n) { Unary(op, in, out, n); }
+void SinCosEntryF32(const float* x, float* s, float* c, int64_t n) { SinCosF32Run(x, s, c, n); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace ember::kernels::HWY_NAMESPACE
@@ -662,6 +627,7 @@ namespace ember::kernels {
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 HWY_EXPORT(UnaryHalf);
+HWY_EXPORT(SinCosEntryF32);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
@@ -734,6 +700,10 @@ void simd_unary(UnaryOp op, const float* in, float* out, int64_t n) {
 
 void simd_unary(UnaryOp op, const double* in, double* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryF64)(int(op), in, out, n);
+}
+
+void simd_sincos(const float* x, float* s, float* c, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SinCosEntryF32)(x, s, c, n);
 }
 
 void simd_unary_half(UnaryOp op, DType dt, const uint16_t* in, uint16_t* out, int64_t n) {

@@ -4,7 +4,8 @@
 // contiguous runs here and keeps its scalar loops for strided ones.
 //
 // - exp, expm1, log, log1p, log2, sin, cos, tanh, sigmoid: libm calls the compiler can't
-//   vectorize. Highway's hwy/contrib/math, within 4 ULP of the correctly rounded result
+//   vectorize. Highway's hwy/contrib/math (float32 sin/cos: ember's own, trig_hwy-inl.h,
+//   within 2 ULP), within 4 ULP of the correctly rounded result
 //   inside a per-op input range; a vector holding any element outside it (NaN, ±inf,
 //   overflow/underflow, log of x <= 0, |x| > 39000 for sin/cos, ...) computes those
 //   elements with the same std:: function as the scalar loop, so edge cases behave exactly
@@ -30,6 +31,10 @@ bool simd_unary_enabled(UnaryOp op);
 // simd_unary_enabled(op) is true.
 void simd_unary(UnaryOp op, const float* in, float* out, int64_t n);
 void simd_unary(UnaryOp op, const double* in, double* out, int64_t n);
+// s[i] = sin(x[i]) and c[i] = cos(x[i]) for i in [0, n) with one range reduction: the same
+// bits as simd_unary's Sin and Cos (Note [float32 sin and cos]). s or c may be x. Only when
+// simd_unary_enabled(UnaryOp::Sin).
+void simd_sincos(const float* x, float* s, float* c, int64_t n);
 // The same for bfloat16/float16 storage (dt): each vector widened in registers, the float32
 // kernel, rounded once on store (Note [Half kernels] without the float32 block buffers).
 void simd_unary_half(UnaryOp op, DType dt, const uint16_t* in, uint16_t* out, int64_t n);

@@ -99,7 +99,18 @@ HWY_INLINE V KeepTiny(D d, V x, float limit, const F& f) {
   else return f(x);
 }
 
-// Stores Op::Vec(x), except that elements of x outside Op's range [lo, hi] get Op::Fix(d, x)
+// The lanes of x in Op's range: [lo, hi], or Op::InRange(d, x) where Op has its own test (sin
+// and cos: 2^-12 <= |x| <= 39000 as one integer compare).
+template <class Op, class D, class V>
+HWY_INLINE auto InRange(D d, V x) {
+  using T = hn::TFromD<D>;
+  if constexpr (requires { Op::InRange(d, x); }) return Op::InRange(d, x);
+  else
+    return hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)),
+                   hn::Le(x, hn::Set(d, Op::template hi<T>)));
+}
+
+// Stores Op::Vec(x), except that elements of x outside Op's range (InRange) get Op::Fix(d, x)
 // (a whole vector computed for them alone; Vec is skipped when no element needs it), and
 // those of them in Op::Rest(d, x) (narrow bands a vector formula can't match, e.g. float64
 // exp whose result is denormal) get Op::One(x). An Op without Fix takes Op::One for every
@@ -107,8 +118,7 @@ HWY_INLINE V KeepTiny(D d, V x, float limit, const F& f) {
 template <class Op, class D, class V>
 HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   using T = hn::TFromD<D>;
-  const auto ok =
-      hn::And(hn::Ge(x, hn::Set(d, Op::template lo<T>)), hn::Le(x, hn::Set(d, Op::template hi<T>)));
+  const auto ok = InRange<Op>(d, x);
   if (HWY_LIKELY(hn::AllTrue(d, ok))) {
     hn::StoreU(Op::Vec(d, x), d, dst);
     return;
@@ -129,16 +139,17 @@ HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   HWY_ALIGN T xs[kLanes];
   HWY_ALIGN T ys[kLanes];
   HWY_ALIGN T rest[kLanes];
+  HWY_ALIGN T in[kLanes];
   hn::Store(x, d, xs);
   hn::Store(y, d, ys);
+  hn::Store(hn::IfThenElseZero(ok, hn::Set(d, T(1))), d, in);
   if constexpr (has_rest<Op>())
     hn::Store(hn::IfThenElseZero(Op::Rest(d, x), hn::Set(d, T(1))), d, rest);
   const size_t n = hn::Lanes(d);
   for (size_t j = 0; j < n; ++j) {
     const T v = xs[j];
-    const bool in = v >= Op::template lo<T> && v <= Op::template hi<T>;
-    if constexpr (has_rest<Op>()) dst[j] = !in && rest[j] != T(0) ? Op::One(v) : ys[j];
-    else dst[j] = in ? ys[j] : Op::One(v);
+    if constexpr (has_rest<Op>()) dst[j] = in[j] == T(0) && rest[j] != T(0) ? Op::One(v) : ys[j];
+    else dst[j] = in[j] != T(0) ? ys[j] : Op::One(v);
   }
 }
 
@@ -171,8 +182,7 @@ HWY_INLINE void Run(const T* in, T* out, int64_t count) {
 template <class Op, class D>
 HWY_INLINE hn::Vec<D> ValueAs(D d, hn::Vec<D> x) {
   if constexpr (!any_input<Op>()) {
-    const auto ok = hn::And(hn::Ge(x, hn::Set(d, Op::template lo<float>)),
-                            hn::Le(x, hn::Set(d, Op::template hi<float>)));
+    const auto ok = InRange<Op>(d, x);
     if (HWY_UNLIKELY(!hn::AllTrue(d, ok))) {
       HWY_ALIGN float buf[hn::MaxLanes(d)];
       Patch<Op>(d, x, buf);
