@@ -6,6 +6,11 @@ from ._tensor_attributes import layout, strided
 from ._printing import tensor_repr as _dense_repr
 
 sparse_coo = layout("sparse_coo")
+# torch's compressed layouts, named so that programs can compare a tensor's layout with them
+# (PyG's is_torch_sparse_tensor: `src.layout == torch.sparse_csr`); no ember tensor has one, and
+# asking for one (to_sparse(layout=...)) raises NotImplementedError.
+sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
+sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
@@ -232,7 +237,9 @@ def spmm(input, mat2):
     return mm(input, mat2)
 
 
-FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm}
+FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm,
+             "sparse_csr": sparse_csr, "sparse_csc": sparse_csc, "sparse_bsr": sparse_bsr,
+             "sparse_bsc": sparse_bsc}
 
 # Installed over the strided-only answers (_device's is_sparse, _tensor_attributes' layout).
 OVERRIDES = {
