@@ -41,6 +41,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     if requires_grad:
         values = values.detach()
     out = _C._sparse_coo_tensor(indices, values, None if size is None else [int(s) for s in size])
+    if is_coalesced is not None:  # trusted, as torch trusts it (its invariant checks are off)
+        _C._set_coalesced(out, bool(is_coalesced))
     return out.requires_grad_() if requires_grad else out
 
 
@@ -150,6 +152,18 @@ def _is_coalesced(self):
     return _C._is_coalesced(self)
 
 
+def _coalesced_(self, coalesced):
+    """_coalesced_(coalesced) -> Tensor: marks self coalesced (or not) in place, trusting the
+    caller that its indices are sorted and unique, and returns self.
+
+    >>> s = ember.sparse_coo_tensor([[0, 1]], [1., 2.], (2,))
+    >>> s._coalesced_(True).is_coalesced()
+    True
+    """
+    _C._set_coalesced(self, bool(coalesced))
+    return self
+
+
 def _coalesce(self):
     """coalesce() -> Tensor: sorted unique indices, the values of duplicates summed.
 
@@ -250,7 +264,7 @@ OVERRIDES = {
 METHODS = {
     "indices": _indices, "values": _values, "_indices": _raw_indices, "_values": _raw_values,
     "_nnz": _nnz, "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
-    "is_coalesced": _is_coalesced, "coalesce": _coalesce, "to_dense": _to_dense,
+    "is_coalesced": _is_coalesced, "_coalesced_": _coalesced_, "coalesce": _coalesce, "to_dense": _to_dense,
     "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse,
 }
 

@@ -278,3 +278,22 @@ def test_addmm_and_requires_grad_kwarg():
     t = torch.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), requires_grad=True)
     assert e.requires_grad and t.requires_grad
     close(e, t)
+
+
+def test_coalesced_flag_and_compressed_layout_names_as_torch():
+    for lib in (torch, ember):
+        s = lib.sparse_coo_tensor([[1, 0]], [1.0, 2.0], (2,))
+        assert not s.is_coalesced()
+        assert s._coalesced_(True) is s and s.is_coalesced()  # trusted, not checked
+        assert s.indices().tolist() == [[1, 0]]
+        assert not s._coalesced_(False).is_coalesced()
+        assert lib.sparse_coo_tensor([[1, 0]], [1.0, 2.0], (2,), is_coalesced=True).is_coalesced()
+        assert not lib.sparse_coo_tensor([[0]], [1.0], (2,), is_coalesced=False).is_coalesced()
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            lib.ones(2)._coalesced_(True)
+        for name in ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"):
+            layout = getattr(lib, name)
+            assert repr(layout) == f"{lib.__name__}.{name}" and layout != lib.sparse_coo
+            assert lib.ones(2).layout != layout and s.layout != layout
+    with pytest.raises(NotImplementedError, match="layout ember.sparse_csr"):
+        ember.ones(2, 2).to_sparse(layout=ember.sparse_csr)
