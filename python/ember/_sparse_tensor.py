@@ -251,7 +251,37 @@ def spmm(input, mat2):
     return mm(input, mat2)
 
 
-FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm,
+def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
+    """_convert_indices_from_coo_to_csr(input, size, *, out_int32=False) -> Tensor
+
+    The CSR row pointer (length size + 1) of sorted COO row indices: entry h is the number of
+    indices below h (PyG's index2ptr). As torch, input is taken to be sorted.
+
+    >>> ember._convert_indices_from_coo_to_csr(ember.tensor([0, 0, 2, 3]), 4)
+    tensor([0, 2, 2, 3, 4])
+    """
+    from . import Tensor, searchsorted, arange
+    from ._dtype import TORCH_TYPE_NAMES
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_convert_indices_from_coo_to_csr(): argument 'input' must be Tensor, "
+                        f"not {type(input).__name__}")
+    if input.dim() > 1:
+        raise RuntimeError(f"Input is supposed to be a vector, but got {input.dim()} dimensional "
+                           f"tensor.")
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == _bool():
+        raise NotImplementedError(f'"convert_indices_from_coo_to_csr_cpu" not implemented for '
+                                  f"'{TORCH_TYPE_NAMES[input.dtype.name]}'")
+    rows = input.reshape(-1)
+    return searchsorted(rows, arange(int(size) + 1, dtype=rows.dtype), out_int32=out_int32)
+
+
+def _bool():
+    from ._dtype import bool as b
+    return b
+
+
+FUNCTIONS = {"_convert_indices_from_coo_to_csr": _convert_indices_from_coo_to_csr,
+             "sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm,
              "sparse_csr": sparse_csr, "sparse_csc": sparse_csc, "sparse_bsr": sparse_bsr,
              "sparse_bsc": sparse_bsc}
 

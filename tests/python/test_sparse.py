@@ -297,3 +297,23 @@ def test_coalesced_flag_and_compressed_layout_names_as_torch():
             assert lib.ones(2).layout != layout and s.layout != layout
     with pytest.raises(NotImplementedError, match="layout ember.sparse_csr"):
         ember.ones(2, 2).to_sparse(layout=ember.sparse_csr)
+
+
+@pytest.mark.parametrize("rows,size,kw", [
+    ([0, 0, 2, 2, 3], 5, {}), ([0, 0, 2, 2, 3], 5, {"out_int32": True}), ([], 3, {}),
+    ([1, 1], 2, {}), ([0, 1, 1, 1, 4], 6, {}), (2, 4, {})])
+def test_convert_indices_from_coo_to_csr_as_torch(rows, size, kw):
+    for dtype in ("int64", "int32"):
+        t = torch._convert_indices_from_coo_to_csr(
+            torch.tensor(rows, dtype=getattr(torch, dtype)), size, **kw)
+        e = ember._convert_indices_from_coo_to_csr(
+            ember.tensor(rows, dtype=getattr(ember, dtype)), size, **kw)
+        assert e.tolist() == t.tolist() and str(e.dtype)[6:] == str(t.dtype)[6:]
+
+
+def test_convert_indices_from_coo_to_csr_errors_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="supposed to be a vector"):
+            lib._convert_indices_from_coo_to_csr(lib.tensor([[1, 1]]), 2)
+        with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+            lib._convert_indices_from_coo_to_csr(lib.tensor([1.0]), 2)
