@@ -317,3 +317,23 @@ def test_convert_indices_from_coo_to_csr_errors_as_torch():
             lib._convert_indices_from_coo_to_csr(lib.tensor([[1, 1]]), 2)
         with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
             lib._convert_indices_from_coo_to_csr(lib.tensor([1.0]), 2)
+
+
+def test_sparse_tensors_save_and_load_across_libraries(tmp_path):
+    # torch.save writes a COO tensor as _rebuild_sparse_tensor(_get_layout('torch.sparse_coo'),
+    # (indices, values, size, is_coalesced)); each library reads the other's file.
+    i, v = [[0, 1, 1], [1, 0, 0]], [1.0, 2.0, 3.0]
+    for coalesce in (False, True):
+        e = ember.sparse_coo_tensor(i, v, (2, 3))
+        t = torch.sparse_coo_tensor(i, v, (2, 3))
+        if coalesce:
+            e, t = e.coalesce(), t.coalesce()
+        ember.save({"adj": e, "layout": ember.strided}, tmp_path / "e.pt")
+        torch.save({"adj": t, "layout": torch.strided}, tmp_path / "t.pt")
+        from_ember = torch.load(tmp_path / "e.pt")  # weights_only: the globals are torch's
+        from_torch = ember.load(tmp_path / "t.pt")
+        assert from_ember["layout"] is torch.strided and from_torch["layout"] is ember.strided
+        for got, want, lib in ((from_ember["adj"], t, torch), (from_torch["adj"], e, ember)):
+            assert got.layout == lib.sparse_coo and got.is_coalesced() == coalesce
+            assert got._indices().tolist() == want._indices().tolist()
+            assert got.to_dense().tolist() == want.to_dense().tolist()
