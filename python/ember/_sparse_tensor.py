@@ -209,7 +209,7 @@ def _repr(self):
     parts = [f"size={tuple(self.shape)}", f"nnz={_nnz(self)}"]
     if self.dtype != float32:
         parts.append(f"dtype={self.dtype!r}")
-    parts.append("layout=ember.sparse_coo")
+    parts.append(f"layout={sparse_coo!r}")
     if self.grad_fn is not None:
         parts.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
