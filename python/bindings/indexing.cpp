@@ -314,7 +314,8 @@ void bind_indexing(nb::module_& m) {
       [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle out) {
         return into(out, index_select(t, dim, index), "index_select");
       },
-      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out").none());
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out").none(),
+      docstring("index_select"));
   def_both(
       m, cls, "gather",
       [](const Tensor& t, int64_t dim, const Tensor& index, bool) { return gather(t, dim, index); },

@@ -44,7 +44,8 @@ void bind_scan_sort_special(nb::module_& m) {
         [sum, name](const Tensor& t, int64_t dim, OptD dtype, nb::handle out) {
           return into(out, sum ? cumsum(t, dim, dtype) : cumprod(t, dim, dtype), name);
         },
-        nb::arg("input"), nb::arg("dim"), nb::kw_only(), dtype_none, nb::arg("out").none());
+        nb::arg("input"), nb::arg("dim"), nb::kw_only(), dtype_none, nb::arg("out").none(),
+        docstring(name));
   }
   cls.def(
       "cumsum_",
