@@ -337,3 +337,26 @@ def test_sparse_tensors_save_and_load_across_libraries(tmp_path):
             assert got.layout == lib.sparse_coo and got.is_coalesced() == coalesce
             assert got._indices().tolist() == want._indices().tolist()
             assert got.to_dense().tolist() == want.to_dense().tolist()
+
+
+def test_linear_on_a_sparse_input_as_torch():
+    # PyG feeds sparse node features to Linear: sparse @ weight.T (+ bias), strided, gradients
+    # into weight and bias.
+    x = np.array([[0.0, 2.0], [1.0, 0.0], [0.0, 0.0]], np.float32)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    res = {}
+    for lib in (torch, ember):
+        lw = lib.nn.Linear(2, 3)
+        with lib.no_grad():
+            lw.weight.copy_(lib.from_numpy(w))
+            lw.bias.copy_(lib.from_numpy(b))
+        y = lw(lib.from_numpy(x).to_sparse())
+        assert y.layout == lib.strided
+        (y * y).sum().backward()
+        res[lib] = (y, lw.weight.grad, lw.bias.grad,
+                    lib.nn.functional.linear(lib.from_numpy(x).to_sparse(), lw.weight))
+        with pytest.raises(RuntimeError):
+            lib.nn.functional.linear(lib.zeros(2, 3, 2).to_sparse(), lw.weight)
+    for e, t in zip(res[ember], res[torch]):
+        close(e, t)
