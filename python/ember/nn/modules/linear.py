@@ -1,7 +1,6 @@
 """Identity and Linear."""
 import math
 
-from ... import _C
 from .. import init
 from ..functional import linear as _functional_linear
 from ..parameter import Parameter
