@@ -198,6 +198,30 @@ torch.sparse_coo, the layout of a sparse COO tensor (indices and values; docs/sp
 
 >>> ember.eye(2).to_sparse().layout is ember.sparse_coo
 True""",
+    "ember.sparse_csr": """\
+torch.sparse_csr, the compressed sparse row layout: a name to compare a tensor's layout with (PyG does); no
+ember tensor has it yet and to_sparse(layout=ember.sparse_csr) raises (docs/sparse.md).
+
+>>> ember.eye(2).to_sparse().layout == ember.sparse_csr
+False""",
+    "ember.sparse_csc": """\
+torch.sparse_csc, the compressed sparse column layout: a name to compare a tensor's layout with (PyG does); no
+ember tensor has it yet and to_sparse(layout=ember.sparse_csc) raises (docs/sparse.md).
+
+>>> ember.eye(2).to_sparse().layout == ember.sparse_csc
+False""",
+    "ember.sparse_bsr": """\
+torch.sparse_bsr, the block compressed sparse row layout: a name to compare a tensor's layout with (PyG does); no
+ember tensor has it yet and to_sparse(layout=ember.sparse_bsr) raises (docs/sparse.md).
+
+>>> ember.eye(2).to_sparse().layout == ember.sparse_bsr
+False""",
+    "ember.sparse_bsc": """\
+torch.sparse_bsc, the block compressed sparse column layout: a name to compare a tensor's layout with (PyG does); no
+ember tensor has it yet and to_sparse(layout=ember.sparse_bsc) raises (docs/sparse.md).
+
+>>> ember.eye(2).to_sparse().layout == ember.sparse_bsc
+False""",
     "ember.default_generator": """\
 The global random generator (an ember.Generator) that ember.manual_seed seeds and every
 random op uses when given no generator=.

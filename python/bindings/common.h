@@ -77,6 +77,10 @@ void def_module_inplace(nb::module_& m, const char* name_, F f) {
 }
 
 void bind_size(nb::module_& m);
+// out= (torch's keyword): result written into out (resized with torch's warning when it was
+// non-empty and of another shape), which is returned (elementwise.cpp).
+nb::object into(nb::handle out, const Tensor& result, const char* op);
+
 void bind_tensor(nb::module_& m);
 void bind_creation(nb::module_& m);
 void bind_elementwise(nb::module_& m);

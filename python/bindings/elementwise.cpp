@@ -47,9 +47,12 @@ Scalar fill_value(const Operand& v) {
   return v.tensor.item();
 }
 
+}  // namespace
+
 // out= (torch's keyword of every elementwise function): result written into out, which is
-// returned; torch's warning when a non-empty out had to be resized.
+// returned; torch's warning when a non-empty out had to be resized. out=None: result itself.
 nb::object into(nb::handle out, const Tensor& result, const char* op) {
+  if (out.is_none()) return nb::cast(result);
   if (!nb::isinstance<Tensor>(out))
     throw TypeError(detail::cat(op, "(): argument 'out' must be Tensor, not ",
                                 nb::type_name(out.type()).c_str()));
@@ -66,8 +69,6 @@ nb::object into(nb::handle out, const Tensor& result, const char* op) {
   }
   return nb::borrow(out);
 }
-
-}  // namespace
 
 void bind_elementwise(nb::module_& m) {
   auto& cls = tensor_class();

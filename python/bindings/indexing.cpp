@@ -309,6 +309,13 @@ void bind_indexing(nb::module_& m) {
       m, cls, "index_select",
       [](const Tensor& t, int64_t dim, const Tensor& index) { return index_select(t, dim, index); },
       nb::arg("dim"), nb::arg("index"));
+  m.def(
+      "index_select",
+      [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle out) {
+        return into(out, index_select(t, dim, index), "index_select");
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out").none(),
+      docstring("index_select"));
   def_both(
       m, cls, "gather",
       [](const Tensor& t, int64_t dim, const Tensor& index, bool) { return gather(t, dim, index); },

@@ -59,10 +59,20 @@ Dims shape_from_sequence(nb::handle h, const char* op) {
   Dims out;
   for (nb::handle item : h) {
     Scalar s;
-    if (!scalar_from_python(item.ptr(), s) || s.kind() != Scalar::Kind::Int)
-      throw TypeError(detail::cat(op, ": shape elements must be ints, got ",
-                                  nb::type_name(item.type()).c_str()));
-    out.push_back(s.to_int());
+    if (scalar_from_python(item.ptr(), s) && s.kind() == Scalar::Kind::Int) {
+      out.push_back(s.to_int());
+      continue;
+    }
+    // An integer tensor of one element counts as its int (torch.full((n_tensor,), v)).
+    if (nb::isinstance<Tensor>(item)) {
+      const Tensor& t = nb::cast<const Tensor&>(item);
+      if (t.numel() == 1 && is_integral(t.dtype(), /*include_bool=*/false)) {
+        out.push_back(t.item().to_int());
+        continue;
+      }
+    }
+    throw TypeError(
+        detail::cat(op, ": shape elements must be ints, got ", nb::type_name(item.type()).c_str()));
   }
   return out;
 }

@@ -36,6 +36,17 @@ void bind_scan_sort_special(nb::module_& m) {
       m, cls, "cumprod",
       [](const Tensor& t, int64_t dim, OptD dtype) { return cumprod(t, dim, dtype); },
       nb::arg("dim"), nb::kw_only(), dtype_none);
+  // ember.cumsum / cumprod(..., out=t)
+  for (const char* name : {"cumsum", "cumprod"}) {
+    bool sum = name[3] == 's';
+    m.def(
+        name,
+        [sum, name](const Tensor& t, int64_t dim, OptD dtype, nb::handle out) {
+          return into(out, sum ? cumsum(t, dim, dtype) : cumprod(t, dim, dtype), name);
+        },
+        nb::arg("input"), nb::arg("dim"), nb::kw_only(), dtype_none, nb::arg("out").none(),
+        docstring(name));
+  }
   cls.def(
       "cumsum_",
       [](nb::handle self, int64_t dim, OptD dtype) {

@@ -22,6 +22,12 @@ void bind_sparse(nb::module_& m) {
   m.def("_sparse_indices", [](const Tensor& t) { return t.sparse_indices(); });
   m.def("_sparse_values", [](const Tensor& t) { return t.sparse_values(); });
   m.def("_is_coalesced", [](const Tensor& t) { return t.sparse_coalesced(); });
+  // torch's _coalesced_: the flag set without checking the indices (the caller vouches).
+  m.def("_set_coalesced", [](const Tensor& t, bool c) {
+    EMBER_CHECK(t.defined() && t.is_sparse(), NotImplementedError,
+                "_coalesced_: only a sparse COO tensor has a coalesced flag");
+    t.impl()->sparse_->coalesced = c;
+  });
 }
 
 }  // namespace ember::py

@@ -222,8 +222,22 @@ void bind_views(nb::module_& m) {
       "cat", [](const std::vector<Tensor>& ts, int64_t d) { return cat(ts, d); },
       nb::arg("tensors"), nb::arg("dim") = 0, docstring("cat"));
   m.def(
+      "cat",
+      [](const std::vector<Tensor>& ts, int64_t d, nb::handle out) {
+        return into(out, cat(ts, d), "cat");
+      },
+      nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out").none(),
+      docstring("cat"));
+  m.def(
       "stack", [](const std::vector<Tensor>& ts, int64_t d) { return stack(ts, d); },
       nb::arg("tensors"), nb::arg("dim") = 0, docstring("stack"));
+  m.def(
+      "stack",
+      [](const std::vector<Tensor>& ts, int64_t d, nb::handle out) {
+        return into(out, stack(ts, d), "stack");
+      },
+      nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out").none(),
+      docstring("stack"));
 }
 
 }  // namespace ember::py

@@ -150,6 +150,9 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     _check_device(device, "arange", pin_memory, dtype=dtype)
     if end is None:
         start, end = 0, start
+    # torch takes 0-d tensors as the numbers they hold (arange(mask.sum())).
+    start, end, step = (v.item() if isinstance(v, _C.Tensor) and v.dim() == 0 else v
+                        for v in (start, end, step))
     return _finish(_C.arange(start, end, step, dtype), requires_grad)
 
 

@@ -136,13 +136,16 @@ def _tensor_str(values, dim, indent, fmt):
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def _add_suffixes(text, suffixes, indent):
+def _add_suffixes(text, suffixes, indent, force_newline=False):
+    """`text` + ", suffix" each + ")", wrapping at the line width (and before the first suffix
+    with force_newline), as torch._tensor_str._add_suffixes."""
     out = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > _OPTS.linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > _OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             out.append(", " + suffix)
             last_line_len += len(suffix) + 2
@@ -160,6 +163,19 @@ def _grad_suffix(t):
     return []
 
 
+def tensor_body(t, indent):
+    """The values part of a tensor's repr ("[[1., 2.],\n<indent>[3., 4.]]"), lines after the
+    first indented by `indent` + 1 (torch._tensor_str._tensor_str)."""
+    if t.numel() == 0:
+        return "[]"
+    values = _values(t, t.numel() > _OPTS.threshold)
+    if t.dtype.is_complex:
+        fmt = _ComplexFormatter(_flat(values, []))
+    else:
+        fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
+    return _tensor_str(values, t.dim(), indent, fmt)
+
+
 def tensor_repr(t):
     from ._dtype import float32, int64, complex64, bool as _bool
     prefix = "tensor("
@@ -171,14 +187,7 @@ def tensor_repr(t):
             suffixes.append(f"size={tuple(t.shape)}")
         if t.dtype != float32:
             suffixes.append(f"dtype={t.dtype!r}")
-        body = "[]"
-    else:
-        if t.dtype not in (float32, int64, complex64, _bool):
-            suffixes.append(f"dtype={t.dtype!r}")
-        values = _values(t, t.numel() > _OPTS.threshold)
-        if t.dtype.is_complex:
-            fmt = _ComplexFormatter(_flat(values, []))
-        else:
-            fmt = _Formatter(_flat(values, []), t.dtype.is_floating_point)
-        body = _tensor_str(values, t.dim(), indent, fmt)
+    elif t.dtype not in (float32, int64, complex64, _bool):
+        suffixes.append(f"dtype={t.dtype!r}")
+    body = tensor_body(t, indent)
     return _add_suffixes(prefix + body, suffixes + _grad_suffix(t), indent)

@@ -72,6 +72,6 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
 
 
 FUNCTIONS = {"scatter_reduce": scatter_reduce, "index_reduce": index_reduce,
-             "segment_reduce": segment_reduce}
+             "segment_reduce": segment_reduce, "_segment_reduce": segment_reduce}
 METHODS = {"scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
            "index_reduce": index_reduce, "index_reduce_": index_reduce_}

@@ -6,6 +6,11 @@ from ._tensor_attributes import layout, strided
 from ._printing import tensor_repr as _dense_repr
 
 sparse_coo = layout("sparse_coo")
+# torch's compressed layouts, named so that programs can compare a tensor's layout with them
+# (PyG's is_torch_sparse_tensor: `src.layout == torch.sparse_csr`); no ember tensor has one, and
+# asking for one (to_sparse(layout=...)) raises NotImplementedError.
+sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
+sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
@@ -36,6 +41,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     if requires_grad:
         values = values.detach()
     out = _C._sparse_coo_tensor(indices, values, None if size is None else [int(s) for s in size])
+    if is_coalesced is not None:  # trusted, as torch trusts it (its invariant checks are off)
+        _C._set_coalesced(out, bool(is_coalesced))
     return out.requires_grad_() if requires_grad else out
 
 
@@ -145,6 +152,18 @@ def _is_coalesced(self):
     return _C._is_coalesced(self)
 
 
+def _coalesced_(self, coalesced):
+    """_coalesced_(coalesced) -> Tensor: marks self coalesced (or not) in place, trusting the
+    caller that its indices are sorted and unique, and returns self.
+
+    >>> s = ember.sparse_coo_tensor([[0, 1]], [1., 2.], (2,))
+    >>> s._coalesced_(True).is_coalesced()
+    True
+    """
+    _C._set_coalesced(self, bool(coalesced))
+    return self
+
+
 def _coalesce(self):
     """coalesce() -> Tensor: sorted unique indices, the values of duplicates summed.
 
@@ -190,7 +209,7 @@ def _repr(self):
     parts = [f"size={tuple(self.shape)}", f"nnz={_nnz(self)}"]
     if self.dtype != float32:
         parts.append(f"dtype={self.dtype!r}")
-    parts.append("layout=ember.sparse_coo")
+    parts.append(f"layout={sparse_coo!r}")
     if self.grad_fn is not None:
         parts.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
@@ -232,7 +251,39 @@ def spmm(input, mat2):
     return mm(input, mat2)
 
 
-FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm}
+def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
+    """_convert_indices_from_coo_to_csr(input, size, *, out_int32=False) -> Tensor
+
+    The CSR row pointer (length size + 1) of sorted COO row indices: entry h is the number of
+    indices below h (PyG's index2ptr). As torch, input is taken to be sorted.
+
+    >>> ember._convert_indices_from_coo_to_csr(ember.tensor([0, 0, 2, 3]), 4)
+    tensor([0, 2, 2, 3, 4])
+    """
+    from . import Tensor, searchsorted, arange
+    from ._dtype import TORCH_TYPE_NAMES
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_convert_indices_from_coo_to_csr(): argument 'input' must be Tensor, "
+                        f"not {type(input).__name__}")
+    if input.dim() > 1:
+        raise RuntimeError(f"Input is supposed to be a vector, but got {input.dim()} dimensional "
+                           f"tensor.")
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == _bool():
+        raise NotImplementedError(f'"convert_indices_from_coo_to_csr_cpu" not implemented for '
+                                  f"'{TORCH_TYPE_NAMES[input.dtype.name]}'")
+    rows = input.reshape(-1)
+    return searchsorted(rows, arange(int(size) + 1, dtype=rows.dtype), out_int32=out_int32)
+
+
+def _bool():
+    from ._dtype import bool as b
+    return b
+
+
+FUNCTIONS = {"_convert_indices_from_coo_to_csr": _convert_indices_from_coo_to_csr,
+             "sparse_coo_tensor": sparse_coo_tensor, "sparse_coo": sparse_coo, "spmm": spmm,
+             "sparse_csr": sparse_csr, "sparse_csc": sparse_csc, "sparse_bsr": sparse_bsr,
+             "sparse_bsc": sparse_bsc}
 
 # Installed over the strided-only answers (_device's is_sparse, _tensor_attributes' layout).
 OVERRIDES = {
@@ -243,7 +294,7 @@ OVERRIDES = {
 METHODS = {
     "indices": _indices, "values": _values, "_indices": _raw_indices, "_values": _raw_values,
     "_nnz": _nnz, "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
-    "is_coalesced": _is_coalesced, "coalesce": _coalesce, "to_dense": _to_dense,
+    "is_coalesced": _is_coalesced, "_coalesced_": _coalesced_, "coalesce": _coalesce, "to_dense": _to_dense,
     "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse,
 }
 

@@ -22,7 +22,10 @@ class layout:
         self._name = name
 
     def __repr__(self):
-        return f"ember.{self._name}"
+        # 'torch.sparse_coo' under the drop-in runner, where ember answers to torch (PyG compares
+        # str(layout) with 'torch.sparse_coo'), as Tensor.type() names 'torch.FloatTensor'.
+        import sys
+        return f"{sys.modules[__package__].__name__}.{self._name}"
 
     def __reduce__(self):
         return self._name

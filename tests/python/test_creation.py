@@ -456,3 +456,21 @@ def test_legacy_tensor_constructor_sizes_data_and_errors():
             torch.Tensor(*bad)
         with pytest.raises(TypeError, match="Tensor\\(\\)"):
             ember.Tensor(*bad)
+
+
+def test_zero_dim_and_one_element_integer_tensors_as_numbers_and_sizes():
+    # torch takes a 0-d tensor as arange's numbers (arange(mask.sum())) and a one-element integer
+    # tensor as a size element (full((n,), v) with n a tensor); a float tensor is refused.
+    for call in ("lib.arange(lib.tensor(4))", "lib.arange(lib.tensor(2.5))",
+                 "lib.arange(lib.tensor(1), lib.tensor(7), lib.tensor(2))",
+                 "lib.arange(0, lib.tensor(3.0), lib.tensor(1))",
+                 "lib.full((lib.tensor(3),), 1)", "lib.full((lib.tensor([2]), 2), 1.5)",
+                 "lib.zeros(lib.tensor(2), 3)", "lib.ones([lib.tensor(2, dtype=lib.int32)])",
+                 "lib.empty(2).new_full((lib.tensor(2),), 3.0)"):
+        t, e = eval(call, {"lib": torch}), eval(call, {"lib": ember})
+        assert_same(e, t)
+    for lib in (torch, ember):
+        with pytest.raises(TypeError):
+            lib.full((lib.tensor(3.0),), 1)
+        with pytest.raises(TypeError if lib is ember else RuntimeError):
+            lib.zeros((lib.tensor(True),))  # torch: an internal check; ember names the size

@@ -182,6 +182,8 @@ def test_install_as_torch_in_process(tmp_path):
         import torch, torch.nn
         assert torch is ember and torch.nn is ember.nn
         assert torch.ones(1).type() == "torch.FloatTensor"  # old code compares these strings
+        assert str(torch.ones(1).to_sparse().layout) == "torch.sparse_coo"  # PyG compares these
+        assert repr(torch.strided) == "torch.strided" and torch.sparse_coo is ember.sparse_coo
         assert os.environ["EMBER_AS_TORCH"] == "1"
         assert ember.nn.__spec__.name == "ember.nn"   # ember's modules keep their own specs
         # ... and answer to the torch name they were imported by, as PyTorch's modules do

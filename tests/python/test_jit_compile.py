@@ -108,3 +108,41 @@ def test_onnx_export_writes_a_file(tmp_path):
     pytest.importorskip("onnx")
     ember.onnx.export(_mlp(ember), (ember.tensor(_X),), str(tmp_path / "mlp.onnx"))
     assert (tmp_path / "mlp.onnx").stat().st_size > 0
+
+
+def test_jit_overload_declarations_as_torch():
+    for lib in (torch, ember):
+        @lib.jit._overload
+        def f(x: int) -> int:
+            pass
+
+        @lib.jit._overload
+        def f(x: str) -> str:  # noqa: F811
+            ...
+
+        def f(x):  # noqa: F811  (the implementation Python calls)
+            return x * 2
+
+        assert f(3) == 6 and f("a") == "aa"
+
+        class M:
+            @lib.jit._overload_method
+            def g(self, x: int) -> int:
+                pass
+
+            def g(self, x):  # noqa: F811
+                return x + 1
+
+        assert M().g(1) == 2
+        with pytest.raises(RuntimeError, match="Only `pass` statement or `...` can be the body"):
+            @lib.jit._overload
+            def h(x: int) -> int:
+                return x
+    assert len(ember.jit._overloads._get_fn_overloads(f"{__name__}.{f.__qualname__}")) == 2
+
+
+def test_jit_attribute_as_torch():
+    for lib in (torch, ember):
+        a = lib.jit.Attribute(3, typing.Optional[int])
+        assert a == (3, typing.Optional[int]) and a.value == 3 and a.type == typing.Optional[int]
+    assert repr(ember.jit.Attribute(3, int)) == repr(torch.jit.Attribute(3, int))

@@ -72,3 +72,45 @@ def test_out_resize_warning_dtype_and_autograd_as_torch():
         assert lib.lt(x, 2, out=lib.empty(3, dtype=lib.bool)).tolist() == [True, False, False]
         y = x.clone()
         assert lib.add(y, 1, out=y) is y and y.tolist() == [2.0, 5.0, 10.0]  # out aliases input
+
+
+# out= beyond the elementwise table: the joins, index_select and the scans (PyG's collate and
+# loaders pass out=, often out=None).
+JOIN_AND_SCAN = [
+    ("cat", lambda lib, x, **k: lib.cat([x, x], 1, **k)),
+    ("stack", lambda lib, x, **k: lib.stack([x, x], 0, **k)),
+    ("index_select", lambda lib, x, **k: lib.index_select(x, 1, lib.tensor([2, 0, 2]), **k)),
+    ("cumsum", lambda lib, x, **k: lib.cumsum(x, 1, **k)),
+    ("cumprod", lambda lib, x, **k: lib.cumprod(x, dim=0, **k)),
+    ("cumsum_dtype", lambda lib, x, **k: lib.cumsum(x, 0, dtype=lib.float64, **k)),
+]
+
+
+@pytest.mark.parametrize("name,call", JOIN_AND_SCAN, ids=[n for n, _ in JOIN_AND_SCAN])
+def test_out_on_joins_index_select_and_scans(name, call):
+    arr = np.random.default_rng(3).uniform(-2, 2, (4, 3)).astype(np.float32)
+    results = {}
+    for lib in (torch, ember):
+        x = lib.from_numpy(arr.copy())
+        want = call(lib, x)
+        assert call(lib, x, out=None).tolist() == want.tolist()  # out=None: a new tensor
+        out = lib.empty(0, dtype=want.dtype)
+        got = call(lib, x, out=out)
+        assert got is out
+        dims = list(range(want.dim()))[::-1]
+        strided = lib.empty(tuple(want.shape)[::-1], dtype=want.dtype).permute(dims)  # strided
+        call(lib, x, out=strided)
+        with pytest.warns(UserWarning, match="resized since it had shape"):
+            call(lib, x, out=lib.ones(1, dtype=want.dtype))
+        results[lib] = (out, strided)
+    assert_same(results[ember][0], results[torch][0])
+    assert_same(results[ember][1], results[torch][1])
+
+
+def test_out_on_joins_refuses_what_torch_refuses():
+    for lib in (torch, ember):
+        x = lib.ones(2, 3)
+        with pytest.raises(TypeError):
+            lib.cat([x, x], out=3)
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            lib.cumsum(x.clone().requires_grad_(), 0, out=lib.empty(0))

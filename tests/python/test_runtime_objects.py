@@ -209,3 +209,46 @@ def test_init_num_threads_and_flush_denormal():
         ember.set_flush_denormal(False)
         torch.set_flush_denormal(False)
     assert (tiny * 1.0).item() != 0.0
+
+
+def test_config_show_and_parallel_info_describe_embers_build():
+    # torch.__config__'s two texts, in torch's layout; the values are ember's own build.
+    shown, info = ember.__config__.show(), ember.__config__.parallel_info()
+    assert shown.startswith("ember built with:\n") and torch.__config__.show().startswith(
+        "PyTorch built with:\n")
+    settings = shown.split("Build settings: ")[1]
+    assert "USE_MKL=OFF" in settings and "USE_CUDA=0" in settings  # ember links no MKL
+    assert f"COMMIT_SHA={ember._C.build_info()['git_revision']}" in settings
+    assert f"at::get_num_threads() : {ember.get_num_threads()}" in info
+    assert "Environment variables:" in info and "OMP_NUM_THREADS : " in info
+
+
+def test_tensor_str_names_as_torch():
+    from ember import _tensor_str as e_ts
+    from torch import _tensor_str as t_ts
+    for arr in (np.arange(6.0).reshape(2, 3), np.arange(5), np.zeros((0, 2), np.float32),
+                np.arange(3000.0)):
+        for indent in (0, 7):
+            assert e_ts._tensor_str(ember.tensor(arr), indent) == \
+                t_ts._tensor_str(torch.tensor(arr), indent)
+    for suffixes, force in ((["dim_size=3"], False), (["a=1", "b=2"], True), (["x" * 90], False)):
+        assert e_ts._add_suffixes("Index([1, 2]", suffixes, 6, force) == \
+            t_ts._add_suffixes("Index([1, 2]", suffixes, 6, force)
+    assert e_ts.PRINT_OPTS.threshold == t_ts.PRINT_OPTS.threshold == 1000
+
+
+def test_rpc_is_absent_as_in_a_build_without_it():
+    from ember.distributed import rpc
+    assert rpc.is_available() is False and not hasattr(rpc, "api")
+    assert not hasattr(rpc, "init_rpc")
+
+
+def test_fx_compatibility_decorator_as_torch():
+    from torch.fx._compatibility import compatibility as t_compat
+    for compat in (ember.fx._symbolic_trace.compatibility, t_compat):
+        for flag in (True, False):
+            def f():
+                """Doc."""
+            assert compat(is_backward_compatible=flag)(f) is f
+            assert f.__doc__.startswith("Doc.")
+            assert ("guaranteed" in f.__doc__) == flag and ("experimental" in f.__doc__) != flag

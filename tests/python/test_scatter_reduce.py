@@ -173,3 +173,13 @@ def test_segment_reduce_errors():
         ember.segment_reduce(d, "sum", lengths=ember.tensor([6, -1]))
     with pytest.raises(NotImplementedError, match="not implemented for"):
         ember.segment_reduce(ember.tensor([1, 2, 3]), "sum", lengths=ember.tensor([1, 2]))
+
+
+def test_private_segment_reduce_is_the_public_one():
+    # torch._segment_reduce is torch.segment_reduce (PyG's segment() calls the private name)
+    assert torch._segment_reduce is torch.segment_reduce
+    assert ember._segment_reduce is ember.segment_reduce
+    d = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    for reduce in ("sum", "mean", "max", "min"):
+        assert_same(ember._segment_reduce(ember.tensor(d), reduce, offsets=ember.tensor([0, 2, 2, 5])),
+                    torch._segment_reduce(torch.tensor(d), reduce, offsets=torch.tensor([0, 2, 2, 5])))

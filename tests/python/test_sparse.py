@@ -278,3 +278,85 @@ def test_addmm_and_requires_grad_kwarg():
     t = torch.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), requires_grad=True)
     assert e.requires_grad and t.requires_grad
     close(e, t)
+
+
+def test_coalesced_flag_and_compressed_layout_names_as_torch():
+    for lib in (torch, ember):
+        s = lib.sparse_coo_tensor([[1, 0]], [1.0, 2.0], (2,))
+        assert not s.is_coalesced()
+        assert s._coalesced_(True) is s and s.is_coalesced()  # trusted, not checked
+        assert s.indices().tolist() == [[1, 0]]
+        assert not s._coalesced_(False).is_coalesced()
+        assert lib.sparse_coo_tensor([[1, 0]], [1.0, 2.0], (2,), is_coalesced=True).is_coalesced()
+        assert not lib.sparse_coo_tensor([[0]], [1.0], (2,), is_coalesced=False).is_coalesced()
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            lib.ones(2)._coalesced_(True)
+        for name in ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"):
+            layout = getattr(lib, name)
+            assert repr(layout) == f"{lib.__name__}.{name}" and layout != lib.sparse_coo
+            assert lib.ones(2).layout != layout and s.layout != layout
+    with pytest.raises(NotImplementedError, match="layout ember.sparse_csr"):
+        ember.ones(2, 2).to_sparse(layout=ember.sparse_csr)
+
+
+@pytest.mark.parametrize("rows,size,kw", [
+    ([0, 0, 2, 2, 3], 5, {}), ([0, 0, 2, 2, 3], 5, {"out_int32": True}), ([], 3, {}),
+    ([1, 1], 2, {}), ([0, 1, 1, 1, 4], 6, {}), (2, 4, {})])
+def test_convert_indices_from_coo_to_csr_as_torch(rows, size, kw):
+    for dtype in ("int64", "int32"):
+        t = torch._convert_indices_from_coo_to_csr(
+            torch.tensor(rows, dtype=getattr(torch, dtype)), size, **kw)
+        e = ember._convert_indices_from_coo_to_csr(
+            ember.tensor(rows, dtype=getattr(ember, dtype)), size, **kw)
+        assert e.tolist() == t.tolist() and str(e.dtype)[6:] == str(t.dtype)[6:]
+
+
+def test_convert_indices_from_coo_to_csr_errors_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="supposed to be a vector"):
+            lib._convert_indices_from_coo_to_csr(lib.tensor([[1, 1]]), 2)
+        with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+            lib._convert_indices_from_coo_to_csr(lib.tensor([1.0]), 2)
+
+
+def test_sparse_tensors_save_and_load_across_libraries(tmp_path):
+    # torch.save writes a COO tensor as _rebuild_sparse_tensor(_get_layout('torch.sparse_coo'),
+    # (indices, values, size, is_coalesced)); each library reads the other's file.
+    i, v = [[0, 1, 1], [1, 0, 0]], [1.0, 2.0, 3.0]
+    for coalesce in (False, True):
+        e = ember.sparse_coo_tensor(i, v, (2, 3))
+        t = torch.sparse_coo_tensor(i, v, (2, 3))
+        if coalesce:
+            e, t = e.coalesce(), t.coalesce()
+        ember.save({"adj": e, "layout": ember.strided}, tmp_path / "e.pt")
+        torch.save({"adj": t, "layout": torch.strided}, tmp_path / "t.pt")
+        from_ember = torch.load(tmp_path / "e.pt")  # weights_only: the globals are torch's
+        from_torch = ember.load(tmp_path / "t.pt")
+        assert from_ember["layout"] is torch.strided and from_torch["layout"] is ember.strided
+        for got, want, lib in ((from_ember["adj"], t, torch), (from_torch["adj"], e, ember)):
+            assert got.layout == lib.sparse_coo and got.is_coalesced() == coalesce
+            assert got._indices().tolist() == want._indices().tolist()
+            assert got.to_dense().tolist() == want.to_dense().tolist()
+
+
+def test_linear_on_a_sparse_input_as_torch():
+    # PyG feeds sparse node features to Linear: sparse @ weight.T (+ bias), strided, gradients
+    # into weight and bias.
+    x = np.array([[0.0, 2.0], [1.0, 0.0], [0.0, 0.0]], np.float32)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    res = {}
+    for lib in (torch, ember):
+        lw = lib.nn.Linear(2, 3)
+        with lib.no_grad():
+            lw.weight.copy_(lib.from_numpy(w))
+            lw.bias.copy_(lib.from_numpy(b))
+        y = lw(lib.from_numpy(x).to_sparse())
+        assert y.layout == lib.strided
+        (y * y).sum().backward()
+        res[lib] = (y, lw.weight.grad, lw.bias.grad,
+                    lib.nn.functional.linear(lib.from_numpy(x).to_sparse(), lw.weight))
+        with pytest.raises(RuntimeError):
+            lib.nn.functional.linear(lib.zeros(2, 3, 2).to_sparse(), lw.weight)
+    for e, t in zip(res[ember], res[torch]):
+        close(e, t)

@@ -16,6 +16,7 @@ import warnings
 from ..nn import Module, Sequential
 from ..nn.parameter import Parameter
 from . import _routing
+from ._compatibility import compatibility  # noqa: F401  (torch.fx._symbolic_trace has it)
 from ._routing import Patcher, router
 from .graph import Graph
 from .proxy import ParameterProxy, TracerBase

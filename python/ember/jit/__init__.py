@@ -9,12 +9,18 @@ run the call at once. save/load/freeze raise NotImplementedError: serializing To
 captured graph (the capture issue). As in torch 2.13, script, trace, fork, wait, save and load
 warn with DeprecationWarning.
 """
+import collections
 import typing
 import warnings
 
 from . import annotations  # noqa: F401
+from ._overloads import _overload, _overload_method  # noqa: F401
 
 Final = typing.Final
+
+# An attribute's declared type for the TorchScript compiler (`self.x: Attribute(v, T)`, or
+# `self.x = Attribute(v, T)`): a (value, type) pair, as torch's, which ember only carries.
+Attribute = collections.namedtuple("Attribute", ["value", "type"])
 
 
 class ScriptModule:

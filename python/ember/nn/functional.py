@@ -77,7 +77,17 @@ def linear(input, weight, bias=None):
     >>> ember.nn.functional.linear(ember.tensor([[1.0, 2.0]]), w, b)
     tensor([[3.5000, 4.0000]])
     """
-    return _C.linear(input, weight, bias)
+    try:
+        return _C.linear(input, weight, bias)
+    except NotImplementedError:
+        if not (isinstance(input, _C.Tensor) and _C._is_sparse(input)):
+            raise
+    # A sparse COO input (PyG's sparse node features): sparse @ dense, strided result, as torch.
+    if input.dim() != 2:
+        raise RuntimeError(f"linear: a sparse input must be 2-d, got {input.dim()} dims (torch: "
+                           f"reshape is not implemented for sparse tensors)")
+    out = input @ weight.t()
+    return out if bias is None else out + bias
 
 
 def relu(input, inplace=False):

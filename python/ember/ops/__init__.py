@@ -8,5 +8,8 @@ from . import profiler  # noqa: F401
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
+    if name == "aten":
+        from ._aten import aten
+        return aten
     from .._library.registry import OpNamespace
     return OpNamespace(name)

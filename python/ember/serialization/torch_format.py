@@ -34,6 +34,7 @@ from .._lazy_numpy import np  # NumPy loads when a file is read (Note [Lazy impo
 from .._device import device as _device
 from .._dtype import dtype as _dtype_cls, uint8 as _uint8
 from .._tensor import Tensor
+from .._tensor_attributes import layout as _layout
 from .class_paths import (STORAGE_TYPES, UNTYPED_DTYPES, UNTYPED_STORAGE, StorageType, TorchGlobal,
                           to_ember, torch_name)
 
@@ -159,18 +160,46 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return _set_obj_state(ret, state)
 
 
+def _rebuild_sparse_tensor(layout, data):
+    """torch._utils._rebuild_sparse_tensor for a COO tensor: (indices, values, size[,
+    is_coalesced]), as torch.save writes a sparse tensor."""
+    from .._sparse_tensor import sparse_coo, sparse_coo_tensor
+    if layout is not sparse_coo:
+        raise NotImplementedError(f"load: a sparse tensor of layout {layout!r:.100}: ember has "
+                                  f"only sparse_coo (docs/sparse.md)")
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise TypeError("load: _rebuild_sparse_tensor expects (indices, values, size[, "
+                        "is_coalesced])")
+    indices, values, size = data[:3]
+    return sparse_coo_tensor(indices, values, size,
+                             is_coalesced=data[3] if len(data) == 4 else None)
+
+
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout as torch.save writes it, by its name."""
+    from .. import _sparse_tensor, _tensor_attributes
+    layouts = {f"torch.{n}": getattr(_sparse_tensor, n) for n in (
+        "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")}
+    layouts["torch.strided"] = _tensor_attributes.strided
+    if name not in layouts:
+        raise RuntimeError(f"load: unknown layout {name!r:.100}")
+    return layouts[name]
+
+
+GET_LAYOUT = TorchGlobal("torch.serialization", "_get_layout", _get_layout)
 REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2", _rebuild_tensor_v2)
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter", _rebuild_parameter)
 REBUILD_FUNCTIONS = [
     REBUILD_TENSOR_V2, REBUILD_PARAMETER,
     TorchGlobal("torch._utils", "_rebuild_tensor", _rebuild_tensor),
     TorchGlobal("torch._utils", "_rebuild_parameter_with_state", _rebuild_parameter_with_state),
+    TorchGlobal("torch._utils", "_rebuild_sparse_tensor", _rebuild_sparse_tensor),
 ]
 REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3", _rebuild_tensor_v3)
 REBUILD_FUNCTIONS.append(REBUILD_TENSOR_V3)
 REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2", _rebuild_from_type_v2)
 REBUILD_PARAMETER_WITH_STATE = REBUILD_FUNCTIONS[3]
-REBUILD_GLOBALS = REBUILD_FUNCTIONS + [REBUILD_FROM_TYPE_V2]
+REBUILD_GLOBALS = REBUILD_FUNCTIONS + [REBUILD_FROM_TYPE_V2, GET_LAYOUT]
 
 
 # ---- saving ------------------------------------------------------------------------------
@@ -210,6 +239,11 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
+        if isinstance(obj, Tensor) and _C._is_sparse(obj):  # as torch: its parts and coalesced flag
+            from .._sparse_tensor import sparse_coo
+            return (REBUILD_FUNCTIONS[4], (sparse_coo, (
+                _C._sparse_indices(obj), _C._sparse_values(obj).detach(), tuple(obj.shape),
+                _C._is_coalesced(obj))))
         if isinstance(obj, Tensor):
             state = obj.__dict__  # Python attributes travel as torch writes them
             if isinstance(obj, self._Parameter):
@@ -223,6 +257,8 @@ class _Pickler(pickle._Pickler):
             return self._reduce_tensor(obj, obj.requires_grad)
         if type(obj) is _TensorData:
             return self._reduce_tensor(obj.tensor, False)
+        if type(obj) is _layout:
+            return (GET_LAYOUT, (f"torch.{obj._name}",))
         if type(obj) is _device:
             return (_device, (str(obj),))
         if isinstance(obj, self._Module) and "__reduce__" not in _class_dicts(type(obj)):

@@ -1,8 +1,8 @@
 """Identity and Linear."""
 import math
 
-from ... import _C
 from .. import init
+from ..functional import linear as _functional_linear
 from ..parameter import Parameter
 from .module import Module
 from .utils import _lazy_aliases, _empty, _parameter_or_none
@@ -46,7 +46,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        return _C.linear(input, self.weight, self.bias)
+        return _functional_linear(input, self.weight, self.bias)  # sparse inputs too
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
