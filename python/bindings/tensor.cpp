@@ -153,7 +153,7 @@ void bind_tensor(nb::module_& m) {
             if (t.dtype() == DType::UInt64) return uint64_value(t, "item", false);
             return nb::cast(one_element(t, "item"));
           },
-          method_docstring("item"))
+          nb::sig("def item(self) -> Number"), method_docstring("item"))
       .def(
           "tolist",
           [](const Tensor& t) {
@@ -173,28 +173,34 @@ void bind_tensor(nb::module_& m) {
                          t.sizes(), ")");
              return t.item().to<bool>();
            })
-      .def("__float__",
-           [](const Tensor& t) -> nb::object {
-             if (t.dtype() == DType::UInt64) return uint64_value(t, "float", true);
-             return nb::float_(real_value(one_element(t, "float"), "double").to_double());
-           })
-      .def("__int__",
-           [](const Tensor& t) -> nb::object {
-             if (t.dtype() == DType::UInt64) return uint64_value(t, "int", false);
-             return nb::int_(real_value(one_element(t, "int"), "int64_t").to_int());
-           })
+      .def(
+          "__float__",
+          [](const Tensor& t) -> nb::object {
+            if (t.dtype() == DType::UInt64) return uint64_value(t, "float", true);
+            return nb::float_(real_value(one_element(t, "float"), "double").to_double());
+          },
+          nb::sig("def __float__(self) -> float"))
+      .def(
+          "__int__",
+          [](const Tensor& t) -> nb::object {
+            if (t.dtype() == DType::UInt64) return uint64_value(t, "int", false);
+            return nb::int_(real_value(one_element(t, "int"), "int64_t").to_int());
+          },
+          nb::sig("def __int__(self) -> int"))
       .def("__complex__",
            [](const Tensor& t) {
              std::complex<double> z = one_element(t, "complex").to_complex();
              return nb::steal(PyComplex_FromDoubles(z.real(), z.imag()));
            })
-      .def("__index__",
-           [](const Tensor& t) -> nb::object {
-             EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
-                         "only integer tensors of a single element can be converted to an index");
-             if (t.dtype() == DType::UInt64) return uint64_value(t, "index", false);
-             return nb::int_(t.item().to_int());
-           })
+      .def(
+          "__index__",
+          [](const Tensor& t) -> nb::object {
+            EMBER_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
+                        "only integer tensors of a single element can be converted to an index");
+            if (t.dtype() == DType::UInt64) return uint64_value(t, "index", false);
+            return nb::int_(t.item().to_int());
+          },
+          nb::sig("def __index__(self) -> int"))
       .def("_to_dtype",
            [](const Tensor& t, DType d) {
              warn_if_discarding_imag(t.dtype(), d);

@@ -163,9 +163,12 @@ class Patcher:
             except ImportError:
                 continue
             d = mod.__dict__
+            public = {id(v) for n, v in d.items() if not n.startswith("_") and _routable(v)}
             for name, value in list(d.items()):
-                if (not name.startswith("_") or modname in _PRIVATE_NAMES_TOO) and \
-                        not name.startswith("__") and _routable(value):
+                # A private alias of a public function (torch._segment_reduce is
+                # torch.segment_reduce) gets the same router, so the two stay one object.
+                if (not name.startswith("_") or modname in _PRIVATE_NAMES_TOO or
+                        id(value) in public) and not name.startswith("__") and _routable(value):
                     self.routed_ids.add(id(value))
                     self.patch(d, name, router(value))
 
