@@ -228,7 +228,8 @@ ProcessGroup::ProcessGroup(const std::string& store_url, const std::string& pref
   s.rank = rank;
   s.size = size;
   s.timeout = timeout;
-  std::unique_ptr<gloo::rendezvous::Store> store = make_store(store_url, "init_process_group", timeout);
+  std::unique_ptr<gloo::rendezvous::Store> store =
+      make_store(store_url, "init_process_group", timeout);
   s.device = make_device(store_url, hostname);
   auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
   context->setTimeout(timeout);
