@@ -48,13 +48,8 @@ std::string env_store_url() {
 
 // Rank 0 of a tcp:// rendezvous serves the store (on every interface, at the URL's port).
 void serve_store(const std::string& url, std::chrono::milliseconds timeout) {
-  std::string rest = url.substr(6);
-  size_t colon = rest.rfind(':');
-  char* end = nullptr;
-  long port = colon == std::string::npos ? -1 : std::strtol(rest.c_str() + colon + 1, &end, 10);
-  EMBER_CHECK(port > 0 && port < 65536 && *end == '\0', ValueError,
-              "init_process_group: tcp:// needs host:port, got '", url, "'");
-  auto store = std::make_unique<TCPStore>(rest.substr(0, colon), int(port), true, timeout);
+  auto [host, port] = parse_host_port(url, "init_process_group");
+  auto store = std::make_unique<TCPStore>(host, port, true, timeout);
   std::lock_guard<std::mutex> lock(g_mu);
   g_master_store = std::move(store);
 }

@@ -77,6 +77,8 @@ struct ProcessGroup::Impl : std::enable_shared_from_this<ProcessGroup::Impl> {
   std::vector<int> closed_peers() const;
 };
 
+// "redis://host:port" / "tcp://host:port" -> host, port (store.cpp); ValueError naming `op`.
+std::pair<std::string, int> parse_host_port(const std::string& url, const char* op);
 // Builds the Gloo store for "file://...", "redis://host:port" or "tcp://host:port" (a
 // TCPStore client, which waits up to `timeout` for the master) (store.cpp).
 std::unique_ptr<gloo::rendezvous::Store> make_store(

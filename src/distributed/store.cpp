@@ -22,24 +22,6 @@ namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
-// "redis://host:port" or "tcp://host:port" -> host, port (6379 when absent: redis's).
-std::pair<std::string, int> parse_host_port(const std::string& url, const char* op) {
-  std::string rest = url.substr(url.find("://") + 3);
-  size_t slash = rest.find('/');
-  if (slash != std::string::npos) rest = rest.substr(0, slash);
-  size_t colon = rest.rfind(':');
-  std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
-  int port = 6379;
-  if (colon != std::string::npos) {
-    char* end = nullptr;
-    long p = std::strtol(rest.c_str() + colon + 1, &end, 10);
-    EMBER_CHECK(*end == '\0' && p > 0 && p < 65536, ValueError, op, ": bad port in ", url);
-    port = int(p);
-  }
-  EMBER_CHECK(!host.empty(), ValueError, op, ": no host in ", url);
-  return {host, port};
-}
-
 // The folder of a file:// store. Gloo's FileStore keeps one file per key in a folder;
 // torch's file:// names a file, which may already exist (an empty temporary file), so
 // an existing regular file gets a folder beside it.
@@ -108,6 +90,27 @@ std::string local_address_toward(const std::string& host) {
 }
 
 }  // namespace
+
+// "redis://host:port" or "tcp://host:port" -> host, port. redis:// may leave the port out
+// (6379, redis's); tcp:// names it (ValueError "tcp:// needs host:port" otherwise).
+std::pair<std::string, int> parse_host_port(const std::string& url, const char* op) {
+  std::string rest = url.substr(url.find("://") + 3);
+  size_t slash = rest.find('/');
+  if (slash != std::string::npos) rest = rest.substr(0, slash);
+  size_t colon = rest.rfind(':');
+  EMBER_CHECK(colon != std::string::npos || !starts_with(url, "tcp://"), ValueError, op,
+              ": tcp:// needs host:port, got '", url, "'");
+  std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+  int port = 6379;
+  if (colon != std::string::npos) {
+    char* end = nullptr;
+    long p = std::strtol(rest.c_str() + colon + 1, &end, 10);
+    EMBER_CHECK(*end == '\0' && p > 0 && p < 65536, ValueError, op, ": bad port in ", url);
+    port = int(p);
+  }
+  EMBER_CHECK(!host.empty(), ValueError, op, ": no host in ", url);
+  return {host, port};
+}
 
 std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, const char* op,
                                                     std::chrono::milliseconds timeout) {

@@ -5,6 +5,7 @@ env:// rendezvous through one when no $EMBER_RENDEZVOUS names another store: ran
 on $MASTER_ADDR:$MASTER_PORT, as PyTorch does. A program may also make its own and pass it to
 init_process_group(store=...)."""
 import datetime
+import time
 
 from .. import _C
 from ._file_store import _bytes, _key
@@ -81,7 +82,6 @@ class TCPStore:
         self.add("init/", 1)
         if not self._store.is_master:
             return
-        import time
         deadline = time.monotonic() + seconds
         while (joined := int(self._store.get("init/"))) < world_size:
             if time.monotonic() >= deadline:
