@@ -144,9 +144,11 @@ class ProcessGroup {
 
 struct InitOptions {
   std::string backend = "gloo";
-  // "file:///path", "redis://host:port", "tcp://host:port" or "env://" (also when empty):
-  // see init_process_group below.
+  // "file:///path", "redis://host:port", "tcp://host:port", "hash://name" (keys in this
+  // process's memory) or "env://" (also when empty): see init_process_group below.
   std::string init_method;
+  // Put before the group's keys in the store, as "<store_prefix>/..." (torch's PrefixStore).
+  std::string store_prefix;
   // tcp:// (and env:// without $EMBER_RENDEZVOUS): rank 0 serves the TCPStore; false when
   // the caller already serves it (torch's init_process_group(store=TCPStore(...))).
   bool serve_tcp_store = true;

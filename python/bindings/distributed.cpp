@@ -197,20 +197,22 @@ void bind_distributed(nb::module_& parent) {
                            ">");
       });
 
-  m.def("init_process_group", [](const std::string& backend, const std::string& init_method,
-                                 int rank, int world_size, double timeout_s, bool serve_tcp_store) {
-    dist::InitOptions o;
-    o.backend = backend;
-    o.init_method = init_method;
-    o.serve_tcp_store = serve_tcp_store;
-    o.rank = rank;
-    o.world_size = world_size;
-    EMBER_CHECK(timeout_s > 0, ValueError, "init_process_group: timeout must be positive, got ",
-                timeout_s, " s");
-    o.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000.0 + 0.5));
-    nb::gil_scoped_release unlocked;  // blocks until every rank joined
-    dist::init_process_group(o);
-  });
+  m.def("init_process_group",
+        [](const std::string& backend, const std::string& init_method, int rank, int world_size,
+           double timeout_s, bool serve_tcp_store, const std::string& store_prefix) {
+          dist::InitOptions o;
+          o.backend = backend;
+          o.init_method = init_method;
+          o.store_prefix = store_prefix;
+          o.serve_tcp_store = serve_tcp_store;
+          o.rank = rank;
+          o.world_size = world_size;
+          EMBER_CHECK(timeout_s > 0, ValueError,
+                      "init_process_group: timeout must be positive, got ", timeout_s, " s");
+          o.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000.0 + 0.5));
+          nb::gil_scoped_release unlocked;  // blocks until every rank joined
+          dist::init_process_group(o);
+        });
   bind_tcp_store(m);
   m.def("is_initialized", &dist::is_initialized);
   m.def("_peer_timeout", [](double op_timeout_s) {  // seconds -> seconds (docs/distributed.md)

@@ -91,7 +91,8 @@ void init_process_group(const InitOptions& o) {
     EMBER_CHECK(!g_default, ValueError,
                 "init_process_group: trying to initialize the default process group twice");
     const char* run = env("EMBER_RUN_ID");
-    prefix = detail::cat("ember-", run ? run : "default", "-", g_groups_created);
+    prefix = detail::cat(o.store_prefix.empty() ? "" : o.store_prefix + "/", "ember-",
+                         run ? run : "default", "-", g_groups_created);
   }
   register_fork_handler();
   if (url.rfind("tcp://", 0) == 0 && rank == 0 && o.serve_tcp_store) {

@@ -4,9 +4,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <mutex>
 
 #include <gloo/rendezvous/file_store.h>
 // Debian installs hiredis.h under hiredis/ (libhiredis-dev).
@@ -61,6 +64,60 @@ class GlooTcpStore : public gloo::rendezvous::Store {
 
  private:
   TCPStore store_;
+};
+
+// hash://NAME: keys in this process's memory, shared by every group that names NAME (torch's
+// HashStore, whose Python object names its own; a group of one process, or of threads).
+class HashStore : public gloo::rendezvous::Store {
+ public:
+  struct Data {
+    std::mutex mu;
+    std::condition_variable changed;
+    std::map<std::string, std::vector<char>> kv;
+  };
+  explicit HashStore(std::shared_ptr<Data> d, std::chrono::milliseconds timeout)
+      : d_(std::move(d)), timeout_(timeout) {}
+  // The keys of NAME, for the life of the process (destroy_process_group removes a group's).
+  static std::shared_ptr<Data> named(const std::string& name) {
+    static std::mutex mu;
+    static auto* all = new std::map<std::string, std::shared_ptr<Data>>;  // never destroyed
+    std::lock_guard<std::mutex> lock(mu);
+    std::shared_ptr<Data>& d = (*all)[name];
+    if (!d) d = std::make_shared<Data>();
+    return d;
+  }
+  void set(const std::string& key, const std::vector<char>& data) override {
+    {
+      std::lock_guard<std::mutex> lock(d_->mu);
+      d_->kv[key] = data;
+    }
+    d_->changed.notify_all();
+  }
+  std::vector<char> get(const std::string& key) override {
+    wait({key});
+    std::lock_guard<std::mutex> lock(d_->mu);
+    return d_->kv.at(key);
+  }
+  void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& t) override {
+    std::unique_lock<std::mutex> lock(d_->mu);
+    auto all_set = [&] {
+      for (const auto& k : keys)
+        if (!d_->kv.count(k)) return false;
+      return true;
+    };
+    EMBER_CHECK(d_->changed.wait_for(lock, t, all_set), Error, "HashStore: wait timeout after ",
+                t.count(), " ms for ",
+                keys.size() == 1 ? keys[0] : detail::cat(keys.size(), " keys"));
+  }
+  void remove(const std::vector<std::string>& keys) {
+    std::lock_guard<std::mutex> lock(d_->mu);
+    for (const auto& k : keys) d_->kv.erase(k);
+  }
+
+ private:
+  std::shared_ptr<Data> d_;
+  std::chrono::milliseconds timeout_;
 };
 
 // The local address whose route leads to `host`: connecting a UDP socket sends nothing
@@ -133,9 +190,11 @@ std::unique_ptr<gloo::rendezvous::Store> make_store(const std::string& url, cons
       throw Error(detail::cat(op, ": ", e.what()));
     }
   }
+  if (starts_with(url, "hash://"))
+    return std::make_unique<HashStore>(HashStore::named(url.substr(7)), timeout);
   throw ValueError(detail::cat(op, ": unsupported rendezvous URL '", url,
-                               "' (expected file:///path, redis://host:port, tcp://host:port or "
-                               "env://)"));
+                               "' (expected file:///path, redis://host:port, tcp://host:port, "
+                               "hash://name or env://)"));
 }
 
 // The keys a group of `size` ranks writes under its prefix: Gloo's connectFullMesh
@@ -184,6 +243,8 @@ void remove_store_keys(const std::string& url, const std::string& prefix, int si
   } else if (starts_with(url, "tcp://")) {  // the master may be gone: give up within a second
     auto [host, port] = parse_host_port(url, "destroy_process_group");
     GlooTcpStore(host, port, std::chrono::seconds(1)).remove(keys);
+  } else if (starts_with(url, "hash://")) {
+    HashStore(HashStore::named(url.substr(7)), std::chrono::seconds(1)).remove(keys);
   }
 }
 

@@ -226,7 +226,15 @@ def simple(rank, world):
 def main():
     scenario, rank, world, init_method = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     timeout = float(os.environ.get("TEST_DIST_TIMEOUT", "20"))
-    if init_method == "env://":
+    if init_method == "prefix-store":  # a TCPStore that rank 0 serves, under a PrefixStore
+        port = int(os.environ["EMBER_TEST_STORE_PORT"])
+        tcp = dist.TCPStore("127.0.0.1", port, world, rank == 0)
+        dist.init_process_group("gloo", store=dist.PrefixStore("job7", tcp), rank=rank, world_size=world,
+                                timeout=timeout)
+        run = os.environ.get("EMBER_RUN_ID", "default")
+        assert tcp.check([f"job7/ember-{run}-0/ember-ready-{rank}"])  # the group's keys, prefixed
+        assert not tcp.check([f"ember-{run}-0/ember-ready-{rank}"])
+    elif init_method == "env://":
         dist.init_process_group("gloo", timeout=timeout)  # rank and world size from the env
     else:
         dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=world, timeout=timeout)

@@ -21,6 +21,8 @@ from .. import _C
 from . import _errors, _groups
 from ._file_store import FileStore
 from ._tcp_store import TCPStore, DistError, DistBackendError, DistNetworkError, DistStoreError
+from ._store_api import Store
+from ._kv_stores import HashStore, PrefixStore, QueueEmptyError
 from ._grad_bucket import GradBucket
 from ._groups import new_group, new_subgroups, new_subgroups_by_enumeration
 from ._collectives_core import (get_rank, get_world_size, all_reduce,  # noqa: F401
@@ -47,7 +49,8 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "all_reduce_coalesced", "all_gather_coalesced", "is_torchelastic_launched",
            "get_node_local_rank", "is_backend_available", "is_ucc_available", "is_xccl_available",
            "get_default_backend_for_device", "supports_complex", "DeviceMesh", "init_device_mesh",
-           "TCPStore", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError"]
+           "TCPStore", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "Store",
+           "HashStore", "PrefixStore", "QueueEmptyError"]
 
 
 class Backend(str):
@@ -84,7 +87,7 @@ class GroupMember(metaclass=_GroupMemberType):
 group = GroupMember
 
 
-class RedisStore:
+class RedisStore(Store):
     """A rendezvous through a redis server (Gloo's RedisStore): init_process_group(store=...).
 
     >>> store = ember.distributed.RedisStore("localhost", 6379, world_size=2)
@@ -152,7 +155,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     (Gloo RedisStore), "tcp://host:port" (a TCPStore that rank 0 serves on that port) or
     "env://" (the default): RANK and WORLD_SIZE from the environment, the store from
     $EMBER_RENDEZVOUS, else tcp://$MASTER_ADDR:$MASTER_PORT, as PyTorch. store: a FileStore,
-    RedisStore or TCPStore (kept until destroy_process_group). Keys are prefixed with
+    RedisStore, TCPStore, HashStore (a group of one process) or a PrefixStore of one, whose
+    prefix the group's keys get (kept until destroy_process_group). Keys are prefixed with
     $EMBER_RUN_ID (else "default") so runs sharing a store do not mix.
 
     >>> import tempfile, ember.distributed as dist
@@ -168,8 +172,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             raise ValueError("init_process_group: give either init_method or store, not both")
         url = getattr(store, "url", None)
         if not isinstance(url, str):
-            raise TypeError("init_process_group: store must be an ember.distributed.FileStore, RedisStore "
-                            f"or TCPStore, got {type(store).__name__}")
+            raise TypeError("init_process_group: store must be an ember.distributed.FileStore, TCPStore, "
+                            f"HashStore, RedisStore or a PrefixStore of one, got {type(store).__name__}")
         init_method = url
         if world_size == -1:
             world_size = getattr(store, "world_size", -1)
@@ -179,7 +183,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise TypeError(f"init_process_group: init_method must be a string, got {type(init_method).__name__}")
     # A given TCPStore is served by whoever made it (its master lives while we hold it).
     _d.init_process_group(backend, init_method, int(rank), int(world_size), _seconds(timeout),
-                          store is None)
+                          store is None, getattr(store, "_group_prefix", ""))
     global _store
     _store = store
     _errors.install()  # under the launcher, an uncaught exception is reported to it

@@ -11,26 +11,12 @@ import os
 import tempfile
 import time
 
+from ._store_api import Store, _bytes, _key
+
 _POLL = 0.005  # seconds between looks for a key that is not there yet
 
 
-def _bytes(value, op):
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    if isinstance(value, list) and all(isinstance(b, int) for b in value):
-        return bytes(value)
-    raise TypeError(f"{op}(): value must be str or bytes, got {type(value).__name__}")
-
-
-def _key(key, op):
-    if not isinstance(key, str):
-        raise TypeError(f"{op}(): key must be str, got {type(key).__name__}")
-    return key
-
-
-class FileStore:
+class FileStore(Store):
     """FileStore(file_name, world_size=-1): torch.distributed.FileStore. Pass it to
     init_process_group(store=...) to rendezvous through the folder, or use it directly as a
     key-value store (set/get/add/compare_set/check/wait/delete_key/num_keys/append/multi_*).
@@ -133,15 +119,6 @@ class FileStore:
         data = _bytes(value, "append")
         with self._locked():
             self._write(_key(key, "append"), (self._read(key) or b"") + data)
-
-    def multi_get(self, keys):
-        return [self.get(k) for k in keys]
-
-    def multi_set(self, keys, values):
-        if len(keys) != len(values):
-            raise ValueError(f"multi_set: {len(keys)} keys but {len(values)} values")
-        for k, v in zip(keys, values):
-            self.set(k, v)
 
     def check(self, keys):
         """True when every key is set (no waiting)."""

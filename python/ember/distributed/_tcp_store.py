@@ -8,7 +8,7 @@ import datetime
 import time
 
 from .. import _C
-from ._file_store import _bytes, _key
+from ._store_api import Store, _bytes, _key
 
 
 class DistError(RuntimeError):
@@ -40,7 +40,7 @@ def _store_error(e):
     return DistStoreError(str(e)) if "wait timeout" in str(e) else DistNetworkError(str(e))
 
 
-class TCPStore:
+class TCPStore(Store):
     """TCPStore(host_name, port, world_size=None, is_master=False, timeout=timedelta(seconds=300),
     wait_for_workers=True, multi_tenant=False, master_listen_fd=None, use_libuv=True):
     torch.distributed.TCPStore. The master (is_master=True) serves the keys on `port` (0: any
