@@ -4,7 +4,7 @@ import builtins
 import sys
 
 from . import _C
-from ._dtype import LEGACY_NAMES, dtype as _dtype_cls, bool as _bool, get_default_dtype
+from ._dtype import LEGACY_NAMES, PlannedDtype, dtype as _dtype_cls, bool as _bool, get_default_dtype
 
 # The values torch.finfo reports (IEEE-754 binary32 / binary64); resolution is 10**-digits.
 _FLOAT = {
@@ -15,7 +15,16 @@ _FLOAT = {
     "bfloat16": dict(bits=16, eps=2.0 ** -7, max=(2 - 2.0 ** -7) * 2.0 ** 127, tiny=2.0 ** -126,
                      resolution=0.01),
     "float16": dict(bits=16, eps=2.0 ** -10, max=65504.0, tiny=2.0 ** -14, resolution=0.001),
+    # The float8 formats: names ember has (PlannedDtype), limits as torch reports them.
+    "float8_e4m3fn": dict(bits=8, eps=2.0 ** -3, max=448.0, tiny=2.0 ** -6, resolution=1.0),
+    "float8_e4m3fnuz": dict(bits=8, eps=2.0 ** -3, max=240.0, tiny=2.0 ** -7, resolution=1.0),
+    "float8_e5m2": dict(bits=8, eps=2.0 ** -2, max=57344.0, tiny=2.0 ** -14, resolution=1.0),
+    "float8_e5m2fnuz": dict(bits=8, eps=2.0 ** -3, max=57344.0, tiny=2.0 ** -15, resolution=1.0),
+    "float8_e8m0fnu": dict(bits=8, eps=1.0, max=2.0 ** 127, tiny=2.0 ** -127, resolution=1.0,
+                           min=2.0 ** -127),  # exponent only: no sign, no zero
 }
+_FINFO_OF = {"complex32": "float16", "chalf": "float16", "complex64": "float32",
+             "cfloat": "float32", "complex128": "float64", "cdouble": "float64"}
 _INT = {"uint8": (8, 0, 255), "int8": (8, -2 ** 7, 2 ** 7 - 1), "int16": (16, -2 ** 15, 2 ** 15 - 1),
         "int32": (32, -2 ** 31, 2 ** 31 - 1),
         "int64": (64, -2 ** 63, 2 ** 63 - 1), "uint16": (16, 0, 2 ** 16 - 1),
@@ -38,16 +47,17 @@ class finfo:
     """
 
     def __init__(self, type=None):
-        dt = _as_dtype(type, "finfo")
-        if dt.name not in _FLOAT:
+        dt = type if isinstance(type, PlannedDtype) else _as_dtype(type, "finfo")
+        name = _FINFO_OF.get(dt.name, dt.name)  # a complex dtype's limits are its parts'
+        if name not in _FLOAT:
             raise TypeError("ember.finfo() requires a floating point input type. Use ember.iinfo "
                             f"to handle 'ember.finfo' (got {dt!r})")
-        v = _FLOAT[dt.name]
+        v = _FLOAT[name]
         self.bits, self.eps, self.max = v["bits"], v["eps"], v["max"]
-        self.min = -self.max
+        self.min = v.get("min", -self.max)
         self.tiny = self.smallest_normal = v["tiny"]
         self.resolution = v["resolution"]
-        self.dtype = dt.name
+        self.dtype = name
 
     def __eq__(self, other):
         return isinstance(other, finfo) and other.dtype == self.dtype

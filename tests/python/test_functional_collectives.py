@@ -1,6 +1,7 @@
 """torch.distributed._functional_collectives (diffusers' context-parallel attention imports it):
 all_reduce, broadcast, all_gather_tensor/_single, reduce_scatter_tensor/_single,
-all_to_all_single, permute_tensor, all_reduce_coalesced, wait_tensor, on 2 ranks of ember and
+all_to_all_single (and its autograd variant's gradient), permute_tensor, all_reduce_coalesced,
+wait_tensor, on 2 ranks of ember and
 2 ranks of torch 2.13 (gloo) with the same inputs, outputs compared; the input is left alone;
 bad arguments raise naming the op. This file is also the rank's program
 (python test_functional_collectives.py LIB RANK WORLD STORE OUT)."""
@@ -45,6 +46,10 @@ def rank_main(lib_name, rank, world, store, out):
         res["ranks_list"] = funcol.all_reduce(x, "sum", list(range(world)))
         for i, t in enumerate(funcol.all_reduce_coalesced([x, x[:1] * 2], "sum", g)):
             res[f"coalesced_{i}"] = t
+        xr = x.clone().requires_grad_(True)  # the gradient goes back where each row came from
+        y = funcol.all_to_all_single_autograd(xr, outs, ins, g)
+        (y * (lib.arange(float(y.numel())).reshape(y.shape) + 10 * rank)).sum().backward()
+        res["a2a_autograd"], res["a2a_autograd_grad"] = y.detach(), xr.grad
         res = {k: funcol.wait_tensor(v) for k, v in res.items()}
     assert lib.equal(x, before)  # functional: the input is untouched
     if lib_name == "ember":

@@ -154,3 +154,135 @@ def test_names_pyro_imports():
     for lib in (torch, ember):
         with pytest.raises(lib._C._LinAlgError, match="positive-definite"):
             lib.linalg.cholesky(-lib.eye(2))
+
+
+# ---- what transformers 5.24 imports at load time (its distributed, generation, masking and
+# flex-attention helpers), each checked against torch 2.13 ----------------------------------
+
+def test_compute_local_shape_and_global_offset_as_torch():
+    """Every placement sequence of Replicate, Shard(0), Shard(-1 as last), _StridedShard(0, 2)
+    on 1-d and 2-d meshes, every coordinate, even and uneven and empty shapes: 900 cases."""
+    import itertools
+    from torch.distributed.tensor import _utils as tu, placement_types as tp
+    from ember.distributed.tensor import _utils as eu, placement_types as ep
+
+    def placements(lib, code, ndim):
+        return [lib.Replicate() if k == 0 else lib.Shard(0) if k == 1 else lib.Shard(ndim - 1)
+                if k == 2 else lib._StridedShard(0, split_factor=2) for k in code]
+    cases = 0
+    for shape in [(8, 6), (7, 5), (3, 2), (0, 4), (5,)]:
+        for mesh in [(2,), (3,), (2, 2), (2, 3)]:
+            for code in itertools.product(range(4), repeat=len(mesh)):
+                for coord in itertools.product(*[range(m) for m in mesh]):
+                    want = tu._compute_local_shape_and_global_offset(
+                        shape, mesh, list(coord), placements(tp, code, len(shape)))
+                    got = eu._compute_local_shape_and_global_offset(
+                        shape, mesh, list(coord), placements(ep, code, len(shape)))
+                    assert got == want, (shape, mesh, code, coord)
+                    cases += 1
+    assert cases == 900
+
+
+def test_shard_sizes_and_strided_shard_as_torch():
+    from torch.distributed.tensor import placement_types as tp
+    from ember.distributed.tensor import placement_types as ep
+    for lib in (tp, ep):
+        s = lib._StridedShard(0, split_factor=2)
+        assert repr(s) == "_StridedShard(dim=0, sf=2)" and str(s) == "_S(0, 2)"
+        assert s == lib._StridedShard(0, sf=2) and s != lib.Shard(0) and not isinstance(s, lib.Shard)
+        assert hash(s) == hash(lib._StridedShard(0, sf=2)) and not s.is_shard()
+    for n in range(0, 10):
+        for chunks in (1, 2, 3, 4):
+            for r in range(chunks):
+                assert ep.Shard.local_shard_size_and_offset(n, chunks, r) == \
+                    tuple(int(v) for v in tp.Shard.local_shard_size_and_offset(n, chunks, r))
+                for mode in (0, 1, 2):
+                    assert ep._StridedShard(0, split_factor=2).local_shard_size_and_offset(n, chunks, r, mode) \
+                        == tp._StridedShard(0, split_factor=2).local_shard_size_and_offset(n, chunks, r, mode)
+
+
+def test_dtensor_refuses_a_strided_shard_it_cannot_lay_out(tmp_path):
+    import pytest
+    import ember.distributed as dist
+    from ember.distributed.tensor import distribute_tensor
+    from ember.distributed.tensor.placement_types import _StridedShard
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path}/s", rank=0, world_size=1)
+    try:
+        mesh = dist.init_device_mesh("cpu", (1,))
+        with pytest.raises(NotImplementedError, match="distribute_tensor.*_StridedShard"):
+            distribute_tensor(ember.ones(4), mesh, [_StridedShard(0, split_factor=2)])
+    finally:
+        dist.destroy_process_group()
+
+
+def test_finfo_of_float8_and_complex_dtypes_as_torch():
+    import pytest
+    for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                 "float8_e8m0fnu", "complex32", "complex64", "complex128"):
+        e, t = ember.finfo(getattr(ember, name)), torch.finfo(getattr(torch, name))
+        for k in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            assert getattr(e, k) == getattr(t, k), (name, k)
+        assert e.dtype == str(t.dtype) and repr(e) == repr(t)
+    with pytest.raises(TypeError, match="floating point"):
+        ember.finfo(ember.float4_e2m1fn_x2)
+
+
+def test_transform_getitem_to_index_under_vmap_as_torch():
+    """transformers' mask builder: vmap over four index vectors of a function that indexes a
+    padding mask with the (0-d, batched) tensors, inside TransformGetItemToIndex."""
+    results = []
+    for lib in (torch, ember):
+        mode = __import__(f"{lib.__name__}._dynamo._trace_wrapped_higher_order_op",
+                          fromlist=["x"]).TransformGetItemToIndex
+        pad = lib.tensor([[1, 1, 0], [1, 1, 1]], dtype=lib.bool)
+        f = lambda b, h, q, kv: (kv <= q) & pad[b, kv]  # noqa: E731
+        for dims in [(None, None, None, 0), (None, None, 0, None), (None, 0, None, None),
+                     (0, None, None, None)]:
+            f = lib.vmap(f, in_dims=dims)
+        t = lib.arange(6).reshape(2, 3)
+        with mode():
+            plain = (t[lib.tensor(1)], t[lib.tensor([1, 0]), lib.tensor([2, 2])], t[0], t[:, 1])
+            results.append([f(lib.arange(2), lib.arange(1), lib.arange(3), lib.arange(3))]
+                           + list(plain))
+    for t, e in zip(*results):
+        assert e.tolist() == t.tolist()
+
+
+def test_cuda_graph_names_raise_as_torchs_cpu_build():
+    import pytest
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="dummy base class CUDAGraph"):
+            lib.cuda.CUDAGraph()
+        with pytest.raises(RuntimeError, match="requires CUDA"):
+            lib.cuda.graph(None)
+        with pytest.raises(RuntimeError, match="dummy base class CUDAGraph"):
+            lib.cuda.make_graphed_callables(lambda x: x, (lib.ones(1),))
+
+
+def test_assume_constant_result_marks_and_returns_the_function():
+    for lib in (torch, ember):
+        f = lib._dynamo.assume_constant_result(lambda: 3)
+        assert f() == 3 and f._dynamo_marked_constant is True
+
+
+def test_fsdp2_policies_as_torch_and_fully_shard_refuses():
+    import dataclasses
+    import pytest
+    import torch.distributed.fsdp as tf
+    import ember.distributed.fsdp as ef
+    import ember.distributed._composable.fsdp as ecf
+    for name in ("MixedPrecisionPolicy", "OffloadPolicy", "CPUOffloadPolicy"):
+        e, t = getattr(ef, name), getattr(tf, name)
+        assert [(f.name, f.default) for f in dataclasses.fields(e)] == \
+            [(f.name, f.default) for f in dataclasses.fields(t)]
+        assert e.__dataclass_params__.frozen == t.__dataclass_params__.frozen
+    assert issubclass(ef.CPUOffloadPolicy, ef.OffloadPolicy)
+    assert ef.MixedPrecisionPolicy(param_dtype=ember.bfloat16).param_dtype is ember.bfloat16
+    with pytest.raises(NotImplementedError, match="fully_shard: ember has no FSDP2"):
+        ecf.fully_shard(ember.nn.Linear(2, 2))
+    with pytest.raises(NotImplementedError, match="FSDPModule"):
+        ef.FSDPModule()
+    from ember.distributed.checkpoint.hf_storage import HuggingFaceStorageReader, HuggingFaceStorageWriter
+    for cls in (HuggingFaceStorageReader, HuggingFaceStorageWriter):
+        with pytest.raises(NotImplementedError, match="no distributed checkpoint"):
+            cls("/tmp/x")

@@ -10,7 +10,20 @@ from . import eval_frame  # noqa: F401  (torch._dynamo.eval_frame.OptimizedModul
 
 __all__ = ["explain", "ExplainOutput", "config", "reset", "mark_dynamic", "mark_static",
            "OptimizedModule", "maybe_mark_dynamic", "disable", "allow_in_graph", "is_compiling",
-           "list_backends"]
+           "list_backends", "assume_constant_result"]
+
+
+def assume_constant_result(fn):
+    """Marks fn's result as a constant of the program (torch's tracer then calls it once and
+    bakes the value in). ember's capture records the ops fn runs on each call's first capture
+    anyway, so the mark changes nothing; fn is returned, marked as torch marks it.
+
+    >>> f = ember._dynamo.assume_constant_result(lambda: 3)
+    >>> f(), f._dynamo_marked_constant
+    (3, True)
+    """
+    fn._dynamo_marked_constant = True
+    return fn
 
 
 def mark_dynamic(t, index, **kwargs):

@@ -19,7 +19,7 @@ __all__ = ["is_available", "device_count", "is_initialized", "init", "current_de
            "set_rng_state", "get_rng_state_all", "set_rng_state_all", "empty_cache",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "memory_stats", "mem_get_info", "device", "device_of", "stream", "Stream", "Event",
-           "OutOfMemoryError", "amp"]
+           "OutOfMemoryError", "amp", "CUDAGraph", "graph", "make_graphed_callables"]
 
 has_half = True
 has_magma = False
@@ -261,6 +261,28 @@ class Event:
 
     def __new__(cls, *args, **kwargs):
         raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+class CUDAGraph:
+    """A captured CUDA graph: a name for annotations, it cannot exist without CUDA (as in
+    torch's CPU build)."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
+
+
+class graph:
+    """torch.cuda.graph(cuda_graph, pool=None, stream=None, ...): the capture context; it
+    needs a CUDA stream, which cannot exist without CUDA."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
+        Stream()
+
+
+def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unused_input=False,
+                           pool=None):
+    """Captures callables into CUDA graphs: needs CUDA (it makes a CUDAGraph first, as torch's)."""
+    CUDAGraph()
 
 
 class _CudaTensorType:

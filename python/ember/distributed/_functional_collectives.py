@@ -4,12 +4,13 @@ attention, DTensor). Each one runs the matching collective of ember.distributed 
 
 torch's versions return an AsyncCollectiveTensor that waits on first use; ember's collectives
 are synchronous, so these return plain tensors, already complete, and wait_tensor returns its
-argument. The *_autograd variants are not here: the results have no gradient history.
+argument. The results have no gradient history, except all_to_all_single_autograd's (its backward
+is the all-to-all back, with the splits swapped); the other *_autograd variants are not here.
 
 A group is a ProcessGroup, a 1-d DeviceMesh, (DeviceMesh, dim), or a list of global ranks
 naming the whole default group (other rank lists would need a group created on the fly, which
 ember's groups, made collectively by new_group, cannot do)."""
-from .. import _C
+from .. import _C, autograd as _autograd
 from .._tensor import Tensor
 from . import _collectives, _collectives_core as _core, _groups
 from .device_mesh import DeviceMesh
@@ -134,6 +135,25 @@ def all_to_all_single(self, output_split_sizes, input_split_sizes, group, tag=""
     _collectives.all_to_all_single(out, x, list(output_split_sizes), list(input_split_sizes),
                                    group=pg)
     return out
+
+
+class _AllToAllSingle(_autograd.Function):
+    @staticmethod
+    def forward(ctx, x, output_split_sizes, input_split_sizes, group):
+        ctx.splits, ctx.group = (output_split_sizes, input_split_sizes), group
+        return all_to_all_single(x, output_split_sizes, input_split_sizes, group)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # each row's gradient goes back to the rank it came from
+        out_splits, in_splits = ctx.splits
+        return all_to_all_single(grad.contiguous(), in_splits, out_splits, ctx.group), None, None, None
+
+
+def all_to_all_single_autograd(self, output_split_sizes, input_split_sizes, group, tag=""):
+    """all_to_all_single that records a gradient: the backward sends each row's gradient back
+    to the rank the row came from (mixture-of-experts dispatch and combine)."""
+    return _AllToAllSingle.apply(self, output_split_sizes, input_split_sizes, group)
 
 
 def permute_tensor(self, src_dst, group, tag=""):

@@ -13,10 +13,13 @@ from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullSt
                   ShardingStrategy, StateDictConfig, StateDictSettings, StateDictType)
 from . import fully_sharded_data_parallel
 from .fully_sharded_data_parallel import FullyShardedDataParallel
+from ._fully_shard import (CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy,
+                           fully_shard, register_fsdp_forward_method)
 
 __all__ = ["FullyShardedDataParallel", "FlatParameter", "ShardingStrategy", "BackwardPrefetch",
            "MixedPrecision", "CPUOffload", "StateDictType", "StateDictConfig",
            "FullStateDictConfig", "LocalStateDictConfig", "ShardedStateDictConfig",
            "OptimStateDictConfig", "FullOptimStateDictConfig", "LocalOptimStateDictConfig",
            "ShardedOptimStateDictConfig", "StateDictSettings", "api", "wrap",
-           "fully_sharded_data_parallel"]
+           "fully_sharded_data_parallel", "MixedPrecisionPolicy", "OffloadPolicy", "CPUOffloadPolicy",
+           "fully_shard", "FSDPModule", "register_fsdp_forward_method"]

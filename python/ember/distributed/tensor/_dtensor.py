@@ -19,7 +19,7 @@ autograd: gradients flow through `from_local` / `to_local` of the local pieces o
 """
 import math
 
-from .placement_types import Partial, Placement, Replicate, Shard
+from .placement_types import Partial, Placement, Replicate, Shard, _chunk_bounds, _StridedShard
 
 __all__ = ["DTensor", "distribute_tensor", "zeros", "ones", "empty", "full", "rand", "randn"]
 
@@ -27,12 +27,6 @@ __all__ = ["DTensor", "distribute_tensor", "zeros", "ones", "empty", "full", "ra
 def _dist():
     from ... import distributed
     return distributed
-
-
-def _chunk_bounds(n, parts, index):
-    """[start, end) of piece `index` when n elements are split as torch.chunk(n, parts) does."""
-    size = math.ceil(n / parts) if n else 0
-    return min(index * size, n), min((index + 1) * size, n)
 
 
 def _check(device_mesh, placements, ndim, op):
@@ -48,6 +42,9 @@ def _check(device_mesh, placements, ndim, op):
     for p in placements:
         if not isinstance(p, Placement):
             raise TypeError(f"{op}: placements must be Shard, Replicate or Partial, got {p!r}")
+        if isinstance(p, _StridedShard):
+            raise NotImplementedError(f"{op}: ember's DTensor does not lay out {p!r} (right-to-left "
+                                      f"sharding); use Shard, Replicate or Partial")
         if isinstance(p, Shard):
             d = p.dim + ndim if p.dim < 0 else p.dim
             if not 0 <= d < ndim:

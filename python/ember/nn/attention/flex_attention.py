@@ -19,6 +19,8 @@ BLOCK_SIZE 128) is derived from that.
 import math
 from typing import NamedTuple
 
+_DEFAULT_SPARSE_BLOCK_SIZE = 128  # a BlockMask's block, as torch's
+
 __all__ = ["BlockMask", "flex_attention", "create_block_mask", "create_mask", "and_masks",
            "or_masks", "noop_mask", "AuxRequest", "AuxOutput"]
 
@@ -119,7 +121,7 @@ class BlockMask:
     ((1, 1, 256, 256), [[[[1, 0], [1, 1]]]], 25.0)
     """
 
-    def __init__(self, mask_mod, dense, BLOCK_SIZE=128):
+    def __init__(self, mask_mod, dense, BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE):
         self.mask_mod = mask_mod
         self._dense = dense
         bs = BLOCK_SIZE if isinstance(BLOCK_SIZE, tuple) else (BLOCK_SIZE, BLOCK_SIZE)
@@ -157,8 +159,9 @@ class BlockMask:
                 f"BLOCK_SIZE={self.BLOCK_SIZE})")
 
 
-def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device=None, BLOCK_SIZE=128, _compile=False,
-                      separate_full_blocks=True, compute_dq_write_order=False, dq_kv_order=True):
+def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device=None,
+                      BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE, _compile=False, separate_full_blocks=True,
+                      compute_dq_write_order=False, dq_kv_order=True):
     """A BlockMask of mask_mod for (B, H, Q_LEN, KV_LEN); B or H None broadcast over all.
     (See BlockMask's example.)
 
