@@ -38,7 +38,8 @@ class Context;
 
 namespace ember::distributed {
 
-enum class ReduceOp { Sum, Avg, Max, Min, Product };
+// Band/Bor/Bxor: bitwise and/or/xor, on integer and bool tensors.
+enum class ReduceOp { Sum, Avg, Max, Min, Product, Band, Bor, Bxor };
 const char* reduce_op_name(ReduceOp op);  // "SUM", "AVG", ...
 
 // The handle of one queued collective (torch.distributed.Work).

@@ -139,7 +139,10 @@ void bind_distributed(nb::module_& parent) {
       .value("AVG", dist::ReduceOp::Avg)
       .value("MAX", dist::ReduceOp::Max)
       .value("MIN", dist::ReduceOp::Min)
-      .value("PRODUCT", dist::ReduceOp::Product);
+      .value("PRODUCT", dist::ReduceOp::Product)
+      .value("BAND", dist::ReduceOp::Band)
+      .value("BOR", dist::ReduceOp::Bor)
+      .value("BXOR", dist::ReduceOp::Bxor);
 
   // dynamic_attr: the Python collectives attach their result tensors (`_result`), which
   // result() and get_future() (ember/distributed/_work_future.py) hand back.

@@ -429,13 +429,14 @@ for _module in (_windows, _stft):
 # torch's numeric functions beyond the core ops (C++ behind the first three: reductions by index,
 # float bits, histograms), integration and differences, scatter writes, the old norm names,
 # low-rank SVD, lobpcg, eager control flow; and runtime objects (streams and events, exception
-# types, build queries, ThroughputBenchmark, the file record reader/writer).
+# types, build queries, ThroughputBenchmark, the file record reader/writer, the Sym* names).
 from . import (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes,  # noqa: E402
                _matrix_norms, _lowrank, _lobpcg, _control_flow, _streams, _runtime_info,
-               _throughput_benchmark)
+               _throughput_benchmark, _symbolic)
 from .serialization.file_records import PyTorchFileReader, PyTorchFileWriter  # noqa: E402,F401
 for _module in (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_writes, _matrix_norms,
-                _lowrank, _lobpcg, _control_flow, _streams, _runtime_info, _throughput_benchmark):
+                _lowrank, _lobpcg, _control_flow, _streams, _runtime_info, _throughput_benchmark,
+                _symbolic):
     globals().update({n: f for n, f in _module.FUNCTIONS.items() if n not in globals()})
     for _name, _fn in _module.METHODS.items():
         if not hasattr(Tensor, _name):

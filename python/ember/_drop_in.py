@@ -55,6 +55,8 @@ def _explain_missing_attributes(module, torch_name):
                 return inner(attr)
             except AttributeError:
                 pass
+        if attr == "torch" and torch_name == "torch":
+            return module  # torch.torch is torch (its __init__ imports its submodules by name)
         if attr.startswith("__") and attr.endswith("__"):  # probes like __path__, __wrapped__
             raise AttributeError(f"module {torch_name!r} has no attribute {attr!r}")
         raise AttributeError(f"module {torch_name!r} has no attribute {attr!r}: "

@@ -71,8 +71,8 @@ WorkPtr ProcessGroup::all_to_all_single(const Tensor& output, const Tensor& inpu
                                         const std::vector<int64_t>& output_split_sizes,
                                         const std::vector<int64_t>& input_split_sizes) {
   const char* name = "all_to_all_single";
-  check_tensor(input, name, true, "input");
-  check_tensor(output, name, true, "output");
+  check_tensor(input, name, "input");
+  check_tensor(output, name, "output");
   EMBER_CHECK(output.dtype() == input.dtype(), ValueError, name, ": output has dtype ",
               dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
   auto in_counts = elements_per_rank(input, input_split_sizes, size_, "input");
@@ -97,7 +97,7 @@ WorkPtr ProcessGroup::all_to_all(const std::vector<Tensor>& outputs,
   EMBER_CHECK(int64_t(inputs.size()) == size_ && int64_t(outputs.size()) == size_, Error, name,
               ": expected one tensor per rank (", size_, ") in output_tensor_list and ",
               "input_tensor_list, got ", outputs.size(), " and ", inputs.size());
-  check_tensor(inputs[0], name, true, "input_tensor_list[0]");
+  check_tensor(inputs[0], name, "input_tensor_list[0]");
   DType dtype = inputs[0].dtype();
   std::vector<int64_t> in_counts, out_counts;
   int64_t out_total = 0;

@@ -25,16 +25,12 @@ void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* p, size_t n,
   if (n == 0) return;
   // bfloat16/float16: each partial sum is rounded to 16 bits, as torch's Gloo float16 sums.
   visit_dtype_or_half(dtype, [&]<class T>() {
-    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
-      return;  // refused by the checks before queueing
-    } else {
-      gloo::AllreduceOptions o(ctx);
-      o.setOutput<T>(static_cast<T*>(p), n);
-      o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(timeout);
-      gloo::allreduce(o);
-    }
+    gloo::AllreduceOptions o(ctx);
+    o.setOutput<T>(static_cast<T*>(p), n);
+    o.setReduceFunction(reduce_fn<T>(op));
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::allreduce(o);
   });
   if (op == ReduceOp::Avg) divide_for_avg(p, n, dtype, ctx->size);
 }
@@ -68,8 +64,8 @@ void run_allgather(const std::shared_ptr<gloo::Context>& ctx, const Tensor& in, 
 // --- the collectives ---
 
 WorkPtr ProcessGroup::all_reduce(const Tensor& t, ReduceOp op) {
-  check_tensor(t, "all_reduce", false);
-  check_avg(op, t.dtype(), "all_reduce");
+  check_tensor(t, "all_reduce");
+  check_reduce_op(op, t.dtype(), "all_reduce");
   check_writable(t, "all_reduce");
   Target x(t);
   t.bump_version();
@@ -82,7 +78,7 @@ WorkPtr ProcessGroup::all_reduce(const Tensor& t, ReduceOp op) {
 }
 
 WorkPtr ProcessGroup::broadcast(const Tensor& t, int src) {
-  check_tensor(t, "broadcast", true);
+  check_tensor(t, "broadcast");
   EMBER_CHECK(src >= 0 && src < size_, Error, "broadcast: invalid src rank ", src,
               " for a group of size ", size_);
   check_writable(t, "broadcast");
@@ -104,7 +100,7 @@ WorkPtr ProcessGroup::broadcast(const Tensor& t, int src) {
 }
 
 WorkPtr ProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
-  check_tensor(input, "all_gather", true, "input");
+  check_tensor(input, "all_gather", "input");
   EMBER_CHECK(int64_t(outputs.size()) == size_, Error, "all_gather: the output list has ",
               outputs.size(), " tensors but the group has ", size_, " ranks");
   std::vector<Tensor> dsts = output_aliases(outputs, input, "all_gather", "tensor_list");
@@ -120,8 +116,8 @@ WorkPtr ProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tenso
 
 WorkPtr ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor& input) {
   const char* op = "all_gather_into_tensor";
-  check_tensor(input, op, true, "input");
-  check_tensor(output, op, true, "output");
+  check_tensor(input, op, "input");
+  check_tensor(output, op, "output");
   EMBER_CHECK(output.dtype() == input.dtype(), ValueError, op, ": output has dtype ",
               dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
   EMBER_CHECK(output.numel() == size_ * input.numel(), Error, op, ": the output of shape ",
@@ -160,8 +156,8 @@ static WorkPtr reduce_scatter_scratch(ProcessGroup::Impl& s, const char* op_name
 WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs,
                                      ReduceOp op) {
   const char* name = "reduce_scatter";
-  check_tensor(output, name, false, "output");
-  check_avg(op, output.dtype(), name);
+  check_tensor(output, name, "output");
+  check_reduce_op(op, output.dtype(), name);
   EMBER_CHECK(int64_t(inputs.size()) == size_, Error, name, ": the input list has ", inputs.size(),
               " tensors but the group has ", size_, " ranks");
   for (size_t i = 0; i < inputs.size(); ++i) check_same(inputs[i], output, name, "input_list", i);
@@ -173,9 +169,9 @@ WorkPtr ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Ten
 WorkPtr ProcessGroup::reduce_scatter_tensor(const Tensor& output, const Tensor& input,
                                             ReduceOp op) {
   const char* name = "reduce_scatter_tensor";
-  check_tensor(output, name, false, "output");
-  check_tensor(input, name, false, "input");
-  check_avg(op, output.dtype(), name);
+  check_tensor(output, name, "output");
+  check_tensor(input, name, "input");
+  check_reduce_op(op, output.dtype(), name);
   EMBER_CHECK(output.dtype() == input.dtype(), ValueError, name, ": output has dtype ",
               dtype_name(output.dtype()), " but input has dtype ", dtype_name(input.dtype()));
   EMBER_CHECK(input.numel() == size_ * output.numel(), Error, name, ": the input of shape ",

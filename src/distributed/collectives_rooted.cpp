@@ -17,8 +17,8 @@ namespace ember::distributed {
 // reduces in a scratch copy there, torch leaves them unspecified).
 WorkPtr ProcessGroup::reduce(const Tensor& t, int dst, ReduceOp op) {
   const char* name = "reduce";
-  check_tensor(t, name, false);
-  check_avg(op, t.dtype(), name);
+  check_tensor(t, name);
+  check_reduce_op(op, t.dtype(), name);
   check_rank(dst, size_, name, "dst");
   check_writable(t, name);
   bool root = rank_ == dst;
@@ -31,15 +31,13 @@ WorkPtr ProcessGroup::reduce(const Tensor& t, int dst, ReduceOp op) {
   return impl_->enqueue(name, [=](uint32_t tag) {
     if (n == 0) return;
     visit_dtype_or_half(dtype, [&]<class T>() {
-      if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, uint8_t>) {
-        gloo::ReduceOptions o(ctx);
-        o.setOutput<T>(reinterpret_cast<T*>(x.data()), n);
-        o.setRoot(dst);
-        o.setReduceFunction(reduce_fn<T>(op));
-        o.setTag(tag);
-        o.setTimeout(timeout);
-        gloo::reduce(o);
-      }
+      gloo::ReduceOptions o(ctx);
+      o.setOutput<T>(reinterpret_cast<T*>(x.data()), n);
+      o.setRoot(dst);
+      o.setReduceFunction(reduce_fn<T>(op));
+      o.setTag(tag);
+      o.setTimeout(timeout);
+      gloo::reduce(o);
     });
     if (ctx->rank != dst) return;
     if (op == ReduceOp::Avg) divide_for_avg(x.data(), n, dtype, ctx->size);
@@ -49,7 +47,7 @@ WorkPtr ProcessGroup::reduce(const Tensor& t, int dst, ReduceOp op) {
 
 WorkPtr ProcessGroup::gather(const Tensor& input, const std::vector<Tensor>& outputs, int dst) {
   const char* name = "gather";
-  check_tensor(input, name, true, "input");
+  check_tensor(input, name, "input");
   check_rank(dst, size_, name, "dst");
   bool root = rank_ == dst;
   check_root_list(outputs, root, size_, name, "gather_list", "destination");
@@ -75,7 +73,7 @@ WorkPtr ProcessGroup::gather(const Tensor& input, const std::vector<Tensor>& out
 
 WorkPtr ProcessGroup::scatter(const Tensor& output, const std::vector<Tensor>& inputs, int src) {
   const char* name = "scatter";
-  check_tensor(output, name, true, "output");
+  check_tensor(output, name, "output");
   check_rank(src, size_, name, "src");
   bool root = rank_ == src;
   check_root_list(inputs, root, size_, name, "scatter_list", "source");

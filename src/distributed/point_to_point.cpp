@@ -97,7 +97,7 @@ WorkPtr post(std::shared_ptr<Transfer> tr) {
 
 WorkPtr ProcessGroup::send(const Tensor& t, int dst, int tag) {
   const char* name = "send";
-  check_tensor(t, name, true);
+  check_tensor(t, name);
   check_rank(dst, size_, name, "dst");
   EMBER_CHECK(dst != rank_, ValueError, name, ": rank ", rank_, " cannot send to itself");
   EMBER_CHECK(tag >= 0, ValueError, name, ": tag must be non-negative, got ", tag);
@@ -112,7 +112,7 @@ WorkPtr ProcessGroup::send(const Tensor& t, int dst, int tag) {
 
 WorkPtr ProcessGroup::recv(const Tensor& t, int src, int tag, std::shared_ptr<int> source) {
   const char* name = "recv";
-  check_tensor(t, name, true);
+  check_tensor(t, name);
   if (src != -1) {
     check_rank(src, size_, name, "src");
     EMBER_CHECK(src != rank_, ValueError, name, ": rank ", rank_, " cannot receive from itself");

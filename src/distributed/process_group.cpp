@@ -22,9 +22,12 @@ const char* reduce_op_name(ReduceOp op) {
     case ReduceOp::Avg: return "AVG";
     case ReduceOp::Max: return "MAX";
     case ReduceOp::Min: return "MIN";
-    case ReduceOp::Product: break;
+    case ReduceOp::Product: return "PRODUCT";
+    case ReduceOp::Band: return "BAND";
+    case ReduceOp::Bor: return "BOR";
+    case ReduceOp::Bxor: break;
   }
-  return "PRODUCT";
+  return "BXOR";
 }
 
 // --- Work ---

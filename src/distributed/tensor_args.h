@@ -4,6 +4,7 @@
 // that new collective files (reduce/gather/scatter/all_to_all, send/recv) reuse them.
 #pragma once
 #include <functional>
+#include <type_traits>
 #include <memory>
 
 #include <gloo/context.h>
@@ -15,17 +16,15 @@ namespace ember::distributed {
 
 // --- checks (caller's thread) ---
 
-inline void check_tensor(const Tensor& t, const char* op, bool bytes_ok,
-                         const char* what = "tensor") {
+inline void check_tensor(const Tensor& t, const char* op, const char* what = "tensor") {
   EMBER_CHECK(t.defined(), TypeError, op, ": expected a tensor as ", what,
               ", got an undefined tensor");
   DType d = t.dtype();
-  // int8 as torch's Gloo (its ScalarType list has Char, not Short)
+  // int8 as torch's Gloo (its ScalarType list has Char, not Short); bool and uint8 as bytes
   bool ok = is_floating_point(d) || d == DType::Int8 || d == DType::Int32 || d == DType::Int64 ||
-            (bytes_ok && (d == DType::Bool || d == DType::UInt8));
+            d == DType::Bool || d == DType::UInt8;
   EMBER_CHECK(ok, TypeError, op, ": unsupported dtype ", dtype_name(d),
-              " (supported: float32, float64, bfloat16, float16, int8, int32, int64",
-              bytes_ok ? ", bool, uint8)" : ")");
+              " (supported: float32, float64, bfloat16, float16, int8, int32, int64, bool, uint8)");
 }
 
 // A tensor written in place must not have two elements on one memory location (expand):
@@ -64,9 +63,13 @@ inline void check_root_list(const std::vector<Tensor>& list, bool is_root, int s
               " tensors on the ", root, " rank but the group has ", size, " ranks");
 }
 
-inline void check_avg(ReduceOp op, DType d, const char* name) {
+// AVG needs a floating-point tensor, the bitwise ops an integer or bool one.
+inline void check_reduce_op(ReduceOp op, DType d, const char* name) {
   EMBER_CHECK(op != ReduceOp::Avg || is_floating_point(d), TypeError, name,
               ": ReduceOp.AVG needs a floating-point tensor, got ", dtype_name(d));
+  bool bitwise = op == ReduceOp::Band || op == ReduceOp::Bor || op == ReduceOp::Bxor;
+  EMBER_CHECK(!bitwise || !(is_floating_point(d) || is_complex(d)), TypeError, name, ": ReduceOp.",
+              reduce_op_name(op), " needs an integer or bool tensor, got ", dtype_name(d));
 }
 
 // A contiguous copy made without recording autograd history (the collective is not
@@ -148,6 +151,17 @@ ReduceFunc reduce_fn(ReduceOp op) {
     case ReduceOp::Max: return elementwise<T>([](T a, T b) { return a < b ? b : a; });
     case ReduceOp::Min: return elementwise<T>([](T a, T b) { return b < a ? b : a; });
     case ReduceOp::Product: return elementwise<T>([](T a, T b) { return T(a * b); });
+    case ReduceOp::Band:
+    case ReduceOp::Bor:
+    case ReduceOp::Bxor:
+      // integer and bool tensors only (check_reduce_op refuses the others before queueing)
+      if constexpr (std::is_integral_v<T>) {
+        if (op == ReduceOp::Band) return elementwise<T>([](T a, T b) { return T(a & b); });
+        if (op == ReduceOp::Bor) return elementwise<T>([](T a, T b) { return T(a | b); });
+        return elementwise<T>([](T a, T b) { return T(a ^ b); });
+      } else {
+        throw TypeError(detail::cat("ReduceOp.", reduce_op_name(op), " on a non-integer dtype"));
+      }
     default: return elementwise<T>([](T a, T b) { return T(a + b); });  // SUM, AVG
   }
 }

@@ -153,7 +153,11 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
   o.timeout = std::chrono::seconds(10);
   dist::init_process_group(o);
   EXPECT_EQ(dist::get_world_size(), 1);
-  EXPECT_THROW(dist::all_reduce(ones({3}, DType::Bool)), TypeError);
+  EXPECT_THROW(dist::all_reduce(ones({3}, DType::Int16)), TypeError);
+  EXPECT_THROW(dist::all_reduce(ones({3}), dist::ReduceOp::Bxor), TypeError);  // floats: no
+  Tensor mask = ones({3}, DType::Bool);
+  dist::all_reduce(mask, dist::ReduceOp::Band);  // bool and uint8 reduce too
+  EXPECT_EQ(all(mask).item().to_int(), 1);
   EXPECT_THROW(dist::broadcast(ones({3}), 1), Error);
   EXPECT_THROW(dist::all_reduce(ones({3}, DType::Int64), dist::ReduceOp::Avg), TypeError);
   Tensor t = ones({2, 3});
@@ -161,6 +165,30 @@ TEST(Distributed, ChecksBeforeAnyPeer) {
   dist::all_reduce(v, dist::ReduceOp::Max);
   EXPECT_EQ(sum(t).item().to_double(), 6.0);
   dist::destroy_process_group();
+  EXPECT_FALSE(dist::is_initialized());
+}
+
+// hash://NAME: a group of one process through a store in its memory (torch's HashStore), twice
+// with one name (destroy removes the first group's keys), the second with a store prefix.
+TEST(Distributed, InProcessHashStoreAndPrefix) {
+  for (const char* prefix : {"", "job7"}) {
+    dist::InitOptions o;
+    o.init_method = "hash://cpp-test";
+    o.store_prefix = prefix;
+    o.rank = 0;
+    o.world_size = 1;
+    o.timeout = std::chrono::seconds(10);
+    dist::init_process_group(o);
+    Tensor t = ones({4});
+    dist::all_reduce(t);
+    EXPECT_EQ(sum(t).item().to_double(), 4.0);
+    dist::destroy_process_group();
+  }
+  dist::InitOptions bad;
+  bad.init_method = "nope://x";
+  bad.rank = 0;
+  bad.world_size = 1;
+  EXPECT_THROW(dist::init_process_group(bad), ValueError);
   EXPECT_FALSE(dist::is_initialized());
 }
 

@@ -17,7 +17,8 @@ import ember.distributed as dist
 DTYPES = {"float32": (ember.float32, np.float32), "float64": (ember.float64, np.float64),
           "int64": (ember.int64, np.int64), "int32": (ember.int32, np.int32),
           "int8": (ember.int8, np.int8)}  # sums and products wrap in int8 as in NumPy
-OPS = {"SUM": np.add, "MAX": np.maximum, "MIN": np.minimum, "PRODUCT": np.multiply}
+OPS = {"SUM": np.add, "MAX": np.maximum, "MIN": np.minimum, "PRODUCT": np.multiply,
+       "BAND": np.bitwise_and, "BOR": np.bitwise_or, "BXOR": np.bitwise_xor}
 
 
 def data(rank, shape, np_dtype, seed):
@@ -44,9 +45,11 @@ def reduce_all(arrays, op, np_dtype):
 
 
 def reduce_ops(dtype_name):
-    """The ReduceOp names all_reduce and reduce are checked with on a dtype (AVG: not on ints)."""
+    """The ReduceOp names all_reduce and reduce are checked with on a dtype (AVG: not on ints;
+    the bitwise ones on ints only)."""
+    bitwise = ["BAND", "BOR", "BXOR"] if dtype_name.startswith("int") else []
     return [op for op in ["SUM", "AVG", "MAX", "MIN", "PRODUCT"]
-            if not (op == "AVG" and dtype_name.startswith("int"))]
+            if not (op == "AVG" and dtype_name.startswith("int"))] + bitwise
 
 
 def layouts(t):
@@ -107,6 +110,23 @@ def collectives(rank, world):
         out = ember.zeros(world * 6, dtype=edt)
         dist.all_gather_into_tensor(out, ember.tensor((np.arange(6) % (rank + 2) == 0).astype(ndt)))
         check(out, np.concatenate([(np.arange(6) % (r + 2) == 0).astype(ndt) for r in range(world)]), ndt)
+    # bool masks and uint8 through every reduction (as torch's Gloo); bitwise ops refuse floats
+    for edt, ndt in [(ember.bool, np.bool_), (ember.uint8, np.uint8)]:
+        for op in ["SUM", "MAX", "MIN", "PRODUCT", "BAND", "BOR", "BXOR"]:
+            every = [(np.arange(7) * (r + 3) % 5).astype(ndt) for r in range(world)]
+            t = ember.tensor(every[rank])
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            want = every[0]
+            for a in every[1:]:
+                want = OPS[op](want, a).astype(ndt)
+            assert t.numpy().dtype == ndt and t.numpy().tolist() == want.tolist(), (op, t, want)
+    for op in ["BAND", "BOR", "BXOR"]:
+        try:
+            dist.all_reduce(ember.ones(2), op=getattr(dist.ReduceOp, op))
+        except TypeError as e:
+            assert f"ReduceOp.{op} needs an integer or bool tensor, got float32" in str(e), str(e)
+        else:
+            raise AssertionError(f"all_reduce of float32 with {op} did not raise")
     # empty and 0-d tensors
     e = ember.zeros(0)
     dist.all_reduce(e)

@@ -286,3 +286,117 @@ def test_fsdp2_policies_as_torch_and_fully_shard_refuses():
     for cls in (HuggingFaceStorageReader, HuggingFaceStorageWriter):
         with pytest.raises(NotImplementedError, match="no distributed checkpoint"):
             cls("/tmp/x")
+
+
+# ---- what kornia, pytorch-ignite and MONAI reach for at import ----------------------------
+
+def test_backend_names_and_tables_as_torch():
+    import torch.distributed as tdist
+    import ember.distributed as edist
+    for name in ("GLOO", "NCCL", "MPI", "UCC", "XCCL", "FAKE", "UNDEFINED"):
+        assert getattr(edist.Backend, name) == getattr(tdist.Backend, name)
+    assert edist.Backend.backend_list == tdist.Backend.backend_list
+    # (torch's tables grow when a test registers its fake backend: compare ember's entries)
+    for table in ("default_device_backend_map", "backend_capability"):
+        mine, theirs = getattr(edist.Backend, table), getattr(tdist.Backend, table)
+        assert mine == {k: theirs[k] for k in mine}, table
+    assert not edist.is_nccl_available()
+
+
+def test_symbolic_size_names_on_concrete_values_as_torch():
+    import numpy as np
+    import pytest
+    for a, b in [(2, 3.0), (2, 3), (np.int64(4), 2), (1.5, np.float32(2.5))]:
+        for fn in ("sym_max", "sym_min"):
+            e, t = getattr(ember, fn)(a, b), getattr(torch, fn)(a, b)
+            assert e == t and type(e) is type(t), (fn, a, b)
+    assert (ember.sym_int(-3.7), ember.sym_float(3), ember.sym_not(0), ember.sym_sqrt(4),
+            ember.sym_sum([1.5, 2])) == (torch.sym_int(-3.7), torch.sym_float(3), torch.sym_not(0),
+                                         torch.sym_sqrt(4), torch.sym_sum([1.5, 2]))
+    assert ember.sym_ite(True, 1, 2) == torch.sym_ite(True, 1, 2) == 1
+    for lib in (torch, ember):
+        assert not isinstance(3, lib.SymInt) and not isinstance(2.0, lib.SymFloat)
+        with pytest.raises(AssertionError):
+            lib.sym_max("a", 1)
+        with pytest.raises(AssertionError):
+            lib.sym_ite(True, 1, 2.0)
+    with pytest.raises(TypeError, match="SymInt: ember's sizes are concrete"):
+        ember.SymInt(3)
+
+
+def test_fake_tensor_and_proxy_mode_queries():
+    import pytest
+    from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode, is_fake
+    from torch._subclasses.fake_tensor import is_fake as t_is_fake
+    for x in (3, [1], None):
+        assert is_fake(x) is t_is_fake(x) is False
+    assert is_fake(ember.ones(2)) is t_is_fake(torch.ones(2)) is False
+    assert not isinstance(ember.ones(2), FakeTensor) and issubclass(FakeTensor, ember.Tensor)
+    with pytest.raises(NotImplementedError, match="FakeTensorMode"):
+        FakeTensorMode()
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+    assert ember.fx.experimental.proxy_tensor.get_proxy_mode() is get_proxy_mode() is None
+    from ember.fx.experimental import symbolic_shapes as es
+    from torch.fx.experimental import symbolic_shapes as ts
+    for g in ("guard_or_false", "guard_or_true", "statically_known_true", "statically_known_false"):
+        for v in (True, False):
+            assert getattr(es, g)(v) == getattr(ts, g)(v), (g, v)
+        for mod in (es, ts):
+            with pytest.raises(AssertionError, match="Expected bool"):
+                getattr(mod, g)(3)
+    assert issubclass(es.GuardOnDataDependentSymNode, RuntimeError)
+
+
+def test_collate_with_a_type_map_as_torch():
+    """torch.utils.data._utils.collate: collate() with default_collate_fn_map, an extended map,
+    NumPy leaves and containers (MONAI and Lightning build on it)."""
+    import collections
+    import numpy as np
+    import pytest
+    from torch.utils.data._utils import collate as tc
+    from ember.utils.data._utils import collate as ec
+    Point = collections.namedtuple("Point", "x y")
+
+    def batch(lib):
+        return [{"img": lib.ones(2, 2) * i, "label": i, "w": 0.5 * i, "name": f"s{i}",
+                 "arr": np.arange(3) + i, "np_scalar": np.float32(i), "pt": Point(i, [i, i + 1])}
+                for i in range(3)]
+
+    def flat(x):
+        if isinstance(x, dict):
+            return {k: flat(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return type(x)(flat(v) for v in x) if not hasattr(x, "_fields") else tuple(flat(v) for v in x)
+        if hasattr(x, "numpy"):
+            return (str(x.dtype).split(".")[-1], x.tolist())
+        return x
+    assert flat(ec.collate(batch(ember), collate_fn_map=ec.default_collate_fn_map)) == \
+        flat(tc.collate(batch(torch), collate_fn_map=tc.default_collate_fn_map))
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+    for mod, lib in ((ec, ember), (tc, torch)):
+        fn_map = dict(mod.default_collate_fn_map)
+        fn_map[Box] = lambda b, *, collate_fn_map=None: sum(x.v for x in b)
+        assert mod.collate([(Box(1), 1), (Box(2), 2)], collate_fn_map=fn_map)[0] == 3
+        with pytest.raises(TypeError, match="batch must contain tensors"):
+            mod.collate([object()], collate_fn_map=mod.default_collate_fn_map)
+        with pytest.raises(TypeError, match="batch must contain tensors"):
+            mod.collate([np.array(["a"])], collate_fn_map=mod.default_collate_fn_map)
+    assert ec.np_str_obj_array_pattern.pattern == tc.np_str_obj_array_pattern.pattern
+    import ember.utils.data._utils as eu
+    import ember.utils.data._worker as worker
+    assert eu.worker is worker and eu.MP_STATUS_CHECK_INTERVAL > 0
+
+
+def test_drop_in_torch_names_itself(tmp_path):
+    """torch.torch is torch (kornia annotates with torch.torch.Tensor)."""
+    import subprocess
+    import sys
+    prog = tmp_path / "prog.py"
+    prog.write_text("import torch\nassert torch.torch is torch and torch.torch.Tensor is torch.Tensor\n"
+                    "print('ok')\n")
+    out = subprocess.run([sys.executable, "-m", "ember", "run", str(prog)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -61,6 +61,14 @@ class Backend(str):
     """
     GLOO = "gloo"
     UNDEFINED = "undefined"
+    # torch's other backends, by name (none of them is available: is_nccl_available() etc.)
+    NCCL, XCCL, UCC, MPI, FAKE = "nccl", "xccl", "ucc", "mpi", "fake"
+    backend_list = [UNDEFINED, GLOO, NCCL, XCCL, UCC, MPI, FAKE]
+    # Which backend each device type uses by default, and the devices each backend can serve:
+    # torch's tables (ember's devices are the CPU: gloo).
+    default_device_backend_map = {"cpu": GLOO, "cuda": NCCL, "xpu": XCCL, "mps": GLOO}
+    backend_capability = {GLOO: ["cpu", "cuda"], NCCL: ["cuda"], XCCL: ["xpu"], UCC: ["cpu", "cuda"],
+                          MPI: ["cpu", "cuda"], FAKE: ["cpu", "cuda", "hpu", "xpu"]}
 
     def __new__(cls, name):
         return str.__new__(cls, str(name).lower())

@@ -8,7 +8,7 @@ Files as torch.fx's: node.py, graph.py, graph_module.py, proxy.py, interpreter.p
 subgraph_rewriter.py, passes/shape_prop.py; _symbolic_trace.py holds Tracer and symbolic_trace,
 _routing.py how ember's C++ functions reach a trace (docs/fx.md).
 """
-from . import node, passes, proxy, subgraph_rewriter  # noqa: F401
+from . import experimental, node, passes, proxy, subgraph_rewriter  # noqa: F401
 from ._symbolic_trace import PH, Tracer, symbolic_trace, wrap
 from .graph import Graph
 from .graph_module import GraphModule
