@@ -375,7 +375,7 @@ void bind_indexing(nb::module_& m) {
   // where is in elementwise.cpp)
   m.def(
       "where", [](const Tensor& condition) { return nonzero_tuple(condition); },
-      nb::arg("condition"));
+      nb::arg("condition"), docstring("where"));
   def_both(m, cls, "argwhere", [](const Tensor& t) { return nonzero(t); });
   def_both(
       m, cls, "masked_select",
