@@ -11,6 +11,7 @@ from ._dtype import (dtype, float32, float, float64, double, int64, long, int32,
                      int8, uint8, uint16, uint32, uint64, bool,
                      get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
+_C._add_numpy_names()  # axis= for dim=, keepdims= for keepdim=, ... as torch (numpy_names.cpp)
 from math import e, inf, nan, pi  # noqa: E402,F401  (torch.pi, torch.e, ...: `from torch import pi`)
 newaxis = None  # torch.newaxis, NumPy's: x[:, torch.newaxis]
 _C._TensorMeta = type(Tensor)  # torch._C._TensorMeta: the metaclass of Tensor (Lightning names it)
