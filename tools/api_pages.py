@@ -230,6 +230,26 @@ random op uses when given no generator=.
 3
 >>> ember.manual_seed(0).initial_seed()
 0""",
+    "ember.pi": """math.pi, as torch.pi (`from torch import pi`).
+
+>>> ember.pi
+3.141592653589793""",
+    "ember.e": """math.e, as torch.e.
+
+>>> ember.e
+2.718281828459045""",
+    "ember.inf": """math.inf, as torch.inf.
+
+>>> ember.tensor([1.0, ember.inf]).isinf()
+tensor([False,  True])""",
+    "ember.nan": """math.nan, as torch.nan.
+
+>>> ember.tensor([ember.nan]).isnan()
+tensor([True])""",
+    "ember.newaxis": """None, as torch.newaxis and NumPy's newaxis: indexing with it inserts a dim of size 1.
+
+>>> ember.arange(3.0)[:, ember.newaxis].shape
+ember.Size([3, 1])""",
 }
 
 

@@ -105,6 +105,14 @@ bool is_tuple_like(PyObject* e) {
          e == Py_None;
 }
 
+// nonzero(t, as_tuple=True): one index tensor per dim; a 0-d tensor counts as 1-d, as in PyTorch
+nb::object nonzero_tuple(const Tensor& t) {
+  Tensor nz = nonzero(t.dim() == 0 ? reshape(t, {1}) : t);
+  nb::list cols;
+  for (int64_t j = 0; j < nz.sizes()[1]; ++j) cols.append(nb::cast(select(nz, 1, j)));
+  return nb::tuple(cols);
+}
+
 void warn_sequence_as_tuple() {
   if (PyErr_WarnEx(
           PyExc_UserWarning,
@@ -360,14 +368,14 @@ void bind_indexing(nb::module_& m) {
   def_both(
       m, cls, "nonzero",
       [](const Tensor& t, bool as_tuple) -> nb::object {
-        if (!as_tuple) return nb::cast(nonzero(t));
-        // as_tuple treats a 0-d tensor as 1-d, as PyTorch does
-        Tensor nz = nonzero(t.dim() == 0 ? reshape(t, {1}) : t);
-        nb::list cols;
-        for (int64_t j = 0; j < nz.sizes()[1]; ++j) cols.append(nb::cast(select(nz, 1, j)));
-        return nb::tuple(cols);
+        return as_tuple ? nonzero_tuple(t) : nb::cast(nonzero(t));
       },
       nb::kw_only(), nb::arg("as_tuple") = false);
+  // where(condition) alone is nonzero(condition, as_tuple=True), as in PyTorch (the 3-argument
+  // where is in elementwise.cpp)
+  m.def(
+      "where", [](const Tensor& condition) { return nonzero_tuple(condition); },
+      nb::arg("condition"), docstring("where"));
   def_both(m, cls, "argwhere", [](const Tensor& t) { return nonzero(t); });
   def_both(
       m, cls, "masked_select",

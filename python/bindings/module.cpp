@@ -99,8 +99,9 @@ nb::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
   return nb::handle(mod).attr(name)(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
 }
 
-void bind_fft(nb::module_& m);     // fft.cpp
-void bind_sparse(nb::module_& m);  // sparse.cpp
+void bind_fft(nb::module_& m);         // fft.cpp
+void bind_sparse(nb::module_& m);      // sparse.cpp
+void add_numpy_names(nb::module_& m);  // numpy_names.cpp
 
 }  // namespace ember::py
 
@@ -199,4 +200,10 @@ NB_MODULE(_C, m) {
   py::bind_capture(m);
   py::bind_fft(m);
   py::bind_sparse(m);
+  // Run by ember/__init__.py once every name is bound, not here: the type stubs are made
+  // from the bare module and keep the real signatures only
+  m.def("_add_numpy_names", [h = nb::handle(m)]() {
+    auto mod = nb::borrow<nb::module_>(h);
+    py::add_numpy_names(mod);
+  });
 }

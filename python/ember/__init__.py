@@ -11,6 +11,9 @@ from ._dtype import (dtype, float32, float, float64, double, int64, long, int32,
                      int8, uint8, uint16, uint32, uint64, bool,
                      get_default_dtype, set_default_dtype, set_default_tensor_type)
 from ._tensor import Tensor, Size, device
+_C._add_numpy_names()  # axis= for dim=, keepdims= for keepdim=, ... as torch (numpy_names.cpp)
+from math import e, inf, nan, pi  # noqa: E402,F401  (torch.pi, torch.e, ...: `from torch import pi`)
+newaxis = None  # torch.newaxis, NumPy's: x[:, torch.newaxis]
 _C._TensorMeta = type(Tensor)  # torch._C._TensorMeta: the metaclass of Tensor (Lightning names it)
 from ._device import get_default_device, set_default_device
 from ._creation import (tensor, as_tensor, empty, zeros, ones, full, rand, randn, randint, randperm,
@@ -410,7 +413,8 @@ def __getattr__(name):
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
                 "version", "vision", "testing", "func", "futures", "hub", "masked", "sparse", "types",
-                "torch_version", "functional", "xpu", "mtia", "fx", "ops", "library", "__config__"):
+                "torch_version", "functional", "xpu", "mtia", "fx", "ops", "library", "__config__",
+                "_dynamo", "_inductor"):  # torch loads these two lazily too (einops' tests)
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

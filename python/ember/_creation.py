@@ -296,19 +296,21 @@ def _infer_dtype(arr):
     raise TypeError(f"tensor: could not infer the dtype of the data (numpy sees {arr.dtype})")
 
 
-def _legacy_tensor(*args):
-    """torch.Tensor(...), the legacy constructor: no argument -> an empty tensor of the default
-    dtype; ints or a Size -> an uninitialized one of that shape; data (nested sequences, NumPy)
-    -> one of those values. (Tensor(t) of a tensor aliases t: bindings/tensor.cpp.)"""
+def _legacy_tensor(*args, dtype=None, name="Tensor"):
+    """torch.Tensor(...), the legacy constructor (and FloatTensor(...) and friends, which pass
+    their dtype): no argument -> an empty tensor; ints or a Size -> an uninitialized one of that
+    shape; data (nested sequences, NumPy) -> one of those values. (Tensor(t) of a tensor aliases
+    t: bindings/tensor.cpp; FloatTensor(t) too, when t is float32: _legacy_types.)"""
     from ._tensor import Size
+    dtype = get_default_dtype() if dtype is None else dtype
     ints = all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args)
     if ints:
-        return empty(*args) if args else empty(0)
+        return empty(*args, dtype=dtype) if args else empty(0, dtype=dtype)
     if len(args) == 1 and isinstance(args[0], Size):
-        return empty(*args[0])
+        return empty(tuple(args[0]), dtype=dtype)
     if len(args) == 1 and not isinstance(args[0], (str, bytes, builtins.float, builtins.bool)):
-        return tensor(args[0], dtype=get_default_dtype())
-    raise TypeError("Tensor(): expected sizes (ints or a Size), data (a sequence or an array) or "
+        return tensor(args[0], dtype=dtype)
+    raise TypeError(f"{name}(): expected sizes (ints or a Size), data (a sequence or an array) or "
                     f"a tensor, but got {', '.join(type(a).__name__ for a in args)}")
 
 

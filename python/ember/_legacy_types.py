@@ -1,18 +1,22 @@
 """The legacy tensor types (ember.FloatTensor and friends): usable as
 `t.type(ember.FloatTensor)`, in isinstance checks, and called to build a tensor of that dtype.
 Above _creation, which builds them; _dtype knows only their names."""
-from ._creation import empty, tensor
+from ._C import Tensor
+from ._creation import _legacy_tensor
 from ._dtype import (LEGACY_NAMES, LegacyTypeBase, bfloat16, bool, float16, float32, float64, int8,
                      int16, int32, int64, uint8)
 
 
 class LegacyType(LegacyTypeBase):
     def __call__(self, *args):
-        if not args:  # FloatTensor() is an empty 1-d tensor, as in PyTorch
-            return empty(0, dtype=self.dtype)
-        if len(args) == 1 and not isinstance(args[0], (type(1), type(1.0))):
-            return tensor(args[0], dtype=self.dtype)
-        return empty(*args, dtype=self.dtype)
+        """FloatTensor(), (2, 3), (Size), (data) as torch.Tensor(...) with this type's dtype;
+        FloatTensor(t) of a float32 tensor aliases t (another dtype is refused, as in torch)."""
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0].dtype != self.dtype:
+                raise TypeError(f"{self.name}(): expected a tensor of dtype {self.dtype}, "
+                                f"got {args[0].dtype}")
+            return args[0].detach()
+        return _legacy_tensor(*args, dtype=self.dtype, name=self.name)
 
 
 FloatTensor = LegacyType(LEGACY_NAMES[float32], float32)
@@ -63,7 +67,9 @@ tensor([1.5000], dtype=ember.bfloat16)""",
 }
 for _t in (FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
            BoolTensor, HalfTensor, BFloat16Tensor):
-    _t.__doc__ = (f"ember.{_t.name}(data) / ember.{_t.name}(*sizes): a tensor of dtype "
-                  f"{_t.dtype} (torch's legacy type; also for isinstance and Tensor.type).\n\n"
+    _t.__doc__ = (f"ember.{_t.name}(data) / ember.{_t.name}(*sizes) / ember.{_t.name}(size): "
+                  f"a tensor of dtype {_t.dtype}, uninitialized for sizes; {_t.name}(t) of a "
+                  f"{_t.dtype} tensor aliases t (torch's legacy type; also for isinstance and "
+                  "Tensor.type).\n\n"
                   + DOCS[_t.name])
 del _t

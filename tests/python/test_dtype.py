@@ -66,6 +66,25 @@ def test_legacy_tensor_types(legacy):
     assert isinstance(ember.ones(1, dtype=getattr(ember, LEGACY[legacy])), L)
     assert not isinstance(ember.ones(1, dtype=ember.float64 if legacy != "DoubleTensor" else ember.int64), L)
     assert not isinstance(3, L)
+    # a Size is a shape, not data (einops' YOLO example: FloatTensor(prediction[..., :4].shape))
+    for size in ((5, 3, 1, 4), (0,), (), (2,)):
+        assert L(ember.Size(size)).shape == TL(torch.Size(size)).shape == size
+        assert name_of(L(ember.Size(size)).dtype) == LEGACY[legacy]
+    # a tensor of the type's dtype is aliased; another dtype, or a bare number, is refused
+    src = ember.ones(3, dtype=getattr(ember, LEGACY[legacy]))
+    same = L(src)
+    assert same.data_ptr() == src.data_ptr() and same.shape == (3,)
+    other = ember.ones(2, dtype=ember.int64 if legacy != "LongTensor" else ember.float32)
+    with pytest.raises(TypeError, match=f"{legacy}.*dtype"):
+        L(other)
+    with pytest.raises(TypeError):
+        TL(torch.ones(2, dtype=torch.int64 if legacy != "LongTensor" else torch.float32))
+    for bad in (2.5, True, "x"):
+        with pytest.raises(TypeError, match=legacy):
+            L(bad)
+        with pytest.raises(TypeError):
+            TL(bad)
+    assert_same(L(np.arange(3)), TL(np.arange(3)))
 
 
 @pytest.mark.parametrize("src", ALL)

@@ -577,6 +577,8 @@ def test_nonzero(shape, layout):
     check_op(lambda m, x: m.nonzero(x), [shape], ALL_DTYPES, [layout])
     check_op(lambda m, x: x.nonzero(as_tuple=True), [shape], ["bool", "float32"], [layout])
     check_op(lambda m, x: m.argwhere(x), [shape], ["int32"], [layout])
+    # where(condition) alone (torchmetrics' curves: torch.where(preds[1:] - preds[:-1])[0])
+    check_op(lambda m, x: m.where(x), [shape], ["bool", "float32", "int64"], [layout])
 
 
 def test_nonzero_nan_and_zero_dim():
@@ -584,6 +586,12 @@ def test_nonzero_nan_and_zero_dim():
     for v in [0.0, 3.0]:
         assert_same(ember.nonzero(ember.tensor(v)), torch.nonzero(torch.tensor(v)))
         assert_same(ember.nonzero(ember.tensor(v), as_tuple=True), torch.nonzero(torch.tensor(v), as_tuple=True))
+        assert_same(ember.where(ember.tensor(v)), torch.where(torch.tensor(v)))
+    for lib in (ember, torch):
+        with pytest.raises(TypeError):
+            lib.where([1, 0])
+        with pytest.raises(TypeError):
+            lib.where(lib.ones(2), lib.ones(2))
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

@@ -249,6 +249,36 @@ def test_load_state_dict_assign_and_batchnorm_old_checkpoint():
 
 
 # ---- modes, gradients, apply, to ------------------------------------------------------------
+def test_state_dict_hooks_private_forms_match_torch():
+    # gpytorch's Module: self._register_load_state_dict_pre_hook(fn), fn without the module
+    logs = []
+    for lib in (ember, torch):
+        log = []
+        m = lib.nn.Linear(2, 2)
+
+        def plain(state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+            log.append(("plain", prefix, sorted(state_dict), strict))
+            state_dict[prefix + "bias"] = state_dict[prefix + "bias"] * 0 + 7  # may rewrite
+
+        def with_module(module, state_dict, prefix, *rest):
+            log.append(("with", type(module).__name__, len(rest)))
+
+        def post(module, state_dict, prefix, local_metadata):
+            log.append(("post", type(module).__name__, sorted(state_dict)))
+
+        h1 = m._register_load_state_dict_pre_hook(plain)
+        m._register_load_state_dict_pre_hook(with_module, with_module=True)
+        m.register_load_state_dict_pre_hook(with_module)
+        m._register_state_dict_hook(post)
+        m.load_state_dict({"weight": lib.ones(2, 2), "bias": lib.zeros(2)})
+        log.append(m.bias.tolist())
+        h1.remove()
+        m.load_state_dict(m.state_dict())
+        logs.append(log)
+    assert logs[0] == logs[1]
+    assert logs[0][0] == ("plain", "", ["bias", "weight"], True) and logs[0][3] == [7.0, 7.0]
+
+
 def test_train_eval_propagate(nets):
     e, _ = nets
     assert e.training and e.blocks[1].bn.training

@@ -13,6 +13,17 @@ def test_import_names_match_torch():
         assert hasattr(ember, name), name
 
 
+def test_math_constants_match_torch():
+    # x-transformers: `from torch import nn, pi`
+    import math
+    for name in ("pi", "e", "inf", "nan", "newaxis"):
+        a, b = getattr(ember, name), getattr(torch, name)
+        assert type(a) is type(b) and (a == b or (a != a and b != b)), name
+    assert ember.pi == math.pi and ember.newaxis is None
+    x = ember.arange(3.0)
+    assert x[:, ember.newaxis].shape == torch.arange(3.0)[:, torch.newaxis].shape == (3, 1)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_add_broadcast_matches_torch(layout):
     check_op(lambda m, x, y: x + y, [(3, 4), (3, 4)], dtypes=["float32", "float64", "int64"],

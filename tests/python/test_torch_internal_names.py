@@ -36,6 +36,21 @@ def test_optimized_module_is_what_compile_returns():
         assert not isinstance(lib.nn.Linear(2, 2), lib._dynamo.eval_frame.OptimizedModule)
 
 
+def test_dynamo_and_inductor_load_on_first_use():
+    # torch.__getattr__ imports them lazily: `torch._dynamo.config.verbose = True` with no
+    # import (einops' tests); a fresh interpreter, since other tests import both
+    import subprocess
+    import sys
+    code = ("import {0}; {0}._dynamo.config.verbose = True; "
+            "print({0}._dynamo.config.verbose, {0}._inductor.config.max_autotune, "
+            "{0}._dynamo.OptimizedModule.__name__)")
+    for lib in ("ember", "torch"):
+        out = subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["True", "False", "OptimizedModule"]
+
+
 def test_dataloader_iterator_classes():
     from ember.utils.data import dataloader as ed
     from torch.utils.data import dataloader as td

@@ -271,11 +271,13 @@ tensor([0.0000, 0.5000, 1.0000])
 tensor([0.0000, 0.5000, 1.0000]))"},
     {"where",
      R"(Elements of input where condition is True, of other elsewhere (broadcast; input and other may be
-numbers).
+numbers). where(condition) alone is nonzero(condition, as_tuple=True).
 
 >>> x = ember.tensor([1.0, -2.0, 3.0])
 >>> ember.where(x > 0, x, 0.0)
-tensor([1., 0., 3.]))"},
+tensor([1., 0., 3.])
+>>> ember.where(x > 0)
+(tensor([0, 2]),))"},
     {"masked_fill",
      R"(A copy of input with value (a number or a 0-d tensor) wherever the bool mask (broadcast) is
 True.

@@ -606,9 +606,17 @@ class Module(ModuleHooks):
     def register_state_dict_post_hook(self, hook):
         return add_hook(self._state_dict_hooks, hook, False)
 
-    def register_load_state_dict_pre_hook(self, hook):
+    # torch's private forms, which libraries call (gpytorch's Module registers its
+    # shape-ignoring load hook so): the load pre-hook without the module unless with_module
+    def _register_state_dict_hook(self, hook):
+        return add_hook(self._state_dict_hooks, hook, False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         return add_hook(self._load_state_dict_pre_hooks,
-                         lambda *a: hook(self, *a), False)
+                        (lambda *a: hook(self, *a)) if with_module else hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         return add_hook(self._load_state_dict_post_hooks, hook, False)
