@@ -1,6 +1,6 @@
-"""torch.distributed.checkpoint (DCP): not in ember yet. The module and the names programs
-import at load time exist (transformers imports hf_storage's reader and writer with its
-distributed helpers), so such programs load; the storage classes raise NotImplementedError when
-made. Save a model with ember.save(model.state_dict()) (or safetensors); FSDP1's
-state_dict_type gives the full or sharded state dicts (docs/distributed.md)."""
-from . import hf_storage  # noqa: F401
+"""torch.distributed.checkpoint (DCP). ember has its `state_dict` module (a model's and an
+optimizer's state dicts keyed by parameter names, however the model is wrapped), not DCP's
+save/load of sharded checkpoints: save those dicts with ember.save (or safetensors). The Hugging
+Face reader/writer exist for imports (transformers loads them with its distributed helpers)
+and raise NotImplementedError when made."""
+from . import hf_storage, state_dict  # noqa: F401
