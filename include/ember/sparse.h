@@ -29,6 +29,11 @@ Tensor sparse_scalar_op(const char* op, const Tensor& t, Scalar s);
 // else NotImplementedError.
 Tensor sparse_binary(const char* op, const Tensor& a, const Tensor& b);
 Tensor sparse_to_dtype(const Tensor& t, DType dtype);
+// A sparse tensor with src's layout (COO/CSR/CSC, Note [Compressed sparse layouts]) and flags.
+Tensor sparse_like(const Tensor& src, const Tensor& indices, const Tensor& values, IntList sizes);
+// The same entries in another sparse layout: COO (coalesced), CSR or CSC order; t itself when it
+// has that layout already. The gradient passes through (dense).
+Tensor sparse_relayout(const Tensor& t, SparseLayout layout);
 
 // Whether an op's inputs include a sparse tensor (the ops taught sparse test this at their top).
 inline bool any_sparse(const Tensor& a, const Tensor& b) {

@@ -295,8 +295,8 @@ def test_coalesced_flag_and_compressed_layout_names_as_torch():
             layout = getattr(lib, name)
             assert repr(layout) == f"{lib.__name__}.{name}" and layout != lib.sparse_coo
             assert lib.ones(2).layout != layout and s.layout != layout
-    with pytest.raises(NotImplementedError, match="layout ember.sparse_csr"):
-        ember.ones(2, 2).to_sparse(layout=ember.sparse_csr)
+    with pytest.raises(NotImplementedError, match="layout ember.sparse_bsr"):
+        ember.ones(2, 2).to_sparse(layout=ember.sparse_bsr, blocksize=(1, 1))
 
 
 @pytest.mark.parametrize("rows,size,kw", [
