@@ -34,6 +34,9 @@ Tensor sparse_like(const Tensor& src, const Tensor& indices, const Tensor& value
 // The same entries in another sparse layout: COO (coalesced), CSR or CSC order; t itself when it
 // has that layout already. The gradient passes through (dense).
 Tensor sparse_relayout(const Tensor& t, SparseLayout layout);
+// The stored values [nnz, *dense_dims]; when t requires grad, an alias whose gradient flows back
+// into t as a sparse tensor with t's indices (torch's differentiable values()).
+Tensor sparse_values_of(const Tensor& t);
 
 // Whether an op's inputs include a sparse tensor (the ops taught sparse test this at their top).
 inline bool any_sparse(const Tensor& a, const Tensor& b) {

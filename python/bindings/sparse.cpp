@@ -21,6 +21,7 @@ void bind_sparse(nb::module_& m) {
   m.def("_is_sparse", [](const Tensor& t) { return t.defined() && t.is_sparse(); });
   m.def("_sparse_indices", [](const Tensor& t) { return t.sparse_indices(); });
   m.def("_sparse_values", [](const Tensor& t) { return t.sparse_values(); });
+  m.def("_sparse_values_grad", [](const Tensor& t) { return sparse_values_of(t); });
   // Compressed layouts (Note [Compressed sparse layouts]): -1 strided, 0 COO, 1 CSR, 2 CSC.
   m.def("_sparse_layout", [](const Tensor& t) {
     return t.defined() && t.is_sparse() ? int(t.impl()->sparse_->layout) : -1;

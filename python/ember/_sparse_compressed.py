@@ -282,10 +282,11 @@ def _row_indices(self):
 
 
 def compressed_values(t):
-    """The values [*batch, nnz, *dense] of a compressed tensor (a view of its stored values)."""
+    """The values [*batch, nnz, *dense] of a compressed tensor: a view of its stored values,
+    through which a gradient flows back into the tensor."""
     batch, nnz = _batch_info(t)
-    vals = _C._sparse_values(t)
-    return vals.reshape(batch + (nnz,) + tuple(vals.shape[1:]))
+    vals = _C._sparse_values_grad(t)  # differentiable, as torch's values()
+    return vals.reshape(batch + (nnz,) + tuple(vals.shape[1:])) if batch else vals
 
 
 def compressed_nnz(t):
@@ -326,6 +327,8 @@ def _check_equal_batches(out, op):
 def to_compressed(t, layout, dense_dim, op):
     """A strided, COO or compressed tensor in layout ember.sparse_csr / sparse_csc."""
     code = _CODES[layout]
+    if layout_code(t) == code and dense_dim in (None, compressed_dense_dim(t)):
+        return t
     if layout_code(t) < 0:
         dd = 0 if dense_dim is None else int(dense_dim)
         if t.dim() < 2 or not 0 <= dd <= t.dim() - 2:

@@ -102,7 +102,8 @@ def _indices(self):
 
 
 def _values(self):
-    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced tensor).
+    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced COO tensor, or of a
+    CSR/CSC one: [*batch, nnz, *dense_dims]); differentiable, as torch's.
 
     >>> s = ember.tensor([[0., 2.], [3., 0.]]).to_sparse()
     >>> s.values()
@@ -114,7 +115,7 @@ def _values(self):
     if not _C._is_coalesced(self):
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() "
                            "first")
-    return _C._sparse_values(self)
+    return _C._sparse_values_grad(self)
 
 
 def _raw_indices(self):

@@ -352,6 +352,19 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return sparse_relayout(coalesce(Tensor::sparse_coo(idx, vals, a.sizes(), false)), layout_of(a));
 }
 
+Tensor sparse_values_of(const Tensor& t) {
+  EMBER_CHECK(t.defined() && t.is_sparse(), Error,
+              "values: expected a sparse tensor, got a strided one");
+  if (!autograd::any_requires_grad(t)) return t.sparse_values();
+  Tensor out = t.sparse_values().alias();  // shares the values, as torch's view does
+  autograd::record("ValuesBackward0", {&t}, {&out},
+                   [src = sparse_like(t, t.sparse_indices(), t.sparse_values(),
+                                      t.sizes())](Grads& g, const Node&) -> Grads {
+                     return {sparse_like(src, src.sparse_indices(), g[0], src.sizes())};
+                   });
+  return out;
+}
+
 Tensor sparse_relayout(const Tensor& t, SparseLayout layout) {
   EMBER_PROFILE_OP("to_sparse");
   EMBER_CHECK(t.defined() && t.is_sparse(), Error,
