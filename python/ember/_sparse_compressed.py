@@ -158,8 +158,8 @@ def _build(compressed, plain, values, size, layout, dtype, device, requires_grad
     nrows, ncols = size[nb], size[nb + 1]
     ncomp, nplain = (nrows, ncols) if code == 1 else (ncols, nrows)
     if compressed.shape[-1] != ncomp + 1:
-        raise RuntimeError(f"{cname}.shape[-1] must be equal to the number of {counted} + 1 "
-                           f"(={ncomp + 1}), but got {compressed.shape[-1]}")
+        raise RuntimeError(f"{op}: {cname}.shape[-1] must be equal to the number of {counted} "
+                           f"+ 1 (={ncomp + 1}), but got {compressed.shape[-1]}")
     _check_invariants(code, compressed, plain, nplain, nnz, op)
     nbatch = 1
     for b in batch:
