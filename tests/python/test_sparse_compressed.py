@@ -259,3 +259,17 @@ def test_save_load_round_trip_with_torch(tmp_path, layout):
     back = ember.load(tmp_path / "t.pt")["a"]
     assert back.layout == getattr(ember, layout)
     np.testing.assert_array_equal(back.to_dense().numpy(), a)
+
+
+@pytest.mark.parametrize("layout", ["sparse_csr", "sparse_csc"])
+def test_dense_times_compressed_and_leaf_gradient_as_torch(layout):
+    a = sparse_array((4, 3))
+    ea, ta = both(a)
+    es, ts = getattr(ea, "to_" + layout)(), getattr(ta, "to_" + layout)()
+    ed, td = both(rng.standard_normal((2, 4)))
+    same(ed @ es, td @ ts)
+    es.requires_grad_(), ts.requires_grad_()
+    eb, tb = both(rng.standard_normal((3, 2)))
+    (es @ eb).sum().backward(), (ts @ tb).sum().backward()
+    assert es.grad.layout == ember.strided and ts.grad.layout == torch.strided  # g @ b^T
+    same(es.grad, ts.grad)
