@@ -239,8 +239,8 @@ Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 Tensor sparse_mm(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("mm");
   // RuntimeError, as torch's "mat2 must be a matrix" (PyG's tests expect its class)
-  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, Error,
-              "mm: a sparse operand needs 2-d matrices, got ", a.sizes(), " and ", b.sizes());
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, Error, "mm: a sparse operand needs 2-d matrices, got ",
+              a.sizes(), " and ", b.sizes());
   EMBER_CHECK(a.size(1) == b.size(0), ValueError, "mm: shapes ", a.sizes(), " and ", b.sizes(),
               " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "mm: expected both operands of the same dtype, got ",
