@@ -37,6 +37,8 @@ Tensor sparse_relayout(const Tensor& t, SparseLayout layout);
 // The stored values [nnz, *dense_dims]; when t requires grad, an alias whose gradient flows back
 // into t as a sparse tensor with t's indices (torch's differentiable values()).
 Tensor sparse_values_of(const Tensor& t);
+// out[h] = the number of integer keys below h, h = 0..nslots: the CSR pointer of sorted row keys.
+Tensor compressed_pointer(const Tensor& keys, int64_t nslots);
 
 // Whether an op's inputs include a sparse tensor (the ops taught sparse test this at their top).
 inline bool any_sparse(const Tensor& a, const Tensor& b) {

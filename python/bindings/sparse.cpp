@@ -28,6 +28,8 @@ void bind_sparse(nb::module_& m) {
   });
   m.def("_sparse_int32_indices",
         [](const Tensor& t) { return t.is_sparse() && t.impl()->sparse_->int32_indices; });
+  m.def("_compressed_pointer",
+        [](const Tensor& keys, int64_t nslots) { return compressed_pointer(keys, nslots); });
   m.def("_sparse_relayout",
         [](const Tensor& t, int layout) { return sparse_relayout(t, SparseLayout(layout)); });
   // Tags a COO tensor just built in compressed order (ember/_sparse_compressed.py checks it).

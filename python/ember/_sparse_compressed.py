@@ -208,7 +208,7 @@ def _index_out(t, idx):
 
 
 def _compressed_indices(t):
-    from . import arange, searchsorted, int64
+    from . import arange, int64
     batch, nnz = _batch_info(t)
     nb = len(batch)
     idx = _C._sparse_indices(t)
@@ -219,10 +219,14 @@ def _compressed_indices(t):
     for b in batch:
         nbatch *= b
     # entries are sorted by (batch, compressed coordinate): count those before each boundary
-    offsets = arange(nbatch, dtype=int64).reshape(-1, 1)
-    key = arange(comp.shape[0], dtype=int64) // builtins.max(nnz, 1) * ncomp + comp
-    bounds = offsets * ncomp + arange(ncomp + 1, dtype=int64).reshape(1, -1)
-    ptr = searchsorted(key, bounds.reshape(-1)).reshape(nbatch, ncomp + 1) - offsets * nnz
+    key = arange(comp.shape[0], dtype=int64) // builtins.max(nnz, 1) * ncomp + comp if nb else comp
+    ptr = _C._compressed_pointer(key, nbatch * ncomp)
+    if nb:
+        starts = ptr[:-1].reshape(nbatch, ncomp)
+        ends = (arange(1, nbatch + 1, dtype=int64) * nnz).reshape(nbatch, 1)
+        ptr = starts.new_zeros((nbatch, ncomp + 1))
+        ptr[:, :-1] = starts - (ends - nnz)
+        ptr[:, -1:] = nnz
     return _index_out(t, ptr.reshape(batch + (ncomp + 1,)))
 
 

@@ -306,12 +306,12 @@ def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
     """_convert_indices_from_coo_to_csr(input, size, *, out_int32=False) -> Tensor
 
     The CSR row pointer (length size + 1) of sorted COO row indices: entry h is the number of
-    indices below h (PyG's index2ptr). As torch, input is taken to be sorted.
+    indices below h (PyG's index2ptr), counted in one pass (src/kernels/cpu/sparse.cpp).
 
     >>> ember._convert_indices_from_coo_to_csr(ember.tensor([0, 0, 2, 3]), 4)
     tensor([0, 2, 2, 3, 4])
     """
-    from . import Tensor, searchsorted, arange
+    from . import Tensor
     from ._dtype import TORCH_TYPE_NAMES
     if not isinstance(input, Tensor):
         raise TypeError(f"_convert_indices_from_coo_to_csr(): argument 'input' must be Tensor, "
@@ -322,8 +322,13 @@ def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
     if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == _bool():
         raise NotImplementedError(f'"convert_indices_from_coo_to_csr_cpu" not implemented for '
                                   f"'{TORCH_TYPE_NAMES[input.dtype.name]}'")
-    rows = input.reshape(-1)
-    return searchsorted(rows, arange(int(size) + 1, dtype=rows.dtype), out_int32=out_int32)
+    ptr = _C._compressed_pointer(input.reshape(-1), int(size))
+    return ptr.to(_int32()) if out_int32 else ptr
+
+
+def _int32():
+    from ._dtype import int32
+    return int32
 
 
 def _bool():

@@ -353,6 +353,19 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return sparse_relayout(coalesce(Tensor::sparse_coo(idx, vals, a.sizes(), false)), layout_of(a));
 }
 
+Tensor compressed_pointer(const Tensor& keys, int64_t nslots) {
+  const char* op = "compressed_pointer";
+  ops::check_defined(keys, op);
+  EMBER_CHECK(keys.dim() <= 1 && !is_floating_point(keys.dtype()) && keys.dtype() != DType::Bool,
+              TypeError, op, ": expected a vector of integer keys, got ", keys.sizes(), " ",
+              dtype_name(keys.dtype()));
+  EMBER_CHECK(nslots >= 0, ValueError, op, ": nslots must be >= 0, got ", nslots);
+  Tensor k = contiguous(to_dtype(keys, DType::Int64));
+  Tensor out = Tensor::empty({nslots + 1}, DType::Int64);
+  kernels::compressed_pointer(k.data<int64_t>(), k.numel(), nslots, out.data<int64_t>());
+  return out;
+}
+
 Tensor sparse_values_of(const Tensor& t) {
   EMBER_CHECK(t.defined() && t.is_sparse(), Error,
               "values: expected a sparse tensor, got a strided one");

@@ -45,6 +45,9 @@ def mm(mat1, mat2, reduce=None):
                            f"{mat1.dtype} and {mat2.dtype}")
     if _REDUCE[reduce] == "sum":
         return ember.mm(mat1, mat2)
+    if _REDUCE[reduce] == "mean":  # the sum over a row's entries, divided by their count
+        ptr = mat1.crow_indices().to(mat2.dtype)
+        return ember.mm(mat1, mat2) / (ptr[1:] - ptr[:-1]).clamp(min=1).unsqueeze(1)
     rows, cols = _C._sparse_indices(mat1)
     vals = _C._sparse_values_grad(mat1)
     if vals.dim() != 1:
