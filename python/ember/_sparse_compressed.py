@@ -173,7 +173,8 @@ def _build(compressed, plain, values, size, layout, dtype, device, requires_grad
         slot = entry_batch * ncomp + comp
         if bool(((slot[1:] == slot[:-1]) & (rows[1][1:] <= rows[1][:-1])).any()):
             raise RuntimeError(f"{op}: `{pname}[..., {cname}[..., i - 1]:{cname}[..., i]] for "
-                               f"all i = 1, ..., n{counted} are sorted and distinct along the "
+                               f"all i = 1, ..., {'nrows' if code == 1 else 'ncols'} are sorted "
+                               "and distinct along the "
                                "last dimension values` is not satisfied.")
     if code == 2:
         rows.reverse()
