@@ -218,7 +218,7 @@ def test_sparse_sum():
 # never a crash or garbage (the guard in ops::check_defined and Tensor::data_ptr/as_strided).
 SWEEP = [
     lambda m, s: m.exp(s), lambda m, s: m.relu(s), lambda m, s: s * s, lambda m, s: m.exp(s) - s,
-    lambda m, s: m.sum(s), lambda m, s: s.mean(), lambda m, s: s.max(), lambda m, s: s[0],
+    lambda m, s: m.sum(s, 0), lambda m, s: s.mean(), lambda m, s: s.max(), lambda m, s: s[0],
     lambda m, s: s.view(-1), lambda m, s: s.reshape(-1), lambda m, s: m.cat([s, s]),
     lambda m, s: s.numpy(), lambda m, s: s.contiguous(), lambda m, s: m.softmax(s, 0),
     lambda m, s: m.nn.functional.linear(s, s), lambda m, s: s.abs(), lambda m, s: s.sort(),

@@ -273,3 +273,22 @@ def test_dense_times_compressed_and_leaf_gradient_as_torch(layout):
     (es @ eb).sum().backward(), (ts @ tb).sum().backward()
     assert es.grad.layout == ember.strided and ts.grad.layout == torch.strided  # g @ b^T
     same(es.grad, ts.grad)
+
+
+def test_sum_of_a_sparse_tensor_as_torch():
+    a = sparse_array((4, 3))
+    a[1, 1] = 2.0
+    for conv in ("to_sparse", "to_sparse_csr", "to_sparse_csc"):
+        for dtype in ("float32", "float64", "int64"):
+            e, t = both(a * 3, dtype)
+            es, ts = getattr(e, conv)(), getattr(t, conv)()
+            same(es.sum(), ts.sum())
+            same(ember.sum(es), torch.sum(ts))
+        e, t = both(a)
+        es, ts = getattr(e, conv)().requires_grad_(), getattr(t, conv)().requires_grad_()
+        es.sum().backward(), ts.sum().backward()
+        assert es.grad.layout == ember.strided and ts.grad.layout == torch.strided
+        same(es.grad, ts.grad)
+    v = ember.tensor([1.0, 2.0], requires_grad=True)  # into the values through the constructor
+    ember.sparse_csr_tensor(ember.tensor([0, 1, 2]), ember.tensor([1, 0]), v).sum().backward()
+    assert v.grad.tolist() == [1.0, 1.0]
