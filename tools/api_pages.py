@@ -188,8 +188,8 @@ like empty_like; ember's results are row-major).
 >>> x.to(memory_format=ember.preserve_format) is x
 True""",
     "ember.strided": """\
-torch.strided, the layout of a dense ember tensor (with sizes and strides); the other
-layout is ember.sparse_coo.
+torch.strided, the layout of a dense ember tensor (with sizes and strides); the others are
+ember.sparse_coo, sparse_csr and sparse_csc.
 
 >>> ember.zeros(2).layout is ember.strided
 True""",
@@ -199,26 +199,26 @@ torch.sparse_coo, the layout of a sparse COO tensor (indices and values; docs/sp
 >>> ember.eye(2).to_sparse().layout is ember.sparse_coo
 True""",
     "ember.sparse_csr": """\
-torch.sparse_csr, the compressed sparse row layout: a name to compare a tensor's layout with (PyG does); no
-ember tensor has it yet and to_sparse(layout=ember.sparse_csr) raises (docs/sparse.md).
+torch.sparse_csr, the compressed sparse row layout (crow_indices, col_indices, values;
+docs/sparse.md).
 
->>> ember.eye(2).to_sparse().layout == ember.sparse_csr
-False""",
+>>> ember.eye(2).to_sparse_csr().layout is ember.sparse_csr
+True""",
     "ember.sparse_csc": """\
-torch.sparse_csc, the compressed sparse column layout: a name to compare a tensor's layout with (PyG does); no
-ember tensor has it yet and to_sparse(layout=ember.sparse_csc) raises (docs/sparse.md).
+torch.sparse_csc, the compressed sparse column layout (ccol_indices, row_indices, values;
+docs/sparse.md).
 
->>> ember.eye(2).to_sparse().layout == ember.sparse_csc
-False""",
+>>> ember.eye(2).to_sparse_csc().layout is ember.sparse_csc
+True""",
     "ember.sparse_bsr": """\
-torch.sparse_bsr, the block compressed sparse row layout: a name to compare a tensor's layout with (PyG does); no
-ember tensor has it yet and to_sparse(layout=ember.sparse_bsr) raises (docs/sparse.md).
+torch.sparse_bsr, the block compressed sparse row layout: a name to compare a tensor's layout
+with; no ember tensor has it and to_sparse(layout=ember.sparse_bsr) raises (docs/sparse.md).
 
 >>> ember.eye(2).to_sparse().layout == ember.sparse_bsr
 False""",
     "ember.sparse_bsc": """\
-torch.sparse_bsc, the block compressed sparse column layout: a name to compare a tensor's layout with (PyG does); no
-ember tensor has it yet and to_sparse(layout=ember.sparse_bsc) raises (docs/sparse.md).
+torch.sparse_bsc, the block compressed sparse column layout: a name to compare a tensor's layout
+with; no ember tensor has it and to_sparse(layout=ember.sparse_bsc) raises (docs/sparse.md).
 
 >>> ember.eye(2).to_sparse().layout == ember.sparse_bsc
 False""",

@@ -29,6 +29,16 @@ Tensor sparse_scalar_op(const char* op, const Tensor& t, Scalar s);
 // else NotImplementedError.
 Tensor sparse_binary(const char* op, const Tensor& a, const Tensor& b);
 Tensor sparse_to_dtype(const Tensor& t, DType dtype);
+// A sparse tensor with src's layout (COO/CSR/CSC, Note [Compressed sparse layouts]) and flags.
+Tensor sparse_like(const Tensor& src, const Tensor& indices, const Tensor& values, IntList sizes);
+// The same entries in another sparse layout: COO (coalesced), CSR or CSC order; t itself when it
+// has that layout already. The gradient passes through (dense).
+Tensor sparse_relayout(const Tensor& t, SparseLayout layout);
+// The stored values [nnz, *dense_dims]; when t requires grad, an alias whose gradient flows back
+// into t as a sparse tensor with t's indices (torch's differentiable values()).
+Tensor sparse_values_of(const Tensor& t);
+// out[h] = the number of integer keys below h, h = 0..nslots: the CSR pointer of sorted row keys.
+Tensor compressed_pointer(const Tensor& keys, int64_t nslots);
 
 // Whether an op's inputs include a sparse tensor (the ops taught sparse test this at their top).
 inline bool any_sparse(const Tensor& a, const Tensor& b) {

@@ -129,9 +129,18 @@ class Tensor {
   IntrusivePtr<TensorImpl> impl_;
 };
 
+// Note [Compressed sparse layouts]: a CSR/CSC tensor is a SparseParts whose COO indices
+// [batch dims..., row, col] are kept in the compressed order: (batch, row, col) for CSR,
+// (batch, col, row) for CSC, each batch with the same nnz. The COO ops (to_dense, mm, scaling)
+// serve it unchanged; crow/ccol_indices are derived from the sorted rows/cols on demand
+// (python/ember/_sparse_compressed.py, docs/sparse.md).
+enum class SparseLayout : uint8_t { Coo, Csr, Csc };
+
 struct SparseParts {
   Tensor indices, values;
   bool coalesced = false;
+  SparseLayout layout = SparseLayout::Coo;
+  bool int32_indices = false;  // a compressed tensor built from int32 indices reports int32 ones
 };
 
 }  // namespace ember

@@ -6,9 +6,8 @@ from ._tensor_attributes import layout, strided
 from ._printing import tensor_repr as _dense_repr
 
 sparse_coo = layout("sparse_coo")
-# torch's compressed layouts, named so that programs can compare a tensor's layout with them
-# (PyG's is_torch_sparse_tensor: `src.layout == torch.sparse_csr`); no ember tensor has one, and
-# asking for one (to_sparse(layout=...)) raises NotImplementedError.
+# torch's compressed layouts: CSR and CSC tensors live in _sparse_compressed.py; the blocked ones
+# (BSR, BSC) are names to compare a layout with, and asking for one raises NotImplementedError.
 sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
 sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 
@@ -54,12 +53,12 @@ def _int64():
 def _layout(self):
     """layout -> ember.layout
 
-    ember.sparse_coo for a sparse COO tensor, else ember.strided.
+    ember.sparse_coo, sparse_csr or sparse_csc for a sparse tensor, else ember.strided.
 
     >>> ember.zeros(2).layout, ember.eye(2).to_sparse().layout
     (ember.strided, ember.sparse_coo)
     """
-    return sparse_coo if _C._is_sparse(self) else strided
+    return _compressed.layout_of(self) or strided
 
 
 def _is_sparse(self):
@@ -68,12 +67,23 @@ def _is_sparse(self):
     >>> ember.eye(2).is_sparse, ember.eye(2).to_sparse().is_sparse
     (False, True)
     """
-    return _C._is_sparse(self)
+    return _C._sparse_layout(self) == 0
 
 
-def _sparse_check(self, what):
+def _is_sparse_csr(self):
+    """is_sparse_csr -> bool: whether self is a sparse CSR tensor.
+
+    >>> ember.eye(2).to_sparse_csr().is_sparse_csr, ember.eye(2).to_sparse().is_sparse_csr
+    (True, False)
+    """
+    return _C._sparse_layout(self) == 1
+
+
+def _sparse_check(self, what, coo_only=True):
     if not _C._is_sparse(self):
         raise RuntimeError(f"{what}: expected a sparse tensor, got one with layout ember.strided")
+    if coo_only and _compressed.is_compressed(self):
+        _compressed.refuse_coo_only(self, what)
 
 
 def _indices(self):
@@ -92,17 +102,20 @@ def _indices(self):
 
 
 def _values(self):
-    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced tensor).
+    """values() -> Tensor: the values [nnz, *dense_dims] (of a coalesced COO tensor, or of a
+    CSR/CSC one: [*batch, nnz, *dense_dims]); differentiable, as torch's.
 
     >>> s = ember.tensor([[0., 2.], [3., 0.]]).to_sparse()
     >>> s.values()
     tensor([2., 3.])
     """
-    _sparse_check(self, "values")
+    _sparse_check(self, "values", coo_only=False)
+    if _compressed.is_compressed(self):
+        return _compressed.compressed_values(self)
     if not _C._is_coalesced(self):
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() "
                            "first")
-    return _C._sparse_values(self)
+    return _C._sparse_values_grad(self)
 
 
 def _raw_indices(self):
@@ -119,7 +132,9 @@ def _raw_values(self):
 
 def _nnz(self):
     """_nnz() -> int: the number of stored entries (duplicates counted)."""
-    _sparse_check(self, "_nnz")
+    _sparse_check(self, "_nnz", coo_only=False)
+    if _compressed.is_compressed(self):
+        return _compressed.compressed_nnz(self)
     return _C._sparse_indices(self).shape[1]
 
 
@@ -129,6 +144,8 @@ def _sparse_dim(self):
     >>> ember.ones(2, 3).to_sparse().sparse_dim(), ember.ones(2, 3).to_sparse(1).sparse_dim()
     (2, 1)
     """
+    if _compressed.is_compressed(self):
+        return 2
     return _C._sparse_indices(self).shape[0] if _C._is_sparse(self) else 0
 
 
@@ -138,6 +155,8 @@ def _dense_dim(self):
     >>> ember.ones(2, 3).to_sparse(1).dense_dim(), ember.ones(2, 3).dense_dim()
     (1, 2)
     """
+    if _compressed.is_compressed(self):
+        return _compressed.compressed_dense_dim(self)
     return _C._sparse_values(self).dim() - 1 if _C._is_sparse(self) else self.dim()
 
 
@@ -160,6 +179,8 @@ def _coalesced_(self, coalesced):
     >>> s._coalesced_(True).is_coalesced()
     True
     """
+    if _compressed.is_compressed(self):
+        _compressed.refuse_coo_only(self, "_coalesced_")
     _C._set_coalesced(self, bool(coalesced))
     return self
 
@@ -171,6 +192,8 @@ def _coalesce(self):
     >>> s.coalesce().values()
     tensor([3.])
     """
+    if _compressed.is_compressed(self):
+        _compressed.refuse_coo_only(self, "coalesce")
     return _C._coalesce(self)
 
 
@@ -185,27 +208,52 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    """to_sparse(sparse_dim=None) -> Tensor
+    """to_sparse(sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> Tensor
 
-    The COO tensor of self's nonzero entries over its first sparse_dim dims (all by default).
+    The COO tensor of self's nonzero entries over its first sparse_dim dims (all by default);
+    with layout=ember.sparse_csr / sparse_csc, the compressed tensor (to_sparse_csr/csc).
 
     >>> ember.tensor([[0.0, 2.0], [0.0, 0.0]]).to_sparse()._nnz()
     1
     """
+    if layout in (sparse_csr, sparse_csc):
+        if sparse_dim is not None:
+            raise RuntimeError("to_sparse: sparse_dim cannot be given with a compressed layout "
+                               f"({layout})")
+        return _compressed.to_compressed(self, layout, dense_dim, f"to_sparse({layout})")
     if layout not in (None, sparse_coo):
         raise NotImplementedError(f"to_sparse: layout {layout} is not supported in ember "
-                                  "(only ember.sparse_coo)")
+                                  "(ember.sparse_coo, sparse_csr and sparse_csc are)")
+    if blocksize is not None or dense_dim is not None:
+        raise RuntimeError("to_sparse: blocksize and dense_dim go with a compressed layout, not "
+                           "ember.sparse_coo")
+    return _to_sparse_coo(self, sparse_dim)
+
+
+def _to_sparse_coo(self, sparse_dim=None):
+    """to_sparse_coo() -> Tensor: self in COO layout (a CSR/CSC tensor's entries, coalesced).
+
+    >>> ember.eye(2).to_sparse_csr().to_sparse_coo().layout
+    ember.sparse_coo
+    """
+    if _compressed.is_compressed(self):
+        if sparse_dim not in (None, _C._sparse_indices(self).shape[0]):
+            raise RuntimeError(f"to_sparse: sparse_dim {sparse_dim} does not match the "
+                               f"compressed tensor's {_C._sparse_indices(self).shape[0]}")
+        return _C._sparse_relayout(self, 0)
     return _C._to_sparse(self, sparse_dim)
 
 
 def _repr(self):
     if not _C._is_sparse(self):
         return _dense_repr(self)
-    from ._dtype import float32, int64
+    from ._dtype import float32
 
     def inner(t, label):  # the dense repr, indented under its label, its dtype said once outside
         text = _dense_repr(t.detach()).replace(f", dtype={t.dtype!r}", "")
         return text.replace("\n", "\n" + " " * (len("       ") + len(label)))
+    if _compressed.is_compressed(self):
+        return _compressed.compressed_repr(self, inner)
     parts = [f"size={tuple(self.shape)}", f"nnz={_nnz(self)}"]
     if self.dtype != float32:
         parts.append(f"dtype={self.dtype!r}")
@@ -239,6 +287,9 @@ def _t_method(dense_t):
     return t
 
 
+from . import _sparse_compressed as _compressed  # noqa: E402  (it imports the layouts above)
+
+
 def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse @ dense (torch.mm with a sparse first operand).
 
@@ -255,12 +306,12 @@ def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
     """_convert_indices_from_coo_to_csr(input, size, *, out_int32=False) -> Tensor
 
     The CSR row pointer (length size + 1) of sorted COO row indices: entry h is the number of
-    indices below h (PyG's index2ptr). As torch, input is taken to be sorted.
+    indices below h (PyG's index2ptr), counted in one pass (src/kernels/cpu/sparse.cpp).
 
     >>> ember._convert_indices_from_coo_to_csr(ember.tensor([0, 0, 2, 3]), 4)
     tensor([0, 2, 2, 3, 4])
     """
-    from . import Tensor, searchsorted, arange
+    from . import Tensor
     from ._dtype import TORCH_TYPE_NAMES
     if not isinstance(input, Tensor):
         raise TypeError(f"_convert_indices_from_coo_to_csr(): argument 'input' must be Tensor, "
@@ -271,8 +322,13 @@ def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
     if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == _bool():
         raise NotImplementedError(f'"convert_indices_from_coo_to_csr_cpu" not implemented for '
                                   f"'{TORCH_TYPE_NAMES[input.dtype.name]}'")
-    rows = input.reshape(-1)
-    return searchsorted(rows, arange(int(size) + 1, dtype=rows.dtype), out_int32=out_int32)
+    ptr = _C._compressed_pointer(input.reshape(-1), int(size))
+    return ptr.to(_int32()) if out_int32 else ptr
+
+
+def _int32():
+    from ._dtype import int32
+    return int32
 
 
 def _bool():
@@ -287,15 +343,15 @@ FUNCTIONS = {"_convert_indices_from_coo_to_csr": _convert_indices_from_coo_to_cs
 
 # Installed over the strided-only answers (_device's is_sparse, _tensor_attributes' layout).
 OVERRIDES = {
-    "layout": property(_layout), "is_sparse": property(_is_sparse), "__repr__": _repr,
-    "__str__": _repr,
+    "layout": property(_layout), "is_sparse": property(_is_sparse),
+    "is_sparse_csr": property(_is_sparse_csr), "__repr__": _repr, "__str__": _repr,
 }
 
 METHODS = {
     "indices": _indices, "values": _values, "_indices": _raw_indices, "_values": _raw_values,
     "_nnz": _nnz, "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
     "is_coalesced": _is_coalesced, "_coalesced_": _coalesced_, "coalesce": _coalesce, "to_dense": _to_dense,
-    "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse,
+    "to_sparse": _to_sparse, "to_sparse_coo": _to_sparse_coo, **_compressed.METHODS,
 }
 
 
@@ -304,7 +360,7 @@ def install(tensor_cls, namespace):
         setattr(tensor_cls, name, fn)
     tensor_cls.transpose = _transpose_method(tensor_cls.transpose)
     tensor_cls.t = _t_method(tensor_cls.t)
-    for name, fn in FUNCTIONS.items():
+    for name, fn in {**FUNCTIONS, **_compressed.FUNCTIONS}.items():
         namespace.setdefault(name, fn)
     for name in ("transpose", "t"):
         dense = namespace[name]

@@ -34,9 +34,11 @@ void throw_sparse_unsupported(const char* op) {
   // innermost public op running on this thread names the culprit.
   std::string_view raw(op);
   if (raw == "data_ptr" || raw == "as_strided") op = current_op_name();
-  throw NotImplementedError(std::string(op) +
-                            ": not supported for a sparse tensor (layout ember.sparse_coo); "
-                            "call .to_dense() first (docs/sparse.md)");
+  throw NotImplementedError(
+      std::string(op) +
+      ": not supported for a sparse tensor (layout ember.sparse_coo, sparse_csr or "
+      "sparse_csc); "
+      "call .to_dense() first (docs/sparse.md)");
 }
 
 Tensor Tensor::sparse_coo(const Tensor& indices, const Tensor& values, IntList shape,

@@ -140,8 +140,7 @@ Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
 Tensor detach(const Tensor& t) {
   EMBER_RECORD(detach, t);
   if (t.defined() && t.is_sparse())
-    return Tensor::sparse_coo(t.sparse_indices(), t.sparse_values(), t.sizes(),
-                              t.sparse_coalesced());
+    return sparse_like(t, t.sparse_indices(), t.sparse_values(), t.sizes());
   ops::check_defined(t, "detach");
   return t.alias();
 }

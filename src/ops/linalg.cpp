@@ -326,7 +326,11 @@ Tensor ops::mm_grad(const Node& n, size_t i, const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  if (any_sparse(a, b)) return sparse_mm(a, b);
+  if (any_sparse(a, b)) {  // a vector operand is a one-column (one-row) matrix, as torch
+    if (a.is_sparse() && b.dim() == 1) return squeeze(sparse_mm(a, unsqueeze(b, 1)), {1});
+    if (b.is_sparse() && a.dim() == 1) return squeeze(sparse_mm(unsqueeze(a, 0), b), {0});
+    return sparse_mm(a, b);
+  }
   EMBER_RECORD(matmul, a, b);
   EMBER_PROFILE_OP("matmul");
   if (autocast::is_enabled()) {  // Note [Autocast]: a lower-precision op
@@ -402,6 +406,12 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // scales it in the same pass that adds alpha * a @ b, so a Linear layer's bias costs no
 // extra sweep over the output. beta == 0 never reads self (NaN there is ignored).
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  if (any_sparse(a, b)) {  // beta * self + alpha * (a @ b); self is ignored when beta is 0
+    ops::check_defined(self, "addmm");
+    Tensor prod = sparse_mm(a, b);
+    if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, alpha);
+    return add(beta.to_double() == 1 ? self : mul(self, beta), prod, alpha);
+  }
   EMBER_RECORD_FUSABLE(addmm, fuse_matmul(alpha.to_double(), beta), self, a, b, beta, alpha);
   EMBER_PROFILE_OP("addmm");
   if (autocast::is_enabled()) {

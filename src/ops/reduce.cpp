@@ -7,6 +7,7 @@
 #include "ember/autocast.h"
 #include "ember/complex.h"
 #include "ember/ops.h"
+#include "ember/sparse.h"
 #include "ember/profiler.h"
 #include "kernels/cpu/half.h"
 #include "ember/record.h"
@@ -301,6 +302,21 @@ capture::Fusable fuse_reduce(bool over_all, ReduceOp op) {
 }  // namespace
 
 Tensor sum(const Tensor& t, IntList dims, bool keepdim, std::optional<DType> dtype) {
+  // A sparse tensor's total is its values' (duplicates included); as torch, the gradient is
+  // the dense one of the sum (g everywhere).
+  if (t.defined() && t.is_sparse() && dims.empty() && !keepdim) {
+    Tensor out;
+    {
+      NoGradGuard no_grad;
+      out = sum(t.sparse_values(), {}, false, dtype);
+    }
+    if (autograd::any_requires_grad(t))
+      autograd::record("SumBackward0", {&t}, {&out},
+                       [sizes = Dims(t.sizes()), dt = t.dtype()](Grads& g, const Node&) -> Grads {
+                         return {add(zeros(sizes, dt), to_dtype(g[0], dt))};
+                       });
+    return out;
+  }
   EMBER_RECORD_FUSABLE(sum, fuse_reduce(dims.empty() && !keepdim && !dtype, ReduceOp::Sum), t, dims,
                        keepdim, dtype);
   EMBER_PROFILE_OP("sum");

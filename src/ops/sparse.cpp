@@ -62,7 +62,16 @@ Tensor gather_at(const Tensor& d, const Tensor& indices, IntList sizes) {
 
 Tensor dense_grad(const Tensor& g) { return g.is_sparse() ? to_dense(g) : g; }
 
+SparseLayout layout_of(const Tensor& t) { return t.impl()->sparse_->layout; }
+
 }  // namespace
+
+Tensor sparse_like(const Tensor& src, const Tensor& indices, const Tensor& values, IntList sizes) {
+  Tensor out = Tensor::sparse_coo(indices, values, sizes, src.sparse_coalesced());
+  out.impl()->sparse_->layout = layout_of(src);
+  out.impl()->sparse_->int32_indices = src.impl()->sparse_->int32_indices;
+  return out;
+}
 
 Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values, std::optional<Dims> size) {
   EMBER_PROFILE_OP("sparse_coo_tensor");
@@ -124,9 +133,11 @@ Tensor to_dense(const Tensor& t) {
   });
   if (autograd::any_requires_grad(t))
     autograd::record("ToDenseBackward0", {&t}, {&out},
-                     [idx, sizes = Dims(t.sizes()),
-                      c = t.sparse_coalesced()](Grads& g, const Node&) -> Grads {
-                       return {Tensor::sparse_coo(idx, gather_at(g[0], idx, sizes), sizes, c)};
+                     [src = sparse_like(t, idx, t.sparse_values(),
+                                        t.sizes())](Grads& g, const Node&) -> Grads {
+                       const Tensor& idx = src.sparse_indices();
+                       return {
+                           sparse_like(src, idx, gather_at(g[0], idx, src.sizes()), src.sizes())};
                      });
   return out;
 }
@@ -205,6 +216,17 @@ Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
     for (int64_t k = 0; k < nnz; ++k) std::swap(p[dim0 * nnz + k], p[dim1 * nnz + k]);
   }
   Tensor out = Tensor::sparse_coo(idx, t.sparse_values(), sizes, false);
+  if (layout_of(t) != SparseLayout::Coo) {
+    // Swapping a compressed tensor's row and column dims turns CSR order into CSC order.
+    EMBER_CHECK(dim0 == dim1 || std::min(dim0, dim1) == sd - 2, NotImplementedError,
+                "transpose: only the row and column dims of a compressed sparse tensor can be "
+                "swapped (dims ",
+                dim0, " and ", dim1, " of ", t.sizes(), ")");
+    if (dim0 == dim1) return t;
+    out.impl()->sparse_->layout =
+        layout_of(t) == SparseLayout::Csr ? SparseLayout::Csc : SparseLayout::Csr;
+    out.impl()->sparse_->int32_indices = t.impl()->sparse_->int32_indices;
+  }
   if (autograd::any_requires_grad(t))
     autograd::record("TransposeBackward0", {&t}, {&out},
                      [dim0, dim1](Grads& g, const Node&) -> Grads {
@@ -216,8 +238,9 @@ Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 
 Tensor sparse_mm(const Tensor& a, const Tensor& b) {
   EMBER_PROFILE_OP("mm");
-  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, ValueError,
-              "mm: a sparse operand needs 2-d matrices, got ", a.sizes(), " and ", b.sizes());
+  // RuntimeError, as torch's "mat2 must be a matrix" (PyG's tests expect its class)
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, Error, "mm: a sparse operand needs 2-d matrices, got ",
+              a.sizes(), " and ", b.sizes());
   EMBER_CHECK(a.size(1) == b.size(0), ValueError, "mm: shapes ", a.sizes(), " and ", b.sizes(),
               " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "mm: expected both operands of the same dtype, got ",
@@ -262,8 +285,7 @@ Tensor sparse_mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor sparse_clone(const Tensor& t) {
-  Tensor out = Tensor::sparse_coo(clone(t.sparse_indices()), clone(t.sparse_values()), t.sizes(),
-                                  t.sparse_coalesced());
+  Tensor out = sparse_like(t, clone(t.sparse_indices()), clone(t.sparse_values()), t.sizes());
   if (autograd::any_requires_grad(t))
     autograd::record("CloneBackward0", {&t}, {&out},
                      [](Grads& g, const Node&) -> Grads { return {g[0]}; });
@@ -280,7 +302,7 @@ Tensor sparse_scalar_op(const char* op, const Tensor& t, Scalar s) {
     NoGradGuard no_grad;
     const Tensor& v = t.sparse_values();
     Tensor nv = name == "neg" ? neg(v) : name == "div" ? div(v, s) : mul(v, s);
-    out = Tensor::sparse_coo(t.sparse_indices(), nv, t.sizes(), t.sparse_coalesced());
+    out = sparse_like(t, t.sparse_indices(), nv, t.sizes());
   }
   if (autograd::any_requires_grad(t))
     autograd::record("MulBackward0", {&t}, {&out}, [k](Grads& g, const Node&) -> Grads {
@@ -306,8 +328,7 @@ Tensor sparse_to_dtype(const Tensor& t, DType dtype) {
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = Tensor::sparse_coo(t.sparse_indices(), to_dtype(t.sparse_values(), dtype), t.sizes(),
-                             t.sparse_coalesced());
+    out = sparse_like(t, t.sparse_indices(), to_dtype(t.sparse_values(), dtype), t.sizes());
   }
   if (autograd::any_requires_grad(t) && is_floating_point(dtype))
     autograd::record("ToCopyBackward0", {&t}, {&out},
@@ -329,7 +350,70 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, Scalar alpha) {
               sparse_dim_of(b), ")");
   Tensor idx = cat({a.sparse_indices(), b.sparse_indices()}, 1);
   Tensor vals = cat({a.sparse_values(), mul(b.sparse_values(), alpha)}, 0);
-  return coalesce(Tensor::sparse_coo(idx, vals, a.sizes(), false));
+  return sparse_relayout(coalesce(Tensor::sparse_coo(idx, vals, a.sizes(), false)), layout_of(a));
+}
+
+Tensor compressed_pointer(const Tensor& keys, int64_t nslots) {
+  const char* op = "compressed_pointer";
+  ops::check_defined(keys, op);
+  EMBER_CHECK(keys.dim() <= 1 && !is_floating_point(keys.dtype()) && keys.dtype() != DType::Bool,
+              TypeError, op, ": expected a vector of integer keys, got ", keys.sizes(), " ",
+              dtype_name(keys.dtype()));
+  EMBER_CHECK(nslots >= 0, ValueError, op, ": nslots must be >= 0, got ", nslots);
+  Tensor k = contiguous(to_dtype(keys, DType::Int64));
+  Tensor out = Tensor::empty({nslots + 1}, DType::Int64);
+  kernels::compressed_pointer(k.data<int64_t>(), k.numel(), nslots, out.data<int64_t>());
+  return out;
+}
+
+Tensor sparse_values_of(const Tensor& t) {
+  EMBER_CHECK(t.defined() && t.is_sparse(), Error,
+              "values: expected a sparse tensor, got a strided one");
+  if (!autograd::any_requires_grad(t)) return t.sparse_values();
+  Tensor out = t.sparse_values().alias();  // shares the values, as torch's view does
+  autograd::record("ValuesBackward0", {&t}, {&out},
+                   [src = sparse_like(t, t.sparse_indices(), t.sparse_values(),
+                                      t.sizes())](Grads& g, const Node&) -> Grads {
+                     return {sparse_like(src, src.sparse_indices(), g[0], src.sizes())};
+                   });
+  return out;
+}
+
+Tensor sparse_relayout(const Tensor& t, SparseLayout layout) {
+  EMBER_PROFILE_OP("to_sparse");
+  EMBER_CHECK(t.defined() && t.is_sparse(), Error,
+              "sparse_relayout: expected a sparse tensor, got a strided one");
+  if (layout_of(t) == layout) return t;
+  Tensor src = layout_of(t) == SparseLayout::Coo ? coalesce(t) : t;
+  const Tensor& idx = src.sparse_indices();
+  int64_t sd = idx.size(0), nnz = idx.size(1);
+  EMBER_CHECK(layout == SparseLayout::Coo || sd >= 2, ValueError,
+              "to_sparse: a compressed layout needs at least 2 sparse dims, got ", sd);
+  // The target order: row-major over the sparse dims, with the last two swapped for CSC.
+  Tensor key_idx = idx;
+  Dims key_sizes(IntList(src.sizes().data(), size_t(sd)));
+  if (layout == SparseLayout::Csc) {
+    key_idx = clone(idx);
+    int64_t* p = key_idx.data<int64_t>();
+    for (int64_t k = 0; k < nnz; ++k) std::swap(p[(sd - 2) * nnz + k], p[(sd - 1) * nnz + k]);
+    std::swap(key_sizes[sd - 2], key_sizes[sd - 1]);
+  }
+  Tensor lin = linear_index(key_idx, key_sizes);
+  Tensor perm = Tensor::empty({nnz}, DType::Int64), slot = Tensor::empty({nnz}, DType::Int64);
+  kernels::coo_coalesce_plan(lin.data<int64_t>(), nnz, perm.data<int64_t>(), slot.data<int64_t>());
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = Tensor::sparse_coo(index_select(idx, 1, perm), index_select(src.sparse_values(), 0, perm),
+                             src.sizes(), layout == SparseLayout::Coo);
+  }
+  out.impl()->sparse_->layout = layout;
+  if (layout != SparseLayout::Coo)
+    out.impl()->sparse_->int32_indices = src.impl()->sparse_->int32_indices;
+  if (autograd::any_requires_grad(src))
+    autograd::record("ToSparseBackward0", {&src}, {&out},
+                     [](Grads& g, const Node&) -> Grads { return {dense_grad(g[0])}; });
+  return out;
 }
 
 }  // namespace ember

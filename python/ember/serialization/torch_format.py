@@ -161,12 +161,19 @@ def _rebuild_from_type_v2(func, new_type, args, state):
 
 
 def _rebuild_sparse_tensor(layout, data):
-    """torch._utils._rebuild_sparse_tensor for a COO tensor: (indices, values, size[,
-    is_coalesced]), as torch.save writes a sparse tensor."""
-    from .._sparse_tensor import sparse_coo, sparse_coo_tensor
+    """torch._utils._rebuild_sparse_tensor: a COO tensor from (indices, values, size[,
+    is_coalesced]), a CSR/CSC one from (compressed indices, plain indices, values, size), as
+    torch.save writes them."""
+    from .._sparse_tensor import sparse_coo, sparse_coo_tensor, sparse_csr, sparse_csc
+    from .._sparse_compressed import sparse_compressed_tensor
+    if layout in (sparse_csr, sparse_csc):
+        if not isinstance(data, tuple) or len(data) != 4:
+            raise TypeError("load: _rebuild_sparse_tensor expects (compressed_indices, "
+                            "plain_indices, values, size) for a compressed layout")
+        return sparse_compressed_tensor(*data[:3], data[3], layout=layout)
     if layout is not sparse_coo:
         raise NotImplementedError(f"load: a sparse tensor of layout {layout!r:.100}: ember has "
-                                  f"only sparse_coo (docs/sparse.md)")
+                                  f"sparse_coo, sparse_csr and sparse_csc (docs/sparse.md)")
     if not isinstance(data, tuple) or len(data) not in (3, 4):
         raise TypeError("load: _rebuild_sparse_tensor expects (indices, values, size[, "
                         "is_coalesced])")
@@ -239,6 +246,10 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
+        if isinstance(obj, Tensor) and _C._sparse_layout(obj) > 0:  # CSR/CSC: as torch, its parts
+            from .._sparse_compressed import compressed_parts, layout_of
+            return (REBUILD_FUNCTIONS[4], (layout_of(obj), (
+                *compressed_parts(obj), obj.shape)))
         if isinstance(obj, Tensor) and _C._is_sparse(obj):  # as torch: its parts and coalesced flag
             from .._sparse_tensor import sparse_coo
             return (REBUILD_FUNCTIONS[4], (sparse_coo, (

@@ -59,6 +59,15 @@ void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t n
   }
 }
 
+void compressed_pointer(const int64_t* keys, int64_t n, int64_t nslots, int64_t* out) {
+  std::fill(out, out + nslots + 1, int64_t(0));
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t j = std::clamp<int64_t>(keys[k] + 1, 0, nslots + 1);  // below 0: below every slot
+    if (j <= nslots) ++out[j];
+  }
+  for (int64_t h = 1; h <= nslots; ++h) out[h] += out[h - 1];
+}
+
 #define EMBER_SPARSE_INSTANTIATE(T)                                                               \
   template void coo_segment_sum<T>(const T*, int64_t, const int64_t*, const int64_t*, int64_t,    \
                                    T*);                                                           \

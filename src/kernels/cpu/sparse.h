@@ -26,4 +26,6 @@ void coo_gather(const int64_t* lin, const T* dense, int64_t nnz, int64_t row, T*
 template <class T>
 void coo_spmm(const int64_t* rows, const int64_t* cols, const T* vals, int64_t nnz, const T* dense,
               int64_t n, T* out);
+// out[h] = the number of keys below h, h = 0..nslots (a CSR row pointer from sorted row keys).
+void compressed_pointer(const int64_t* keys, int64_t n, int64_t nslots, int64_t* out);
 }  // namespace ember::kernels
