@@ -390,10 +390,13 @@ Walker kept_walker(const ReduceShape& g, int64_t start) {
   return Walker(g.kept.data(), g.kept_in.data(), g.kept_out.data(), int(g.kept.size()), start);
 }
 
+#include "kernels/cpu/reduce_short_rows.h"  // short_rows, reduce_short_rows
+
 template <class Op>
 void reduce_inner(const Op& op, const ReduceShape& g, const typename Op::In* x, typename Op::Out* y,
                   const double* center) {
   using Acc = typename Op::Acc;
+  if (short_rows(g)) return reduce_short_rows(op, g, x, y, center);
   const int64_t nr = g.num_red, no = g.num_out;
   const int64_t nb = std::max<int64_t>(1, (nr + kReduceBlock - 1) / kReduceBlock);
   auto center_at = [center](int64_t off) { return Op::kCenter ? center[off] : 0.0; };
