@@ -7,7 +7,8 @@
 // Every value reduction is an "op" (init, step, combine, finalize) run by one of two
 // drivers, chosen by where the smallest input stride lies:
 //   inner: the reduced elements of one output are a (contiguous) row: a lane loop the
-//          compiler vectorizes, one output after another, long rows cut into fixed blocks;
+//          compiler vectorizes, one output after another, long rows cut into fixed blocks,
+//          many short rows (up to 128) blocked across rows (reduce_short_rows.h);
 //   outer: the smallest stride is a kept dim: whole rows of the input are accumulated
 //          into a tile of output-sized accumulators, vectorized along the kept dim.
 // Both take strides, so any layout works; contiguous runs get the vectorized loops.

@@ -3,13 +3,17 @@
 //
 // A row of 16-128 elements through reduce_run pays a fixed ~40 ns (16-lane accumulators set
 // up, a Fast tile flushed, a tree fold), which dominates x.sum(-1) over rows of 16-64. Here
-// the rows are instead taken kRowLanes at a time and copied transposed into a small buffer,
-// so that one SIMD lane owns one row: the op steps through the row's elements in order, in
-// its Acc type (double lanes for float32 sums: a running double sum of at most
-// kShortRow floats is more accurate than torch's float cascade). Each row's result depends
-// on that row alone, never on which rows share its block, so the thread count cannot
-// change it (Note [Deterministic reductions]). Rows under kLanes elements get the same
-// sequential order reduce_run gives them, so their bits are unchanged.
+// the rows are taken kRowLanes at a time, in one of two ways:
+//   transposed (rows under kLanes elements, strided rows, max/min rows under 64): the block
+//     is copied transposed into a small buffer, so that one SIMD lane owns one row and
+//     steps through its elements in order, as reduce_run does for rows under kLanes (so
+//     their bits are unchanged);
+//   fold_rows (other contiguous rows): each row steps through kRowVec lanes (select_lanes'
+//     kLanes for max/min), and the lanes' tree fold runs across the block's rows at once.
+// Both accumulate in the op's Acc type (double lanes for float32 sums: at most kShortRow
+// floats per row, more accurate than torch's float cascade). A row's result depends on
+// that row alone, never on which rows share its block, so the thread count cannot change
+// it (Note [Deterministic reductions]).
 
 constexpr int64_t kShortRow = 128;  // the longest row taken by this path
 constexpr int kRowLanes = 16;       // rows per block: one lane each
