@@ -42,6 +42,11 @@ template <class Op>
 void step_lanes(const Op& op, const typename Op::In* t, int64_t n, const typename Op::Acc* c,
                 typename Op::Acc* a) {
   for (int k = 0; k < kRowLanes; ++k) a[k] = op.init();
+  if constexpr (is_select_v<Op>) {  // the step's select does not vectorize here: lane k is row k
+    static_assert(kRowLanes == kLanes);
+    select_lanes(op, t, n * kRowLanes, a);
+    return;
+  }
   for (int64_t j = 0; j < n; ++j) {
     const typename Op::In* tj = t + j * kRowLanes;
     for (int k = 0; k < kRowLanes; ++k) a[k] = op.step(a[k], tj[k], c[k]);
