@@ -141,6 +141,18 @@ TEST(Reduce, BadDims) {
   }
 }
 
+// results() run on 1 and on 2 threads gives the same bits, result by result.
+template <class F>
+void expect_same_bits_on_1_and_2_threads(F&& results) {
+  int old = get_num_threads();
+  set_num_threads(1);
+  auto one = results();
+  set_num_threads(2);
+  auto two = results();
+  set_num_threads(old);
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(same_bits(one[i], two[i])) << "result " << i;
+}
+
 TEST(Reduce, BitIdenticalAcrossThreadCounts) {
   manual_seed(3);
   Tensor x = randn({1 << 20});
@@ -153,13 +165,24 @@ TEST(Reduce, BitIdenticalAcrossThreadCounts) {
                                sum(tall, {0}), mean(tall, {0}), logsumexp(x, {0}),
                                softmax(m, 0)};
   };
-  int old = get_num_threads();
-  set_num_threads(1);
-  auto one = results();
-  set_num_threads(2);
-  auto two = results();
-  set_num_threads(old);
-  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(same_bits(one[i], two[i])) << "result " << i;
+  expect_same_bits_on_1_and_2_threads(results);
+}
+
+TEST(Reduce, ShortRowsBitIdenticalAcrossThreadCounts) {
+  manual_seed(5);
+  Tensor x = randn({1 << 18});
+  std::vector<Tensor> rows;  // the short-row path: rows of 3 (transposed), 16, 48 and 128
+  for (int64_t d : {3, 16, 48, 128})
+    rows.push_back(view(narrow(x, 0, 0, (x.numel() / d) * d), Dims{-1, d}));
+  auto results = [&] {
+    std::vector<Tensor> out;
+    for (const Tensor& r : rows)
+      for (Tensor t : {sum(r, {1}), mean(r, {1}), var(r, {1}), amax(r, {1}), amin(r, {1}),
+                       logsumexp(r, {1}), norm(r, 2, {1}), prod(r, {1})})
+        out.push_back(t);
+    return out;
+  };
+  expect_same_bits_on_1_and_2_threads(results);
 }
 
 TEST(Reduce, Float32SumOfAMillionIsAccurate) {

@@ -7,7 +7,8 @@
 // Every value reduction is an "op" (init, step, combine, finalize) run by one of two
 // drivers, chosen by where the smallest input stride lies:
 //   inner: the reduced elements of one output are a (contiguous) row: a lane loop the
-//          compiler vectorizes, one output after another, long rows cut into fixed blocks;
+//          compiler vectorizes, one output after another, long rows cut into fixed blocks,
+//          many short rows (up to 128) blocked across rows (reduce_short_rows.h);
 //   outer: the smallest stride is a kept dim: whole rows of the input are accumulated
 //          into a tile of output-sized accumulators, vectorized along the kept dim.
 // Both take strides, so any layout works; contiguous runs get the vectorized loops.
@@ -390,10 +391,13 @@ Walker kept_walker(const ReduceShape& g, int64_t start) {
   return Walker(g.kept.data(), g.kept_in.data(), g.kept_out.data(), int(g.kept.size()), start);
 }
 
+#include "kernels/cpu/reduce_short_rows.h"  // short_rows, reduce_short_rows
+
 template <class Op>
 void reduce_inner(const Op& op, const ReduceShape& g, const typename Op::In* x, typename Op::Out* y,
                   const double* center) {
   using Acc = typename Op::Acc;
+  if (short_rows(g)) return reduce_short_rows(op, g, x, y, center);
   const int64_t nr = g.num_red, no = g.num_out;
   const int64_t nb = std::max<int64_t>(1, (nr + kReduceBlock - 1) / kReduceBlock);
   auto center_at = [center](int64_t off) { return Op::kCenter ? center[off] : 0.0; };
