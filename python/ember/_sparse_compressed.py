@@ -9,7 +9,7 @@ compressed index vectors from the sorted rows (columns) and back, and gives torc
 import builtins
 
 from . import _C
-from ._sparse_tensor import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
+from ._tensor_attributes import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
 
 _CODES = {sparse_coo: 0, sparse_csr: 1, sparse_csc: 2}
 _LAYOUTS = {0: sparse_coo, 1: sparse_csr, 2: sparse_csc}

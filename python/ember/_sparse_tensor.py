@@ -2,14 +2,9 @@
 and the Tensor methods (is_sparse, indices(), values(), coalesce(), to_dense(), to_sparse(), ...).
 The math is in C++ (src/ops/sparse.cpp); this module only shapes torch's signatures."""
 from . import _C
-from ._tensor_attributes import layout, strided
+from ._tensor_attributes import (layout, strided, sparse_coo, sparse_csr, sparse_csc,  # noqa: F401
+                                 sparse_bsr, sparse_bsc)
 from ._printing import tensor_repr as _dense_repr
-
-sparse_coo = layout("sparse_coo")
-# torch's compressed layouts: CSR and CSC tensors live in _sparse_compressed.py; the blocked ones
-# (BSR, BSC) are names to compare a layout with, and asking for one raises NotImplementedError.
-sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
-sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
@@ -287,7 +282,7 @@ def _t_method(dense_t):
     return t
 
 
-from . import _sparse_compressed as _compressed  # noqa: E402  (it imports the layouts above)
+from . import _sparse_compressed as _compressed  # noqa: E402
 
 
 def spmm(input, mat2):

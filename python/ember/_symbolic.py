@@ -4,8 +4,7 @@ ever exists here (programs name the classes in isinstance checks: kornia, transf
 each sym_* helper is what torch's does on concrete values."""
 import builtins
 import math
-
-import numpy as np
+import numbers
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
            "sym_not", "sym_ite", "sym_sqrt", "sym_sum"]
@@ -28,13 +27,15 @@ class SymBool(_NoInstances):
     """A symbolic bool of torch's tracer; ember has none."""
 
 
-_NUMBERS = (np.integer, np.floating, builtins.int, builtins.float)
-
-
 def _number(x, op):
-    if not isinstance(x, _NUMBERS):
-        raise AssertionError(f"{op}: expected {_NUMBERS}, got {type(x)}")
+    # ints and floats, NumPy's included (they register as numbers.Integral / numbers.Real)
+    if not isinstance(x, numbers.Real):
+        raise AssertionError(f"{op}: expected an int or a float, got {type(x)}")
     return x
+
+
+def _is_float(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral)
 
 
 def sym_int(a):
@@ -53,8 +54,7 @@ def sym_float(a):
 def _extreme(pick, a, b, op):
     _number(a, op), _number(b, op)
     out = pick(a, b)
-    return builtins.float(out) if isinstance(a, (np.floating, float)) or \
-        isinstance(b, (np.floating, float)) else out
+    return builtins.float(out) if _is_float(a) or _is_float(b) else out
 
 
 def sym_max(a, b):

@@ -32,6 +32,11 @@ class layout:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+# torch's compressed layouts: CSR and CSC tensors live in _sparse_compressed.py; the blocked ones
+# (BSR, BSC) are names to compare a layout with, and asking for one raises NotImplementedError.
+sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
+sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 
 
 def _check(x, fn, arg="input"):

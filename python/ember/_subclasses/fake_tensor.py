@@ -1,13 +1,16 @@
 """torch._subclasses.fake_tensor: FakeTensor (a tensor with metadata and no data) and its mode.
 ember has neither: no ember tensor is fake, so `is_fake` is False for every object (programs ask
 before reading a tensor's values: kornia), and FakeTensorMode raises when made."""
+from .. import _C
 from .._tensor import Tensor
 
 __all__ = ["FakeTensor", "FakeTensorMode", "is_fake"]
 
 
 class FakeTensor(Tensor):
-    """The type of torch's fake tensors, for `isinstance` checks: no ember tensor is one."""
+    """The type of torch's fake tensors, for `isinstance` checks: no ember tensor is one. It
+    opts out of __torch_function__, so defining it leaves routing off (docs/overrides.md)."""
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, *args, **kwargs):
         raise RuntimeError("FakeTensor: ember has no fake tensors (no FakeTensorMode)")
