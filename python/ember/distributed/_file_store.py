@@ -5,13 +5,12 @@ here live beside Gloo's rendezvous files, one file per key named "kv-" + the key
 neither side sees the other's. A write goes to a temporary file renamed into place (a reader
 never sees half a value); add, compare_set, append and delete_key hold an exclusive lock
 (flock on "kv.lock") for their read-modify-write, so processes sharing the folder agree."""
-import datetime
 import fcntl
 import os
 import tempfile
 import time
 
-from ._store_api import Store, _bytes, _key
+from ._store_api import _DEFAULT_TIMEOUT, Store, _bytes, _key
 
 _POLL = 0.005  # seconds between looks for a key that is not there yet
 
@@ -38,7 +37,7 @@ class FileStore(Store):
         self.path = os.fspath(file_name)
         self.url = "file://" + self.path  # what init_process_group rendezvous through
         self.world_size = world_size
-        self._timeout = datetime.timedelta(seconds=300)  # torch's default store timeout
+        self._timeout = _DEFAULT_TIMEOUT
 
     # ---- files ----------------------------------------------------------------------------
     def _folder(self):
@@ -138,16 +137,6 @@ class FileStore(Store):
 
     def num_keys(self):
         return sum(1 for n in os.listdir(self._folder()) if n.startswith("kv-"))
-
-    def set_timeout(self, timeout):
-        if not isinstance(timeout, datetime.timedelta):
-            raise TypeError(f"set_timeout(): timeout must be a datetime.timedelta, got "
-                            f"{type(timeout).__name__}")
-        self._timeout = timeout
-
-    @property
-    def timeout(self):
-        return self._timeout
 
     def __repr__(self):
         return f"FileStore({self.path!r}, world_size={self.world_size})"

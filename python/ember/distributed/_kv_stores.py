@@ -10,7 +10,7 @@ import itertools
 import threading
 import time
 
-from ._store_api import Store, _bytes, _key
+from ._store_api import _DEFAULT_TIMEOUT, Store, _bytes, _key
 from ._tcp_store import DistStoreError
 
 
@@ -50,7 +50,7 @@ class HashStore(Store):
 
     def __init__(self):
         self._d = _HashData()
-        self._timeout = datetime.timedelta(seconds=300)  # torch's default
+        self._timeout = _DEFAULT_TIMEOUT
         self.url = f"hash://py-{next(_names)}"  # the C++ store init_process_group rendezvous in
 
     def _wait_for(self, ready, timeout, op):
@@ -156,16 +156,6 @@ class HashStore(Store):
     def queue_len(self, key):
         with self._d.cond:
             return len(self._d.queues.get(_key(key, "queue_len"), ()))
-
-    def set_timeout(self, timeout):
-        if not isinstance(timeout, datetime.timedelta):
-            raise TypeError(f"set_timeout(): timeout must be a datetime.timedelta, got "
-                            f"{type(timeout).__name__}")
-        self._timeout = timeout
-
-    @property
-    def timeout(self):
-        return self._timeout
 
     def clone(self):
         """Another HashStore on the same keys (and the same rendezvous name)."""

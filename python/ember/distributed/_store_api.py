@@ -1,5 +1,8 @@
 """torch.distributed.Store: the key-value interface every store of ember.distributed derives
 from (FileStore, TCPStore, HashStore, PrefixStore), and the key/value checks they share."""
+import datetime
+
+_DEFAULT_TIMEOUT = datetime.timedelta(seconds=300)  # torch's store timeout
 
 
 def _bytes(value, op):
@@ -78,11 +81,15 @@ class Store:
         self._missing("queue_len")
 
     def set_timeout(self, timeout):
-        self._missing("set_timeout")
+        """How long get/wait wait for a key (a datetime.timedelta)."""
+        if not isinstance(timeout, datetime.timedelta):
+            raise TypeError(f"set_timeout(): timeout must be a datetime.timedelta, got "
+                            f"{type(timeout).__name__}")
+        self._timeout = timeout
 
     @property
     def timeout(self):
-        return self._missing("timeout")
+        return getattr(self, "_timeout", _DEFAULT_TIMEOUT)
 
     def has_extended_api(self):
         """Whether append/multi_get/multi_set/compare_set are the store's own (they are
