@@ -450,4 +450,5 @@ for _module in (_scatter_reduce, _float_bits, _histogram, _calculus, _scatter_wr
 # wraps Tensor.transpose/t and replaces the strided-only layout/is_sparse answers.
 from . import _sparse_tensor  # noqa: E402
 from . import overrides  # noqa: E402,F401  (the __torch_function__ protocol)
+from .overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
 _sparse_tensor.install(Tensor, globals())

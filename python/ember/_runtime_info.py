@@ -146,11 +146,62 @@ def prepare_multiprocessing_environment(path):
     """
 
 
+_interop = {"threads": None}  # None until set: the default, one per core as torch's
+
+
+def get_num_interop_threads():
+    """The size torch gives its inter-op pool (the one TorchScript's fork runs on): the cores'
+    count unless set_num_interop_threads said otherwise. Nothing in ember runs on such a pool:
+    jit.fork runs its call at once, as torch's does in eager code.
+
+    >>> ember.get_num_interop_threads() >= 1
+    True
+    """
+    return _interop["threads"] or len(os.sched_getaffinity(0))
+
+
+def set_num_interop_threads(nthreads):
+    """Sets what get_num_interop_threads returns; once per process, as torch (whose pool cannot
+    be resized once made), else RuntimeError."""
+    if isinstance(nthreads, bool) or not isinstance(nthreads, int):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got "
+                           f"{type(nthreads).__name__}")
+    if nthreads <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _interop["threads"] is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has "
+                           "started or set_num_interop_threads called")
+    _interop["threads"] = nthreads
+
+
+_warn = {"always": False}
+
+
+def set_warn_always(b):
+    """torch's switch that makes its warn-once C++ warnings warn every time. ember has no
+    warn-once warnings (each one goes through Python's warnings filters, which decide how
+    often it shows), so this only records the setting for is_warn_always_enabled.
+
+    >>> ember.is_warn_always_enabled()
+    False
+    """
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn["always"] = b
+
+
+def is_warn_always_enabled():
+    """What set_warn_always last set (False at start)."""
+    return _warn["always"]
+
+
 FUNCTIONS = {"OutOfMemoryError": OutOfMemoryError, "AcceleratorError": AcceleratorError,
              "FatalError": FatalError, "compiled_with_cxx11_abi": compiled_with_cxx11_abi,
              "get_file_path": get_file_path, "get_device_module": get_device_module,
              "is_distributed": is_distributed, "classproperty": classproperty,
              "thread_safe_generator": thread_safe_generator,
              "prepare_multiprocessing_environment": prepare_multiprocessing_environment,
-             "to_dlpack": to_dlpack}
+             "to_dlpack": to_dlpack, "get_num_interop_threads": get_num_interop_threads,
+             "set_num_interop_threads": set_num_interop_threads,
+             "set_warn_always": set_warn_always, "is_warn_always_enabled": is_warn_always_enabled}
 METHODS = {}

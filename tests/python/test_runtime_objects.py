@@ -252,3 +252,58 @@ def test_fx_compatibility_decorator_as_torch():
             assert compat(is_backward_compatible=flag)(f) is f
             assert f.__doc__.startswith("Doc.")
             assert ("guaranteed" in f.__doc__) == flag and ("experimental" in f.__doc__) != flag
+
+
+_INTEROP = """
+import sys
+lib = __import__(sys.argv[1])
+out = [lib.get_num_interop_threads() >= 1]
+for v in (0, 1.5, True, 3, 4):
+    try:
+        lib.set_num_interop_threads(v)
+        out.append(("ok", lib.get_num_interop_threads()))
+    except RuntimeError as e:
+        out.append(("RuntimeError", str(e)))
+print(out)
+"""
+
+
+def test_interop_threads_set_once_as_torch():
+    import subprocess
+    import sys
+    got = [subprocess.run([sys.executable, "-c", _INTEROP, lib], capture_output=True, text=True,
+                          check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout
+           for lib in ("ember", "torch")]
+    assert got[0] == got[1] and "('ok', 3)" in got[0] and "cannot set number" in got[0]
+
+
+def test_warn_always_switch_and_disable_torch_function_names():
+    for lib in (ember, torch):
+        before = lib.is_warn_always_enabled()
+        try:
+            lib.set_warn_always(True)
+            assert lib.is_warn_always_enabled() is True
+            with pytest.raises(RuntimeError, match="expects a bool, but got int"):
+                lib.set_warn_always(1)
+        finally:
+            lib.set_warn_always(before)
+
+    class Sub(ember.Tensor):
+        calls = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(func)
+            with ember.DisableTorchFunctionSubclass():
+                return func(*args, **(kwargs or {}))
+
+    s = ember.ones(2).as_subclass(Sub)
+    s + 1
+    n = len(Sub.calls)
+    assert n >= 1
+    with ember.DisableTorchFunctionSubclass():
+        s + 1
+    with ember.DisableTorchFunction():
+        s + 1
+    assert len(Sub.calls) == n
+    assert ember.DisableTorchFunction is ember._C.DisableTorchFunction

@@ -40,7 +40,8 @@ from .constants import default_pg_timeout  # noqa: E402
 __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_process_group",
            "get_rank", "get_world_size", "get_backend", "ReduceOp", "Work", "ProcessGroup",
            "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
-           "reduce_scatter_tensor", "barrier", "Backend", "group", "GroupMember", "FileStore",
+           "reduce_scatter_tensor", "all_gather_single", "reduce_scatter_single", "get_backend_config",
+           "barrier", "Backend", "group", "GroupMember", "FileStore",
            "RedisStore", "new_group", "new_subgroups", "new_subgroups_by_enumeration", "get_group_rank",
            "get_global_rank", "get_process_group_ranks", "reduce", "gather", "scatter", "all_to_all",
            "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
@@ -244,6 +245,22 @@ def get_backend(group=None):
     return Backend.GLOO
 
 
+def get_backend_config(group=None):
+    """The group's backends by device, as torch spells them: 'cpu:gloo' (ember's one).
+
+    >>> import tempfile, ember.distributed as dist
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> dist.init_process_group("gloo", init_method="file://" + tmp.name, rank=0, world_size=1)
+    >>> dist.get_backend_config()
+    'cpu:gloo'
+    >>> dist.destroy_process_group()
+    """
+    if _groups.not_in_group(group):
+        raise ValueError("get_backend_config: invalid process group specified (this rank is not "
+                         "a member)")
+    return f"cpu:{get_backend(group)}"
+
+
 def get_group_rank(group, global_rank):
     """The rank in `group` of the default group's rank `global_rank` (ValueError if not a member).
 
@@ -286,6 +303,9 @@ def get_process_group_ranks(group):
 from ._collectives import (reduce, gather, scatter, all_to_all, all_to_all_single, send, recv,  # noqa: E402
                            isend, irecv, P2POp, batch_isend_irecv, monitored_barrier,
                            all_reduce_coalesced, all_gather_coalesced)
+# torch 2.13's names for the single-tensor forms (the same collectives)
+all_gather_single = all_gather_into_tensor
+reduce_scatter_single = reduce_scatter_tensor
 from ._environment import (is_torchelastic_launched, get_node_local_rank,  # noqa: E402
                            is_backend_available, is_ucc_available, is_xccl_available,
                            get_default_backend_for_device, supports_complex)
@@ -297,7 +317,7 @@ from ._objects import (all_gather_object, broadcast_object_list, gather_object, 
 
 def __getattr__(name):
     # The subpackages load on first use (torch imports some of them with torch.distributed).
-    if name in ("tensor", "fsdp", "optim", "algorithms"):
+    if name in ("tensor", "fsdp", "optim", "algorithms", "nn", "distributed_c10d"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
