@@ -25,6 +25,36 @@ nb::object node_or_none(const IntrusivePtr<Node>& n) {
 
 nb::object grad_or_none(const Tensor& g) { return g.defined() ? nb::cast(g) : nb::none(); }
 
+// Note [One Python object along a hook chain]: torch hands every hook of a tensor the same
+// Python object while the gradient passes unchanged (a hook returned None), and the next hook
+// the very object a hook returned; libraries keep state on it (captum's LRP sets an attribute
+// on the gradient in one hook and reads it in another). ember's Tensor is a value wrapped anew
+// on each crossing into Python, so the last gradient object a hook saw is kept here (under the
+// GIL), keyed by its TensorImpl, and reused when the next hook's gradient is the same tensor;
+// holding it keeps the impl alive, so a key is never a freed address. _backward and _grad drop
+// it when they return or throw, so no gradient outlives its backward here. Heap-allocated: never
+// destroyed after the interpreter is gone.
+struct HookGradObject {
+  const TensorImpl* impl = nullptr;
+  nb::object obj;
+};
+HookGradObject& hook_grad_object() {
+  static auto* last = new HookGradObject;
+  return *last;
+}
+nb::object hook_grad(const Tensor& g) {
+  HookGradObject& last = hook_grad_object();
+  if (last.impl != g.impl()) last = {g.impl(), nb::cast(g)};
+  return last.obj;
+}
+void hook_returned(const nb::object& r) {
+  if (!r.is_none()) hook_grad_object() = {nb::cast<const Tensor&>(r).impl(), r};
+}
+// Drops the kept object when a backward returns or throws.
+struct ForgetHookGrad {
+  ~ForgetHookGrad() { hook_grad_object() = {}; }
+};
+
 // The node of a Python autograd.Function: calls cls.backward(ctx, *grads) (zeros for the
 // missing gradients while ctx.materialize_grads) and fits each returned gradient to its tensor
 // input, so a backward pass runs no Python bookkeeping around the user's backward.
@@ -391,7 +421,8 @@ void bind_autograd(nb::module_& m) {
   cls.def("_register_hook", [](const Tensor& t, nb::object fn) {
     autograd::register_hook(t, [fn](const Tensor& g) -> Tensor {
       nb::gil_scoped_acquire gil;
-      nb::object r = fn(g);
+      nb::object r = fn(hook_grad(g));  // Note [One Python object along a hook chain]
+      hook_returned(r);
       return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
     });
   });
@@ -486,6 +517,7 @@ void bind_autograd(nb::module_& m) {
   m.def(
       "_backward",
       [](nb::handle outputs, nb::handle grads, bool retain, bool create, nb::handle inputs) {
+        ForgetHookGrad forget;
         autograd::backward(tensors_or_empty(outputs), tensors_or_empty(grads), retain, create,
                            tensors_or_empty(inputs));
       },
@@ -495,6 +527,7 @@ void bind_autograd(nb::module_& m) {
       "_grad",
       [](nb::handle outputs, nb::handle inputs, nb::handle grads, bool retain, bool create,
          bool allow_unused) {
+        ForgetHookGrad forget;
         std::vector<Tensor> r =
             autograd::grad(tensors_or_empty(outputs), tensors_or_empty(inputs),
                            tensors_or_empty(grads), retain, create, allow_unused);

@@ -149,3 +149,33 @@ def test_data_parallel_function_raises_as_cpu_torch():
         torch.nn.parallel.data_parallel(torch.nn.Linear(2, 2), torch.ones(1, 2))
     with pytest.raises(RuntimeError, match="device type could not be determined"):
         nn.parallel.data_parallel(nn.Linear(2, 2), ember.ones(1, 2))
+
+
+def test_scatter_gather_copies_structure_as_cpu_torch():
+    import collections
+    import importlib
+    import warnings
+    P = collections.namedtuple("P", "a b")
+    got = []
+    for lib in ("ember", "torch"):
+        sg = importlib.import_module(f"{lib}.nn.parallel.scatter_gather")
+        out = [sg.scatter(inp, [0, 1]) for inp in
+               [(1, "a"), [1, [2, 3]], {"k": 1, "j": (2,)}, P(1, 2), 5, (), []]]
+        out += [sg.scatter_kwargs((1,), {"a": 2}, [0, 1]), sg.scatter_kwargs((), {"a": 2}, [0, 1, 2]),
+                sg.scatter_kwargs((1, 2), {}, [0, 1]), sg.gather([{"a": None}, {"a": None}], 0),
+                sg.gather([P(None, None), P(None, None)], 0)]
+        with pytest.warns(FutureWarning, match="is_namedtuple` is deprecated"):
+            out.append(sg.is_namedtuple(P(1, 2)))
+        m = importlib.import_module(lib)
+        with pytest.raises(ValueError, match="Expected a non cpu device, but got: cpu"):
+            sg.scatter((m.ones(4),), ["cpu"])
+        with pytest.raises(AssertionError, match="Gather function not implemented for CPU tensors"):
+            sg.gather([m.ones(2), m.ones(2)], -1)
+        with pytest.raises(ValueError, match="same number of keys"):
+            sg.gather([{"a": 1}, {}], 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got.append(out)
+    assert got[0] == got[1]
+    with pytest.raises(RuntimeError, match=r"scatter: ember runs on the CPU only; .* shape \(2,\)"):
+        ember.nn.parallel.scatter_gather.scatter(ember.ones(2), [0])

@@ -273,3 +273,36 @@ def test_old_hook_survives_pickling():
     assert back._is_full_backward_hook is False
     with pytest.raises(RuntimeError, match="Cannot use both"):
         back.register_full_backward_hook(print)
+
+
+def _hook_chain_run(m):
+    """Three hooks on one tensor and an output-gradient catcher, as captum's LRP chains them:
+    an attribute set on the gradient in one hook is read in the next, and a kept gradient
+    object sees what later hooks set on it."""
+    x = leaf(m, (3,), 7)
+    y = x * 2
+    kept, seen = {}, []
+
+    def catch(g):
+        kept["g"] = g
+
+    def tag(g):
+        g.replace_out = g * 3
+        return g.replace_out
+
+    def read(g):
+        seen.append(getattr(g, "replace_out", None) is None)
+        g.second = True
+
+    y.register_hook(catch)
+    y.register_hook(lambda g: seen.append(g is kept["g"]))
+    y.register_hook(tag)
+    y.register_hook(read)
+    y.sum().backward()
+    return seen, hasattr(kept["g"], "replace_out"), x.grad
+
+
+def test_hooks_of_one_tensor_share_the_gradient_object_as_torch():
+    (es, ekept, eg), (ts, tkept, tg) = _hook_chain_run(ember), _hook_chain_run(torch)
+    assert es == ts == [True, True] and ekept == tkept is True
+    close(eg, tg)

@@ -307,3 +307,11 @@ def test_warn_always_switch_and_disable_torch_function_names():
         s + 1
     assert len(Sub.calls) == n
     assert ember.DisableTorchFunction is ember._C.DisableTorchFunction
+
+
+def test_future_is_generic_as_torch():
+    # captum annotates with torch.futures.Future[Tensor]
+    assert ember.futures.Future[ember.Tensor].__origin__ is ember.futures.Future
+    f = ember.futures.Future()
+    f.set_result(3)
+    assert f.wait() == 3

@@ -1,11 +1,15 @@
 """ember.futures: torch.futures' Future (a result that arrives later, from another thread or a
 callback), collect_all and wait_all, on Python's threading primitives."""
 import threading
+from typing import Generic, TypeVar
 
 __all__ = ["Future", "collect_all", "wait_all"]
 
 
-class Future:
+_T = TypeVar("_T")
+
+
+class Future(Generic[_T]):
     """A value or an exception set once; wait() blocks until then. then() and
     add_done_callback() run callbacks when it completes (at once if it already has).
 
