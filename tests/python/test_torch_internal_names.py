@@ -415,3 +415,23 @@ def test_drop_in_torch_names_itself(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ember", "run", str(prog)], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_old_dtensor_module_and_dataloader_typing_aliases_as_torch():
+    # opacus imports both at load time
+    import typing
+
+    import pytest
+    import ember.distributed._tensor as old
+    import ember.distributed.tensor as new
+    import ember.utils.data.dataloader as edl
+    import torch.distributed._tensor as told
+    import torch.utils.data.dataloader as tdl
+    from ember.distributed._tensor.experimental import implicit_replication
+    assert old.DTensor is new.DTensor and old.Shard is new.Shard
+    assert {n for n in dir(told) if n[0].isupper()} <= set(dir(old))
+    with pytest.raises(NotImplementedError, match="implicit_replication: ember's ops take no DTensor"):
+        implicit_replication()
+    for name in ("_collate_fn_t", "_worker_init_fn_t"):
+        assert typing.get_origin(getattr(edl, name)) is typing.get_origin(getattr(tdl, name))
+        assert typing.get_args(getattr(edl, name))[-1] == typing.get_args(getattr(tdl, name))[-1]

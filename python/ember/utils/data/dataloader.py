@@ -13,7 +13,8 @@ seed (the random stream is drawn the same way in both cases).
 import itertools
 import signal
 import time
-from typing import Generic
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from ... import _C
 from ..._generator import Generator, numpy_rng
@@ -26,6 +27,12 @@ from .datapipes.datapipe import IterDataPipe
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_array_sampler
 
 __all__ = ["DataLoader", "get_worker_info"]
+
+# The typing aliases torch's dataloader module defines and libraries import (opacus).
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
+_worker_init_fn_t = Callable[[int], None]
+_collate_fn_t = Callable[[list[_T]], Any]
 
 _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
