@@ -414,7 +414,8 @@ def __getattr__(name):
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
                 "version", "vision", "testing", "func", "futures", "hub", "masked", "sparse", "types",
                 "torch_version", "functional", "xpu", "mtia", "fx", "ops", "library", "__config__",
-                "_dynamo", "_inductor"):  # torch loads these two lazily too (einops' tests)
+                "_dynamo", "_inductor",  # torch loads these two lazily too (einops' tests)
+                "quasirandom"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
