@@ -114,13 +114,15 @@ void bind_views(nb::module_& m) {
       m, cls, "diagonal",
       [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
       nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1);
-  def_both(
-      m, cls, "split",
-      [](const Tensor& t, nb::handle s, int64_t d) {
-        if (PyLong_Check(s.ptr())) return to_tuple(split(t, nb::cast<int64_t>(s), d));
-        return to_tuple(split_with_sizes(t, shape_from_sequence(s, "split"), d));
-      },
-      nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
+  // torch names the sizes split_size_or_sections in torch.split and split_size in Tensor.split.
+  auto split_tensor = [](const Tensor& t, nb::handle s, int64_t d) {
+    if (PyLong_Check(s.ptr())) return to_tuple(split(t, nb::cast<int64_t>(s), d));
+    return to_tuple(split_with_sizes(t, shape_from_sequence(s, "split"), d));
+  };
+  m.def("split", split_tensor, nb::arg("tensor"), nb::arg("split_size_or_sections"),
+        nb::arg("dim") = 0, docstring("split"));
+  cls.def("split", split_tensor, nb::arg("split_size"), nb::arg("dim") = 0,
+          method_docstring("split"));
   def_both(
       m, cls, "chunk",
       [](const Tensor& t, int64_t c, int64_t d) { return to_tuple(chunk(t, c, d)); },

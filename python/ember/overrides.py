@@ -198,7 +198,7 @@ def dispatch(public, func, args, kwargs, _how=_CALL):
     if st.get("all_off") or (not modes and st.get("sub_off")):
         return func(*args, **kwargs)
     relevant = _flat(args, kwargs)
-    if not modes and not any(_overrides(a) for a in relevant):
+    if not modes and not any(_overrides(a) for a in relevant) or _never_dispatches(func):
         return func(*args, **kwargs)
     return _handle(public, relevant, args, kwargs, _how)
 
@@ -456,14 +456,64 @@ def _torch():
     return ember
 
 
+# The public functions torch.overrides.get_ignored_functions() names that ember has (the
+# constructors, settings and introspection that torch does not list as overridable).
+_IGNORED_NAMES = (
+    "arange", "are_deterministic_algorithms_enabled", "as_strided", "as_tensor", "asarray",
+    "autocast_decrement_nesting", "autocast_increment_nesting", "bartlett_window",
+    "blackman_window", "broadcast_shapes", "can_cast", "clear_autocast_cache", "compile", "cond",
+    "empty", "empty_permuted", "empty_strided", "enable_grad", "eye", "fill", "finfo",
+    "from_file", "from_numpy", "frombuffer", "full", "get_autocast_cpu_dtype",
+    "get_autocast_dtype", "get_default_device", "get_default_dtype",
+    "get_deterministic_debug_mode", "get_device_module", "get_float32_matmul_precision",
+    "get_num_interop_threads", "get_num_threads", "get_rng_state", "hamming_window",
+    "hann_window", "iinfo", "inference_mode", "init_num_threads", "initial_seed",
+    "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled", "is_storage", "is_tensor", "is_warn_always_enabled",
+    "kaiser_window", "linspace", "load", "logspace", "manual_seed", "no_grad", "normal", "ones",
+    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
+    "randperm", "range", "result_type", "save", "scalar_tensor", "seed", "set_anomaly_enabled",
+    "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_dtype", "set_autocast_enabled", "set_default_device", "set_default_dtype",
+    "set_default_tensor_type", "set_deterministic_debug_mode", "set_float32_matmul_precision",
+    "set_flush_denormal", "set_grad_enabled", "set_num_interop_threads", "set_num_threads",
+    "set_printoptions", "set_rng_state", "set_warn_always", "sparse_compressed_tensor",
+    "sparse_coo_tensor", "sparse_csc_tensor", "sparse_csr_tensor", "tensor",
+    "thread_safe_generator", "tril_indices", "triu_indices", "typename",
+    "use_deterministic_algorithms", "vander", "vmap", "zeros")
+_IGNORED_F_NAMES = ("assert_int_or_pair", "grouped_mm", "hardsigmoid", "hardswish", "sigmoid",
+                    "tanh", "upsample", "upsample_bilinear", "upsample_nearest")
+
+
+def _unrouted(f):
+    return getattr(f, "__fx_orig__", f)
+
+
 def get_ignored_functions():
-    """Public ember functions that never dispatch (constructors and introspection)."""
+    """Public ember functions that never dispatch: those of torch's list that ember has."""
+    from . import nn
     e = _torch()
-    names = ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
-             "eye", "rand", "randn", "randint", "randperm", "is_tensor", "is_storage",
-             "set_default_dtype", "get_default_dtype", "manual_seed", "set_grad_enabled",
-             "no_grad", "enable_grad", "from_numpy", "as_tensor", "is_grad_enabled")
-    return {getattr(e, n) for n in names if hasattr(e, n)}
+    return ({_unrouted(getattr(e, n)) for n in _IGNORED_NAMES if hasattr(e, n)} |
+            {_unrouted(getattr(nn.functional, n)) for n in _IGNORED_F_NAMES
+             if hasattr(nn.functional, n)})
+
+
+# Of those, the ones that take tensors and still never consult __torch_function__ in torch
+# (the rest of its list does dispatch there: result_type, rand_like, normal, ...). linear_operator's
+# LinearOperator answers any function it does not handle with NotImplementedError, and asks
+# `torch.is_tensor(op)` itself.
+_NEVER_DISPATCH = ("is_tensor", "is_storage", "as_tensor", "asarray")
+_NEVER_IDS = None
+
+
+def _never_dispatches(func):
+    global _NEVER_IDS
+    if _NEVER_IDS is None:
+        e = _torch()
+        _NEVER_IDS = frozenset(id(_unrouted(getattr(e, n))) for n in _NEVER_DISPATCH)
+    return id(func) in _NEVER_IDS
 
 
 def get_overridable_functions():

@@ -157,6 +157,30 @@ t = o.get_testing_overrides()
 print(t[torch.add](torch.ones(1), torch.ones(1)), t[F.relu](torch.ones(1)))
 print(log)
 """,
+    "ignored_functions_never_dispatch": """
+o = torch.overrides
+class Op:  # as linear_operator's LinearOperator: raises for any function it does not handle
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        raise NotImplementedError(func.__name__)
+class Sub(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (torch.is_tensor, torch.is_storage, torch.as_tensor, torch.asarray):
+            raise AssertionError(f"{func.__name__} dispatched")
+        log.append(func.__name__)
+        return super().__torch_function__(func, types, args, kwargs)
+log = []
+s = torch.ones(2).as_subclass(Sub)
+print(torch.is_tensor(Op()), torch.is_tensor(s), torch.is_storage(s), type(torch.as_tensor(s)).__name__,
+      type(torch.asarray(s)).__name__, torch.result_type(s, 1.0) == torch.float32, log)
+print(all(f in o.get_ignored_functions() for f in (torch.is_tensor, torch.zeros, torch.randn,
+                                                    torch.result_type, torch.nn.functional.sigmoid)))
+try:
+    torch.add(Op(), 1)
+except NotImplementedError as e:
+    print("add", e)
+""",
     "fx_proxy_through_handle_torch_function": """
 o = torch.overrides
 def scaled(x, k=2.0):

@@ -481,3 +481,13 @@ def test_generator_clone_state_and_cuda_only_methods_as_torch():
                           (lambda: g.graphsafe_set_state(g), NotImplementedError)):
             with pytest.raises(err):
                 call()
+
+
+def test_multinomial_out_as_torch():
+    p = ember.tensor([0.0, 0.3, 0.7])
+    out = ember.empty(0, dtype=ember.int64)
+    r = ember.multinomial(p, 2, replacement=False, generator=None, out=out)
+    assert r is out and out.shape == (2,) and set(out.tolist()) == {1, 2}
+    assert ember.multinomial(p, 1, out=None).shape == (1,)
+    with pytest.raises(TypeError, match="multinomial\\(\\): argument 'out' must be Tensor"):
+        ember.multinomial(p, 1, out=[0])

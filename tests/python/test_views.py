@@ -523,3 +523,15 @@ def test_view_errors_name_the_op():
         ember.zeros(2, 3).view("a")
     with pytest.raises(TypeError):
         ember.zeros(2, 3).reshape(2.5, 2)
+
+
+def test_split_keyword_names_as_torch():
+    # torch names the sizes split_size in Tensor.split and split_size_or_sections in torch.split
+    x, tx = ember.arange(6.0), torch.arange(6.0)
+    for e, t in [(x.split(split_size=2), tx.split(split_size=2)),
+                 (ember.split(x, split_size_or_sections=[1, 5]), torch.split(tx, split_size_or_sections=[1, 5])),
+                 (ember.split(tensor=x, split_size_or_sections=4, dim=0), torch.split(tensor=tx, split_size_or_sections=4, dim=0))]:
+        assert [p.tolist() for p in e] == [p.tolist() for p in t]
+    for v in (x, tx):
+        with pytest.raises(TypeError):
+            v.split(split_size_or_sections=2)
