@@ -181,8 +181,8 @@ void bind_random(nb::module_& m) {
       [](const Tensor& t, int64_t n, bool repl, Gen g, nb::handle out) {
         return into(out, multinomial(t, n, repl, generator_from(g)), "multinomial");
       },
-      nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
-      gen, nb::arg("out").none(), docstring("multinomial"));
+      nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(), gen,
+      nb::arg("out").none(), docstring("multinomial"));
   m.def(
       "normal",
       [](const Tensor& mean, const Tensor& std, Gen g) {
