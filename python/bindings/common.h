@@ -13,6 +13,38 @@
 
 namespace nb = nanobind;
 
+// Note [Python types as dtypes]: torch's argument parser takes Python's bool, int, float and
+// complex wherever it takes a dtype (torch.zeros(2, dtype=int) is int64, dtype=float float64,
+// complex complex128, as NumPy reads them), and libraries pass them (zuko: as_tensor(order,
+// dtype=int)). Every dtype argument of ember's bindings goes through this caster, which takes
+// ember's dtype objects (nanobind's enum conversion) and those four types. Every binding file
+// includes this header first, so no file converts a DType without it.
+namespace nanobind::detail {
+template <>
+struct type_caster<ember::DType> {
+  NB_INLINE bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    int64_t result;
+    if (NB_CALL(enum_from_python)(NB_CTX_C(cleanup), &typeid(ember::DType), src.ptr(), &result,
+                                  flags)) {
+      value = static_cast<ember::DType>(result);
+      return true;
+    }
+    PyObject* t = src.ptr();
+    if (t == reinterpret_cast<PyObject*>(&PyBool_Type)) value = ember::DType::Bool;
+    else if (t == reinterpret_cast<PyObject*>(&PyLong_Type)) value = ember::DType::Int64;
+    else if (t == reinterpret_cast<PyObject*>(&PyFloat_Type)) value = ember::DType::Float64;
+    else if (t == reinterpret_cast<PyObject*>(&PyComplex_Type)) value = ember::DType::Complex128;
+    else return false;
+    return true;
+  }
+  NB_INLINE static handle from_cpp(ember::DType src, rv_policy, cleanup_list* cleanup) noexcept {
+    return NB_CALL(enum_from_cpp)(NB_CTX_C(cleanup), &typeid(ember::DType),
+                                  static_cast<int64_t>(src));
+  }
+  NB_TYPE_CASTER(ember::DType, const_name("ember._C.dtype"))
+};
+}  // namespace nanobind::detail
+
 namespace ember::py {
 
 // A tensor or a Python number: what the right-hand side of `a + b` may be.

@@ -33,11 +33,12 @@ def _check_device(device, op="tensor", pin_memory=False, dtype=None):
     # Only the CPU can hold a tensor; any other device raises as torch's CPU build (_device.py),
     # and so does pinned memory (there is no accelerator to pin it for); so does a dtype that
     # ember only names (bfloat16, float16, ...: _dtype.PlannedDtype).
-    _check_supported(dtype, op)
+    dtype = _check_supported(dtype, op)
     if device is not None or _device._default[0] is not None:
         _device.check(device, op)
     if pin_memory:
         raise RuntimeError(_device.NO_PINNED_ALLOCATOR)
+    return dtype
 
 
 def _finish(t, requires_grad):
@@ -325,7 +326,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             [3, 4]])
     >>> ember.tensor([0.5, 1.0], requires_grad=True).requires_grad
     True"""
-    _check_device(device, "tensor", pin_memory, dtype=dtype)
+    dtype = _check_device(device, "tensor", pin_memory, dtype=dtype)
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
         return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
@@ -418,7 +419,7 @@ def as_tensor(data, dtype=None, device=None) -> _C.Tensor:
     >>> t = ember.ones(2)
     >>> ember.as_tensor(t) is t
     True"""
-    _check_device(device, "as_tensor", dtype=dtype)
+    dtype = _check_device(device, "as_tensor", dtype=dtype)
     if isinstance(data, _C.Tensor):
         return data if dtype is None or data.dtype == dtype else data._to_dtype(dtype)
     if dtype is None and _is_numpy(data, scalars=False):

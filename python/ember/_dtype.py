@@ -1,4 +1,5 @@
 """dtypes under PyTorch's names, and the names of the legacy tensor types (ember.FloatTensor)."""
+import builtins
 import typing
 
 from . import _C
@@ -115,10 +116,23 @@ def unsupported(dt, op):
                                "bfloat16, float16, float32, float64, complex64 and complex128")
 
 
+_PY_TYPE_DTYPES = {builtins.bool: "bool", builtins.int: "int64", builtins.float: "float64",
+                   builtins.complex: "complex128"}
+
+
+def from_python_type(dt):
+    """ember's dtype for Python's bool, int, float and complex, as torch reads them where it
+    takes a dtype (Note [Python types as dtypes], python/bindings/common.h); dt otherwise."""
+    name = _PY_TYPE_DTYPES.get(dt) if isinstance(dt, type) else None
+    return dt if name is None else getattr(dtype, name)
+
+
 def check_supported(dt, op):
+    """dt for a dtype argument of `op`: a Python type read as torch reads it; a dtype ember only
+    names raises."""
     if isinstance(dt, PlannedDtype):
         raise unsupported(dt, op)
-    return dt
+    return from_python_type(dt)
 
 
 complex32 = chalf = PlannedDtype("complex32", 4, "c")

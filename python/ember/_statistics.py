@@ -582,59 +582,111 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-def _unique_sorted(flat, sorted_values, order, return_inverse, return_counts, shape):
-    n = sorted_values.numel()
-    if n == 0:
-        empty = _creation.zeros([0], dtype=int64)
-        parts = [sorted_values]
-    else:
-        first = _creation.ones([1], dtype=_bool)
-        starts = _C.cat([first, _C.ne(sorted_values[1:], sorted_values[:-1])], 0)
-        parts = [_C.masked_select(sorted_values, starts)]
+def _unique_parts(starts, values, order, return_inverse, return_counts, inverse_shape):
+    """unique's results from `starts` (bool, n: True where a run of equal items begins in sorted
+    order) and `values` (the first item of each run): values, then the inverse (each input
+    item's run, through the sort `order` when there is one) and the counts when asked."""
+    n = starts.numel()
+    parts = [values]
     if return_inverse:
         if n == 0:
-            parts.append(empty.reshape(shape))
+            parts.append(_creation.zeros(inverse_shape, dtype=int64))
         else:
             group = _C.cumsum(starts.long(), 0) - 1
             inverse = group if order is None else _creation.zeros([n], dtype=int64).scatter(0, order, group)
-            parts.append(inverse.reshape(shape))
+            parts.append(inverse.reshape(inverse_shape))
     if return_counts:
         if n == 0:
-            parts.append(empty)
+            parts.append(_creation.zeros([0], dtype=int64))
         else:
             begin = _C.nonzero(starts).reshape(-1)
             parts.append(_C.cat([begin[1:], _creation.full([1], n, dtype=int64)], 0) - begin)
     return parts[0] if len(parts) == 1 else tuple(parts)
 
 
+def _run_starts(sorted_items):
+    """True where a run of equal items begins (items along dim 0; rows compare whole)."""
+    n = sorted_items.shape[0]
+    if n == 0:
+        return _creation.zeros([0], dtype=_bool)
+    differs = _C.ne(sorted_items[1:], sorted_items[:-1])
+    if differs.dim() > 1:
+        differs = differs.any(1)
+    return _C.cat([_creation.ones([1], dtype=_bool), differs], 0)
+
+
+def _slices(input, dim, op):
+    """input with `dim` moved first, and its slices flattened to rows (n, rest), with torch's
+    errors for a 0-d input, a dim out of range and an empty dimension other than `dim`."""
+    if input.dim() == 0:
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions")
+    if not -input.dim() <= dim < input.dim():
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of "
+                         f"[{-input.dim()}, {input.dim() - 1}], but got {dim})")
+    d = dim % input.dim()
+    if any(size == 0 for i, size in enumerate(input.shape) if i != d):
+        raise RuntimeError(f"{op}: There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied")
+    moved = input.detach().movedim(d, 0)
+    rest = 1
+    for size in moved.shape[1:]:
+        rest *= size
+    return d, moved, moved.reshape(moved.shape[0], rest)
+
+
+def _lexsort_rows(rows):
+    """The stable order that sorts the rows lexicographically (a stable sort per column, the
+    last column first)."""
+    order = _C.arange(0, rows.shape[0], 1, int64)
+    for col in range(rows.shape[1] - 1, -1, -1):
+        order = order.gather(0, _C.argsort(rows[:, col].gather(0, order), 0, stable=True))
+    return order
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values in ascending order (ember always sorts, which torch allows for
-    sorted=False), with optional inverse indices and counts.
+    sorted=False), with optional inverse indices and counts; with `dim`, the distinct slices
+    along dim, in lexicographic order.
 
     >>> ember.unique(ember.tensor([2, 1, 2, 3]), return_counts=True)
     (tensor([1, 2, 3]), tensor([1, 2, 1]))
+    >>> ember.unique(ember.tensor([[1, 2], [0, 9], [1, 2]]), dim=0)
+    tensor([[0, 9],
+            [1, 2]])
     """
     _check_tensor(input, "unique")
     if dim is not None:
-        raise NotImplementedError("unique(dim=...) is not implemented in ember yet; flatten or "
-                                  "use unique_consecutive on sorted rows")
+        d, moved, rows = _slices(input, dim, "unique")
+        order = _lexsort_rows(rows)
+        starts = _run_starts(rows[order])
+        values = moved[order[starts]].movedim(0, d)
+        return _unique_parts(starts, values, order, return_inverse, return_counts,
+                             [moved.shape[0]])
     flat = input.detach().reshape(-1)
     order = _C.argsort(flat, 0, stable=True)
-    return _unique_sorted(flat, flat.gather(0, order), order, return_inverse, return_counts,
-                          list(input.shape))
+    sorted_values = flat.gather(0, order)
+    starts = _run_starts(sorted_values)
+    return _unique_parts(starts, _C.masked_select(sorted_values, starts), order, return_inverse,
+                         return_counts, list(input.shape))
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapses runs of equal consecutive values (of the flattened input).
+    """Collapses runs of equal consecutive values (of the flattened input; with `dim`, of the
+    slices along dim).
 
     >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]))
     tensor([1, 2, 1])
     """
     _check_tensor(input, "unique_consecutive")
     if dim is not None:
-        raise NotImplementedError("unique_consecutive(dim=...) is not implemented in ember yet")
+        d, moved, rows = _slices(input, dim, "unique_consecutive")
+        starts = _run_starts(rows)
+        return _unique_parts(starts, moved[starts].movedim(0, d), None, return_inverse,
+                             return_counts, [moved.shape[0]])
     flat = input.detach().reshape(-1)
-    return _unique_sorted(flat, flat, None, return_inverse, return_counts, list(input.shape))
+    starts = _run_starts(flat)
+    return _unique_parts(starts, _C.masked_select(flat, starts), None, return_inverse,
+                         return_counts, list(input.shape))
 
 
 FUNCTIONS = {

@@ -8,6 +8,7 @@ from ._dtype import dtype as _dtype_cls, to_dtype, LEGACY_NAMES, TORCH_TYPE_NAME
 from ._dtype import float32, float64, int64, int32, int16, int8, uint8
 from ._dtype import bool as _bool
 from ._dtype import PlannedDtype, check_supported, bfloat16, float16, complex64, complex128
+from ._dtype import from_python_type
 from ._printing import tensor_repr
 from ._device import device, tensor_to_device as _to_device, TENSOR_METHODS as _DEVICE_METHODS  # noqa: F401
 
@@ -77,13 +78,13 @@ def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
     True
     """
     for a in args:
-        if isinstance(a, (_dtype_cls, PlannedDtype)):
-            dtype = a
+        if isinstance(a, (_dtype_cls, PlannedDtype)) or from_python_type(a) is not a:
+            dtype = a  # also bool, int, ...: Note [Python types as dtypes]
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif not isinstance(a, bool):  # t.to(dtype, non_blocking) positionally
             device = a
-    check_supported(dtype, "to")
+    dtype = check_supported(dtype, "to")
     if device is not None:
         _to_device(device, "to")
     # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.

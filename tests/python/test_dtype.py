@@ -357,3 +357,23 @@ def test_type_of_tensor_class_follows_the_default_dtype():
             assert lib.tensor([1, 2]).type(lib.Tensor).dtype == lib.float64
         finally:
             lib.set_default_dtype(prev)
+
+
+def test_python_types_as_dtypes_as_torch():
+    # torch reads bool, int, float and complex where it takes a dtype (Note [Python types as dtypes])
+    calls = [lambda m: m.zeros(2, dtype=int), lambda m: m.tensor([1, 2], dtype=float),
+             lambda m: m.as_tensor(m.ones(2), dtype=int), lambda m: m.as_tensor([1.5], dtype=int),
+             lambda m: m.ones(2).to(int), lambda m: m.ones(2).to(dtype=bool),
+             lambda m: m.ones(2).to(complex), lambda m: m.ones(2).to("cpu", float),
+             lambda m: m.arange(3, dtype=float), lambda m: m.full((2,), 1, dtype=float),
+             lambda m: m.randn(2, dtype=float), lambda m: m.empty(2, dtype=bool),
+             lambda m: m.ones(2).new_zeros(2, dtype=int), lambda m: m.zeros_like(m.ones(2), dtype=int),
+             lambda m: m.ones(3).sum(dtype=float), lambda m: m.ones(2).view(int),
+             lambda m: m.nn.Linear(2, 2).to(float).weight, lambda m: m.ones(2, dtype=complex)]
+    for call in calls:
+        assert str(call(ember).dtype).split(".")[1] == str(call(torch).dtype).split(".")[1]
+    for lib in (ember, torch):
+        with pytest.raises(ValueError, match="invalid type: 'float'"):
+            lib.ones(2).type(float)
+        with pytest.raises(TypeError):
+            lib.zeros(2, dtype=str)

@@ -71,6 +71,13 @@ FORWARD = {
                    ["int64", "float32"]),
     "unique_consecutive": (lambda m, x: m.unique_consecutive((x / 2).round(), return_inverse=True,
                                                              return_counts=True), [(12,)], FLOAT),
+    "unique_dim0": (lambda m, x: m.unique((x / 2).round(), dim=0, return_inverse=True,
+                                          return_counts=True), [(6, 3)], FLOAT),
+    "unique_dim_last": (lambda m, x: x.unique(dim=-1, return_counts=True), [(3, 2, 5)],
+                        ["int64", "bool"]),
+    "unique_consecutive_dim": (lambda m, x: m.unique_consecutive((x / 4).round(), dim=1,
+                                                                 return_inverse=True,
+                                                                 return_counts=True), [(2, 7)], FLOAT),
 }
 
 
@@ -166,6 +173,14 @@ def test_bad_inputs():
         ember.kthvalue(x, 5)
     with pytest.raises(RuntimeError, match="diff"):
         ember.diff(ember.tensor(1.0))
+    for op in (ember.unique, ember.unique_consecutive):  # the dim forms, with torch's errors
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            op(x, dim=2)
+        with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dim"):
+            op(ember.tensor(1.0), dim=0)
+        with pytest.raises(RuntimeError, match="0 sized dimensions, and they aren't selected"):
+            op(ember.ones(3, 0), dim=0)
+        assert op(ember.ones(0, 3), dim=0).shape == (0, 3)
     for call in (lambda m: m.quantile(m.ones(3, 4), 1.5), lambda m: m.bincount(m.tensor([-1])),
                  lambda m: m.bucketize(m.ones(3, 4), m.ones(3, 4)),
                  lambda m: m.histc(m.ones(3), 4, 2, 1)):

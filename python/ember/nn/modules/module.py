@@ -11,7 +11,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ..._dtype import dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, bfloat16, float16
+from ..._dtype import (dtype as _dtype_cls, float32, float64, PlannedDtype, check_supported, bfloat16,
+                       float16, from_python_type)
 from ..._grad_mode import no_grad
 from ..._zero_grad import zero_grads
 from ..parameter import Parameter, Buffer
@@ -73,15 +74,15 @@ def parse_to(*args, **kwargs):
     """(device, dtype, non_blocking, memory_format) of Tensor.to / Module.to's arguments, None
     where not given (torch._C._nn._parse_to, which Lightning calls): a dtype, a device (or its
     string), a tensor (its device and dtype), a bool (non_blocking), or keywords."""
-    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    dtype, device = from_python_type(kwargs.pop("dtype", None)), kwargs.pop("device", None)
     non_blocking = bool(kwargs.pop("non_blocking", False))
     fmt = kwargs.pop("memory_format", None)
     kwargs.pop("copy", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, (_dtype_cls, PlannedDtype)):
-            dtype = a
+        if isinstance(a, (_dtype_cls, PlannedDtype)) or from_python_type(a) is not a:
+            dtype = from_python_type(a)  # bool, int, ...: Note [Python types as dtypes]
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
         elif isinstance(a, bool):  # non_blocking given positionally
