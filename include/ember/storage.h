@@ -67,6 +67,12 @@ class Storage : public RefCounted {
   // sees the new memory. Throws Error for borrowed, shared or exported memory.
   void resize(size_t nbytes);
 
+  // Note [Meta tensors]: a storage made for device 'meta' is marked so; every tensor viewing it
+  // (views, Parameters made from it) is a meta tensor. Its bytes are allocated (virtual memory,
+  // untouched until written) but are no data: the bindings refuse to read them out.
+  bool meta() const { return meta_; }
+  void set_meta() { meta_ = true; }
+
  private:
   void init_shared(size_t nbytes);  // Storage(nbytes) in shared-allocation mode
   void* data_ = nullptr;
@@ -76,6 +82,7 @@ class Storage : public RefCounted {
   uint32_t version_ = 0;
   bool owned_ = true;
   bool exported_ = false;
+  bool meta_ = false;
 };
 
 }  // namespace ember

@@ -77,6 +77,9 @@ void def_both(nb::module_& m, Cls& cls, const char* name, F&& f, const Extra&...
 
 nb::class_<Tensor>& tensor_class();
 
+// Whether t views a storage made for device 'meta' (Note [Meta tensors], storage.h).
+bool is_meta(const Tensor& t);
+
 // An ember.Size (size.cpp) holding v; bind_size must have run.
 nb::object make_size(IntList v);
 
@@ -87,9 +90,11 @@ Generator* generator_from(nb::handle h);
 inline Tensor& self_of(nb::handle self) { return *nb::inst_ptr<Tensor>(self); }
 
 // Runs f on self's Tensor in place and returns self, the same Python object (in-place methods).
+// A meta tensor's bytes are no data: writing them is skipped (torch's meta kernels write
+// nothing either), so a model built on 'meta' is not initialized for nothing.
 template <class F>
 nb::object inplace(nb::handle self, F f) {
-  f(self_of(self));
+  if (!is_meta(self_of(self))) f(self_of(self));
   return nb::borrow(self);
 }
 

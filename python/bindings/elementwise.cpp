@@ -73,17 +73,13 @@ nb::object into(nb::handle out, const Tensor& result, const char* op) {
 void bind_elementwise(nb::module_& m) {
   auto& cls = tensor_class();
 
-#define EMBER_UNARY(name, Enum, kind)                                                   \
-  def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                     \
-  cls.def(                                                                              \
-      #name "_",                                                                        \
-      [](nb::handle self) {                                                             \
-        name##_(self_of(self));                                                         \
-        return nb::borrow(self);                                                        \
-      },                                                                                \
-      method_docstring(#name "_"));                                                     \
-  m.def(                                                                                \
-      #name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); }, \
+#define EMBER_UNARY(name, Enum, kind)                                                          \
+  def_both(m, cls, #name, [](const Tensor& a) { return name(a); });                            \
+  cls.def(                                                                                     \
+      #name "_", [](nb::handle self) { return inplace(self, [](Tensor& t) { name##_(t); }); }, \
+      method_docstring(#name "_"));                                                            \
+  m.def(                                                                                       \
+      #name, [](const Tensor& a, nb::handle out) { return into(out, name(a), #name); },        \
       nb::arg("input"), nb::kw_only(), nb::arg("out"), docstring(#name));
 #include "ember/ops.def"
 #undef EMBER_UNARY
@@ -106,9 +102,10 @@ void bind_elementwise(nb::module_& m) {
   cls.def(                                                                            \
       #name "_",                                                                      \
       [](nb::handle self, const Operand& b) {                                         \
-        if (b.is_tensor) name##_(self_of(self), b.tensor);                            \
-        else name##_(self_of(self), b.scalar);                                        \
-        return nb::borrow(self);                                                      \
+        return inplace(self, [&](Tensor& t) {                                         \
+          if (b.is_tensor) name##_(t, b.tensor);                                      \
+          else name##_(t, b.scalar);                                                  \
+        });                                                                           \
       },                                                                              \
       method_docstring(#name "_"));                                                   \
   /* torch.pow(2, t) */                                                               \
@@ -139,8 +136,7 @@ void bind_elementwise(nb::module_& m) {
   cls.def(
       "round_",
       [](nb::handle self, int64_t decimals) {
-        round_(self_of(self), decimals);
-        return nb::borrow(self);
+        return inplace(self, [&](Tensor& t) { round_(t, decimals); });
       },
       nb::kw_only(), nb::arg("decimals"), method_docstring("round_"));
 
@@ -189,24 +185,22 @@ void bind_elementwise(nb::module_& m) {
   cls.def(
       "div_",
       [](nb::handle self, const Operand& b, std::optional<std::string> mode) {
-        Tensor& t = self_of(self);
-        if (mode) div_(t, operand_like(t, b), *mode);
-        else div_(t, operand_like(t, b));
-        return nb::borrow(self);
+        return inplace(self, [&](Tensor& t) {
+          if (mode) div_(t, operand_like(t, b), *mode);
+          else div_(t, operand_like(t, b));
+        });
       },
       nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none(), method_docstring("div_"));
   cls.def(
       "add_",
       [](nb::handle self, const Operand& b, Scalar alpha) {
-        add_(self_of(self), operand_like(self_of(self), b), alpha);
-        return nb::borrow(self);
+        return inplace(self, [&](Tensor& t) { add_(t, operand_like(t, b), alpha); });
       },
       nb::arg("other"), nb::kw_only(), nb::arg("alpha"), method_docstring("add_"));
   cls.def(
       "sub_",
       [](nb::handle self, const Operand& b, Scalar alpha) {
-        sub_(self_of(self), operand_like(self_of(self), b), alpha);
-        return nb::borrow(self);
+        return inplace(self, [&](Tensor& t) { sub_(t, operand_like(t, b), alpha); });
       },
       nb::arg("other"), nb::kw_only(), nb::arg("alpha"), method_docstring("sub_"));
 
@@ -232,9 +226,10 @@ void bind_elementwise(nb::module_& m) {
   cls.def(                                                      \
       "__i" py "__",                                            \
       [](nb::handle self, const Operand& b) {                   \
-        if (b.is_tensor) fn##_(self_of(self), b.tensor);        \
-        else fn##_(self_of(self), b.scalar);                    \
-        return nb::borrow(self);                                \
+        return inplace(self, [&](Tensor& t) {                   \
+          if (b.is_tensor) fn##_(t, b.tensor);                  \
+          else fn##_(t, b.scalar);                              \
+        });                                                     \
       },                                                        \
       op)
   EMBER_ARITHMETIC("add", add);
@@ -280,6 +275,7 @@ void bind_elementwise(nb::module_& m) {
       "clamp_",
       [](nb::handle self, const OptOperand& lo, const OptOperand& hi) {
         Tensor& t = self_of(self);
+        if (is_meta(t)) return nb::borrow(self);  // Note [Meta tensors]
         if (!any_tensor(lo, hi)) {
           clamp_(t, scalar_of(lo), scalar_of(hi));
           return nb::borrow(self);

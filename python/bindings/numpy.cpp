@@ -121,6 +121,9 @@ void bind_numpy(nb::module_& m) {
   cls.def(
       "numpy",
       [](const Tensor& t) {
+        EMBER_CHECK(!is_meta(t), TypeError,
+                    "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy "
+                    "the tensor to host memory first.");
         capture::data_read("Tensor.numpy()");
         return to_numpy(t);
       },
@@ -129,6 +132,9 @@ void bind_numpy(nb::module_& m) {
   cls.def(
       "__array__",
       [](const Tensor& t, nb::handle dtype, nb::handle copy) {
+        EMBER_CHECK(!is_meta(t), TypeError,
+                    "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy "
+                    "the tensor to host memory first.");
         nb::object a = to_numpy(t);
         bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
         if (!dtype.is_none()) return a.attr("astype")(dtype, nb::arg("copy") = must_copy);

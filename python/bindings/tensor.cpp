@@ -4,6 +4,11 @@
 #include "common.h"
 
 namespace ember::py {
+// Note [Meta tensors]: a meta tensor's bytes are no data.
+bool is_meta(const Tensor& t) {
+  return t.defined() && t.impl()->storage_ && t.impl()->storage_->meta();
+}
+
 namespace {
 
 nb::object to_list(const Tensor& t, int64_t d, const char* p) {
@@ -56,6 +61,7 @@ Scalar real_value(Scalar s, const char* type) {
 }
 
 Scalar one_element(const Tensor& t, const char* what) {
+  EMBER_CHECK(!is_meta(t), Error, "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(t.numel() == 1, ValueError, what,
               ": only one element tensors can be converted "
               "to Python scalars (got shape ",
@@ -157,10 +163,19 @@ void bind_tensor(nb::module_& m) {
       .def(
           "tolist",
           [](const Tensor& t) {
+            EMBER_CHECK(!is_meta(t), NotImplementedError,
+                        "Cannot copy out of meta tensor; no data!");
             capture::data_read("Tensor.tolist()");
             return to_list(t, 0, t.data_ptr());
           },
           method_docstring("tolist"))
+      .def("_is_meta", &is_meta)
+      .def("_set_meta",
+           [](const Tensor& t) {
+             EMBER_CHECK(t.defined() && t.impl()->storage_, Error,
+                         "_set_meta: a dense tensor with storage is needed");
+             t.impl()->storage_->set_meta();
+           })
       .def("__len__",
            [](const Tensor& t) {
              EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
@@ -222,6 +237,10 @@ void bind_tensor(nb::module_& m) {
       .def(
           "copy_",
           [](nb::handle self, const Tensor& s, bool) {
+            // Note [Meta tensors]: into a meta tensor nothing is copied; out of one, nothing can be
+            if (is_meta(self_of(self))) return nb::borrow(self);
+            EMBER_CHECK(!is_meta(s), NotImplementedError,
+                        "Cannot copy out of meta tensor; no data!");
             warn_if_discarding_imag(s.dtype(), self_of(self).dtype());
             copy_(self_of(self), s);
             return nb::borrow(self);
@@ -229,24 +248,16 @@ void bind_tensor(nb::module_& m) {
           nb::arg("src"), nb::arg("non_blocking") = false, method_docstring("copy_"))
       .def(
           "fill_",
-          [](nb::handle self, Scalar v) {
-            fill_(self_of(self), v);
-            return nb::borrow(self);
-          },
+          [](nb::handle self, Scalar v) { return inplace(self, [&](Tensor& t) { fill_(t, v); }); },
           method_docstring("fill_"))
       .def(
           "fill_",
           [](nb::handle self, const Tensor& v) {
-            fill_(self_of(self), v);
-            return nb::borrow(self);
+            return inplace(self, [&](Tensor& t) { fill_(t, v); });
           },
           method_docstring("fill_"))
       .def(
-          "zero_",
-          [](nb::handle self) {
-            zero_(self_of(self));
-            return nb::borrow(self);
-          },
+          "zero_", [](nb::handle self) { return inplace(self, [](Tensor& t) { zero_(t); }); },
           method_docstring("zero_"))
       // uniform_, normal_ and the other random fills: python/bindings/random.cpp (generator=)
       .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })

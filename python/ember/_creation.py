@@ -41,7 +41,19 @@ def _check_device(device, op="tensor", pin_memory=False, dtype=None):
     return dtype
 
 
-def _finish(t, requires_grad):
+def _on_meta(device):
+    """Whether a tensor made for `device` (None: the default device) is a meta tensor."""
+    d = device if device is not None else _device._default[0]
+    if d is None:
+        return False
+    return (d if isinstance(d, str) else getattr(d, "type", None)) == "meta"
+
+
+def _finish(t, requires_grad, device=None):
+    """t as a creation function returns it: on 'meta' marked so (Note [Meta tensors], its
+    bytes never read), and requiring grad when asked."""
+    if _on_meta(device):
+        t._set_meta()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -76,14 +88,16 @@ def _factory(name) -> Callable[..., _C.Tensor]:
         _check_device(device, name, pin_memory, dtype=dtype)
         if "size" in kwargs:  # zeros(size=(2, 3))
             size = (kwargs.pop("size"),)
+        # On 'meta' the values are computed all the same (Note [Meta tensors]); empty's bytes
+        # are allocated and never written.
         if name in _RANDOM:
-            return _finish(fn(_size(size, name), dtype, generator), requires_grad)
+            return _finish(fn(_size(size, name), dtype, generator), requires_grad, device)
         if "memory_format" in kwargs:
             if name != "empty":  # as torch: only empty() takes a layout
                 raise TypeError(f"{name}() got an unexpected keyword argument 'memory_format'")
             out = _memory_format.empty(fn(_size(size, name), dtype), kwargs.pop("memory_format"))
-            return _finish(out, requires_grad)
-        return _finish(fn(_size(size, name), dtype), requires_grad)
+            return _finish(out, requires_grad, device)
+        return _finish(fn(_size(size, name), dtype), requires_grad, device)
 
     factory.__name__ = name
     factory.__doc__ = _FACTORY_DOCS[name]
@@ -107,7 +121,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False,
     >>> ember.full((2,), 7.5)
     tensor([7.5000, 7.5000])"""
     _check_device(device, "full", pin_memory, dtype=dtype)
-    return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad)
+    return _finish(_C.full(tuple(size), fill_value, dtype), requires_grad, device)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -125,7 +139,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if high is None:
         low, high = 0, low
     _check_device(device, "randint", dtype=dtype)
-    return _C._randint(low, high, tuple(size), dtype, generator)
+    return _finish(_C._randint(low, high, tuple(size), dtype, generator), False, device)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None) -> _C.Tensor:
@@ -136,7 +150,7 @@ def randperm(n, *, generator=None, dtype=None, device=None) -> _C.Tensor:
     >>> ember.randperm(4).sort().values
     tensor([0, 1, 2, 3])"""
     _check_device(device, "randperm", dtype=dtype)
-    return _C._randperm(n, dtype, generator)
+    return _finish(_C._randperm(n, dtype, generator), False, device)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
@@ -154,7 +168,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     # torch takes 0-d tensors as the numbers they hold (arange(mask.sum())).
     start, end, step = (v.item() if isinstance(v, _C.Tensor) and v.dim() == 0 else v
                         for v in (start, end, step))
-    return _finish(_C.arange(start, end, step, dtype), requires_grad)
+    return _finish(_C.arange(start, end, step, dtype), requires_grad, device)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
@@ -166,7 +180,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     >>> ember.linspace(0, 1, 5)
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])"""
     _check_device(device, "linspace", pin_memory, dtype=dtype)
-    return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad)
+    return _finish(_C.linspace(float(start), float(end), steps, dtype), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> _C.Tensor:
@@ -178,7 +192,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, pin_memory=F
     tensor([[1., 0.],
             [0., 1.]])"""
     _check_device(device, "eye", pin_memory, dtype=dtype)
-    return _finish(_C.eye(n, m, dtype), requires_grad)
+    return _finish(_C.eye(n, m, dtype), requires_grad, device)
 
 
 def _like_input(name, t):
@@ -188,13 +202,18 @@ def _like_input(name, t):
     return t
 
 
+def _like_device(t, device):
+    # *_like keeps input's device unless told: a meta tensor's is 'meta'
+    return device if device is not None else ("meta" if t._is_meta() else "cpu")
+
+
 def _like(name) -> Callable[..., _C.Tensor]:
     fn = globals()[name]
 
     def like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None,
              **kwargs):  # generator= (rand)
         _like_input(name + "_like", t)
-        out = fn(t.shape, dtype=dtype or t.dtype, device=device, **kwargs)
+        out = fn(t.shape, dtype=dtype or t.dtype, device=_like_device(t, device), **kwargs)
         return _finish(_memory_format.like(out, memory_format, name + "_like"), requires_grad)
 
     like.__name__ = name + "_like"
@@ -222,7 +241,7 @@ def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False,
     >>> ember.full_like(ember.zeros(2), 3.0)
     tensor([3., 3.])"""
     _like_input("full_like", t)
-    out = full(t.shape, fill_value, dtype=dtype or t.dtype, device=device)
+    out = full(t.shape, fill_value, dtype=dtype or t.dtype, device=_like_device(t, device))
     return _finish(_memory_format.like(out, memory_format, "full_like"), requires_grad)
 
 
@@ -234,7 +253,8 @@ def randint_like(t, low, high=None, *, generator=None, dtype=None, device=None) 
     >>> ember.randint_like(ember.zeros(2, 2), 5).shape
     ember.Size([2, 2])"""
     _like_input("randint_like", t)
-    return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype, device=device)
+    return randint(low, high, t.shape, generator=generator, dtype=dtype or t.dtype,
+                   device=_like_device(t, device))
 
 
 def _import_array(a):
@@ -329,16 +349,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype = _check_device(device, "tensor", pin_memory, dtype=dtype)
     if isinstance(data, _C.Tensor):
         t = data.clone().detach()
-        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
+        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad, device)
     if _is_numpy(data):  # NumPy data keeps its dtype
         np = _np()
         arr = np.asarray(data)  # (np.ascontiguousarray would make a 0-d array 1-d)
         t = _import_array(arr if arr.flags.c_contiguous else arr.copy()).clone()
-        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad)
+        return _finish(t._to_dtype(dtype) if dtype is not None else t, requires_grad, device)
     # full checks the range; floats go through NumPy (1e300 -> inf), and so do ints for uint64
     # (its values reach 2**64 - 1, beyond full's int64)
     if isinstance(data, (builtins.bool, builtins.int)) and dtype != uint64:
-        return _finish(_C.full((), data, dtype), requires_grad)
+        return _finish(_C.full((), data, dtype), requires_grad, device)
     if isinstance(data, (list, tuple)) and _contains_tensors(data):
         data = _tensors_to_lists(data)
     # NumPy reads the nesting as bool, int64 or float64; ember then converts to the dtype
@@ -358,7 +378,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         raise TypeError(f"tensor: must be real number, not complex (dtype={dt!r})")
     _check_fits(arr, dt)
     t = _C._from_numpy(arr)
-    return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad)
+    return _finish(t._to_dtype(dt) if t.dtype != dt else t.clone(), requires_grad, device)
 
 
 # Negative values wrap into the unsigned types (-1 -> 255), as torch, except into uint64.

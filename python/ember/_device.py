@@ -156,7 +156,7 @@ def check(dev, op, moving=False):
             return
         dev = device(dev)
     kind = dev._type
-    if kind == "cpu":
+    if kind == "cpu" or kind == "meta":  # meta: Note [Meta tensors] (_meta.py)
         return
     if kind == "cuda":
         raise AssertionError(NO_CUDA)
@@ -234,26 +234,42 @@ def tensor_mtia(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError(_NOT_COMPILED)
 
 
+META = device("meta")
+
+
 def _device(self):
     """device -> ember.device
 
-    The device self's data lives on: always the CPU in ember.
+    The device self's data lives on: the CPU, or 'meta' for a meta tensor (shape and dtype,
+    no data: Note [Meta tensors]).
 
-    >>> ember.zeros(2).device
-    device(type='cpu')
+    >>> ember.zeros(2).device, ember.zeros(2, device='meta').device
+    (device(type='cpu'), device(type='meta'))
     """
-    return CPU
+    return META if self._is_meta() else CPU
 
 
 def _is_cpu(self):
     """is_cpu -> bool
 
-    Whether self lives on the CPU: always True in ember.
+    Whether self lives on the CPU: every ember tensor but a meta tensor.
 
     >>> ember.zeros(2).is_cpu
     True
     """
-    return True
+    return not self._is_meta()
+
+
+def _is_meta(self):
+    """is_meta -> bool
+
+    Whether self is a meta tensor: made for device 'meta' (or a view of one); it has a shape and
+    a dtype but no data (Note [Meta tensors]).
+
+    >>> ember.zeros(2).is_meta, ember.empty(2, device='meta').is_meta
+    (False, True)
+    """
+    return self._is_meta()
 
 
 def _get_device(self):
@@ -278,15 +294,29 @@ def _is_pinned(self, device=None):
     return False
 
 
+META_COPY_OUT = "Cannot copy out of meta tensor; no data!"
+
+
+def meta_like(t, dtype=None):
+    """A meta tensor of t's shape (Note [Meta tensors]): its bytes allocated, never written."""
+    from . import _C
+    out = _C.empty(tuple(t.shape), t.dtype if dtype is None else dtype)
+    out._set_meta()
+    return out
+
+
 def _cpu(self, memory_format=None):
     """cpu(memory_format=None) -> Tensor
 
-    self on the CPU: self itself, as torch does for a CPU tensor.
+    self on the CPU: self itself, as torch does for a CPU tensor; a meta tensor has no data to
+    copy and raises, as torch's.
 
     >>> x = ember.zeros(2)
     >>> x.cpu() is x
     True
     """
+    if self._is_meta():
+        raise NotImplementedError(META_COPY_OUT)
     return self
 
 
@@ -294,9 +324,8 @@ def _cpu(self, memory_format=None):
 # all answer False (dcgan's model checks `input.is_cuda or input.is_xpu`). Flag -> what torch
 # means by it; the properties' docstrings.
 _FALSE_FLAGS = {
-    "is_cuda": "on a CUDA GPU", "is_mps": "on an Apple MPS GPU", "is_meta": "a meta tensor "
-    "(shape and dtype, no data)", "is_xpu": "on an Intel XPU", "is_ipu": "on a Graphcore IPU",
-    "is_maia": "on a MAIA device", "is_mtia": "on a Meta MTIA device",
+    "is_cuda": "on a CUDA GPU", "is_mps": "on an Apple MPS GPU", "is_xpu": "on an Intel XPU",
+    "is_ipu": "on a Graphcore IPU", "is_maia": "on a MAIA device", "is_mtia": "on a Meta MTIA device",
     "is_xla": "on an XLA device (TPU)", "is_vulkan": "on a Vulkan device",
     "is_mkldnn": "in MKL-DNN layout", "is_nested": "a nested (jagged) tensor",
     "is_quantized": "quantized", "is_sparse": "sparse in COO layout",
@@ -312,6 +341,7 @@ def _false_flag(name, what):
 TENSOR_METHODS = {
     "device": property(_device),
     "is_cpu": property(_is_cpu),
+    "is_meta": property(_is_meta),
     **{name: _false_flag(name, what) for name, what in _FALSE_FLAGS.items()},
     "get_device": _get_device,
     "is_pinned": _is_pinned,

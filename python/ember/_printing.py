@@ -177,10 +177,15 @@ def tensor_body(t, indent):
 
 
 def tensor_repr(t):
-    from ._dtype import float32, int64, complex64, bool as _bool
+    from ._dtype import float32, int64, complex64, bool as _bool, get_default_dtype
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
+    if t._is_meta():  # no data to show (Note [Meta tensors]), as torch prints one
+        suffixes = ["device='meta'", f"size={tuple(t.shape)}"]
+        if t.dtype != get_default_dtype():
+            suffixes.append(f"dtype={t.dtype!r}")
+        return _add_suffixes(prefix + "...", suffixes + _grad_suffix(t), indent)
     if t.numel() == 0:
         # An empty tensor shows its shape (unless 1-d) and any dtype but the default one.
         if t.dim() != 1:

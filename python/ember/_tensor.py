@@ -87,9 +87,24 @@ def _to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
     dtype = check_supported(dtype, "to")
     if device is not None:
         _to_device(device, "to")
+        if device == "meta" or getattr(device, "type", None) == "meta" or self._is_meta():
+            return _to_or_from_meta(self, device, dtype, copy)
+    elif self._is_meta():
+        return _to_or_from_meta(self, "meta", dtype, copy)
     # The same Python object when nothing changes (t.to(t.dtype) is t), as in PyTorch.
     out = _memory_format.convert(self, dtype, memory_format, "to")
     return out.clone() if copy and out is self else out
+
+
+def _to_or_from_meta(self, dev, dtype, copy):
+    """t.to() where the tensor or the target is on 'meta' (Note [Meta tensors]): onto 'meta', a
+    meta tensor of the same shape (self itself when nothing changes); off it, nothing to copy."""
+    from ._device import device as _device_t, META_COPY_OUT, meta_like
+    if _device_t(dev).type != "meta":
+        raise NotImplementedError(META_COPY_OUT)
+    if self._is_meta() and (dtype is None or dtype == self.dtype) and not copy:
+        return self
+    return meta_like(self, dtype)
 
 
 def _format(self, spec):

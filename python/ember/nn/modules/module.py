@@ -488,14 +488,21 @@ class Module(ModuleHooks):
         in place (integer ones keep their dtype); a memory format lays out the 4-d and 5-d ones."""
         device, dtype, _, fmt = parse_to(*args, **kwargs)
         check_supported(dtype, "Module.to")  # before anything moves: the module stays whole
+        to_meta = False
         if device is not None:
             # As torch's CPU build: the device is parsed first; moving a tensor there fails
             # (cuda: AssertionError), so a module without parameters or buffers moves fine.
-            from ..._device import device as _device_t, tensor_to_device
+            from ..._device import device as _device_t, tensor_to_device, META_COPY_OUT
             device = _device_t(device)
-            if next(itertools.chain(self.parameters(), self.buffers()), None) is not None:
+            tensors = list(itertools.chain(self.parameters(), self.buffers()))
+            if tensors:
                 tensor_to_device(device, "Module.to")
-        if dtype is None and fmt is None:
+            to_meta = device.type == "meta"  # Note [Meta tensors]
+            if not to_meta and any(t._is_meta() for t in tensors):
+                raise NotImplementedError(
+                    f"{META_COPY_OUT} Please use torch.nn.Module.to_empty() instead of "
+                    "torch.nn.Module.to() when moving module from meta to a different device.")
+        if dtype is None and fmt is None and not to_meta:
             return self
         if dtype is not None and dtype not in (float32, float64, float16, bfloat16):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
@@ -504,6 +511,8 @@ class Module(ModuleHooks):
         def convert(t):
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            if to_meta:
+                t = t.to("meta")
             return t.to(memory_format=fmt) if fmt is not None and t.dim() in (4, 5) else t
         return self._apply(convert)
 
@@ -548,7 +557,7 @@ class Module(ModuleHooks):
         def fresh(t):
             if target is not None:
                 tensor_to_device(target, "Module.to_empty")
-            return empty_like(t)
+            return empty_like(t, device=target if target is not None else "cpu")
         return self._apply(fresh, recurse=recurse)
 
     def share_memory(self):
