@@ -1,7 +1,7 @@
 """Elementwise ops whose results (or operands) are float32 denormals keep the SIMD speed without
 changing a bit (issue 17 item 1): exp's denormal band in float32 lanes with an exact-rounding
 check that hands hard lanes to the float64 lanes (Note [Denormal exp in float32 lanes]), the
-product g * exp(x) of softplus' backward in exact float64 lanes, tanh/expm1/sin/log1p returning
+product g * exp(x) of softplus' backward in exact float32 or float64 lanes, tanh/expm1/sin/log1p returning
 tiny x as they already did, expm1 below -87.3 as -1 without float64 lanes. Each test compares
 with a reference the old paths computed: the float64-lane exp of the same element, IEEE
 float32 products, torch."""
@@ -93,6 +93,33 @@ def test_softplus_backward_product_with_a_denormal_is_ieee(beta):
     nan = np.isnan(want)
     np.testing.assert_array_equal(np.isnan(got), nan)
     np.testing.assert_array_equal(bits(got[~nan]), bits(want[~nan]))
+
+
+def test_softplus_backward_float32_product_rounds_ties_as_ieee():
+    """Vectors whose every e is a denormal and g e < 2^-126 take the float32-lane product
+    (MulByDenormalSmallF32): g chosen so that |g| m (m = e's bits) is a half-integer (ties, to
+    even) or within a rounding of one (the float32 product lands on the half-integer and its
+    FMA error decides), and in the last quarter products near 2^-126 (some vectors then take
+    the float64 lanes): the IEEE product g e, bit for bit, either sign."""
+    rng = np.random.default_rng(4)
+    n = 200_000
+    x = rng.uniform(-103.0, -88.0, n).astype(np.float32)
+    e = ember.exp(ember.tensor(x)).numpy()
+    m = bits(e).astype(np.float64)
+    k = np.floor(m * rng.uniform(0.3, 3.0, n)).clip(0, 2**23 - 2)
+    g = ((k + 0.5) / m).astype(np.float32)  # |g| m a rounding away from k + 1/2
+    g[::3] *= np.float32(1 + 2**-23)
+    g[1::5] = rng.choice(np.array([0.5, 1.5, 0.25, 2.5, 0.125], np.float32), g[1::5].size)
+    q = slice(3 * n // 4, n, 3)
+    g[q] = (np.float32(2**23) / m[q].astype(np.float32)) * rng.uniform(0.999, 1.001, g[q].size)
+    g *= np.where(rng.random(n) < 0.5, -1, 1).astype(np.float32)
+    leaf = ember.tensor(x).requires_grad_(True)
+    F.softplus(leaf).backward(ember.tensor(g))
+    with np.errstate(under="ignore"):
+        want = g * e
+    np.testing.assert_array_equal(bits(leaf.grad.numpy()), bits(want))
+    near = np.abs(np.abs(g.astype(np.float64)) * m % 1 - 0.5) < 2**-20
+    assert near.sum() > n // 10  # the cases of interest are there
 
 
 def test_backwards_of_denormal_results_against_torch():

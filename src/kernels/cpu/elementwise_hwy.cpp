@@ -89,11 +89,7 @@ HWY_INLINE V ExpFix(D d, V x) {
     const auto wide = [&] {
       return Widened(d, x, [](auto dd, auto xd) { return hn::Exp(dd, xd); });
     };
-    hn::Mask<D> hard;
-    if (hn::AllTrue(d, easy)) {  // softplus, mish of -100: no NaN, no other band
-      const V y = ExpDenormalF32(d, x, hard);
-      return HWY_LIKELY(hn::AllFalse(d, hard)) ? y : wide();
-    }
+    hn::Mask<D> hard;  // (a vector all in the band without hard lanes took ExpBand, inline)
     const auto band =
         hn::And(hn::Ge(x, hn::Set(d, kExpZero<T>)), hn::Le(x, hn::Set(d, kExpInf<T>)));
     const auto inside = hn::And(hn::Ge(x, hn::Set(d, kExpLo<T>)), hn::Le(x, hn::Set(d, kExpHi<T>)));
@@ -110,6 +106,20 @@ HWY_INLINE V ExpFix(D d, V x) {
     }
   }
   return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+// ExpOp::Band: y = exp(x) where every lane of x is in the float32 denormal band below kExpEasy
+// and no lane's rounding is hard (Note [Denormal exp in float32 lanes]), inline in Patch.
+template <class D, class V>
+HWY_INLINE bool ExpBand(D d, V x, V& y) {
+  if constexpr (kF32<hn::TFromD<D>>) {
+    const auto easy =
+        hn::And(hn::Ge(x, hn::Set(d, kExpZero<float>)), hn::Lt(x, hn::Set(d, kExpEasy)));
+    if (!hn::AllTrue(d, easy)) return false;
+    hn::Mask<D> hard;
+    y = ExpDenormalF32(d, x, hard);
+    return hn::AllFalse(d, hard);
+  }
+  return false;
 }
 template <class D, class V>
 HWY_INLINE auto ExpRest(D d, V x) {  // float64 exp with a finite, nonzero result
@@ -148,6 +158,10 @@ struct ExpOp {
   template <class D, class V>
   static auto Rest(D d, V x) {
     return ExpRest(d, x);
+  }
+  template <class D, class V>
+  static bool Band(D d, V x, V& y) {
+    return ExpBand(d, x, y);
   }
   template <class T>
   static T One(T x) {
@@ -389,6 +403,7 @@ HWY_INLINE V SoftplusVec(D d, V x, V g, V beta, V threshold) {
     // dividing a denormal (slow on every core: softplus' backward of -100 took 2.8x randn).
     const V one = hn::Set(d, T(1)), ge = MulExact(d, g, e);
     const auto small = hn::Lt(e, hn::Set(d, T(kF32<T> ? 0x1p-24 : 0x1p-53)));
+    if (hn::AllTrue(d, small)) return ge;  // no blend of denormals with a quotient (-100)
     const V q = hn::Div(hn::IfThenElse(small, one, ge), hn::Add(e, one));
     return hn::IfThenElse(linear, g, hn::IfThenElse(small, ge, q));
   } else {

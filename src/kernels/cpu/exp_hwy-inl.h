@@ -55,28 +55,42 @@ HWY_INLINE V ExpInRange(D d, V x) {
 // 2^-149 (the bits of the float are that integer, also for the first normal binade), so it is
 // exp(x) 2^149 rounded to the nearest integer (ties to even, as the conversion rounds). Here
 // that M = p 2^(q+149) comes from hn::Exp's own float32 reduction and polynomial p (q + 149 in
-// [-1, 23], so the scaling is exact), and the nearest integer from cvtps2dq: no float32
-// operation ever makes a denormal. p is within 2^-21 (relative) of exp(x) / 2^q (hn::Exp's
-// 1-ulp bound with room to spare), so the rounding is exp's own unless M lies within M 2^-20
-// of a half-integer: those lanes are returned in `hard`, and the caller takes the float64 path
-// for their vector, so every result keeps the float64 path's bits (checked for all 2.2M
-// float32 values of the band, tests/python/test_denormal_results.py). Below M = 2^12 (x < -95.7)
-// fewer than 1% of lanes are hard; near -87.3 most are.
+// [-1, 17], so the scaling is exact), and its nearest integer from a float add (below): no
+// float32 operation ever makes a denormal. m, M rounded to float32, is within M 2^-23.5 of
+// exp(x) 2^149 over the whole band (measured for every float32 of [-103.98, -87], on AVX2 with
+// FMA and on SSE4 without; AVX-512 lanes compute the same FMAs), so the rounding is exp's own
+// unless m lies within M 2^-23 of a half-integer: those lanes are returned in `hard`, and the
+// caller takes the float64 path for their vector, so every result keeps the float64 path's bits
+// (the margin is only 1.4x: what proves it is the check of all 2.2M float32 values of the band,
+// tests/python/test_denormal_results.py, run on the AVX2, SSE4 and scalar targets). At x ~ -95
+// (M ~ 2^12) 1 lane in 1000 is hard (under 1% of vectors; with the earlier M 2^-20, 6%); near
+// -87.3 most are.
+//
+// Every conversion goes through the float 1.5 2^23 (C): fl(v + C) - C is v rounded to the nearest
+// integer, ties to even as cvtps2dq does, and bits(v + C) - bits(C) is that integer, for |v| <
+// 2^22. So q = x / ln2 rounded comes from one FMA (hn::Exp rounds halves away from zero: the
+// same q but where x / ln2 is within a rounding of a half-integer, where either q leaves the
+// reduced argument inside the polynomial's range), and M's integer from one add: no
+// saturation fix-ups (8 operations of ToInt32 and NearestInt), no clamp of 2^(q + 149). The
+// caller passes x in [kExpZero, kExpEasy] only (M < 2^17, q + 149 in [-1, 17]).
 template <class D, class V>
 HWY_INLINE V ExpDenormalF32(D d, V x, hn::Mask<D>& hard) {
   const hn::RebindToSigned<D> di;
   hn::impl::ExpImpl<float> impl;
-  const auto q =
-      impl.ToInt32(d, hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f),
-                                 hn::Or(hn::Set(d, 0.5f), hn::And(x, hn::Set(d, -0.0f)))));
-  const V p = hn::Add(impl.ExpPoly(d, impl.ExpReduce(d, x, q)), hn::Set(d, 1.0f));
-  const auto k = hn::Min(hn::Max(hn::Add(q, hn::Set(di, 149 + 127)), hn::Set(di, 100)),
-                         hn::Set(di, 150));  // 2^(q + 149), clamped for lanes out of the band
-  const V m = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(k)));
-  const auto n = hn::NearestInt(m);
-  const V frac = hn::Abs(hn::Sub(m, hn::ConvertTo(d, n)));  // distance to the nearest integer
-  hard = hn::Gt(frac, hn::NegMulAdd(m, hn::Set(d, 0x1p-20f), hn::Set(d, 0.5f)));
-  return hn::BitCast(d, n);
+  const V c = hn::Set(d, 0x1.8p23f);
+  const auto c_bits = hn::BitCast(di, c);
+  const V tq = hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f), c);
+  const V qf = hn::Sub(tq, c);
+  V r = hn::MulAdd(qf, hn::Set(d, -0.693145751953125f), x);  // ExpImpl<float>::ExpReduce
+  r = hn::MulAdd(qf, hn::Set(d, -1.428606765330187045e-6f), r);
+  // M = (1 + P(r)) 2^(q + 149) as P s + s, one rounding; s's exponent field is q + 149 + 127
+  const auto k = hn::Sub(hn::BitCast(di, tq), hn::Sub(c_bits, hn::Set(di, 149 + 127)));
+  const V s = hn::BitCast(d, hn::ShiftLeft<23>(k));
+  const V m = hn::MulAdd(impl.ExpPoly(d, r), s, s);
+  const V tm = hn::Add(m, c);
+  const V frac = hn::Abs(hn::Sub(m, hn::Sub(tm, c)));  // distance to the nearest integer
+  hard = hn::Gt(frac, hn::NegMulAdd(m, hn::Set(d, 0x1p-23f), hn::Set(d, 0.5f)));
+  return hn::BitCast(d, hn::Sub(hn::BitCast(di, tm), c_bits));
 }
 
 // fl(g e) for float32 lanes whose |e| < 2^-126 (a denormal or zero), without a float32 multiply
@@ -119,14 +133,49 @@ HWY_INLINE V MulByDenormalF32(D d, V g, V e) {
 }
 #endif
 
-// g e, for any float lanes: MulByDenormalF32 where e is a float32 denormal, else the multiply.
+// fl(g e) for float32 lanes whose e are all denormals or zeros, in float32 lanes: the result's
+// bits are the integer |g| m rounded (m = e's bits), as in MulByDenormalF32, where that is
+// below 2^23 in every lane (`ok`; else the caller takes MulByDenormalF32). p = fl(|g| m) and
+// its error r = |g| m - p (an FMA, exact) give the rounding: round(p) is |g| m's nearest
+// integer unless p is a half-integer (every float below 2^23 is a multiple of 2^-1 or finer,
+// so p + r lies on p's side of every half-integer but p itself); then r's sign decides, and
+// r = 0 is a tie, to even as round(p). Where |g| m underflows (|g| < 2^-126), p < 1/2 and the
+// result is zero either way; NaN and inf give p >= 2^23 or NaN, so not `ok`. No float32
+// operation makes a denormal (on this AMD core a blend of such integer-made denormals with a
+// product cost ~15 ns a vector, as a multiply by one does).
+template <class D, class V>
+HWY_INLINE V MulByDenormalSmallF32(D d, V g, V e, bool& ok) {
+  const hn::RebindToSigned<D> di;
+  const V mf = hn::ConvertTo(d, hn::BitCast(di, hn::Abs(e)));
+  const V ag = hn::Abs(g);
+  const V p = hn::Mul(ag, mf);
+  const V r = hn::MulSub(ag, mf, p);
+  const V n0 = hn::Round(p);
+  const V t = hn::Sub(p, n0);  // +-1/2 where p is a half-integer
+  const auto away =
+      hn::And(hn::Eq(hn::Abs(t), hn::Set(d, 0.5f)), hn::Gt(hn::Mul(t, r), hn::Zero(d)));
+  const V n = hn::Add(n0, hn::IfThenElseZero(away, hn::Add(t, t)));
+  ok = hn::AllTrue(d, hn::Lt(p, hn::Set(d, 0x1p23f)));
+  return hn::Or(hn::BitCast(d, hn::ConvertTo(di, n)), hn::And(hn::Xor(g, e), hn::SignBit(d)));
+}
+
+// g e, for any float lanes: MulByDenormalF32 where e is a float32 denormal, else the multiply;
+// MulByDenormalSmallF32 when every lane is such a product and below 2^-126 (targets with FMA).
 template <class D, class V>
 HWY_INLINE V MulExact(D d, V g, V e) {
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (sizeof(hn::TFromD<D>) == 4) {
     const auto den = hn::Lt(hn::Abs(e), hn::Set(d, 0x1p-126f));
-    if (HWY_UNLIKELY(!hn::AllFalse(d, den)))
+    if (HWY_UNLIKELY(!hn::AllFalse(d, den))) {
+#if HWY_NATIVE_FMA  // MulByDenormalSmallF32's error term needs a fused multiply-subtract
+      if (hn::AllTrue(d, den)) {  // softplus' backward of -100
+        bool ok;
+        const V r = MulByDenormalSmallF32(d, g, e, ok);
+        if (HWY_LIKELY(ok)) return r;
+      }
+#endif
       return hn::IfThenElse(den, MulByDenormalF32(d, g, e), hn::Mul(g, hn::IfThenElse(den, g, e)));
+    }
   }
 #endif
   return hn::Mul(g, e);

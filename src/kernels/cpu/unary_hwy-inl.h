@@ -114,7 +114,8 @@ HWY_INLINE auto InRange(D d, V x) {
 // (a whole vector computed for them alone; Vec is skipped when no element needs it), and
 // those of them in Op::Rest(d, x) (narrow bands a vector formula can't match, e.g. float64
 // exp whose result is denormal) get Op::One(x). An Op without Fix takes Op::One for every
-// element outside its range.
+// element outside its range. Op::Band(d, x, y), where Op has it, is tried first: true when it
+// computed y for the whole vector inline (exp's denormal band: Fix is an out-of-line call).
 template <class Op, class D, class V>
 HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
   using T = hn::TFromD<D>;
@@ -124,6 +125,12 @@ HWY_INLINE void Patch(D d, V x, hn::TFromD<D>* dst) {
     return;
   }
   V y;
+  if constexpr (requires { Op::Band(d, x, y); }) {  // an inline path for a whole vector
+    if (Op::Band(d, x, y)) {
+      hn::StoreU(y, d, dst);
+      return;
+    }
+  }
   if constexpr (has_fix<Op>()) {
     y = hn::AllFalse(d, ok) ? Op::Fix(d, x) : hn::IfThenElse(ok, Op::Vec(d, x), Op::Fix(d, x));
     bool rest = false;
