@@ -257,6 +257,15 @@ def test_gradcheck_on_the_tiles(causal):
     gradcheck_op(sdpa(is_causal=causal), [(1, 2, 13, 8), (1, 2, 13, 8), (1, 2, 13, 8)])
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_long_queries_recompute_the_probabilities(causal):
+    """Up to 1024 query rows the forward keeps a small head's probabilities for the backward;
+    past that the backward recomputes them from lse (both against torch)."""
+    for L in (1024, 1030):
+        check_grad(sdpa(is_causal=causal), [(1, L, 8), (1, 40, 8), (1, 40, 5)], rtol=2e-4,
+                   atol=2e-5)
+
+
 def test_masks_still_match_the_fused_path():
     """attn_mask (boolean and additive) takes the composite path; where it equals the causal
     mask the result equals the fused kernel's, and an additive mask matches torch."""

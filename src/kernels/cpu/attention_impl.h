@@ -446,7 +446,7 @@ void chunk_probabilities(const AttentionShape& a, int64_t c0, int64_t c1, const 
 
 template <class T>
 void forward_small_head(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse,
-                        T* buf) {
+                        T* buf, T* keep) {
   const int64_t width = packed_width<T>(a.S);
   T* kt = buf;
   T* p = kt + a.E * width;
@@ -456,11 +456,12 @@ void forward_small_head(const AttentionShape& a, const T* q, const T* k, const T
   const T* vr = readable_rows(v, a.v.ld, a.S, a.Ev, vcopy, ldv);
   for (int64_t c0 = 0; c0 < a.L; c0 += kChunk) {
     const int64_t c1 = a.L - c0 < kChunk ? a.L : c0 + kChunk;
-    chunk_probabilities(a, c0, c1, q, kt, width, lse, static_cast<const T*>(nullptr), p);
+    T* pc = keep ? keep + c0 * width : p;  // kept probabilities are written in place
+    chunk_probabilities(a, c0, c1, q, kt, width, lse, static_cast<const T*>(nullptr), pc);
     // out = P V, row i over its visible keys
     auto keys = [&](int64_t i, int64_t& lo, int64_t& hi) { lo = 0, hi = visible(a, c0 + i); };
     product(
-        c1 - c0, [&](int64_t) { return a.Ev; }, AOp<T>{p, width, 1}, vr, ldv, keys, T(1), false,
+        c1 - c0, [&](int64_t) { return a.Ev; }, AOp<T>{pc, width, 1}, vr, ldv, keys, T(1), false,
         out + c0 * a.o.ld, a.o.ld);
   }
 }
@@ -474,7 +475,7 @@ void copy_rows(const T* x, int64_t ld, int64_t n, int64_t K, T* y, int64_t ldy) 
 
 template <class T>
 void backward_small_head(const AttentionShape& a, const T* go, const T* q, const T* k, const T* v,
-                         const T* out, const T* lse, T* gq, T* gk, T* gv, T* buf) {
+                         const T* out, const T* lse, const T* kept, T* gq, T* gk, T* gv, T* buf) {
   const int64_t width = packed_width<T>(a.S), EP = whole<T>(a.E), EvP = whole<T>(a.Ev);
   T* kt = buf;
   T* vt = kt + a.E * width;
@@ -486,7 +487,7 @@ void backward_small_head(const AttentionShape& a, const T* go, const T* q, const
   T* dk = gocopy + kChunk * EvP;  // dK, dV: S x EP, S x EvP, summed over the chunks
   T* dv = dk + a.S * EP;
   for (int64_t e = 0; e < a.S * (EP + EvP); ++e) dk[e] = T(0);
-  pack_transposed(k, a.k.ld, a.S, a.E, width, kt);
+  if (!kept) pack_transposed(k, a.k.ld, a.S, a.E, width, kt);
   int64_t ldk = 0, ldq, ldgo;
   const T* kr = gq ? readable_rows(k, a.k.ld, a.S, a.E, kcopy, ldk) : k;
   if (gq || gk) pack_transposed(v, a.v.ld, a.S, a.Ev, width, vt);
@@ -494,7 +495,8 @@ void backward_small_head(const AttentionShape& a, const T* go, const T* q, const
     const int64_t c1 = a.L - c0 < kChunk ? a.L : c0 + kChunk, rows = c1 - c0;
     const T* qc = q + c0 * a.q.ld;
     const T* goc = go + c0 * a.go.ld;
-    chunk_probabilities(a, c0, c1, q, kt, width, static_cast<T*>(nullptr), lse, p);
+    if (!kept) chunk_probabilities(a, c0, c1, q, kt, width, static_cast<T*>(nullptr), lse, p);
+    const T* pc = kept ? kept + c0 * width : p;
     // The chunk's queries that see key i: [first, rows), relative to c0; keys past the
     // chunk's last visible one get nothing from it.
     const int64_t seen = visible(a, c1 - 1);
@@ -505,7 +507,7 @@ void backward_small_head(const AttentionShape& a, const T* go, const T* q, const
     if (gv) {  // dV += P^T dO
       const T* gor = readable_rows(goc, a.go.ld, rows, a.Ev, gocopy, ldgo);
       product(
-          seen, [&](int64_t) { return a.Ev; }, AOp<T>{p, 1, width}, gor, ldgo, queries, T(1), true,
+          seen, [&](int64_t) { return a.Ev; }, AOp<T>{pc, 1, width}, gor, ldgo, queries, T(1), true,
           dv, EvP);
     }
     if (!gq && !gk) continue;
@@ -516,7 +518,7 @@ void backward_small_head(const AttentionShape& a, const T* go, const T* q, const
     for (int64_t i = c0; i < c1; ++i) {
       const T Dt = T(row_dot(go + i * a.go.ld, out + i * a.o.ld, a.Ev)), scale = T(a.scale);
       T* d = dp + (i - c0) * width;
-      const T* s = p + (i - c0) * width;
+      const T* s = pc + (i - c0) * width;
       const int64_t n = visible(a, i), cols = padded<T>(n);
       for (int64_t j = 0; j < cols; ++j) d[j] = s[j] * (d[j] - Dt) * scale;
       for (int64_t j = n; j < cols; ++j) d[j] = T(0);  // masked: no 0 * NaN from dP
@@ -538,8 +540,17 @@ void backward_small_head(const AttentionShape& a, const T* go, const T* q, const
 
 // Heads split over threads; each thread's buffers come from new[] (no std:: template in this
 // file, see the top).
+// Query rows up to which the forward keeps a small head's probabilities (L x width each).
+constexpr int64_t kKeepL = 1024;
+
 template <class T>
-void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse) {
+int64_t kept_probs(const AttentionShape& a) {
+  return small_heads(a) && a.L <= kKeepL ? a.heads * a.L * packed_width<T>(a.S) : 0;
+}
+
+template <class T>
+void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse,
+             T* probs) {
   const int64_t work = a.L * a.S * (a.E + a.Ev);
   const bool small = small_heads(a);
   const int64_t need = small ? small_head_buffer<T>(a) : kBlock * a.S;
@@ -547,7 +558,8 @@ void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out
     T* buf = new T[need];
     for (int64_t h = h0; h < h1; ++h) {
       const T *qh = q + a.q.off[h], *kh = k + a.k.off[h], *vh = v + a.v.off[h];
-      if (small) forward_small_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf);
+      T* ph = probs ? probs + h * a.L * packed_width<T>(a.S) : nullptr;
+      if (small) forward_small_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf, ph);
       else forward_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf);
     }
     delete[] buf;
@@ -556,7 +568,7 @@ void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out
 
 template <class T>
 void backward(const AttentionShape& a, const T* go, const T* q, const T* k, const T* v,
-              const T* out, const T* lse, T* gq, T* gk, T* gv) {
+              const T* out, const T* lse, const T* probs, T* gq, T* gk, T* gv) {
   const int64_t work = a.L * a.S * (a.E + a.Ev);
   const bool small = small_heads(a);
   const int64_t need = small ? small_head_buffer<T>(a) : 2 * kBlock * a.S;
@@ -568,7 +580,8 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
       T* gqh = gq ? gq + a.gq.off[h] : nullptr;
       T* gkh = gk ? gk + a.gk.off[h] : nullptr;
       T* gvh = gv ? gv + a.gv.off[h] : nullptr;
-      if (small) backward_small_head(a, goh, qh, kh, vh, oh, lh, gqh, gkh, gvh, buf);
+      const T* ph = probs ? probs + h * a.L * packed_width<T>(a.S) : nullptr;
+      if (small) backward_small_head(a, goh, qh, kh, vh, oh, lh, ph, gqh, gkh, gvh, buf);
       else backward_head(a, goh, qh, kh, vh, oh, lh, gqh, gkh, gvh, buf, buf + kBlock * a.S);
     }
     delete[] buf;
@@ -577,29 +590,37 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
 
 }  // namespace
 
+int64_t attention_kept_probs(DType dt, const AttentionShape& a) {
+  return dt == DType::Float32 ? kept_probs<float>(a) : kept_probs<double>(a);
+}
+
 void attention_forward(DType dt, const AttentionShape& a, const void* q, const void* k,
-                       const void* v, void* out, void* lse) {
+                       const void* v, void* out, void* lse, void* probs) {
   if (dt == DType::Float32)
     forward(a, static_cast<const float*>(q), static_cast<const float*>(k),
-            static_cast<const float*>(v), static_cast<float*>(out), static_cast<float*>(lse));
+            static_cast<const float*>(v), static_cast<float*>(out), static_cast<float*>(lse),
+            static_cast<float*>(probs));
   else
     forward(a, static_cast<const double*>(q), static_cast<const double*>(k),
-            static_cast<const double*>(v), static_cast<double*>(out), static_cast<double*>(lse));
+            static_cast<const double*>(v), static_cast<double*>(out), static_cast<double*>(lse),
+            static_cast<double*>(probs));
 }
 
 void attention_backward(DType dt, const AttentionShape& a, const void* go, const void* q,
-                        const void* k, const void* v, const void* out, const void* lse, void* gq,
-                        void* gk, void* gv) {
+                        const void* k, const void* v, const void* out, const void* lse,
+                        const void* probs, void* gq, void* gk, void* gv) {
   if (dt == DType::Float32)
     backward(a, static_cast<const float*>(go), static_cast<const float*>(q),
              static_cast<const float*>(k), static_cast<const float*>(v),
              static_cast<const float*>(out), static_cast<const float*>(lse),
-             static_cast<float*>(gq), static_cast<float*>(gk), static_cast<float*>(gv));
+             static_cast<const float*>(probs), static_cast<float*>(gq), static_cast<float*>(gk),
+             static_cast<float*>(gv));
   else
     backward(a, static_cast<const double*>(go), static_cast<const double*>(q),
              static_cast<const double*>(k), static_cast<const double*>(v),
              static_cast<const double*>(out), static_cast<const double*>(lse),
-             static_cast<double*>(gq), static_cast<double*>(gk), static_cast<double*>(gv));
+             static_cast<const double*>(probs), static_cast<double*>(gq), static_cast<double*>(gk),
+             static_cast<double*>(gv));
 }
 
 }  // namespace ember::kernels::EMBER_ATTENTION_ISA
