@@ -5,13 +5,13 @@
 // templates are instantiated here (their inline copies would merge across ISAs at link time), only
 // new[] / delete[].
 //
-// Each head is one task. Small heads (Note [Small attention heads] below) run register-blocked
-// loops of their own; larger ones are cut into blocks of kBlock query rows. A block's scores
-// against the keys it may see (a kBlock x S buffer per thread: never the (L, S) matrix of a head,
-// nor a tensor of all heads) come from one BLAS call, the softmax is exact in place (max,
-// exp, a sum in double), and lse = max + log(sum) is kept; the backward recomputes the
-// probabilities from lse (FlashAttention's scheme) instead of saving them, and adds each
-// block's share of dK and dV with BLAS's beta = 1.
+// Each head is one task. Small heads (Note [Small attention heads] below) run register-tiled
+// products of their own and may keep their probabilities for the backward; larger ones are cut into
+// blocks of kBlock query rows. A block's scores against the keys it may see (a kBlock x S buffer
+// per thread: never the (L, S) matrix of a head, nor a tensor of all heads) come from one BLAS
+// call, the softmax is exact in place (max, exp, a sum in double), and lse = max + log(sum) is
+// kept; the backward recomputes the probabilities from lse (FlashAttention's scheme) instead of
+// saving them, and adds each block's share of dK and dV with BLAS's beta = 1.
 #include <cmath>
 #include <cstdint>
 
@@ -176,7 +176,9 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
 // are never read: no -inf, no 0 * NaN from a masked row of v. (The BLAS blocks of larger heads
 // multiply a block's masked probabilities, 0, by their values, as torch's blocked kernel does:
 // NaN there reaches the rows of that block.) Each row's softmax is exact over its whole row
-// of at most kSmallS scores (no online rescaling needed).
+// of at most kSmallS scores (no online rescaling needed). The forward can keep each head's P
+// (kept_probs: L <= kKeepL) for the backward, which then skips the scores, their exp and the
+// K^T pack; without it the backward recomputes P from lse.
 constexpr int64_t kSmallS = 256, kSmallE = 128;
 
 #define EMBER_VECTOR_BYTES EMBER_ATTENTION_VEC_BYTES
