@@ -145,21 +145,27 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   Tensor out = empty_in_order_of(q, out_shape, dt), lse = Tensor::empty(lse_shape, dt);
   std::vector<int64_t> offsets[8];
   const kernels::AttentionShape a = shape_of(q, k, v, out, is_causal, scale, offsets);
+  const bool grad = autograd::any_requires_grad(query) || autograd::any_requires_grad(key) ||
+                    autograd::any_requires_grad(value);
+  // The probabilities the kernel keeps for the backward (small heads), when there is one.
+  const int64_t kept = grad ? kernels::attention_kept_probs(dt, a) : 0;
+  Tensor probs = kept ? Tensor::empty({kept}, dt) : Tensor();
   kernels::attention_forward(dt, a, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                             lse.data_ptr());
-  if (autograd::any_requires_grad(query) || autograd::any_requires_grad(key) ||
-      autograd::any_requires_grad(value)) {
+                             lse.data_ptr(), kept ? probs.data_ptr() : nullptr);
+  if (grad) {
     autograd::record("ScaledDotProductFlashAttentionForCpuBackward0", {&query, &key, &value},
                      {&out},
                      [sq = SavedTensor(q), sk = SavedTensor(k), sv = SavedTensor(v),
-                      so = SavedTensor(out, true), sl = SavedTensor(lse), causal = is_causal,
+                      so = SavedTensor(out, true), sl = SavedTensor(lse),
+                      sp = probs.defined() ? SavedTensor(probs) : SavedTensor(), causal = is_causal,
                       scale](Grads& g, const Node& n) -> Grads {
                        const Tensor q = sq.get(), k = sk.get(), v = sv.get();
                        const Tensor go = rows_readable(
                            g[0].dtype() == q.dtype() ? g[0] : to_dtype(g[0], q.dtype()));
                        if (GradMode::is_enabled())
                          return attention_backward_ops(go, q, k, v, causal, scale);
-                       const Tensor o = so.get(), l = sl.get();
+                       const Tensor o = so.get(), l = sl.get(),
+                                    pr = sp.defined() ? sp.get() : Tensor();
                        auto grad_for = [&](size_t i, const Tensor& t) {
                          return n.needs_input_grad(i) ? empty_in_order_of(t, t.sizes(), t.dtype())
                                                       : Tensor();
@@ -171,7 +177,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                        auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
                        kernels::attention_backward(q.dtype(), a, go.data_ptr(), q.data_ptr(),
                                                    k.data_ptr(), v.data_ptr(), o.data_ptr(),
-                                                   l.data_ptr(), ptr(gq), ptr(gk), ptr(gv));
+                                                   l.data_ptr(),
+                                                   pr.defined() ? pr.data_ptr() : nullptr, ptr(gq),
+                                                   ptr(gk), ptr(gv));
                        return {gq, gk, gv};
                      });
   }

@@ -208,12 +208,88 @@ def test_all_infinite_scores_like_torch():
     assert np.isnan(out[0, 2]).all() and np.isfinite(np.delete(out[0], 2, 0)).all()
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_every_small_head_width_like_torch(causal):
+    """Head widths 1..64 on the register tiles (Note [Small attention heads]: rows of six, two
+    vectors wide, partial vectors at the right edge), E != Ev, L != S, against torch."""
+    for E in range(1, 65):
+        Ev = (E * 7) % 64 + 1
+        for L, S in ((13, 13), (7, 19), (20, 6)):
+            check_grad(sdpa(is_causal=causal), [(2, L, E), (2, S, E), (2, S, Ev)], seed=E,
+                       rtol=2e-4, atol=2e-5, dtypes=("float32",) if E % 8 else ("float32", "float64"))
+
+
+@pytest.mark.parametrize("E", [65, 96, 128, 130])
+def test_wide_heads_like_torch(E):
+    """Past 64 wide: the tiles up to 128 (several column tiles), BLAS blocks past it; heads
+    read as transposed views of one projection (rows far apart), both dtypes."""
+    check_grad(sdpa(is_causal=True), [(1, 2, 37, E)] * 3, layouts=("contiguous", "transposed"),
+               rtol=2e-4, atol=2e-5)
+    check_grad(sdpa(is_causal=False), [(1, 2, 9, E), (1, 2, 70, E), (1, 2, 70, 3)], rtol=2e-4,
+               atol=2e-5)
+
+
+@pytest.mark.parametrize("T", [6, 64, 131])
+@pytest.mark.parametrize("D", [5, 32, 64])
+def test_head_views_of_every_width(T, D):
+    """nanoGPT's layout (q, k, v split from one projection, heads interleaved in a row) at
+    widths off and on whole vectors; more than one chunk of 64 query rows at T = 131;
+    float32 and float64 against torch, and the inputs untouched."""
+    B, H = 2, 3
+    for dt, tol in (("float32", 2e-5), ("float64", 1e-11)):
+        x = np.random.default_rng(T * D).standard_normal((B, T, 3 * H * D)).astype(dt)
+        res = []
+        for m in (ember, torch):
+            xt, (q, k, v) = _head_views(m, x, B, T, H, D)
+            y = getattr(m.nn.functional, SDPA)(q, k, v, is_causal=True)
+            (y * y.detach().sin()).sum().backward()
+            res.append((to_numpy(y.detach()), to_numpy(xt.grad), to_numpy(xt.detach())))
+        for e, t in zip(*res):
+            np.testing.assert_allclose(e, t, rtol=tol * 10, atol=tol)
+        np.testing.assert_array_equal(res[0][2], x)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradcheck_on_the_tiles(causal):
+    """Finite differences through the tiles: seven query rows (one tile of six and one row),
+    widths past a vector and not."""
+    gradcheck_op(sdpa(is_causal=causal, scale=0.7), [(1, 7, 9), (1, 11, 9), (1, 11, 5)])
+    gradcheck_op(sdpa(is_causal=causal), [(1, 2, 13, 8), (1, 2, 13, 8), (1, 2, 13, 8)])
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_long_queries_recompute_the_probabilities(causal):
+    """Up to 1024 query rows the forward keeps a small head's probabilities for the backward;
+    past that the backward recomputes them from lse (both against torch)."""
+    for L in (1024, 1030):
+        check_grad(sdpa(is_causal=causal), [(1, L, 8), (1, 40, 8), (1, 40, 5)], rtol=2e-4,
+                   atol=2e-5)
+
+
+def test_masks_still_match_the_fused_path():
+    """attn_mask (boolean and additive) takes the composite path; where it equals the causal
+    mask the result equals the fused kernel's, and an additive mask matches torch."""
+    rng = np.random.default_rng(21)
+    q, k, v = (rng.standard_normal((2, 3, 11, 24)).astype(np.float32) for _ in range(3))
+    f = getattr(ember.nn.functional, SDPA)
+    E = [ember.from_numpy(a) for a in (q, k, v)]
+    fused = to_numpy(f(*E, is_causal=True))
+    mask = ember.ones(11, 11, dtype=ember.bool).tril()
+    np.testing.assert_allclose(to_numpy(f(*E, attn_mask=mask)), fused, rtol=1e-5, atol=1e-6)
+    bias = rng.standard_normal((11, 11)).astype(np.float32)
+    e = to_numpy(f(*E, attn_mask=ember.from_numpy(bias)))
+    t = torch.nn.functional.scaled_dot_product_attention(
+        *(torch.from_numpy(a) for a in (q, k, v)), attn_mask=torch.from_numpy(bias))
+    np.testing.assert_allclose(e, t.numpy(), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("env", ["EMBER_DISABLE_AVX512", "EMBER_DISABLE_AVX2"])
 def test_other_isa_copies_match_torch(env):
     """The kernels run their AVX-512 copy where the CPU has it; EMBER_DISABLE_AVX512=1 makes a
     fresh process take the AVX2 copy, EMBER_DISABLE_AVX2=1 the baseline one (BLAS blocks for
     every head, so masked NaN reaches its block as in torch), which must pass the same checks."""
     tests = ("test_forward_and_grads_like_torch or test_head_views or test_output_and_gradients"
+             " or test_every_small_head_width or test_wide_heads"
              + (" or test_masked_keys" if env == "EMBER_DISABLE_AVX512" else ""))
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
                         "ignore", os.path.abspath(__file__), "-k", tests],

@@ -27,15 +27,21 @@ struct AttentionShape {
   HeadRows q, k, v, o, go, gq, gk, gv;
 };
 
+// The elements of the probabilities the forward can keep for the backward at these shapes
+// (0: it keeps none; small heads only, Note [Small attention heads]): with them the backward
+// skips recomputing the scores and their exp.
+int64_t attention_kept_probs(DType dt, const AttentionShape& a);
+
 // out and lse (the log of each row's softmax denominator, with its max: what the backward
-// needs to recompute the probabilities).
+// needs to recompute the probabilities); probs (attention_kept_probs elements, or null) gets
+// the probabilities to keep.
 void attention_forward(DType dt, const AttentionShape& a, const void* q, const void* k,
-                       const void* v, void* out, void* lse);
+                       const void* v, void* out, void* lse, void* probs);
 
 // gq, gk, gv (any of them null: not wanted) from the output gradient go and the forward's
-// q, k, v, out, lse.
+// q, k, v, out, lse and probs (null if it kept none).
 void attention_backward(DType dt, const AttentionShape& a, const void* go, const void* q,
-                        const void* k, const void* v, const void* out, const void* lse, void* gq,
-                        void* gk, void* gv);
+                        const void* k, const void* v, const void* out, const void* lse,
+                        const void* probs, void* gq, void* gk, void* gv);
 
 }  // namespace ember::kernels

@@ -5,13 +5,13 @@
 // templates are instantiated here (their inline copies would merge across ISAs at link time), only
 // new[] / delete[].
 //
-// Each head is one task. Small heads (Note [Small attention heads] below) run register-blocked
-// loops of their own; larger ones are cut into blocks of kBlock query rows. A block's scores
-// against the keys it may see (a kBlock x S buffer per thread: never the (L, S) matrix of a head,
-// nor a tensor of all heads) come from one BLAS call, the softmax is exact in place (max,
-// exp, a sum in double), and lse = max + log(sum) is kept; the backward recomputes the
-// probabilities from lse (FlashAttention's scheme) instead of saving them, and adds each
-// block's share of dK and dV with BLAS's beta = 1.
+// Each head is one task. Small heads (Note [Small attention heads] below) run register-tiled
+// products of their own and may keep their probabilities for the backward; larger ones are cut into
+// blocks of kBlock query rows. A block's scores against the keys it may see (a kBlock x S buffer
+// per thread: never the (L, S) matrix of a head, nor a tensor of all heads) come from one BLAS
+// call, the softmax is exact in place (max, exp, a sum in double), and lse = max + log(sum) is
+// kept; the backward recomputes the probabilities from lse (FlashAttention's scheme) instead of
+// saving them, and adds each block's share of dK and dV with BLAS's beta = 1.
 #include <cmath>
 #include <cstdint>
 
@@ -167,15 +167,18 @@ void backward_head(const AttentionShape& a, const T* go, const T* q, const T* k,
 
 // Note [Small attention heads]: at nanoGPT's shapes (64 queries, 64 keys, 32 wide) a head's
 // seven products are each a few microseconds, mostly BLAS's call and packing overhead, and a
-// causal head computes the masked half too. Small heads instead go through three loops on
-// fixed-width vectors (vector_ext.h: 64 bytes in the AVX-512 copy, 32 in the AVX2 one), kR query
-// rows at a time: scores = rows x packed K^T (and dP = dO rows x packed V^T), rows of P x V (and dS
-// x K), and the accumulation of P^T dO into dV (dS^T Q into dK). Row r of a block sees only its own
-// keys j < n[r] in the last two, so a causal head skips its masked half, and the masked keys'
-// values are never read: no -inf, no 0 * NaN from a masked row of v. (The BLAS blocks of larger
-// heads multiply a block's masked probabilities, 0, by their values, as torch's blocked kernel
-// does: NaN there reaches the rows of that block.)
-constexpr int64_t kR = 4;
+// causal head computes the masked half too. Small heads instead run every product on one
+// register-tiled kernel (`tile`, below: kR rows x two vectors of vector_ext.h, 64 bytes in the
+// AVX-512 copy, 32 in the AVX2 one), query rows kChunk at a time: scores = Q x packed K^T (and
+// dP = dO x packed V^T), P x V (and dS x K), and P^T x dO into dV (dS^T x Q into dK), the
+// transposed operands read through their strides. A row takes only the keys (or a key only
+// the queries) it may see, so a causal head skips its masked half, and the masked keys' values
+// are never read: no -inf, no 0 * NaN from a masked row of v. (The BLAS blocks of larger heads
+// multiply a block's masked probabilities, 0, by their values, as torch's blocked kernel does:
+// NaN there reaches the rows of that block.) Each row's softmax is exact over its whole row
+// of at most kSmallS scores (no online rescaling needed). The forward can keep each head's P
+// (kept_probs: L <= kKeepL) for the backward, which then skips the scores, their exp and the
+// K^T pack; without it the backward recomputes P from lse.
 constexpr int64_t kSmallS = 256, kSmallE = 128;
 
 #define EMBER_VECTOR_BYTES EMBER_ATTENTION_VEC_BYTES
@@ -200,54 +203,57 @@ int64_t packed_width(int64_t S) {
   return padded<T>(S);
 }
 
-// bt (K x width) = b^T for b's n rows (K wide, ld apart), zero past n.
-// The integer vector __builtin_shuffle takes for V<T>.
-template <class T>
-struct MaskOf;
+// The lanes 0 .. W - 1 as a pack of constants (no std::index_sequence: see the top).
+template <int... L>
+struct Lanes {};
+template <int W>
+struct LanesOf;
 template <>
-struct MaskOf<float> {
-  typedef int32_t type __attribute__((vector_size(EMBER_ATTENTION_VEC_BYTES)));
+struct LanesOf<2> {
+  using type = Lanes<0, 1>;
 };
 template <>
-struct MaskOf<double> {
-  typedef int64_t type __attribute__((vector_size(EMBER_ATTENTION_VEC_BYTES)));
+struct LanesOf<4> {
+  using type = Lanes<0, 1, 2, 3>;
+};
+template <>
+struct LanesOf<8> {
+  using type = Lanes<0, 1, 2, 3, 4, 5, 6, 7>;
+};
+template <>
+struct LanesOf<16> {
+  using type = Lanes<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>;
 };
 
-// Lanes of a and b picked by m (m[l] < W: a's lane m[l], else b's lane m[l] - W).
-// GCC's __builtin_shuffle takes a variable mask; clang has no such builtin (its
-// __builtin_shufflevector wants constants), so its copy (the sanitizer build) picks lane by lane.
-template <class T, class M>
-V<T> shuffle2(V<T> a, V<T> b, M m) {
-#if defined(__clang__)
-  V<T> r;
-  for (int l = 0; l < kW<T>; ++l) r[l] = m[l] < kW<T> ? a[m[l]] : b[m[l] - kW<T>];
-  return r;
-#else
-  return __builtin_shuffle(a, b, m);
-#endif
+// One stage of the transpose below for rows a, b = x[i], x[i + B]: a keeps its lanes with
+// l & B == 0 and takes b's lane l - B for the others; b takes a's lane l + B for its lanes
+// with l & B == 0 and keeps the others. Constant lane indices, so each is one or two shuffle
+// instructions (a variable mask took GCC a scalar loop on AVX2).
+template <int B, class T, int... L>
+inline void swap_blocks(V<T>& a, V<T>& b, Lanes<L...>) {
+  constexpr int W = kW<T>;
+  const V<T> x = a, y = b;
+  a = __builtin_shufflevector(x, y, ((L & B) ? L - B + W : L)...);
+  b = __builtin_shufflevector(x, y, ((L & B) ? L + W : L + B)...);
+}
+
+template <int B, class T>
+inline void transpose_stage(V<T>* x) {
+  if constexpr (B < kW<T>) {
+    for (int i = 0; i < kW<T>; ++i)
+      if (!(i & B)) swap_blocks<B, T>(x[i], x[i + B], typename LanesOf<kW<T>>::type{});
+    transpose_stage<2 * B, T>(x);
+  }
 }
 
 // Transposes the kW x kW block in x[] in registers: log2(kW) stages, stage B swapping the
 // B x B sub-blocks off the diagonal of each 2B x 2B block (row i with row i + B).
 template <class T>
 inline void transpose_block(V<T>* x) {
-  constexpr int W = kW<T>;
-  using M = typename MaskOf<T>::type;
-  for (int B = 1; B < W; B *= 2) {
-    M lo, hi;  // lo: row i keeps its lanes l & B == 0, takes row i + B's l - B for the others
-    for (int l = 0; l < W; ++l) {
-      lo[l] = (l & B) ? l - B + W : l;
-      hi[l] = (l & B) ? l + W : l + B;
-    }
-    for (int i = 0; i < W; ++i)
-      if (!(i & B)) {
-        const V<T> a = x[i], b = x[i + B];
-        x[i] = shuffle2<T>(a, b, lo);
-        x[i + B] = shuffle2<T>(a, b, hi);
-      }
-  }
+  transpose_stage<1, T>(x);
 }
 
+// bt (K x width) = b^T for b's n rows (K wide, ld apart), zero past n.
 template <class T>
 void pack_transposed(const T* b, int64_t ld, int64_t n, int64_t K, int64_t width, T* bt) {
   constexpr int64_t W = kW<T>;
@@ -265,203 +271,297 @@ void pack_transposed(const T* b, int64_t ld, int64_t n, int64_t K, int64_t width
     for (int64_t j = n; j < width; ++j) bt[e * width + j] = T(0);
 }
 
-// n rounded up to whole kLanes (the padded rows hold at least that many columns).
-inline int64_t lanes_cover(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
-
-// The softmax of a row's first n scores, in place, over lanes_cover(n) columns (the ones
-// past n become 0), so the loops have no remainder and vectorize. Returns lse = max +
-// log(sum). NaN scores: the max ignores them, the exp and the sum carry them to the output.
+// The softmax of a row's first n scores, in place, over its padded<T>(n) columns (the ones
+// past n become 0), on whole vectors. Returns lse = max + log(sum). NaN scores: the max
+// ignores them, the exp and the sum carry them to the output.
 template <class T>
 T softmax_row(T* s, int64_t n) {
-  const int64_t cols = lanes_cover(n);
-  T lane[kLanes];
-  for (int l = 0; l < kLanes; ++l) lane[l] = T(-INFINITY);
-  for (int64_t j = 0; j < cols; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const T x = pick(j + l < n, s[j + l], T(-INFINITY));
-      lane[l] = pick(x > lane[l], x, lane[l]);  // pick: GCC vectorizes it, not a float ?:
-    }
-  T m = lane[0];
-  for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+  constexpr int64_t W = kW<T>;
+  const int64_t cols = padded<T>(n);
+  for (int64_t j = n; j < cols; ++j) s[j] = T(-INFINITY);  // exp gives 0 there
+  V<T> mx = loadv(s);
+  for (int64_t j = W; j < cols; j += W) {
+    const V<T> x = loadv(s + j);
+    mx = x > mx ? x : mx;
+  }
+  T lanes[W];  // lanes reduced pairwise: a chain of log2(W) steps, not W
+  storev(lanes, mx);
+  for (int64_t w = W / 2; w >= 1; w /= 2)
+    for (int64_t l = 0; l < w; ++l) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
+  const T m = lanes[0];
   const T shift = std::isinf(m) ? T(0) : m;  // a row of infinite scores: no inf - inf
-  for (int64_t j = 0; j < cols; ++j) s[j] = pick(j < n, exp_of(T(s[j] - shift)), T(0));
-  const double sum = row_sum(s, cols);
+  for (int64_t j = 0; j < cols; ++j) s[j] = exp_of(T(s[j] - shift));
+  V<T> acc0 = {}, acc1 = {};
+  for (int64_t j = 0; j < cols; j += 2 * W) {  // cols is whole pairs of vectors
+    acc0 += loadv(s + j);
+    acc1 += loadv(s + j + W);
+  }
+  double sums[W];
+  for (int64_t l = 0; l < W; ++l) sums[l] = double(acc0[l]) + double(acc1[l]);
+  for (int64_t w = W / 2; w >= 1; w /= 2)
+    for (int64_t l = 0; l < w; ++l) sums[l] += sums[l + w];
+  const double sum = sums[0];
   const T inv = T(1.0 / sum);
   for (int64_t j = 0; j < cols; ++j) s[j] *= inv;
-  return T(double(shift) + std::log(sum));
+  return T(shift + std::log(T(sum)));  // logf for float: one ulp of lse, a third of log's time
 }
 
-// c[r][j] = scale * sum_e x_r[e] bt[e][j], rows r < R of x (ldx apart), j < cols (a multiple
-// of two vectors; bt's rows are ldb apart).
-template <int R, class T>
-void rows_by_packed(const T* x, int64_t ldx, const T* bt, int64_t ldb, int64_t K, int64_t cols,
-                    T scale, T* c, int64_t ldc) {
+// The products of a small head, each C(i, :) (+)= alpha * sum_p A(i, p) B(p, :) over the keys
+// or queries row i may see, on register tiles of kR rows x two vectors (12 accumulators: the
+// AVX2 register file holds them with two B vectors and a broadcast; the AVX-512 copy's tiles are
+// twice as wide). A(i, p) is read at a[i * ri + p * rp], so Q, dO, P and dS serve as themselves
+// and P^T, dS^T without a transpose; B's rows are read in whole vectors (a packed K^T or V^T,
+// a padded copy, or a tensor's rows when its width is whole vectors).
+template <class T>
+struct AOp {
+  const T* a;
+  int64_t ri, rp;
+};
+
+// Row i0 + r of a tile takes p in [lo[r], hi[r]) (both ascending in r): the steps every row
+// takes run unchecked, the few on a causal diagonal check each row, so a row never reads
+// what it may not see (no 0 * NaN from a masked key's value).
+template <int R, int NV, class T>
+void tile(AOp<T> A, const T* b, int64_t ldb, const int64_t* lo, const int64_t* hi, T alpha,
+          bool add, T* c, int64_t ldc, int64_t ncols) {
   constexpr int64_t W = kW<T>;
-  for (int64_t j = 0; j < cols; j += 2 * W) {
-    V<T> acc0[R] = {}, acc1[R] = {};
-    for (int64_t e = 0; e < K; ++e) {
-      const V<T> b0 = loadv(bt + e * ldb + j), b1 = loadv(bt + e * ldb + j + W);
-      for (int r = 0; r < R; ++r) {
-        acc0[r] += x[r * ldx + e] * b0;
-        acc1[r] += x[r * ldx + e] * b1;
+  V<T> acc[R][NV] = {};
+  auto step = [&](int64_t p, bool checked) __attribute__((always_inline)) {
+    V<T> bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = loadv(b + p * ldb + v * W);
+    for (int r = 0; r < R; ++r)
+      if (!checked || (p >= lo[r] && p < hi[r])) {
+        const T x = A.a[r * A.ri + p * A.rp];
+        for (int v = 0; v < NV; ++v) acc[r][v] += x * bv[v];
+      }
+  };
+  const int64_t full0 = lo[R - 1], full1 = hi[0];
+  if (full0 < full1) {
+    for (int64_t p = lo[0]; p < full0; ++p) step(p, true);
+    for (int64_t p = full0; p < full1; ++p) step(p, false);
+    for (int64_t p = full1; p < hi[R - 1]; ++p) step(p, true);
+  } else {
+    for (int64_t p = lo[0]; p < hi[R - 1]; ++p) step(p, true);
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      T* d = c + r * ldc + v * W;
+      const int64_t valid = ncols - v * W;
+      const V<T> y = acc[r][v] * alpha;
+      if (valid >= W) {
+        storev(d, add ? loadv(d) + y : y);
+      } else if (valid > 0) {  // a row's last, partial vector
+        T part[W];
+        storev(part, y);
+        for (int64_t l = 0; l < valid; ++l) d[l] = add ? d[l] + part[l] : part[l];
       }
     }
-    for (int r = 0; r < R; ++r) {
-      storev(c + r * ldc + j, acc0[r] * scale);
-      storev(c + r * ldc + j + W, acc1[r] * scale);
-    }
-  }
 }
 
-// c_r = sum_{j < n[r]} p[r][j] b_j for rows r < R (n ascending), b_j the rows of b, N wide.
-template <int R, class T>
-void p_by_rows(const T* p, int64_t ldp, const int64_t* n, const T* b, int64_t ldb, int64_t N, T* c,
-               int64_t ldc) {
+// Rows i0 .. i0 + R - 1 of C over its columns [0, N), two vectors at a time.
+template <int R, class T, class Range>
+void row_tiles(int64_t i0, int64_t N, AOp<T> A, const T* b, int64_t ldb, const Range& range,
+               T alpha, bool add, T* c, int64_t ldc) {
   constexpr int64_t W = kW<T>;
-  int64_t x = 0;
-  for (; x + W <= N; x += W) {
-    V<T> acc[R] = {};
-    int64_t j = 0;
-    for (; j < n[0]; ++j) {
-      const V<T> bv = loadv(b + j * ldb + x);
-      for (int r = 0; r < R; ++r) acc[r] += p[r * ldp + j] * bv;
-    }
-    for (; j < n[R - 1]; ++j) {
-      const V<T> bv = loadv(b + j * ldb + x);
-      for (int r = 1; r < R; ++r)
-        if (j < n[r]) acc[r] += p[r * ldp + j] * bv;
-    }
-    for (int r = 0; r < R; ++r) storev(c + r * ldc + x, acc[r]);
+  int64_t lo[R], hi[R];
+  for (int r = 0; r < R; ++r) range(i0 + r, lo[r], hi[r]);
+  const AOp<T> Ai{A.a + i0 * A.ri, A.ri, A.rp};
+  for (int64_t j = 0; j < N; j += 2 * W)
+    if (N - j > W) tile<R, 2>(Ai, b + j, ldb, lo, hi, alpha, add, c + i0 * ldc + j, ldc, N - j);
+    else tile<R, 1>(Ai, b + j, ldb, lo, hi, alpha, add, c + i0 * ldc + j, ldc, N - j);
+}
+
+constexpr int64_t kR = 6;
+
+// C's rows [0, M): row i over columns [0, cols(i + rows - 1)) of its tile's last row (the
+// scores of a causal tile end with its last row's keys), p in range(i).
+template <class T, class Range, class Cols>
+void product(int64_t M, const Cols& cols, AOp<T> A, const T* b, int64_t ldb, const Range& range,
+             T alpha, bool add, T* c, int64_t ldc) {
+  int64_t i = 0;
+  for (; i + kR <= M; i += kR)
+    row_tiles<kR>(i, cols(i + kR - 1), A, b, ldb, range, alpha, add, c, ldc);
+  const int64_t N = M > i ? cols(M - 1) : 0;
+  switch (M - i) {
+    case 5: return row_tiles<5>(i, N, A, b, ldb, range, alpha, add, c, ldc);
+    case 4: return row_tiles<4>(i, N, A, b, ldb, range, alpha, add, c, ldc);
+    case 3: return row_tiles<3>(i, N, A, b, ldb, range, alpha, add, c, ldc);
+    case 2: return row_tiles<2>(i, N, A, b, ldb, range, alpha, add, c, ldc);
+    case 1: return row_tiles<1>(i, N, A, b, ldb, range, alpha, add, c, ldc);
+    default: return;
   }
-  for (; x < N; ++x)  // a tail narrower than a vector
-    for (int r = 0; r < R; ++r) {
-      T s = T(0);
-      for (int64_t j = 0; j < n[r]; ++j) s += p[r * ldp + j] * b[j * ldb + x];
-      c[r * ldc + x] = s;
-    }
 }
 
-// c_j += sum_{r: j < n[r]} p[r][j] x_r for the rows c_j of c, x_r the rows r < R of x.
-template <int R, class T>
-void add_pt_by_rows(const T* p, int64_t ldp, const int64_t* n, const T* x, int64_t ldx, int64_t N,
-                    T* c, int64_t ldc) {
-  constexpr int64_t W = kW<T>;
-  int64_t e = 0;
-  for (; e + W <= N; e += W) {
-    V<T> xv[R];
-    for (int r = 0; r < R; ++r) xv[r] = loadv(x + r * ldx + e);
-    int64_t j = 0;
-    for (; j < n[0]; ++j) {
-      V<T> cv = loadv(c + j * ldc + e);
-      for (int r = 0; r < R; ++r) cv += p[r * ldp + j] * xv[r];
-      storev(c + j * ldc + e, cv);
-    }
-    for (; j < n[R - 1]; ++j) {
-      V<T> cv = loadv(c + j * ldc + e);
-      for (int r = 1; r < R; ++r)
-        if (j < n[r]) cv += p[r * ldp + j] * xv[r];
-      storev(c + j * ldc + e, cv);
+// n rounded up to whole vectors.
+template <class T>
+int64_t whole(int64_t n) {
+  return (n + kW<T> - 1) / kW<T> * kW<T>;
+}
+
+// Rows [0, n) of x (K wide, ld apart) readable in whole vectors: x itself when K is whole
+// vectors, else a copy in buf (whole<T>(K) apart, zero past K). Sets ld_out.
+template <class T>
+const T* readable_rows(const T* x, int64_t ld, int64_t n, int64_t K, T* buf, int64_t& ld_out) {
+  if (K % kW<T> == 0) {
+    ld_out = ld;
+    return x;
+  }
+  ld_out = whole<T>(K);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t e = 0; e < ld_out; ++e) buf[i * ld_out + e] = e < K ? x[i * ld + e] : T(0);
+  return buf;
+}
+
+// Query rows per pass: the scores of kChunk rows (and their dP) live in kChunk x width buffers.
+constexpr int64_t kChunk = 64;
+
+// A small head's buffer, in elements: K^T and V^T packed, P and dP of one chunk, padded
+// copies of K, V, and of a chunk of Q and dO, and dK, dV accumulated over the chunks.
+template <class T>
+int64_t small_head_buffer(const AttentionShape& a) {
+  const int64_t width = packed_width<T>(a.S), EP = whole<T>(a.E), EvP = whole<T>(a.Ev);
+  return (a.E + a.Ev + 2 * kChunk) * width + (a.S + kChunk) * (EP + EvP) + a.S * (EP + EvP);
+}
+
+// P (rows [c0, c1), width apart) = the softmax's probabilities of the chunk: scores against
+// the packed K^T, then each row's softmax (forward: lse written) or exp(s - lse) (backward).
+template <class T>
+void chunk_probabilities(const AttentionShape& a, int64_t c0, int64_t c1, const T* q, const T* kt,
+                         int64_t width, T* lse, const T* lse_in, T* p) {
+  auto all_e = [&](int64_t, int64_t& lo, int64_t& hi) { lo = 0, hi = a.E; };
+  auto cols = [&](int64_t i) { return padded<T>(visible(a, c0 + i)); };
+  product(c1 - c0, cols, AOp<T>{q + c0 * a.q.ld, a.q.ld, 1}, kt, width, all_e, T(a.scale), false, p,
+          width);
+  for (int64_t i = c0; i < c1; ++i) {
+    T* s = p + (i - c0) * width;
+    const int64_t n = visible(a, i);
+    if (lse) {
+      lse[i] = softmax_row(s, n);
+    } else {
+      const T l = lse_in[i];
+      const int64_t cols = padded<T>(n);
+      for (int64_t j = n; j < cols; ++j) s[j] = T(-INFINITY);
+      for (int64_t j = 0; j < cols; ++j) s[j] = exp_of(T(s[j] - l));
     }
   }
-  for (; e < N; ++e)
-    for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < n[r]; ++j) c[j * ldc + e] += p[r * ldp + j] * x[r * ldx + e];
-}
-
-// The visible keys of rows i0 .. i0 + R - 1, and the columns their scores need.
-template <int R, class T>
-int64_t block_limits(const AttentionShape& a, int64_t i0, int64_t* n) {
-  for (int r = 0; r < R; ++r) n[r] = visible(a, i0 + r);
-  return padded<T>(n[R - 1]);
-}
-
-// One block of R query rows of a small head, forward. kt: K^T packed; p: R x width.
-template <int R, class T>
-void forward_rows(const AttentionShape& a, int64_t i0, const T* q, const T* kt, int64_t width,
-                  const T* v, T* out, T* lse, T* p) {
-  int64_t n[R];
-  const int64_t cols = block_limits<R, T>(a, i0, n);
-  rows_by_packed<R>(q + i0 * a.q.ld, a.q.ld, kt, width, a.E, cols, T(a.scale), p, width);
-  for (int r = 0; r < R; ++r) lse[i0 + r] = softmax_row(p + r * width, n[r]);
-  p_by_rows<R>(p, width, n, v, a.v.ld, a.Ev, out + i0 * a.o.ld, a.o.ld);
 }
 
 template <class T>
 void forward_small_head(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse,
-                        T* buf) {
+                        T* buf, T* keep) {
   const int64_t width = packed_width<T>(a.S);
   T* kt = buf;
-  T* p = buf + a.E * width;
+  T* p = kt + a.E * width;
+  T* vcopy = p + kChunk * width;
+  int64_t ldv;
   pack_transposed(k, a.k.ld, a.S, a.E, width, kt);
-  int64_t i0 = 0;
-  for (; i0 + kR <= a.L; i0 += kR) forward_rows<kR>(a, i0, q, kt, width, v, out, lse, p);
-  for (; i0 < a.L; ++i0) forward_rows<1>(a, i0, q, kt, width, v, out, lse, p);
+  const T* vr = readable_rows(v, a.v.ld, a.S, a.Ev, vcopy, ldv);
+  for (int64_t c0 = 0; c0 < a.L; c0 += kChunk) {
+    const int64_t c1 = a.L - c0 < kChunk ? a.L : c0 + kChunk;
+    T* pc = keep ? keep + c0 * width : p;  // kept probabilities are written in place
+    chunk_probabilities(a, c0, c1, q, kt, width, lse, static_cast<const T*>(nullptr), pc);
+    // out = P V, row i over its visible keys
+    auto keys = [&](int64_t i, int64_t& lo, int64_t& hi) { lo = 0, hi = visible(a, c0 + i); };
+    product(
+        c1 - c0, [&](int64_t) { return a.Ev; }, AOp<T>{pc, width, 1}, vr, ldv, keys, T(1), false,
+        out + c0 * a.o.ld, a.o.ld);
+  }
 }
 
-// One block of R query rows of a small head, backward. kt, vt: K^T, V^T packed; p, dp:
-// R x width.
-template <int R, class T>
-void backward_rows(const AttentionShape& a, int64_t i0, const T* go, const T* q, const T* k,
-                   const T* kt, const T* vt, int64_t width, const T* out, const T* lse, T* gq,
-                   T* gk, T* gv, T* p, T* dp) {
-  int64_t n[R];
-  const int64_t cols = block_limits<R, T>(a, i0, n);
-  const T* qb = q + i0 * a.q.ld;
-  const T* gob = go + i0 * a.go.ld;
-  rows_by_packed<R>(qb, a.q.ld, kt, width, a.E, cols, T(a.scale), p, width);
-  for (int r = 0; r < R; ++r) {  // p = exp(s - lse)
-    T* s = p + r * width;
-    const T l = lse[i0 + r];
-    const int64_t cover = lanes_cover(n[r]);
-    for (int64_t j = 0; j < cover; ++j) s[j] = pick(j < n[r], exp_of(T(s[j] - l)), T(0));
-  }
-  if (gv) add_pt_by_rows<R>(p, width, n, gob, a.go.ld, a.Ev, gv, a.gv.ld);  // dV += p^T dO
-  if (!gq && !gk) return;
-  // dp = dO v^T, then d score = p (dp - D) scale with D = rowsum(dO o) = rowsum(p dp)
-  rows_by_packed<R>(gob, a.go.ld, vt, width, a.Ev, cols, T(1), dp, width);
-  for (int r = 0; r < R; ++r) {
-    const T Dt = T(row_dot(gob + r * a.go.ld, out + (i0 + r) * a.o.ld, a.Ev)), scale = T(a.scale);
-    T* d = dp + r * width;
-    const T* s = p + r * width;
-    for (int64_t j = 0, cover = lanes_cover(n[r]); j < cover; ++j)
-      d[j] = s[j] * (d[j] - Dt) * scale;
-  }
-  if (gq) p_by_rows<R>(dp, width, n, k, a.k.ld, a.E, gq + i0 * a.gq.ld, a.gq.ld);  // dQ = ds k
-  if (gk) add_pt_by_rows<R>(dp, width, n, qb, a.q.ld, a.E, gk, a.gk.ld);           // dK += ds^T q
+// Rows [0, n) of x (K wide, ld apart) to y (ldy apart).
+template <class T>
+void copy_rows(const T* x, int64_t ld, int64_t n, int64_t K, T* y, int64_t ldy) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t e = 0; e < K; ++e) y[i * ldy + e] = x[i * ld + e];
 }
 
 template <class T>
 void backward_small_head(const AttentionShape& a, const T* go, const T* q, const T* k, const T* v,
-                         const T* out, const T* lse, T* gq, T* gk, T* gv, T* buf) {
-  const int64_t width = packed_width<T>(a.S);
+                         const T* out, const T* lse, const T* kept, T* gq, T* gk, T* gv, T* buf) {
+  const int64_t width = packed_width<T>(a.S), EP = whole<T>(a.E), EvP = whole<T>(a.Ev);
   T* kt = buf;
   T* vt = kt + a.E * width;
   T* p = vt + a.Ev * width;
-  T* dp = p + kR * width;
-  if (gk) zero_rows(gk, a.S, a.E, a.gk.ld);
-  if (gv) zero_rows(gv, a.S, a.Ev, a.gv.ld);
-  pack_transposed(k, a.k.ld, a.S, a.E, width, kt);
+  T* dp = p + kChunk * width;
+  T* kcopy = dp + kChunk * width;
+  T* qcopy = kcopy + a.S * EP;
+  T* gocopy = qcopy + kChunk * EP;
+  T* dk = gocopy + kChunk * EvP;  // dK, dV: S x EP, S x EvP, summed over the chunks
+  T* dv = dk + a.S * EP;
+  for (int64_t e = 0; e < a.S * (EP + EvP); ++e) dk[e] = T(0);
+  if (!kept) pack_transposed(k, a.k.ld, a.S, a.E, width, kt);
+  int64_t ldk = 0, ldq, ldgo;
+  const T* kr = gq ? readable_rows(k, a.k.ld, a.S, a.E, kcopy, ldk) : k;
   if (gq || gk) pack_transposed(v, a.v.ld, a.S, a.Ev, width, vt);
-  int64_t i0 = 0;
-  for (; i0 + kR <= a.L; i0 += kR)
-    backward_rows<kR>(a, i0, go, q, k, kt, vt, width, out, lse, gq, gk, gv, p, dp);
-  for (; i0 < a.L; ++i0)
-    backward_rows<1>(a, i0, go, q, k, kt, vt, width, out, lse, gq, gk, gv, p, dp);
+  for (int64_t c0 = 0; c0 < a.L; c0 += kChunk) {
+    const int64_t c1 = a.L - c0 < kChunk ? a.L : c0 + kChunk, rows = c1 - c0;
+    const T* qc = q + c0 * a.q.ld;
+    const T* goc = go + c0 * a.go.ld;
+    if (!kept) chunk_probabilities(a, c0, c1, q, kt, width, static_cast<T*>(nullptr), lse, p);
+    const T* pc = kept ? kept + c0 * width : p;
+    // The chunk's queries that see key i: [first, rows), relative to c0; keys past the
+    // chunk's last visible one get nothing from it.
+    const int64_t seen = visible(a, c1 - 1);
+    auto queries = [&](int64_t i, int64_t& lo, int64_t& hi) {
+      lo = a.causal ? (i - c0 > 0 ? (i - c0 < rows ? i - c0 : rows) : 0) : 0, hi = rows;
+    };
+    auto keys = [&](int64_t i, int64_t& lo, int64_t& hi) { lo = 0, hi = visible(a, c0 + i); };
+    if (gv) {  // dV += P^T dO
+      const T* gor = readable_rows(goc, a.go.ld, rows, a.Ev, gocopy, ldgo);
+      product(
+          seen, [&](int64_t) { return a.Ev; }, AOp<T>{pc, 1, width}, gor, ldgo, queries, T(1), true,
+          dv, EvP);
+    }
+    if (!gq && !gk) continue;
+    // dP = dO V^T, then dS = P (dP - D) scale with D = rowsum(dO o) = rowsum(P dP)
+    auto all_ev = [&](int64_t, int64_t& lo, int64_t& hi) { lo = 0, hi = a.Ev; };
+    auto cols = [&](int64_t i) { return padded<T>(visible(a, c0 + i)); };
+    product(rows, cols, AOp<T>{goc, a.go.ld, 1}, vt, width, all_ev, T(1), false, dp, width);
+    for (int64_t i = c0; i < c1; ++i) {
+      const T Dt = T(row_dot(go + i * a.go.ld, out + i * a.o.ld, a.Ev)), scale = T(a.scale);
+      T* d = dp + (i - c0) * width;
+      const T* s = pc + (i - c0) * width;
+      const int64_t n = visible(a, i), cols = padded<T>(n);
+      for (int64_t j = 0; j < cols; ++j) d[j] = s[j] * (d[j] - Dt) * scale;
+      for (int64_t j = n; j < cols; ++j) d[j] = T(0);  // masked: no 0 * NaN from dP
+    }
+    if (gq)  // dQ = dS K
+      product(
+          rows, [&](int64_t) { return a.E; }, AOp<T>{dp, width, 1}, kr, ldk, keys, T(1), false,
+          gq + c0 * a.gq.ld, a.gq.ld);
+    if (gk) {  // dK += dS^T Q
+      const T* qr = readable_rows(qc, a.q.ld, rows, a.E, qcopy, ldq);
+      product(
+          seen, [&](int64_t) { return a.E; }, AOp<T>{dp, 1, width}, qr, ldq, queries, T(1), true,
+          dk, EP);
+    }
+  }
+  if (gk) copy_rows(dk, EP, a.S, a.E, gk, a.gk.ld);
+  if (gv) copy_rows(dv, EvP, a.S, a.Ev, gv, a.gv.ld);
 }
 
 // Heads split over threads; each thread's buffers come from new[] (no std:: template in this
 // file, see the top).
+// Query rows up to which the forward keeps a small head's probabilities (L x width each).
+constexpr int64_t kKeepL = 1024;
+
 template <class T>
-void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse) {
+int64_t kept_probs(const AttentionShape& a) {
+  return small_heads(a) && a.L <= kKeepL ? a.heads * a.L * packed_width<T>(a.S) : 0;
+}
+
+template <class T>
+void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse,
+             T* probs) {
   const int64_t work = a.L * a.S * (a.E + a.Ev);
   const bool small = small_heads(a);
-  const int64_t width = packed_width<T>(a.S);
-  const int64_t need = small ? (a.E + kR) * width : kBlock * a.S;
+  const int64_t need = small ? small_head_buffer<T>(a) : kBlock * a.S;
   parallel_for(0, a.heads, work >= kGrain ? 1 : kGrain / (work + 1), [&](int64_t h0, int64_t h1) {
     T* buf = new T[need];
     for (int64_t h = h0; h < h1; ++h) {
       const T *qh = q + a.q.off[h], *kh = k + a.k.off[h], *vh = v + a.v.off[h];
-      if (small) forward_small_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf);
+      T* ph = probs ? probs + h * a.L * packed_width<T>(a.S) : nullptr;
+      if (small) forward_small_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf, ph);
       else forward_head(a, qh, kh, vh, out + a.o.off[h], lse + h * a.L, buf);
     }
     delete[] buf;
@@ -470,11 +570,10 @@ void forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out
 
 template <class T>
 void backward(const AttentionShape& a, const T* go, const T* q, const T* k, const T* v,
-              const T* out, const T* lse, T* gq, T* gk, T* gv) {
+              const T* out, const T* lse, const T* probs, T* gq, T* gk, T* gv) {
   const int64_t work = a.L * a.S * (a.E + a.Ev);
   const bool small = small_heads(a);
-  const int64_t width = packed_width<T>(a.S);
-  const int64_t need = small ? (a.E + a.Ev + 2 * kR) * width : 2 * kBlock * a.S;
+  const int64_t need = small ? small_head_buffer<T>(a) : 2 * kBlock * a.S;
   parallel_for(0, a.heads, work >= kGrain ? 1 : kGrain / (work + 1), [&](int64_t h0, int64_t h1) {
     T* buf = new T[need];
     for (int64_t h = h0; h < h1; ++h) {
@@ -483,7 +582,8 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
       T* gqh = gq ? gq + a.gq.off[h] : nullptr;
       T* gkh = gk ? gk + a.gk.off[h] : nullptr;
       T* gvh = gv ? gv + a.gv.off[h] : nullptr;
-      if (small) backward_small_head(a, goh, qh, kh, vh, oh, lh, gqh, gkh, gvh, buf);
+      const T* ph = probs ? probs + h * a.L * packed_width<T>(a.S) : nullptr;
+      if (small) backward_small_head(a, goh, qh, kh, vh, oh, lh, ph, gqh, gkh, gvh, buf);
       else backward_head(a, goh, qh, kh, vh, oh, lh, gqh, gkh, gvh, buf, buf + kBlock * a.S);
     }
     delete[] buf;
@@ -492,29 +592,37 @@ void backward(const AttentionShape& a, const T* go, const T* q, const T* k, cons
 
 }  // namespace
 
+int64_t attention_kept_probs(DType dt, const AttentionShape& a) {
+  return dt == DType::Float32 ? kept_probs<float>(a) : kept_probs<double>(a);
+}
+
 void attention_forward(DType dt, const AttentionShape& a, const void* q, const void* k,
-                       const void* v, void* out, void* lse) {
+                       const void* v, void* out, void* lse, void* probs) {
   if (dt == DType::Float32)
     forward(a, static_cast<const float*>(q), static_cast<const float*>(k),
-            static_cast<const float*>(v), static_cast<float*>(out), static_cast<float*>(lse));
+            static_cast<const float*>(v), static_cast<float*>(out), static_cast<float*>(lse),
+            static_cast<float*>(probs));
   else
     forward(a, static_cast<const double*>(q), static_cast<const double*>(k),
-            static_cast<const double*>(v), static_cast<double*>(out), static_cast<double*>(lse));
+            static_cast<const double*>(v), static_cast<double*>(out), static_cast<double*>(lse),
+            static_cast<double*>(probs));
 }
 
 void attention_backward(DType dt, const AttentionShape& a, const void* go, const void* q,
-                        const void* k, const void* v, const void* out, const void* lse, void* gq,
-                        void* gk, void* gv) {
+                        const void* k, const void* v, const void* out, const void* lse,
+                        const void* probs, void* gq, void* gk, void* gv) {
   if (dt == DType::Float32)
     backward(a, static_cast<const float*>(go), static_cast<const float*>(q),
              static_cast<const float*>(k), static_cast<const float*>(v),
              static_cast<const float*>(out), static_cast<const float*>(lse),
-             static_cast<float*>(gq), static_cast<float*>(gk), static_cast<float*>(gv));
+             static_cast<const float*>(probs), static_cast<float*>(gq), static_cast<float*>(gk),
+             static_cast<float*>(gv));
   else
     backward(a, static_cast<const double*>(go), static_cast<const double*>(q),
              static_cast<const double*>(k), static_cast<const double*>(v),
              static_cast<const double*>(out), static_cast<const double*>(lse),
-             static_cast<double*>(gq), static_cast<double*>(gk), static_cast<double*>(gv));
+             static_cast<const double*>(probs), static_cast<double*>(gq), static_cast<double*>(gk),
+             static_cast<double*>(gv));
 }
 
 }  // namespace ember::kernels::EMBER_ATTENTION_ISA
