@@ -102,7 +102,7 @@ def nested_size(nt, dim=None):
 def _repr(nt):
     comps = components(nt)
     if not comps:
-        body = "\n"
+        body = ""
     else:
         lines = []
         for c in comps:

@@ -245,8 +245,8 @@ def _softmax(func, name, x, dim=None, *rest, dtype=None, **kwargs):
         raise RuntimeError("Cannot apply softmax across nested dimension 0")
     if d == nested_dim(x) - 1 and _last(x) is not None:
         flat = buffer(x).view(-1, _last(x))
-        return _like(x, _C.softmax(flat, -1) if dtype is None else
-                     _C.softmax(flat.to(dtype), -1))
+        out = _C.softmax(flat if dtype is None else flat.to(dtype), -1)
+        return _like(x, out.reshape(-1))
     return _per_component(x, lambda c: _C.softmax(c if dtype is None else c.to(dtype), d - 1))
 
 
