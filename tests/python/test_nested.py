@@ -130,10 +130,13 @@ def test_from_lists_dtypes_and_copies():
 def test_requires_grad_leaf_and_grad_accumulation():
     e, t = pair(SHAPES["2d"], requires_grad=True)
     assert e.is_leaf and e.requires_grad and e.grad is None and e.grad_fn is None
-    for _ in range(2):  # .grad accumulates, nested, as torch's
-        (EF.relu(e) * 2).to_padded_tensor(0).sum().backward()
-        (TF.relu(t) * 2).to_padded_tensor(0).sum().backward()
-        close(e.grad, t.grad)
+    (EF.relu(e) * 2).to_padded_tensor(0).sum().backward()
+    (TF.relu(t) * 2).to_padded_tensor(0).sum().backward()
+    close(e.grad, t.grad)
+    # a second backward accumulates into .grad (torch 2.13 raises there: "NestedTensorImpl
+    # doesn't support strides"), so the sum of the two is compared with twice torch's
+    (EF.relu(e) * 2).to_padded_tensor(0).sum().backward()
+    close(e.grad, t.grad * 2)
     e.grad = None
     assert e.grad is None
     g = arrays(SHAPES["2d"], seed=4)
