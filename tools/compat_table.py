@@ -98,8 +98,6 @@ NOTES = {
     ("torch.Tensor", "share_memory_"): "an anonymous memfd, not a /dev/shm file.",
     ("torch.nn", "Embedding"): "`sparse=True` gives a dense gradient (same values); "
                                "`scale_grad_by_freq=True` raises NotImplementedError.",
-    ("torch.nn", "TransformerEncoder"): "no nested-tensor fast path: in eval, padded positions "
-                                        "hold computed values, not zeros.",
     ("torch.nn.functional", "interpolate"): "no `bicubic`, no `antialias=True`, no `area` on 5-D "
                                             "input (NotImplementedError).",
     ("torch.nn.functional", "scaled_dot_product_attention"): "refuses `attn_mask` together with "
