@@ -31,7 +31,7 @@ PLACEHOLDER = f"{BEGIN}\nFilled in by the drop-in work.\n{END}"
 # torch namespace -> ember namespace (the same path below the package).
 NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.nn.init",
               "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.linalg",
-              "torch.fft", "torch.special", "torch.distributions", "torch.autograd",
+              "torch.fft", "torch.special", "torch.nested", "torch.distributions", "torch.autograd",
               "torch.utils.data", "torch.distributed", "torch.distributed.fsdp", "torch.testing",
               "torch.fx", "torch.onnx", "torch.library", "torch.distributed.tensor"]
 
@@ -83,6 +83,7 @@ EXCLUDE = [
     ("internal imports", None,
      ["handle_torch_function", "has_torch_function*", "is_tensor_like", "boolean_dispatch"]),
     ("internal imports", NAMESPACES[2:], ["Tensor"]),
+    ("internal imports", ["torch.nested"], ["DType", "Device"]),
     ("internal imports", ["torch.optim.lr_scheduler"], ["Optimizer"]),
 ]
 FOREIGN = "imports (other libraries' objects, modules that are not submodules)"
@@ -118,6 +119,8 @@ NOTES = {
                                    "_gather_stats(_with_counts), _backward_reduce, _backward_elemt.",
     ("torch.special", "legendre_polynomial_p"): "NaN above degree 2^24 (laguerre too); every "
                                                 "polynomial is +-inf past overflow (torch: NaN).",
+    ("torch.nested", "nested_tensor"): "strided layout only (`layout=torch.jagged` raises "
+                                       "NotImplementedError); results are always contiguous.",
     ("torch.autograd", "NestedIOFunction"): "callable (torch 2.13's raises AttributeError).",
     ("torch.distributed", "init_process_group"): "Gloo only, file or redis stores (no `tcp://`).",
 }

@@ -443,9 +443,46 @@ def test_copies_and_conversions():
     f.mul_(2).add_(f)
     ft.mul_(2).add_(ft)
     close(f, ft)
+    g, gt = pair(SHAPES["2d"], seed=7)
+    f.add_(g, alpha=-1).mul_(3).relu_().neg_().abs_().tanh_()
+    ft.add_(gt, alpha=-1).mul_(3).relu_().neg_().abs_().tanh_()
+    close(f, ft)
+    f += g
+    f *= 2
+    ft += gt
+    ft *= 2
+    close(f, ft)
+    for name in ("sub_", "div_", "clamp_"):  # torch 2.13 refuses these
+        with pytest.raises(NotImplementedError):
+            getattr(ft, name)(1.0)
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(f, name)(1.0)
+    d, dt = pair(SHAPES["2d"], requires_grad=True)
+    d, dt = d * 2, dt * 2
+    d.detach_()
+    dt.detach_()
+    assert d.is_nested and not d.requires_grad and d.grad_fn is None
+    close(d, dt)
+    f.copy_(g)
+    ft.copy_(gt)
+    close(f, ft)
+    f.fill_(2.5)
+    ft.fill_(2.5)
+    close(f.to_padded_tensor(1), ft.to_padded_tensor(1))
     f.zero_()
     ft.zero_()
     close(f.to_padded_tensor(1), ft.to_padded_tensor(1))
+    f.normal_()
+    assert f.is_nested and bool((f.to_padded_tensor(0) != 0).any())
+    for like in ("empty_like", "randn_like"):
+        out = getattr(ember, like)(e)
+        assert out.is_nested and out._nested_tensor_size().tolist() == \
+            getattr(torch, like)(t)._nested_tensor_size().tolist()
+    with pytest.raises(RuntimeError, match="add_ does not support broadcasting"):
+        f.add_(ember.nested.nested_tensor([ember.zeros(1)]))
+    with pytest.raises(RuntimeError, match="expected a nested tensor of the same structure"):
+        f.add_(ember.zeros(3))
+    close(e.half(), t.half(), rtol=1e-3, atol=1e-3)
 
 
 def test_repr_matches_torch():

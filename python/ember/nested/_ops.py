@@ -122,8 +122,9 @@ def _dropout(func, name, x, *args, **kwargs):
 
 # ---- in place on the buffer ----------------------------------------------------------------
 
-_INPLACE = ("zero_", "fill_", "add_", "sub_", "mul_", "div_", "relu_", "normal_", "copy_",
-            "__iadd__", "__isub__", "__imul__", "__itruediv__")
+# torch 2.13's in-place ops on strided nested tensors (sub_, div_, clamp_, sin_, ... raise there)
+_INPLACE = ("zero_", "fill_", "add_", "mul_", "relu_", "tanh_", "abs_", "neg_", "normal_",
+            "copy_", "detach_", "__iadd__", "__imul__")
 
 
 @_handles(*_INPLACE)
