@@ -137,7 +137,16 @@ def narrow(tensor, dim, start, length, layout=strided):
 
 def nested_tensor_from_jagged(values, offsets=None, lengths=None, jagged_dim=None,
                               min_seqlen=None, max_seqlen=None):
-    """Not implemented in ember: the jagged layout (values + offsets) is not supported."""
+    """nested_tensor_from_jagged(values, offsets=None, lengths=None, jagged_dim=None, ...)
+
+    Not implemented in ember: the jagged layout (values + offsets) is not supported; a strided
+    nested tensor of the same components comes from nested_tensor or as_nested_tensor.
+
+    >>> ember.nested.nested_tensor_from_jagged(ember.zeros(3, 2), ember.tensor([0, 1, 3]))
+    Traceback (most recent call last):
+    NotImplementedError: nested_tensor_from_jagged: the jagged layout is not implemented in \
+ember; build a strided nested tensor with ember.nested.nested_tensor or as_nested_tensor
+    """
     raise NotImplementedError("nested_tensor_from_jagged: the jagged layout is not implemented "
                               "in ember; build a strided nested tensor with "
                               "ember.nested.nested_tensor or as_nested_tensor")
@@ -147,7 +156,15 @@ nested_tensor_from_jagged._ember_not_implemented = True
 
 
 def masked_select(tensor, mask):
-    """Not implemented in ember: it returns a jagged-layout nested tensor."""
+    """masked_select(tensor, mask) -> Tensor
+
+    Not implemented in ember: it returns a jagged-layout nested tensor.
+
+    >>> ember.nested.masked_select(ember.ones(2, 2), ember.ones(2, 2, dtype=ember.bool))
+    Traceback (most recent call last):
+    NotImplementedError: nested.masked_select: returns a jagged-layout nested tensor, which \
+ember does not implement
+    """
     raise NotImplementedError("nested.masked_select: returns a jagged-layout nested tensor, "
                               "which ember does not implement")
 
