@@ -516,3 +516,49 @@ def test_unsupported_op_names_the_op():
         len(e)
     with pytest.raises(RuntimeError, match="ambiguous"):
         bool(e)
+
+
+def test_values_is_the_buffer():
+    e, t = pair(SHAPES["2d"])
+    close(e.values(), t.values())
+    v = e.contiguous().values()
+    v += 1  # a view, as torch's (PyG's from_nested_tensor relies on it)
+    close(e, torch.nested.nested_tensor([x + 1 for x in t.unbind()]))
+
+
+def _attention_modules(lib, state):
+    lib.manual_seed(0)
+    mods = [lib.nn.MultiheadAttention(8, 2, batch_first=True),
+            lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(
+                8, 2, 16, batch_first=True, activation="gelu"), 2, norm=lib.nn.LayerNorm(8))]
+    if state is not None:
+        for m, s in zip(mods, state):
+            m.load_state_dict({k: lib.tensor(v) for k, v in s.items()})
+    return [m.eval() for m in mods]
+
+
+def test_attention_layers_take_nested_input_like_torch():
+    """torch's fast path (eval, no grad, self-attention, batch_first) runs
+    MultiheadAttention, TransformerEncoderLayer and TransformerEncoder on a nested input; ember
+    gives the same nested outputs and padded weights, and torch's AssertionError elsewhere."""
+    mt = _attention_modules(torch, None)
+    state = [{k: v.detach().numpy() for k, v in m.state_dict().items()} for m in mt]
+    me = _attention_modules(ember, state)
+    a = [x.astype("float32") for x in arrays([(2, 8), (5, 8), (1, 8)])]
+    xt = torch.nested.nested_tensor([torch.tensor(x) for x in a])
+    xe = ember.nested.nested_tensor([ember.tensor(x) for x in a])
+    calls = [lambda m, x: m[0](x, x, x, need_weights=False)[0],
+             lambda m, x: m[0](x, x, x)[1],
+             lambda m, x: m[0](x, x, x, average_attn_weights=False)[1],
+             lambda m, x: m[1](x), lambda m, x: m[2](x)]
+    with torch.no_grad(), ember.no_grad():
+        for call in calls:
+            close(call(me, xe), call(mt, xt), rtol=1e-5, atol=1e-6)
+        for x, lib in ((xt, "torch"), (xe, "ember")):
+            mods = mt if lib == "torch" else me
+            with pytest.raises(AssertionError, match="non-self attention"):
+                mods[0](x, x.clone(), x.clone())
+    for x, mods in ((xt, mt), (xe, me)):  # grad enabled: torch leaves its fast path
+        with pytest.raises(AssertionError, match="grad is enabled"):
+            mods[1](x)

@@ -150,6 +150,13 @@ def _unbind(func, name, x, dim=0):
     return tuple(components(x))
 
 
+@_handles("values")
+def _values(func, name, x):
+    """The flat buffer, a view (torch's values() of a strided nested tensor: PyG's
+    from_nested_tensor reads it without a copy)."""
+    return buffer(x)
+
+
 @_handles("__getitem__")
 def _getitem(func, name, x, index):
     rest = ()

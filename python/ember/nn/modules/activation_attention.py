@@ -87,6 +87,10 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights); attn_weights is None unless need_weights,
         averaged over heads unless average_attn_weights=False."""
+        if query.is_nested or key.is_nested or value.is_nested:  # torch's fast path only
+            from ...nested._attention import multihead_attention
+            return multihead_attention(self, query, key, value, key_padding_mask, need_weights,
+                                       attn_mask, average_attn_weights)
         is_batched = query.dim() == 3
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                            _none_or_dtype(attn_mask), "attn_mask", query.dtype)

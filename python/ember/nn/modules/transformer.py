@@ -29,6 +29,8 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 
 
 def _get_seq_len(src, batch_first):
+    if src.is_nested:  # sequences of different lengths (torch's answer too)
+        return None
     if src.dim() == 2:  # unbatched (S, E)
         return src.size(0)
     return src.size(1 if batch_first else 0)
@@ -302,9 +304,11 @@ class TransformerEncoderLayer(_TransformerLayer):
                                          norm_first, bias, kw)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
+        # `==`, not `is`: while routing is on (a Tensor subclass exists: docs/overrides.md),
+        # F.relu is a router that compares equal to the default argument bound at import
+        if activation == F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
+        elif activation == F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
