@@ -518,6 +518,17 @@ def test_unsupported_op_names_the_op():
         bool(e)
 
 
+def test_pickle_and_deepcopy():
+    import copy
+    import pickle
+    e, t = pair(SHAPES["2d"], requires_grad=True)
+    for out in (pickle.loads(pickle.dumps(e)), copy.deepcopy(e)):
+        assert out.is_nested and out.is_leaf and out.requires_grad
+        close(out, t)
+    with pytest.raises(NotImplementedError, match="save"):
+        ember.save(e, __import__("io").BytesIO())
+
+
 def test_values_is_the_buffer():
     e, t = pair(SHAPES["2d"])
     close(e.values(), t.values())
@@ -562,3 +573,99 @@ def test_attention_layers_take_nested_input_like_torch():
     for x, mods in ((xt, mt), (xe, me)):  # grad enabled: torch leaves its fast path
         with pytest.raises(AssertionError, match="grad is enabled"):
             mods[1](x)
+
+
+def test_reshape_view_unsqueeze_squeeze():
+    shapes = [(2, 6), (4, 6)]
+    for shape in [(2, -1, 6), (2, -1, 3, 2), (2, -1, 2, 3)]:
+        check(lambda lib, F, x: x.reshape(*shape) * 1, shapes)
+        check(lambda lib, F, x: x.view(shape) * 1, shapes)
+    for d in (1, 2, 3, -1, -2):
+        check(lambda lib, F, x: x.unsqueeze(d) * 1, shapes)
+    for d in (2, -2):
+        check(lambda lib, F, x: x.unsqueeze(2).squeeze(d) * 1, shapes)
+    for d in (1, 3, -1):  # no size-1 dim there: unchanged (torch's backward of it raises)
+        check(lambda lib, F, x: x.unsqueeze(2).squeeze(d) * 1, shapes, grad=False)
+    e, t = pair(shapes)
+    v = e.view(2, -1, 3, 2)
+    v.mul_(0)  # a view of the same buffer
+    assert e.to_padded_tensor(1).sum().item() == 12  # only the padding
+    for call in [lambda x: x.reshape(-1, -1, 6), lambda x: x.reshape(4, -1, 6),
+                 lambda x: x.reshape(2, 2, 6), lambda x: x.view(2, -1),
+                 lambda x: x.view(2, 6, -1), lambda x: x.unsqueeze(0), lambda x: x.squeeze(),
+                 lambda x: x.squeeze(0)]:
+        with pytest.raises(RuntimeError):
+            call(t)
+        with pytest.raises(RuntimeError, match="reshape|view|unsqueeze|squeeze"):
+            call(e)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        e.unsqueeze(4)
+
+
+def test_chunk_and_cat():
+    shapes = [(2, 6), (4, 6)]
+    for chunks in (2, 3):
+        e, t = pair(shapes, requires_grad=True)
+        oe, ot = e.chunk(chunks, -1), ember.chunk(e, chunks, 2)
+        ot2 = t.chunk(chunks, -1)
+        assert len(oe) == len(ot2) == chunks
+        for a, b, c in zip(oe, ot, ot2):
+            close(a, c)
+            close(b, c)
+    a = arrays(shapes)
+    tc = [torch.tensor(x) for x in a]
+    # the reference is built from dense cats of the components: torch 2.13's nested cat raises
+    # with grad ("doesn't support sizes") and its dim=1 result cannot be unbound (out of bounds)
+    want = {0: tc + [2 * c for c in tc], 1: [torch.cat([c, 2 * c], 0) for c in tc],
+            -1: [torch.cat([c, 2 * c], -1) for c in tc]}
+    close(ember.cat([pair(shapes)[0]] * 2, -1), torch.cat([pair(shapes)[1]] * 2, -1))
+    for dim in (0, 1, -1):
+        e = ember.nested.nested_tensor([ember.tensor(x) for x in a])
+        close(ember.cat([e, e * 2], dim), torch.nested.nested_tensor(want[dim]))
+        e, _ = pair(shapes, requires_grad=True)
+        ember.cat([e, e * 2], dim).to_padded_tensor(0).sum().backward()
+        close(e.grad, torch.nested.nested_tensor([torch.full(s, 3.0, dtype=torch.float64)
+                                                  for s in shapes]))
+    e, t = pair(shapes)
+    with pytest.raises(RuntimeError, match="divisible by chunks"):
+        e.chunk(4, -1)
+    with pytest.raises(RuntimeError, match="only the last dimension"):
+        e.chunk(2, 1)
+    with pytest.raises(RuntimeError, match="expected each tensor in the given list to be nested"):
+        ember.cat([e, ember.zeros(2, 4, 6)], -1)
+
+
+def test_scaled_dot_product_attention():
+    q_shapes = [(2, 3, 4), (2, 5, 4)]
+    kv = [x for x in arrays([(2, 7, 4), (2, 1, 4)], seed=9)]
+
+    def fn(lib, F, q):
+        k = lib.nested.nested_tensor([lib.tensor(x) for x in kv])
+        return F.scaled_dot_product_attention(q, k, k * 2, scale=0.3)
+    check(fn, q_shapes, rtol=1e-5, atol=1e-8)
+    check(lambda lib, F, q: F.scaled_dot_product_attention(q, q, q), q_shapes, rtol=1e-5,
+          atol=1e-8)
+    e, _ = pair(q_shapes)
+    with pytest.raises(RuntimeError, match="is_causal=True"):
+        EF.scaled_dot_product_attention(e, e, e, is_causal=True)
+    with pytest.raises(RuntimeError, match="attn_mask"):
+        EF.scaled_dot_product_attention(e, e, e, attn_mask=ember.ones(3, 3, dtype=ember.bool))
+    with pytest.raises(RuntimeError, match="all nested"):
+        EF.scaled_dot_product_attention(e, ember.zeros(2, 2, 3, 4), ember.zeros(2, 2, 3, 4))
+
+
+def test_embedding():
+    idx = [[1, 2, 3], [0], []]
+    w = np.random.default_rng(3).standard_normal((4, 3))
+    we, wt = ember.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ie = ember.nested.nested_tensor([ember.tensor(i, dtype=ember.int64) for i in idx])
+    it = torch.nested.nested_tensor([torch.tensor(i, dtype=torch.int64) for i in idx])
+    close(EF.embedding(ie, we, padding_idx=0), TF.embedding(it, wt, padding_idx=0))
+    close(ember.nn.Embedding(4, 3)(ie).to_padded_tensor(0).shape == (3, 3, 3) and
+          EF.embedding(ie, we), TF.embedding(it, wt))
+    # torch 2.13 has no nested embedding backward: the reference is the dense one of each
+    EF.embedding(ie, we).to_padded_tensor(0).pow(2).sum().backward()
+    sum(TF.embedding(torch.tensor(i, dtype=torch.int64), wt).pow(2).sum() for i in idx).backward()
+    close(we.grad, wt.grad)
+    with pytest.raises(RuntimeError, match="components of one dim"):
+        EF.embedding(ember.nested.nested_tensor([ember.zeros(1, 2, dtype=ember.int64)]), we)

@@ -6,7 +6,7 @@ reaching the components. Built on ember's Tensor ops in Python; no C++ of its ow
 from .._tensor import Tensor
 from .._tensor_attributes import jagged, strided
 from ._nested_tensor import from_components, is_nested
-from . import _ops
+from . import _ops, _shape_ops  # noqa: F401  (_shape_ops registers its handlers)
 
 __all__ = ["to_padded_tensor", "as_nested_tensor", "nested_tensor", "nested_tensor_from_jagged",
            "narrow", "masked_select"]

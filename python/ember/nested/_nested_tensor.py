@@ -56,15 +56,13 @@ def components(nt):
     """nt's components: views of its buffer (narrow + view), gradients flowing back to nt."""
     flat, out, offset = buffer(nt), [], 0
     for shape in nt._nested_sizes:
-        n = 1
-        for s in shape:
-            n *= s
+        n = numel_of(shape)
         out.append(flat.narrow(0, offset, n).view(shape))
         offset += n
     return out
 
 
-def _numel(shape):
+def numel_of(shape):
     n = 1
     for s in shape:
         n *= s
@@ -167,6 +165,12 @@ def _grad_set(self, value):
     Tensor.grad.__set__(self, value)
 
 
+def _rebuild(comps, dtype, requires_grad):
+    """A pickled nested tensor, rebuilt from copies of its components."""
+    out = from_components(comps, dtype=dtype)
+    return out.requires_grad_() if requires_grad else out
+
+
 def _define(torch_function):
     def size(self, dim=None):
         """size(dim) -> int: the size of dim (0: the number of components; a dim where the
@@ -177,11 +181,15 @@ def _define(torch_function):
         return nested_dim(self)
 
     def numel(self):
-        return sum(_numel(s) for s in self._nested_sizes)
+        return sum(numel_of(s) for s in self._nested_sizes)
 
     def deepcopy(self, memo):
         out = wrap(buffer(self).detach().clone(), self._nested_sizes)
         return out.requires_grad_(self.requires_grad) if self.is_leaf else out
+
+    def reduce_ex(self, proto):
+        comps = [c.detach().clone() for c in components(self)]
+        return (_rebuild, (comps, self.dtype, self.requires_grad and self.is_leaf))
 
     namespace = {
         "__module__": "ember.nested", "__doc__": "A nested tensor (ember.nested.nested_tensor).",
@@ -193,6 +201,6 @@ def _define(torch_function):
         "mT": property(lambda s: s.transpose(-2, -1)), "T": property(_no_transpose),
         "stride": _no_stride, "_nested_tensor_size": _nested_tensor_size,
         "__repr__": _repr, "__str__": _repr, "__len__": _no_len, "__iter__": _no_iter,
-        "__bool__": _no_bool, "__deepcopy__": deepcopy,
+        "__bool__": _no_bool, "__deepcopy__": deepcopy, "__reduce_ex__": reduce_ex,
     }
     return type("NestedTensor", (Tensor,), namespace)

@@ -4,8 +4,8 @@ raises NotImplementedError naming it, as torch's do. Elementwise ops, dropout, l
 layer_norm run once on the flat buffer; ops that mix a component's dims run per component."""
 from .. import _C
 from .._tensor import Tensor
-from ._nested_tensor import (buffer, components, from_components, is_nested, nested_dim, wrap,
-                             wrap_dim)
+from ._nested_tensor import (buffer, components, from_components, is_nested, nested_dim, numel_of,
+                             wrap, wrap_dim)
 
 HANDLERS = {}
 
@@ -184,17 +184,10 @@ def _narrow(func, name, x, dim, start, length):
     if not (0 <= start <= n and 0 <= length <= n - start):
         raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds the number of "
                          f"components ({n})")
-    numels = [_numel(s) for s in sizes]
+    numels = [numel_of(s) for s in sizes]
     offset = sum(numels[:start])
     return wrap(buffer(x).narrow(0, offset, sum(numels[start:start + length])),
                 sizes[start:start + length])
-
-
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 @_handles("to_padded_tensor")
