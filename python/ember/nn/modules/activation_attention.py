@@ -87,7 +87,8 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights); attn_weights is None unless need_weights,
         averaged over heads unless average_attn_weights=False."""
-        if query.is_nested or key.is_nested or value.is_nested:  # torch's fast path only
+        # torch's fast path only; `is True`: an fx Proxy's attribute is no answer
+        if any(getattr(x, "is_nested", False) is True for x in (query, key, value)):
             from ...nested._attention import multihead_attention
             return multihead_attention(self, query, key, value, key_padding_mask, need_weights,
                                        attn_mask, average_attn_weights)

@@ -29,7 +29,7 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 
 
 def _get_seq_len(src, batch_first):
-    if src.is_nested:  # sequences of different lengths (torch's answer too)
+    if getattr(src, "is_nested", False) is True:  # sequences of different lengths (as torch)
         return None
     if src.dim() == 2:  # unbatched (S, E)
         return src.size(0)
