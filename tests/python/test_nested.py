@@ -53,22 +53,23 @@ def close(e, t, rtol=1e-6, atol=1e-9):
         close(a, b, rtol, atol)
 
 
-def check(fn, shapes, rtol=1e-6, atol=1e-9, grad=True, seed=0, dense_grad=False):
+def check(fn, shapes, rtol=1e-6, atol=1e-9, grad=True, seed=0, dense_grad=False,
+          dtype="float64"):
     """fn(lib, F, nt) on a nested leaf of each library: outputs equal, and the gradients of a
     weighted sum of the padded outputs equal (nested .grad of the leaf). dense_grad: torch's
     nested backward lacks this op (tanh_backward & co. raise there), so the reference gradient
     is fn applied by torch to each component as a dense tensor."""
-    e, t = pair(shapes, requires_grad=grad, seed=seed)
+    e, t = pair(shapes, dtype, requires_grad=grad, seed=seed)
     oe, ot = fn(ember, EF, e), fn(torch, TF, t)
     close(oe, ot, rtol, atol)
     if not grad:
         return oe, ot
     pt = ot.to_padded_tensor(0.0)
-    w = np.random.default_rng(1).standard_normal(tuple(pt.shape))
+    w = np.random.default_rng(1).standard_normal(tuple(pt.shape)).astype(dtype)
     (oe.to_padded_tensor(0.0) * ember.tensor(w)).sum().backward()
     assert e.grad.is_nested
     if dense_grad:
-        for i, x in enumerate(arrays(shapes, seed=seed)):
+        for i, x in enumerate(arrays(shapes, dtype, seed=seed)):
             xt = torch.tensor(x, requires_grad=True)
             out = fn(torch, TF, xt)
             (out * torch.tensor(w[i][tuple(slice(0, s) for s in out.shape)])).sum().backward()
@@ -234,6 +235,43 @@ def test_unary(name, key):
     check(fn, SHAPES[key], dense_grad=dense)
     check(lambda lib, F, x: getattr(x, name)() if hasattr(x, name) else F.__dict__[name](x),
           SHAPES[key], dense_grad=dense)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_float32(name):
+    f = (lambda lib, F, x: getattr(lib, name)(x)) if hasattr(torch, name) else \
+        (lambda lib, F, x: getattr(F, name)(x))
+    check(f, SHAPES["2d"], rtol=1e-5, atol=1e-6, dtype="float32",
+          dense_grad=name in NO_TORCH_NESTED_GRAD)
+
+
+def test_float32_layers_and_products():
+    w = np.random.default_rng(5).standard_normal((4, 3)).astype("float32")
+    check(lambda lib, F, x: F.linear(x, lib.tensor(w)), SHAPES["2d"], rtol=1e-5, atol=1e-6,
+          dtype="float32")
+    check(lambda lib, F, x: F.softmax(x @ x.transpose(1, 2), -1), SHAPES["2d"], rtol=1e-5,
+          atol=1e-6, dtype="float32")
+    check(lambda lib, F, x: F.layer_norm(x * 3 + 1, (3,), lib.ones(3), lib.zeros(3)),
+          SHAPES["2d"], rtol=1e-4, atol=1e-5, dtype="float32")
+
+
+def test_components_non_contiguous_and_detached():
+    a = arrays([(3, 2), (3, 4)])
+    be = [ember.tensor(x, requires_grad=True) for x in a]
+    bt = [torch.tensor(x, requires_grad=True) for x in a]
+    xe, xt = [x.t() for x in be], [x.t() for x in bt]  # non-contiguous components
+    e, t = ember.nested.nested_tensor(xe), torch.nested.nested_tensor(xt)
+    close(e, t)
+    assert not e.requires_grad and e.is_leaf  # nested_tensor copies and detaches, as torch's
+    ae, at = ember.nested.as_nested_tensor(xe), torch.nested.as_nested_tensor(xt)
+    close(ae, at)
+    w = np.random.default_rng(0).standard_normal((2, 4, 3))
+    (ae.to_padded_tensor(0.0) * ember.tensor(w)).sum().backward()
+    (at.to_padded_tensor(0.0) * torch.tensor(w)).sum().backward()
+    for u, v in zip(be, bt):  # the gradient reaches the tensors the components are views of
+        close(u.grad, v.grad)
+    close(ember.nested.nested_tensor([ember.zeros(2, 0)]), torch.nested.nested_tensor(
+        [torch.zeros(2, 0)]))
 
 
 def test_unary_more():
