@@ -562,8 +562,24 @@ def test_pickle_and_deepcopy():
     for out in (pickle.loads(pickle.dumps(e)), copy.deepcopy(e)):
         assert out.is_nested and out.is_leaf and out.requires_grad
         close(out, t)
-    with pytest.raises(NotImplementedError, match="save"):
-        ember.save(e, __import__("io").BytesIO())
+
+
+def test_save_and_load_in_torch_format(tmp_path):
+    """torch.save writes _rebuild_nested_tensor(buffer, sizes, strides, offsets): ember writes
+    and reads the same, both ways (a transposed torch nested tensor: strided components)."""
+    e, t = pair(SHAPES["2d"], requires_grad=True)
+    ember.save({"nt": e, "x": ember.ones(2)}, tmp_path / "e.pt")
+    back = ember.load(tmp_path / "e.pt")  # weights_only: the name is on the allowlist
+    assert back["nt"].is_leaf and back["nt"].requires_grad
+    close(back["nt"], t)
+    close(torch.load(tmp_path / "e.pt")["nt"], t)
+    torch.save({"nt": t.detach(), "tr": t.detach().transpose(1, 2)}, tmp_path / "t.pt")
+    got = ember.load(tmp_path / "t.pt")
+    close(got["nt"], t.detach())
+    close(got["tr"], torch.nested.nested_tensor([c.t() for c in t.detach().unbind()]))
+    empty = ember.nested.nested_tensor([])
+    ember.save(empty, tmp_path / "empty.pt")
+    assert ember.load(tmp_path / "empty.pt").size(0) == 0
 
 
 def test_values_is_the_buffer():

@@ -144,14 +144,18 @@ def _no_stride(self, dim=None):
                        "may differ)")
 
 
-def _nested_tensor_size(self):
-    """The components' shapes as an int64 tensor, one row each (torch's private accessor)."""
+def _int_rows(rows):
+    """rows (lists of ints, all of one length) as an int64 tensor, (n, 0) when they are empty."""
     import ember
     from .._dtype import int64
-    sizes = self._nested_sizes
-    if not sizes or not sizes[0]:
-        return ember.empty((len(sizes), 0), dtype=int64)
-    return ember.tensor([list(s) for s in sizes], dtype=int64)
+    if not rows or not rows[0]:
+        return ember.empty((len(rows), 0), dtype=int64)
+    return ember.tensor(rows, dtype=int64)
+
+
+def _nested_tensor_size(self):
+    """The components' shapes as an int64 tensor, one row each (torch's private accessor)."""
+    return _int_rows([list(s) for s in self._nested_sizes])
 
 
 def _grad_get(self):
@@ -163,6 +167,28 @@ def _grad_set(self, value):
     if is_nested(value):
         value = buffer(value)
     Tensor.grad.__set__(self, value)
+
+
+def nested_parts(nt):
+    """What torch.save writes for nt: its buffer (requiring grad as nt, if a leaf), and per
+    component its size, its strides and its offset in the buffer (int64 tensors)."""
+    import ember
+    from .._dtype import int64
+    sizes = nt._nested_sizes
+    strides, offsets, offset = [], [], 0
+    for s in sizes:
+        st, step = [], 1
+        for d in reversed(s):
+            st.append(step)
+            step *= d
+        strides.append(st[::-1])
+        offsets.append(offset)
+        offset += numel_of(s)
+    flat = buffer(nt).detach()
+    if nt.requires_grad and nt.is_leaf:
+        flat.requires_grad_()
+    return (flat, _int_rows([list(s) for s in sizes]), _int_rows(strides),
+            ember.tensor(offsets, dtype=int64))
 
 
 def _rebuild(comps, dtype, requires_grad):

@@ -369,6 +369,13 @@ def _backward(func, name, x, gradient=None, *args, **kwargs):
     return Tensor.backward(x, gradient, *args, **kwargs)
 
 
+@_handles("save")
+def _save(func, name, obj, *args, **kwargs):
+    """ember.save of a nested tensor (or of a container holding one): its pickler writes torch's
+    _rebuild_nested_tensor."""
+    return func(obj, *args, **kwargs)
+
+
 # Tensor facts that hold for the buffer too (dtype and device queries, autograd bookkeeping).
 for _name in ("requires_grad_", "retain_grad", "element_size", "is_floating_point",
               "is_complex", "get_device", "data_ptr", "storage_offset", "register_hook",
