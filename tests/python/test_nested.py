@@ -274,6 +274,23 @@ def test_components_non_contiguous_and_detached():
         [torch.zeros(2, 0)]))
 
 
+def test_inplace_activations_and_dropout():
+    for name in ("relu", "silu"):
+        check(lambda lib, F, x: getattr(F, name)(x * 1, inplace=True), SHAPES["2d"])
+    check(lambda lib, F, x: lib.nn.ReLU(inplace=True)(x * 2), SHAPES["2d"])
+    e, t = pair(SHAPES["2d"])
+    assert EF.dropout(e, 0.5, False, inplace=True) is e
+    close(e, TF.dropout(t, 0.5, False, inplace=True))
+    with pytest.raises(NotImplementedError):
+        TF.dropout(t, 0.5, True, inplace=True)
+    with pytest.raises(NotImplementedError, match="dropout: inplace=True in training"):
+        EF.dropout(e, 0.5, True, inplace=True)
+    with pytest.raises(NotImplementedError):
+        TF.hardtanh(t, inplace=True)
+    with pytest.raises(NotImplementedError, match="hardtanh"):
+        EF.hardtanh(e, inplace=True)
+
+
 def test_unary_more():
     check(lambda lib, F, x: F.gelu(x, approximate="tanh"), SHAPES["2d"])
     check(lambda lib, F, x: -x, SHAPES["2d"])

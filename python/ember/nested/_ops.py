@@ -48,12 +48,23 @@ _UNARY = ("relu", "gelu", "tanh", "neg", "negative", "abs", "sin", "cos", "sqrt"
 
 @_handles(*_UNARY)
 def _unary(func, name, x, *args, **kwargs):
-    if kwargs.get("inplace"):
-        raise NotImplementedError(f"{name}: inplace=True is not supported for nested tensors")
-    kwargs.pop("inplace", None)
+    if kwargs.pop("inplace", False):  # F.relu / F.silu(inplace=True): on x's own storage
+        if name not in ("relu", "silu"):
+            raise NotImplementedError(f"{name}: inplace=True is not supported for nested "
+                                      "tensors")
+        return _inplace_activation(x, name)
     args = [buffer(a) if is_nested(a) else a for a in args]
     out = func(buffer(x), *args, **kwargs)
     return out if (name == "type" and not args and not kwargs) else _like(x, out)
+
+
+def _inplace_activation(x, name):
+    """relu / silu in place on x's own storage (the version counter and autograd see it)."""
+    from ..nn import functional as F
+    if name == "relu":
+        return Tensor.relu_(x)
+    Tensor.copy_(x, F.silu(buffer(x).clone()))  # ember has no silu_: from a copy, then back
+    return x
 
 
 @_handles("detach")
@@ -116,8 +127,13 @@ def _bool():
 
 @_handles("dropout")
 def _dropout(func, name, x, *args, **kwargs):
-    if kwargs.get("inplace") or (len(args) > 2 and args[2] is True):
-        raise NotImplementedError("dropout: inplace=True is not supported for nested tensors")
+    inplace = kwargs.get("inplace") or (len(args) > 2 and args[2] is True)
+    training = kwargs.get("training", args[1] if len(args) > 1 else True)
+    if inplace and training:
+        raise NotImplementedError("dropout: inplace=True in training is not supported for "
+                                  "nested tensors (torch 2.13's bernoulli_ neither)")
+    if inplace:
+        return x
     return _like(x, func(buffer(x), *args, **kwargs))
 
 
