@@ -15,7 +15,7 @@ import types
 # import by name (docs/runtime.md).
 NAMESPACES = ["ember", "ember.Tensor", "ember.nn", "ember.nn.functional", "ember.nn.init",
               "ember.nn.utils", "ember.optim", "ember.optim.lr_scheduler", "ember.linalg",
-              "ember.fft", "ember.special", "ember.distributions", "ember.autograd",
+              "ember.fft", "ember.special", "ember.nested", "ember.distributions", "ember.autograd",
               "ember.utils.data", "ember.distributed", "ember.testing", "ember.fx", "ember.onnx",
               "ember.utils._pytree", "ember.utils.benchmark", "ember.distributed.fsdp",
               "ember.distributed.fsdp.wrap", "ember.distributed.device_mesh", "ember.library",
@@ -221,6 +221,13 @@ torch.sparse_bsc, the block compressed sparse column layout: a name to compare a
 with; no ember tensor has it and to_sparse(layout=ember.sparse_bsc) raises (docs/sparse.md).
 
 >>> ember.eye(2).to_sparse().layout == ember.sparse_bsc
+False""",
+    "ember.jagged": """\
+torch.jagged, the layout of torch.nested's jagged nested tensors (values + offsets): a name to
+compare a layout with; ember.nested builds strided nested tensors only, and asking for
+layout=ember.jagged raises NotImplementedError (docs/nested.md).
+
+>>> ember.nested.nested_tensor([ember.ones(2)]).layout == ember.jagged
 False""",
     "ember.default_generator": """\
 The global random generator (an ember.Generator) that ember.manual_seed seeds and every

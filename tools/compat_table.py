@@ -31,7 +31,7 @@ PLACEHOLDER = f"{BEGIN}\nFilled in by the drop-in work.\n{END}"
 # torch namespace -> ember namespace (the same path below the package).
 NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.nn.init",
               "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.linalg",
-              "torch.fft", "torch.special", "torch.distributions", "torch.autograd",
+              "torch.fft", "torch.special", "torch.nested", "torch.distributions", "torch.autograd",
               "torch.utils.data", "torch.distributed", "torch.distributed.fsdp", "torch.testing",
               "torch.fx", "torch.onnx", "torch.library", "torch.distributed.tensor"]
 
@@ -83,6 +83,7 @@ EXCLUDE = [
     ("internal imports", None,
      ["handle_torch_function", "has_torch_function*", "is_tensor_like", "boolean_dispatch"]),
     ("internal imports", NAMESPACES[2:], ["Tensor"]),
+    ("internal imports", ["torch.nested"], ["DType", "Device"]),
     ("internal imports", ["torch.optim.lr_scheduler"], ["Optimizer"]),
 ]
 FOREIGN = "imports (other libraries' objects, modules that are not submodules)"
@@ -98,8 +99,6 @@ NOTES = {
     ("torch.Tensor", "share_memory_"): "an anonymous memfd, not a /dev/shm file.",
     ("torch.nn", "Embedding"): "`sparse=True` gives a dense gradient (same values); "
                                "`scale_grad_by_freq=True` raises NotImplementedError.",
-    ("torch.nn", "TransformerEncoder"): "no nested-tensor fast path: in eval, padded positions "
-                                        "hold computed values, not zeros.",
     ("torch.nn.functional", "interpolate"): "no `bicubic`, no `antialias=True`, no `area` on 5-D "
                                             "input (NotImplementedError).",
     ("torch.nn.functional", "scaled_dot_product_attention"): "refuses `attn_mask` together with "
@@ -120,6 +119,8 @@ NOTES = {
                                    "_gather_stats(_with_counts), _backward_reduce, _backward_elemt.",
     ("torch.special", "legendre_polynomial_p"): "NaN above degree 2^24 (laguerre too); every "
                                                 "polynomial is +-inf past overflow (torch: NaN).",
+    ("torch.nested", "nested_tensor"): "strided layout only (`layout=torch.jagged` raises "
+                                       "NotImplementedError); results are always contiguous.",
     ("torch.autograd", "NestedIOFunction"): "callable (torch 2.13's raises AttributeError).",
     ("torch.distributed", "init_process_group"): "Gloo only, file or redis stores (no `tcp://`).",
 }

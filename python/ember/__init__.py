@@ -412,7 +412,7 @@ def __getattr__(name):
     if name in ("utils", "datasets", "profiler", "examples", "distributed", "distributions",
                 "multiprocessing",
                 "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "jit", "mps", "onnx",
-                "version", "vision", "testing", "func", "futures", "hub", "masked", "sparse", "types",
+                "version", "vision", "testing", "nested", "func", "futures", "hub", "masked", "sparse", "types",
                 "torch_version", "functional", "xpu", "mtia", "fx", "ops", "library", "__config__",
                 "_dynamo", "_inductor",  # torch loads these two lazily too (einops' tests)
                 "quasirandom"):

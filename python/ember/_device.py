@@ -327,8 +327,7 @@ _FALSE_FLAGS = {
     "is_cuda": "on a CUDA GPU", "is_mps": "on an Apple MPS GPU", "is_xpu": "on an Intel XPU",
     "is_ipu": "on a Graphcore IPU", "is_maia": "on a MAIA device", "is_mtia": "on a Meta MTIA device",
     "is_xla": "on an XLA device (TPU)", "is_vulkan": "on a Vulkan device",
-    "is_mkldnn": "in MKL-DNN layout", "is_nested": "a nested (jagged) tensor",
-    "is_quantized": "quantized", "is_sparse": "sparse in COO layout",
+    "is_mkldnn": "in MKL-DNN layout",     "is_quantized": "quantized", "is_sparse": "sparse in COO layout",
     "is_sparse_csr": "sparse in CSR layout",
 }
 

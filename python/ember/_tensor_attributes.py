@@ -37,6 +37,8 @@ sparse_coo = layout("sparse_coo")
 # (BSR, BSC) are names to compare a layout with, and asking for one raises NotImplementedError.
 sparse_csr, sparse_csc = layout("sparse_csr"), layout("sparse_csc")
 sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
+# torch.nested's jagged layout: a name; asking ember.nested for it raises NotImplementedError.
+jagged = layout("jagged")
 
 
 def _check(x, fn, arg="input"):
@@ -271,7 +273,7 @@ FUNCTIONS = {
     "is_inference_mode_enabled": is_inference_mode_enabled, "is_inference": is_inference,
     "is_same_size": is_same_size, "is_signed": is_signed, "get_device": get_device,
     "range": range_, "scalar_tensor": scalar_tensor, "nonzero_static": nonzero_static,
-    "layout": layout, "strided": strided,
+    "layout": layout, "strided": strided, "jagged": jagged,
 }
 def _layout(self):
     """layout -> ember.layout
@@ -307,7 +309,34 @@ def _is_distributed(self):
     return False
 
 
+def _is_nested(self):
+    """is_nested -> bool
+
+    Whether self is a nested tensor (ember.nested.nested_tensor): False for a dense tensor.
+
+    >>> ember.zeros(2).is_nested, ember.nested.nested_tensor([ember.zeros(2)]).is_nested
+    (False, True)
+    """
+    return False  # a nested tensor's class answers True
+
+
+def _to_padded_tensor(self, padding, output_size=None):
+    """to_padded_tensor(padding, output_size=None) -> Tensor
+
+    self, a nested tensor, as a dense tensor: each component padded with `padding` up to the
+    largest size of each dim, or to output_size (ember.nested.to_padded_tensor). A dense tensor
+    raises, as torch's.
+
+    >>> ember.nested.nested_tensor([[1.0], [2.0, 3.0]]).to_padded_tensor(0.0)
+    tensor([[1., 0.],
+            [2., 3.]])
+    """
+    raise RuntimeError("to_padded_tensor: expected a nested tensor (ember.nested), got a dense "
+                       f"tensor of shape {tuple(self.shape)}")
+
+
 METHODS = {
+    "is_nested": property(_is_nested), "to_padded_tensor": _to_padded_tensor,
     "is_inference": is_inference, "is_same_size": is_same_size, "is_signed": is_signed,
     "dim_order": _dim_order, "module_load": _module_load, "new": _new,
     "as_subclass": _as_subclass,

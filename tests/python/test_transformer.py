@@ -611,6 +611,32 @@ def test_encoder_nested_tensor_warning_like_torch():
                                           2, enable_nested_tensor=False, mask_check=False)
 
 
+@pytest.mark.parametrize("kpm", [[[0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 1, 1, 1, 1]],  # left-aligned
+                                 [[1, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 1, 1, 1, 1]],  # not
+                                 [[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [0, 1, 1, 1, 1]]])  # all pad
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_nested_path_like_torch(kpm, grad):
+    """torch's TransformerEncoder in eval under no_grad, batch_first, with a left-aligned
+    src_key_padding_mask, runs its layers on a nested tensor and pads the result with zeros
+    before the final norm; ember gives the same output (with grad enabled, or a mask that is not
+    left-aligned, both compute every position)."""
+    x = np.random.default_rng(0).standard_normal((3, 5, 8)).astype("float32")
+    kpm = np.array(kpm, dtype=bool)
+    outs, state = [], None
+    for m in (torch, ember):  # ember gets torch's weights (no seed: the global stream is left)
+        layer = m.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+        enc = m.nn.TransformerEncoder(layer, 2, norm=m.nn.LayerNorm(8)).eval()
+        if state is None:
+            with torch.no_grad():
+                enc.norm.bias.uniform_(-1, 1)  # the padded rows become the norm of zeros
+            state = {k: v.numpy() for k, v in enc.state_dict().items()}
+        else:
+            enc.load_state_dict({k: m.tensor(v) for k, v in state.items()})
+        with (m.enable_grad() if grad else m.no_grad()):
+            outs.append(enc(m.tensor(x), src_key_padding_mask=m.tensor(kpm)).detach().numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=2e-6)
+
+
 def test_transformer_bad_arguments():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

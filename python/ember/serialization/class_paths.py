@@ -177,6 +177,11 @@ def _ensure():
         names = {}
         for name, obj in table.items():
             names.setdefault(id(obj), name)
+            # a function stands in the table as fx's router while routing is on (a Tensor
+            # subclass exists); the function itself, held by a module, has the same name
+            orig = getattr(obj, "__fx_orig__", None)
+            if orig is not None:
+                names.setdefault(id(orig), name)
         _table, _names = table, names
     return _table
 
@@ -191,7 +196,10 @@ def torch_name(obj):
     if isinstance(obj, TorchGlobal):
         return obj.full_name
     _ensure()
-    return _names.get(id(obj))
+    name = _names.get(id(obj))
+    if name is None:  # a router, and the table was built before routing began: its function's
+        name = _names.get(id(getattr(obj, "__fx_orig__", None)))
+    return name
 
 
 def torch_default_safe_names():

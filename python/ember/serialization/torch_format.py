@@ -182,6 +182,25 @@ def _rebuild_sparse_tensor(layout, data):
                              is_coalesced=data[3] if len(data) == 4 else None)
 
 
+def _rebuild_nested_tensor(buffer, sizes, strides, storage_offsets):
+    """torch._utils._rebuild_nested_tensor: a strided nested tensor from its flat buffer and,
+    per component, its size, strides and offset in the buffer (int64 tensors), as torch.save
+    writes one (docs/nested.md)."""
+    for name, t in (("buffer", buffer), ("sizes", sizes), ("strides", strides),
+                    ("storage_offsets", storage_offsets)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"load: _rebuild_nested_tensor expects tensors, got "
+                            f"{type(t).__name__} for {name}")
+    from ..nested._nested_tensor import from_components
+    requires_grad = buffer.requires_grad
+    flat = buffer.detach().reshape(-1)
+    rows = sizes.tolist()
+    comps = [flat.as_strided(tuple(sz), tuple(st), int(off))
+             for sz, st, off in zip(rows, strides.tolist(), storage_offsets.tolist())]
+    out = from_components(comps, dtype=flat.dtype)
+    return out.requires_grad_() if requires_grad else out
+
+
 def _get_layout(name):
     """torch.serialization._get_layout: a layout as torch.save writes it, by its name."""
     from .. import _sparse_tensor, _tensor_attributes
@@ -204,6 +223,8 @@ REBUILD_FUNCTIONS = [
 ]
 REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3", _rebuild_tensor_v3)
 REBUILD_FUNCTIONS.append(REBUILD_TENSOR_V3)
+REBUILD_NESTED = TorchGlobal("torch._utils", "_rebuild_nested_tensor", _rebuild_nested_tensor)
+REBUILD_FUNCTIONS.append(REBUILD_NESTED)
 REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2", _rebuild_from_type_v2)
 REBUILD_PARAMETER_WITH_STATE = REBUILD_FUNCTIONS[3]
 REBUILD_GLOBALS = REBUILD_FUNCTIONS + [REBUILD_FROM_TYPE_V2, GET_LAYOUT]
@@ -246,6 +267,9 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
+        if getattr(obj, "is_nested", False) is True:  # as torch: buffer, sizes, strides, offsets
+            from ..nested._nested_tensor import nested_parts
+            return (REBUILD_NESTED, nested_parts(obj))
         if isinstance(obj, Tensor) and _C._sparse_layout(obj) > 0:  # CSR/CSC: as torch, its parts
             from .._sparse_compressed import compressed_parts, layout_of
             return (REBUILD_FUNCTIONS[4], (layout_of(obj), (

@@ -87,6 +87,11 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights); attn_weights is None unless need_weights,
         averaged over heads unless average_attn_weights=False."""
+        # torch's fast path only; `is True`: an fx Proxy's attribute is no answer
+        if any(getattr(x, "is_nested", False) is True for x in (query, key, value)):
+            from ...nested._attention import multihead_attention
+            return multihead_attention(self, query, key, value, key_padding_mask, need_weights,
+                                       attn_mask, average_attn_weights)
         is_batched = query.dim() == 3
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                            _none_or_dtype(attn_mask), "attn_mask", query.dtype)

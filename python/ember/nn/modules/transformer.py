@@ -1,7 +1,9 @@
 """Transformer, TransformerEncoder/Decoder and their layers, as torch.nn.modules.transformer
 (post-norm by default, pre-norm with norm_first=True; Fig. 1 of arXiv:2002.04745).
-torch's fast paths (nested tensors, fused encoder layer) are optimizations: their arguments
-(enable_nested_tensor, mask_check) are accepted and the plain path always runs."""
+torch's fast paths (nested tensors, fused encoder layer) are optimizations: the plain path
+always runs. What one of them changes in the result is reproduced: where torch's
+TransformerEncoder would run its layers on a nested tensor (see _takes_nested_path), its
+padded positions come out as zeros before the final norm (docs/nested.md)."""
 import copy
 import warnings
 
@@ -27,6 +29,8 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 
 
 def _get_seq_len(src, batch_first):
+    if getattr(src, "is_nested", False) is True:  # sequences of different lengths (as torch)
+        return None
     if src.dim() == 2:  # unbatched (S, E)
         return src.size(0)
     return src.size(1 if batch_first else 0)
@@ -185,9 +189,38 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if self._takes_nested_path(src, mask, src_key_padding_mask):
+            # torch runs the layers on the unpadded sequences and pads the result with zeros;
+            # the real positions are the same as the masked dense computation's
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+    def _takes_nested_path(self, src, mask, key_padding_mask):
+        """Whether torch 2.13's TransformerEncoder.forward converts src to a nested tensor: in
+        eval, with a left-aligned key padding mask and no other mask, on a plain batched input,
+        and without autograd through the first layer's weights."""
+        from ... import is_grad_enabled
+        from ...amp.autocast_mode import is_autocast_enabled
+        from ...overrides import has_torch_function
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+                or key_padding_mask is None or mask is not None or src.is_nested
+                or is_autocast_enabled()):
+            return False
+        keep = key_padding_mask == 0
+        if self.mask_check and bool((keep[:, 1:] & ~keep[:, :-1]).any()):
+            return False  # not left-aligned: torch keeps the dense path
+        attn = first.self_attn
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                   first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                   first.linear2.weight, first.linear2.bias)
+        if has_torch_function(tensors):
+            return False
+        return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
 class TransformerDecoder(Module):
@@ -271,9 +304,11 @@ class TransformerEncoderLayer(_TransformerLayer):
                                          norm_first, bias, kw)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
+        # `==`, not `is`: while routing is on (a Tensor subclass exists: docs/overrides.md),
+        # F.relu is a router that compares equal to the default argument bound at import
+        if activation == F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
+        elif activation == F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
