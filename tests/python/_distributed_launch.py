@@ -62,3 +62,24 @@ def run_workers(tmp_path, worker, mode, world, timeout=90, **opts):
                       world, worker_env(), timeout)
     assert [code for code, _ in ranks] == [0] * world, [log for _, log in ranks]
     return [dict(np.load(o)) for o in outs]
+
+
+def ranks_match_torch(program, tmp_path, world, timeout, rtol=1e-6, atol=0.0):
+    """Runs `python program LIB RANK WORLD STORE OUT` on `world` ranks of ember and then of torch
+    (each rank saves a .npz of named arrays and prints "rank R: done") and checks that every
+    rank's arrays have the same names, shapes, dtypes and values (to rtol/atol) in both."""
+    import numpy as np
+    got = {}
+    for lib in ("ember", "torch"):
+        outs = run_ranks(
+            lambda r: [program, lib, r, world, f"file://{tmp_path}/{lib}store", tmp_path / f"{lib}{r}.npz"],
+            world, worker_env(), timeout)
+        for r, (code, out) in enumerate(outs):
+            assert code == 0 and f"rank {r}: done" in out, f"{lib} rank {r} exited with {code}:\n{out}"
+        got[lib] = [dict(np.load(tmp_path / f"{lib}{r}.npz")) for r in range(world)]
+    for r in range(world):
+        e, t = got["ember"][r], got["torch"][r]
+        assert sorted(e) == sorted(t)
+        for k in t:
+            assert e[k].shape == t[k].shape and e[k].dtype == t[k].dtype, k
+            np.testing.assert_allclose(e[k], t[k], rtol=rtol, atol=atol, err_msg=f"rank {r}: {k}")

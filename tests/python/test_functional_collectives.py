@@ -73,20 +73,7 @@ def rank_main(lib_name, rank, world, store, out):
 
 @pytest.mark.parametrize("world", [2])
 def test_functional_collectives_match_torch(tmp_path, world):
-    got = {}
-    for lib in ("ember", "torch"):
-        outs = launch.run_ranks(
-            lambda r: [__file__, lib, r, world, f"file://{tmp_path}/{lib}store", tmp_path / f"{lib}{r}.npz"],
-            world, launch.worker_env(), WAIT)
-        for r, (code, out) in enumerate(outs):
-            assert code == 0 and f"rank {r}: done" in out, f"{lib} rank {r} exited with {code}:\n{out}"
-        got[lib] = [dict(np.load(tmp_path / f"{lib}{r}.npz")) for r in range(world)]
-    for r in range(world):
-        e, t = got["ember"][r], got["torch"][r]
-        assert sorted(e) == sorted(t)
-        for k in t:
-            assert e[k].shape == t[k].shape and e[k].dtype == t[k].dtype, k
-            np.testing.assert_allclose(e[k], t[k], rtol=1e-6, err_msg=k)
+    launch.ranks_match_torch(__file__, tmp_path, world, WAIT)
 
 
 if __name__ == "__main__":

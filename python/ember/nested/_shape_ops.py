@@ -3,15 +3,7 @@ unsqueeze / squeeze (views of the same buffer: the components stay in order and 
 chunk of the last dim, cat, and the per-component embedding and scaled_dot_product_attention."""
 from ._nested_tensor import (buffer, components, from_components, is_nested, nested_dim, numel_of,
                              wrap, wrap_dim)
-from ._ops import HANDLERS
-
-
-def _handles(*names):
-    def register(fn):
-        for n in names:
-            HANDLERS[n] = fn
-        return fn
-    return register
+from ._ops import _handles
 
 
 @_handles("reshape", "view")
