@@ -156,7 +156,7 @@ def check(dev, op, moving=False):
             return
         dev = device(dev)
     kind = dev._type
-    if kind == "cpu" or kind == "meta":  # meta: Note [Meta tensors] (_meta.py)
+    if kind == "cpu" or kind == "meta":  # meta: Note [Meta tensors] (storage.h)
         return
     if kind == "cuda":
         raise AssertionError(NO_CUDA)
@@ -327,8 +327,8 @@ _FALSE_FLAGS = {
     "is_cuda": "on a CUDA GPU", "is_mps": "on an Apple MPS GPU", "is_xpu": "on an Intel XPU",
     "is_ipu": "on a Graphcore IPU", "is_maia": "on a MAIA device", "is_mtia": "on a Meta MTIA device",
     "is_xla": "on an XLA device (TPU)", "is_vulkan": "on a Vulkan device",
-    "is_mkldnn": "in MKL-DNN layout",     "is_quantized": "quantized", "is_sparse": "sparse in COO layout",
-    "is_sparse_csr": "sparse in CSR layout",
+    "is_mkldnn": "in MKL-DNN layout", "is_quantized": "quantized",
+    "is_sparse": "sparse in COO layout", "is_sparse_csr": "sparse in CSR layout",
 }
 
 
